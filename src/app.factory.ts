@@ -1,0 +1,39 @@
+import { INestApplication, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Logger as PinoLogger } from 'nestjs-pino';
+import { deferredJsonBody } from './common/http/json-body';
+import { setupOpenApi } from './common/http/openapi';
+import { httpMetrics } from './metrics/http-metrics.middleware';
+import { MetricsService } from './metrics/metrics.service';
+
+/**
+ * HTTP setup that is not a module concern: request timing for the metrics, our own JSON body
+ * parser (its errors are raised after authentication) and the OpenAPI document with Swagger UI
+ * at /docs. Used by main.ts and by the e2e tests, so both run the same app.
+ */
+export function configureHttpApp(app: INestApplication): INestApplication {
+  const express = app.getHttpAdapter().getInstance();
+  express.disable('x-powered-by');
+  express.set('trust proxy', true);
+  // First, so every request is timed, including those refused before any route runs.
+  app.use(httpMetrics(app.get(MetricsService, { strict: false })));
+  app.use(deferredJsonBody());
+  setupOpenApi(app);
+  return app;
+}
+
+/**
+ * Without an explicit logger, Nest logs through pino (LoggingModule); lines logged while the
+ * app is being built are buffered until then, so even startup lines are JSON.
+ */
+export async function createHttpApp(module: Type, logger?: LoggerService | false): Promise<INestApplication> {
+  const app = await NestFactory.create(module, { bodyParser: false, ...(logger === undefined ? { bufferLogs: true } : { logger }) });
+  if (logger === undefined) app.useLogger(app.get(PinoLogger));
+  return configureHttpApp(app);
+}
+
+export async function createWorkerContext(module: Type, logger?: LoggerService | false): Promise<INestApplicationContext> {
+  const app = await NestFactory.createApplicationContext(module, logger === undefined ? { bufferLogs: true } : { logger });
+  if (logger === undefined) app.useLogger(app.get(PinoLogger));
+  return app;
+}

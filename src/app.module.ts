@@ -1,0 +1,48 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { AdminModule } from './admin/admin.module';
+import { AbilitiesGuard } from './auth/abilities.guard';
+import { AuthModule } from './auth/auth.module';
+import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
+import { RequestBodyInterceptor } from './common/http/request-body.interceptor';
+import { RequestValidationPipe } from './common/validation/request-validation.pipe';
+import { ConfigModule } from './config/config.module';
+import { DatabaseModule } from './database/database.module';
+import { DeliveryModule } from './delivery/delivery.module';
+import { HealthModule } from './health/health.module';
+import { InstallationsModule } from './installations/installations.module';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
+import { NotificationsModule } from './notifications/notifications.module';
+import { QueueModule } from './queue/queue.module';
+import { RateLimitModule } from './rate-limit/rate-limit.module';
+import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
+
+/** What every mode needs: configuration, logs, PostgreSQL, the queues and metrics. */
+@Module({ imports: [ConfigModule, LoggingModule, DatabaseModule, QueueModule, MetricsModule] })
+export class CoreModule {}
+
+/**
+ * The HTTP API. The global guard, pipe, filter and interceptor are APP_* providers so that a test
+ * app built from this module behaves exactly like production.
+ */
+@Module({
+  imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, HealthModule, RateLimitModule, AdminModule],
+  providers: [
+    { provide: APP_GUARD, useClass: AbilitiesGuard },
+    // Guards run in this order: the rate limit counts per token, so it needs the caller first.
+    { provide: APP_GUARD, useClass: TokenThrottlerGuard },
+    { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+    { provide: APP_PIPE, useClass: RequestValidationPipe },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+  ],
+})
+export class ApiModule {}
+
+/** Queue processors, without an HTTP server. Processors are loaded only here. */
+@Module({ imports: [CoreModule, DeliveryModule] })
+export class WorkerModule {}
+
+/** APP_MODE=all: the API and the worker in one process. */
+@Module({ imports: [ApiModule, WorkerModule] })
+export class AllModule {}

@@ -1,0 +1,18 @@
+/** Abilities a token can hold (contract section 3); `*` grants all of them. */
+export const ABILITIES = [
+  'installations:write',
+  'installations:read',
+  'notifications:send',
+  'notifications:read',
+  'events:write',
+] as const;
+export type Ability = (typeof ABILITIES)[number];
+export const ALL_ABILITIES = '*';
+
+export function isKnownAbility(value: string): boolean {
+  return value === ALL_ABILITIES || (ABILITIES as readonly string[]).includes(value);
+}
+
+export function grants(held: readonly string[], required: Ability): boolean {
+  return held.includes(ALL_ABILITIES) || held.includes(required);
+}

@@ -1,0 +1,60 @@
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import {
+  ApiBearerAuth,
+  ApiExtension,
+  ApiForbiddenResponse,
+  ApiInternalServerErrorResponse,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
+import { ErrorResponse } from '../common/http/api-responses';
+import { Ability } from './abilities';
+import { AuthContext } from './auth-context';
+
+export const ABILITIES_KEY = 'requiredAbilities';
+export const PUBLIC_KEY = 'publicRoute';
+/** The security scheme name in the OpenAPI document. */
+export const BEARER_SCHEME = 'bearer';
+/** OpenAPI extension listing the abilities an operation needs (also written into its description). */
+export const ABILITIES_EXTENSION = 'x-required-abilities';
+
+/**
+ * The abilities a route needs; routes without it (and not @Public) are refused. It also documents
+ * the route in OpenAPI: bearer security, the ability, and the answers AbilitiesGuard and the rate
+ * limiter give before the handler runs (401, 403, 429), plus the 500 any route can give.
+ */
+export const RequireAbilities = (...abilities: Ability[]) =>
+  applyDecorators(
+    SetMetadata(ABILITIES_KEY, abilities),
+    ApiBearerAuth(BEARER_SCHEME),
+    ApiExtension(ABILITIES_EXTENSION, abilities),
+    ApiUnauthorizedResponse({
+      description: 'No `Authorization: Bearer` token, or an unknown, revoked or expired one.',
+      type: ErrorResponse,
+      example: { message: 'Unauthenticated.' },
+    }),
+    ApiForbiddenResponse({
+      description: `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).`,
+      type: ErrorResponse,
+      example: { message: 'This action is unauthorized.' },
+    }),
+    ApiTooManyRequestsResponse({
+      description: 'The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes).',
+      type: ErrorResponse,
+      example: { message: 'Too Many Attempts.' },
+      headers: { 'Retry-After': { description: 'Seconds until requests are accepted again.', schema: { type: 'integer' } } },
+    }),
+    ApiInternalServerErrorResponse({
+      description: 'Anything unexpected; the details are only in the log, under the `X-Error-Id` header.',
+      type: ErrorResponse,
+      example: { message: 'Server Error.' },
+      headers: { 'X-Error-Id': { description: 'Find the error in the log by this id.', schema: { type: 'string', format: 'uuid' } } },
+    }),
+  );
+
+/** No bearer token needed (health checks). */
+export const Public = () => SetMetadata(PUBLIC_KEY, true);
+
+export const CurrentAuth = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): AuthContext => context.switchToHttp().getRequest().user,
+);

@@ -1,0 +1,108 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { createHash, randomBytes } from 'node:crypto';
+import { DataSource } from 'typeorm';
+import { AuthContext } from './auth-context';
+
+const TOKEN_PREFIX = 'pns_';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+/** last_used_at is written at most this often per token, not on every request. */
+const LAST_USED_RESOLUTION_MS = 60_000;
+
+export interface TokenSummary {
+  id: string;
+  app_id: string;
+  name: string | null;
+  abilities: string[];
+  created_at: string;
+  expires_at: string | null;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+interface TokenRow {
+  id: string;
+  app_id: string;
+  name: string | null;
+  abilities: string[];
+  created_at: Date;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
+
+/** `pns_` and 43 base62 characters (256 random bits). */
+export function generateToken(): string {
+  let n = BigInt(`0x${randomBytes(32).toString('hex')}`);
+  let out = '';
+  while (out.length < 43) {
+    out = BASE62[Number(n % 62n)] + out;
+    n /= 62n;
+  }
+  return TOKEN_PREFIX + out;
+}
+
+const summary = (row: TokenRow): TokenSummary => ({
+  id: row.id,
+  app_id: row.app_id,
+  name: row.name,
+  abilities: row.abilities,
+  created_at: row.created_at.toISOString(),
+  expires_at: row.expires_at?.toISOString() ?? null,
+  revoked_at: row.revoked_at?.toISOString() ?? null,
+  last_used_at: row.last_used_at?.toISOString() ?? null,
+});
+
+/** Issues, lists, revokes and checks API tokens. Only SHA-256 hashes are stored. */
+@Injectable()
+export class TokensService {
+  private readonly logger = new Logger(TokensService.name);
+
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async create(input: { appId: string; abilities: string[]; name?: string | null; expiresInDays?: number }) {
+    const token = generateToken();
+    const [row]: TokenRow[] = await this.db.query(
+      `INSERT INTO api_tokens (app_id, name, token_hash, abilities, expires_at)
+       VALUES ($1, $2, $3, $4, CASE WHEN $5::int IS NULL THEN NULL ELSE now() + make_interval(days => $5::int) END)
+       RETURNING *`,
+      [input.appId, input.name ?? null, hashToken(token), input.abilities, input.expiresInDays ?? null],
+    );
+    return { ...summary(row), token };
+  }
+
+  async list(appId: string): Promise<TokenSummary[]> {
+    const rows: TokenRow[] = await this.db.query(`SELECT * FROM api_tokens WHERE app_id = $1 ORDER BY created_at, id`, [appId]);
+    return rows.map(summary);
+  }
+
+  /** Revokes a token; revoking twice keeps the first revocation time. Null when unknown. */
+  async revoke(id: string): Promise<TokenSummary | null> {
+    const [rows]: [TokenRow[], number] = await this.db.query(
+      `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING *`,
+      [id],
+    );
+    return rows[0] ? summary(rows[0]) : null;
+  }
+
+  /** The caller behind a bearer token, or null when it is unknown, revoked or expired. */
+  async authenticate(token: string): Promise<AuthContext | null> {
+    if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
+    const [row]: Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>[] =
+      await this.db.query(
+        `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
+        [hashToken(token)],
+      );
+    const now = Date.now();
+    if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) return null;
+    if (!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+      // Not awaited: recording usage must not slow down or fail the request.
+      this.db
+        .query(`UPDATE api_tokens SET last_used_at = now() WHERE id = $1`, [row.id])
+        .catch((error: Error) => this.logger.warn(`Could not record token use: ${error.message}`));
+    }
+    return { tokenId: row.id, appId: row.app_id, abilities: row.abilities };
+  }
+}

@@ -1,0 +1,45 @@
+import 'reflect-metadata';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { CommandFactory } from 'nest-commander';
+import { CliError } from './cli/cli-error';
+import { CliModule } from './cli/cli.module';
+import { StderrLogger } from './cli/stderr.logger';
+import { ConfigError, env, loadDotEnv } from './config/env';
+
+/** Operator CLI (contract section 8): JSON on stdout, logs and errors on stderr, exit 1 on failure. */
+function fail(message: string): never {
+  process.stderr.write(`${message.split('\n')[0]}\n`);
+  process.exit(1);
+}
+
+/** `setup` on a fresh checkout: generate the APP_KEY the service needs into .env. */
+function ensureAppKey(): void {
+  loadDotEnv();
+  if (process.env.APP_KEY) return;
+  const file = '.env';
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const key = randomBytes(32).toString('base64');
+  appendFileSync(file, `${current && !current.endsWith('\n') ? '\n' : ''}APP_KEY=${key}\n`);
+  process.env.APP_KEY = key;
+  process.stderr.write('Generated APP_KEY into .env (it encrypts provider secrets: keep it, and back it up).\n');
+}
+
+async function main(): Promise<void> {
+  if (process.argv[2] === 'setup') ensureAppKey();
+  try {
+    env();
+  } catch (error) {
+    if (error instanceof ConfigError) fail(error.message);
+    throw error;
+  }
+  const handle = (error: Error) => fail(error instanceof CliError ? error.message : `Error: ${error.message}`);
+  await CommandFactory.run(CliModule, {
+    logger: new StderrLogger('CLI', { logLevels: ['error', 'warn'] }),
+    cliName: 'npm run cli --',
+    errorHandler: handle,
+    serviceErrorHandler: handle,
+  });
+}
+
+main().catch((error: Error) => fail(`Error: ${error.message}`));

@@ -1,0 +1,6 @@
+/** A failure the operator caused (unknown app, bad option): printed as one line, exit 1. */
+export class CliError extends Error {}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+}

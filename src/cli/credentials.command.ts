@@ -1,0 +1,142 @@
+import { readFileSync } from 'node:fs';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { CredentialsError, CredentialsInput, CredentialsService } from '../credentials/credentials.service';
+import { CliError, printJson } from './cli-error';
+
+interface CredentialsOptions {
+  app: string;
+  apnsKeyFile?: string;
+  apnsKeyId?: string;
+  apnsTeamId?: string;
+  apnsTopic?: string;
+  apnsProduction?: boolean;
+  fcmServiceAccountFile?: string;
+  vapidSubject?: string;
+  vapidPublicKey?: string;
+  vapidPrivateKey?: string;
+}
+
+const APNS_FLAGS = [
+  ['apnsKeyFile', '--apns-key-file'],
+  ['apnsKeyId', '--apns-key-id'],
+  ['apnsTeamId', '--apns-team-id'],
+  ['apnsTopic', '--apns-topic'],
+  ['apnsProduction', '--apns-production'],
+] as const satisfies readonly (readonly [keyof CredentialsOptions, string])[];
+
+function readInputFile(flag: string, path: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`Cannot read ${flag} ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+}
+
+/**
+ * Sets an app's provider credentials (contract section 8) and prints the secret-free summary.
+ * With only --app it just prints the summary. Secrets are read from files, never from flags
+ * (except a VAPID private key, which is a short string), so they stay out of shell history.
+ */
+@Command({
+  name: 'apps:credentials',
+  description: "Set an app's APNs / FCM / Web Push credentials and print them (never the secrets)",
+})
+export class AppsCredentialsCommand extends CommandRunner {
+  constructor(private readonly credentials: CredentialsService) {
+    super();
+  }
+
+  async run(_params: string[], options: CredentialsOptions): Promise<void> {
+    const input = this.input(options);
+    try {
+      printJson(await this.credentials.update(options.app, input));
+    } catch (error) {
+      if (error instanceof CredentialsError) throw new CliError(error.message);
+      throw error;
+    }
+  }
+
+  private input(options: CredentialsOptions): CredentialsInput {
+    const input: CredentialsInput = {};
+
+    const given = APNS_FLAGS.filter(([key]) => options[key] !== undefined);
+    if (given.length > 0) {
+      const missing = APNS_FLAGS.filter(([key]) => options[key] === undefined).map(([, flag]) => flag);
+      if (missing.length > 0) throw new CliError(`APNs credentials are incomplete: missing ${missing.join(', ')}`);
+      input.apns = {
+        privateKey: readInputFile('--apns-key-file', options.apnsKeyFile as string),
+        keyId: options.apnsKeyId as string,
+        teamId: options.apnsTeamId as string,
+        topic: options.apnsTopic as string,
+        production: options.apnsProduction as boolean,
+      };
+    }
+
+    if (options.fcmServiceAccountFile !== undefined) {
+      input.fcm = { serviceAccount: readInputFile('--fcm-service-account-file', options.fcmServiceAccountFile) };
+    }
+
+    const keyGiven = options.vapidPublicKey !== undefined || options.vapidPrivateKey !== undefined;
+    if (options.vapidSubject === undefined) {
+      if (keyGiven) throw new CliError('--vapid-public-key and --vapid-private-key need --vapid-subject');
+    } else {
+      if (keyGiven && (options.vapidPublicKey === undefined || options.vapidPrivateKey === undefined)) {
+        throw new CliError(`Missing ${options.vapidPublicKey === undefined ? '--vapid-public-key' : '--vapid-private-key'}: give both VAPID keys or neither (to generate them)`);
+      }
+      input.vapid = { subject: options.vapidSubject, publicKey: options.vapidPublicKey, privateKey: options.vapidPrivateKey };
+    }
+    return input;
+  }
+
+  @Option({ flags: '--app <id>', description: 'app id', required: true })
+  parseApp(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--apns-key-file <path>', description: 'APNs auth key (.p8 file from Apple Developer > Keys)' })
+  parseApnsKeyFile(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--apns-key-id <id>', description: 'the 10-character Key ID of that key' })
+  parseApnsKeyId(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--apns-team-id <id>', description: 'your 10-character Apple Team ID' })
+  parseApnsTeamId(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--apns-topic <bundle-id>', description: "the iOS app's bundle id" })
+  parseApnsTopic(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--apns-production <true|false>', description: 'production APNs (true) or sandbox (false)' })
+  parseApnsProduction(value: string): boolean {
+    if (value === 'true') return true;
+    if (value === 'false') return false;
+    throw new CliError('--apns-production must be true or false');
+  }
+
+  @Option({ flags: '--fcm-service-account-file <path>', description: 'Firebase service-account JSON key file' })
+  parseFcmServiceAccountFile(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--vapid-subject <uri>', description: 'mailto: or https: contact for Web Push services' })
+  parseVapidSubject(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--vapid-public-key <key>', description: 'existing VAPID public key (base64url); generated when omitted' })
+  parseVapidPublicKey(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--vapid-private-key <key>', description: 'existing VAPID private key (base64url)' })
+  parseVapidPrivateKey(value: string): string {
+    return value;
+  }
+}

@@ -1,0 +1,51 @@
+import { InjectDataSource } from '@nestjs/typeorm';
+import { Command, CommandRunner } from 'nest-commander';
+import { DataSource } from 'typeorm';
+import { AppsService } from '../apps/apps.service';
+import { TokensService } from '../auth/tokens.service';
+import { env } from '../config/env';
+import { printJson } from './cli-error';
+
+@Command({ name: 'migrate', description: 'Run pending database migrations' })
+export class MigrateCommand extends CommandRunner {
+  constructor(@InjectDataSource() private readonly db: DataSource) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    const applied = await this.db.runMigrations({ transaction: 'each' });
+    printJson({ applied: applied.map((migration) => migration.name) });
+  }
+}
+
+/**
+ * First run on a new machine: migrations, an app and an all-abilities token, and a curl to try.
+ * (APP_KEY is written to .env by cli.ts before anything starts, since the config needs it.)
+ */
+@Command({ name: 'setup', description: 'Migrate, then create a first app and an all-abilities token' })
+export class SetupCommand extends CommandRunner {
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly apps: AppsService,
+    private readonly tokens: TokensService,
+  ) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    await this.db.runMigrations({ transaction: 'each' });
+    const app = (await this.apps.list())[0] ?? (await this.apps.create('My App'));
+    const token = await this.tokens.create({ appId: app.id, abilities: ['*'], name: 'setup' });
+    const curl = [
+      `curl -i -X POST http://localhost:${env().PORT}/api/v1/notifications`,
+      `-H 'Authorization: Bearer ${token.token}'`,
+      `-H 'Content-Type: application/json'`,
+      `-d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"}}'`,
+    ].join(' \\\n  ');
+    process.stderr.write(
+      `\nApp "${app.name}" (${app.id}) is ready. Your token (shown only now):\n\n  ${token.token}\n\n` +
+        `Start the service with \`npm start\`, then try:\n\n${curl}\n\n`,
+    );
+    printJson({ app: { id: app.id, name: app.name }, token: { id: token.id, token: token.token, abilities: token.abilities }, curl });
+  }
+}

@@ -1,0 +1,39 @@
+/**
+ * Domain errors carry a code; AllExceptionsFilter maps each code to the contract's status and body
+ * (contract section 2). Services throw these, never HTTP exceptions.
+ */
+export abstract class DomainError extends Error {
+  abstract readonly code: string;
+}
+
+/** Unknown resource, or one of another app: the two are indistinguishable by design. */
+export class NotFoundError extends DomainError {
+  readonly code = 'NotFound';
+  constructor() {
+    super('Not Found');
+  }
+}
+
+/** 422 with `errors` keyed by dotted snake_case request paths. */
+export class ValidationFailedError extends DomainError {
+  readonly code = 'ValidationFailed';
+  constructor(readonly errors: Record<string, string[]>) {
+    super(validationSummary(errors));
+  }
+
+  static of(path: string, message: string): ValidationFailedError {
+    return new ValidationFailedError({ [path]: [message] });
+  }
+}
+
+export class IdempotencyConflictError extends DomainError {
+  readonly code = 'IdempotencyConflict';
+}
+
+/** "<first error>[ (and N more error[s])]", as the contract specifies. */
+export function validationSummary(errors: Record<string, string[]>): string {
+  const messages = Object.values(errors).flat();
+  const rest = messages.length - 1;
+  if (rest <= 0) return messages[0] ?? 'The given data was invalid.';
+  return `${messages[0]} (and ${rest} more error${rest === 1 ? '' : 's'})`;
+}

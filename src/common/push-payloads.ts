@@ -1,0 +1,114 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * What each provider receives for one notification (contract 6.1). Pure functions, shared by the
+ * API (which rejects a send whose payload cannot fit, with a 422) and the delivery providers.
+ */
+export type PushPlatform = 'ios' | 'android' | 'web';
+
+export interface PushContent {
+  id: string;
+  title: string;
+  body: string;
+  image_url: string | null;
+  action_url: string | null;
+  data: Record<string, unknown> | null;
+  options: {
+    ttl?: number;
+    priority?: 'high' | 'normal';
+    collapse_id?: string;
+    badge?: number;
+    sound?: string;
+    platforms?: PushPlatform[];
+  } | null;
+}
+
+/** APNs and FCM refuse more than 4 KiB; Web Push carries 4096 encrypted bytes, 103 of them overhead. */
+export const PAYLOAD_LIMITS: Record<PushPlatform, number> = { ios: 4096, android: 4096, web: 3993 };
+
+export const priorityOf = (content: PushContent) => content.options?.priority ?? 'high';
+
+/** Same value on every message of a notification, so a device shows a re-sent one once. */
+export const collapseIdOf = (content: PushContent) => content.options?.collapse_id ?? content.id;
+
+/** Web Push `Topic`: at most 32 URL-safe base64 characters, so 16 bytes (22 characters) of it. */
+export function webPushTopicOf(content: PushContent): string {
+  const bytes = content.options?.collapse_id
+    ? createHash('sha256').update(content.options.collapse_id).digest().subarray(0, 16)
+    : Buffer.from(content.id.replace(/-/g, ''), 'hex');
+  return bytes.toString('base64url');
+}
+
+export function apnsPayload(content: PushContent): Record<string, unknown> {
+  const aps: Record<string, unknown> = { alert: { title: content.title, body: content.body } };
+  if (content.options?.sound !== undefined) aps.sound = content.options.sound;
+  if (content.options?.badge !== undefined) aps.badge = content.options.badge;
+  if (content.image_url) aps['mutable-content'] = 1;
+  const payload: Record<string, unknown> = { aps, notification_id: content.id };
+  if (content.image_url) payload.image_url = content.image_url;
+  if (content.action_url) payload.action_url = content.action_url;
+  if (content.data) payload.data = content.data;
+  return payload;
+}
+
+/** apns-* headers except `apns-topic` (the app's bundle id) and authorization. */
+export function apnsHeaders(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const headers: Record<string, string> = {
+    'apns-push-type': 'alert',
+    'apns-priority': priorityOf(content) === 'high' ? '10' : '5',
+    'apns-collapse-id': collapseIdOf(content),
+  };
+  const ttl = content.options?.ttl;
+  // 0 means "deliver now or never", as in APNs itself; absent leaves APNs' storage policy.
+  if (ttl !== undefined) headers['apns-expiration'] = String(ttl === 0 ? 0 : nowSeconds + ttl);
+  return headers;
+}
+
+/** FCM data values must be strings: custom non-string values are sent JSON-encoded. */
+export function fcmData(content: PushContent): Record<string, string> {
+  const data: Record<string, string> = {};
+  for (const [key, value] of Object.entries(content.data ?? {})) {
+    data[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  }
+  data.notification_id = content.id;
+  if (content.action_url) data.action_url = content.action_url;
+  return data;
+}
+
+export function fcmMessage(content: PushContent, token: string): Record<string, unknown> {
+  const notification: Record<string, string> = { title: content.title, body: content.body };
+  if (content.image_url) notification.image = content.image_url;
+  const android: Record<string, unknown> = {
+    priority: priorityOf(content) === 'high' ? 'HIGH' : 'NORMAL',
+    collapse_key: collapseIdOf(content),
+  };
+  if (content.options?.ttl !== undefined) android.ttl = `${content.options.ttl}s`;
+  return { token, notification, data: fcmData(content), android };
+}
+
+export function webPushPayload(content: PushContent): Record<string, unknown> {
+  const payload: Record<string, unknown> = { notification_id: content.id, title: content.title, body: content.body };
+  if (content.image_url) payload.image_url = content.image_url;
+  if (content.action_url) payload.action_url = content.action_url;
+  if (content.data) payload.data = content.data;
+  return payload;
+}
+
+/** Bytes each provider would be given, as it counts them. */
+export function payloadSize(content: PushContent, platform: PushPlatform): number {
+  switch (platform) {
+    case 'ios':
+      return Buffer.byteLength(JSON.stringify(apnsPayload(content)));
+    case 'android': {
+      // FCM's limit applies to the notification and data parts of the message.
+      const { notification, data } = fcmMessage(content, '');
+      return Buffer.byteLength(JSON.stringify({ notification, data }));
+    }
+    case 'web':
+      return Buffer.byteLength(JSON.stringify(webPushPayload(content)));
+  }
+}
+
+export function targetedPlatforms(content: PushContent): PushPlatform[] {
+  return content.options?.platforms ?? ['ios', 'android', 'web'];
+}

@@ -1,0 +1,167 @@
+import { ConfigError, EnvironmentVariables, parseEnv } from './env';
+
+const APP_KEY = 'dGVzdC1rZXktdGVzdC1rZXktdGVzdC1rZXktdGVzdC0=';
+
+/** The one line an operator sees, or null when the environment is accepted. */
+function problem(source: Record<string, string | undefined>): string | null {
+  try {
+    parseEnv(source);
+    return null;
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+}
+
+describe('parseEnv (contract sections 7 and 9)', () => {
+  it('applies the defaults of contract section 9 exactly', () => {
+    const env = parseEnv({ APP_KEY });
+    expect(env).toBeInstanceOf(EnvironmentVariables);
+    expect(env).toEqual(
+      expect.objectContaining({
+        APP_MODE: 'all',
+        PORT: 3000,
+        DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/push',
+        REDIS_URL: 'redis://127.0.0.1:6379',
+        APP_KEY,
+        FCM_URL: 'https://fcm.googleapis.com',
+        GOOGLE_TOKEN_URL: 'https://oauth2.googleapis.com/token',
+        DELIVERY_MAX_ATTEMPTS: 5,
+        DELIVERY_RETRY_BASE_MS: 1000,
+        DELIVERY_RETRY_MAX_MS: 300000,
+        LOG_LEVEL: 'info',
+      }),
+    );
+    // Unset: the real APNs host is chosen per app (production or sandbox).
+    expect(env.APNS_URL).toBeUndefined();
+  });
+
+  it('reads numbers as numbers and keeps the given values', () => {
+    const env = parseEnv({
+      APP_KEY,
+      APP_MODE: 'worker',
+      PORT: '8080',
+      DATABASE_URL: 'postgresql://user:secret@db.internal:6543/push_prod?sslmode=require',
+      REDIS_URL: 'rediss://:pw@cache.internal:6380/2',
+      APNS_URL: 'https://127.0.0.1:8443',
+      FCM_URL: 'http://127.0.0.1:9000',
+      GOOGLE_TOKEN_URL: 'http://127.0.0.1:9000/token',
+      DELIVERY_MAX_ATTEMPTS: '3',
+      DELIVERY_RETRY_BASE_MS: '0',
+      DELIVERY_RETRY_MAX_MS: '60000',
+      LOG_LEVEL: 'debug',
+    });
+    expect(env).toEqual(
+      expect.objectContaining({
+        APP_MODE: 'worker',
+        PORT: 8080,
+        DATABASE_URL: 'postgresql://user:secret@db.internal:6543/push_prod?sslmode=require',
+        REDIS_URL: 'rediss://:pw@cache.internal:6380/2',
+        APNS_URL: 'https://127.0.0.1:8443',
+        FCM_URL: 'http://127.0.0.1:9000',
+        GOOGLE_TOKEN_URL: 'http://127.0.0.1:9000/token',
+        DELIVERY_MAX_ATTEMPTS: 3,
+        DELIVERY_RETRY_BASE_MS: 0,
+        DELIVERY_RETRY_MAX_MS: 60000,
+        LOG_LEVEL: 'debug',
+      }),
+    );
+    for (const key of ['PORT', 'DELIVERY_MAX_ATTEMPTS', 'DELIVERY_RETRY_BASE_MS', 'DELIVERY_RETRY_MAX_MS'] as const) {
+      expect(typeof env[key]).toBe('number');
+    }
+  });
+
+  it('accepts APNS_URL when given', () => {
+    expect(problem({ APP_KEY, APNS_URL: 'https://api.sandbox.push.apple.com' })).toBeNull();
+  });
+
+  it.each(['api', 'worker', 'all'])('accepts APP_MODE=%s', (mode) => {
+    expect(parseEnv({ APP_KEY, APP_MODE: mode }).APP_MODE).toBe(mode);
+  });
+
+  it('treats an empty value as unset (docker-compose `VAR=`)', () => {
+    const env = parseEnv({ APP_KEY, APP_MODE: '', PORT: '', DATABASE_URL: '', DELIVERY_MAX_ATTEMPTS: '', APNS_URL: '' });
+    expect(env).toEqual(expect.objectContaining({ APP_MODE: 'all', PORT: 3000, DELIVERY_MAX_ATTEMPTS: 5 }));
+    expect(env.DATABASE_URL).toBe('postgres://postgres@127.0.0.1:5432/push');
+    expect(env.APNS_URL).toBeUndefined();
+  });
+
+  it('reads only the source it is given, and does not change it', () => {
+    const source = { APP_KEY, PORT: '4000', SOMETHING_ELSE: 'x' };
+    const copy = { ...source };
+    const before = process.env.PORT;
+    process.env.PORT = '5000';
+    try {
+      expect(parseEnv(source).PORT).toBe(4000);
+    } finally {
+      if (before === undefined) delete process.env.PORT;
+      else process.env.PORT = before;
+    }
+    expect(source).toEqual(copy);
+  });
+
+  describe('a bad or missing value: a ConfigError whose one-line message names the variable', () => {
+    it('APP_KEY missing', () => {
+      const message = parseEnvMessage({});
+      expect(message).toContain('APP_KEY');
+      expect(message).not.toContain('\n');
+    });
+
+    it('APP_KEY empty counts as missing', () => {
+      expect(parseEnvMessage({ APP_KEY: '' })).toContain('APP_KEY');
+    });
+
+    it.each([
+      ['APP_KEY', 'not-a-key'],
+      ['APP_KEY', 'AAAAAAAAAAAAAAAAAAAAAA=='], // 16 bytes
+      ['APP_KEY', `${APP_KEY}AAAA`], // 35 bytes
+      ['APP_KEY', APP_KEY.slice(0, -1)], // no padding: not 32 bytes of base64
+      ['APP_MODE', 'both'],
+      ['APP_MODE', 'API'],
+      ['PORT', 'abc'],
+      ['PORT', '-1'],
+      ['PORT', '65536'],
+      ['PORT', '80.5'],
+      ['PORT', '1e3'],
+      ['DATABASE_URL', 'mysql://localhost/push'],
+      ['DATABASE_URL', 'localhost:5432/push'],
+      ['DATABASE_URL', 'postgres://'],
+      ['REDIS_URL', 'http://127.0.0.1:6379'],
+      ['REDIS_URL', '127.0.0.1:6379'],
+      ['APNS_URL', 'api.push.apple.com'],
+      ['FCM_URL', 'not a url'],
+      ['GOOGLE_TOKEN_URL', '/token'],
+      ['DELIVERY_MAX_ATTEMPTS', '0'],
+      ['DELIVERY_MAX_ATTEMPTS', 'five'],
+      ['DELIVERY_MAX_ATTEMPTS', '2.5'],
+      ['DELIVERY_RETRY_BASE_MS', '-1'],
+      ['DELIVERY_RETRY_BASE_MS', '1s'],
+      ['DELIVERY_RETRY_MAX_MS', '-5'],
+      ['DELIVERY_RETRY_MAX_MS', 'forever'],
+      ['LOG_LEVEL', 'loud'],
+    ])('%s=%j', (name, value) => {
+      const message = parseEnvMessage({ APP_KEY, [name]: value });
+      expect(message).toMatch(new RegExp(`\\b${name}\\b`));
+      expect(message).not.toContain('\n');
+    });
+
+    it('names the variable even when others are fine', () => {
+      const message = parseEnvMessage({ APP_KEY, APP_MODE: 'api', PORT: '8080', DELIVERY_MAX_ATTEMPTS: 'many' });
+      expect(message).toContain('DELIVERY_MAX_ATTEMPTS');
+      expect(message).not.toMatch(/\bPORT\b|APP_MODE/);
+    });
+
+    it('never echoes a secret value', () => {
+      const message = parseEnvMessage({ APP_KEY: 'my-very-secret-but-malformed-key' });
+      expect(message).not.toContain('my-very-secret-but-malformed-key');
+      const db = parseEnvMessage({ APP_KEY, DATABASE_URL: 'mysql://root:hunter2@db/push' });
+      expect(db).not.toContain('hunter2');
+    });
+  });
+});
+
+function parseEnvMessage(source: Record<string, string | undefined>): string {
+  const message = problem(source);
+  if (message === null) throw new Error(`expected ${JSON.stringify(source)} to be rejected`);
+  return message;
+}

@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { plainToInstance, Transform } from 'class-transformer';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidationError,
+  validateSync,
+} from 'class-validator';
+
+/** Raised when the environment is unusable; its message is the one line an operator sees. */
+export class ConfigError extends Error {}
+
+const toInt = ({ value }: { value: unknown }) =>
+  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toBool = ({ value }: { value: unknown }) =>
+  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
+const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+/** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
+const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) =>
+  env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
+
+/**
+ * Every environment variable the service reads (contract section 9, plus the operational ones
+ * documented in the README). Defaults suit a local checkout with PostgreSQL and Redis running.
+ */
+export class EnvironmentVariables {
+  @IsIn(['api', 'worker', 'all'], { message: 'must be one of api, worker, all' })
+  APP_MODE: 'api' | 'worker' | 'all' = 'all';
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be a port number' })
+  @Max(65535, { message: 'must be a port number' })
+  PORT = 3000;
+
+  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
+  DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/push';
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(1000, { message: 'must be at most 1000' })
+  DATABASE_POOL_SIZE = 20;
+
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  MIGRATE_ON_START = false;
+
+  @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /** Namespaces every BullMQ key, so several deployments (or test files) can share one Redis. */
+  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, - or _' })
+  QUEUE_PREFIX = 'pns';
+
+  @IsString({ message: 'is required: a 32-byte key in base64 (openssl rand -base64 32)' })
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, {
+    message: 'must be 32 bytes encoded in base64 (openssl rand -base64 32)',
+  })
+  APP_KEY: string;
+
+  @IsOptional()
+  @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
+  APNS_URL?: string;
+
+  @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
+  FCM_URL = 'https://fcm.googleapis.com';
+
+  @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
+  GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(100, { message: 'must be at most 100' })
+  DELIVERY_MAX_ATTEMPTS = 5;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be at least 0' })
+  DELIVERY_RETRY_BASE_MS = 1000;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be at least 0' })
+  DELIVERY_RETRY_MAX_MS = 300000;
+
+  /** Installations per delivery job. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(10000, { message: 'must be at most 10000' })
+  DELIVERY_BATCH_SIZE = 500;
+
+  /** Provider requests in flight per delivery job. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(5000, { message: 'must be at most 5000' })
+  DELIVERY_CONCURRENCY = 250;
+
+  /** Delivery jobs run at once by one worker process. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1, { message: 'must be at least 1' })
+  @Max(256, { message: 'must be at most 256' })
+  WORKER_CONCURRENCY = 8;
+
+  /** How often the sweeper looks for accepted work that no job holds. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(100, { message: 'must be at least 100' })
+  SWEEP_INTERVAL_MS = 30000;
+
+  /** A delivery left "sending" this long belonged to a worker that died: it is retried. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1000, { message: 'must be at least 1000' })
+  DELIVERY_STUCK_MS = 120000;
+
+  /** BullMQ job lock: a job of a crashed worker is taken over after about this long. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1000, { message: 'must be at least 1000' })
+  QUEUE_LOCK_MS = 30000;
+
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+    message: 'must be one of fatal, error, warn, info, debug, trace, silent',
+  })
+  LOG_LEVEL = 'info';
+
+  /** Human-readable logs instead of JSON lines: for development only (pino-pretty is a dev dependency). */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  LOG_PRETTY = false;
+
+  /** Port of the Prometheus /metrics listener, separate from PORT so it need not be public; 0 turns it off. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be a port number' })
+  @Max(65535, { message: 'must be a port number' })
+  METRICS_PORT = 9464;
+
+  /** Requests per minute per API token, shared by every api process through Redis; 0 turns limiting off. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be at least 0' })
+  RATE_LIMIT_PER_MINUTE = 6000;
+
+  /** Basic-auth user of the queue dashboard (/admin/queues); the dashboard is off unless both are set. */
+  // class-validator runs the decorator nearest the property first: "is required" wins when unset.
+  @ValidateIf(adminConfigured)
+  @Matches(/^[^:\s]{1,64}$/, { message: 'must be 1 to 64 characters without spaces or ":"' })
+  @IsString({ message: 'is required when ADMIN_PASSWORD is set' })
+  ADMIN_USER?: string;
+
+  @ValidateIf(adminConfigured)
+  @MinLength(12, { message: 'must be at least 12 characters' })
+  @IsString({ message: 'is required when ADMIN_USER is set' })
+  ADMIN_PASSWORD?: string;
+
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(1000, { message: 'must be at least 1000' })
+  SHUTDOWN_TIMEOUT_MS = 30000;
+}
+
+export const VARIABLES = [
+  'APP_MODE',
+  'PORT',
+  'DATABASE_URL',
+  'DATABASE_POOL_SIZE',
+  'MIGRATE_ON_START',
+  'REDIS_URL',
+  'QUEUE_PREFIX',
+  'APP_KEY',
+  'APNS_URL',
+  'FCM_URL',
+  'GOOGLE_TOKEN_URL',
+  'DELIVERY_MAX_ATTEMPTS',
+  'DELIVERY_RETRY_BASE_MS',
+  'DELIVERY_RETRY_MAX_MS',
+  'DELIVERY_BATCH_SIZE',
+  'DELIVERY_CONCURRENCY',
+  'WORKER_CONCURRENCY',
+  'SWEEP_INTERVAL_MS',
+  'DELIVERY_STUCK_MS',
+  'QUEUE_LOCK_MS',
+  'LOG_LEVEL',
+  'LOG_PRETTY',
+  'METRICS_PORT',
+  'RATE_LIMIT_PER_MINUTE',
+  'ADMIN_USER',
+  'ADMIN_PASSWORD',
+  'SHUTDOWN_TIMEOUT_MS',
+] as const satisfies readonly (keyof EnvironmentVariables)[];
+
+function firstMessage(error: ValidationError): string {
+  const messages = Object.values(error.constraints ?? {});
+  return `${error.property} ${messages[messages.length - 1] ?? 'is invalid'}`;
+}
+
+/** Validates `source` (normally process.env). Throws ConfigError naming the first bad variable. */
+export function parseEnv(source: NodeJS.ProcessEnv): EnvironmentVariables {
+  const plain: Record<string, unknown> = {};
+  for (const key of VARIABLES) {
+    const value = source[key];
+    // An empty value means "not set", so the default applies (as in docker-compose `VAR=`).
+    if (value !== undefined && value !== '') plain[key] = value;
+  }
+  const env = plainToInstance(EnvironmentVariables, plain);
+  const errors = validateSync(env, { stopAtFirstError: true });
+  if (errors.length > 0) {
+    throw new ConfigError(`Invalid environment variable ${firstMessage(errors[0])}`);
+  }
+  return env;
+}
+
+let cached: EnvironmentVariables | undefined;
+
+/**
+ * The validated environment, read once per process. Usable outside Nest's container (main.ts,
+ * the TypeORM data source, the CLI). A `.env` file in the working directory is read first, except
+ * under tests, and never overrides variables that are already set.
+ */
+export function env(): EnvironmentVariables {
+  if (!cached) {
+    loadDotEnv();
+    cached = parseEnv(process.env);
+  }
+  return cached;
+}
+
+export function loadDotEnv(path = resolve(process.cwd(), '.env')): void {
+  if (process.env.NODE_ENV === 'test' || !existsSync(path)) return;
+  process.loadEnvFile(path);
+}

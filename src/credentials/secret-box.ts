@@ -1,0 +1,52 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { env } from '../config/env';
+
+/**
+ * Seals provider secrets at rest with AES-256-GCM under APP_KEY (contract section 8).
+ *
+ * Format: `v1:` + base64(iv[12] | tag[16] | ciphertext). The version prefix lets a later key
+ * rotation or algorithm change tell old values from new ones without guessing.
+ *
+ * An optional `context` is bound as GCM associated data (not stored): sealing each secret with
+ * the app id and column it belongs to means a value copied into another row or column fails to
+ * open instead of silently decrypting as someone else's credential.
+ */
+const VERSION = 'v1:';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const KEY_BYTES = 32;
+
+/** A sealed value that cannot be opened: wrong APP_KEY, tampering, or not a sealed value at all. */
+export class SecretBoxError extends Error {}
+
+/** A key given as base64 text (as APP_KEY is) or as raw bytes; APP_KEY when omitted. */
+export type SecretKey = Buffer | string;
+
+function keyBytes(key: SecretKey | undefined): Buffer {
+  const bytes = typeof key === 'string' ? Buffer.from(key, 'base64') : (key ?? Buffer.from(env().APP_KEY, 'base64'));
+  if (bytes.length !== KEY_BYTES) throw new SecretBoxError(`APP_KEY must be ${KEY_BYTES} bytes in base64`);
+  return bytes;
+}
+
+export function seal(plaintext: string, context = '', key?: SecretKey): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', keyBytes(key), iv);
+  cipher.setAAD(Buffer.from(context, 'utf8'));
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return VERSION + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
+}
+
+export function open(sealed: string, context = '', key?: SecretKey): string {
+  if (!sealed.startsWith(VERSION)) throw new SecretBoxError('Not a sealed secret (expected the "v1:" prefix)');
+  const raw = Buffer.from(sealed.slice(VERSION.length), 'base64');
+  if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretBoxError('Sealed secret is truncated');
+  const decipher = createDecipheriv('aes-256-gcm', keyBytes(key), raw.subarray(0, IV_BYTES));
+  decipher.setAAD(Buffer.from(context, 'utf8'));
+  decipher.setAuthTag(raw.subarray(IV_BYTES, IV_BYTES + TAG_BYTES));
+  try {
+    return Buffer.concat([decipher.update(raw.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    // GCM cannot tell a wrong key from a modified value; both mean "do not trust this".
+    throw new SecretBoxError('Cannot open sealed secret: APP_KEY is not the key it was sealed with, or the value was modified');
+  }
+}

@@ -1,0 +1,27 @@
+import { DataSourceOptions } from 'typeorm';
+import { env } from '../config/env';
+import { ENTITIES } from './entities';
+import { MIGRATIONS } from './migrations';
+
+/**
+ * The one set of DataSource options, used by Nest (TypeOrmModule), the CLI's `migrate` and
+ * `ormconfig.ts`. Schema changes happen only through migrations.
+ */
+export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    migrations: MIGRATIONS,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    migrationsRun: false,
+    logging: false,
+    extra: {
+      max: env().DATABASE_POOL_SIZE,
+      // Fail a request rather than hang it when every connection is busy for too long.
+      connectionTimeoutMillis: 10_000,
+      application_name: `push-${env().APP_MODE}`,
+    },
+  };
+}

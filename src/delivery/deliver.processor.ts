@@ -1,0 +1,18 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Job } from 'bullmq';
+import { DELIVER_QUEUE, DeliverJob } from '../common/queues';
+import { env } from '../config/env';
+import { DeliveriesService } from './deliveries.service';
+import { workerOptions } from './worker-options';
+
+@Processor(DELIVER_QUEUE, workerOptions(() => env().WORKER_CONCURRENCY))
+export class DeliverProcessor extends WorkerHost {
+  constructor(private readonly deliveries: DeliveriesService) {
+    super();
+  }
+
+  async process(job: Job<DeliverJob>) {
+    // A job that stalled (its worker died) takes back the rows that worker had in flight.
+    return this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0);
+  }
+}

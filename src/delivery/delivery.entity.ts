@@ -1,0 +1,50 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import { Installation } from '../installations/installation.entity';
+import { Notification } from '../notifications/notification.entity';
+
+export type DeliveryStatus = 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
+
+/**
+ * One message of a notification to one installation. Recorded (unique per pair) before it is
+ * attempted and updated with its outcome, so a crash re-sends at most what was in flight.
+ */
+@Entity('deliveries')
+@Index('deliveries_notification_id_batch_idx', ['notificationId', 'batch'])
+@Index('deliveries_unfinished_idx', ['status', 'updatedAt'], { where: `status IN ('pending', 'sending')` })
+export class Delivery {
+  @PrimaryColumn({ name: 'notification_id', type: 'uuid' })
+  notificationId: string;
+
+  @PrimaryColumn({ name: 'installation_id', type: 'uuid' })
+  installationId: string;
+
+  @ManyToOne(() => Notification, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'deliveries_notification_id_fkey' })
+  notification?: Notification;
+
+  @ManyToOne(() => Installation, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'installation_id', foreignKeyConstraintName: 'deliveries_installation_id_fkey' })
+  installation?: Installation;
+
+  @Column({ type: 'varchar', length: 16 })
+  platform: string;
+
+  /** Delivery jobs work on one batch of a notification each. */
+  @Column({ type: 'integer' })
+  batch: number;
+
+  @Column({ type: 'varchar', length: 16 })
+  status: DeliveryStatus;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  reason: string | null;
+
+  @Column({ type: 'integer', default: 0 })
+  attempts: number;
+
+  @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
+  nextAttemptAt: Date | null;
+
+  @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
+  updatedAt: Date;
+}

@@ -1,0 +1,23 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { DeliverProcessor } from './deliver.processor';
+import { DeliveriesService } from './deliveries.service';
+import { FanOutProcessor } from './fan-out.processor';
+import { FanOutService } from './fan-out.service';
+import { ProvidersModule } from './providers/providers.module';
+import { SweeperProcessor } from './sweeper.processor';
+import { SweeperService } from './sweeper.service';
+
+/** Worker only: loading it starts the queue consumers. */
+@Module({
+  imports: [
+    BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }),
+    CredentialsModule,
+    ProvidersModule,
+  ],
+  providers: [FanOutService, DeliveriesService, SweeperService, FanOutProcessor, DeliverProcessor, SweeperProcessor],
+  exports: [SweeperService],
+})
+export class DeliveryModule {}

@@ -1,0 +1,178 @@
+import { Injectable } from '@nestjs/common';
+import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
+import { JWT } from 'google-auth-library';
+import { fcmMessage, PushContent } from '../../common/push-payloads';
+import { env } from '../../config/env';
+import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+
+type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
+
+const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
+/**
+ * The token endpoint google-auth-library 10 hard-codes (build/src/gtoken/getToken.js) whatever the
+ * key file's `token_uri` says; we redirect it to GOOGLE_TOKEN_URL, which defaults to this same URL.
+ */
+const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
+
+interface GoogleErrorBody {
+  error?: {
+    code?: number;
+    message?: string;
+    status?: string;
+    details?: { '@type'?: string; errorCode?: string }[];
+  };
+}
+
+/** An attempt whose access token FCM refused: the cached token is dropped and one retry follows. */
+const UNAUTHORIZED = Symbol('unauthorized');
+
+/**
+ * FCM HTTP v1 (contract section 6): OAuth2 access tokens from the app's service account, then one
+ * `messages:send` per device over fetch (undici keeps the connections alive).
+ */
+@Injectable()
+export class FcmProvider implements PushProvider {
+  readonly platform = 'android' as const;
+  /** Per-request deadline; lowered by tests. */
+  timeoutMs = PROVIDER_TIMEOUT_MS;
+
+  /**
+   * One JWT client per service-account key. The client keeps its access token and fetches a new
+   * one only shortly before expiry (5 minutes, the library's default), deduplicating concurrent
+   * refreshes, so a batch of thousands of sends costs at most one token request.
+   */
+  private readonly clients = new Map<string, JWT>();
+
+  configured(credentials: ProviderCredentials): boolean {
+    return credentials.fcm !== null;
+  }
+
+  async send(credentials: ProviderCredentials, content: PushContent, target: DeliveryTarget): Promise<DeliveryOutcome> {
+    const fcm = credentials.fcm;
+    if (!fcm) return { kind: 'failed', reason: 'FcmNotConfigured' };
+    if (!target.pushToken) return { kind: 'failed', reason: 'MissingRegistrationToken' };
+    const body = JSON.stringify({ message: fcmMessage(content, target.pushToken) });
+
+    const first = await this.attempt(fcm, body);
+    if (first !== UNAUTHORIZED) return first;
+    // The token was revoked or expired early: once more with a freshly fetched one.
+    const second = await this.attempt(fcm, body);
+    return second === UNAUTHORIZED ? { kind: 'failed', reason: 'UNAUTHENTICATED' } : second;
+  }
+
+  private async attempt(fcm: FcmCredentials, body: string): Promise<DeliveryOutcome | typeof UNAUTHORIZED> {
+    const client = this.client(fcm);
+    let accessToken: string;
+    try {
+      const { token } = await client.getAccessToken();
+      if (!token) return retryOutcome('NoAccessToken');
+      accessToken = token;
+    } catch (error) {
+      return tokenFailure(error);
+    }
+
+    const url = `${env().FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`;
+    let status: number;
+    let text: string;
+    let retryAfter: string | null;
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
+        body,
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      status = response.status;
+      retryAfter = response.headers.get('retry-after');
+      // Read the body even on success, so the connection goes back to the keep-alive pool.
+      text = await response.text();
+    } catch (error) {
+      return retryOutcome(transportReason(error));
+    }
+
+    if (status === 401) {
+      // Only the client still holding the refused token is replaced: concurrent sends that got
+      // the same 401 must not each trigger their own token request.
+      if (this.clients.get(clientKey(fcm)) === client && client.credentials.access_token === accessToken) {
+        this.clients.delete(clientKey(fcm));
+      }
+      return UNAUTHORIZED;
+    }
+    return outcomeOf(status, text, retryAfter);
+  }
+
+  private client(fcm: FcmCredentials): JWT {
+    const key = clientKey(fcm);
+    let client = this.clients.get(key);
+    if (!client) {
+      client = new JWT({
+        email: fcm.clientEmail,
+        key: fcm.privateKey,
+        keyId: fcm.privateKeyId,
+        scopes: [FCM_SCOPE],
+        transporter: tokenTransporter(this.timeoutMs),
+      });
+      this.clients.set(key, client);
+    }
+    return client;
+  }
+}
+
+const clientKey = (fcm: FcmCredentials) => `${fcm.clientEmail} ${fcm.privateKeyId}`;
+
+/**
+ * The JWT client hands its transporter to gtoken, which POSTs the assertion through
+ * `transporter.request()` to the hard-coded Google URL. This interceptor rewrites only that URL to
+ * GOOGLE_TOKEN_URL: production is unchanged (same URL by default) and tests reach the fake. A
+ * transporter per client, because google-auth-library adds its own interceptors to the one given.
+ */
+function tokenTransporter(timeoutMs: number): Gaxios {
+  // Node's own fetch (as for the sends) rather than gaxios' default, a dynamic import of the
+  // ESM-only node-fetch: one HTTP stack, and one that also loads where dynamic import cannot.
+  const transporter = new Gaxios({ timeout: timeoutMs, fetchImplementation: fetch });
+  transporter.interceptors.request.add({
+    resolved: async (options: GaxiosOptionsPrepared) => {
+      const target = env().GOOGLE_TOKEN_URL;
+      if (options.url.href === LIBRARY_TOKEN_URL && target !== LIBRARY_TOKEN_URL) options.url = new URL(target);
+      return options;
+    },
+  });
+  return transporter;
+}
+
+/** The token endpoint failed: Google's OAuth errors (revoked key, bad grant) will not fix themselves. */
+function tokenFailure(error: unknown): DeliveryOutcome {
+  const response = (error as { response?: { status?: number; data?: unknown; headers?: Headers } }).response;
+  const status = response?.status;
+  if (status === undefined) return retryOutcome(`TokenEndpoint:${transportReason(error)}`);
+  if (status === 429 || status >= 500) {
+    return retryOutcome(`TokenEndpoint:HTTP ${status}`, retryAfterMs(response?.headers?.get?.('retry-after')));
+  }
+  const data = response?.data as { error?: unknown } | undefined;
+  return { kind: 'failed', reason: `OAuth:${typeof data?.error === 'string' ? data.error : `HTTP ${status}`}` };
+}
+
+/** FCM v1 status + error body -> outcome (Firebase "FCM error codes" reference). */
+function outcomeOf(status: number, text: string, retryAfter: string | null): DeliveryOutcome {
+  if (status >= 200 && status < 300) return { kind: 'accepted' };
+  let body: GoogleErrorBody = {};
+  try {
+    body = JSON.parse(text) as GoogleErrorBody;
+  } catch {
+    // Not Google's JSON (a proxy's error page): the status alone decides.
+  }
+  const error = body.error ?? {};
+  const errorCode = error.details?.find((detail) => detail['@type'] === FCM_ERROR_TYPE)?.errorCode;
+  const message = error.message ?? '';
+  const reason = errorCode ?? error.status ?? `HTTP ${status}`;
+
+  if (errorCode === 'UNREGISTERED') return { kind: 'invalid', reason: 'UNREGISTERED' };
+  if (status === 400 && reason === 'INVALID_ARGUMENT' && /registration token/i.test(message) && /not a valid|invalid/i.test(message)) {
+    return { kind: 'invalid', reason: 'INVALID_ARGUMENT' };
+  }
+  if (status === 413 || (status === 400 && /too big|too large/i.test(message))) return { kind: 'failed', reason: 'PayloadTooLarge' };
+  if (status === 429 || status >= 500) return retryOutcome(reason, retryAfterMs(retryAfter));
+  return { kind: 'failed', reason };
+}

@@ -1,0 +1,24 @@
+import { Module } from '@nestjs/common';
+import { ApnsProvider } from './apns.provider';
+import { FcmProvider } from './fcm.provider';
+import { PUSH_PROVIDERS, PushProvider } from './push-provider';
+import { WebPushProvider } from './web-push.provider';
+
+/**
+ * The three delivery providers, also injectable together as `PUSH_PROVIDERS` (PushProvider[]) so
+ * the delivery code can pick one by `platform` without naming them.
+ */
+@Module({
+  providers: [
+    ApnsProvider,
+    FcmProvider,
+    WebPushProvider,
+    {
+      provide: PUSH_PROVIDERS,
+      useFactory: (apns: ApnsProvider, fcm: FcmProvider, web: WebPushProvider): PushProvider[] => [apns, fcm, web],
+      inject: [ApnsProvider, FcmProvider, WebPushProvider],
+    },
+  ],
+  exports: [ApnsProvider, FcmProvider, WebPushProvider, PUSH_PROVIDERS],
+})
+export class ProvidersModule {}

@@ -1,0 +1,38 @@
+import { PushContent } from '../../common/push-payloads';
+import { Platform, WebPushSubscription } from '../../installations/installation.entity';
+
+/** Decrypted provider credentials of one app; a part is null when the app has none for it. */
+export interface ProviderCredentials {
+  appId: string;
+  apns: { keyId: string; teamId: string; topic: string; production: boolean; privateKey: string } | null;
+  fcm: { projectId: string; clientEmail: string; privateKeyId: string; privateKey: string } | null;
+  vapid: { subject: string; publicKey: string; privateKey: string } | null;
+}
+
+export interface DeliveryTarget {
+  /** installations.id */
+  installationId: string;
+  pushToken: string | null;
+  webPushSubscription: WebPushSubscription | null;
+}
+
+/**
+ * What a provider's answer means for us. Providers never throw for provider or network errors:
+ * those are outcomes. `invalid` marks the installation invalidated (and counts as failed);
+ * `retry` goes back to the queue with backoff (honouring retryAfterMs when longer).
+ */
+export type DeliveryOutcome =
+  | { kind: 'accepted' }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  | { kind: 'failed'; reason: string };
+
+export interface PushProvider {
+  readonly platform: Platform;
+  /** Whether the app has what this provider needs (else its installations are skipped). */
+  configured(credentials: ProviderCredentials): boolean;
+  send(credentials: ProviderCredentials, content: PushContent, target: DeliveryTarget): Promise<DeliveryOutcome>;
+}
+
+/** Nest injection token for the list of providers. */
+export const PUSH_PROVIDERS = Symbol('PUSH_PROVIDERS');

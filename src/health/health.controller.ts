@@ -1,0 +1,30 @@
+import { Controller, Get } from '@nestjs/common';
+import { HealthCheck, HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
+import { Public } from '../auth/auth.decorators';
+import { RedisHealthIndicator } from './redis.health';
+
+@Controller('health')
+@Public()
+export class HealthController {
+  constructor(
+    private readonly health: HealthCheckService,
+    private readonly database: TypeOrmHealthIndicator,
+    private readonly redis: RedisHealthIndicator,
+  ) {}
+
+  /** The process answers: for liveness probes and the image's HEALTHCHECK. */
+  @Get('live')
+  live() {
+    return { status: 'ok' };
+  }
+
+  /** PostgreSQL and Redis answer: for readiness probes and load balancers. */
+  @Get('ready')
+  @HealthCheck()
+  ready() {
+    return this.health.check([
+      () => this.database.pingCheck('database', { timeout: 1_000 }),
+      () => this.redis.check('redis'),
+    ]);
+  }
+}

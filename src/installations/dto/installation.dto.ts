@@ -1,0 +1,78 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Allow } from 'class-validator';
+import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
+import { Base64Url, HttpsUrl, In, Nested, Optional, OptionalNotNull, Str } from '../../common/validation/rules';
+
+// The @Api* decorators only document; validation is the rules from common/validation next to them.
+
+export class DeviceDto {
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: '1.4.0' })
+  @Optional() @Str({ max: 255 }) app_version?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: '18.1' })
+  @Optional() @Str({ max: 255 }) os_version?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: 'iPhone16,1' })
+  @Optional() @Str({ max: 255 }) model?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: 'en_GB' })
+  @Optional() @Str({ max: 255 }) locale?: string | null;
+  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: 'Europe/London' })
+  @Optional() @Str({ max: 255 }) timezone?: string | null;
+}
+
+export class WebPushKeysDto {
+  /** The subscriber's uncompressed P-256 public key (65 bytes). */
+  @ApiProperty({ description: "The subscriber's uncompressed P-256 public key (65 bytes), base64url.", example: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM' })
+  @Base64Url(65) p256dh: string;
+  /** The 16-byte authentication secret. */
+  @ApiProperty({ description: 'The 16-byte authentication secret, base64url.', example: 'tBHItJI5svbpez7KI4CCXg' })
+  @Base64Url(16) auth: string;
+}
+
+/** A browser's `PushSubscription.toJSON()`; `expirationTime` is accepted and ignored. */
+export class WebPushSubscriptionDto {
+  @ApiProperty({ description: "The push service URL (absolute https://).", maxLength: 2048, example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH' })
+  @HttpsUrl(2048) endpoint: string;
+  @ApiProperty({ type: () => WebPushKeysDto })
+  @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
+  @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
+  @Allow() expirationTime?: unknown;
+}
+
+/** PUT /installations/{id}: register or refresh. */
+export class RegisterInstallationDto {
+  @ApiPropertyOptional({
+    enum: PLATFORMS,
+    description: 'Delivery channel: `ios` (APNs), `android` (FCM) or `web` (Web Push). Required on creation; cannot change afterwards.',
+    example: 'ios',
+  })
+  @OptionalNotNull() @In(PLATFORMS) platform?: Platform;
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 4096,
+    description: 'APNs device token (hex) for ios, FCM registration token for android; required on creation for them. Write-only: never returned.',
+    example: '740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad',
+  })
+  @OptionalNotNull() @Str({ min: 1, max: 4096 }) push_token?: string;
+  @ApiPropertyOptional({ type: () => WebPushSubscriptionDto, description: 'Required on creation for web. Write-only: never returned.' })
+  @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
+  @ApiPropertyOptional({ type: () => DeviceDto, description: 'Merged into the stored device; `null` clears a field.' })
+  @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
+  /** null detaches the installation from its user. */
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 255, description: 'Your user id; `null` detaches the installation.', example: 'user-1' })
+  @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
+  @ApiPropertyOptional({ enum: PERMISSIONS, description: 'Push permission as the client reports it; `unknown` on creation when absent.', example: 'granted' })
+  @OptionalNotNull() @In(PERMISSIONS) permission?: Permission;
+}
+
+/** PATCH /installations/{id}: every field optional, at least one present. */
+export class UpdateInstallationDto {
+  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 255, description: 'Your user id; `null` detaches the installation.', example: 'user-2' })
+  @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
+  @ApiPropertyOptional({ enum: ['granted', 'denied'], example: 'denied' })
+  @OptionalNotNull() @In(['granted', 'denied']) permission?: Exclude<Permission, 'unknown'>;
+  @ApiPropertyOptional({ minLength: 1, maxLength: 4096, description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })
+  @OptionalNotNull() @Str({ min: 1, max: 4096 }) push_token?: string;
+  @ApiPropertyOptional({ type: () => WebPushSubscriptionDto, description: 'A new subscription (web); clears `invalidated_at`. Write-only.' })
+  @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
+  @ApiPropertyOptional({ type: () => DeviceDto, description: 'Merged into the stored device; `null` clears a field.' })
+  @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
+}

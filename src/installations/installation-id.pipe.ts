@@ -1,0 +1,15 @@
+import { Injectable, PipeTransform } from '@nestjs/common';
+import { ValidationFailedError } from '../common/errors';
+import { checkString } from '../common/validation/rules';
+
+const check = checkString({ min: 1, max: 255, pattern: /^[^\u0000]*$/, patternMessage: 'The :attribute field must not contain NUL characters.' });
+
+/** The `{installationId}` path parameter: 1..255 characters, reported as `installation_id`. */
+@Injectable()
+export class InstallationIdPipe implements PipeTransform<string, string> {
+  transform(value: string): string {
+    const problem = check(value);
+    if (problem) throw ValidationFailedError.of('installation_id', problem.replaceAll(':attribute', 'installation_id'));
+    return value;
+  }
+}

@@ -1,0 +1,81 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { App } from '../apps/app.entity';
+
+export const PLATFORMS = ['ios', 'android', 'web'] as const;
+export type Platform = (typeof PLATFORMS)[number];
+export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export interface Device {
+  app_version: string | null;
+  os_version: string | null;
+  model: string | null;
+  locale: string | null;
+  timezone: string | null;
+}
+
+export interface WebPushSubscription {
+  endpoint: string;
+  keys: { p256dh: string; auth: string };
+}
+
+/**
+ * One registered instance of the client app. Deleting one keeps the row (deliveries and events
+ * refer to it) but clears its personal data and token, and `deleted_at` hides it everywhere.
+ */
+@Entity('installations')
+@Index('installations_app_id_installation_id_key', ['appId', 'installationId'], { unique: true })
+@Index('installations_app_id_user_id_idx', ['appId', 'userId'])
+export class Installation {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'app_id', type: 'uuid' })
+  appId: string;
+
+  @ManyToOne(() => App, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'installations_app_id_fkey' })
+  app?: App;
+
+  @Column({ name: 'installation_id', type: 'varchar', length: 255 })
+  installationId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  platform: Platform;
+
+  @Column({ name: 'push_token', type: 'text', nullable: true })
+  pushToken: string | null;
+
+  @Column({ name: 'web_push_subscription', type: 'jsonb', nullable: true })
+  webPushSubscription: WebPushSubscription | null;
+
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  device: Partial<Device>;
+
+  @Column({ name: 'user_id', type: 'varchar', length: 255, nullable: true })
+  userId: string | null;
+
+  @Column({ type: 'varchar', length: 16, default: 'unknown' })
+  permission: Permission;
+
+  @Column({ name: 'registered_at', type: 'timestamptz' })
+  registeredAt: Date;
+
+  @Column({ name: 'last_seen_at', type: 'timestamptz' })
+  lastSeenAt: Date;
+
+  @Column({ name: 'identifier_updated_at', type: 'timestamptz', nullable: true })
+  identifierUpdatedAt: Date | null;
+
+  @Column({ name: 'permission_updated_at', type: 'timestamptz', nullable: true })
+  permissionUpdatedAt: Date | null;
+
+  @Column({ name: 'invalidated_at', type: 'timestamptz', nullable: true })
+  invalidatedAt: Date | null;
+
+  @Column({ name: 'invalid_reason', type: 'varchar', length: 255, nullable: true })
+  invalidReason: string | null;
+
+  @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
+  deletedAt: Date | null;
+}

@@ -1,0 +1,63 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { CENSOR, isSecretKey, requestId, scrubSecrets } from './log-options';
+
+describe('scrubSecrets', () => {
+  it('censors secret-named keys at any depth, in objects and arrays, and keeps the rest', () => {
+    const input = {
+      app_id: 'a',
+      token_id: 't',
+      tokenId: 't2',
+      nested: [{ apns: { private_key: 'p8', key_id: 'K' } }, { vapidPrivateKey: 'v' }],
+      deep: { a: { b: { c: { password: 'pw', client_secret: 's', note: 'ok' } } } },
+      authorization: 'Bearer pns_x',
+      pushToken: 'abc',
+      empty: { secret: null },
+    };
+    expect(scrubSecrets(input)).toEqual({
+      app_id: 'a',
+      token_id: 't',
+      tokenId: 't2',
+      nested: [{ apns: { private_key: CENSOR, key_id: 'K' } }, { vapidPrivateKey: CENSOR }],
+      deep: { a: { b: { c: { password: CENSOR, client_secret: CENSOR, note: 'ok' } } } },
+      authorization: CENSOR,
+      pushToken: CENSOR,
+      empty: { secret: null },
+    });
+    // The input itself is left alone: it may be a live object of the caller.
+    expect(input.authorization).toBe('Bearer pns_x');
+  });
+
+  it('leaves class instances (errors, buffers) to their serializers', () => {
+    const error = new Error('boom');
+    const out = scrubSecrets({ err: error });
+    expect(out.err).toBe(error);
+  });
+
+  it.each(['token', 'push_token', 'web_push_subscription', 'private_key', 'apns_private_key', 'APP_KEY', 'api_key', 'refresh_token', 'Cookie'])(
+    '%s is a secret key',
+    (key) => expect(isSecretKey(key)).toBe(true),
+  );
+
+  it.each(['token_id', 'tokenId', 'app_id', 'installation_id', 'key_id', 'user_id', 'tokens'])('%s is not', (key) =>
+    expect(isSecretKey(key)).toBe(false),
+  );
+});
+
+describe('requestId', () => {
+  const call = (header?: string) => {
+    const headers: Record<string, string> = {};
+    const res = { setHeader: (name: string, value: string) => (headers[name] = value) } as unknown as ServerResponse;
+    const id = requestId({ headers: header === undefined ? {} : { 'x-request-id': header } } as IncomingMessage, res);
+    return { id, header: headers['X-Request-Id'] };
+  };
+
+  it('keeps a sane caller id and echoes it', () => {
+    expect(call('trace-42.abc')).toEqual({ id: 'trace-42.abc', header: 'trace-42.abc' });
+  });
+
+  it.each([undefined, '', 'with space', 'x'.repeat(129), 'line\nbreak'])('replaces %p with a UUID', (header) => {
+    const { id, header: echoed } = call(header);
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(echoed).toBe(id);
+  });
+});

@@ -1,0 +1,116 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import pino, { DestinationStream, LevelWithSilent } from 'pino';
+import type { Options } from 'pino-http';
+import type { AuthContext } from '../auth/auth-context';
+import type { EnvironmentVariables } from '../config/env';
+
+export const REQUEST_ID_HEADER = 'X-Request-Id';
+export const CENSOR = '[Redacted]';
+
+/**
+ * Exact paths pino redacts before serializing. They cover the request line (headers) and the
+ * shapes our own code would log (an installation body, a credentials object); SECRET_KEY below
+ * catches the same names at any depth in objects passed to a log call.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["proxy-authorization"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'req.body.push_token',
+  'req.body.web_push_subscription',
+  'body.push_token',
+  'body.web_push_subscription',
+  'push_token',
+  'web_push_subscription',
+  '*.push_token',
+  '*.web_push_subscription',
+  'token',
+  '*.token',
+  'private_key',
+  '*.private_key',
+  '*.*.private_key',
+];
+
+/**
+ * Key names whose values never reach a log line, wherever they sit: bearer tokens, device push
+ * tokens and subscriptions, provider private keys (APNs .p8, FCM service account, VAPID),
+ * passwords and the APP_KEY. `tokenId`/`token_id` stay: they identify a token without revealing it.
+ */
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|token|app_key|appkey)$|password|passphrase|secret|private_?key|push_?token|web_?push_?subscription|access_?token|refresh_?token|api_?key/i;
+const MAX_DEPTH = 8;
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+/**
+ * A copy of `value` with every secret-named key censored. Only plain objects and arrays are
+ * walked: class instances (errors, requests, buffers) have their own serializers.
+ */
+export function scrubSecrets<T>(value: T, depth = 0): T {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, depth + 1)) as T;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = isSecretKey(key) && item !== null && item !== undefined ? CENSOR : scrubSecrets(item, depth + 1);
+  }
+  return out as T;
+}
+
+/**
+ * The request id: the caller's X-Request-Id when it is a sane token (so ids can be traced across
+ * a proxy), otherwise a new UUID. Returned in the response header either way.
+ */
+export function requestId(req: IncomingMessage, res: ServerResponse): string {
+  const given = req.headers['x-request-id'];
+  const id = typeof given === 'string' && /^[A-Za-z0-9._:@\/+=-]{1,128}$/.test(given) ? given : randomUUID();
+  res.setHeader(REQUEST_ID_HEADER, id);
+  return id;
+}
+
+type AuthenticatedRequest = IncomingMessage & { user?: AuthContext };
+
+/** pino-http options: JSON lines, request id on every line, caller identity, secrets censored. */
+export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>): Options<IncomingMessage, ServerResponse> {
+  return {
+    level: config.LOG_LEVEL,
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: { paths: REDACT_PATHS, censor: CENSOR },
+    formatters: { log: (object) => scrubSecrets(object) },
+    genReqId: requestId,
+    // Lines logged while handling a request carry only its id; the final line has the details.
+    quietReqLogger: true,
+    customAttributeKeys: { reqId: 'request_id' },
+    // Evaluated again when the response finishes, after the guard has authenticated the caller.
+    customProps: (req) => {
+      const user = (req as AuthenticatedRequest).user;
+      return user ? { token_id: user.tokenId, app_id: user.appId } : {};
+    },
+    customLogLevel: (_req, res, error): LevelWithSilent => (error || res.statusCode >= 500 ? 'error' : 'info'),
+    // Probes hit these every few seconds; their lines would drown everything else.
+    autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health/') },
+  };
+}
+
+/**
+ * Where log lines go: stdout as JSON lines, written synchronously so the last lines before a
+ * crash or process.exit() are not lost. LOG_PRETTY=true swaps in pino-pretty, a development
+ * dependency: when it is not installed (the production image) the JSON output stays.
+ */
+export function logDestination(config: Pick<EnvironmentVariables, 'LOG_PRETTY'>): DestinationStream {
+  if (config.LOG_PRETTY) {
+    try {
+      // Required lazily so the production image, which lacks it, still starts.
+      const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
+      return pretty({ colorize: process.stdout.isTTY, sync: true, translateTime: 'SYS:standard' });
+    } catch {
+      process.stderr.write('LOG_PRETTY=true but pino-pretty is not installed (it is a dev dependency); logging JSON.\n');
+    }
+  }
+  return pino.destination({ dest: 1, sync: true });
+}

@@ -1,0 +1,64 @@
+import { Injectable } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type DeliveryMetricOutcome = 'accepted' | 'failed' | 'retried' | 'invalidated' | 'skipped';
+
+/**
+ * Every Prometheus metric of the service, on one registry per process. Domain code records
+ * through these methods; the /metrics listener (METRICS_PORT) exposes `registry`.
+ */
+@Injectable()
+export class MetricsService {
+  readonly registry = new Registry();
+
+  readonly httpDuration = new Histogram({
+    name: 'pns_http_request_duration_seconds',
+    help: 'HTTP request duration by route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [this.registry],
+  });
+
+  readonly notificationsAccepted = new Counter({
+    name: 'pns_notifications_accepted_total',
+    help: 'Notifications accepted by the API',
+    registers: [this.registry],
+  });
+
+  readonly deliveries = new Counter({
+    name: 'pns_deliveries_total',
+    help: 'Delivery attempts by provider and outcome',
+    labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly providerLatency = new Histogram({
+    name: 'pns_provider_request_duration_seconds',
+    help: 'Provider request latency',
+    labelNames: ['provider'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  readonly fanoutDuration = new Histogram({
+    name: 'pns_fanout_duration_seconds',
+    help: 'Time to fan a notification out to its installations',
+    buckets: [0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120],
+    registers: [this.registry],
+  });
+
+  readonly queueDepth = new Gauge({
+    name: 'pns_queue_jobs',
+    help: 'Jobs per queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers: [this.registry],
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  recordDelivery(provider: string, outcome: DeliveryMetricOutcome, count = 1): void {
+    if (count > 0) this.deliveries.inc({ provider, outcome }, count);
+  }
+}

@@ -1,0 +1,43 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { QueueInspector } from '../queue/queue-inspector';
+import { MetricsService } from './metrics.service';
+
+/** The BullMQ states a job can be in (a paused queue keeps its jobs in `waiting`); each is a `state` label. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
+const SAMPLE_TIMEOUT_MS = 1_000;
+
+/**
+ * Reads the job counts of every queue into the queue-depth gauge, on scrape: the numbers are
+ * as fresh as Prometheus asks for, and nothing polls Redis between scrapes. When Redis does not
+ * answer in time the gauge is emptied rather than left at stale values, so the series goes
+ * absent and an `absent()` alert can fire.
+ */
+@Injectable()
+export class QueueDepthSampler {
+  private readonly logger = new Logger(QueueDepthSampler.name);
+
+  constructor(
+    private readonly inspector: QueueInspector,
+    private readonly metrics: MetricsService,
+  ) {}
+
+  async sample(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const counts = await Promise.race([
+        Promise.all(this.inspector.queues().map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...QUEUE_STATES) }))),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer from Redis within ${SAMPLE_TIMEOUT_MS} ms`)), SAMPLE_TIMEOUT_MS);
+        }),
+      ]);
+      for (const { name, counts: byState } of counts) {
+        for (const state of QUEUE_STATES) this.metrics.queueDepth.set({ queue: name, state }, byState[state] ?? 0);
+      }
+    } catch (error) {
+      this.metrics.queueDepth.reset();
+      this.logger.warn(`Could not sample queue depth: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

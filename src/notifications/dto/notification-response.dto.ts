@@ -1,0 +1,83 @@
+import { ApiProperty } from '@nestjs/swagger';
+import type { Expect, SameKeys } from '../../common/http/api-responses';
+import { EVENT_TYPES, EventType } from '../notification-event.entity';
+import type { NotificationResource as MappedNotification } from '../notification.resource';
+import { NotificationOptionsDto } from './send-notification.dto';
+
+// OpenAPI shapes of what toNotificationResource() returns: every field present, unset ones null.
+
+const TIMESTAMP = { type: String, format: 'date-time', example: '2026-11-22T10:00:00.000Z' } as const;
+
+export class NotificationContentResource {
+  @ApiProperty({ example: 'Shipped' }) title: string;
+  @ApiProperty({ example: 'Your order is on its way' }) body: string;
+  @ApiProperty({ type: String, nullable: true, example: 'https://cdn.example.com/box.png' }) image_url: string | null;
+  @ApiProperty({ type: String, nullable: true, example: 'myapp://orders/42' }) action_url: string | null;
+}
+
+export class NotificationStatistics {
+  @ApiProperty({ type: 'integer', description: 'Target users with at least one installation in the app.', example: 2 }) users: number;
+  @ApiProperty({ type: 'integer', description: 'Installations of those users when the fan-out ran.', example: 3 }) installations: number;
+  @ApiProperty({ type: 'integer', description: 'Messages the provider accepted.', example: 0 }) accepted: number;
+  @ApiProperty({ type: 'integer', description: 'Installations that reported `received`.', example: 0 }) received: number;
+  @ApiProperty({ type: 'integer', description: 'Installations that reported `displayed`.', example: 0 }) displayed: number;
+  @ApiProperty({ type: 'integer', description: 'Installations that reported `opened`.', example: 0 }) opened: number;
+  @ApiProperty({ type: 'integer', description: 'Failed for good (including invalidated tokens).', example: 0 }) failed: number;
+  @ApiProperty({ type: 'integer', description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials).', example: 0 })
+  skipped: number;
+}
+
+export class NotificationResource {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ type: () => NotificationContentResource }) notification: NotificationContentResource;
+  @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { order_id: 42 } }) data: Record<string, unknown> | null;
+  @ApiProperty({ type: () => NotificationOptionsDto, nullable: true }) options: NotificationOptionsDto | null;
+  @ApiProperty({ type: 'integer', description: 'Distinct user ids in the request.', example: 2 }) target_users: number;
+  @ApiProperty({ type: () => NotificationStatistics }) statistics: NotificationStatistics;
+  @ApiProperty(TIMESTAMP) created_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the fan-out began.' }) processing_started_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When every installation was accepted, failed or skipped.' }) completed_at: string | null;
+}
+
+export class AcceptedMeta {
+  @ApiProperty({ type: Boolean, description: 'Always true: the notification is stored and queued.', example: true }) accepted: true;
+}
+
+export class SendNotificationResponse {
+  @ApiProperty({ type: () => NotificationResource }) data: NotificationResource;
+  @ApiProperty({ type: () => AcceptedMeta }) meta: AcceptedMeta;
+}
+
+export class NotificationEnvelope {
+  @ApiProperty({ type: () => NotificationResource }) data: NotificationResource;
+}
+
+export class PageMeta {
+  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for the next page; null on the last page.' })
+  next_cursor: string | null;
+}
+
+export class NotificationPage {
+  @ApiProperty({ type: () => [NotificationResource] }) data: NotificationResource[];
+  @ApiProperty({ type: () => PageMeta }) meta: PageMeta;
+}
+
+export class RecordedEvent {
+  @ApiProperty({ format: 'uuid' }) notification_id: string;
+  @ApiProperty({ example: '3f1c-device-install' }) installation_id: string;
+  @ApiProperty({ enum: EVENT_TYPES, example: 'opened' }) type: EventType;
+  @ApiProperty({ type: String, format: 'date-time', example: '2026-11-22T10:00:05.000Z' }) occurred_at: string | null;
+  @ApiProperty({ description: 'false when this installation had already reported this event type (the repeat is ignored).', example: true })
+  counted: boolean;
+}
+
+export class RecordedEventEnvelope {
+  @ApiProperty({ type: () => RecordedEvent }) data: RecordedEvent;
+}
+
+/** Fails to compile when the documented fields drift from what the API returns. */
+export type NotificationDocMatches = [
+  Expect<SameKeys<NotificationResource, MappedNotification>>,
+  Expect<SameKeys<NotificationContentResource, MappedNotification['notification']>>,
+  Expect<SameKeys<NotificationStatistics, MappedNotification['statistics']>>,
+];

@@ -1,0 +1,99 @@
+import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { App } from '../apps/app.entity';
+
+/** Free-form delivery options accepted by the send endpoint (contract 5.1). */
+export interface NotificationOptions {
+  ttl?: number;
+  priority?: 'high' | 'normal';
+  collapse_id?: string;
+  badge?: number;
+  sound?: string;
+  platforms?: ('ios' | 'android' | 'web')[];
+}
+
+/**
+ * A send. `user_ids` is the de-duplicated target list that the fan-out reads; the counters are the
+ * statistics of contract 5.2, updated by the workers.
+ */
+@Entity('notifications')
+@Index('notifications_app_id_created_at_idx', ['appId', 'createdAt', 'id'])
+@Index('notifications_unfinished_idx', ['createdAt'], { where: 'completed_at IS NULL' })
+export class Notification {
+  @PrimaryGeneratedColumn('uuid')
+  id: string;
+
+  @Column({ name: 'app_id', type: 'uuid' })
+  appId: string;
+
+  @ManyToOne(() => App, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'notifications_app_id_fkey' })
+  app?: App;
+
+  @Column({ type: 'text' })
+  title: string;
+
+  @Column({ type: 'text' })
+  body: string;
+
+  @Column({ name: 'image_url', type: 'text', nullable: true })
+  imageUrl: string | null;
+
+  @Column({ name: 'action_url', type: 'text', nullable: true })
+  actionUrl: string | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  data: Record<string, unknown> | null;
+
+  @Column({ type: 'jsonb', nullable: true })
+  options: NotificationOptions | null;
+
+  @Column({ name: 'user_ids', type: 'text', array: true })
+  userIds: string[];
+
+  @Column({ name: 'target_users', type: 'integer' })
+  targetUsers: number;
+
+  @Column({ name: 'stat_users', type: 'integer', default: 0 })
+  statUsers: number;
+
+  @Column({ name: 'stat_installations', type: 'integer', default: 0 })
+  statInstallations: number;
+
+  @Column({ name: 'stat_accepted', type: 'integer', default: 0 })
+  statAccepted: number;
+
+  @Column({ name: 'stat_received', type: 'integer', default: 0 })
+  statReceived: number;
+
+  @Column({ name: 'stat_displayed', type: 'integer', default: 0 })
+  statDisplayed: number;
+
+  @Column({ name: 'stat_opened', type: 'integer', default: 0 })
+  statOpened: number;
+
+  @Column({ name: 'stat_failed', type: 'integer', default: 0 })
+  statFailed: number;
+
+  @Column({ name: 'stat_skipped', type: 'integer', default: 0 })
+  statSkipped: number;
+
+  @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
+  createdAt: Date;
+
+  @Column({ name: 'processing_started_at', type: 'timestamptz', nullable: true })
+  processingStartedAt: Date | null;
+
+  @Column({ name: 'completed_at', type: 'timestamptz', nullable: true })
+  completedAt: Date | null;
+
+  /** How many of `user_ids` the fan-out has processed, so a restarted fan-out resumes there. */
+  @Column({ name: 'fanout_position', type: 'integer', default: 0 })
+  fanoutPosition: number;
+
+  /** Delivery batches numbered so far. */
+  @Column({ name: 'fanout_batches', type: 'integer', default: 0 })
+  fanoutBatches: number;
+
+  @Column({ name: 'fanned_out_at', type: 'timestamptz', nullable: true })
+  fannedOutAt: Date | null;
+}

@@ -1,0 +1,18 @@
+import { BullModule } from '@nestjs/bullmq';
+import { Module } from '@nestjs/common';
+import { FANOUT_QUEUE } from '../common/queues';
+import { producerConnection } from '../queue/queue.module';
+import { IdempotencyService } from './idempotency.service';
+import { NotificationEventsService } from './notification-events.service';
+import { NotificationsController } from './notifications.controller';
+import { NotificationsService } from './notifications.service';
+
+@Module({
+  imports: [
+    // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
+    BullModule.registerQueueAsync({ name: FANOUT_QUEUE, useFactory: () => ({ connection: producerConnection() }) }),
+  ],
+  controllers: [NotificationsController],
+  providers: [NotificationsService, IdempotencyService, NotificationEventsService],
+})
+export class NotificationsModule {}

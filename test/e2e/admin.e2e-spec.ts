@@ -1,0 +1,46 @@
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { bearer, newApp } from '../support/factories';
+
+const USER = 'ops';
+const PASSWORD = 'a-long-dashboard-password';
+const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+
+describe('queue dashboard at /admin/queues (issue #4.4)', () => {
+  let ctx: TestContext;
+
+  beforeAll(async () => {
+    ctx = await createTestApp({ env: { ADMIN_USER: USER, ADMIN_PASSWORD: PASSWORD } });
+  });
+  afterAll(() => ctx.close());
+
+  it('answers 401 with a Basic challenge without credentials or with wrong ones', async () => {
+    for (const headers of [{}, basic(USER, 'wrong-password-here'), basic('someone', PASSWORD), { Authorization: 'Bearer x' }, { Authorization: 'Basic !!!' }]) {
+      const res = await ctx.http().get('/admin/queues').set(headers);
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+      expect(res.headers['www-authenticate']).toMatch(/^Basic realm=/);
+    }
+  });
+
+  it('an API token does not open it', async () => {
+    const { token } = await newApp(ctx);
+    expect((await ctx.http().get('/admin/queues').set(bearer(token))).status).toBe(401);
+  });
+
+  it('serves the dashboard, and its API lists the fanout and deliver queues, with the right credentials', async () => {
+    const page = await ctx.http().get('/admin/queues').set(basic(USER, PASSWORD));
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['x-powered-by']).toBeUndefined();
+    const api = await ctx.http().get('/admin/queues/api/queues').set(basic(USER, PASSWORD));
+    expect(api.status).toBe(200);
+    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['deliver', 'fanout']);
+    // Below the dashboard's path, everything needs the credentials too.
+    expect((await ctx.http().get('/admin/queues/api/queues')).status).toBe(401);
+  });
+
+  it('is not part of the API document', async () => {
+    const doc = await ctx.http().get('/docs-json').expect(200);
+    expect(Object.keys(doc.body.paths).some((path) => path.startsWith('/admin'))).toBe(false);
+  });
+});

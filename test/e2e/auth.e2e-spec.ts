@@ -1,0 +1,150 @@
+import { TokensService } from '../../src/auth/tokens.service';
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { bearer, installationId, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
+
+const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
+
+describe('authentication and abilities (contract sections 2 and 3)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    ctx = await createTestApp();
+    tenant = await newApp(ctx);
+  });
+  afterAll(() => ctx.close());
+
+  const patch = (headers: Record<string, string> = {}) =>
+    ctx.http().patch(`/api/v1/installations/${installationId()}`).set(headers).send({ user_id: 'u1' });
+  const send = (headers: Record<string, string> = {}) => ctx.http().post('/api/v1/notifications').set(headers).send(SEND);
+
+  describe.each([
+    ['PATCH /installations/{id}', patch],
+    ['POST /notifications', send],
+  ])('%s', (_name, call) => {
+    it('401 without an Authorization header', async () => {
+      const res = await call();
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+      expect(res.headers['www-authenticate']).toBe('Bearer');
+    });
+
+    it('401 with another scheme', async () => {
+      const res = await call({ Authorization: `Basic ${Buffer.from('a:b').toString('base64')}` });
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+    });
+
+    it('401 with an unknown token', async () => {
+      const res = await call(bearer('pns_doesnotexistdoesnotexistdoesnotexist1234'));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+    });
+
+    it('401 with a revoked token', async () => {
+      const tokens = ctx.get(TokensService);
+      const created = await tokens.create({ appId: tenant.appId, abilities: ['*'] });
+      await tokens.revoke(created.id);
+      const res = await call(bearer(created.token));
+      expect(res.status).toBe(401);
+      expect(res.body).toEqual({ message: 'Unauthenticated.' });
+    });
+
+    it('401 with an expired token', async () => {
+      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'], expiresInDays: 1 });
+      await ctx.db.query(`UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`, [created.id]);
+      const res = await call(bearer(created.token));
+      expect(res.status).toBe(401);
+    });
+
+    it('403 when the token lacks the ability', async () => {
+      const token = await newToken(ctx, tenant.appId, ['installations:read', 'notifications:read', 'events:write']);
+      const res = await call(bearer(token));
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ message: 'This action is unauthorized.' });
+    });
+
+    it('authentication is checked before the body (malformed JSON without a token is 401)', async () => {
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set('Content-Type', 'application/json')
+        .send('{"recipients":');
+      expect(res.status).toBe(401);
+    });
+  });
+
+  it('authorization is checked before validation (invalid body with a read-only token is 403)', async () => {
+    const token = await newToken(ctx, tenant.appId, ['notifications:read']);
+    const res = await ctx.http().post('/api/v1/notifications').set(bearer(token)).send({});
+    expect(res.status).toBe(403);
+  });
+
+  it('each ability grants exactly its routes', async () => {
+    const write = await newToken(ctx, tenant.appId, ['installations:write']);
+    const read = await newToken(ctx, tenant.appId, ['installations:read']);
+    const id = installationId();
+    expect((await ctx.http().put(`/api/v1/installations/${id}`).set(bearer(write)).send({ platform: 'android', push_token: 'tok' })).status).toBe(201);
+    expect((await ctx.http().get(`/api/v1/installations/${id}`).set(bearer(write))).status).toBe(403);
+    expect((await ctx.http().get(`/api/v1/installations/${id}`).set(bearer(read))).status).toBe(200);
+    expect((await ctx.http().delete(`/api/v1/installations/${id}`).set(bearer(read))).status).toBe(403);
+    const send = await newToken(ctx, tenant.appId, ['notifications:send']);
+    const notifRead = await newToken(ctx, tenant.appId, ['notifications:read']);
+    const sent = await ctx.http().post('/api/v1/notifications').set(bearer(send)).send(SEND);
+    expect(sent.status).toBe(202);
+    expect((await ctx.http().get(`/api/v1/notifications/${sent.body.data.id}`).set(bearer(send))).status).toBe(403);
+    expect((await ctx.http().get(`/api/v1/notifications/${sent.body.data.id}`).set(bearer(notifRead))).status).toBe(200);
+  });
+
+  it('records last_used_at at most once a minute', async () => {
+    const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+    const lastUsed = async () =>
+      (await ctx.db.query(`SELECT last_used_at FROM api_tokens WHERE id = $1`, [created.id]))[0].last_used_at as Date | null;
+    expect(await lastUsed()).toBeNull();
+    await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
+    await waitFor(async () => (await lastUsed()) !== null);
+    const first = await lastUsed();
+    await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await lastUsed()).toEqual(first);
+    // Once the last use is over a minute old, the next request records it again.
+    await ctx.db.query(`UPDATE api_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [created.id]);
+    const old = await lastUsed();
+    await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
+    await waitFor(async () => (await lastUsed())!.getTime() > old!.getTime());
+  });
+
+  it("a token only sees its own app: another app's installation is 404 and stays unchanged", async () => {
+    const other = await newApp(ctx, 'Other');
+    const theirs = await newInstallation(ctx, other.token, { user_id: 'theirs' });
+    const path = `/api/v1/installations/${theirs.installation_id}`;
+    for (const res of [
+      await ctx.http().get(path).set(bearer(tenant.token)),
+      await ctx.http().patch(path).set(bearer(tenant.token)).send({ user_id: 'mine' }),
+      await ctx.http().delete(path).set(bearer(tenant.token)),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ message: 'Not Found' });
+    }
+    const after = await ctx.http().get(path).set(bearer(other.token)).expect(200);
+    expect(after.body.data).toEqual(theirs);
+  });
+
+  it("a token only sees its own app's notifications", async () => {
+    const other = await newApp(ctx, 'Other 2');
+    const sent = await ctx.http().post('/api/v1/notifications').set(bearer(other.token)).send(SEND).expect(202);
+    const res = await ctx.http().get(`/api/v1/notifications/${sent.body.data.id}`).set(bearer(tenant.token));
+    expect(res.status).toBe(404);
+    expect(res.body).toEqual({ message: 'Not Found' });
+    const list = await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token)).expect(200);
+    expect(list.body.data.map((n: { id: string }) => n.id)).not.toContain(sent.body.data.id);
+  });
+});
+
+async function waitFor(condition: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,63 @@
+import { AllModule } from '../../src/app.module';
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
+import { TEST_REDIS_URL } from '../support/services';
+import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { TcpProxy } from '../support/tcp-proxy';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * Contract 6: a notification accepted while Redis is unreachable is still delivered once Redis is
+ * back. The service reaches Redis through a proxy the test can cut and restore.
+ */
+describe('Redis unavailable at send time', () => {
+  let fakes: FakeProviders;
+  let proxy: TcpProxy;
+  let ctx: TestContext;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+    const redis = new URL(TEST_REDIS_URL);
+    proxy = new TcpProxy(redis.hostname, Number(redis.port || 6379));
+    const port = await proxy.start();
+    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, REDIS_URL: `redis://127.0.0.1:${port}` } });
+    tenant = await newApp(ctx);
+    await configureProviders(ctx, tenant.appId, fakes);
+  });
+  afterAll(async () => {
+    await proxy?.start().catch(() => undefined);
+    await ctx?.close();
+    await proxy?.cut();
+    await fakes?.stop();
+  });
+
+  it('accepts the send (202), then delivers it after Redis returns', async () => {
+    const inst = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'outage-user' });
+    const [{ push_token: token }] = await ctx.db.query(`SELECT push_token FROM installations WHERE id = $1`, [inst.id]);
+
+    await proxy.cut();
+    const started = Date.now();
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['outage-user'] }, notification: { title: 'Still', body: 'Delivered' } });
+    expect(res.status).toBe(202);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    const id = res.body.data.id;
+    const [stored] = await ctx.db.query(`SELECT processing_started_at FROM notifications WHERE id = $1`, [id]);
+    expect(stored).toEqual({ processing_started_at: null });
+
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(fakes.apns.requests).toHaveLength(0);
+    await proxy.start();
+
+    const done = await waitFor(async () => {
+      const n = (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token))).body.data;
+      return n.completed_at ? n : null;
+    }, 'delivery after Redis returns', 30_000, 100);
+    expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
+    expect(fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
+  }, 45_000);
+});

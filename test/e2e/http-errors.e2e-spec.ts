@@ -1,0 +1,128 @@
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { bearer, newApp, newInstallation, TestTenant } from '../support/factories';
+
+const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
+
+describe('HTTP error bodies (contract section 2)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let installation: string;
+
+  beforeAll(async () => {
+    ctx = await createTestApp();
+    tenant = await newApp(ctx);
+    installation = (await newInstallation(ctx, tenant.token)).installation_id;
+  });
+  afterAll(() => ctx.close());
+
+  const routes = () => [
+    { name: 'PATCH installation', req: () => ctx.http().patch(`/api/v1/installations/${installation}`) },
+    { name: 'POST notification', req: () => ctx.http().post('/api/v1/notifications') },
+  ];
+
+  it.each([0, 1])('400 for malformed JSON (%#)', async (i) => {
+    const res = await routes()[i].req().set(bearer(tenant.token)).set('Content-Type', 'application/json').send('{"user_id": "u1",');
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ message: 'Malformed JSON body.' });
+  });
+
+  it.each([0, 1])('413 for a body over 1 MiB (%#)', async (i) => {
+    const res = await routes()[i]
+      .req()
+      .set(bearer(tenant.token))
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ user_id: 'x'.repeat(1024 * 1024) }));
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({ message: 'Payload Too Large.' });
+  });
+
+  it.each([0, 1])('415 for a body that is not JSON (%#)', async (i) => {
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/xml']) {
+      const res = await routes()[i].req().set(bearer(tenant.token)).set('Content-Type', type).send('user_id=u1');
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({ message: 'Unsupported Media Type.' });
+    }
+  });
+
+  it('415 for a body with no Content-Type at all', async () => {
+    const res = await ctx
+      .http()
+      .patch(`/api/v1/installations/${installation}`)
+      .set(bearer(tenant.token))
+      .set('Content-Type', '')
+      .send(Buffer.from('{"user_id":"u1"}'));
+    expect(res.status).toBe(415);
+  });
+
+  it('accepts application/*+json and a charset parameter', async () => {
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .set('Content-Type', 'application/vnd.api+json; charset=utf-8')
+      .send(JSON.stringify(SEND));
+    expect(res.status).toBe(202);
+  });
+
+  it('422 (not 400) for valid JSON that is not an object', async () => {
+    for (const body of ['[1,2]', '"text"', 'null', '42']) {
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .set('Content-Type', 'application/json')
+        .send(body);
+      expect([400, 422]).toContain(res.status);
+      if (res.status === 422) expect(res.body.errors).toEqual({ body: ['The request body must be a JSON object.'] });
+      else expect(res.body).toEqual({ message: 'Malformed JSON body.' });
+    }
+  });
+
+  it('a bodiless PATCH is validated as an empty object (422)', async () => {
+    const res = await ctx.http().patch(`/api/v1/installations/${installation}`).set(bearer(tenant.token));
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.body.errors)).toEqual(['body']);
+  });
+
+  it('404 JSON for unknown routes and methods, with or without a token', async () => {
+    for (const res of [
+      await ctx.http().get('/nope'),
+      await ctx.http().get('/api/v1/nope').set(bearer(tenant.token)),
+      await ctx.http().post('/api/v2/notifications').set(bearer(tenant.token)).send(SEND),
+      await ctx.http().delete('/api/v1/notifications').set(bearer(tenant.token)),
+    ]) {
+      expect(res.status).toBe(404);
+      expect(res.headers['content-type']).toMatch(/application\/json/);
+      expect(res.body).toEqual({ message: 'Not Found' });
+    }
+  });
+
+  it('responses are JSON and carry no framework fingerprint', async () => {
+    const res = await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token));
+    expect(res.headers['content-type']).toMatch(/application\/json/);
+    expect(res.headers['x-powered-by']).toBeUndefined();
+  });
+
+  it('500 "Server Error." without a stack trace or driver text when something breaks', async () => {
+    await ctx.db.query(`ALTER TABLE notifications RENAME TO notifications_broken`);
+    try {
+      const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(SEND);
+      expect(res.status).toBe(500);
+      expect(res.body).toEqual({ message: 'Server Error.' });
+      expect(res.text).not.toMatch(/relation|notifications_broken|QueryFailedError|at .*\.ts|stack/i);
+      expect(res.headers['x-error-id']).toMatch(/^[0-9a-f-]{36}$/);
+      const read = await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token));
+      expect(read.status).toBe(500);
+      expect(read.body).toEqual({ message: 'Server Error.' });
+    } finally {
+      await ctx.db.query(`ALTER TABLE notifications_broken RENAME TO notifications`);
+    }
+  });
+
+  it('an undecodable path is a 4xx JSON answer, not a crash', async () => {
+    const res = await ctx.http().get('/api/v1/installations/%E0%A4%A').set(bearer(tenant.token));
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(typeof res.body.message).toBe('string');
+  });
+});

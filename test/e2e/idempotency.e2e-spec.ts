@@ -1,0 +1,168 @@
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { bearer, newApp, TestTenant } from '../support/factories';
+
+const body = (title = 'Hello') => ({ recipients: { user_ids: ['u1'] }, notification: { title, body: 'World' } });
+let counter = 0;
+const freshKey = () => `key-${Date.now()}-${counter++}`;
+
+describe('Idempotency-Key (contract 5.3)', () => {
+  let ctx: TestContext;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    ctx = await createTestApp();
+    tenant = await newApp(ctx);
+  });
+  afterAll(() => ctx.close());
+
+  const send = (key: string | undefined, payload: unknown, token = tenant.token) => {
+    const req = ctx.http().post('/api/v1/notifications').set(bearer(token));
+    if (key !== undefined) req.set('Idempotency-Key', key);
+    return req.send(payload as object);
+  };
+  const count = async (appId = tenant.appId) =>
+    Number((await ctx.db.query(`SELECT count(*) FROM notifications WHERE app_id = $1`, [appId]))[0].count);
+
+  it('replays the first response for the same key and body, marked Idempotent-Replayed', async () => {
+    const key = freshKey();
+    const before = await count();
+    const first = await send(key, body());
+    expect(first.status).toBe(202);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const second = await send(key, body());
+    expect(second.status).toBe(202);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toEqual(first.body);
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('compares bodies as canonical JSON: key order does not matter', async () => {
+    const key = freshKey();
+    const first = await send(key, { recipients: { user_ids: ['u1'] }, notification: { title: 'T', body: 'B' } });
+    const reordered = await send(key, { notification: { body: 'B', title: 'T' }, recipients: { user_ids: ['u1'] } });
+    expect(reordered.status).toBe(202);
+    expect(reordered.headers['idempotent-replayed']).toBe('true');
+    expect(reordered.body.data.id).toBe(first.body.data.id);
+  });
+
+  it('409 when the key was used with a different body', async () => {
+    const key = freshKey();
+    await send(key, body('one')).expect(202);
+    const res = await send(key, body('two'));
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ message: 'This idempotency key was already used with a different request.' });
+  });
+
+  it('409 while the first request with the key is still in progress', async () => {
+    const key = freshKey();
+    const { createHash } = await import('node:crypto');
+    const { canonicalJson } = await import('../../src/notifications/idempotency.service');
+    const hash = createHash('sha256').update(canonicalJson(body())).digest('hex');
+    await ctx.db.query(
+      `INSERT INTO idempotency_keys (app_id, key, request_hash, status, locked_until, expires_at)
+       VALUES ($1, $2, $3, 'in_progress', now() + interval '1 minute', now() + interval '1 day')`,
+      [tenant.appId, key, hash],
+    );
+    const res = await send(key, body());
+    expect(res.status).toBe(409);
+    expect(res.body).toEqual({ message: 'A request with this idempotency key is already in progress.' });
+  });
+
+  it('a claim left by a request that died is taken over by a retry once its lock expires', async () => {
+    const key = freshKey();
+    const { requestHash } = await import('../../src/notifications/idempotency.service');
+    await ctx.db.query(
+      `INSERT INTO idempotency_keys (app_id, key, request_hash, status, locked_until, expires_at)
+       VALUES ($1, $2, $3, 'in_progress', now() - interval '1 second', now() + interval '1 day')`,
+      [tenant.appId, key, requestHash(body())],
+    );
+    const res = await send(key, body());
+    expect(res.status).toBe(202);
+    expect(res.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('20 simultaneous identical requests create exactly one notification', async () => {
+    const key = freshKey();
+    const before = await count();
+    const results = await Promise.all(Array.from({ length: 20 }, () => send(key, body('concurrent'))));
+    for (const res of results) {
+      expect([202, 409]).toContain(res.status);
+      if (res.status === 409) expect(res.body).toEqual({ message: 'A request with this idempotency key is already in progress.' });
+    }
+    const accepted = results.filter((r) => r.status === 202);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(accepted.map((r) => r.body.data.id)).size).toBe(1);
+    expect(accepted.filter((r) => r.headers['idempotent-replayed'] !== 'true')).toHaveLength(1);
+    expect(await count()).toBe(before + 1);
+    // Afterwards every retry is a replay.
+    const later = await send(key, body('concurrent'));
+    expect(later.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('a validation failure is not remembered: a corrected retry with the same key proceeds', async () => {
+    const key = freshKey();
+    const bad = await send(key, { recipients: { user_ids: [] }, notification: { title: 'T', body: 'B' } });
+    expect(bad.status).toBe(422);
+    const good = await send(key, body());
+    expect(good.status).toBe(202);
+    expect(good.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('a too-large payload (422 at send time) is not remembered either', async () => {
+    const key = freshKey();
+    const huge = { recipients: { user_ids: ['u'] }, notification: { title: 'T', body: 'b'.repeat(4000) }, data: { x: 'y'.repeat(3000) } };
+    expect((await send(key, huge)).status).toBe(422);
+    expect((await send(key, body())).status).toBe(202);
+  });
+
+  it('keys are scoped to the app', async () => {
+    const other = await newApp(ctx, 'Other');
+    const key = freshKey();
+    const mine = await send(key, body());
+    const theirs = await send(key, body('different body'), other.token);
+    expect(theirs.status).toBe(202);
+    expect(theirs.headers['idempotent-replayed']).toBeUndefined();
+    expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+  });
+
+  it('an expired key (over 24 hours) is used afresh', async () => {
+    const key = freshKey();
+    const first = await send(key, body());
+    await ctx.db.query(`UPDATE idempotency_keys SET expires_at = now() - interval '1 second' WHERE key = $1`, [key]);
+    const again = await send(key, body('new content'));
+    expect(again.status).toBe(202);
+    expect(again.body.data.id).not.toBe(first.body.data.id);
+  });
+
+  it('keeps keys for 24 hours', async () => {
+    const key = freshKey();
+    await send(key, body()).expect(202);
+    const [row] = await ctx.db.query(
+      `SELECT extract(epoch FROM expires_at - created_at) AS seconds, status, response_status FROM idempotency_keys WHERE key = $1`,
+      [key],
+    );
+    expect(Number(row.seconds)).toBeCloseTo(86_400, 0);
+    expect(row).toMatchObject({ status: 'completed', response_status: 202 });
+  });
+
+  it.each([
+    ['empty', ''],
+    ['256 characters', 'k'.repeat(256)],
+    ['non-ASCII', 'clé-ü'],
+    ['a control character', 'a\tb'],
+  ])('422 with errors.idempotency_key for a key that is %s', async (_name, key) => {
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .set('Idempotency-Key', Buffer.from(key, 'utf8').toString('latin1'))
+      .send(body());
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({ idempotency_key: ['The Idempotency-Key header must be 1 to 255 printable ASCII characters.'] });
+  });
+
+  it('accepts a 255-character printable key', async () => {
+    const key = `${'k'.repeat(250)}${String(counter++).padStart(5, '0')}`;
+    expect((await send(key, body())).status).toBe(202);
+  });
+});

@@ -1,0 +1,136 @@
+import { PinoLogger } from 'nestjs-pino';
+import { LOG_DESTINATION } from '../../src/logging/logging.module';
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { apnsToken, bearer, installationId, newApp, TestTenant } from '../support/factories';
+
+/** What the app writes, as parsed JSON lines; nothing reaches the test's stdout. */
+class Capture {
+  raw = '';
+  write(chunk: string): boolean {
+    this.raw += chunk;
+    return true;
+  }
+  lines(): Record<string, any>[] {
+    return this.raw
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+  }
+  requestLine(requestId: string): Record<string, any> | undefined {
+    return this.lines().find((line) => line.request_id === requestId && line.msg === 'request completed');
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SUBSCRIPTION = {
+  endpoint: 'https://push.example.com/send/secret-endpoint-path',
+  keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' },
+};
+
+describe('structured logs (issue #4.3)', () => {
+  const capture = new Capture();
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let tokenId: string;
+
+  beforeAll(async () => {
+    ctx = await createTestApp({
+      // Tests are silent by default (LOG_LEVEL=silent in setup-env); this one reads the real lines.
+      env: { LOG_LEVEL: 'info' },
+      override: (builder) => builder.overrideProvider(LOG_DESTINATION).useValue(capture),
+    });
+    tenant = await newApp(ctx);
+    [{ id: tokenId }] = await ctx.db.query(`SELECT id FROM api_tokens WHERE app_id = $1`, [tenant.appId]);
+  });
+  afterAll(() => ctx.close());
+
+  it('writes one JSON line per request, with the caller\'s X-Request-Id, which the response echoes', async () => {
+    const pushToken = apnsToken();
+    const res = await ctx
+      .http()
+      .put(`/api/v1/installations/${installationId()}`)
+      .set(bearer(tenant.token))
+      .set('X-Request-Id', 'req-abc-123')
+      .send({ platform: 'ios', push_token: pushToken, user_id: 'log-user' })
+      .expect(201);
+    expect(res.headers['x-request-id']).toBe('req-abc-123');
+    const line = capture.requestLine('req-abc-123');
+    expect(line).toMatchObject({
+      level: 30,
+      request_id: 'req-abc-123',
+      token_id: tokenId,
+      app_id: tenant.appId,
+      req: { method: 'PUT', headers: { authorization: '[Redacted]' } },
+      res: { statusCode: 201 },
+    });
+    expect(line!.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(capture.raw).not.toContain(pushToken);
+  });
+
+  it('generates a request id when none (or an unusable one) is sent', async () => {
+    const plain = await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token)).expect(200);
+    expect(plain.headers['x-request-id']).toMatch(UUID);
+    expect(capture.requestLine(plain.headers['x-request-id'])).toMatchObject({ token_id: tokenId, app_id: tenant.appId });
+
+    const odd = await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token)).set('X-Request-Id', 'has spaces "and" quotes');
+    expect(odd.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('logs refused requests too, without a caller', async () => {
+    const res = await ctx.http().get('/api/v1/notifications').set('Authorization', 'Bearer pns_not-a-real-token-at-all').expect(401);
+    const line = capture.requestLine(res.headers['x-request-id']);
+    expect(line).toMatchObject({ res: { statusCode: 401 } });
+    expect(line).not.toHaveProperty('token_id');
+    expect(capture.raw).not.toContain('pns_not-a-real-token-at-all');
+  });
+
+  it('never writes bearer tokens, push tokens, subscriptions or provider private keys', async () => {
+    await ctx
+      .http()
+      .put(`/api/v1/installations/${installationId()}`)
+      .set(bearer(tenant.token))
+      .send({ platform: 'web', web_push_subscription: SUBSCRIPTION })
+      .expect(201);
+
+    // The shapes our own code could log: a request body, credentials, a CLI result.
+    const logger = await ctx.app.resolve(PinoLogger);
+    logger.info(
+      {
+        body: { push_token: 'SECRET-PUSH-TOKEN', web_push_subscription: SUBSCRIPTION, user_id: 'visible-user' },
+        credentials: {
+          apns: { key_id: 'ABC123DEFG', private_key: '-----BEGIN PRIVATE KEY-----SECRET-P8' },
+          fcm: { service_account: { client_email: 'svc@example.iam.gserviceaccount.com', private_key: 'SECRET-FCM-KEY' } },
+          web: { vapid_public_key: 'BPublicKey', vapid_private_key: 'SECRET-VAPID', vapidPrivateKey: 'SECRET-VAPID-2' },
+        },
+        token: tenant.token,
+        headers: { authorization: `Bearer ${tenant.token}` },
+        token_id: tokenId,
+      },
+      'configured',
+    );
+    const line = capture.lines().find((entry) => entry.msg === 'configured')!;
+    expect(line).toMatchObject({
+      body: { push_token: '[Redacted]', web_push_subscription: '[Redacted]', user_id: 'visible-user' },
+      credentials: {
+        apns: { key_id: 'ABC123DEFG', private_key: '[Redacted]' },
+        fcm: { service_account: { client_email: 'svc@example.iam.gserviceaccount.com', private_key: '[Redacted]' } },
+        web: { vapid_public_key: 'BPublicKey', vapid_private_key: '[Redacted]', vapidPrivateKey: '[Redacted]' },
+      },
+      token: '[Redacted]',
+      headers: { authorization: '[Redacted]' },
+      token_id: tokenId,
+    });
+    for (const secret of [tenant.token, 'SECRET-', SUBSCRIPTION.keys.auth, SUBSCRIPTION.keys.p256dh, 'secret-endpoint-path']) {
+      expect(capture.raw).not.toContain(secret);
+    }
+  });
+
+  it('honours LOG_LEVEL', async () => {
+    const logger = await ctx.app.resolve(PinoLogger);
+    logger.debug('a debug line');
+    logger.warn('a warn line');
+    const messages = capture.lines().map((line) => line.msg);
+    expect(messages).toContain('a warn line');
+    expect(messages).not.toContain('a debug line');
+  });
+});

@@ -1,0 +1,296 @@
+import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import {
+  constants as h2,
+  createSecureServer,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+  type ServerHttp2Stream,
+} from 'node:http2';
+import { decodeProtectedHeader, jwtVerify } from 'jose';
+import {
+  FakeTlsServer,
+  headerValue,
+  isPlainObject,
+  plainHeaders,
+  readBody,
+  serverTlsOptions,
+  tryParseJson,
+} from './fake-server';
+
+/** APNs refuses payloads above 4 KiB for every push type our service sends. */
+const MAX_PAYLOAD_BYTES = 4096;
+/** Apple rejects provider tokens issued more than an hour ago. */
+const PROVIDER_TOKEN_MAX_AGE_SECONDS = 60 * 60;
+/** Tolerated clock skew for an `iat` slightly in the future. */
+const CLOCK_SKEW_SECONDS = 60;
+/** APNs advertises 1000 concurrent streams per connection. */
+const MAX_CONCURRENT_STREAMS = 1000;
+
+const PUSH_TYPES = new Set([
+  'alert',
+  'background',
+  'complication',
+  'controls',
+  'fileprovider',
+  'liveactivity',
+  'location',
+  'mdm',
+  'pushtotalk',
+  'voip',
+  'widgets',
+]);
+const PRIORITIES = new Set(['1', '5', '10']);
+const DEVICE_PATH = /^\/3\/device\/([^/?]*)$/;
+const HEX = /^[0-9a-fA-F]+$/;
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+export interface ApnsKey {
+  keyId: string;
+  teamId: string;
+  /** Content of the `.p8` file Apple lets you download (PKCS#8 PEM). */
+  privateKeyPem: string;
+  publicKey: KeyObject;
+}
+
+/** A scripted answer; `retryAfter` (seconds) becomes a `retry-after` header. */
+export interface ApnsStep {
+  status: number;
+  reason: string;
+  retryAfter?: number;
+}
+
+export interface ApnsRequestRecord {
+  token: string;
+  headers: Record<string, string>;
+  /** Parsed JSON body, or undefined when it was not JSON. */
+  payload: unknown;
+  status: number;
+  reason?: string;
+  /** Provider token as sent, '' when absent. */
+  jwt: string;
+  apnsId: string;
+  at: Date;
+}
+
+interface Outcome {
+  status: number;
+  reason?: string;
+  retryAfter?: number;
+}
+
+/** Outcome of verifying one provider token: its `iat`, or why it is invalid. */
+type TokenCheck = { iat: number } | { reason: string };
+
+/** Random Apple-style 10-character identifier (key ids and team ids look like this). */
+function appleId(): string {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+  return Array.from(randomBytes(10), (byte) => alphabet[byte % alphabet.length]).join('');
+}
+
+/** A fresh APNs auth key, as if created in the Apple developer portal. */
+export function generateApnsKey(): ApnsKey {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return {
+    keyId: appleId(),
+    teamId: appleId(),
+    privateKeyPem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    publicKey,
+  };
+}
+
+/** A random 32-byte device token in the hex form apps receive from iOS. */
+export function randomApnsToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/**
+ * Loopback APNs provider API (HTTP/2 over TLS) with token-based auth.
+ * Checks what the real service checks and answers with Apple's status codes
+ * and `reason` strings, so delivery code can be tested end to end.
+ */
+export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
+  private readonly keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
+  private readonly topics = new Set<string>();
+  /**
+   * One verification per distinct provider token: clients reuse a token for
+   * up to an hour across thousands of requests, and ECDSA verification per
+   * stream would make the fake the bottleneck. Promises (not results) are
+   * cached so a burst of streams carrying a new token verifies it only once.
+   */
+  private readonly tokenChecks = new Map<string, Promise<TokenCheck>>();
+  private sessionCount = 0;
+
+  /** HTTP/2 sessions (connections) opened since start or the last reset(). */
+  get sessions(): number {
+    return this.sessionCount;
+  }
+
+  addKey(key: { keyId: string; teamId: string; publicKey: string | KeyObject }): void {
+    const publicKey = typeof key.publicKey === 'string' ? createPublicKey(key.publicKey) : key.publicKey;
+    this.keys.set(key.keyId, { teamId: key.teamId, publicKey });
+    // A key id may be re-registered with another key: earlier verdicts are void.
+    this.tokenChecks.clear();
+  }
+
+  allowTopic(topic: string): void {
+    this.topics.add(topic);
+  }
+
+  /** Requests to `token` (with any token, when omitted) that were answered 200. */
+  deliveredCount(token?: string): number {
+    return this.requests.filter((r) => r.status === 200 && (token === undefined || r.token === token)).length;
+  }
+
+  /** Distinct provider tokens seen; stays 1 while the client reuses its JWT. */
+  distinctJwts(): number {
+    return new Set(this.requests.map((r) => r.jwt).filter((jwt) => jwt !== '')).size;
+  }
+
+  override reset(): void {
+    super.reset();
+    this.sessionCount = 0;
+  }
+
+  protected createServer() {
+    const server = createSecureServer({
+      ...serverTlsOptions(),
+      allowHTTP1: false,
+      settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
+      peerMaxConcurrentStreams: MAX_CONCURRENT_STREAMS,
+      // 1000 in-flight streams with 4 KiB payloads come close to the 10 MB
+      // default; past it nghttp2 resets streams with ENHANCE_YOUR_CALM, and the
+      // fake must never be the side that gives up under load.
+      maxSessionMemory: 64,
+    });
+    server.on('session', () => this.sessionCount++);
+    server.on('stream', (stream, headers) => {
+      // A client may reset a stream at any time (timeouts); that is not an error of ours.
+      stream.on('error', () => undefined);
+      this.handle(stream, headers).catch((error: unknown) => {
+        respond(stream, randomUUID(), { status: 500, reason: 'InternalServerError' }, String(error));
+      });
+    });
+    return server;
+  }
+
+  private async handle(stream: ServerHttp2Stream, headers: IncomingHttpHeaders): Promise<void> {
+    const requestId = headerValue(headers, 'apns-id');
+    const apnsId = requestId !== undefined && UUID.test(requestId) ? requestId.toLowerCase() : randomUUID();
+    const { body, size } = await readBody(stream, MAX_PAYLOAD_BYTES);
+    const token = DEVICE_PATH.exec(headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '')?.[1] ?? '';
+    const jwt = /^bearer (.+)$/i.exec(headerValue(headers, 'authorization') ?? '')?.[1].trim() ?? '';
+    const payload = tryParseJson(body.toString('utf8'));
+
+    const rejection = await this.validate(headers, jwt, token, size, payload);
+    const outcome: Outcome = rejection ?? this.nextStep(token) ?? { status: 200 };
+
+    this.requests.push({
+      token,
+      headers: plainHeaders(headers),
+      payload,
+      status: outcome.status,
+      reason: outcome.reason,
+      jwt,
+      apnsId,
+      at: new Date(),
+    });
+    await this.applyDelay();
+    respond(stream, apnsId, outcome);
+  }
+
+  /** Apple's checks, roughly in the order APNs reports them. */
+  private async validate(
+    headers: IncomingHttpHeaders,
+    jwt: string,
+    token: string,
+    size: number,
+    payload: unknown,
+  ): Promise<Outcome | undefined> {
+    if (headers[h2.HTTP2_HEADER_METHOD] !== 'POST') return { status: 405, reason: 'MethodNotAllowed' };
+    if (!DEVICE_PATH.test(headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '')) return { status: 404, reason: 'BadPath' };
+
+    if (headers.authorization === undefined) return { status: 403, reason: 'MissingProviderToken' };
+    const tokenProblem = await this.checkProviderToken(jwt);
+    if (tokenProblem) return { status: 403, reason: tokenProblem };
+
+    const topic = headerValue(headers, 'apns-topic');
+    if (topic === undefined) return { status: 400, reason: 'MissingTopic' };
+    if (!this.topics.has(topic)) return { status: 400, reason: 'TopicDisallowed' };
+
+    if (!PUSH_TYPES.has(headerValue(headers, 'apns-push-type') ?? ''))
+      return { status: 400, reason: 'InvalidPushType' };
+    const priority = headerValue(headers, 'apns-priority');
+    if (priority !== undefined && !PRIORITIES.has(priority)) return { status: 400, reason: 'BadPriority' };
+    const expiration = headerValue(headers, 'apns-expiration');
+    if (expiration !== undefined && !/^\d+$/.test(expiration)) return { status: 400, reason: 'BadExpirationDate' };
+    const apnsId = headerValue(headers, 'apns-id');
+    if (apnsId !== undefined && !UUID.test(apnsId)) return { status: 400, reason: 'BadMessageId' };
+    const collapseId = headerValue(headers, 'apns-collapse-id');
+    if (collapseId !== undefined && Buffer.byteLength(collapseId) > 64) return { status: 400, reason: 'BadCollapseId' };
+
+    if (token === '') return { status: 400, reason: 'MissingDeviceToken' };
+    if (!HEX.test(token)) return { status: 400, reason: 'BadDeviceToken' };
+
+    if (size > MAX_PAYLOAD_BYTES) return { status: 413, reason: 'PayloadTooLarge' };
+    if (size === 0) return { status: 400, reason: 'PayloadEmpty' };
+    if (!isPlainObject(payload) || !isPlainObject(payload.aps)) return { status: 400, reason: 'BadPayload' };
+    return undefined;
+  }
+
+  /** Returns the APNs reason when the provider token is not acceptable right now. */
+  private async checkProviderToken(jwt: string): Promise<string | undefined> {
+    if (jwt === '') return 'InvalidProviderToken';
+    let check = this.tokenChecks.get(jwt);
+    if (!check) {
+      check = this.verifyProviderToken(jwt);
+      this.tokenChecks.set(jwt, check);
+    }
+    const result = await check;
+    if ('reason' in result) return result.reason;
+    // Age is judged on every request: a cached, once-valid token still expires.
+    const age = Math.floor(Date.now() / 1000) - result.iat;
+    if (age > PROVIDER_TOKEN_MAX_AGE_SECONDS) return 'ExpiredProviderToken';
+    if (age < -CLOCK_SKEW_SECONDS) return 'InvalidProviderToken';
+    return undefined;
+  }
+
+  private async verifyProviderToken(jwt: string): Promise<TokenCheck> {
+    const invalid = { reason: 'InvalidProviderToken' };
+    let kid: unknown;
+    try {
+      ({ kid } = decodeProtectedHeader(jwt));
+    } catch {
+      return invalid;
+    }
+    const key = typeof kid === 'string' ? this.keys.get(kid) : undefined;
+    if (!key) return invalid;
+    try {
+      const { payload } = await jwtVerify(jwt, key.publicKey, {
+        algorithms: ['ES256'],
+        issuer: key.teamId,
+        requiredClaims: ['iat'],
+      });
+      return { iat: payload.iat as number };
+    } catch {
+      return invalid;
+    }
+  }
+}
+
+/** Writes an APNs-shaped response: empty 200, or JSON `{reason}` (+ `timestamp` for 410). */
+function respond(stream: ServerHttp2Stream, apnsId: string, outcome: Outcome, detail?: string): void {
+  if (stream.destroyed || stream.headersSent) return;
+  const headers: OutgoingHttpHeaders = { [h2.HTTP2_HEADER_STATUS]: outcome.status, 'apns-id': apnsId };
+  if (outcome.status === 200) {
+    stream.respond(headers, { endStream: true });
+    return;
+  }
+  if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter);
+  headers[h2.HTTP2_HEADER_CONTENT_TYPE] = 'application/json; charset=utf-8';
+  const body: Record<string, unknown> = { reason: outcome.reason };
+  // Apple reports when it learnt the token was no longer valid for the topic.
+  if (outcome.status === 410) body.timestamp = Date.now();
+  if (detail !== undefined) body.detail = detail;
+  stream.respond(headers);
+  stream.end(JSON.stringify(body));
+}

@@ -1,0 +1,4 @@
+export * from './fake-server';
+export * from './fake-apns';
+export * from './fake-fcm';
+export * from './fake-web-push';

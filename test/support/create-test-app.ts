@@ -1,0 +1,57 @@
+import { INestApplication, Type } from '@nestjs/common';
+import { Test, TestingModuleBuilder } from '@nestjs/testing';
+import { getDataSourceToken } from '@nestjs/typeorm';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { configureHttpApp } from '../../src/app.factory';
+import { ApiModule } from '../../src/app.module';
+import { AppsModule } from '../../src/apps/apps.module';
+import { databaseUrl, deleteRedisPrefix } from './services';
+import { createTestDatabase, dropTestDatabase, testDatabaseName } from './test-database';
+
+export interface TestContext {
+  app: INestApplication;
+  db: DataSource;
+  databaseUrl: string;
+  queuePrefix: string;
+  /** supertest against the app's HTTP server */
+  http: () => ReturnType<typeof request>;
+  get<T>(type: Type<T>): T;
+  close(): Promise<void>;
+}
+
+/**
+ * An app built from the production module (same guard, pipe, filter) on its own migrated
+ * database and its own Redis key prefix, so test files run in parallel and in any order.
+ * `env` is applied before the configuration is first read; `override` can replace providers
+ * (e.g. the log destination) before the module is compiled.
+ */
+export async function createTestApp(
+  options: { module?: Type; env?: Record<string, string>; override?: (builder: TestingModuleBuilder) => TestingModuleBuilder } = {},
+): Promise<TestContext> {
+  // The configuration is read once per test file, so it is complete before anything reads it.
+  const name = testDatabaseName();
+  const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
+  Object.assign(process.env, { DATABASE_URL: databaseUrl(name), QUEUE_PREFIX: queuePrefix, DATABASE_POOL_SIZE: '10' }, options.env);
+  const database = await createTestDatabase(name);
+
+  // AppsModule only gives the factories a way to create tenants, as the CLI does.
+  const builder = Test.createTestingModule({ imports: [options.module ?? ApiModule, AppsModule] });
+  const moduleRef = await (options.override ? options.override(builder) : builder).compile();
+  const app = configureHttpApp(moduleRef.createNestApplication({ bodyParser: false, logger: process.env.TEST_LOGS ? undefined : false }));
+  await app.init();
+  const server = app.getHttpServer();
+  return {
+    app,
+    db: app.get<DataSource>(getDataSourceToken()),
+    databaseUrl: database.url,
+    queuePrefix,
+    http: () => request(server),
+    get: (type) => app.get(type, { strict: false }),
+    async close() {
+      await app.close();
+      await Promise.all([dropTestDatabase(database.name), deleteRedisPrefix(queuePrefix)]);
+    },
+  };
+}

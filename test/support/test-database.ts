@@ -1,0 +1,35 @@
+import { randomBytes } from 'node:crypto';
+import { basename } from 'node:path';
+import { DataSource } from 'typeorm';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { databaseUrl, withAdminClient } from './services';
+
+/** A fresh database for one test file, migrated with the real migrations (never synchronize). */
+export function testDatabaseName(label = currentTestFile()): string {
+  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30);
+  return `push_test_${slug}_${randomBytes(4).toString('hex')}`;
+}
+
+export async function createTestDatabase(name = testDatabaseName()): Promise<{ name: string; url: string }> {
+  if (!name.includes('test')) throw new Error(`Refusing to use database ${name}: its name must contain "test"`);
+  await withAdminClient((client) => client.query(`CREATE DATABASE "${name}"`));
+  const url = databaseUrl(name);
+  const migrator = new DataSource({ ...dataSourceOptions(url), extra: { max: 1 } });
+  await migrator.initialize();
+  try {
+    await migrator.runMigrations({ transaction: 'each' });
+  } finally {
+    await migrator.destroy();
+  }
+  return { name, url };
+}
+
+export async function dropTestDatabase(name: string): Promise<void> {
+  if (!name.includes('test')) throw new Error(`Refusing to drop database ${name}`);
+  await withAdminClient((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`));
+}
+
+function currentTestFile(): string {
+  const path = expect.getState().testPath ?? 'test';
+  return basename(path).replace(/\.(e2e-)?spec\.ts$/, '');
+}
