@@ -40,7 +40,7 @@ describe('a worker killed mid-send', () => {
       WORKER_CONCURRENCY: '4',
       // A dead worker's jobs are taken over after ~2 s instead of 30 s.
       QUEUE_LOCK_MS: '2000',
-      LOG_LEVEL: 'warn',
+      LOG_LEVEL: 'info',
     };
   });
   afterAll(async () => {

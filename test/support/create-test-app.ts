@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { configureHttpApp } from '../../src/app.factory';
 import { ApiModule } from '../../src/app.module';
 import { AppsModule } from '../../src/apps/apps.module';
+import { CredentialsModule } from '../../src/credentials/credentials.module';
 import { databaseUrl, deleteRedisPrefix } from './services';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from './test-database';
 
@@ -36,8 +37,9 @@ export async function createTestApp(
   Object.assign(process.env, { DATABASE_URL: databaseUrl(name), QUEUE_PREFIX: queuePrefix, DATABASE_POOL_SIZE: '10' }, options.env);
   const database = await createTestDatabase(name);
 
-  // AppsModule only gives the factories a way to create tenants, as the CLI does.
-  const builder = Test.createTestingModule({ imports: [options.module ?? ApiModule, AppsModule] });
+  // AppsModule and CredentialsModule give the factories what the CLI has: tenants and their
+  // provider credentials, even in an api-only app.
+  const builder = Test.createTestingModule({ imports: [options.module ?? ApiModule, AppsModule, CredentialsModule] });
   const moduleRef = await (options.override ? options.override(builder) : builder).compile();
   const app = configureHttpApp(moduleRef.createNestApplication({ bodyParser: false, logger: process.env.TEST_LOGS ? undefined : false }));
   await app.init();
