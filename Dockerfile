@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# One image for every mode: APP_MODE=api | worker | all (see README).
+# One image for every mode: APP_MODE=api | worker | all (see docs/operations.md).
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
@@ -10,14 +10,22 @@ COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim AS runtime
+# tini is PID 1: it forwards SIGTERM to Node (which drains requests and jobs, then exits 0) and
+# reaps zombies. Node itself as PID 1 would ignore a SIGTERM arriving before main.ts installs its
+# handler, since the kernel gives PID 1 no default signal actions.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
-EXPOSE 3000
-# Node is PID 1 and handles SIGTERM itself: it drains requests and jobs, then exits 0.
+# 3000: the API (api/all); 9464: Prometheus /metrics (every mode, METRICS_PORT).
+EXPOSE 3000 9464
+# Probes /health/live on PORT, or on METRICS_PORT in worker mode (a worker has no API port).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/health/live').then(r=>process.exit(r.ok?0:1),()=>process.exit(process.env.APP_MODE==='worker'?0:1))"
+  CMD ["node", "dist/src/health/healthcheck.js"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["node", "dist/src/main.js"]
