@@ -1,0 +1,129 @@
+import { ApiModule } from '../../src/app.module';
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
+import { freePort } from '../support/free-port';
+import { assertBuilt, killAllServices, lines, listeningPorts, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { sample, scrape } from '../support/prometheus';
+import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { TEST_REDIS_URL } from '../support/services';
+import { waitFor } from '../support/wait-for';
+
+jest.setTimeout(60_000);
+
+/**
+ * Issue #4.2 across processes, as deployed: an API app and the built service in APP_MODE=worker,
+ * each with its own METRICS_PORT. A send moves the API's counters and, once the worker has
+ * delivered it through the loopback providers, the worker's delivery, latency and fan-out series.
+ */
+describe('metrics move with a send: the api and a worker process each expose METRICS_PORT', () => {
+  let fakes: FakeProviders;
+  let ctx: TestContext;
+  let tenant: TestTenant;
+  let worker: ServiceProcess;
+  let apiPort: number;
+  let workerPort: number;
+
+  beforeAll(async () => {
+    assertBuilt();
+    fakes = await startFakeProviders();
+    apiPort = await freePort();
+    workerPort = await freePort();
+    ctx = await createTestApp({ module: ApiModule, env: { ...fakes.env, METRICS_PORT: String(apiPort) } });
+    tenant = await newApp(ctx);
+    await configureProviders(ctx, tenant.appId, fakes);
+    worker = ServiceProcess.start({
+      ...fakes.env,
+      APP_MODE: 'worker',
+      PORT: String(await freePort()),
+      METRICS_PORT: String(workerPort),
+      DATABASE_URL: ctx.databaseUrl,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: ctx.queuePrefix,
+      APP_KEY: TEST_APP_KEY,
+      NODE_ENV: 'test',
+      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
+      LOG_LEVEL: 'info',
+    });
+    await worker.waitForOutput(/Started in worker mode/);
+  });
+  afterAll(async () => {
+    await killAllServices();
+    await ctx?.close();
+    await fakes?.stop();
+  });
+
+  it('the worker serves /metrics on METRICS_PORT, its only listener, with the default Node.js metrics', async () => {
+    const { status, text } = await scrape(workerPort);
+    expect(status).toBe(200);
+    expect(text).toContain('# TYPE nodejs_heap_size_used_bytes gauge');
+    expect(text).toContain('# TYPE pns_deliveries_total counter');
+    const ports = listeningPorts(worker.pid);
+    if (ports !== null) expect(ports).toEqual([workerPort]);
+  });
+
+  it('after a send: accepted on the api; deliveries by provider and outcome, provider latency and fan-out duration on the worker', async () => {
+    const user = (name: string) => `metrics-${name}`;
+    const ios = async (name: string) => {
+      const token = apnsToken();
+      await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: token, user_id: user(name) });
+      return token;
+    };
+    await ios('accepted');
+    await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user('accepted') });
+    await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: fakes.web.createSubscription(), user_id: user('accepted') });
+    fakes.apns.script(await ios('retried'), [{ status: 503, reason: 'ServiceUnavailable' }]);
+    fakes.apns.script(await ios('invalidated'), [{ status: 410, reason: 'Unregistered' }]);
+    fakes.apns.script(await ios('failed'), [{ status: 400, reason: 'PayloadTooLarge' }]);
+
+    const before = { api: (await scrape(apiPort)).text, worker: (await scrape(workerPort)).text };
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['accepted', 'retried', 'invalidated', 'failed'].map(user) }, notification: { title: 'Hi', body: 'Measured' } })
+      .expect(202);
+    const done = await waitFor(async () => {
+      const [row] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [res.body.data.id]);
+      return row;
+    }, 'the worker to deliver the send');
+    expect(done).toMatchObject({ stat_installations: 6, stat_accepted: 4, stat_failed: 2 });
+    const after = { api: (await scrape(apiPort)).text, worker: (await scrape(workerPort)).text };
+    const moved = (where: 'api' | 'worker', name: string, labels: Record<string, string> = {}) =>
+      (sample(after[where], name, labels) ?? 0) - (sample(before[where], name, labels) ?? 0);
+
+    expect(moved('api', 'pns_notifications_accepted_total')).toBe(1);
+    expect(moved('api', 'pns_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/notifications', status: '202' })).toBe(1);
+
+    const deliveries = (provider: string, outcome: string) => moved('worker', 'pns_deliveries_total', { provider, outcome });
+    expect({
+      apns: { accepted: deliveries('apns', 'accepted'), retried: deliveries('apns', 'retried'), invalidated: deliveries('apns', 'invalidated'), failed: deliveries('apns', 'failed') },
+      fcm: deliveries('fcm', 'accepted'),
+      web_push: deliveries('web_push', 'accepted'),
+    }).toEqual({ apns: { accepted: 2, retried: 1, invalidated: 1, failed: 1 }, fcm: 1, web_push: 1 });
+    // One observation per provider request: the retried token was asked twice.
+    expect({
+      apns: moved('worker', 'pns_provider_request_duration_seconds_count', { provider: 'apns' }),
+      fcm: moved('worker', 'pns_provider_request_duration_seconds_count', { provider: 'fcm' }),
+      web_push: moved('worker', 'pns_provider_request_duration_seconds_count', { provider: 'web_push' }),
+    }).toEqual({ apns: 5, fcm: 1, web_push: 1 });
+    expect(moved('worker', 'pns_fanout_duration_seconds_count')).toBe(1);
+    expect(moved('worker', 'pns_provider_request_duration_seconds_sum', { provider: 'apns' })).toBeGreaterThan(0);
+    // Recorded where the work happened: the api process delivers nothing, the worker accepts nothing.
+    expect(sample(after.api, 'pns_deliveries_total', { provider: 'apns', outcome: 'accepted' })).toBeUndefined();
+    expect(sample(after.worker, 'pns_notifications_accepted_total')).toBe(0);
+  });
+
+  it("the worker's log is JSON lines carrying no push token", async () => {
+    const tokens: { push_token: string | null }[] = await ctx.db.query(`SELECT push_token FROM installations WHERE push_token IS NOT NULL`);
+    expect(tokens.length).toBeGreaterThan(0);
+    const output = lines(worker.stdout);
+    expect(output.length).toBeGreaterThan(0);
+    for (const line of output) expect(() => JSON.parse(line)).not.toThrow();
+    for (const { push_token } of tokens) expect(worker.stdout + worker.stderr).not.toContain(push_token);
+  });
+
+  it('on SIGTERM the worker closes its metrics listener and exits 0', async () => {
+    expect(await worker.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    await expect(fetch(`http://127.0.0.1:${workerPort}/metrics`)).rejects.toThrow();
+  });
+});
