@@ -1,7 +1,12 @@
+import { randomBytes } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
 import { LOG_DESTINATION } from '../../src/logging/logging.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, TestTenant } from '../support/factories';
+import { freePort } from '../support/free-port';
+import { assertBuilt, killAllServices, lines, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
 /** What the app writes, as parsed JSON lines; nothing reaches the test's stdout. */
 class Capture {
@@ -132,5 +137,68 @@ describe('structured logs (issue #4.3)', () => {
     const messages = capture.lines().map((line) => line.msg);
     expect(messages).toContain('a warn line');
     expect(messages).not.toContain('a debug line');
+  });
+});
+
+describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)', () => {
+  let database: { name: string; url: string };
+  const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
+
+  beforeAll(async () => {
+    assertBuilt();
+    database = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await killAllServices();
+    if (database) await dropTestDatabase(database.name);
+    await deleteRedisPrefix(queuePrefix);
+  });
+
+  /** Starts `api` mode, sends one request with a known id, stops it; its stdout lines. */
+  const run = async (extra: Record<string, string>) => {
+    const port = await freePort();
+    const service = ServiceProcess.start({
+      APP_MODE: 'api',
+      PORT: String(port),
+      METRICS_PORT: '0',
+      DATABASE_URL: database.url,
+      REDIS_URL: TEST_REDIS_URL,
+      QUEUE_PREFIX: queuePrefix,
+      APP_KEY: TEST_APP_KEY,
+      NODE_ENV: 'test',
+      ...extra,
+    });
+    await service.waitForHttp(port);
+    await fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { 'X-Request-Id': 'process-log-check' } });
+    expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });
+    return lines(service.stdout);
+  };
+  /** A JSON object line (pino's); a pretty-printed value such as `"api"` alone does not count. */
+  const isJson = (line: string) => {
+    try {
+      const value: unknown = JSON.parse(line);
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    } catch {
+      return false;
+    }
+  };
+
+  it('writes JSON lines by default, startup lines included', async () => {
+    const output = await run({ LOG_LEVEL: 'info' });
+    expect(output.every(isJson)).toBe(true);
+    const parsed = output.map((line) => JSON.parse(line));
+    expect(parsed).toEqual(expect.arrayContaining([expect.objectContaining({ msg: expect.stringMatching(/^Started in api mode/) })]));
+    expect(parsed).toEqual(expect.arrayContaining([expect.objectContaining({ request_id: 'process-log-check', res: expect.objectContaining({ statusCode: 401 }) })]));
+  });
+
+  it('writes human-readable lines with LOG_PRETTY=true', async () => {
+    const output = await run({ LOG_LEVEL: 'info', LOG_PRETTY: 'true' });
+    expect(output.some((line) => /Started in api mode/.test(line))).toBe(true);
+    expect(output.some(isJson)).toBe(false);
+  });
+
+  it('leaves out lines below LOG_LEVEL', async () => {
+    const output = await run({ LOG_LEVEL: 'warn' });
+    expect(output.join('\n')).not.toMatch(/Started in api mode|process-log-check/);
   });
 });
