@@ -1,9 +1,9 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { fcmMessage, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { keepAliveAgents, postText, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
@@ -15,6 +15,11 @@ const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
  */
 const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
+/**
+ * Connections to FCM per worker. Bounded: fetch opened one per concurrent send (thousands in a big
+ * send), each with its own TLS handshake, which cost more CPU than the sends themselves.
+ */
+const MAX_SOCKETS = 256;
 
 interface GoogleErrorBody {
   error?: {
@@ -30,10 +35,10 @@ const UNAUTHORIZED = Symbol('unauthorized');
 
 /**
  * FCM HTTP v1 (contract section 6): OAuth2 access tokens from the app's service account, then one
- * `messages:send` per device over fetch (undici keeps the connections alive).
+ * `messages:send` per device over a bounded pool of keep-alive connections.
  */
 @Injectable()
-export class FcmProvider implements PushProvider {
+export class FcmProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'android' as const;
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
@@ -44,6 +49,7 @@ export class FcmProvider implements PushProvider {
    * refreshes, so a batch of thousands of sends costs at most one token request.
    */
   private readonly clients = new Map<string, JWT>();
+  private readonly agents = keepAliveAgents(MAX_SOCKETS);
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.fcm !== null;
@@ -73,21 +79,22 @@ export class FcmProvider implements PushProvider {
       return tokenFailure(error);
     }
 
-    const url = `${env().FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`;
+    const url = new URL(`${env().FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
     let status: number;
     let text: string;
     let retryAfter: string | null;
     try {
-      const response = await fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
+      const answer = await postText(
+        url,
+        { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
         body,
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      status = response.status;
-      retryAfter = response.headers.get('retry-after');
-      // Read the body even on success, so the connection goes back to the keep-alive pool.
-      text = await response.text();
+        this.timeoutMs,
+        this.agents,
+      );
+      status = answer.status;
+      text = answer.body;
+      const header = answer.headers['retry-after'];
+      retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
     } catch (error) {
       return retryOutcome(transportReason(error));
     }
@@ -101,6 +108,11 @@ export class FcmProvider implements PushProvider {
       return UNAUTHORIZED;
     }
     return outcomeOf(status, text, retryAfter);
+  }
+
+  onModuleDestroy(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   private client(fcm: FcmCredentials): JWT {

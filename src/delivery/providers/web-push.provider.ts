@@ -9,6 +9,9 @@ import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } fr
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const DEFAULT_TTL_SECONDS = 2_419_200;
+const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
+/** Push service origins x VAPID keys remembered; there are only a handful of push services. */
+const VAPID_CACHE_SIZE = 1000;
 
 /**
  * Web Push (RFC 8030) with aes128gcm payload encryption (RFC 8291) and VAPID (RFC 8292), through
@@ -21,7 +24,8 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   /** Per-request (socket inactivity) deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 32 });
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
+  private readonly vapidHeaders = new Map<string, { header: string; expiresAt: number }>();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.vapid !== null;
@@ -32,12 +36,15 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (!vapid) return { kind: 'failed', reason: 'VapidNotConfigured' };
     const subscription = target.webPushSubscription;
     if (!subscription) return { kind: 'failed', reason: 'MissingSubscription' };
-    // Keys no browser could have produced can never be encrypted to: the subscription is unusable.
-    if (!usableSubscription(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
+    // Cheap shape checks first; whether p256dh is really a point on the curve is asked only when
+    // encryption fails (importing the key for every send cost more than the send itself).
+    const audience = audienceOf(subscription);
+    if (!audience || !wellFormedKeys(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
 
     try {
       await webpush.sendNotification(subscription, JSON.stringify(webPushPayload(content)), {
-        vapidDetails: { subject: vapid.subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+        // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
+        headers: { Authorization: this.vapidHeader(audience, vapid) },
         TTL: content.options?.ttl ?? DEFAULT_TTL_SECONDS,
         urgency: priorityOf(content) === 'high' ? 'high' : 'normal',
         topic: webPushTopicOf(content),
@@ -47,13 +54,46 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       });
       return { kind: 'accepted' };
     } catch (error) {
+      if (!(error instanceof WebPushError) && !usableSubscription(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
       return outcomeOf(error);
     }
+  }
+
+  /**
+   * `vapid t=<JWT>, k=<public key>` for one push service origin, signed once and reused while it
+   * has more than half of its 12 hours left (RFC 8292 allows up to 24 hours).
+   */
+  private vapidHeader(audience: string, vapid: NonNullable<ProviderCredentials['vapid']>): string {
+    const key = `${audience} ${vapid.subject} ${vapid.publicKey} ${vapid.privateKey}`;
+    const now = Math.floor(Date.now() / 1000);
+    const cached = this.vapidHeaders.get(key);
+    if (cached && cached.expiresAt - now > VAPID_LIFETIME_SECONDS / 2) return cached.header;
+    const expiresAt = now + VAPID_LIFETIME_SECONDS;
+    const { Authorization } = webpush.getVapidHeaders(audience, vapid.subject, vapid.publicKey, vapid.privateKey, 'aes128gcm', expiresAt);
+    if (this.vapidHeaders.size >= VAPID_CACHE_SIZE) this.vapidHeaders.delete(this.vapidHeaders.keys().next().value!);
+    this.vapidHeaders.set(key, { header: Authorization, expiresAt });
+    return Authorization;
   }
 
   onModuleDestroy(): void {
     this.agent.destroy();
   }
+}
+
+/** The push service origin (VAPID audience) of an https endpoint, else null. */
+function audienceOf(subscription: WebPushSubscription): string | null {
+  try {
+    const url = new URL(subscription.endpoint);
+    return url.protocol === 'https:' ? url.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** p256dh 65 bytes starting 0x04 (uncompressed point), auth 16 bytes (RFC 8291 §3). */
+function wellFormedKeys(subscription: WebPushSubscription): boolean {
+  const point = Buffer.from(subscription.keys?.p256dh ?? '', 'base64url');
+  return point.length === 65 && point[0] === 0x04 && Buffer.from(subscription.keys?.auth ?? '', 'base64url').length === 16;
 }
 
 /** p256dh an uncompressed P-256 point, auth 16 bytes (RFC 8291 §3), both base64url. */
