@@ -172,8 +172,9 @@ export class ServiceProcess {
     );
   }
 
-  static start(env: ChildEnv, cwd = ROOT): ServiceProcess {
-    const child = spawn(process.execPath, [BUILT_MAIN], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  /** `nodeArgs` go before the script (e.g. --cpu-prof, which NODE_OPTIONS does not allow). */
+  static start(env: ChildEnv, cwd = ROOT, nodeArgs: string[] = []): ServiceProcess {
+    const child = spawn(process.execPath, [...nodeArgs, BUILT_MAIN], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     const service = new ServiceProcess(child);
     running.add(service);
     void service.exited.then(() => running.delete(service));

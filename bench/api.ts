@@ -1,0 +1,107 @@
+import { Pool } from 'pg';
+import type { Seeded } from './lib/seed';
+import { API_POOL_SIZE, type Stack } from './lib/stack';
+
+// autocannon ships no types.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const autocannon = require('autocannon');
+
+export interface HttpResult {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Connection errors and timeouts plus non-2xx answers. */
+  errors: number;
+}
+
+export interface RawResult {
+  statements: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+}
+
+export const CONNECTIONS = 64;
+
+async function cannon(stack: Stack, seconds: number, request: () => { method: string; path: string; body: string }): Promise<HttpResult> {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${stack.apiPort}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
+    requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, ...request() }) }],
+  });
+  const ok = Object.entries(result.statusCodeStats as Record<string, { count: number }>)
+    .filter(([status]) => status.startsWith('2'))
+    .reduce((sum, [, { count }]) => sum + Number(count), 0);
+  return {
+    requests: ok,
+    seconds: result.duration,
+    perSecond: ok / result.duration,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.non2xx,
+  };
+}
+
+/** PATCH random existing installations, the user id alternating so that it really changes. */
+export function benchPatch(stack: Stack, seeded: Seeded, seconds: number): Promise<HttpResult> {
+  let n = 0;
+  return cannon(stack, seconds, () => {
+    const id = seeded.installationIds[Math.floor(Math.random() * seeded.installationIds.length)];
+    return { method: 'PATCH', path: `/api/v1/installations/${id}`, body: JSON.stringify({ user_id: `patched-${n++ % 2}` }) };
+  });
+}
+
+/** POST a notification to 10 random existing users. */
+export function benchPost(stack: Stack, seeded: Seeded, seconds: number): Promise<HttpResult> {
+  return cannon(stack, seconds, () => {
+    const users = Array.from({ length: 10 }, () => seeded.userIds[Math.floor(Math.random() * seeded.userIds.length)]);
+    return {
+      method: 'POST',
+      path: '/api/v1/notifications',
+      body: JSON.stringify({ recipients: { user_ids: users }, notification: { title: 'API benchmark', body: 'Ten recipients' } }),
+    };
+  });
+}
+
+/**
+ * The baseline for PATCH: `statements` single-row UPDATEs of the same columns straight through
+ * `pg`, 64 in flight over a pool the size of the api's: what PostgreSQL itself allows.
+ */
+export async function benchRawUpdate(stack: Stack, seeded: Seeded, statements: number): Promise<RawResult> {
+  const pool = new Pool({ connectionString: stack.databaseUrl, max: API_POOL_SIZE });
+  // Connections opened up front, as the api's pool is warm.
+  await Promise.all(Array.from({ length: API_POOL_SIZE }, async () => (await pool.connect()).release()));
+  const latencies: number[] = [];
+  let errors = 0;
+  let next = 0;
+  const started = process.hrtime.bigint();
+  const lane = async () => {
+    while (next < statements) {
+      const n = next++;
+      const id = seeded.installationIds[Math.floor(Math.random() * seeded.installationIds.length)];
+      const t = process.hrtime.bigint();
+      try {
+        await pool.query(
+          `UPDATE installations SET user_id = $3, identifier_updated_at = now(), last_seen_at = now()
+           WHERE app_id = $1 AND installation_id = $2`,
+          [stack.appId, id, `raw-${n % 2}`],
+        );
+      } catch {
+        errors++;
+      }
+      latencies.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  };
+  await Promise.all(Array.from({ length: CONNECTIONS }, lane));
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  await pool.end();
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
+  return { statements, seconds, perSecond: statements / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors };
+}

@@ -1,0 +1,191 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import webpush from 'web-push';
+import { FakeApns, FakeFcm, FakeWebPush, generateApnsKey, TEST_CA_PATH, type ApnsKey } from '../../test/fakes';
+import { assertBuilt, freePort, runCli, ServiceProcess, TEST_APP_KEY } from '../../test/support/processes';
+import { databaseUrl, deleteRedisPrefix, withAdminClient } from '../../test/support/services';
+import { dropTestDatabase } from '../../test/support/test-database';
+
+import { APNS_TOPIC } from '../clients';
+
+export { APNS_TOPIC };
+/** Pool size of the api process, and of the raw `pg` baseline it is compared with. */
+export const API_POOL_SIZE = 20;
+
+/**
+ * Everything one benchmark needs, on loopback: the three fake providers (in this process), a fresh
+ * database, a Redis prefix of its own, an app with credentials for all three providers (set up
+ * through the built CLI, as an operator would) and the built service as separate `api` and
+ * `worker` processes.
+ */
+export interface Stack {
+  apns: FakeApns;
+  fcm: FakeFcm;
+  web: FakeWebPush;
+  apnsKey: ApnsKey;
+  databaseName: string;
+  databaseUrl: string;
+  queuePrefix: string;
+  appId: string;
+  /** Bearer token holding every ability. */
+  token: string;
+  apiPort: number;
+  api?: ServiceProcess;
+  worker?: ServiceProcess;
+  /** The harness's own connection pool (seeding and reading results; never the thing measured). */
+  db: Pool;
+  startApi(): Promise<void>;
+  startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
+  stopWorker(): Promise<void>;
+  /** Clears what the fakes recorded (they keep every request in memory). */
+  resetFakes(): void;
+  stop(): Promise<void>;
+}
+
+export async function startStack(label: string): Promise<Stack> {
+  assertBuilt();
+  const apns = new FakeApns();
+  const fcm = new FakeFcm();
+  const web = new FakeWebPush();
+  await Promise.all([apns.start(), fcm.start(), web.start()]);
+  apns.allowTopic(APNS_TOPIC);
+
+  // Not push_test_*: jest's global setup drops those, and tests may start while a bench runs.
+  const databaseName = `push_bench_test_${label}_${randomBytes(4).toString('hex')}`;
+  await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
+  const database = { url: databaseUrl(databaseName) };
+  const queuePrefix = `bench-${randomBytes(6).toString('hex')}`;
+  const baseEnv: Record<string, string> = {
+    DATABASE_URL: database.url,
+    QUEUE_PREFIX: queuePrefix,
+    APP_KEY: TEST_APP_KEY,
+    NODE_ENV: 'production',
+  };
+
+  const cli = async (...args: string[]) => {
+    const result = await runCli(args, { env: baseEnv });
+    if (result.code !== 0) throw new Error(`cli ${args[0]} failed: ${result.stderr}`);
+    return JSON.parse(result.stdout);
+  };
+  // The real migrations, through the operator command.
+  await cli('migrate');
+  const appId: string = (await cli('apps:create', '--name', 'Benchmark')).id;
+  const token: string = (await cli('tokens:create', '--app', appId, '--abilities', '*')).token;
+
+  const apnsKey = generateApnsKey();
+  apns.addKey(apnsKey);
+  const account = fcm.createServiceAccount(`bench-${appId.slice(0, 8)}`);
+  const vapid = webpush.generateVAPIDKeys();
+  web.expectVapidPublicKey(vapid.publicKey);
+  const dir = mkdtempSync(join(tmpdir(), 'pns-bench-'));
+  try {
+    writeFileSync(join(dir, 'AuthKey.p8'), apnsKey.privateKeyPem);
+    writeFileSync(join(dir, 'service-account.json'), JSON.stringify(account));
+    await cli(
+      'apps:credentials', '--app', appId,
+      '--apns-key-file', join(dir, 'AuthKey.p8'), '--apns-key-id', apnsKey.keyId, '--apns-team-id', apnsKey.teamId,
+      '--apns-topic', APNS_TOPIC, '--apns-production', 'false',
+      '--fcm-service-account-file', join(dir, 'service-account.json'),
+      '--vapid-subject', 'mailto:bench@example.com', '--vapid-public-key', vapid.publicKey, '--vapid-private-key', vapid.privateKey,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  // Production defaults for everything else (batch sizes, concurrency, retries, log level).
+  const serviceEnv: Record<string, string> = {
+    ...baseEnv,
+    APNS_URL: apns.baseUrl,
+    FCM_URL: fcm.baseUrl,
+    GOOGLE_TOKEN_URL: fcm.tokenUrl,
+    NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
+    METRICS_PORT: '0',
+    LOG_LEVEL: 'info',
+    DATABASE_POOL_SIZE: String(API_POOL_SIZE),
+  };
+  const apiPort = await freePort();
+  const db = new Pool({ connectionString: database.url, max: 4 });
+  // The services' stdout is kept in memory by ServiceProcess; keep only its tail.
+  const trim = setInterval(() => {
+    for (const service of [stack.api, stack.worker]) {
+      if (service && service.stdout.length > 1e6) service.stdout = service.stdout.slice(-100_000);
+    }
+  }, 1000);
+  trim.unref();
+
+  const stack: Stack = {
+    apns,
+    fcm,
+    web,
+    apnsKey,
+    databaseName,
+    databaseUrl: database.url,
+    queuePrefix,
+    appId,
+    token,
+    apiPort,
+    db,
+    async startApi() {
+      // Rate limiting off: the benchmark is one token hammering the API on purpose.
+      const api = ServiceProcess.start({ ...serviceEnv, APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' }, undefined, profiling('api'));
+      stack.api = api;
+      await api.waitForHttp(apiPort, '/health/live', 60_000);
+    },
+    async startWorker(extraEnv = {}) {
+      const worker = ServiceProcess.start({ ...serviceEnv, APP_MODE: 'worker', ...extraEnv }, undefined, profiling('worker'));
+      stack.worker = worker;
+      await worker.waitForOutput(/Started in worker mode/, 60_000);
+      return worker;
+    },
+    async stopWorker() {
+      await stack.worker?.stop('SIGTERM', 60_000);
+      stack.worker = undefined;
+    },
+    resetFakes() {
+      apns.reset();
+      fcm.reset();
+      web.reset();
+    },
+    async stop() {
+      clearInterval(trim);
+      await Promise.allSettled([stack.api?.stop('SIGTERM', 30_000), stack.worker?.stop('SIGTERM', 30_000)]);
+      await db.end();
+      await Promise.allSettled([apns.stop(), fcm.stop(), web.stop()]);
+      await dropTestDatabase(databaseName);
+      await deleteRedisPrefix(queuePrefix);
+    },
+  };
+  return stack;
+}
+
+/** BENCH_PROFILE_DIR=dir: the services write V8 CPU profiles there when they exit (node --cpu-prof). */
+function profiling(mode: string): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, mode)}`] : [];
+}
+
+export const caPem = () => readFileSync(TEST_CA_PATH);
+
+/** RSS of a process in bytes (Linux /proc), or 0 once it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
+}

@@ -1,0 +1,65 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchResults } from './harness';
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const fixed = (n: number, digits = 2) => n.toFixed(digits);
+const row = (label: string, ...cells: string[]) => `  ${label.padEnd(34)}${cells.map((c) => c.padStart(14)).join('')}`;
+
+/** The table printed on stdout (and pasted into bench/README.md). */
+export function table(r: BenchResults): string {
+  const d = r.delivery;
+  const o = d.ours;
+  const lines = [
+    `push-notification-service benchmark, ${r.date}, commit ${r.commit}`,
+    `${r.machine.cores} x ${r.machine.cpu}, ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}, Redis ${r.machine.redis}`,
+    '',
+    `Delivery: ${int(o.installations)} installations, ${int(r.options.users)} users, ${o.requests} requests of ${int(r.options.requestUsers)} users`,
+    row('', 'per second', 'seconds', 'count'),
+    row('ours, end to end (first POST to', int(o.deliveriesPerSecond), fixed(o.seconds), int(o.accepted + o.failed)),
+    row('  last completed_at)'),
+    row('  fan-out phase (to last fanned_out_at)', '', fixed(o.fanoutSeconds)),
+    row('  provider phase (first to last send)', '', fixed(o.providerSeconds)),
+    row('  worker CPU seconds / peak RSS MB', '', fixed(o.workerCpuSeconds, 1), int(o.workerPeakRssMb)),
+    row(`  accepted / failed / skipped`, '', '', `${o.accepted}/${o.failed}/${o.skipped}`),
+    row('ours, iOS only (platforms: ["ios"])', int(d.oursIos.deliveriesPerSecond), fixed(d.oursIos.seconds), int(d.oursIos.accepted + d.oursIos.failed)),
+    row('  fan-out / provider phase', '', `${fixed(d.oursIos.fanoutSeconds)} / ${fixed(d.oursIos.providerSeconds)}`),
+    row(`ceiling: node:http2, ${r.options.ceilingSessions}x${r.options.ceilingStreams} streams`, int(d.ceiling.perSecond), fixed(d.ceiling.seconds), int(d.ceiling.requests)),
+    row('peer: @parse/node-apn, chunks of 1000', int(d.peer.perSecond), fixed(d.peer.seconds), int(d.peer.requests)),
+    row('ours / ceiling', fixed(d.oursOverCeiling)),
+    row('ours / peer', fixed(d.oursOverPeer)),
+    row('ours iOS only / ceiling', fixed(d.oursIosOverCeiling)),
+    row('ours iOS only / peer', fixed(d.oursIosOverPeer)),
+    '',
+    `API: autocannon, ${r.api.connections} connections, ${r.options.apiSeconds} s each; pool ${r.api.poolSize}`,
+    row('', 'per second', 'p50 ms', 'p99 ms', 'errors'),
+    row('PATCH /installations/{id}', int(r.api.patch.perSecond), fixed(r.api.patch.p50Ms, 1), fixed(r.api.patch.p99Ms, 1), String(r.api.patch.errors)),
+    row(`raw UPDATE via pg (${int(r.api.rawUpdate.statements)})`, int(r.api.rawUpdate.perSecond), fixed(r.api.rawUpdate.p50Ms, 1), fixed(r.api.rawUpdate.p99Ms, 1), String(r.api.rawUpdate.errors)),
+    row('POST /notifications (10 users)', int(r.api.post.perSecond), fixed(r.api.post.p50Ms, 1), fixed(r.api.post.p99Ms, 1), String(r.api.post.errors)),
+    row('PATCH / raw UPDATE', fixed(r.api.patchOverRaw)),
+  ];
+  if (r.memory) {
+    const m = r.memory;
+    lines.push(
+      '',
+      `Fan-out memory: ${int(m.installations)} installations, ${int(m.installations)} users, ${m.requests} requests`,
+      row('worker RSS before the send (MB)', fixed(m.baselineRssMb, 0)),
+      row('worker peak RSS (MB)', fixed(m.peakRssMb, 0)),
+      row('RSS growth per 100k installations', fixed(m.growthMbPer100k)),
+      row('send rate (deliveries/s), seconds', int(m.delivery.deliveriesPerSecond), fixed(m.delivery.seconds)),
+    );
+  } else {
+    lines.push('', 'Fan-out memory: not run (full run only)');
+  }
+  lines.push('', 'Targets');
+  for (const t of r.targets) lines.push(row(t.name, fixed(t.value), t.target, t.met ? 'met' : 'MISSED'));
+  return lines.join('\n');
+}
+
+/** bench/results/<date>-<commit>.json */
+export function writeResults(r: BenchResults, dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, `${r.date.slice(0, 10)}-${r.commit}.json`);
+  writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
+  return file;
+}

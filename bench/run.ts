@@ -1,0 +1,42 @@
+/**
+ * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S]
+ * Builds first (see package.json), then measures the built service; see bench/README.md.
+ */
+import { join } from 'node:path';
+import { FULL, QUICK, runBench, type BenchOptions } from './harness';
+import { table, writeResults } from './report';
+
+function parseArgs(argv: string[]): Omit<BenchOptions, 'log'> & { out: string } {
+  const options = { ...(argv.includes('--quick') ? QUICK : FULL), out: join(__dirname, 'results') };
+  const value = (flag: string) => {
+    const i = argv.indexOf(flag);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const number = (flag: string, apply: (n: number) => void) => {
+    const v = value(flag);
+    if (v !== undefined) apply(Number(v));
+  };
+  number('--installations', (n) => (options.installations = n));
+  number('--users', (n) => (options.users = n));
+  number('--request-users', (n) => (options.requestUsers = n));
+  number('--memory', (n) => (options.memoryInstallations = n));
+  number('--api-seconds', (n) => (options.apiSeconds = n));
+  options.out = value('--out') ?? options.out;
+  return options;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const started = Date.now();
+  const results = await runBench({ ...options, log: (line) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`) });
+  process.stdout.write(`${table(results)}\n`);
+  process.stdout.write(`\nwritten to ${writeResults(results, options.out)}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,70 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QUICK, runBench, type BenchResults } from '../../bench/harness';
+import { table, writeResults } from '../../bench/report';
+import { assertBuilt } from '../support/processes';
+
+/**
+ * The benchmark harness (bench/, `npm run bench`) at a tiny size, so it cannot rot unnoticed:
+ * every phase runs against the built service and the fakes, and the report is written. Timings are
+ * not asserted; only that every send was delivered and every figure is a number.
+ */
+describe('npm run bench, at a tiny size', () => {
+  let dir: string;
+  let results: BenchResults;
+
+  beforeAll(async () => {
+    assertBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'pns-bench-smoke-'));
+    results = await runBench({
+      ...QUICK,
+      installations: 200,
+      users: 100,
+      requestUsers: 40,
+      apiSeconds: 1,
+      memoryInstallations: 100,
+      memoryRequestUsers: 25,
+      timeoutMs: 30_000,
+      log: () => undefined,
+    });
+  }, 60_000);
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('delivers every send and measures the ceiling and the peer', () => {
+    const { ours, oursIos, ceiling, peer } = results.delivery;
+    expect(ours).toMatchObject({ installations: 200, accepted: 200, failed: 0, skipped: 0, requests: 3 });
+    expect(oursIos).toMatchObject({ installations: 200, accepted: 100, failed: 0, skipped: 100 });
+    expect(ours.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50 });
+    expect(ceiling).toMatchObject({ requests: 200, accepted: 200 });
+    expect(peer).toMatchObject({ requests: 100, accepted: 100 });
+    for (const value of [ours.deliveriesPerSecond, ours.fanoutSeconds, ours.providerSeconds, results.delivery.oursOverCeiling, results.delivery.oursOverPeer]) {
+      expect(Number.isFinite(value) && value > 0).toBe(true);
+    }
+  });
+
+  it('measures the API and its raw UPDATE baseline', () => {
+    const { patch, post, rawUpdate } = results.api;
+    expect(patch.requests).toBeGreaterThan(0);
+    expect(post.requests).toBeGreaterThan(0);
+    expect(rawUpdate.statements).toBe(patch.requests);
+    expect(patch.errors + post.errors + rawUpdate.errors).toBe(0);
+    expect(Number.isFinite(results.api.patchOverRaw)).toBe(true);
+  });
+
+  it('samples the worker memory through a send', () => {
+    expect(results.memory).toMatchObject({ installations: 100, requests: 4 });
+    expect(results.memory!.delivery.accepted).toBe(100);
+    expect(results.memory!.peakRssMb).toBeGreaterThan(10);
+  });
+
+  it('prints the table and writes the JSON', () => {
+    const text = table(results);
+    for (const label of ['ours / ceiling', 'ours / peer', 'PATCH / raw UPDATE', 'worker peak RSS', 'Targets']) expect(text).toContain(label);
+    const file = writeResults(results, dir);
+    expect(readdirSync(dir)).toEqual([file.split('/').pop()]);
+    expect(JSON.parse(readFileSync(file, 'utf8')).delivery.ours.accepted).toBe(200);
+  });
+});
