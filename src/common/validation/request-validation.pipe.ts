@@ -1,11 +1,12 @@
 import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
 import { ValidationFailedError } from '../errors';
 import { isPlainObject } from './rules';
-import { mergeBags, nulErrors, toErrorBag } from './validation-errors';
+import { mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
 /**
  * The global pipe (APP_PIPE): DTO validation with unknown fields rejected, the contract's 422 body,
- * and a NUL check over the whole request body and query.
+ * and one walk over the whole request body and query for what PostgreSQL cannot store (NUL, lone
+ * surrogates) and for absurd nesting.
  */
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
@@ -26,14 +27,17 @@ export class RequestValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && !isPlainObject(value)) {
       throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
     }
-    const nul = nulErrors(value);
+    const shape = requestShapeProblems(value);
+    // class-transformer and class-validator recurse: too deep a value must not reach them.
+    if (shape.tooDeep) throw new ValidationFailedError(shape.errors);
+    const unstorable = Object.keys(shape.errors).length > 0;
     try {
       const result = await super.transform(value, metadata);
-      if (Object.keys(nul).length > 0) throw new ValidationFailedError(nul);
+      if (unstorable) throw new ValidationFailedError(shape.errors);
       return result;
     } catch (error) {
-      if (error instanceof ValidationFailedError && Object.keys(nul).length > 0) {
-        throw new ValidationFailedError(mergeBags(error.errors, nul));
+      if (error instanceof ValidationFailedError && unstorable) {
+        throw new ValidationFailedError(mergeBags(error.errors, shape.errors));
       }
       throw error;
     }

@@ -1,16 +1,24 @@
 import { ValidationError } from 'class-validator';
-import { isPlainObject, ITEM_ERRORS, ListContext } from './rules';
+import { ITEM_ERRORS, ListContext } from './rules';
 
 export type ErrorBag = Record<string, string[]>;
 
+/**
+ * An empty bag without a prototype: request paths such as `toString`, `constructor` or
+ * `__proto__` are then plain keys, never Object.prototype's members.
+ */
+export function newBag(): ErrorBag {
+  return Object.create(null) as ErrorBag;
+}
+
 function add(bag: ErrorBag, path: string, template: string): void {
   const message = template.replaceAll(':attribute', path);
-  const list = (bag[path] ??= []);
+  const list = Object.hasOwn(bag, path) ? bag[path] : (bag[path] = []);
   if (!list.includes(message)) list.push(message);
 }
 
 /** class-validator's tree of errors as the contract's `errors` object (dotted request paths). */
-export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag = {}): ErrorBag {
+export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag = newBag()): ErrorBag {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
     for (const [name, template] of Object.entries(error.constraints ?? {})) {
@@ -34,26 +42,65 @@ export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag
 }
 
 /**
- * PostgreSQL cannot store U+0000 in text or jsonb, so a NUL anywhere in a request (keys included)
- * is a validation failure at that path instead of a driver error.
+ * Objects and arrays nested deeper than this (the body is level 0, a top-level field's object
+ * level 1) are refused before class-transformer, class-validator or JSON.stringify recurse into
+ * them, since those overflow the stack at a few thousand levels. No field of the API needs more.
  */
-export function nulErrors(value: unknown, path = '', bag: ErrorBag = {}): ErrorBag {
-  if (typeof value === 'string') {
-    if (value.includes('\u0000')) add(bag, path || 'body', 'The :attribute field must not contain NUL characters.');
-  } else if (Array.isArray(value)) {
-    value.forEach((item, index) => nulErrors(item, path ? `${path}.${index}` : String(index), bag));
-  } else if (isPlainObject(value)) {
-    for (const [key, item] of Object.entries(value)) {
-      const itemPath = path ? `${path}.${key}` : key;
-      if (key.includes('\u0000')) add(bag, itemPath, 'The :attribute field name must not contain NUL characters.');
-      nulErrors(item, itemPath, bag);
+export const MAX_NESTING = 32;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Why PostgreSQL would refuse this text (NUL in text/jsonb, a lone surrogate in jsonb), or null. */
+function unstorable(text: string): string | null {
+  if (text.includes('\u0000')) return 'NUL characters';
+  if (LONE_SURROGATE.test(text)) return 'unpaired surrogate characters';
+  return null;
+}
+
+export interface RequestShapeProblems {
+  errors: ErrorBag;
+  /** Nesting beyond MAX_NESTING was found: the value must not reach recursive code. */
+  tooDeep: boolean;
+}
+
+/**
+ * One iterative walk over a request body or query (an explicit stack, so no depth overflows it):
+ * strings and keys PostgreSQL cannot store, reported at their dotted path instead of a driver
+ * error, and nesting beyond MAX_NESTING, reported at the top-level field that holds it.
+ */
+export function requestShapeProblems(value: unknown): RequestShapeProblems {
+  const errors = newBag();
+  let tooDeep = false;
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
+  while (stack.length > 0) {
+    const { value: item, path, depth } = stack.pop()!;
+    if (typeof item === 'string') {
+      const problem = unstorable(item);
+      if (problem) add(errors, path || 'body', `The :attribute field must not contain ${problem}.`);
+      continue;
     }
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_NESTING) {
+      add(errors, path.split('.')[0], `The :attribute field must not nest objects or arrays more than ${MAX_NESTING} levels deep.`);
+      tooDeep = true;
+      continue;
+    }
+    const children: { value: unknown; path: string; depth: number }[] = [];
+    const entries: [string, unknown][] = Array.isArray(item) ? item.map((v, i) => [String(i), v]) : Object.entries(item);
+    for (const [key, child] of entries) {
+      const childPath = path ? `${path}.${key}` : key;
+      const problem = Array.isArray(item) ? null : unstorable(key);
+      if (problem) add(errors, childPath, `The :attribute field name must not contain ${problem}.`);
+      children.push({ value: child, path: childPath, depth: depth + 1 });
+    }
+    // Reversed onto the stack so errors come out in document order.
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
-  return bag;
+  return { errors, tooDeep };
 }
 
 export function mergeBags(...bags: ErrorBag[]): ErrorBag {
-  const out: ErrorBag = {};
+  const out = newBag();
   for (const bag of bags) for (const [path, messages] of Object.entries(bag)) for (const m of messages) add(out, path, m);
   return out;
 }
