@@ -1,3 +1,9 @@
+import { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import request from 'supertest';
+import { configureHttpApp } from '../../src/app.factory';
+import { ApiModule } from '../../src/app.module';
+import { env, EnvironmentVariables } from '../../src/config/env';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { bearer, newApp } from '../support/factories';
 
@@ -42,5 +48,28 @@ describe('queue dashboard at /admin/queues (issue #4.4)', () => {
   it('is not part of the API document', async () => {
     const doc = await ctx.http().get('/docs-json').expect(200);
     expect(Object.keys(doc.body.paths).some((path) => path.startsWith('/admin'))).toBe(false);
+  });
+
+  describe('without ADMIN_USER / ADMIN_PASSWORD', () => {
+    let off: INestApplication;
+
+    beforeAll(async () => {
+      // The same api on the same database and Redis, configured without the dashboard credentials.
+      const config = Object.assign(new EnvironmentVariables(), env(), { ADMIN_USER: undefined, ADMIN_PASSWORD: undefined });
+      const moduleRef = await Test.createTestingModule({ imports: [ApiModule] }).overrideProvider(EnvironmentVariables).useValue(config).compile();
+      off = configureHttpApp(moduleRef.createNestApplication({ bodyParser: false, logger: false }));
+      await off.init();
+    });
+    afterAll(() => off?.close());
+
+    it('is off: its paths answer 404 like an unknown route, whatever the credentials', async () => {
+      for (const path of ['/admin/queues', '/admin/queues/api/queues']) {
+        for (const headers of [{}, basic(USER, PASSWORD)]) {
+          const res = await request(off.getHttpServer()).get(path).set(headers);
+          expect({ path, status: res.status, body: res.body }).toEqual({ path, status: 404, body: { message: 'Not Found' } });
+          expect(res.headers['www-authenticate']).toBeUndefined();
+        }
+      }
+    });
   });
 });
