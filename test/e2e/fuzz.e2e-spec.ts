@@ -79,12 +79,23 @@ function pathsOf(value: unknown, prefix: (string | number)[] = []): (string | nu
   return out;
 }
 
+/**
+ * A copy of a generated value. Later edits add keys to what they find (`constructor` even to an
+ * array), and fast-check re-reads its generated values when shrinking: an edited original made the
+ * shrink itself throw ("object.constructor[Symbol.species] is not a constructor"), hiding the failure.
+ */
+function copy(value: unknown): unknown {
+  if (value instanceof RawJson || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(copy);
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copy(item)]));
+}
+
 function mutate(base: unknown, edits: { path: (string | number)[]; mutation: Mutation }[]): unknown {
   let body: any = structuredClone(base);
   for (const { path, mutation } of edits) {
     if (path.length === 0) {
-      if (mutation.op === 'set') body = mutation.value;
-      else if (mutation.op === 'add' && body !== null && typeof body === 'object' && !(body instanceof RawJson)) body[mutation.key] = mutation.value;
+      if (mutation.op === 'set') body = copy(mutation.value);
+      else if (mutation.op === 'add' && body !== null && typeof body === 'object' && !(body instanceof RawJson)) body[mutation.key] = copy(mutation.value);
       continue;
     }
     let parent: any = body;
@@ -98,10 +109,10 @@ function mutate(base: unknown, edits: { path: (string | number)[]; mutation: Mut
       if (Array.isArray(parent) && typeof last === 'number') parent.splice(last, 1);
       else delete parent[last];
     } else if (mutation.op === 'set') {
-      parent[last] = mutation.value;
+      parent[last] = copy(mutation.value);
     } else {
       const target = parent[last];
-      if (target !== null && typeof target === 'object' && !Array.isArray(target) && !(target instanceof RawJson)) target[mutation.key] = mutation.value;
+      if (target !== null && typeof target === 'object' && !Array.isArray(target) && !(target instanceof RawJson)) target[mutation.key] = copy(mutation.value);
     }
   }
   return body;
