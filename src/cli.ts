@@ -33,13 +33,26 @@ async function main(): Promise<void> {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
-  const handle = (error: Error) => fail(error instanceof CliError ? error.message : `Error: ${error.message}`);
   await CommandFactory.run(CliModule, {
-    logger: new StderrLogger('CLI', { logLevels: ['error', 'warn'] }),
+    logger: new StderrLogger(),
+    // Errors while modules start (e.g. no database) reach main()'s catch instead of aborting the process.
+    abortOnError: false,
     cliName: 'npm run cli --',
     errorHandler: handle,
     serviceErrorHandler: handle,
   });
 }
 
-main().catch((error: Error) => fail(`Error: ${error.message}`));
+/** Ends the process for a failed command with one line on stderr. */
+function handle(error: Error): never {
+  // Commander has already printed its own one-line error (unknown command, missing option) or the help.
+  if (isCommanderError(error)) process.exit(error.exitCode);
+  fail(error instanceof CliError ? error.message : `Error: ${error.message}`);
+}
+
+function isCommanderError(error: unknown): error is Error & { code: string; exitCode: number } {
+  const { code, exitCode } = error as { code?: unknown; exitCode?: unknown };
+  return typeof code === 'string' && code.startsWith('commander.') && typeof exitCode === 'number';
+}
+
+main().catch(handle);

@@ -1,3 +1,4 @@
+import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSourceOptions } from 'typeorm';
 import { env } from '../config/env';
 import { ENTITIES } from './entities';
@@ -24,4 +25,9 @@ export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
       application_name: `push-${env().APP_MODE}`,
     },
   };
+}
+
+/** The options Nest's TypeOrmModule gets, in the service and in the CLI. */
+export function typeOrmModuleOptions(): TypeOrmModuleOptions {
+  return { ...dataSourceOptions(), migrationsRun: env().MIGRATE_ON_START };
 }

@@ -1,14 +1,13 @@
 import { Module } from '@nestjs/common';
 import { TypeOrmModule } from '@nestjs/typeorm';
-import { env } from '../config/env';
-import { dataSourceOptions } from './data-source';
+import { typeOrmModuleOptions } from './data-source';
 
-/** The TypeORM connection; migrations run at start only when MIGRATE_ON_START=true. */
+/**
+ * The service's TypeORM connection; migrations run at start only when MIGRATE_ON_START=true.
+ * TypeORM's retry loop stays on here, so the service rides out a database that starts after it
+ * (the CLI registers its own connection, without retries).
+ */
 @Module({
-  imports: [
-    TypeOrmModule.forRootAsync({
-      useFactory: () => ({ ...dataSourceOptions(), migrationsRun: env().MIGRATE_ON_START }),
-    }),
-  ],
+  imports: [TypeOrmModule.forRootAsync({ useFactory: typeOrmModuleOptions })],
 })
 export class DatabaseModule {}
