@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
@@ -6,7 +7,10 @@ import { configureHttpApp } from '../../src/app.factory';
 import { ApiModule } from '../../src/app.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { bearer, newApp, newToken, TestTenant } from '../support/factories';
-import { TEST_REDIS_URL } from '../support/services';
+import { freePort } from '../support/free-port';
+import { assertBuilt, killAllServices, runCli, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
+import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
 const LIMIT = 5;
 
@@ -86,5 +90,58 @@ describe('rate limit per token across API instances (issue #4.5)', () => {
     } finally {
       redis.disconnect();
     }
+  });
+});
+
+/** The same, with two built `APP_MODE=api` processes, as two containers behind a load balancer would run. */
+describe('rate limit shared by two api processes (issue #4.5)', () => {
+  const PROCESS_LIMIT = 3;
+  let database: { name: string; url: string };
+  const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
+  let token: string;
+  let ports: number[];
+
+  beforeAll(async () => {
+    assertBuilt();
+    database = await createTestDatabase();
+    const cliEnv = { DATABASE_URL: database.url, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' };
+    const app = await runCli(['apps:create', '--name', 'Limited'], { env: cliEnv });
+    const created = await runCli(['tokens:create', '--app', JSON.parse(app.stdout).id, '--abilities', '*'], { env: cliEnv });
+    token = JSON.parse(created.stdout).token;
+    ports = [await freePort(), await freePort()];
+    const services = ports.map((port) =>
+      ServiceProcess.start({
+        APP_MODE: 'api',
+        PORT: String(port),
+        METRICS_PORT: '0',
+        DATABASE_URL: database.url,
+        REDIS_URL: TEST_REDIS_URL,
+        QUEUE_PREFIX: queuePrefix,
+        APP_KEY: TEST_APP_KEY,
+        NODE_ENV: 'test',
+        RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT),
+      }),
+    );
+    await Promise.all(services.map((service, i) => service.waitForHttp(ports[i])));
+  }, 60_000);
+  afterAll(async () => {
+    await killAllServices();
+    if (database) await dropTestDatabase(database.name);
+    await deleteRedisPrefix(queuePrefix);
+  });
+
+  it('lets RATE_LIMIT_PER_MINUTE requests through over both processes, then both answer 429 with Retry-After', async () => {
+    const get = (port: number) => fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { Authorization: `Bearer ${token}` } });
+    const statuses: number[] = [];
+    for (let i = 0; i < PROCESS_LIMIT; i++) statuses.push((await get(ports[i % 2])).status);
+    expect(statuses).toEqual(Array(PROCESS_LIMIT).fill(200));
+    for (const port of ports) {
+      const res = await get(port);
+      expect(res.status).toBe(429);
+      expect(await res.json()).toEqual({ message: 'Too Many Attempts.' });
+      expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // Health is never limited.
+    for (const port of ports) expect((await fetch(`http://127.0.0.1:${port}/health/live`)).status).toBe(200);
   });
 });
