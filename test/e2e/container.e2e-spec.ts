@@ -216,7 +216,7 @@ describe('docker-compose.yml (issue #4.6)', () => {
     command?: string[];
     environment?: Record<string, string>;
     healthcheck?: { test?: string[]; disable?: boolean };
-    depends_on?: Record<string, { condition: string }>;
+    depends_on?: Record<string, { condition: string; restart?: boolean }>;
     stop_grace_period?: string;
     restart?: string;
   };
@@ -268,7 +268,8 @@ describe('docker-compose.yml (issue #4.6)', () => {
     for (const name of ['api', 'worker']) {
       expect(services[name].depends_on).toEqual({
         postgres: { condition: 'service_healthy' },
-        redis: { condition: 'service_healthy' },
+        // A worker restarts with Redis: the sweeper's schedule, kept in Redis, is re-created at start.
+        redis: name === 'worker' ? { condition: 'service_healthy', restart: true } : { condition: 'service_healthy' },
         migrate: { condition: 'service_completed_successfully' },
       });
     }
