@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { CommandFactory } from 'nest-commander';
+import { Client } from 'pg';
 import { CliError } from './cli/cli-error';
 import { CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/stderr.logger';
@@ -25,14 +26,43 @@ function ensureAppKey(): void {
   process.stderr.write('Generated APP_KEY into .env (it encrypts provider secrets: keep it, and back it up).\n');
 }
 
-async function main(): Promise<void> {
-  if (process.argv[2] === 'setup') ensureAppKey();
+/**
+ * `setup` on a fresh PostgreSQL: create the database DATABASE_URL names, through the server's
+ * `postgres` maintenance database, so the first run needs nothing but a running server.
+ */
+async function ensureDatabase(url: string): Promise<void> {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!name) return;
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const client = new Client({ connectionString: maintenance.toString() });
   try {
-    env();
+    await client.connect();
+  } catch (error) {
+    fail(`Cannot connect to the database: ${(error as Error).message}`);
+  }
+  try {
+    const { rowCount } = await client.query(`SELECT 1 FROM pg_database WHERE datname = $1`, [name]);
+    if (rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+      process.stderr.write(`Created database ${name}.\n`);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<void> {
+  const setup = process.argv[2] === 'setup';
+  if (setup) ensureAppKey();
+  let config;
+  try {
+    config = env();
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
+  if (setup) await ensureDatabase(config.DATABASE_URL);
   await CommandFactory.run(CliModule, {
     logger: new StderrLogger(),
     // Errors while modules start (e.g. no database) reach main()'s catch instead of aborting the process.

@@ -369,6 +369,21 @@ describe('operator CLI (contract section 8)', () => {
       expect(second.token.token).not.toBe(first.token.token);
     });
 
+    it('creates the database when it does not exist yet', async () => {
+      const name = testDatabaseName('cli_setup_new');
+      created.push(name);
+      const result = await runCli(['setup'], { env: { DATABASE_URL: databaseUrl(name), APP_KEY: TEST_APP_KEY, NODE_ENV: undefined }, cwd: dir });
+      const out = json(result);
+      expect(result.stderr).toContain(`Created database ${name}.`);
+      const client = new Client({ connectionString: databaseUrl(name) });
+      await client.connect();
+      try {
+        expect((await client.query(`SELECT id FROM apps`)).rows).toEqual([{ id: out.app.id }]);
+      } finally {
+        await client.end();
+      }
+    });
+
     it('does not create .env when APP_KEY is already set', async () => {
       const result = await runCli(['setup'], { env: { DATABASE_URL: fresh, APP_KEY: TEST_APP_KEY, NODE_ENV: undefined }, cwd: dir });
       json(result);

@@ -3,15 +3,22 @@ import { TEST_REDIS_URL, withAdminClient } from './services';
 
 /**
  * Fails fast, with the command to fix it, when PostgreSQL or Redis is not running; drops the
- * databases that earlier interrupted runs left behind.
+ * databases that earlier interrupted runs left behind (and that no running test uses).
  */
 export default async function globalSetup(): Promise<void> {
   try {
     await withAdminClient(async (client) => {
+      // Only databases nobody is connected to: another jest run on the same server (a second
+      // terminal, a benchmark) keeps its own connections open, and must not lose its databases.
       const { rows } = await client.query<{ datname: string }>(
-        `SELECT datname FROM pg_database WHERE datname LIKE 'push\\_test\\_%'`,
+        `SELECT d.datname FROM pg_database d
+         WHERE d.datname LIKE 'push\\_test\\_%'
+           AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
       );
-      for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
+      for (const { datname } of rows) {
+        // Without FORCE: a database someone connected to meanwhile stays.
+        await client.query(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => undefined);
+      }
     });
   } catch (error) {
     throw new Error(`PostgreSQL is not reachable (${(error as Error).message}). Start it, e.g. 'docker compose up -d postgres'.`);
