@@ -10,7 +10,7 @@ import { NotificationOptions } from '../notifications/notification.entity';
 import { PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
 
 /** Target users handled per transaction: bounds memory and lock time, whatever the send's size. */
-const USERS_PER_CHUNK = 1000;
+const USERS_PER_CHUNK = 5000;
 
 /**
  * One chunk of users: every non-deleted installation of theirs becomes a delivery row, pending

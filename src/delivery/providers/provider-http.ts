@@ -65,7 +65,8 @@ export function keepAliveAgents(maxSockets: number): KeepAliveAgents {
 
 /**
  * One POST through a keep-alive agent, answered with status, headers and body text; rejects on
- * transport failures, and with a TimeoutError when the whole exchange takes over `timeoutMs`.
+ * transport failures, and with a TimeoutError when the exchange takes over `timeoutMs` once it has a
+ * connection.
  */
 export function postText(url: URL, headers: OutgoingHttpHeaders, body: string, timeoutMs: number, agents: KeepAliveAgents): Promise<HttpAnswer> {
   const https = url.protocol === 'https:';
@@ -88,11 +89,15 @@ export function postText(url: URL, headers: OutgoingHttpHeaders, body: string, t
         res.on('error', fail);
       },
     );
-    timer = setTimeout(() => {
-      const error = new Error(`No answer within ${timeoutMs} ms`);
-      error.name = 'TimeoutError';
-      req.destroy(error);
-    }, timeoutMs);
+    // The deadline starts once a connection is ours: time queued behind our own other sends for
+    // one of the agent's sockets is not the provider's slowness, and a false timeout re-sends.
+    req.once('socket', () => {
+      timer = setTimeout(() => {
+        const error = new Error(`No answer within ${timeoutMs} ms`);
+        error.name = 'TimeoutError';
+        req.destroy(error);
+      }, timeoutMs);
+    });
     req.on('error', fail);
     req.end(body);
   });
