@@ -1,5 +1,5 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
-import { OnApplicationBootstrap } from '@nestjs/common';
+import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { MAINTENANCE_QUEUE } from '../common/queues';
 import { env } from '../config/env';
@@ -8,7 +8,10 @@ import { workerOptions } from './worker-options';
 
 /** The sweeper runs as a BullMQ job scheduler, so several workers never sweep at the same time. */
 @Processor(MAINTENANCE_QUEUE, workerOptions(() => 1))
-export class SweeperProcessor extends WorkerHost implements OnApplicationBootstrap {
+export class SweeperProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(SweeperProcessor.name);
+  private timer?: NodeJS.Timeout;
+
   constructor(
     private readonly sweeper: SweeperService,
     @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
@@ -17,10 +20,25 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.queue.upsertJobScheduler('sweeper', { every: env().SWEEP_INTERVAL_MS }, { name: 'sweep' });
+    await this.schedule();
+    // The schedule lives in Redis. Should Redis lose its data (a restart without persistence, a
+    // failover, a FLUSHALL), the sweeper that recovers everything else must come back by itself,
+    // so every worker re-asserts it each interval; upserting an existing schedule changes nothing.
+    this.timer = setInterval(() => {
+      this.schedule().catch((error: Error) => this.logger.debug(`Sweeper schedule not renewed: ${error.message}`));
+    }, env().SWEEP_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onModuleDestroy(): void {
+    clearInterval(this.timer);
   }
 
   async process() {
     return this.sweeper.sweep();
+  }
+
+  private async schedule(): Promise<void> {
+    await this.queue.upsertJobScheduler('sweeper', { every: env().SWEEP_INTERVAL_MS }, { name: 'sweep' });
   }
 }

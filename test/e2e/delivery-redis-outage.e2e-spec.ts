@@ -1,7 +1,7 @@
 import { AllModule } from '../../src/app.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
-import { TEST_REDIS_URL } from '../support/services';
+import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
 import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
@@ -57,6 +57,30 @@ describe('Redis unavailable at send time', () => {
       const n = (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token))).body.data;
       return n.completed_at ? n : null;
     }, 'delivery after Redis returns', 30_000, 100);
+    expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
+    expect(fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
+  }, 45_000);
+
+  it('after Redis loses every key (schedule included), a send whose job was lost is still delivered', async () => {
+    const inst = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'wiped-user' });
+    const [{ push_token: token }] = await ctx.db.query(`SELECT push_token FROM installations WHERE id = $1`, [inst.id]);
+
+    // Accepted while Redis is away, so no job holds it; then Redis comes back empty. The sweeper
+    // leaves a send alone for its first 5 seconds, so the wipe comes before any sweep could take it.
+    await proxy.cut();
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['wiped-user'] }, notification: { title: 'After', body: 'A flush' } });
+    expect(res.status).toBe(202);
+    await proxy.start();
+    await deleteRedisPrefix(ctx.queuePrefix);
+
+    const done = await waitFor(async () => {
+      const n = (await ctx.http().get(`/api/v1/notifications/${res.body.data.id}`).set(bearer(tenant.token))).body.data;
+      return n.completed_at ? n : null;
+    }, 'delivery after Redis lost its data', 30_000, 100);
     expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
     expect(fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
   }, 45_000);
