@@ -15,7 +15,10 @@ export class TcpProxy {
     private readonly targetPort: number,
   ) {}
 
+  /** Listens (again) on the same port; a no-op while already listening. */
   async start(): Promise<number> {
+    // A second listener would fail on the port and, stored over the first, leave that one open.
+    if (this.server) return this.port;
     this.server = createServer((client) => {
       const upstream = connect(this.targetPort, this.targetHost);
       for (const socket of [client, upstream]) {
