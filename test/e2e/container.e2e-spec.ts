@@ -268,8 +268,7 @@ describe('docker-compose.yml (issue #4.6)', () => {
     for (const name of ['api', 'worker']) {
       expect(services[name].depends_on).toEqual({
         postgres: { condition: 'service_healthy' },
-        // A worker restarts with Redis: the sweeper's schedule, kept in Redis, is re-created at start.
-        redis: name === 'worker' ? { condition: 'service_healthy', restart: true } : { condition: 'service_healthy' },
+        redis: { condition: 'service_healthy' },
         migrate: { condition: 'service_completed_successfully' },
       });
     }
