@@ -55,6 +55,16 @@ describe('docs/operations.md (issue #4.7)', () => {
     expect(rows.get('APP_KEY')![0]).toMatch(/required/);
   });
 
+  it("README's configuration table lists the same variables, with the same defaults", () => {
+    const rows = tableRows(section(readFileSync(resolve(ROOT, 'README.md'), 'utf8'), 'Configuration'));
+    expect([...rows.keys()].sort()).toEqual([...VARIABLES].sort());
+    const defaults = new EnvironmentVariables() as unknown as Record<string, unknown>;
+    for (const name of VARIABLES) {
+      const value = defaults[name];
+      if (value !== undefined) expect({ name, cell: rows.get(name)![0] }).toEqual({ name, cell: `\`${String(value)}\`` });
+    }
+  });
+
   it('lists exactly the registered pns_ metrics, with their types and labels', async () => {
     const metrics = new MetricsService();
     try {
