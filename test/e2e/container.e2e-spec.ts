@@ -4,8 +4,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { Client } from 'pg';
 import { parse } from 'yaml';
 import { EnvironmentVariables, parseEnv, VARIABLES } from '../../src/config/env';
-import { freePort } from '../support/free-port';
-import { assertBuilt, ChildEnv, killAllServices, ROOT, runNode, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { assertBuilt, ChildEnv, freePort, killAllServices, ROOT, runNode, serviceEnv, ServiceProcess, TEST_APP_KEY } from '../support/processes';
 import { databaseUrl, deleteRedisPrefix, TEST_REDIS_URL, withAdminClient } from '../support/services';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../support/test-database';
 
@@ -151,16 +150,8 @@ describe('the image CMD and HEALTHCHECK, run from dist/', () => {
   let queuePrefix: string;
   const healthcheck = (env: ChildEnv) => runNode(resolve(ROOT, 'dist/src/health/healthcheck.js'), [], { env, timeoutMs: 15_000 });
 
-  const serviceEnv = (extra: ChildEnv): ChildEnv => ({
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: queuePrefix,
-    APP_KEY: TEST_APP_KEY,
-    // Keeps the checkout's .env out of it: the container has none.
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    ...extra,
-  });
+  // NODE_ENV=test keeps the checkout's .env out of it: the container has none.
+  const containerEnv = (extra: ChildEnv): ChildEnv => serviceEnv({ databaseUrl: database.url, queuePrefix }, { LOG_LEVEL: 'warn', ...extra });
 
   beforeAll(async () => {
     assertBuilt();
@@ -175,7 +166,7 @@ describe('the image CMD and HEALTHCHECK, run from dist/', () => {
 
   it('api mode: healthy while it serves /health/live on PORT, unhealthy once it has exited on SIGTERM', async () => {
     const port = await freePort();
-    const env = serviceEnv({ APP_MODE: 'api', PORT: String(port), METRICS_PORT: '0' });
+    const env = containerEnv({ APP_MODE: 'api', PORT: String(port), METRICS_PORT: '0' });
     const service = ServiceProcess.start(env);
     await service.waitForHttp(port);
     const healthy = await healthcheck(env);
@@ -188,7 +179,7 @@ describe('the image CMD and HEALTHCHECK, run from dist/', () => {
 
   it('worker mode: probed on METRICS_PORT, since a worker opens no API port', async () => {
     const metricsPort = await freePort();
-    const env = serviceEnv({ APP_MODE: 'worker', PORT: String(await freePort()), METRICS_PORT: String(metricsPort) });
+    const env = containerEnv({ APP_MODE: 'worker', PORT: String(await freePort()), METRICS_PORT: String(metricsPort) });
     const service = ServiceProcess.start(env);
     await service.waitForHttp(metricsPort);
     expect((await healthcheck(env)).code).toBe(0);
@@ -197,13 +188,13 @@ describe('the image CMD and HEALTHCHECK, run from dist/', () => {
   });
 
   it('worker mode with METRICS_PORT=0 has nothing to probe and says so', async () => {
-    const result = await healthcheck(serviceEnv({ APP_MODE: 'worker', METRICS_PORT: '0' }));
+    const result = await healthcheck(containerEnv({ APP_MODE: 'worker', METRICS_PORT: '0' }));
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/no listener to probe/);
   });
 
   it('a bad environment is unhealthy, with the line naming the variable', async () => {
-    const result = await healthcheck(serviceEnv({ APP_MODE: 'api', PORT: 'eighty' }));
+    const result = await healthcheck(containerEnv({ APP_MODE: 'api', PORT: 'eighty' }));
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/PORT/);
   });

@@ -1,7 +1,7 @@
 import { ApiModule } from '../../src/app.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
-import { assertBuilt, killAllServices, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { assertBuilt, ChildEnv, killAllServices, serviceEnv, ServiceProcess } from '../support/processes';
 import { acceptedPerAddress, configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
 
@@ -16,7 +16,7 @@ describe('a worker killed mid-send', () => {
   let fakes: FakeProviders;
   let ctx: TestContext;
   let tenant: TestTenant;
-  let workerEnv: Record<string, string>;
+  let workerEnv: ChildEnv;
 
   beforeAll(async () => {
     assertBuilt();
@@ -28,12 +28,9 @@ describe('a worker killed mid-send', () => {
     ctx = await createTestApp({ module: ApiModule, env: fakes.env });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
-    workerEnv = {
+    workerEnv = serviceEnv(ctx, {
       ...fakes.env,
       APP_MODE: 'worker',
-      DATABASE_URL: ctx.databaseUrl,
-      QUEUE_PREFIX: ctx.queuePrefix,
-      APP_KEY: TEST_APP_KEY,
       NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
       DELIVERY_BATCH_SIZE: '50',
       DELIVERY_CONCURRENCY: '20',
@@ -41,7 +38,7 @@ describe('a worker killed mid-send', () => {
       // A dead worker's jobs are taken over after ~2 s instead of 30 s.
       QUEUE_LOCK_MS: '2000',
       LOG_LEVEL: 'info',
-    };
+    });
   });
   afterAll(async () => {
     await killAllServices();

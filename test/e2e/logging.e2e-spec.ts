@@ -3,9 +3,8 @@ import { PinoLogger } from 'nestjs-pino';
 import { LOG_DESTINATION } from '../../src/logging/logging.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, TestTenant } from '../support/factories';
-import { freePort } from '../support/free-port';
-import { assertBuilt, killAllServices, lines, ServiceProcess, TEST_APP_KEY } from '../support/processes';
-import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
+import { assertBuilt, freePort, killAllServices, lines, serviceEnv, ServiceProcess } from '../support/processes';
+import { deleteRedisPrefix } from '../support/services';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
 /** What the app writes, as parsed JSON lines; nothing reaches the test's stdout. */
@@ -157,17 +156,7 @@ describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)
   /** Starts `api` mode, sends one request with a known id, stops it; its stdout lines. */
   const run = async (extra: Record<string, string>) => {
     const port = await freePort();
-    const service = ServiceProcess.start({
-      APP_MODE: 'api',
-      PORT: String(port),
-      METRICS_PORT: '0',
-      DATABASE_URL: database.url,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: queuePrefix,
-      APP_KEY: TEST_APP_KEY,
-      NODE_ENV: 'test',
-      ...extra,
-    });
+    const service = ServiceProcess.start(serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: 'api', PORT: String(port), ...extra }));
     await service.waitForHttp(port);
     await fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { 'X-Request-Id': 'process-log-check' } });
     expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });

@@ -1,11 +1,9 @@
 import { ApiModule } from '../../src/app.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
-import { freePort } from '../support/free-port';
-import { assertBuilt, killAllServices, lines, listeningPorts, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { assertBuilt, freePort, killAllServices, lines, listeningPorts, serviceEnv, ServiceProcess } from '../support/processes';
 import { sample, scrape } from '../support/prometheus';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
-import { TEST_REDIS_URL } from '../support/services';
 import { waitFor } from '../support/wait-for';
 
 jest.setTimeout(60_000);
@@ -31,19 +29,16 @@ describe('metrics move with a send: the api and a worker process each expose MET
     ctx = await createTestApp({ module: ApiModule, env: { ...fakes.env, METRICS_PORT: String(apiPort) } });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
-    worker = ServiceProcess.start({
-      ...fakes.env,
-      APP_MODE: 'worker',
-      PORT: String(await freePort()),
-      METRICS_PORT: String(workerPort),
-      DATABASE_URL: ctx.databaseUrl,
-      REDIS_URL: TEST_REDIS_URL,
-      QUEUE_PREFIX: ctx.queuePrefix,
-      APP_KEY: TEST_APP_KEY,
-      NODE_ENV: 'test',
-      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
-      LOG_LEVEL: 'info',
-    });
+    worker = ServiceProcess.start(
+      serviceEnv(ctx, {
+        ...fakes.env,
+        APP_MODE: 'worker',
+        PORT: String(await freePort()),
+        METRICS_PORT: String(workerPort),
+        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
+        LOG_LEVEL: 'info',
+      }),
+    );
     await worker.waitForOutput(/Started in worker mode/);
   });
   afterAll(async () => {

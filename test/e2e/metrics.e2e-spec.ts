@@ -1,9 +1,9 @@
 import { Test } from '@nestjs/testing';
 import { CoreModule } from '../../src/app.module';
 import { env, EnvironmentVariables } from '../../src/config/env';
+import { freePort } from '../support/processes';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { bearer, installationId, newApp, TestTenant } from '../support/factories';
-import { freePort } from '../support/free-port';
 import { sample, scrape } from '../support/prometheus';
 
 const SEND = { recipients: { user_ids: ['metrics-user'] }, notification: { title: 'Hi', body: 'Counted' } };

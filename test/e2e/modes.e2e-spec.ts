@@ -3,18 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
 import { FANOUT_QUEUE, fanoutJobId } from '../../src/common/queues';
-import {
-  assertBuilt,
-  ChildEnv,
-  freePort,
-  killAllServices,
-  listeningPorts,
-  probePort,
-  runCli,
-  ServiceProcess,
-  TEST_APP_KEY,
-  waitUntil,
-} from '../support/processes';
+import { assertBuilt, ChildEnv, freePort, killAllServices, listeningPorts, probePort, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
 import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
@@ -81,18 +70,8 @@ describe('APP_MODE and graceful shutdown (contract section 7)', () => {
   /** A notification accepted by the api process, whose fan-out waits for a worker. */
   let queuedId: string | undefined;
 
-  const serviceEnv = (mode: string, port: number): ChildEnv => ({
-    APP_MODE: mode,
-    PORT: String(port),
-    DATABASE_URL: database.url,
-    REDIS_URL: TEST_REDIS_URL,
-    QUEUE_PREFIX: queuePrefix,
-    APP_KEY: TEST_APP_KEY,
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'info',
-    // Optional listeners stay off, so several services (and test files) never compete for a port.
-    METRICS_PORT: '0',
-  });
+  const modeEnv = (mode: string, port: number): ChildEnv =>
+    serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: mode, PORT: String(port), LOG_LEVEL: 'info' });
 
   beforeAll(async () => {
     assertBuilt();
@@ -117,7 +96,7 @@ describe('APP_MODE and graceful shutdown (contract section 7)', () => {
 
     beforeAll(async () => {
       port = await freePort();
-      service = ServiceProcess.start(serviceEnv('api', port));
+      service = ServiceProcess.start(modeEnv('api', port));
       await service.waitForHttp(port);
     });
     afterAll(async () => {
@@ -187,7 +166,7 @@ describe('APP_MODE and graceful shutdown (contract section 7)', () => {
 
     beforeAll(async () => {
       port = await freePort();
-      service = ServiceProcess.start(serviceEnv('worker', port));
+      service = ServiceProcess.start(modeEnv('worker', port));
       await service.waitForOutput(/started/i);
     });
     afterAll(async () => {
@@ -230,7 +209,7 @@ describe('APP_MODE and graceful shutdown (contract section 7)', () => {
 
     beforeAll(async () => {
       port = await freePort();
-      service = ServiceProcess.start(serviceEnv('all', port));
+      service = ServiceProcess.start(modeEnv('all', port));
       await service.waitForHttp(port);
     });
     afterAll(async () => {
@@ -258,7 +237,7 @@ describe('APP_MODE and graceful shutdown (contract section 7)', () => {
 
   it('APP_MODE unset defaults to all (serves HTTP)', async () => {
     const port = await freePort();
-    const service = ServiceProcess.start({ ...serviceEnv('all', port), APP_MODE: undefined });
+    const service = ServiceProcess.start({ ...modeEnv('all', port), APP_MODE: undefined });
     await service.waitForHttp(port);
     expect((await getJson(port, '/health/live')).status).toBe(200);
     expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });

@@ -7,8 +7,7 @@ import { configureHttpApp } from '../../src/app.factory';
 import { ApiModule } from '../../src/app.module';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { bearer, newApp, newToken, TestTenant } from '../support/factories';
-import { freePort } from '../support/free-port';
-import { assertBuilt, killAllServices, runCli, ServiceProcess, TEST_APP_KEY } from '../support/processes';
+import { assertBuilt, freePort, killAllServices, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY } from '../support/processes';
 import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
@@ -110,17 +109,9 @@ describe('rate limit shared by two api processes (issue #4.5)', () => {
     token = JSON.parse(created.stdout).token;
     ports = [await freePort(), await freePort()];
     const services = ports.map((port) =>
-      ServiceProcess.start({
-        APP_MODE: 'api',
-        PORT: String(port),
-        METRICS_PORT: '0',
-        DATABASE_URL: database.url,
-        REDIS_URL: TEST_REDIS_URL,
-        QUEUE_PREFIX: queuePrefix,
-        APP_KEY: TEST_APP_KEY,
-        NODE_ENV: 'test',
-        RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT),
-      }),
+      ServiceProcess.start(
+        serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: 'api', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT) }),
+      ),
     );
     await Promise.all(services.map((service, i) => service.waitForHttp(ports[i])));
   }, 60_000);

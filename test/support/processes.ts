@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { VARIABLES } from '../../src/config/env';
+import { TEST_REDIS_URL } from './services';
 
 /**
  * Running the BUILT service and CLI (dist/) as child processes, as an operator would. `npm test`
@@ -37,6 +38,23 @@ export function childEnv(extra: ChildEnv): NodeJS.ProcessEnv {
     else out[key] = value;
   }
   return out;
+}
+
+/**
+ * The environment of a built service (or CLI) on a test's own database and queue prefix:
+ * NODE_ENV=test keeps the checkout's .env out, and the metrics listener is off unless `extra`
+ * sets METRICS_PORT, so services and test files never compete for a port.
+ */
+export function serviceEnv(stores: { databaseUrl: string; queuePrefix: string }, extra: ChildEnv = {}): ChildEnv {
+  return {
+    DATABASE_URL: stores.databaseUrl,
+    REDIS_URL: TEST_REDIS_URL,
+    QUEUE_PREFIX: stores.queuePrefix,
+    APP_KEY: TEST_APP_KEY,
+    NODE_ENV: 'test',
+    METRICS_PORT: '0',
+    ...extra,
+  };
 }
 
 export interface RunResult {
