@@ -26,11 +26,11 @@ function parseArgs(argv: string[]): Omit<BenchOptions, 'log'> & { out: string } 
 }
 
 async function main(): Promise<void> {
-  const options = parseArgs(process.argv.slice(2));
+  const { out, ...options } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const results = await runBench({ ...options, log: (line) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`) });
   process.stdout.write(`${table(results)}\n`);
-  process.stdout.write(`\nwritten to ${writeResults(results, options.out)}\n`);
+  process.stdout.write(`\nwritten to ${writeResults(results, out)}\n`);
 }
 
 main().then(

@@ -164,7 +164,9 @@ export async function startStack(label: string): Promise<Stack> {
 /** BENCH_PROFILE_DIR=dir: the services write V8 CPU profiles there when they exit (node --cpu-prof). */
 function profiling(mode: string): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
-  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, mode)}`] : [];
+  // BENCH_WORKER_NODE_ARGS: extra node flags for the worker (heap limits, GC tracing) when investigating.
+  const extra = mode === 'worker' ? (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  return [...extra, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, mode)}`] : [])];
 }
 
 export const caPem = () => readFileSync(TEST_CA_PATH);
