@@ -53,12 +53,16 @@ export class DeliveriesService {
 
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
+    // `status || ''` keeps the planner on the (notification_id, batch) index. The partial index on
+    // unfinished rows looks better whenever its statistics predate a big fan-out (they say almost
+    // nothing is pending), and through it every claim read every pending row of every notification:
+    // 20,000 rows per claim after a 10,000-user send, hundreds of thousands in a million-row send.
     const claimed: ClaimedRow[] = (
       await this.db.query(
         `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
          FROM installations i
          WHERE d.notification_id = $1 AND d.batch = $2 AND i.id = d.installation_id
-           AND (d.status = 'pending' OR ($3::boolean AND d.status = 'sending'))
+           AND (d.status || '' = 'pending' OR ($3::boolean AND d.status || '' = 'sending'))
            AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
          RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at`,
         [notificationId, batch, reclaim],
