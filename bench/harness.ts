@@ -103,7 +103,7 @@ function git(...args: string[]): string {
 }
 
 async function machine(stack: Stack): Promise<BenchResults['machine']> {
-  const { rows } = await stack.db.query<{ version: string }>('SHOW server_version');
+  const { rows } = await stack.db.query<{ server_version: string }>('SHOW server_version');
   let redis = 'unknown';
   try {
     const { Redis } = await import('ioredis');

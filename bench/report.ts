@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults } from './harness';
 
@@ -56,10 +56,15 @@ export function table(r: BenchResults): string {
   return lines.join('\n');
 }
 
-/** bench/results/<date>-<commit>.json */
-export function writeResults(r: BenchResults, dir: string): string {
+/**
+ * bench/results/<date>-<commit>[-<label>].json (label "quick" for --quick runs); never overwrites
+ * an earlier run of the same day and commit, it takes the next free -2, -3... instead.
+ */
+export function writeResults(r: BenchResults, dir: string, label?: string): string {
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${r.date.slice(0, 10)}-${r.commit}.json`);
+  const base = join(dir, `${r.date.slice(0, 10)}-${r.commit}${label ? `-${label}` : ''}`);
+  let file = `${base}.json`;
+  for (let n = 2; existsSync(file); n++) file = `${base}-${n}.json`;
   writeFileSync(file, `${JSON.stringify(r, null, 2)}\n`);
   return file;
 }

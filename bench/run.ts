@@ -30,7 +30,7 @@ async function main(): Promise<void> {
   const started = Date.now();
   const results = await runBench({ ...options, log: (line) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`) });
   process.stdout.write(`${table(results)}\n`);
-  process.stdout.write(`\nwritten to ${writeResults(results, out)}\n`);
+  process.stdout.write(`\nwritten to ${writeResults(results, out, process.argv.includes('--quick') ? 'quick' : undefined)}\n`);
 }
 
 main().then(
