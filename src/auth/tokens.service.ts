@@ -2,6 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
+import { preparedQuery } from '../common/prepared-query';
 import { AuthContext } from './auth-context';
 
 const TOKEN_PREFIX = 'pns_';
@@ -91,10 +92,14 @@ export class TokensService {
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
     const [row]: Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>[] =
-      await this.db.query(
-        `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
-        [hashToken(token)],
-      );
+      (
+        await preparedQuery<Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>>(
+          this.db,
+          'api_tokens_authenticate',
+          `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
+          [hashToken(token)],
+        )
+      ).rows;
     const now = Date.now();
     if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) return null;
     if (!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {

@@ -21,6 +21,10 @@ export interface InstallationRow {
   deleted_at: Date | null;
 }
 
+/** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
+export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at`;
+
 const DEVICE_FIELDS = ['app_version', 'os_version', 'model', 'locale', 'timezone'] as const;
 
 /** The Installation resource: every field present, unset ones null, the push token never shown. */

@@ -5,7 +5,8 @@ import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { Platform } from './installation.entity';
-import { InstallationResource, InstallationRow, toInstallationResource } from './installation.resource';
+import { preparedQuery } from '../common/prepared-query';
+import { INSTALLATION_COLUMNS, InstallationResource, InstallationRow, toInstallationResource } from './installation.resource';
 
 const APNS_TOKEN = /^[0-9a-f]{64,200}$/i;
 
@@ -30,7 +31,7 @@ const UPDATE_SQL = `
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
-  RETURNING *`;
+  RETURNING ${INSTALLATION_COLUMNS}`;
 
 /** Creates the row, or re-creates one that was deleted, as if it were new. */
 const CREATE_SQL = `
@@ -129,7 +130,8 @@ export class InstallationsService {
     dto: Changes,
   ): Promise<InstallationRow | undefined> {
     if (platform) throwIfInvalid(tokenErrors(platform, dto));
-    const [rows]: [InstallationRow[], number] = await this.db.query(UPDATE_SQL, [
+    // A prepared statement: this is the whole of a PATCH's own database work.
+    const { rows } = await preparedQuery<InstallationRow>(this.db, 'installations_update', UPDATE_SQL, [
       appId,
       installationId,
       dto.user_id !== undefined,

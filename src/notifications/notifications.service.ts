@@ -5,6 +5,7 @@ import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { preparedQuery } from '../common/prepared-query';
 import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../common/push-payloads';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
 import { MetricsService } from '../metrics/metrics.service';
@@ -60,7 +61,7 @@ export class NotificationsService {
     if (idempotencyKey === undefined) {
       // One INSERT is atomic on its own: an explicit transaction would only add BEGIN and COMMIT,
       // two more round trips (and socket writes) per send.
-      const body = await this.insert(this.db.manager, appId, content, userIds);
+      const body = await this.insert(null, appId, content, userIds);
       this.metrics.notificationsAccepted.inc();
       await this.enqueueFanout(id);
       return { status: 202, body, replayed: false };
@@ -115,8 +116,11 @@ export class NotificationsService {
     };
   }
 
-  private async insert(manager: EntityManager, appId: string, content: PushContent, userIds: string[]) {
-    const [row]: NotificationRow[] = await manager.query(
+  /** Inside the caller's transaction (`manager`), or alone as a prepared statement. */
+  private async insert(manager: EntityManager | null, appId: string, content: PushContent, userIds: string[]) {
+    const [row] = await this.query<NotificationRow>(
+      manager,
+      'notifications_insert',
       `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users)
        VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10)
        RETURNING ${NOTIFICATION_COLUMNS}`,
@@ -134,6 +138,11 @@ export class NotificationsService {
       ],
     );
     return { data: toNotificationResource(row), meta: { accepted: true as const } };
+  }
+
+  private async query<Row>(manager: EntityManager | null, name: string, text: string, values: unknown[]): Promise<Row[]> {
+    if (manager) return manager.query(text, values);
+    return (await preparedQuery<Row>(this.db, name, text, values)).rows;
   }
 
   /**
