@@ -60,6 +60,8 @@ const summary = (row: TokenRow): TokenSummary => ({
 @Injectable()
 export class TokensService {
   private readonly logger = new Logger(TokensService.name);
+  /** Tokens whose last_used_at this process is writing right now. */
+  private readonly recording = new Set<string>();
 
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -102,11 +104,16 @@ export class TokensService {
       ).rows;
     const now = Date.now();
     if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) return null;
-    if (!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) {
+    if ((!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(row.id)) {
+      // Every request in flight when the minute turns reads the old value: without this, each
+      // of them (64 under the bench) queued an UPDATE of the same row, holding pool connections
+      // behind its row lock. Only the write is deduplicated, and only while it runs.
+      this.recording.add(row.id);
       // Not awaited: recording usage must not slow down or fail the request.
       this.db
         .query(`UPDATE api_tokens SET last_used_at = now() WHERE id = $1`, [row.id])
-        .catch((error: Error) => this.logger.warn(`Could not record token use: ${error.message}`));
+        .catch((error: Error) => this.logger.warn(`Could not record token use: ${error.message}`))
+        .finally(() => this.recording.delete(row.id));
     }
     return { tokenId: row.id, appId: row.app_id, abilities: row.abilities };
   }
