@@ -1,8 +1,11 @@
 import { Module } from '@nestjs/common';
+import { PassportModule } from '@nestjs/passport';
+import { BearerStrategy } from './bearer.strategy';
 import { TokensService } from './tokens.service';
 
 @Module({
-  providers: [TokensService],
+  imports: [PassportModule.register({ session: false })],
+  providers: [TokensService, BearerStrategy],
   exports: [TokensService],
 })
 export class AuthModule {}
