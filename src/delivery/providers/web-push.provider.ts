@@ -54,7 +54,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       });
       return { kind: 'accepted' };
     } catch (error) {
-      if (!(error instanceof WebPushError) && !usableSubscription(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
+      if (!(error instanceof WebPushError) && !keyOnCurve(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
       return outcomeOf(error);
     }
   }
@@ -96,17 +96,12 @@ function wellFormedKeys(subscription: WebPushSubscription): boolean {
   return point.length === 65 && point[0] === 0x04 && Buffer.from(subscription.keys?.auth ?? '', 'base64url').length === 16;
 }
 
-/** p256dh an uncompressed P-256 point, auth 16 bytes (RFC 8291 §3), both base64url. */
-function usableSubscription(subscription: WebPushSubscription): boolean {
-  let url: URL;
-  try {
-    url = new URL(subscription.endpoint);
-  } catch {
-    return false;
-  }
-  const point = Buffer.from(subscription.keys?.p256dh ?? '', 'base64url');
-  const auth = Buffer.from(subscription.keys?.auth ?? '', 'base64url');
-  if (url.protocol !== 'https:' || point.length !== 65 || point[0] !== 0x04 || auth.length !== 16) return false;
+/**
+ * Whether p256dh, already known to be well formed, is a point on P-256: asked only after a
+ * failed encryption, since importing the key costs more than a send.
+ */
+function keyOnCurve(subscription: WebPushSubscription): boolean {
+  const point = Buffer.from(subscription.keys.p256dh, 'base64url');
   try {
     createPublicKey({
       format: 'jwk',
