@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { preparedQuery } from '../common/prepared-query';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { Platform } from './installation.entity';
-import { preparedQuery } from '../common/prepared-query';
 import { INSTALLATION_COLUMNS, InstallationResource, InstallationRow, toInstallationResource } from './installation.resource';
 
 const APNS_TOKEN = /^[0-9a-f]{64,200}$/i;
