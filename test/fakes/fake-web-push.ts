@@ -74,6 +74,12 @@ interface Vapid {
 export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord> {
   private readonly subscriptions = new Map<string, Subscription>();
   private expectedVapidKey?: string;
+  /**
+   * Signatures already verified, by exact header and audience: senders reuse one VAPID token for
+   * hours, and checking the same signature again would only burn the CPU the sender under test
+   * shares with this fake. Expiry is still checked on every request.
+   */
+  private readonly verifiedVapid = new Map<string, Vapid & { exp: number }>();
 
   /** Creates a subscription the way a browser would; keep it to send to. */
   createSubscription(options: { applicationServerKey?: string } = {}): WebPushSubscription {
@@ -207,6 +213,19 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
 
   /** RFC 8292 `Authorization: vapid t=<JWT>, k=<key>`; 401 when absent or not valid. */
   private async verifyVapid(header: string | undefined, audience: string): Promise<Vapid | Outcome> {
+    const cacheKey = `${audience} ${header}`;
+    const known = this.verifiedVapid.get(cacheKey);
+    if (known && known.exp > Date.now() / 1000) return { sub: known.sub, publicKey: known.publicKey };
+    const result = await this.verifyVapidSignature(header, audience);
+    if ('exp' in result) {
+      if (this.verifiedVapid.size >= 1000) this.verifiedVapid.clear();
+      this.verifiedVapid.set(cacheKey, result);
+      return { sub: result.sub, publicKey: result.publicKey };
+    }
+    return result;
+  }
+
+  private async verifyVapidSignature(header: string | undefined, audience: string): Promise<(Vapid & { exp: number }) | Outcome> {
     const unauthorized = (message: string): Outcome => ({ status: 401, message });
     const params = /^vapid\s+(.+)$/i.exec(header ?? '')?.[1];
     if (params === undefined) return unauthorized('Missing VAPID authorization');
@@ -239,7 +258,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
     if (typeof sub !== 'string' || !/^(mailto|https):/.test(sub)) {
       return unauthorized('VAPID sub must be a mailto: or https: URI');
     }
-    return { sub, publicKey: k };
+    return { sub, publicKey: k, exp: claims.exp as number };
   }
 }
 

@@ -417,6 +417,19 @@ describe('FakeWebPush', () => {
     expect(service.deliveredCount()).toBe(0);
   });
 
+  it('refuses a VAPID token once it has expired, even one it accepted before', async () => {
+    const subscription = service.createSubscription();
+    const audience = new URL(subscription.endpoint).origin;
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const { Authorization } = webpush.getVapidHeaders(audience, vapidDetails.subject, vapid.publicKey, vapid.privateKey, 'aes128gcm', exp);
+    const sendWith = () => webpush.sendNotification(subscription, '{}', { TTL: 60, headers: { Authorization } });
+
+    await expect(sendWith()).resolves.toMatchObject({ statusCode: 201 });
+    await expect(sendWith()).resolves.toMatchObject({ statusCode: 201 });
+    await new Promise((resolve) => setTimeout(resolve, (exp + 1) * 1000 - Date.now()));
+    await expect(sendWith()).rejects.toMatchObject({ statusCode: 401 });
+  });
+
   it('rejects an application server key the subscription is not bound to', async () => {
     service.expectVapidPublicKey(webpush.generateVAPIDKeys().publicKey);
     const subscription = service.createSubscription();
