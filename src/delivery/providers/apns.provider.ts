@@ -1,34 +1,17 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPrivateKey } from 'node:crypto';
-import {
-  ClientHttp2Session,
-  ClientHttp2Stream,
-  connect,
-  constants as h2,
-  IncomingHttpHeaders,
-  OutgoingHttpHeaders,
-} from 'node:http2';
+import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
 import { apnsHeaders, apnsPayload, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { Http2Answer, Http2SessionPool } from './http2-session-pool';
+import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 
 const PRODUCTION_URL = 'https://api.push.apple.com';
 const SANDBOX_URL = 'https://api.sandbox.push.apple.com';
-/** HTTP/2 connections per (origin, signing key); requests go round-robin over them. */
-const POOL_SIZE = 4;
-/**
- * nghttp2 per-session memory cap, in MB. At the 10 MB default, a thousand in-flight ~4 KiB
- * streams make nghttp2 reset streams with ENHANCE_YOUR_CALM.
- */
-const SESSION_MEMORY_MB = 64;
-/** A connection quiet this long is closed rather than left for a NAT to drop silently. */
-const IDLE_SESSION_MS = 5 * 60_000;
-/** After a request timed out, a connection that does not answer a PING this fast is dropped. */
-const PING_TIMEOUT_MS = 5_000;
 /**
  * Apple rejects provider tokens older than an hour and answers TooManyProviderTokenUpdates when
  * one is replaced more often than every 20 minutes: 40 minutes sits safely between the two.
@@ -90,165 +73,6 @@ async function refreshProviderToken(apns: ApnsCredentials, staleJwt: string): Pr
   return issueProviderToken(apns).jwt;
 }
 
-/** What one POST produced: an HTTP answer, or the transport failure that prevented one. */
-type ApnsAnswer = { status: number; headers: IncomingHttpHeaders; body: string } | { failure: string };
-
-interface PooledSession {
-  session: ClientHttp2Session;
-  /** Streams we have open on it. */
-  active: number;
-  /** True once the server's SETTINGS arrived; until then we assume a single stream. */
-  ready: boolean;
-  probing: boolean;
-}
-
-interface Waiter {
-  resolve: (pooled: PooledSession) => void;
-  reject: (error: Error) => void;
-  timer: NodeJS.Timeout;
-}
-
-class ApnsTransportError extends Error {}
-
-/**
- * A few long-lived HTTP/2 connections to one APNs origin for one signing key. Apple asks for
- * connections to be kept open and reused (opening one per request is treated as abuse), and counts
- * provider-token changes per connection, hence one pool per key rather than per origin only.
- *
- * Streams are counted per connection and never exceed the peer's SETTINGS_MAX_CONCURRENT_STREAMS
- * (APNs allows one stream until the first authenticated request, then raises it); requests beyond
- * every connection's limit wait here, in order, within the request deadline.
- */
-class SessionPool {
-  private readonly slots: (PooledSession | undefined)[] = new Array<PooledSession | undefined>(POOL_SIZE).fill(undefined);
-  private readonly waiters: Waiter[] = [];
-  private cursor = 0;
-  private closed = false;
-
-  constructor(readonly origin: string) {}
-
-  /** Sessions currently open (for tests and diagnostics). */
-  get size(): number {
-    return this.slots.filter((slot) => slot !== undefined).length;
-  }
-
-  acquire(timeoutMs: number): Promise<PooledSession> {
-    if (this.closed) return Promise.reject(new ApnsTransportError('ProviderClosed'));
-    const pooled = this.take();
-    if (pooled) return Promise.resolve(pooled);
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve,
-        reject,
-        timer: setTimeout(() => {
-          this.waiters.splice(this.waiters.indexOf(waiter), 1);
-          reject(new ApnsTransportError('Timeout'));
-        }, timeoutMs),
-      };
-      this.waiters.push(waiter);
-    });
-  }
-
-  release(pooled: PooledSession): void {
-    pooled.active--;
-    this.pump();
-  }
-
-  /** After a request timed out: drop the connection if it no longer answers at all. */
-  probe(pooled: PooledSession): void {
-    const { session } = pooled;
-    if (pooled.probing || session.destroyed) return;
-    pooled.probing = true;
-    const timer = setTimeout(() => session.destroy(new ApnsTransportError('APNs connection stopped answering')), PING_TIMEOUT_MS);
-    timer.unref();
-    const sent = session.ping((error) => {
-      clearTimeout(timer);
-      pooled.probing = false;
-      if (error && !session.destroyed) session.destroy();
-    });
-    if (!sent) {
-      clearTimeout(timer);
-      pooled.probing = false;
-    }
-  }
-
-  close(): void {
-    this.closed = true;
-    for (const waiter of this.waiters.splice(0)) {
-      clearTimeout(waiter.timer);
-      waiter.reject(new ApnsTransportError('ProviderClosed'));
-    }
-    for (const [index, pooled] of this.slots.entries()) {
-      this.slots[index] = undefined;
-      pooled?.session.destroy();
-    }
-  }
-
-  /** Round-robin over the slots, opening a connection in an empty one; undefined when all are full. */
-  private take(): PooledSession | undefined {
-    for (let i = 0; i < this.slots.length; i++) {
-      const index = (this.cursor + i) % this.slots.length;
-      const pooled = this.slots[index] ?? this.open(index);
-      const limit = pooled.ready ? pooled.session.remoteSettings.maxConcurrentStreams ?? 1 : 1;
-      if (pooled.active < limit && !pooled.session.closed && !pooled.session.destroyed) {
-        this.cursor = index + 1;
-        pooled.active++;
-        return pooled;
-      }
-    }
-    return undefined;
-  }
-
-  private pump(): void {
-    while (this.waiters.length > 0 && !this.closed) {
-      const pooled = this.take();
-      if (!pooled) return;
-      const waiter = this.waiters.shift() as Waiter;
-      clearTimeout(waiter.timer);
-      waiter.resolve(pooled);
-    }
-  }
-
-  private open(index: number): PooledSession {
-    const session = connect(this.origin, { maxSessionMemory: SESSION_MEMORY_MB });
-    // Idle connections must not keep a worker (or a test run) from exiting.
-    session.unref();
-    const pooled: PooledSession = { session, active: 0, ready: false, probing: false };
-    this.slots[index] = pooled;
-
-    const drop = () => {
-      if (this.slots[index] !== pooled) return;
-      this.slots[index] = undefined;
-      // Waiters move on to a fresh connection.
-      this.pump();
-    };
-    session.on('remoteSettings', () => {
-      pooled.ready = true;
-      this.pump();
-    });
-    session.on('error', (error: Error) => {
-      const healthy = this.slots.some((slot) => slot !== pooled && slot?.ready);
-      if (!pooled.ready && !healthy && this.slots[index] === pooled) {
-        // Could not even connect, and no other connection works: the origin is unreachable. Fail
-        // fast rather than let every waiter try a new connection in turn; callers retry later.
-        this.slots[index] = undefined;
-        for (const waiter of this.waiters.splice(0)) {
-          clearTimeout(waiter.timer);
-          waiter.reject(error);
-        }
-      }
-      drop();
-    });
-    // GOAWAY: in-flight streams finish (or fail and are retried); new ones go to a new connection.
-    session.on('goaway', drop);
-    session.on('close', drop);
-    session.setTimeout(IDLE_SESSION_MS, () => {
-      if (pooled.active === 0) session.close();
-    });
-    return pooled;
-  }
-}
-
 /**
  * APNs provider API over HTTP/2 with token (.p8) authentication (contract section 6). No client
  * library: node:http2 for the transport and jose for the ES256 provider token.
@@ -259,7 +83,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  private readonly pools = new Map<string, SessionPool>();
+  private readonly pools = new Map<string, Http2SessionPool>();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.apns !== null;
@@ -283,11 +107,11 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
       // Validated when stored, so only a corrupted key gets here; retrying cannot help.
       return { kind: 'failed', reason: 'InvalidProviderKey' };
     }
-    let answer = await this.post(pool, path, { ...headers, authorization: `bearer ${jwt}` }, body);
+    let answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
     if (!('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken') {
       // Our clock or cache disagreed with Apple's: one fresh token, sent at once.
       jwt = await refreshProviderToken(apns, jwt);
-      answer = await this.post(pool, path, { ...headers, authorization: `bearer ${jwt}` }, body);
+      answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
     }
     return outcomeOf(answer);
   }
@@ -307,61 +131,19 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     this.close();
   }
 
-  private pool(origin: string, apns: ApnsCredentials): SessionPool {
+  /**
+   * Apple asks for connections to be kept open and reused (opening one per request is treated as
+   * abuse), and counts provider-token changes per connection, hence one pool per signing key
+   * rather than per origin only.
+   */
+  private pool(origin: string, apns: ApnsCredentials): Http2SessionPool {
     const key = `${origin} ${tokenKey(apns)}`;
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new SessionPool(origin);
+      pool = new Http2SessionPool(origin);
       this.pools.set(key, pool);
     }
     return pool;
-  }
-
-  private async post(pool: SessionPool, path: string, headers: OutgoingHttpHeaders, body: string): Promise<ApnsAnswer> {
-    let pooled: PooledSession;
-    try {
-      pooled = await pool.acquire(this.timeoutMs);
-    } catch (error) {
-      return { failure: transportReason(error) };
-    }
-    return new Promise<ApnsAnswer>((resolve) => {
-      let settled = false;
-      const finish = (answer: ApnsAnswer) => {
-        if (settled) return;
-        settled = true;
-        pool.release(pooled);
-        resolve(answer);
-      };
-
-      let stream: ClientHttp2Stream;
-      try {
-        stream = pooled.session.request({ ...headers, [h2.HTTP2_HEADER_METHOD]: 'POST', [h2.HTTP2_HEADER_PATH]: path });
-      } catch (error) {
-        // The connection closed (GOAWAY) between acquire and request.
-        finish({ failure: transportReason(error) });
-        return;
-      }
-      let status = 0;
-      let responseHeaders: IncomingHttpHeaders = {};
-      const chunks: Buffer[] = [];
-      stream.setTimeout(this.timeoutMs, () => {
-        finish({ failure: 'Timeout' });
-        stream.close(h2.NGHTTP2_CANCEL);
-        pool.probe(pooled);
-      });
-      stream.on('response', (received) => {
-        status = Number(received[h2.HTTP2_HEADER_STATUS]);
-        responseHeaders = received;
-      });
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        finish(status > 0 ? { status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') } : { failure: 'NoResponse' });
-      });
-      stream.on('error', (error: Error) => finish({ failure: transportReason(error) }));
-      // Closed without a response or error event (e.g. RST_STREAM from the server).
-      stream.on('close', () => finish({ failure: stream.rstCode ? `StreamReset:${stream.rstCode}` : 'NoResponse' }));
-      stream.end(body);
-    });
   }
 }
 
@@ -375,7 +157,7 @@ function reasonOf(body: string): string | undefined {
 }
 
 /** APNs status + reason -> outcome (Apple's "Handling notification responses from APNs"). */
-function outcomeOf(answer: ApnsAnswer): DeliveryOutcome {
+function outcomeOf(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return retryOutcome(answer.failure);
   const { status } = answer;
   if (status === 200) return { kind: 'accepted' };

@@ -1,0 +1,238 @@
+import {
+  ClientHttp2Session,
+  ClientHttp2Stream,
+  connect,
+  constants as h2,
+  IncomingHttpHeaders,
+  OutgoingHttpHeaders,
+} from 'node:http2';
+import { transportReason } from './provider-http';
+
+/**
+ * A small pool of long-lived HTTP/2 connections to one provider origin, shared by the providers
+ * that speak HTTP/2 (APNs, FCM). One connection carries hundreds of concurrent requests, so a big
+ * send costs a handful of TLS handshakes and no socket per request.
+ */
+
+/** HTTP/2 connections per pool; requests go round-robin over them. */
+const DEFAULT_POOL_SIZE = 4;
+/**
+ * nghttp2 per-session memory cap, in MB. At the 10 MB default, a thousand in-flight ~4 KiB
+ * streams make nghttp2 reset streams with ENHANCE_YOUR_CALM.
+ */
+const SESSION_MEMORY_MB = 64;
+/** A connection quiet this long is closed rather than left for a NAT to drop silently. */
+const IDLE_SESSION_MS = 5 * 60_000;
+/** After a request timed out, a connection that does not answer a PING this fast is dropped. */
+const PING_TIMEOUT_MS = 5_000;
+
+/** What one POST produced: an HTTP answer, or the transport failure that prevented one. */
+export type Http2Answer = { status: number; headers: IncomingHttpHeaders; body: string } | { failure: string };
+
+interface PooledSession {
+  session: ClientHttp2Session;
+  /** Streams we have open on it. */
+  active: number;
+  /** True once the server's SETTINGS arrived; until then we assume a single stream. */
+  ready: boolean;
+  probing: boolean;
+}
+
+interface Waiter {
+  resolve: (pooled: PooledSession) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+class Http2TransportError extends Error {}
+
+/**
+ * Streams are counted per connection and never exceed the peer's SETTINGS_MAX_CONCURRENT_STREAMS
+ * (APNs allows one stream until the first authenticated request, then raises it); requests beyond
+ * every connection's limit wait here, in order, within the request deadline.
+ */
+export class Http2SessionPool {
+  private readonly slots: (PooledSession | undefined)[];
+  private readonly waiters: Waiter[] = [];
+  private cursor = 0;
+  private closed = false;
+
+  constructor(
+    readonly origin: string,
+    size = DEFAULT_POOL_SIZE,
+  ) {
+    this.slots = new Array<PooledSession | undefined>(size).fill(undefined);
+  }
+
+  /** Sessions currently open (for tests and diagnostics). */
+  get size(): number {
+    return this.slots.filter((slot) => slot !== undefined).length;
+  }
+
+  /**
+   * One POST on a pooled connection: the answer, or the transport failure that prevented one.
+   * `timeoutMs` bounds the wait for a free stream and, separately, the exchange itself.
+   */
+  async post(path: string, headers: OutgoingHttpHeaders, body: string, timeoutMs: number): Promise<Http2Answer> {
+    let pooled: PooledSession;
+    try {
+      pooled = await this.acquire(timeoutMs);
+    } catch (error) {
+      return { failure: transportReason(error) };
+    }
+    return new Promise<Http2Answer>((resolve) => {
+      let settled = false;
+      const finish = (answer: Http2Answer) => {
+        if (settled) return;
+        settled = true;
+        this.release(pooled);
+        resolve(answer);
+      };
+
+      let stream: ClientHttp2Stream;
+      try {
+        stream = pooled.session.request({ ...headers, [h2.HTTP2_HEADER_METHOD]: 'POST', [h2.HTTP2_HEADER_PATH]: path });
+      } catch (error) {
+        // The connection closed (GOAWAY) between acquire and request.
+        finish({ failure: transportReason(error) });
+        return;
+      }
+      let status = 0;
+      let responseHeaders: IncomingHttpHeaders = {};
+      const chunks: Buffer[] = [];
+      stream.setTimeout(timeoutMs, () => {
+        finish({ failure: 'Timeout' });
+        stream.close(h2.NGHTTP2_CANCEL);
+        this.probe(pooled);
+      });
+      stream.on('response', (received) => {
+        status = Number(received[h2.HTTP2_HEADER_STATUS]);
+        responseHeaders = received;
+      });
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('end', () => {
+        finish(status > 0 ? { status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') } : { failure: 'NoResponse' });
+      });
+      stream.on('error', (error: Error) => finish({ failure: transportReason(error) }));
+      // Closed without a response or error event (e.g. RST_STREAM from the server).
+      stream.on('close', () => finish({ failure: stream.rstCode ? `StreamReset:${stream.rstCode}` : 'NoResponse' }));
+      stream.end(body);
+    });
+  }
+
+  private acquire(timeoutMs: number): Promise<PooledSession> {
+    if (this.closed) return Promise.reject(new Http2TransportError('ProviderClosed'));
+    const pooled = this.take();
+    if (pooled) return Promise.resolve(pooled);
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          this.waiters.splice(this.waiters.indexOf(waiter), 1);
+          reject(new Http2TransportError('Timeout'));
+        }, timeoutMs),
+      };
+      this.waiters.push(waiter);
+    });
+  }
+
+  private release(pooled: PooledSession): void {
+    pooled.active--;
+    this.pump();
+  }
+
+  /** After a request timed out: drop the connection if it no longer answers at all. */
+  private probe(pooled: PooledSession): void {
+    const { session } = pooled;
+    if (pooled.probing || session.destroyed) return;
+    pooled.probing = true;
+    const timer = setTimeout(() => session.destroy(new Http2TransportError('The provider connection stopped answering')), PING_TIMEOUT_MS);
+    timer.unref();
+    const sent = session.ping((error) => {
+      clearTimeout(timer);
+      pooled.probing = false;
+      if (error && !session.destroyed) session.destroy();
+    });
+    if (!sent) {
+      clearTimeout(timer);
+      pooled.probing = false;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(new Http2TransportError('ProviderClosed'));
+    }
+    for (const [index, pooled] of this.slots.entries()) {
+      this.slots[index] = undefined;
+      pooled?.session.destroy();
+    }
+  }
+
+  /** Round-robin over the slots, opening a connection in an empty one; undefined when all are full. */
+  private take(): PooledSession | undefined {
+    for (let i = 0; i < this.slots.length; i++) {
+      const index = (this.cursor + i) % this.slots.length;
+      const pooled = this.slots[index] ?? this.open(index);
+      const limit = pooled.ready ? pooled.session.remoteSettings.maxConcurrentStreams ?? 1 : 1;
+      if (pooled.active < limit && !pooled.session.closed && !pooled.session.destroyed) {
+        this.cursor = index + 1;
+        pooled.active++;
+        return pooled;
+      }
+    }
+    return undefined;
+  }
+
+  private pump(): void {
+    while (this.waiters.length > 0 && !this.closed) {
+      const pooled = this.take();
+      if (!pooled) return;
+      const waiter = this.waiters.shift() as Waiter;
+      clearTimeout(waiter.timer);
+      waiter.resolve(pooled);
+    }
+  }
+
+  private open(index: number): PooledSession {
+    const session = connect(this.origin, { maxSessionMemory: SESSION_MEMORY_MB });
+    // Idle connections must not keep a worker (or a test run) from exiting.
+    session.unref();
+    const pooled: PooledSession = { session, active: 0, ready: false, probing: false };
+    this.slots[index] = pooled;
+
+    const drop = () => {
+      if (this.slots[index] !== pooled) return;
+      this.slots[index] = undefined;
+      // Waiters move on to a fresh connection.
+      this.pump();
+    };
+    session.on('remoteSettings', () => {
+      pooled.ready = true;
+      this.pump();
+    });
+    session.on('error', (error: Error) => {
+      const healthy = this.slots.some((slot) => slot !== pooled && slot?.ready);
+      if (!pooled.ready && !healthy && this.slots[index] === pooled) {
+        // Could not even connect, and no other connection works: the origin is unreachable. Fail
+        // fast rather than let every waiter try a new connection in turn; callers retry later.
+        this.slots[index] = undefined;
+        for (const waiter of this.waiters.splice(0)) {
+          clearTimeout(waiter.timer);
+          waiter.reject(error);
+        }
+      }
+      drop();
+    });
+    // GOAWAY: in-flight streams finish (or fail and are retried); new ones go to a new connection.
+    session.on('goaway', drop);
+    session.on('close', drop);
+    session.setTimeout(IDLE_SESSION_MS, () => {
+      if (pooled.active === 0) session.close();
+    });
+    return pooled;
+  }
+}
