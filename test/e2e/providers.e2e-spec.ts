@@ -491,6 +491,17 @@ describe('FcmProvider', () => {
     expect(new Set(fakeFcm.requests.map((r) => r.headers.authorization)).size).toBe(1);
   });
 
+  it('sends over HTTP/2: hundreds of concurrent sends share at most 4 connections', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 500 }, () => provider.send(credentials, content(), androidTarget())));
+
+    expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+    expect(new Set(fakeFcm.requests.map((r) => r.httpVersion))).toEqual(new Set(['2.0']));
+    expect(provider.openSessions).toBeGreaterThan(0);
+    expect(provider.openSessions).toBeLessThanOrEqual(4);
+    provider.onModuleDestroy();
+    expect(provider.openSessions).toBe(0);
+  });
+
   it.each([
     [{ status: 404, errorCode: 'UNREGISTERED' }, { kind: 'invalid', reason: 'UNREGISTERED' }],
     [

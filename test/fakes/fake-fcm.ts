@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { createServer } from 'node:https';
+import type { OutgoingHttpHeaders } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { FakeTlsServer, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
@@ -96,6 +96,8 @@ export interface FcmRequestRecord {
   /** `message` from the JSON body (undefined when the body was not JSON). */
   message: unknown;
   validateOnly: boolean;
+  /** '2.0' for HTTP/2, '1.1' for HTTP/1.1. */
+  httpVersion: string;
   status: number;
   /** FcmError errorCode of an error answer, when it carried one. */
   errorCode?: string;
@@ -191,15 +193,16 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     this.tokenRequests.length = 0;
   }
 
+  /** HTTP/2 like Google's front ends, with HTTP/1.1 still accepted (the OAuth client uses it). */
   protected createServer() {
-    return createServer(serverTlsOptions(), (req, res) => {
+    return createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, (req, res) => {
       this.route(req, res).catch((error: unknown) => {
         if (!res.headersSent) sendJson(res, 500, googleError({ status: 500, message: String(error) }));
       });
     });
   }
 
-  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async route(req: Http2ServerRequest, res: Http2ServerResponse): Promise<void> {
     const { body, size } = await readBody(req, MAX_BODY_BYTES);
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'POST' && path === '/token') return this.handleToken(req, res, body);
@@ -208,7 +211,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     sendJson(res, 404, googleError({ status: 404, message: `The requested URL ${path} was not found.` }));
   }
 
-  private async handleToken(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
+  private async handleToken(req: Http2ServerRequest, res: Http2ServerResponse, body: Buffer): Promise<void> {
     const form = new URLSearchParams(body.toString('utf8'));
     const assertion = form.get('assertion') ?? '';
     const record: FcmTokenRequestRecord = { status: 400, at: new Date() };
@@ -291,8 +294,8 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
   }
 
   private async handleSend(
-    req: IncomingMessage,
-    res: ServerResponse,
+    req: Http2ServerRequest,
+    res: Http2ServerResponse,
     projectId: string,
     body: Buffer,
     size: number,
@@ -323,6 +326,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       headers: plainHeaders(req.headers),
       message,
       validateOnly,
+      httpVersion: req.httpVersion,
       status,
       errorCode: error?.errorCode,
       at: new Date(),
@@ -341,7 +345,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     sendJson(res, 200, { name: `projects/${projectId}/messages/${id}` });
   }
 
-  private authorize(req: IncomingMessage, projectId: string): void {
+  private authorize(req: Http2ServerRequest, projectId: string): void {
     const header = req.headers.authorization;
     const accessToken = /^Bearer (\S+)$/i.exec(header ?? '')?.[1];
     const grant = accessToken === undefined ? undefined : this.accessTokens.get(accessToken);
@@ -466,7 +470,7 @@ function shortLivedError(): { error: string; description: string } {
   };
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+function sendJson(res: Http2ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body);
   res.writeHead(status, {
     ...headers,

@@ -3,7 +3,8 @@ import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { fcmMessage, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
-import { keepAliveAgents, postText, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { Http2Answer, Http2SessionPool } from './http2-session-pool';
+import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
@@ -15,11 +16,6 @@ const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
  */
 const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
-/**
- * Connections to FCM per worker. Bounded: fetch opened one per concurrent send (thousands in a big
- * send), each with its own TLS handshake, which cost more CPU than the sends themselves.
- */
-const MAX_SOCKETS = 256;
 
 interface GoogleErrorBody {
   error?: {
@@ -35,7 +31,10 @@ const UNAUTHORIZED = Symbol('unauthorized');
 
 /**
  * FCM HTTP v1 (contract section 6): OAuth2 access tokens from the app's service account, then one
- * `messages:send` per device over a bounded pool of keep-alive connections.
+ * `messages:send` per device. Google serves the v1 API over HTTP/2, so sends are streams on a few
+ * long-lived connections (as the Firebase Admin SDK does since v12): over HTTP/1.1 each in-flight
+ * send needed a TLS connection of its own, and the worker spent about five times the CPU per
+ * message that an APNs send costs.
  */
 @Injectable()
 export class FcmProvider implements PushProvider, OnModuleDestroy {
@@ -49,7 +48,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
    * refreshes, so a batch of thousands of sends costs at most one token request.
    */
   private readonly clients = new Map<string, JWT>();
-  private readonly agents = keepAliveAgents(MAX_SOCKETS);
+  private readonly sessions = new Map<string, Http2SessionPool>();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.fcm !== null;
@@ -80,24 +79,11 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     }
 
     const url = new URL(`${env().FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
-    let status: number;
-    let text: string;
-    let retryAfter: string | null;
-    try {
-      const answer = await postText(
-        url,
-        { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
-        body,
-        this.timeoutMs,
-        this.agents,
-      );
-      status = answer.status;
-      text = answer.body;
-      const header = answer.headers['retry-after'];
-      retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
-    } catch (error) {
-      return retryOutcome(transportReason(error));
-    }
+    const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
+    if ('failure' in answer) return retryOutcome(answer.failure);
+    const { status, body: text } = answer;
+    const header = answer.headers['retry-after'];
+    const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
 
     if (status === 401) {
       // Only the client still holding the refused token is replaced: concurrent sends that got
@@ -110,9 +96,24 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return outcomeOf(status, text, retryAfter);
   }
 
+  /** Open HTTP/2 connections (for tests and diagnostics). */
+  get openSessions(): number {
+    return [...this.sessions.values()].reduce((sum, pool) => sum + pool.size, 0);
+  }
+
+  /** Over HTTP/2, as APNs: TLS with ALPN h2 for https, prior-knowledge h2c for a plain http URL. */
+  private post(url: URL, headers: Record<string, string>, body: string): Promise<Http2Answer> {
+    let pool = this.sessions.get(url.origin);
+    if (!pool) {
+      pool = new Http2SessionPool(url.origin);
+      this.sessions.set(url.origin, pool);
+    }
+    return pool.post(`${url.pathname}${url.search}`, headers, body, this.timeoutMs);
+  }
+
   onModuleDestroy(): void {
-    this.agents.http.destroy();
-    this.agents.https.destroy();
+    for (const pool of this.sessions.values()) pool.close();
+    this.sessions.clear();
   }
 
   private client(fcm: FcmCredentials): JWT {

@@ -1,6 +1,3 @@
-import type { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http';
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { DeliveryOutcome } from './push-provider';
 
 /**
@@ -44,61 +41,4 @@ export function transportReason(error: unknown): string {
   // fetch wraps the socket error in `cause`.
   if (cause !== undefined) return transportReason(cause);
   return (text || (typeof name === 'string' ? name : 'Error')).slice(0, 200);
-}
-
-export interface HttpAnswer {
-  status: number;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
-
-/** Keep-alive agents for one provider: connections are bounded and reused, one TLS handshake each. */
-export interface KeepAliveAgents {
-  http: HttpAgent;
-  https: HttpsAgent;
-}
-
-export function keepAliveAgents(maxSockets: number): KeepAliveAgents {
-  const options = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets };
-  return { http: new HttpAgent(options), https: new HttpsAgent(options) };
-}
-
-/**
- * One POST through a keep-alive agent, answered with status, headers and body text; rejects on
- * transport failures, and with a TimeoutError when the exchange takes over `timeoutMs` once it has a
- * connection.
- */
-export function postText(url: URL, headers: OutgoingHttpHeaders, body: string, timeoutMs: number, agents: KeepAliveAgents): Promise<HttpAnswer> {
-  const https = url.protocol === 'https:';
-  return new Promise((resolve, reject) => {
-    let timer: NodeJS.Timeout | undefined;
-    const fail = (error: Error) => {
-      clearTimeout(timer);
-      reject(error);
-    };
-    const req = (https ? httpsRequest : httpRequest)(
-      url,
-      { method: 'POST', headers: { ...headers, 'content-length': Buffer.byteLength(body) }, agent: https ? agents.https : agents.http },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          clearTimeout(timer);
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-        });
-        res.on('error', fail);
-      },
-    );
-    // The deadline starts once a connection is ours: time queued behind our own other sends for
-    // one of the agent's sockets is not the provider's slowness, and a false timeout re-sends.
-    req.once('socket', () => {
-      timer = setTimeout(() => {
-        const error = new Error(`No answer within ${timeoutMs} ms`);
-        error.name = 'TimeoutError';
-        req.destroy(error);
-      }, timeoutMs);
-    });
-    req.on('error', fail);
-    req.end(body);
-  });
 }
