@@ -1,11 +1,12 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { BearerStrategy } from './bearer.strategy';
+import { TokenCache } from './token-cache';
 import { TokensService } from './tokens.service';
 
 @Module({
   imports: [PassportModule.register({ session: false })],
-  providers: [TokensService, BearerStrategy],
+  providers: [TokensService, TokenCache, BearerStrategy],
   exports: [TokensService],
 })
 export class AuthModule {}
