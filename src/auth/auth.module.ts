@@ -1,12 +1,11 @@
 import { Module } from '@nestjs/common';
 import { PassportModule } from '@nestjs/passport';
 import { BearerStrategy } from './bearer.strategy';
-import { TokenCache } from './token-cache';
 import { TokensService } from './tokens.service';
 
 @Module({
   imports: [PassportModule.register({ session: false })],
-  providers: [TokensService, TokenCache, BearerStrategy],
+  providers: [TokensService, BearerStrategy],
   exports: [TokensService],
 })
 export class AuthModule {}

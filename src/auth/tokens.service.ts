@@ -4,7 +4,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../common/prepared-query';
 import { AuthContext } from './auth-context';
-import { TokenCache, TokenRecord } from './token-cache';
 
 const TOKEN_PREFIX = 'pns_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -64,10 +63,7 @@ export class TokensService {
   /** Tokens whose last_used_at this process is writing right now. */
   private readonly recording = new Set<string>();
 
-  constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    private readonly cache: TokenCache,
-  ) {}
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async create(input: { appId: string; abilities: string[]; name?: string | null; expiresInDays?: number }) {
     const token = generateToken();
@@ -97,42 +93,28 @@ export class TokensService {
   /** The caller behind a bearer token, or null when it is unknown, revoked or expired. */
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
-    const hash = hashToken(token);
-    let record = this.cache.get(hash);
-    if (!record) {
-      const epoch = this.cache.epoch;
-      const [row] = (
-        await preparedQuery<TokenRecord & { revoked_at: Date | null }>(
+    const [row]: Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>[] =
+      (
+        await preparedQuery<Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>>(
           this.db,
           'api_tokens_authenticate',
           `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
-          [hash],
+          [hashToken(token)],
         )
       ).rows;
-      if (!row || row.revoked_at) return null;
-      record = row;
-      this.cache.set(hash, row, epoch);
-    }
     const now = Date.now();
-    if (record.expires_at && record.expires_at.getTime() <= now) return null;
-    if ((!record.last_used_at || now - record.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(record.id)) {
+    if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) return null;
+    if ((!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(row.id)) {
       // Every request in flight when the minute turns reads the old value: without this, each
       // of them (64 under the bench) queued an UPDATE of the same row, holding pool connections
       // behind its row lock. Only the write is deduplicated, and only while it runs.
-      const { id } = record;
-      this.recording.add(id);
-      record.last_used_at = new Date(now);
-      // Not awaited: recording usage must not slow down or fail the request. The condition keeps
-      // it to once a minute per token across api processes too.
+      this.recording.add(row.id);
+      // Not awaited: recording usage must not slow down or fail the request.
       this.db
-        .query(
-          `UPDATE api_tokens SET last_used_at = now()
-           WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
-          [id, LAST_USED_RESOLUTION_MS / 1000],
-        )
+        .query(`UPDATE api_tokens SET last_used_at = now() WHERE id = $1`, [row.id])
         .catch((error: Error) => this.logger.warn(`Could not record token use: ${error.message}`))
-        .finally(() => this.recording.delete(id));
+        .finally(() => this.recording.delete(row.id));
     }
-    return { tokenId: record.id, appId: record.app_id, abilities: record.abilities };
+    return { tokenId: row.id, appId: row.app_id, abilities: row.abilities };
   }
 }

@@ -55,11 +55,6 @@ export class EnvironmentVariables {
   @IsBoolean({ message: 'must be true or false' })
   MIGRATE_ON_START = false;
 
-  /** Keep authenticated tokens in memory while LISTENing for token changes (off behind PgBouncer in transaction mode). */
-  @Transform(toBool)
-  @IsBoolean({ message: 'must be true or false' })
-  TOKEN_CACHE = true;
-
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
 
@@ -185,7 +180,6 @@ export const VARIABLES = [
   'DATABASE_URL',
   'DATABASE_POOL_SIZE',
   'MIGRATE_ON_START',
-  'TOKEN_CACHE',
   'REDIS_URL',
   'QUEUE_PREFIX',
   'APP_KEY',

@@ -1,4 +1,3 @@
-import { TokenCache } from '../../src/auth/token-cache';
 import { TokensService } from '../../src/auth/tokens.service';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { bearer, installationId, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
@@ -108,12 +107,8 @@ describe('authentication and abilities (contract sections 2 and 3)', () => {
     await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await lastUsed()).toEqual(first);
-    // Once the last use is over a minute old, the next request records it again. (The NOTIFY stands
-    // for the minute passing in this process, which remembers its own last write.)
+    // Once the last use is over a minute old, the next request records it again.
     await ctx.db.query(`UPDATE api_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [created.id]);
-    const epoch = ctx.get(TokenCache).epoch;
-    await ctx.db.query(`NOTIFY api_tokens_changed`);
-    await waitFor(async () => ctx.get(TokenCache).epoch > epoch);
     const old = await lastUsed();
     await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
     await waitFor(async () => (await lastUsed())!.getTime() > old!.getTime());
@@ -133,71 +128,6 @@ describe('authentication and abilities (contract sections 2 and 3)', () => {
     }
     const after = await ctx.http().get(path).set(bearer(other.token)).expect(200);
     expect(after.body.data).toEqual(theirs);
-  });
-
-  describe('valid tokens kept in memory while token changes are listened to', () => {
-    const cache = () => ctx.get(TokenCache);
-    const listening = async () => {
-      // The listener starts with the first lookup after it was lost.
-      await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token));
-      return cache().listening;
-    };
-    const listenerPids = async () =>
-      (
-        await ctx.db.query(
-          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'push-%-tokens'`,
-        )
-      ).map((row: { pid: number }) => row.pid);
-    const list = (token: string) => ctx.http().get('/api/v1/notifications').set(bearer(token));
-
-    beforeEach(() => waitFor(listening));
-
-    it('serves a known token from memory: a change PostgreSQL does not announce goes unseen', async () => {
-      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
-      await list(created.token).expect(200);
-      await ctx.db.query(`ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_changed`);
-      try {
-        await ctx.db.query(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, [created.id]);
-        await list(created.token).expect(200);
-      } finally {
-        await ctx.db.query(`ALTER TABLE api_tokens ENABLE TRIGGER api_tokens_changed`);
-      }
-      // Any announced change drops what is kept.
-      await ctx.db.query(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, [created.id]);
-      await list(created.token).expect(401);
-    });
-
-    it.each([
-      ['revoked', `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`],
-      ['expired', `UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`],
-      ['narrowed to another ability', `UPDATE api_tokens SET abilities = '{installations:read}' WHERE id = $1`],
-      ['deleted', `DELETE FROM api_tokens WHERE id = $1`],
-    ])('a token %s in SQL by someone else stops working at once', async (_change, statement) => {
-      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
-      await list(created.token).expect(200);
-      await list(created.token).expect(200);
-      await ctx.db.query(statement, [created.id]);
-      expect([401, 403]).toContain((await list(created.token)).status);
-    });
-
-    it('without its listener, every request reads the database; listening resumes by itself', async () => {
-      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
-      await list(created.token).expect(200);
-      const [pid] = await listenerPids();
-      await ctx.db.query(`SELECT pg_terminate_backend($1)`, [pid]);
-      await waitFor(async () => !cache().listening);
-
-      await ctx.db.query(`ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_changed`);
-      try {
-        await ctx.db.query(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, [created.id]);
-        await list(created.token).expect(401);
-      } finally {
-        await ctx.db.query(`ALTER TABLE api_tokens ENABLE TRIGGER api_tokens_changed`);
-      }
-      await waitFor(listening, 5000);
-      expect(await listenerPids()).toHaveLength(1);
-      expect(await listenerPids()).not.toContain(pid);
-    });
   });
 
   it("a token only sees its own app's notifications", async () => {

@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ABILITIES } from '../../src/auth/abilities';
-import { TokenCache } from '../../src/auth/token-cache';
 import { TokensService } from '../../src/auth/tokens.service';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { assertBuilt, inParallel, lines, runCli, RunResult, TEST_APP_KEY } from '../support/processes';
@@ -121,7 +120,6 @@ describe('operator CLI (contract section 8)', () => {
   describe('tokens', () => {
     let app: { id: string; name: string };
     let tokens: TokensService;
-    let cache: TokenCache;
     let dataSource: DataSource;
 
     beforeAll(async () => {
@@ -129,13 +127,9 @@ describe('operator CLI (contract section 8)', () => {
       // The service's own authentication path, on the CLI's database.
       dataSource = new DataSource({ ...dataSourceOptions(url), extra: { max: 2 } });
       await dataSource.initialize();
-      cache = new TokenCache(dataSource);
-      tokens = new TokensService(dataSource, cache);
+      tokens = new TokensService(dataSource);
     });
-    afterAll(async () => {
-      await cache?.onModuleDestroy();
-      await dataSource?.destroy();
-    });
+    afterAll(() => dataSource?.destroy());
 
     it('tokens:create prints {id, token, abilities}; the token is pns_ + 40+ base62 and only its SHA-256 is stored', async () => {
       const out = json(await cli('tokens:create', '--app', app.id, '--abilities', 'installations:write,notifications:send'));

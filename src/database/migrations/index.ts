@@ -1,6 +1,5 @@
 import { InitialSchema1763884800000 } from './1763884800000-InitialSchema';
 import { Delivery1763971200000 } from './1763971200000-Delivery';
-import { TokenChanges1764028800000 } from './1764028800000-TokenChanges';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [InitialSchema1763884800000, Delivery1763971200000, TokenChanges1764028800000];
+export const MIGRATIONS = [InitialSchema1763884800000, Delivery1763971200000];
