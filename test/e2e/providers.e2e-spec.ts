@@ -91,10 +91,11 @@ function apnsCredentials(key: ApnsKey): ProviderCredentials {
 const fakeApns = new FakeApns();
 const fakeFcm = new FakeFcm();
 const fakeWebPush = new FakeWebPush();
+const fakeWebPushHttp1 = new FakeWebPush({ http2: false });
 const apnsSwitch = new TcpSwitch();
 
 beforeAll(async () => {
-  const [apnsUrl] = await Promise.all([fakeApns.start(), fakeFcm.start(), fakeWebPush.start()]);
+  const [apnsUrl] = await Promise.all([fakeApns.start(), fakeFcm.start(), fakeWebPush.start(), fakeWebPushHttp1.start()]);
   const relayUrl = await apnsSwitch.start(Number(new URL(apnsUrl).port));
   // Before anything reads the configuration (env() caches it for the process).
   process.env.APNS_URL = relayUrl;
@@ -105,7 +106,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await apnsSwitch.stop();
-  await Promise.all([fakeApns.stop(), fakeFcm.stop(), fakeWebPush.stop()]);
+  await Promise.all([fakeApns.stop(), fakeFcm.stop(), fakeWebPush.stop(), fakeWebPushHttp1.stop()]);
 });
 
 describe('ApnsProvider', () => {
@@ -581,7 +582,10 @@ describe('FcmProvider', () => {
   });
 });
 
-describe('WebPushProvider', () => {
+describe.each([
+  ['HTTP/2', fakeWebPush, '2.0'],
+  ['HTTP/1.1 only', fakeWebPushHttp1, '1.1'],
+])('WebPushProvider, to a push service speaking %s', (_name, service, httpVersion) => {
   let provider: WebPushProvider;
   const vapidKeys = webpush.generateVAPIDKeys();
   const credentials: ProviderCredentials = {
@@ -590,16 +594,16 @@ describe('WebPushProvider', () => {
     fcm: null,
     vapid: { subject: 'mailto:ops@example.com', publicKey: vapidKeys.publicKey, privateKey: vapidKeys.privateKey },
   };
-  const webTarget = (subscription = fakeWebPush.createSubscription()): DeliveryTarget => ({
+  const webTarget = (subscription = service.createSubscription()): DeliveryTarget => ({
     installationId: randomUUID(),
     pushToken: null,
     webPushSubscription: subscription,
   });
 
   beforeEach(() => {
-    fakeWebPush.reset();
-    fakeWebPush.delayMs = 0;
-    fakeWebPush.expectVapidPublicKey(vapidKeys.publicKey);
+    service.reset();
+    service.delayMs = 0;
+    service.expectVapidPublicKey(vapidKeys.publicKey);
     provider = new WebPushProvider();
   });
 
@@ -611,6 +615,20 @@ describe('WebPushProvider', () => {
     expect(provider.configured({ ...credentials, vapid: null })).toBe(false);
   });
 
+  it(`sends over ${httpVersion === '2.0' ? 'HTTP/2, hundreds of messages on at most 4 connections' : 'HTTP/1.1, the protocol the service chose'}`, async () => {
+    const outcomes = await Promise.all(Array.from({ length: 300 }, () => provider.send(credentials, content(), webTarget())));
+
+    expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
+    expect(new Set(service.requests.map((r) => r.httpVersion))).toEqual(new Set([httpVersion]));
+    expect(service.deliveredCount()).toBe(300);
+    if (httpVersion === '2.0') {
+      expect(provider.openSessions).toBeGreaterThan(0);
+      expect(provider.openSessions).toBeLessThanOrEqual(4);
+    } else {
+      expect(provider.openSessions).toBe(0);
+    }
+  });
+
   it('sends the contract 6.1 encrypted JSON with TTL, Urgency and Topic', async () => {
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
@@ -618,12 +636,12 @@ describe('WebPushProvider', () => {
       data: { order_id: 42 },
       options: { ttl: 3600, priority: 'normal' },
     });
-    const subscription = fakeWebPush.createSubscription();
+    const subscription = service.createSubscription();
 
     await expect(provider.send(credentials, message, webTarget(subscription))).resolves.toEqual({ kind: 'accepted' });
 
-    expect(fakeWebPush.requests).toHaveLength(1);
-    const [request] = fakeWebPush.requests;
+    expect(service.requests).toHaveLength(1);
+    const [request] = service.requests;
     expect(request.endpoint).toBe(subscription.endpoint);
     expect(request.payload).toEqual({
       notification_id: message.id,
@@ -646,7 +664,7 @@ describe('WebPushProvider', () => {
   it('defaults to a four-week TTL and high urgency; a collapse id becomes a hashed Topic', async () => {
     const message = content({ options: { collapse_id: 'order-42' } });
     await expect(provider.send(credentials, message, webTarget())).resolves.toEqual({ kind: 'accepted' });
-    const [request] = fakeWebPush.requests;
+    const [request] = service.requests;
     expect(request.payload).toEqual({ notification_id: message.id, title: 'Your order shipped', body: 'It arrives Thursday' });
     expect(request.headers).toMatchObject({
       ttl: '2419200',
@@ -656,11 +674,11 @@ describe('WebPushProvider', () => {
   });
 
   it('marks unknown (404) and unsubscribed (410) subscriptions invalid', async () => {
-    const unknown = { ...fakeWebPush.createSubscription(), endpoint: `${fakeWebPush.baseUrl}/push/unknown-subscription` };
+    const unknown = { ...service.createSubscription(), endpoint: `${service.baseUrl}/push/unknown-subscription` };
     await expect(provider.send(credentials, content(), webTarget(unknown))).resolves.toEqual({ kind: 'invalid', reason: 'NotFound' });
 
-    const gone = fakeWebPush.createSubscription();
-    fakeWebPush.unsubscribe(gone.endpoint);
+    const gone = service.createSubscription();
+    service.unsubscribe(gone.endpoint);
     await expect(provider.send(credentials, content(), webTarget(gone))).resolves.toEqual({ kind: 'invalid', reason: 'Gone' });
   });
 
@@ -671,8 +689,8 @@ describe('WebPushProvider', () => {
     [{ status: 400 }, { kind: 'failed', reason: 'HTTP 400' }],
     [{ status: 410 }, { kind: 'invalid', reason: 'Gone' }],
   ])('maps %j to %j', async (step, outcome) => {
-    const subscription = fakeWebPush.createSubscription();
-    fakeWebPush.script(subscription.endpoint, [step]);
+    const subscription = service.createSubscription();
+    service.script(subscription.endpoint, [step]);
     await expect(provider.send(credentials, content(), webTarget(subscription))).resolves.toEqual(outcome);
   });
 
@@ -682,7 +700,7 @@ describe('WebPushProvider', () => {
   });
 
   it('fails (does not retry) when the push service rejects our VAPID key', async () => {
-    const bound = fakeWebPush.createSubscription({ applicationServerKey: webpush.generateVAPIDKeys().publicKey });
+    const bound = service.createSubscription({ applicationServerKey: webpush.generateVAPIDKeys().publicKey });
     await expect(provider.send(credentials, content(), webTarget(bound))).resolves.toEqual({ kind: 'failed', reason: 'HTTP 403' });
   });
 
@@ -694,16 +712,16 @@ describe('WebPushProvider', () => {
         server.close(() => resolve(port));
       });
     });
-    const refused = { ...fakeWebPush.createSubscription(), endpoint: `https://127.0.0.1:${closedPort}/push/abc` };
+    const refused = { ...service.createSubscription(), endpoint: `https://127.0.0.1:${closedPort}/push/abc` };
     await expect(provider.send(credentials, content(), webTarget(refused))).resolves.toEqual({ kind: 'retry', reason: 'ECONNREFUSED' });
 
     provider.timeoutMs = 150;
-    fakeWebPush.delayMs = 600;
+    service.delayMs = 600;
     await expect(provider.send(credentials, content(), webTarget())).resolves.toMatchObject({ kind: 'retry' });
   });
 
   it('marks a subscription with unusable keys invalid without sending', async () => {
-    const broken = { ...fakeWebPush.createSubscription(), keys: { p256dh: 'AAAA', auth: 'BBBB' } };
+    const broken = { ...service.createSubscription(), keys: { p256dh: 'AAAA', auth: 'BBBB' } };
     await expect(provider.send(credentials, content(), webTarget(broken))).resolves.toEqual({
       kind: 'invalid',
       reason: 'InvalidSubscription',
@@ -712,6 +730,6 @@ describe('WebPushProvider', () => {
       kind: 'failed',
       reason: 'MissingSubscription',
     });
-    expect(fakeWebPush.requests).toHaveLength(0);
+    expect(service.requests).toHaveLength(0);
   });
 });

@@ -1,5 +1,6 @@
 import { createECDH, createPublicKey, randomBytes, type ECDH, type KeyObject } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer } from 'node:https';
 import * as ece from 'http_ece';
 import { jwtVerify } from 'jose';
@@ -14,6 +15,9 @@ const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
 const URGENCIES = new Set(['very-low', 'low', 'normal', 'high']);
 /** RFC 8030 §5.4: at most 32 characters of the URL and filename safe base64 alphabet. */
 const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
+
+type Request = IncomingMessage | Http2ServerRequest;
+type Response = ServerResponse | Http2ServerResponse;
 
 /** Same shape as a browser's `PushSubscription.toJSON()`. */
 export interface WebPushSubscription {
@@ -31,6 +35,8 @@ export interface WebPushStep {
 export interface WebPushRequestRecord {
   id: string;
   endpoint: string;
+  /** '2.0' for HTTP/2, '1.1' for HTTP/1.1. */
+  httpVersion: string;
   headers: Record<string, string>;
   /** Decrypted body parsed as JSON; undefined when absent, undecryptable or not JSON. */
   payload: unknown;
@@ -72,6 +78,14 @@ interface Vapid {
  * so tests can assert exactly what a browser would have received.
  */
 export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord> {
+  /**
+   * `http2: false` makes a push service that speaks only HTTP/1.1 (it refuses ALPN h2), as some
+   * do; by default it negotiates HTTP/2 and still accepts HTTP/1.1, like FCM's and Mozilla's.
+   */
+  constructor(private readonly options: { http2?: boolean } = {}) {
+    super();
+  }
+
   private readonly subscriptions = new Map<string, Subscription>();
   private expectedVapidKey?: string;
   /**
@@ -126,20 +140,24 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
   }
 
   protected createServer() {
-    return createServer(serverTlsOptions(), (req, res) => {
+    const handler = (req: Request, res: Response) => {
       this.handle(req, res).catch((error: unknown) => {
         if (!res.headersSent) respond(res, { status: 500, message: String(error) });
       });
-    });
+    };
+    return this.options.http2 === false
+      ? createServer(serverTlsOptions(), handler)
+      : createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, handler);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: Request, res: Response): Promise<void> {
     const { body, size } = await readBody(req, MAX_BODY_BYTES);
     const id = PUSH_PATH.exec((req.url ?? '').split('?')[0])?.[1] ?? '';
     const subscription = this.subscriptions.get(id);
     const record: WebPushRequestRecord = {
       id,
       endpoint: subscription?.endpoint ?? `${this.baseUrl}${req.url ?? ''}`,
+      httpVersion: req.httpVersion,
       headers: plainHeaders(req.headers),
       payload: undefined,
       status: 0,
@@ -164,7 +182,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
 
   /** Checks in the order a push service can perform them; fills `record` as it learns things. */
   private async evaluate(
-    req: IncomingMessage,
+    req: Request,
     subscription: Subscription | undefined,
     body: Buffer,
     size: number,
@@ -282,7 +300,7 @@ function vapidKeyObject(k: string): KeyObject | undefined {
 }
 
 /** Answers like autopush (Mozilla): JSON `{code, error, message}` for failures, empty 201 otherwise. */
-function respond(res: ServerResponse, outcome: Outcome, headers: OutgoingHttpHeaders = {}): void {
+function respond(res: Response, outcome: Outcome, headers: OutgoingHttpHeaders = {}): void {
   if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter);
   if (outcome.status === 201) {
     res.writeHead(201, { ...headers, 'content-length': 0 });

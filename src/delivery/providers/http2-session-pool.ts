@@ -73,7 +73,7 @@ export class Http2SessionPool {
    * One POST on a pooled connection: the answer, or the transport failure that prevented one.
    * `timeoutMs` bounds the wait for a free stream and, separately, the exchange itself.
    */
-  async post(path: string, headers: OutgoingHttpHeaders, body: string, timeoutMs: number): Promise<Http2Answer> {
+  async post(path: string, headers: OutgoingHttpHeaders, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
     let pooled: PooledSession;
     try {
       pooled = await this.acquire(timeoutMs);

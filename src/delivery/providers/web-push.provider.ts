@@ -1,9 +1,12 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPublicKey } from 'node:crypto';
 import { Agent } from 'node:https';
-import webpush, { WebPushError } from 'web-push';
+import { isIP } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from '../../common/push-payloads';
 import { WebPushSubscription } from '../../installations/installation.entity';
+import { Http2Answer, Http2SessionPool } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
@@ -12,11 +15,16 @@ const DEFAULT_TTL_SECONDS = 2_419_200;
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
 /** Push service origins x VAPID keys remembered; there are only a handful of push services. */
 const VAPID_CACHE_SIZE = 1000;
+/** Origins whose protocol is remembered; far more than the push services there are. */
+const ORIGIN_CACHE_SIZE = 1000;
+
 
 /**
  * Web Push (RFC 8030) with aes128gcm payload encryption (RFC 8291) and VAPID (RFC 8292), through
- * the `web-push` package. Every subscription names its push service (FCM, Mozilla autopush, Apple),
- * so one keep-alive agent serves them all, reusing TLS connections per origin.
+ * the `web-push` package. Every subscription names its push service (FCM, Mozilla autopush, Apple,
+ * Microsoft). Those that negotiate HTTP/2 (ALPN `h2`, asked once per origin) get the messages as
+ * streams on a few pooled connections, like APNs and FCM; the others get web-push's own HTTP/1.1
+ * requests over one keep-alive agent.
  */
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
@@ -26,6 +34,9 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
 
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
   private readonly vapidHeaders = new Map<string, { header: string; expiresAt: number }>();
+  /** What each push service origin negotiated, asked once per process (and again after a failed probe). */
+  private readonly protocols = new Map<string, Promise<Protocol | undefined>>();
+  private readonly sessions = new Map<string, Http2SessionPool>();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.vapid !== null;
@@ -41,18 +52,26 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     const audience = audienceOf(subscription);
     if (!audience || !wellFormedKeys(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
 
+    const options: RequestOptions = {
+      // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
+      headers: { Authorization: this.vapidHeader(audience, vapid) },
+      TTL: content.options?.ttl ?? DEFAULT_TTL_SECONDS,
+      urgency: priorityOf(content) === 'high' ? 'high' : 'normal',
+      topic: webPushTopicOf(content),
+      contentEncoding: 'aes128gcm',
+      timeout: this.timeoutMs,
+      agent: this.agent,
+    };
+    const payload = JSON.stringify(webPushPayload(content));
     try {
-      await webpush.sendNotification(subscription, JSON.stringify(webPushPayload(content)), {
-        // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
-        headers: { Authorization: this.vapidHeader(audience, vapid) },
-        TTL: content.options?.ttl ?? DEFAULT_TTL_SECONDS,
-        urgency: priorityOf(content) === 'high' ? 'high' : 'normal',
-        topic: webPushTopicOf(content),
-        contentEncoding: 'aes128gcm',
-        timeout: this.timeoutMs,
-        agent: this.agent,
-      });
-      return { kind: 'accepted' };
+      if ((await this.protocolOf(audience)) !== 'h2') {
+        await webpush.sendNotification(subscription, payload, options);
+        return { kind: 'accepted' };
+      }
+      const request = webpush.generateRequestDetails(subscription, payload, options);
+      const endpoint = new URL(request.endpoint);
+      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
+      return outcomeOfAnswer(await this.pool(audience).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
       return outcomeOf(error);
@@ -75,9 +94,66 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     return Authorization;
   }
 
+  /** 'h2' or 'http/1.1' for an origin; undefined when it could not be asked (then HTTP/1.1, and asked again next time). */
+  private protocolOf(origin: string): Promise<Protocol | undefined> {
+    let protocol = this.protocols.get(origin);
+    if (!protocol) {
+      if (this.protocols.size >= ORIGIN_CACHE_SIZE) this.protocols.clear();
+      protocol = negotiate(new URL(origin), this.timeoutMs);
+      this.protocols.set(origin, protocol);
+      void protocol.then((result) => {
+        if (result === undefined && this.protocols.get(origin) === protocol) this.protocols.delete(origin);
+      });
+    }
+    return protocol;
+  }
+
+  private pool(origin: string): Http2SessionPool {
+    let pool = this.sessions.get(origin);
+    if (!pool) {
+      pool = new Http2SessionPool(origin);
+      this.sessions.set(origin, pool);
+    }
+    return pool;
+  }
+
+  /** Open HTTP/2 connections, over all push services (for tests and diagnostics). */
+  get openSessions(): number {
+    return [...this.sessions.values()].reduce((sum, pool) => sum + pool.size, 0);
+  }
+
   onModuleDestroy(): void {
+    for (const pool of this.sessions.values()) pool.close();
+    this.sessions.clear();
     this.agent.destroy();
   }
+}
+
+type Protocol = 'h2' | 'http/1.1';
+
+/**
+ * Asks the push service which protocol it speaks: a TLS handshake offering h2 and http/1.1 (ALPN),
+ * closed at once. A server that picks none, or answers with a no_application_protocol alert to h2,
+ * is HTTP/1.1. Undefined when the handshake itself fails.
+ */
+function negotiate(origin: URL, timeoutMs: number): Promise<Protocol | undefined> {
+  if (origin.protocol !== 'https:') return Promise.resolve('http/1.1');
+  return new Promise((resolve) => {
+    const host = origin.hostname.replace(/^\[|\]$/g, '');
+    const socket = tlsConnect({
+      host,
+      port: Number(origin.port || 443),
+      ...(isIP(host) ? {} : { servername: host }),
+      ALPNProtocols: ['h2', 'http/1.1'],
+    });
+    const done = (protocol: Protocol | undefined) => {
+      socket.destroy();
+      resolve(protocol);
+    };
+    socket.setTimeout(timeoutMs, () => done(undefined));
+    socket.once('secureConnect', () => done(socket.alpnProtocol === 'h2' ? 'h2' : 'http/1.1'));
+    socket.once('error', () => done(undefined));
+  });
 }
 
 /** The push service origin (VAPID audience) of an https endpoint, else null. */
@@ -113,13 +189,23 @@ function keyOnCurve(subscription: WebPushSubscription): boolean {
   }
 }
 
+/** An HTTP/2 exchange -> outcome, as web-push's HTTP/1.1 path would have ended. */
+function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
+  if ('failure' in answer) return retryOutcome(answer.failure);
+  if (answer.status >= 200 && answer.status < 300) return { kind: 'accepted' };
+  return statusOutcome(answer.status, answer.headers['retry-after']);
+}
+
 /** Push service status -> outcome (RFC 8030 §5 and §8.3); anything without a status is transport. */
 function outcomeOf(error: unknown): DeliveryOutcome {
   if (!(error instanceof WebPushError)) return retryOutcome(transportReason(error));
-  const status = error.statusCode;
+  return statusOutcome(error.statusCode, error.headers?.['retry-after']);
+}
+
+function statusOutcome(status: number, retryAfter: string | string[] | undefined): DeliveryOutcome {
   if (status === 404) return { kind: 'invalid', reason: 'NotFound' };
   if (status === 410) return { kind: 'invalid', reason: 'Gone' };
   if (status === 413) return { kind: 'failed', reason: 'PayloadTooLarge' };
-  if (status === 429 || status >= 500) return retryOutcome(`HTTP ${status}`, retryAfterMs(error.headers?.['retry-after']));
+  if (status === 429 || status >= 500) return retryOutcome(`HTTP ${status}`, retryAfterMs(retryAfter));
   return { kind: 'failed', reason: `HTTP ${status}` };
 }
