@@ -130,12 +130,12 @@ export async function startStack(label: string): Promise<Stack> {
     db,
     async startApi() {
       // Rate limiting off: the benchmark is one token hammering the API on purpose.
-      const api = ServiceProcess.start({ ...serviceEnv, APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' }, undefined, profiling('api'));
+      const api = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: imageNodeOptions(), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' }, undefined, profiling('api'));
       stack.api = api;
       await api.waitForHttp(apiPort, '/health/live', 60_000);
     },
     async startWorker(extraEnv = {}) {
-      const worker = ServiceProcess.start({ ...serviceEnv, APP_MODE: 'worker', ...extraEnv }, undefined, profiling('worker'));
+      const worker = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: imageNodeOptions(), APP_MODE: 'worker', ...extraEnv }, undefined, profiling('worker'));
       stack.worker = worker;
       await worker.waitForOutput(/Started in worker mode/, 60_000);
       return worker;
@@ -159,6 +159,17 @@ export async function startStack(label: string): Promise<Stack> {
     },
   };
   return stack;
+}
+
+/**
+ * NODE_OPTIONS of the runtime image (Dockerfile `ENV`), so the services run here with the heap
+ * limit they have in production. Empty when the Dockerfile sets none.
+ */
+export function imageNodeOptions(): string {
+  const dockerfile = readFileSync(join(__dirname, '..', '..', 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
+  const env = dockerfile.split('\n').filter((line) => /^ENV\s/.test(line)).join(' ');
+  const match = /\bNODE_OPTIONS=(?:"([^"]*)"|(\S+))/.exec(env);
+  return match?.[1] ?? match?.[2] ?? '';
 }
 
 /** BENCH_PROFILE_DIR=dir: the services write V8 CPU profiles there when they exit (node --cpu-prof). */

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Client } from 'pg';
 import { parse } from 'yaml';
+import { imageNodeOptions } from '../../bench/lib/stack';
 import { EnvironmentVariables, parseEnv, VARIABLES } from '../../src/config/env';
 import { assertBuilt, ChildEnv, freePort, killAllServices, ROOT, runNode, serviceEnv, ServiceProcess, TEST_APP_KEY } from '../support/processes';
 import { databaseUrl, deleteRedisPrefix, TEST_REDIS_URL, withAdminClient } from '../support/services';
@@ -136,6 +137,14 @@ describe('Dockerfile (issue #4.6)', () => {
     expect(existsSync(builtFile(probe[1], workdir))).toBe(true);
     // The probe gives up (2 s) before Docker kills it, so its reason reaches `docker inspect`.
     expect(seconds(/--timeout=(\S+)/.exec(options)![1])).toBeGreaterThan(2);
+  });
+
+  it('caps the V8 heap through NODE_OPTIONS, which the benchmark applies to the services too', () => {
+    const env = all(runtime, 'ENV').map((e) => e.args).join(' ');
+    const limit = Number(/\bNODE_OPTIONS=\S*--max-old-space-size=(\d+)/.exec(env)?.[1]);
+    expect(limit).toBeGreaterThanOrEqual(128);
+    expect(limit).toBeLessThanOrEqual(512);
+    expect(imageNodeOptions()).toBe(`--max-old-space-size=${limit}`);
   });
 
   it('exposes the API and metrics ports at their defaults', () => {
