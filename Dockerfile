@@ -16,11 +16,7 @@ FROM node:20-bookworm-slim AS runtime
 RUN apt-get update \
   && apt-get install -y --no-install-recommends tini \
   && rm -rf /var/lib/apt/lists/*
-# A V8 heap cap: without one V8 lets the old generation fill with short-lived garbage long before
-# collecting it (a worker sending a 1,000,000-device notification peaked near 400 MB of RSS, with
-# no more live data than under this cap, and was no faster). Raise it for much higher
-# WORKER_CONCURRENCY x DELIVERY_CONCURRENCY; see docs/operations.md.
-ENV NODE_ENV=production NODE_OPTIONS=--max-old-space-size=192
+ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force

@@ -3,7 +3,7 @@ import { cpus, totalmem } from 'node:os';
 import { benchPatch, benchPost, benchRawUpdate, CONNECTIONS, type HttpResult, type RawResult } from './api';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
 import { seedInstallations } from './lib/seed';
-import { API_POOL_SIZE, imageNodeOptions, rssBytes, startStack, type Stack } from './lib/stack';
+import { API_POOL_SIZE, deployedNodeOptions, rssBytes, startStack, type Stack } from './lib/stack';
 
 export interface BenchOptions {
   /** Installations of the delivery benchmark, and their users. */
@@ -68,7 +68,7 @@ export interface Target {
 export interface BenchResults {
   date: string;
   commit: string;
-  machine: { cpu: string; cores: number; memoryGb: number; node: string; postgres: string; redis: string; serviceNodeOptions: string };
+  machine: { cpu: string; cores: number; memoryGb: number; node: string; postgres: string; redis: string; workerNodeOptions: string };
   options: Omit<BenchOptions, 'log'>;
   delivery: {
     /** The send the issue asks for: every installation, all three providers. */
@@ -121,7 +121,7 @@ async function machine(stack: Stack): Promise<BenchResults['machine']> {
     node: process.version,
     postgres: rows[0].server_version,
     redis,
-    serviceNodeOptions: imageNodeOptions(),
+    workerNodeOptions: deployedNodeOptions('worker'),
   };
 }
 

@@ -13,7 +13,7 @@ export function table(r: BenchResults): string {
   const lines = [
     `push-notification-service benchmark, ${r.date}, commit ${r.commit}`,
     `${r.machine.cores} x ${r.machine.cpu}, ${r.machine.memoryGb} GiB, Node ${r.machine.node}, PostgreSQL ${r.machine.postgres}, Redis ${r.machine.redis}`,
-    `api and worker run with the image's NODE_OPTIONS: ${r.machine.serviceNodeOptions || '(none)'}`,
+    `worker NODE_OPTIONS as in docker-compose.yml: ${r.machine.workerNodeOptions || '(none)'}`,
     '',
     `Delivery: ${int(o.installations)} installations, ${int(r.options.users)} users, ${o.requests} requests of ${int(r.options.requestUsers)} users`,
     row('', 'per second', 'seconds', 'count'),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import webpush from 'web-push';
+import { parse } from 'yaml';
 import { FakeApns, FakeFcm, FakeWebPush, generateApnsKey, TEST_CA_PATH, type ApnsKey } from '../../test/fakes';
 import { assertBuilt, freePort, runCli, ServiceProcess, TEST_APP_KEY } from '../../test/support/processes';
 import { databaseUrl, deleteRedisPrefix, withAdminClient } from '../../test/support/services';
@@ -130,12 +131,12 @@ export async function startStack(label: string): Promise<Stack> {
     db,
     async startApi() {
       // Rate limiting off: the benchmark is one token hammering the API on purpose.
-      const api = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: imageNodeOptions(), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' }, undefined, profiling('api'));
+      const api = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' }, undefined, profiling('api'));
       stack.api = api;
       await api.waitForHttp(apiPort, '/health/live', 60_000);
     },
     async startWorker(extraEnv = {}) {
-      const worker = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: imageNodeOptions(), APP_MODE: 'worker', ...extraEnv }, undefined, profiling('worker'));
+      const worker = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('worker'), APP_MODE: 'worker', ...extraEnv }, undefined, profiling('worker'));
       stack.worker = worker;
       await worker.waitForOutput(/Started in worker mode/, 60_000);
       return worker;
@@ -162,14 +163,14 @@ export async function startStack(label: string): Promise<Stack> {
 }
 
 /**
- * NODE_OPTIONS of the runtime image (Dockerfile `ENV`), so the services run here with the heap
- * limit they have in production. Empty when the Dockerfile sets none.
+ * NODE_OPTIONS that docker-compose.yml gives the service of this mode (the worker's heap cap), so
+ * the services run here as they are deployed. Empty when it sets none.
  */
-export function imageNodeOptions(): string {
-  const dockerfile = readFileSync(join(__dirname, '..', '..', 'Dockerfile'), 'utf8').replace(/\\\n/g, ' ');
-  const env = dockerfile.split('\n').filter((line) => /^ENV\s/.test(line)).join(' ');
-  const match = /\bNODE_OPTIONS=(?:"([^"]*)"|(\S+))/.exec(env);
-  return match?.[1] ?? match?.[2] ?? '';
+export function deployedNodeOptions(mode: 'api' | 'worker'): string {
+  const compose = parse(readFileSync(join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, unknown> }>;
+  };
+  return String(compose.services[mode]?.environment?.NODE_OPTIONS ?? '');
 }
 
 /** BENCH_PROFILE_DIR=dir: the services write V8 CPU profiles there when they exit (node --cpu-prof). */
