@@ -41,6 +41,8 @@ export interface Stack {
   startApi(): Promise<void>;
   startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   stopWorker(): Promise<void>;
+  /** With the worker stopped: forgets every notification and queued job (the API benchmark's sends). */
+  discardNotifications(): Promise<void>;
   /** Clears what the fakes recorded (they keep every request in memory). */
   resetFakes(): void;
   stop(): Promise<void>;
@@ -144,6 +146,11 @@ export async function startStack(label: string): Promise<Stack> {
     async stopWorker() {
       await stack.worker?.stop('SIGTERM', 60_000);
       stack.worker = undefined;
+    },
+    async discardNotifications() {
+      if (stack.worker) throw new Error('stop the worker first');
+      await db.query('TRUNCATE notifications CASCADE');
+      await deleteRedisPrefix(queuePrefix);
     },
     resetFakes() {
       apns.reset();
