@@ -93,15 +93,14 @@ export class TokensService {
   /** The caller behind a bearer token, or null when it is unknown, revoked or expired. */
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
-    const [row]: Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>[] =
-      (
-        await preparedQuery<Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>>(
-          this.db,
-          'api_tokens_authenticate',
-          `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
-          [hashToken(token)],
-        )
-      ).rows;
+    const [row] = (
+      await preparedQuery<Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>>(
+        this.db,
+        'api_tokens_authenticate',
+        `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
+        [hashToken(token)],
+      )
+    ).rows;
     const now = Date.now();
     if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) return null;
     if ((!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(row.id)) {

@@ -4,7 +4,7 @@ import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
 import { apnsHeaders, apnsPayload, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
-import { Http2Answer, Http2SessionPool } from './http2-session-pool';
+import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
@@ -83,7 +83,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  private readonly pools = new Map<string, Http2SessionPool>();
+  private readonly pools = new Http2Pools();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.apns !== null;
@@ -95,7 +95,9 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!target.pushToken) return { kind: 'failed', reason: 'MissingDeviceToken' };
 
     const base = new URL(env().APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
-    const pool = this.pool(base.origin, apns);
+    // Apple asks for connections to be kept open and reused (opening one per request is treated as
+    // abuse), and counts provider-token changes per connection, hence a pool per signing key.
+    const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
     const path = `${base.pathname.replace(/\/+$/, '')}/3/device/${encodeURIComponent(target.pushToken)}`;
     const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apns.topic };
     const body = JSON.stringify(apnsPayload(content));
@@ -118,32 +120,16 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
 
   /** Open HTTP/2 connections, over all pools (for tests and diagnostics). */
   get openSessions(): number {
-    return [...this.pools.values()].reduce((sum, pool) => sum + pool.size, 0);
+    return this.pools.openSessions;
   }
 
   /** Destroys every connection; later sends open new ones. */
   close(): void {
-    for (const pool of this.pools.values()) pool.close();
-    this.pools.clear();
+    this.pools.close();
   }
 
   onModuleDestroy(): void {
     this.close();
-  }
-
-  /**
-   * Apple asks for connections to be kept open and reused (opening one per request is treated as
-   * abuse), and counts provider-token changes per connection, hence one pool per signing key
-   * rather than per origin only.
-   */
-  private pool(origin: string, apns: ApnsCredentials): Http2SessionPool {
-    const key = `${origin} ${tokenKey(apns)}`;
-    let pool = this.pools.get(key);
-    if (!pool) {
-      pool = new Http2SessionPool(origin);
-      this.pools.set(key, pool);
-    }
-    return pool;
   }
 }
 

@@ -3,7 +3,7 @@ import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { fcmMessage, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
-import { Http2Answer, Http2SessionPool } from './http2-session-pool';
+import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
@@ -48,7 +48,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
    * refreshes, so a batch of thousands of sends costs at most one token request.
    */
   private readonly clients = new Map<string, JWT>();
-  private readonly sessions = new Map<string, Http2SessionPool>();
+  private readonly sessions = new Http2Pools();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.fcm !== null;
@@ -98,22 +98,16 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
 
   /** Open HTTP/2 connections (for tests and diagnostics). */
   get openSessions(): number {
-    return [...this.sessions.values()].reduce((sum, pool) => sum + pool.size, 0);
+    return this.sessions.openSessions;
   }
 
   /** Over HTTP/2, as APNs: TLS with ALPN h2 for https, prior-knowledge h2c for a plain http URL. */
   private post(url: URL, headers: Record<string, string>, body: string): Promise<Http2Answer> {
-    let pool = this.sessions.get(url.origin);
-    if (!pool) {
-      pool = new Http2SessionPool(url.origin);
-      this.sessions.set(url.origin, pool);
-    }
-    return pool.post(`${url.pathname}${url.search}`, headers, body, this.timeoutMs);
+    return this.sessions.get(url.origin, url.origin).post(`${url.pathname}${url.search}`, headers, body, this.timeoutMs);
   }
 
   onModuleDestroy(): void {
-    for (const pool of this.sessions.values()) pool.close();
-    this.sessions.clear();
+    this.sessions.close();
   }
 
   private client(fcm: FcmCredentials): JWT {

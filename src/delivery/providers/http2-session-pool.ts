@@ -236,3 +236,29 @@ export class Http2SessionPool {
     return pooled;
   }
 }
+
+/** One Http2SessionPool per key (origin, or origin and signing key for APNs), made on first use. */
+export class Http2Pools {
+  private readonly pools = new Map<string, Http2SessionPool>();
+
+  /** The pool for `key`, connecting to `origin`. */
+  get(key: string, origin: string): Http2SessionPool {
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = new Http2SessionPool(origin);
+      this.pools.set(key, pool);
+    }
+    return pool;
+  }
+
+  /** Open connections over all pools (for tests and diagnostics). */
+  get openSessions(): number {
+    return [...this.pools.values()].reduce((sum, pool) => sum + pool.size, 0);
+  }
+
+  /** Destroys every connection; later sends open new ones. */
+  close(): void {
+    for (const pool of this.pools.values()) pool.close();
+    this.pools.clear();
+  }
+}

@@ -6,7 +6,7 @@ import { connect as tlsConnect } from 'node:tls';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from '../../common/push-payloads';
 import { WebPushSubscription } from '../../installations/installation.entity';
-import { Http2Answer, Http2SessionPool } from './http2-session-pool';
+import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
 
@@ -17,7 +17,6 @@ const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
 const VAPID_CACHE_SIZE = 1000;
 /** Origins whose protocol is remembered; far more than the push services there are. */
 const ORIGIN_CACHE_SIZE = 1000;
-
 
 /**
  * Web Push (RFC 8030) with aes128gcm payload encryption (RFC 8291) and VAPID (RFC 8292), through
@@ -36,7 +35,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   private readonly vapidHeaders = new Map<string, { header: string; expiresAt: number }>();
   /** What each push service origin negotiated, asked once per process (and again after a failed probe). */
   private readonly protocols = new Map<string, Promise<Protocol | undefined>>();
-  private readonly sessions = new Map<string, Http2SessionPool>();
+  private readonly sessions = new Http2Pools();
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.vapid !== null;
@@ -71,7 +70,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       const request = webpush.generateRequestDetails(subscription, payload, options);
       const endpoint = new URL(request.endpoint);
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
-      return outcomeOfAnswer(await this.pool(audience).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
+      return outcomeOfAnswer(await this.sessions.get(audience, audience).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
       return outcomeOf(error);
@@ -108,23 +107,13 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     return protocol;
   }
 
-  private pool(origin: string): Http2SessionPool {
-    let pool = this.sessions.get(origin);
-    if (!pool) {
-      pool = new Http2SessionPool(origin);
-      this.sessions.set(origin, pool);
-    }
-    return pool;
-  }
-
   /** Open HTTP/2 connections, over all push services (for tests and diagnostics). */
   get openSessions(): number {
-    return [...this.sessions.values()].reduce((sum, pool) => sum + pool.size, 0);
+    return this.sessions.openSessions;
   }
 
   onModuleDestroy(): void {
-    for (const pool of this.sessions.values()) pool.close();
-    this.sessions.clear();
+    this.sessions.close();
     this.agent.destroy();
   }
 }
