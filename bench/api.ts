@@ -1,4 +1,5 @@
 import { Pool } from 'pg';
+import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
 import type { Seeded } from './lib/seed';
 import { API_POOL_SIZE, type Stack } from './lib/stack';
 
@@ -14,6 +15,8 @@ export interface HttpResult {
   p99Ms: number;
   /** Connection errors and timeouts plus non-2xx answers. */
   errors: number;
+  /** CPU per answered request, in microseconds: the api process, autocannon, PostgreSQL, Redis. */
+  cpuMicrosPerRequest: CpuUse;
 }
 
 export interface RawResult {
@@ -23,11 +26,14 @@ export interface RawResult {
   p50Ms: number;
   p99Ms: number;
   errors: number;
+  /** CPU per statement, in microseconds (service: 0, harness: this `pg` loop). */
+  cpuMicrosPerStatement: CpuUse;
 }
 
 export const CONNECTIONS = 64;
 
 async function cannon(stack: Stack, seconds: number, request: () => { method: string; path: string; body: string }): Promise<HttpResult> {
+  const cpu = cpuMeter(stack.api?.pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${stack.apiPort}`,
     connections: CONNECTIONS,
@@ -35,6 +41,7 @@ async function cannon(stack: Stack, seconds: number, request: () => { method: st
     headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, ...request() }) }],
   });
+  const used = cpu.stop();
   const ok = Object.entries(result.statusCodeStats as Record<string, { count: number }>)
     .filter(([status]) => status.startsWith('2'))
     .reduce((sum, [, { count }]) => sum + Number(count), 0);
@@ -45,6 +52,7 @@ async function cannon(stack: Stack, seconds: number, request: () => { method: st
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors + result.non2xx,
+    cpuMicrosPerRequest: perUnit(used, ok),
   };
 }
 
@@ -80,6 +88,7 @@ export async function benchRawUpdate(stack: Stack, seeded: Seeded, statements: n
   const latencies: number[] = [];
   let errors = 0;
   let next = 0;
+  const cpu = cpuMeter();
   const started = process.hrtime.bigint();
   const lane = async () => {
     while (next < statements) {
@@ -100,8 +109,10 @@ export async function benchRawUpdate(stack: Stack, seeded: Seeded, statements: n
   };
   await Promise.all(Array.from({ length: CONNECTIONS }, lane));
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  // Before pool.end(): its backends' CPU is read while they are alive.
+  const used = cpu.stop();
   await pool.end();
   latencies.sort((a, b) => a - b);
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
-  return { statements, seconds, perSecond: statements / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors };
+  return { statements, seconds, perSecond: statements / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors, cpuMicrosPerStatement: perUnit(used, statements) };
 }

@@ -33,6 +33,8 @@ export interface RateResult {
   perSecond: number;
   /** CPU seconds of the client process while sending. */
   cpuSeconds: number;
+  /** CPU seconds of the fake providers' process over the client's whole run (set by the harness). */
+  fakesCpuSeconds?: number;
 }
 
 /** The content our service sends, so the ceiling and the peer send the same bytes. */

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Seeded } from './lib/seed';
 import { BODY, TITLE, type ClientParams, type RateResult } from './clients';
+import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
 import { cpuSeconds, rssBytes, type Stack } from './lib/stack';
 
 export type { RateResult };
@@ -26,6 +27,8 @@ export interface DeliveryResult {
   postSeconds: number;
   workerCpuSeconds: number;
   workerPeakRssMb: number;
+  /** CPU per delivery (accepted + failed), in microseconds: worker, fakes, PostgreSQL, Redis. */
+  cpuMicrosPerDelivery: CpuUse;
   perProvider: Record<string, number>;
 }
 
@@ -116,6 +119,7 @@ export async function measureDelivery(
   stack.resetFakes();
   const tally = new ProviderTally(stack);
   const cpuBefore = cpuSeconds(worker.pid);
+  const cpu = cpuMeter(worker.pid);
   let peakRss = 0;
   const sampler = setInterval(() => {
     tally.drain();
@@ -139,6 +143,7 @@ export async function measureDelivery(
       await new Promise((resolve) => setTimeout(resolve, 200));
       totals = await notificationTotals(stack, ids);
     }
+    const used = cpu.stop();
     tally.drain();
     const seconds = (totals.last_completed!.getTime() - started) / 1000;
     const delivered = totals.accepted + totals.failed;
@@ -155,6 +160,7 @@ export async function measureDelivery(
       postSeconds: (posted - started) / 1000,
       workerCpuSeconds: cpuSeconds(worker.pid) - cpuBefore,
       workerPeakRssMb: Math.max(peakRss, rssBytes(worker.pid)) / 2 ** 20,
+      cpuMicrosPerDelivery: perUnit(used, delivered),
       perProvider: { ...tally.counts, ...tally.errors },
     };
   } finally {
@@ -180,6 +186,7 @@ export async function measureClient(stack: Stack, kind: 'ceiling' | 'peer', toke
   };
   // The fake keeps every request; drop them as they come, as during our own send.
   const drain = setInterval(() => stack.resetFakes(), 500);
+  const cpu = cpuMeter();
   try {
     const output = await new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, ['-r', 'ts-node/register/transpile-only', join(__dirname, 'clients.ts')], {
@@ -193,7 +200,9 @@ export async function measureClient(stack: Stack, kind: 'ceiling' | 'peer', toke
       child.on('error', reject);
       child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`${kind} client exited ${code}: ${stderr.slice(-2000)}`))));
     });
-    return JSON.parse(output.trim().split('\n').pop()!) as RateResult;
+    const result = JSON.parse(output.trim().split('\n').pop()!) as RateResult;
+    // This process ran only the fakes meanwhile (and the ts-node start of the client, a constant).
+    return { ...result, fakesCpuSeconds: cpu.stop().harness };
   } finally {
     clearInterval(drain);
     stack.resetFakes();

@@ -1,10 +1,13 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults } from './harness';
+import type { CpuUse } from './lib/cpu';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
 const row = (label: string, ...cells: string[]) => `  ${label.padEnd(34)}${cells.map((c) => c.padStart(14)).join('')}`;
+
+const cpuRow = (label: string, cpu: CpuUse) => row(label, int(cpu.service), int(cpu.harness), int(cpu.postgres), int(cpu.redis));
 
 /** The table printed on stdout (and pasted into bench/README.md). */
 export function table(r: BenchResults): string {
@@ -32,12 +35,23 @@ export function table(r: BenchResults): string {
     row('ours iOS only / ceiling', fixed(d.oursIosOverCeiling)),
     row('ours iOS only / peer', fixed(d.oursIosOverPeer)),
     '',
+    'CPU per message, microseconds (whose CPU a delivery costs; see bench/README.md)',
+    row('', 'sender', 'fakes', 'PostgreSQL', 'Redis'),
+    cpuRow('ours, end to end', o.cpuMicrosPerDelivery),
+    cpuRow('ours, iOS only', d.oursIos.cpuMicrosPerDelivery),
+    row('ceiling (client process)', int((d.ceiling.cpuSeconds * 1e6) / d.ceiling.requests), int(((d.ceiling.fakesCpuSeconds ?? 0) * 1e6) / d.ceiling.requests)),
+    row('peer (client process)', int((d.peer.cpuSeconds * 1e6) / d.peer.requests), int(((d.peer.fakesCpuSeconds ?? 0) * 1e6) / d.peer.requests)),
+    '',
     `API: autocannon, ${r.api.connections} connections, ${r.options.apiSeconds} s each; pool ${r.api.poolSize}`,
     row('', 'per second', 'p50 ms', 'p99 ms', 'errors'),
     row('PATCH /installations/{id}', int(r.api.patch.perSecond), fixed(r.api.patch.p50Ms, 1), fixed(r.api.patch.p99Ms, 1), String(r.api.patch.errors)),
     row(`raw UPDATE via pg (${int(r.api.rawUpdate.statements)})`, int(r.api.rawUpdate.perSecond), fixed(r.api.rawUpdate.p50Ms, 1), fixed(r.api.rawUpdate.p99Ms, 1), String(r.api.rawUpdate.errors)),
     row('POST /notifications (10 users)', int(r.api.post.perSecond), fixed(r.api.post.p50Ms, 1), fixed(r.api.post.p99Ms, 1), String(r.api.post.errors)),
     row('PATCH / raw UPDATE', fixed(r.api.patchOverRaw)),
+    row('CPU per request, microseconds', 'api', 'load', 'PostgreSQL', 'Redis'),
+    cpuRow('  PATCH', r.api.patch.cpuMicrosPerRequest),
+    cpuRow('  raw UPDATE (load: the pg loop)', r.api.rawUpdate.cpuMicrosPerStatement),
+    cpuRow('  POST', r.api.post.cpuMicrosPerRequest),
   ];
   if (r.memory) {
     const m = r.memory;

@@ -45,6 +45,18 @@ describe('npm run bench, at a tiny size', () => {
     }
   });
 
+  it('says whose CPU each delivery and each request cost', () => {
+    // /proc counts CPU in 10 ms ticks, so at this size a side may read 0: only the shape is checked.
+    const { ours, oursIos, ceiling, peer } = results.delivery;
+    const { patch, post, rawUpdate } = results.api;
+    for (const cpu of [ours.cpuMicrosPerDelivery, oursIos.cpuMicrosPerDelivery, patch.cpuMicrosPerRequest, post.cpuMicrosPerRequest, rawUpdate.cpuMicrosPerStatement]) {
+      for (const side of ['service', 'harness', 'postgres', 'redis'] as const) expect(cpu[side]).toBeGreaterThanOrEqual(0);
+    }
+    // The raw UPDATE loop runs in the harness: no service process is involved.
+    expect(rawUpdate.cpuMicrosPerStatement.service).toBe(0);
+    for (const client of [ceiling, peer]) expect(client.fakesCpuSeconds).toBeGreaterThanOrEqual(0);
+  });
+
   it('measures the API and its raw UPDATE baseline', () => {
     const { patch, post, rawUpdate } = results.api;
     expect(patch.requests).toBeGreaterThan(0);
@@ -62,7 +74,9 @@ describe('npm run bench, at a tiny size', () => {
 
   it('prints the table and writes the JSON', () => {
     const text = table(results);
-    for (const label of ['ours / ceiling', 'ours / peer', 'PATCH / raw UPDATE', 'worker peak RSS', 'Targets']) expect(text).toContain(label);
+    for (const label of ['ours / ceiling', 'ours / peer', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'Targets']) {
+      expect(text).toContain(label);
+    }
     const file = writeResults(results, dir);
     expect(readdirSync(dir)).toEqual([file.split('/').pop()]);
     expect(JSON.parse(readFileSync(file, 'utf8')).delivery.ours.accepted).toBe(200);

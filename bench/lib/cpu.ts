@@ -1,0 +1,66 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { cpuSeconds } from './stack';
+
+/**
+ * CPU seconds each side of a measurement used, read from /proc (Linux). On a machine where every
+ * process is CPU-bound, a rate is the inverse of CPU per message, so these say whose CPU a send or
+ * a request costs: the service, the harness (fake providers, load generator), PostgreSQL, Redis.
+ */
+export interface CpuUse {
+  /** The measured service process (the worker for a send, the api for the API runs); 0 when none. */
+  service: number;
+  /** This process: the fake providers, autocannon or the raw `pg` loop. */
+  harness: number;
+  /** Every PostgreSQL process (backends, WAL writer, checkpointer, autovacuum). */
+  postgres: number;
+  redis: number;
+}
+
+function pidsNamed(prefix: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').startsWith(prefix)) pids.push(Number(entry));
+    } catch {
+      // exited while we looked
+    }
+  }
+  return pids;
+}
+
+function cpuOf(prefix: string): Map<number, number> {
+  return new Map(pidsNamed(prefix).map((pid) => [pid, cpuSeconds(pid)]));
+}
+
+/** What processes that are still alive used since `before` (one started meanwhile counts whole). */
+function delta(before: Map<number, number>, after: Map<number, number>): number {
+  let sum = 0;
+  for (const [pid, seconds] of after) sum += seconds - (before.get(pid) ?? 0);
+  return sum;
+}
+
+/** Starts counting; `stop()` returns what each side used since. */
+export function cpuMeter(servicePid?: number): { stop(): CpuUse } {
+  const service = servicePid ? cpuSeconds(servicePid) : 0;
+  const harness = process.cpuUsage();
+  const postgres = cpuOf('postgres');
+  const redis = cpuOf('redis-server');
+  return {
+    stop() {
+      const own = process.cpuUsage(harness);
+      return {
+        service: servicePid ? cpuSeconds(servicePid) - service : 0,
+        harness: (own.user + own.system) / 1e6,
+        postgres: delta(postgres, cpuOf('postgres')),
+        redis: delta(redis, cpuOf('redis-server')),
+      };
+    },
+  };
+}
+
+/** Microseconds of CPU per unit of work, per side. */
+export function perUnit(cpu: CpuUse, units: number): CpuUse {
+  const us = (seconds: number) => (units > 0 ? (seconds * 1e6) / units : 0);
+  return { service: us(cpu.service), harness: us(cpu.harness), postgres: us(cpu.postgres), redis: us(cpu.redis) };
+}
