@@ -1,0 +1,166 @@
+import { AllModule } from '../../src/app.module';
+import { RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.service';
+import { createTestApp, TestContext } from '../support/create-test-app';
+import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
+import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * What the sweeper owes a send whose worker died (contract 6): rows it left "sending" longer than
+ * DELIVERY_STUCK_MS, and pending rows whose job was lost, are delivered by the next sweep; rows
+ * still within that time are left to their worker. And what keeps a delivery's two status updates
+ * cheap however big the send: no index on what they change, and a batch's outcomes recorded by
+ * reading that batch's rows only.
+ */
+describe('the sweeper and the deliveries table', () => {
+  let fakes: FakeProviders;
+  let ctx: TestContext;
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '1000' } });
+    tenant = await newApp(ctx);
+    await configureProviders(ctx, tenant.appId, fakes);
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await fakes?.stop();
+  });
+
+  const completedAt = async (id: string) =>
+    (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at as Date | null;
+
+  /** Three iOS installations of one user, one send to them, run to completion. */
+  async function completedSend(user: string) {
+    const installations = [];
+    for (let n = 0; n < 3; n++) installations.push(await newInstallation(ctx, tenant.token, { push_token: apnsToken(), user_id: user }));
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: [user] }, notification: { title: 'Swept', body: 'Once more' } })
+      .expect(202);
+    const id: string = res.body.data.id;
+    await waitFor(() => completedAt(id), 'the first delivery');
+    const tokens: string[] = [];
+    for (const installation of installations) {
+      tokens.push((await ctx.db.query(`SELECT push_token FROM installations WHERE id = $1`, [installation.id]))[0].push_token);
+    }
+    return { id, installations, tokens };
+  }
+
+  const sentTo = (token: string) => fakes.apns.requests.filter((r) => r.token === token && r.status === 200).length;
+
+  it('delivers rows a dead worker left "sending" and pending rows whose job was lost', async () => {
+    const { id, installations, tokens } = await completedSend('swept-user');
+    // What a worker that died mid-batch leaves behind: one row claimed ("sending") and one not yet
+    // claimed, both untouched for an hour, not counted, and the notification not complete.
+    await ctx.db.query(
+      `UPDATE deliveries SET status = CASE installation_id WHEN $2 THEN 'sending' ELSE 'pending' END,
+         updated_at = now() - interval '1 hour'
+       WHERE notification_id = $1 AND installation_id IN ($2, $3)`,
+      [id, installations[0].id, installations[1].id],
+    );
+    await ctx.db.query(
+      `UPDATE notifications SET stat_accepted = stat_accepted - 2, completed_at = NULL,
+         processing_started_at = now() - interval '1 hour' WHERE id = $1`,
+      [id],
+    );
+
+    await waitFor(() => completedAt(id), 'the sweeper to finish the send', 20_000, 100);
+    const [n] = await ctx.db.query(`SELECT stat_installations, stat_accepted, stat_failed, stat_skipped FROM notifications WHERE id = $1`, [id]);
+    expect(n).toEqual({ stat_installations: 3, stat_accepted: 3, stat_failed: 0, stat_skipped: 0 });
+    expect(tokens.map(sentTo)).toEqual([2, 2, 1]);
+  });
+
+  it('leaves a row that is "sending" for less than DELIVERY_STUCK_MS to its worker', async () => {
+    const { id, installations } = await completedSend('busy-user');
+    // A worker is sending this one right now (updated_at keeps being now()).
+    const claim = () =>
+      ctx.db.query(`UPDATE deliveries SET status = 'sending', updated_at = now() WHERE notification_id = $1 AND installation_id = $2`, [
+        id,
+        installations[0].id,
+      ]);
+    await claim();
+    await ctx.db.query(`UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL WHERE id = $1`, [id]);
+    // Several sweeps (SWEEP_INTERVAL_MS is 300 in tests) while the "worker" keeps the row fresh.
+    for (let i = 0; i < 6; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await claim();
+    }
+    const [row] = await ctx.db.query(`SELECT status FROM deliveries WHERE notification_id = $1 AND installation_id = $2`, [id, installations[0].id]);
+    expect(row.status).toBe('sending');
+    expect(await completedAt(id)).toBeNull();
+  });
+
+  it('keeps the columns a delivery updates out of every index, so its updates stay on the page (HOT)', async () => {
+    const indexes: { indexdef: string }[] = await ctx.db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'deliveries'`);
+    expect(indexes.length).toBeGreaterThan(0);
+    for (const { indexdef } of indexes) expect(indexdef).not.toMatch(/status|updated_at|reason|attempts|next_attempt_at/);
+    const [{ reloptions }] = await ctx.db.query(`SELECT reloptions FROM pg_class WHERE relname = 'deliveries'`);
+    expect(reloptions).toContain('fillfactor=50');
+
+    // And PostgreSQL agrees: the sends above updated their rows in place.
+    const stats = await waitFor(async () => {
+      await ctx.db.query('SELECT pg_stat_clear_snapshot()');
+      const [s] = await ctx.db.query(`SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'deliveries'`);
+      return s.updated >= 12 ? s : null;
+    }, 'the table statistics to arrive', 10_000, 200);
+    expect(stats.hot / stats.updated).toBeGreaterThan(0.9);
+  });
+
+  it("records a batch's outcomes reading only that batch's rows, before the table has statistics", async () => {
+    const rows = 8000;
+    const batchSize = 500;
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['nobody-here'] }, notification: { title: 'Big', body: 'Send' } })
+      .expect(202);
+    const id: string = res.body.data.id;
+    await waitFor(() => completedAt(id), 'the empty send to complete');
+    // A big send in the middle of its delivery: every row claimed ("sending"), no ANALYZE yet.
+    await ctx.db.query(
+      `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
+       SELECT $1, 'big-' || n, 'ios', md5(n::text) || md5(n::text), 'big-user', 'granted', now(), now() FROM generate_series(1, $2) AS n`,
+      [tenant.appId, rows],
+    );
+    await ctx.db.query(
+      `INSERT INTO deliveries (notification_id, installation_id, platform, batch, status)
+       SELECT $1, i.id, 'ios', (row_number() OVER (ORDER BY i.id) - 1) / $3, 'sending'
+       FROM installations i WHERE i.app_id = $2 AND i.user_id = 'big-user'`,
+      [id, tenant.appId, batchSize],
+    );
+    const ids: string[] = (await ctx.db.query(`SELECT installation_id FROM deliveries WHERE notification_id = $1 AND batch = 3`, [id])).map(
+      (r: { installation_id: string }) => r.installation_id,
+    );
+    expect(ids).toHaveLength(batchSize);
+    const outcomes = JSON.stringify(Object.fromEntries(ids.map((installationId) => [installationId, ['accepted', null, null]])));
+
+    const runner = ctx.db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, [id, ids, outcomes, 3]);
+      const [counts] = await runner.query(RECORD_OUTCOMES_SQL, [id, ids, outcomes, 3]);
+      // EXPLAIN ANALYZE ran the update already: the second run finds nothing left "sending".
+      expect(counts).toEqual({ accepted: 0, failed: 0, skipped: 0 });
+      const scans: Record<string, number>[] = [];
+      const walk = (node: Record<string, any>) => {
+        if (node['Relation Name'] === 'deliveries') scans.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(plan.Plan);
+      expect(scans.length).toBeGreaterThan(0);
+      for (const scan of scans) {
+        const read = scan['Actual Rows'] * (scan['Actual Loops'] ?? 1) + (scan['Rows Removed by Filter'] ?? 0) + (scan['Rows Removed by Join Filter'] ?? 0);
+        expect(read).toBeLessThanOrEqual(batchSize);
+      }
+      expect(JSON.stringify(plan)).not.toContain('Join Filter');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+});
