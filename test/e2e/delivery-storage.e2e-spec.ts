@@ -19,7 +19,7 @@ describe('the sweeper and the deliveries table', () => {
 
   beforeAll(async () => {
     fakes = await startFakeProviders();
-    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '1000' } });
+    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '2000' } });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
   });
@@ -83,9 +83,15 @@ describe('the sweeper and the deliveries table', () => {
         installations[0].id,
       ]);
     await claim();
-    await ctx.db.query(`UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL WHERE id = $1`, [id]);
-    // Several sweeps (SWEEP_INTERVAL_MS is 300 in tests) while the "worker" keeps the row fresh.
-    for (let i = 0; i < 6; i++) {
+    // A send that has been going on for an hour: only the row's own age can tell it is alive.
+    await ctx.db.query(
+      `UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL,
+         processing_started_at = now() - interval '1 hour' WHERE id = $1`,
+      [id],
+    );
+    // Ten sweeps (SWEEP_INTERVAL_MS is 300 in tests), longer than DELIVERY_STUCK_MS, while the
+    // "worker" keeps the row fresh.
+    for (let i = 0; i < 12; i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       await claim();
     }
