@@ -82,8 +82,6 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
     if ('failure' in answer) return retryOutcome(answer.failure);
     const { status, body: text } = answer;
-    const header = answer.headers['retry-after'];
-    const retryAfter = (Array.isArray(header) ? header[0] : header) ?? null;
 
     if (status === 401) {
       // Only the client still holding the refused token is replaced: concurrent sends that got
@@ -93,7 +91,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       }
       return UNAUTHORIZED;
     }
-    return outcomeOf(status, text, retryAfter);
+    return outcomeOf(status, text, answer.headers['retry-after']);
   }
 
   /** Open HTTP/2 connections (for tests and diagnostics). */
@@ -162,7 +160,7 @@ function tokenFailure(error: unknown): DeliveryOutcome {
 }
 
 /** FCM v1 status + error body -> outcome (Firebase "FCM error codes" reference). */
-function outcomeOf(status: number, text: string, retryAfter: string | null): DeliveryOutcome {
+function outcomeOf(status: number, text: string, retryAfter: string | string[] | undefined): DeliveryOutcome {
   if (status >= 200 && status < 300) return { kind: 'accepted' };
   let body: GoogleErrorBody = {};
   try {
