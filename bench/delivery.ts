@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Seeded } from './lib/seed';
 import { BODY, TITLE, type ClientParams, type RateResult } from './clients';
 import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
-import { cpuSeconds, rssBytes, type Stack } from './lib/stack';
+import { rssBytes, type Stack } from './lib/stack';
 
 export type { RateResult };
 
@@ -118,7 +118,6 @@ export async function measureDelivery(
   if (!worker) throw new Error('the worker is not running');
   stack.resetFakes();
   const tally = new ProviderTally(stack);
-  const cpuBefore = cpuSeconds(worker.pid);
   const cpu = cpuMeter(worker.pid);
   let peakRss = 0;
   const sampler = setInterval(() => {
@@ -158,7 +157,7 @@ export async function measureDelivery(
       fanoutSeconds: (totals.last_fanned_out!.getTime() - started) / 1000,
       providerSeconds: (tally.last - tally.first) / 1000,
       postSeconds: (posted - started) / 1000,
-      workerCpuSeconds: cpuSeconds(worker.pid) - cpuBefore,
+      workerCpuSeconds: used.service,
       workerPeakRssMb: Math.max(peakRss, rssBytes(worker.pid)) / 2 ** 20,
       cpuMicrosPerDelivery: perUnit(used, delivered),
       perProvider: { ...tally.counts, ...tally.errors },

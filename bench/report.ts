@@ -1,13 +1,19 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchResults } from './harness';
-import type { CpuUse } from './lib/cpu';
+import type { RateResult } from './clients';
+import { perUnit, type CpuUse } from './lib/cpu';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const fixed = (n: number, digits = 2) => n.toFixed(digits);
 const row = (label: string, ...cells: string[]) => `  ${label.padEnd(34)}${cells.map((c) => c.padStart(14)).join('')}`;
 
 const cpuRow = (label: string, cpu: CpuUse) => row(label, int(cpu.service), int(cpu.harness), int(cpu.postgres), int(cpu.redis));
+/** The ceiling's or the peer's client process, and the fakes it sent to (no database, no Redis). */
+const clientCpuRow = (label: string, r: RateResult) => {
+  const { service, harness } = perUnit({ service: r.cpuSeconds, harness: r.fakesCpuSeconds ?? 0, postgres: 0, redis: 0 }, r.requests);
+  return row(label, int(service), int(harness));
+};
 
 /** The table printed on stdout (and pasted into bench/README.md). */
 export function table(r: BenchResults): string {
@@ -39,8 +45,8 @@ export function table(r: BenchResults): string {
     row('', 'sender', 'fakes', 'PostgreSQL', 'Redis'),
     cpuRow('ours, end to end', o.cpuMicrosPerDelivery),
     cpuRow('ours, iOS only', d.oursIos.cpuMicrosPerDelivery),
-    row('ceiling (client process)', int((d.ceiling.cpuSeconds * 1e6) / d.ceiling.requests), int(((d.ceiling.fakesCpuSeconds ?? 0) * 1e6) / d.ceiling.requests)),
-    row('peer (client process)', int((d.peer.cpuSeconds * 1e6) / d.peer.requests), int(((d.peer.fakesCpuSeconds ?? 0) * 1e6) / d.peer.requests)),
+    clientCpuRow('ceiling (client process)', d.ceiling),
+    clientCpuRow('peer (client process)', d.peer),
     '',
     `API: autocannon, ${r.api.connections} connections, ${r.options.apiSeconds} s each; pool ${r.api.poolSize}`,
     row('', 'per second', 'p50 ms', 'p99 ms', 'errors'),
