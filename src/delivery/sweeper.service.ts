@@ -9,6 +9,11 @@ import { env } from '../config/env';
 /** A notification this old with no fan-out progress is looked after (its enqueue may have failed). */
 const UNQUEUED_AFTER_MS = 5_000;
 const SWEEP_LIMIT = 1000;
+/**
+ * Notifications whose rows may be stuck: unfinished, and begun more than $1 seconds
+ * (DELIVERY_STUCK_MS) ago; a younger one cannot have a row that old.
+ */
+const OVERDUE_NOTIFICATION = `n.completed_at IS NULL AND n.processing_started_at < now() - make_interval(secs => $1)`;
 
 export interface SweepReport {
   fanoutsQueued: number;
@@ -80,14 +85,13 @@ export class SweeperService {
    * Rows "sending" for longer than DELIVERY_STUCK_MS belonged to a dead worker: pending again.
    * Both look-ups go through the unfinished notifications (a partial index) and each one's own rows
    * (the primary key): deliveries keep no index on their status, so that their updates stay HOT.
-   * A notification whose processing began less than DELIVERY_STUCK_MS ago cannot have such rows.
    */
   private async resetStuckDeliveries(report: SweepReport): Promise<{ notification_id: string; batch: number }[]> {
     const stuckSeconds = env().DELIVERY_STUCK_MS / 1000;
     const [reset]: [{ notification_id: string; batch: number }[], number] = await this.db.query(
       `UPDATE deliveries d SET status = 'pending', next_attempt_at = NULL, updated_at = now()
        FROM notifications n
-       WHERE n.completed_at IS NULL AND n.processing_started_at < now() - make_interval(secs => $1)
+       WHERE ${OVERDUE_NOTIFICATION}
          AND d.notification_id = n.id AND d.status = 'sending' AND d.updated_at < now() - make_interval(secs => $1)
        RETURNING d.notification_id, d.batch`,
       [stuckSeconds],
@@ -96,7 +100,7 @@ export class SweeperService {
     // Pending batches that are overdue and may have lost their job (Redis flushed, job removed).
     const orphaned: { notification_id: string; batch: number }[] = await this.db.query(
       `SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries d ON d.notification_id = n.id
-       WHERE n.completed_at IS NULL AND n.processing_started_at < now() - make_interval(secs => $1)
+       WHERE ${OVERDUE_NOTIFICATION}
          AND d.status = 'pending' AND d.updated_at < now() - make_interval(secs => $1)
          AND (d.next_attempt_at IS NULL OR d.next_attempt_at < now() - make_interval(secs => $1))
        LIMIT $2`,
