@@ -48,8 +48,10 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (!subscription) return { kind: 'failed', reason: 'MissingSubscription' };
     // Cheap shape checks first; whether p256dh is really a point on the curve is asked only when
     // encryption fails (importing the key for every send cost more than the send itself).
-    const audience = audienceOf(subscription);
-    if (!audience || !wellFormedKeys(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
+    const endpoint = httpsEndpoint(subscription);
+    if (!endpoint || !wellFormedKeys(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
+    // The push service origin, which is also the VAPID audience.
+    const audience = endpoint.origin;
 
     const options: RequestOptions = {
       // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
@@ -67,8 +69,8 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
         await webpush.sendNotification(subscription, payload, options);
         return { kind: 'accepted' };
       }
+      // request.endpoint is subscription.endpoint, parsed above.
       const request = webpush.generateRequestDetails(subscription, payload, options);
-      const endpoint = new URL(request.endpoint);
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
       return outcomeOfAnswer(await this.sessions.get(audience, audience).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
     } catch (error) {
@@ -145,11 +147,11 @@ function negotiate(origin: URL, timeoutMs: number): Promise<Protocol | undefined
   });
 }
 
-/** The push service origin (VAPID audience) of an https endpoint, else null. */
-function audienceOf(subscription: WebPushSubscription): string | null {
+/** The subscription's endpoint when it is an https URL, else null. */
+function httpsEndpoint(subscription: WebPushSubscription): URL | null {
   try {
     const url = new URL(subscription.endpoint);
-    return url.protocol === 'https:' ? url.origin : null;
+    return url.protocol === 'https:' ? url : null;
   } catch {
     return null;
   }
