@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for every mode: APP_MODE=api | worker | all (see docs/operations.md).
 
-FROM node:20-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -9,7 +9,7 @@ COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24.21.0-bookworm-slim AS runtime
 # tini is PID 1: it forwards SIGTERM to Node (which drains requests and jobs, then exits 0) and
 # reaps zombies. Node itself as PID 1 would ignore a SIGTERM arriving before main.ts installs its
 # handler, since the kernel gives PID 1 no default signal actions.

@@ -112,6 +112,16 @@ describe('Dockerfile (issue #4.6)', () => {
     for (const entry of ['node_modules', 'dist', '.env', '.git']) expect(ignored).toContain(entry);
   });
 
+  it('builds and runs on the Node version that CI and development use (.node-version), which package.json requires', () => {
+    const pinned = readFileSync(resolve(ROOT, '.node-version'), 'utf8').trim();
+    expect(pinned).toMatch(/^24\.\d+\.\d+$/);
+    for (const stage of stages) expect(stage.from).toBe(`node:${pinned}-bookworm-slim`);
+    const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { engines: { node: string } };
+    expect(pkg.engines.node).toBe('>=24');
+    // The tests themselves run on it: .ci/run puts .node/<version>/bin first on PATH.
+    expect(process.version).toBe(`v${pinned}`);
+  });
+
   it('runs as a non-root user', () => {
     const user = last(runtime, 'USER')?.args;
     expect(user).toBeDefined();
