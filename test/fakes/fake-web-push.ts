@@ -18,6 +18,8 @@ const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
 
 type Request = IncomingMessage | Http2ServerRequest;
 type Response = ServerResponse | Http2ServerResponse;
+/** What both response kinds share; @types/node 24 types their writeHead overloads as incompatible. */
+type HeadWriter = { writeHead(status: number, headers: OutgoingHttpHeaders): unknown };
 
 /** Same shape as a browser's `PushSubscription.toJSON()`. */
 export interface WebPushSubscription {
@@ -303,7 +305,7 @@ function vapidKeyObject(k: string): KeyObject | undefined {
 function respond(res: Response, outcome: Outcome, headers: OutgoingHttpHeaders = {}): void {
   if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter);
   if (outcome.status === 201) {
-    res.writeHead(201, { ...headers, 'content-length': 0 });
+    (res as HeadWriter).writeHead(201, { ...headers, 'content-length': 0 });
     res.end();
     return;
   }
@@ -312,7 +314,7 @@ function respond(res: Response, outcome: Outcome, headers: OutgoingHttpHeaders =
     error: STATUS_CODES[outcome.status] ?? 'Error',
     message: outcome.message ?? STATUS_CODES[outcome.status] ?? 'Error',
   });
-  res.writeHead(outcome.status, {
+  (res as HeadWriter).writeHead(outcome.status, {
     ...headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
