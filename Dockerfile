@@ -22,8 +22,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 USER node
-# 3000: the API (api/all); 9464: Prometheus /metrics (every mode, METRICS_PORT).
-EXPOSE 3000 9464
+# 3000: the API (api/all); 9464: Prometheus /metrics (METRICS_PORT; 9465 by default in worker mode).
+EXPOSE 3000 9464 9465
 # Probes /health/live on PORT, or on METRICS_PORT in worker mode (a worker has no API port).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "dist/src/health/healthcheck.js"]

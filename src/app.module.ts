@@ -8,6 +8,7 @@ import { RequestBodyInterceptor } from './common/http/request-body.interceptor';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
+import { SchemaGuard } from './database/schema.guard';
 import { DeliveryModule } from './delivery/delivery.module';
 import { HealthModule } from './health/health.module';
 import { InstallationsModule } from './installations/installations.module';
@@ -29,6 +30,8 @@ export class CoreModule {}
 @Module({
   imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, HealthModule, RateLimitModule, AdminModule],
   providers: [
+    // First: with migrations pending even the token lookup would fail.
+    { provide: APP_GUARD, useClass: SchemaGuard },
     { provide: APP_GUARD, useClass: AbilitiesGuard },
     // Guards run in this order: the rate limit counts per token, so it needs the caller first.
     { provide: APP_GUARD, useClass: TokenThrottlerGuard },

@@ -3,6 +3,8 @@ import { INestApplicationContext, Logger } from '@nestjs/common';
 import { AllModule, ApiModule, WorkerModule } from './app.module';
 import { createHttpApp, createWorkerContext } from './app.factory';
 import { ConfigError, env } from './config/env';
+import { DatabaseUnreachableError, waitForDatabase } from './database/wait-for-database';
+import { processLogger } from './logging/process-logger';
 
 /**
  * One build, three modes (APP_MODE): `api` serves HTTP, `worker` runs the queue processors with no
@@ -19,16 +21,23 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+  // Every line from here on is JSON through pino, Nest's own included.
+  const nestLogger = processLogger(config);
+  Logger.overrideLogger(nestLogger);
   const logger = new Logger('Main');
+  // Before Nest, so an unreachable or missing database is one line at once, not a silent wait.
+  await waitForDatabase(config.DATABASE_URL, config.DATABASE_CONNECT_TIMEOUT_MS);
   let app: INestApplicationContext;
   if (config.APP_MODE === 'worker') {
-    app = await createWorkerContext(WorkerModule);
+    app = await createWorkerContext(WorkerModule, nestLogger);
   } else {
-    const http = await createHttpApp(config.APP_MODE === 'api' ? ApiModule : AllModule);
-    await http.listen(config.PORT);
+    const http = await createHttpApp(config.APP_MODE === 'api' ? ApiModule : AllModule, nestLogger);
+    // No HOST: every interface, as Node does by default.
+    await (config.HOST === undefined ? http.listen(config.PORT) : http.listen(config.PORT, config.HOST));
     app = http;
   }
-  logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on port ${config.PORT}`}`);
+  const where = config.HOST === undefined ? `port ${config.PORT}` : `${config.HOST} port ${config.PORT}`;
+  logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on ${where}`}`);
   armShutdown(app, config.SHUTDOWN_TIMEOUT_MS);
 }
 
@@ -61,6 +70,8 @@ function armShutdown(app: INestApplicationContext, timeoutMs: number): void {
 }
 
 bootstrap().catch((error: Error) => {
-  process.stderr.write(`Failed to start: ${error.message}\n`);
+  // One JSON line (the logger is pino's by now); the stack only where it says more than the message.
+  const expected = error instanceof DatabaseUnreachableError;
+  new Logger('Main').fatal(`Failed to start: ${error.message}`, ...(expected ? [] : [error.stack]));
   process.exit(1);
 });

@@ -5,6 +5,7 @@ import {
   IsBoolean,
   IsIn,
   IsInt,
+  IsIP,
   IsOptional,
   IsString,
   Matches,
@@ -42,6 +43,11 @@ export class EnvironmentVariables {
   @Max(65535, { message: 'must be a port number' })
   PORT = 3000;
 
+  /** Interface the API listens on; unset means every interface. */
+  @IsOptional()
+  @IsIP(undefined, { message: 'must be an IP address (0.0.0.0, ::, 127.0.0.1...)' })
+  HOST?: string;
+
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/push';
 
@@ -50,6 +56,12 @@ export class EnvironmentVariables {
   @Min(1, { message: 'must be at least 1' })
   @Max(1000, { message: 'must be at most 1000' })
   DATABASE_POOL_SIZE = 20;
+
+  /** How long start-up waits for PostgreSQL to accept a connection before exiting 1. */
+  @Transform(toInt)
+  @IsInt({ message: 'must be an integer' })
+  @Min(0, { message: 'must be at least 0' })
+  DATABASE_CONNECT_TIMEOUT_MS = 60000;
 
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
@@ -150,6 +162,11 @@ export class EnvironmentVariables {
   @Max(65535, { message: 'must be a port number' })
   METRICS_PORT = 9464;
 
+  /** Interface of the metrics listener; unset means every interface, like HOST (see docs/operations.md). */
+  @IsOptional()
+  @IsIP(undefined, { message: 'must be an IP address (0.0.0.0, ::, 127.0.0.1...)' })
+  METRICS_HOST?: string;
+
   /** Requests per minute per API token, shared by every api process through Redis; 0 turns limiting off. */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
@@ -174,11 +191,16 @@ export class EnvironmentVariables {
   SHUTDOWN_TIMEOUT_MS = 30000;
 }
 
+/** METRICS_PORT's default in worker mode; api and all modes keep the class default, 9464. */
+export const WORKER_METRICS_PORT = 9465;
+
 export const VARIABLES = [
   'APP_MODE',
   'PORT',
+  'HOST',
   'DATABASE_URL',
   'DATABASE_POOL_SIZE',
+  'DATABASE_CONNECT_TIMEOUT_MS',
   'MIGRATE_ON_START',
   'REDIS_URL',
   'QUEUE_PREFIX',
@@ -198,6 +220,7 @@ export const VARIABLES = [
   'LOG_LEVEL',
   'LOG_PRETTY',
   'METRICS_PORT',
+  'METRICS_HOST',
   'RATE_LIMIT_PER_MINUTE',
   'ADMIN_USER',
   'ADMIN_PASSWORD',
@@ -222,6 +245,8 @@ export function parseEnv(source: NodeJS.ProcessEnv): EnvironmentVariables {
   if (errors.length > 0) {
     throw new ConfigError(`Invalid environment variable ${firstMessage(errors[0])}`);
   }
+  // A worker's own default, so an api and a worker on one host do not both want 9464.
+  if (plain.METRICS_PORT === undefined && env.APP_MODE === 'worker') env.METRICS_PORT = WORKER_METRICS_PORT;
   return env;
 }
 

@@ -19,8 +19,10 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
     super();
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    await this.schedule();
+  onApplicationBootstrap(): void {
+    // Not awaited: with Redis unreachable this waits for it, and start-up (the API of an `all`
+    // process included) must not.
+    this.schedule().catch((error: Error) => this.logger.debug(`Sweeper schedule not set: ${error.message}`));
     // The schedule lives in Redis. Should Redis lose its data (a restart without persistence, a
     // failover, a FLUSHALL), the sweeper that recovers everything else must come back by itself,
     // so every worker re-asserts it each interval; upserting an existing schedule changes nothing.

@@ -19,10 +19,10 @@ export class RedisHealthIndicator {
     const indicator = this.indicators.check(key);
     let timer: NodeJS.Timeout | undefined;
     try {
-      // BullMQ's Redis backend runs on ioredis.
-      const client = (await this.queue.getBackend().client) as unknown as Redis;
       await Promise.race([
-        client.ping(),
+        // Inside the race: until its first connection, BullMQ's client promise waits for Redis.
+        // BullMQ's Redis backend runs on ioredis.
+        (this.queue.getBackend().client as unknown as Promise<Redis>).then((client) => client.ping()),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error('timeout')), PING_TIMEOUT_MS);
         }),

@@ -45,7 +45,8 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
             : error,
         );
       server.once('error', fail);
-      server.listen(this.config.METRICS_PORT, () => {
+      // No METRICS_HOST: every interface, as for the API (a scraper in another container must reach it).
+      server.listen(this.config.METRICS_PORT, this.config.METRICS_HOST, () => {
         server.off('error', fail);
         resolve();
       });

@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../common/queues';
 import { env } from '../config/env';
 import { producerConnection } from './queue.module';
+import { ObservedQueue } from './redis-status';
 
 export const INSPECTED_QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE] as const;
 
@@ -20,7 +21,7 @@ export class QueueInspector implements OnModuleDestroy {
 
   queues(): Queue[] {
     this.handles ??= INSPECTED_QUEUES.map(
-      (name) => new Queue(name, { connection: producerConnection(), prefix: env().QUEUE_PREFIX }),
+      (name) => new ObservedQueue(name, { connection: producerConnection(), prefix: env().QUEUE_PREFIX }),
     );
     return this.handles;
   }

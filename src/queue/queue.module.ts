@@ -3,6 +3,12 @@ import { Module } from '@nestjs/common';
 import type { RedisOptions } from 'bullmq';
 import { env } from '../config/env';
 import { redisOptionsFromUrl } from '../config/redis-options';
+import { ObservedQueue, ObservedWorker } from './redis-status';
+
+// Every queue and worker @nestjs/bullmq creates reports its connection errors to redisStatus.
+// Set when this file is first imported, which is before any module calls registerQueue.
+BullModule.queueClass = ObservedQueue;
+BullModule.workerClass = ObservedWorker;
 
 /** Workers block on Redis and must retry forever (BullMQ requires maxRetriesPerRequest: null). */
 export const workerConnection = (): RedisOptions => ({ ...redisOptionsFromUrl(env().REDIS_URL), maxRetriesPerRequest: null });

@@ -3,6 +3,7 @@ import { ThrottlerStorage } from '@nestjs/throttler';
 import { Redis } from 'ioredis';
 import { EnvironmentVariables } from '../config/env';
 import { redisOptionsFromUrl } from '../config/redis-options';
+import { redisStatus } from '../queue/redis-status';
 
 /**
  * One atomic step of a fixed-window counter with blocking, so that every api process sharing
@@ -68,7 +69,9 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     }) as ThrottleRedis;
     this.redis.defineCommand('throttleIncrement', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
     // ioredis reconnects by itself; without a listener an error event would crash the process.
-    this.redis.on('error', (error: Error) => this.warn(`Rate-limit Redis error: ${error.message}`));
+    // redisStatus turns the errors of every Redis client of the process into one line per interval.
+    this.redis.on('error', (error: Error) => redisStatus.down(error));
+    this.redis.on('ready', () => redisStatus.up());
   }
 
   /**
@@ -78,7 +81,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
    */
   onModuleInit(): Promise<void> {
     if (this.config.RATE_LIMIT_PER_MINUTE === 0) return Promise.resolve();
-    this.connecting ??= this.redis.connect().catch((error: Error) => this.warn(`Rate-limit Redis not reachable yet: ${error.message}`));
+    this.connecting ??= this.redis.connect().catch((error: Error) => redisStatus.down(error));
     return this.connecting;
   }
 

@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { DomainError, IdempotencyConflictError, NotFoundError, ValidationFailedError } from '../errors';
+import { isStoreUnavailable, RETRY_AFTER_SECONDS } from './unavailable';
 
 interface ErrorResponse {
   status: number;
@@ -19,6 +20,12 @@ const MESSAGES: Record<number, string> = {
   413: 'Payload Too Large.',
   415: 'Unsupported Media Type.',
   429: 'Too Many Attempts.',
+};
+
+const UNAVAILABLE: ErrorResponse = {
+  status: 503,
+  body: { message: 'Service Unavailable.' },
+  headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
 };
 
 /**
@@ -51,8 +58,15 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const response = exception.getResponse();
       // Health checks answer 503 with their own report.
       if (status === HttpStatus.SERVICE_UNAVAILABLE && typeof response === 'object' && 'status' in response) {
-        return { status, body: response as Record<string, unknown> };
+        return { status, body: response as Record<string, unknown>, headers: UNAVAILABLE.headers };
       }
+      // Raised on purpose (SchemaGuard): the service cannot answer yet, and says so.
+      if (status === HttpStatus.SERVICE_UNAVAILABLE) return UNAVAILABLE;
+    }
+    if (isStoreUnavailable(exception)) {
+      // No stack: during an outage every request lands here, and the cause is the outage.
+      this.logger.warn(`Store unavailable on ${req.method} ${req.originalUrl ?? req.url}: ${describe(exception)}`);
+      return UNAVAILABLE;
     }
     // http-errors from Express or body-parser (e.g. an undecodable path) that reached Nest.
     const status = clientErrorStatus(exception);

@@ -1,0 +1,64 @@
+import { Logger } from '@nestjs/common';
+import { Processor, Queue, QueueOptions, Worker, WorkerOptions } from 'bullmq';
+
+/** While Redis stays unreachable, one line per this interval, however many clients retry. */
+export const REDIS_LOG_INTERVAL_MS = 10_000;
+
+/**
+ * What this process knows of Redis, fed by the error and ready events of every BullMQ client and
+ * of the rate limiter. Each of those clients reconnects on its own, several times a second at
+ * first; this turns their errors into one JSON line when Redis is lost, one per interval while it
+ * stays away, and one when it is back, instead of a stack trace per attempt per client.
+ */
+export class RedisStatus {
+  private readonly logger = new Logger('Redis');
+  private downSince?: number;
+  private lastLine = 0;
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  get reachable(): boolean {
+    return this.downSince === undefined;
+  }
+
+  down(error: Error & { code?: string }): void {
+    const now = this.now();
+    const reason = error.code ?? error.message;
+    if (this.downSince === undefined) {
+      this.downSince = now;
+      this.lastLine = now;
+      this.logger.warn(`Redis unreachable (${reason}): retrying; routes that need Redis answer 503 meanwhile`);
+    } else if (now - this.lastLine >= REDIS_LOG_INTERVAL_MS) {
+      this.lastLine = now;
+      this.logger.warn(`Redis still unreachable after ${Math.round((now - this.downSince) / 1000)} s (${reason}): retrying`);
+    }
+  }
+
+  up(): void {
+    if (this.downSince === undefined) return;
+    this.logger.log(`Redis reachable again after ${Math.round((this.now() - this.downSince) / 1000)} s`);
+    this.downSince = undefined;
+  }
+}
+
+export const redisStatus = new RedisStatus();
+
+/**
+ * BullMQ prints an error event that has no listener with console.error, stack and all; these
+ * listen from the constructor on, before the first connection attempt can fail.
+ */
+export class ObservedQueue extends Queue {
+  constructor(name: string, opts: QueueOptions) {
+    super(name, opts);
+    this.on('error', (error) => redisStatus.down(error));
+    this.getBackend().on('ready', () => redisStatus.up());
+  }
+}
+
+export class ObservedWorker extends Worker {
+  constructor(name: string, processor: string | URL | null | Processor | undefined, opts: WorkerOptions) {
+    super(name, processor, opts);
+    this.on('error', (error) => redisStatus.down(error));
+    this.getBackend().on('ready', () => redisStatus.up());
+  }
+}
