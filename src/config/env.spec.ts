@@ -165,3 +165,30 @@ function parseEnvMessage(source: Record<string, string | undefined>): string {
   if (message === null) throw new Error(`expected ${JSON.stringify(source)} to be rejected`);
   return message;
 }
+
+describe('start-up and listener variables (issues 13 and 18)', () => {
+  it('DATABASE_CONNECT_TIMEOUT_MS defaults to 60 s and must be a non-negative integer', () => {
+    expect(parseEnv({ APP_KEY }).DATABASE_CONNECT_TIMEOUT_MS).toBe(60000);
+    expect(parseEnv({ APP_KEY, DATABASE_CONNECT_TIMEOUT_MS: '5000' }).DATABASE_CONNECT_TIMEOUT_MS).toBe(5000);
+    expect(problem({ APP_KEY, DATABASE_CONNECT_TIMEOUT_MS: '-1' })).toBe('Invalid environment variable DATABASE_CONNECT_TIMEOUT_MS must be at least 0');
+    // Which of its messages comes first is the integer decorators' business (shared by every such variable).
+    expect(problem({ APP_KEY, DATABASE_CONNECT_TIMEOUT_MS: '1m' })).toMatch(/^Invalid environment variable DATABASE_CONNECT_TIMEOUT_MS must be /);
+  });
+
+  it('METRICS_PORT defaults to 9464 in api and all mode, 9465 in worker mode, and a given value wins', () => {
+    expect(parseEnv({ APP_KEY }).METRICS_PORT).toBe(9464);
+    expect(parseEnv({ APP_KEY, APP_MODE: 'api' }).METRICS_PORT).toBe(9464);
+    expect(parseEnv({ APP_KEY, APP_MODE: 'worker' }).METRICS_PORT).toBe(9465);
+    expect(parseEnv({ APP_KEY, APP_MODE: 'worker', METRICS_PORT: '9464' }).METRICS_PORT).toBe(9464);
+    expect(parseEnv({ APP_KEY, APP_MODE: 'worker', METRICS_PORT: '0' }).METRICS_PORT).toBe(0);
+  });
+
+  it.each(['HOST', 'METRICS_HOST'])('%s is unset by default and takes an IPv4 or IPv6 address only', (name) => {
+    expect(parseEnv({ APP_KEY })[name as 'HOST']).toBeUndefined();
+    expect(parseEnv({ APP_KEY, [name]: '127.0.0.1' })[name as 'HOST']).toBe('127.0.0.1');
+    expect(parseEnv({ APP_KEY, [name]: '::1' })[name as 'HOST']).toBe('::1');
+    for (const bad of ['localhost', '127.0.0.1:80', '300.1.1.1']) {
+      expect(problem({ APP_KEY, [name]: bad })).toBe(`Invalid environment variable ${name} must be an IP address (0.0.0.0, ::, 127.0.0.1...)`);
+    }
+  });
+});
