@@ -8,9 +8,17 @@ const PROBE_TIMEOUT_MS = 2_000;
  * has no HTTP server, the metrics listener (it serves /health/live too). Undefined when a worker
  * runs with METRICS_PORT=0 and so has nothing to probe.
  */
-export function livenessUrl(config: Pick<EnvironmentVariables, 'APP_MODE' | 'PORT' | 'METRICS_PORT'>): string | undefined {
-  const port = config.APP_MODE === 'worker' ? config.METRICS_PORT : config.PORT;
-  return port === 0 ? undefined : `http://127.0.0.1:${port}/health/live`;
+export function livenessUrl(
+  config: Pick<EnvironmentVariables, 'APP_MODE' | 'PORT' | 'METRICS_PORT' | 'HOST' | 'METRICS_HOST'>,
+): string | undefined {
+  const worker = config.APP_MODE === 'worker';
+  const port = worker ? config.METRICS_PORT : config.PORT;
+  if (port === 0) return undefined;
+  // A listener bound to one address (HOST, METRICS_HOST) answers only there; one bound to every
+  // interface answers on the loopback.
+  const bound = worker ? config.METRICS_HOST : config.HOST;
+  const host = bound === undefined || bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound.includes(':') ? `[${bound}]` : bound;
+  return `http://${host}:${port}/health/live`;
 }
 
 /**
