@@ -37,7 +37,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   beforeAll(async () => {
-    ctx = await createTestApp();
+    // The built-in allow-list, so the request examples' public push service endpoint is accepted.
+    ctx = await createTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
     tenant = await newApp(ctx);
     const res = await ctx.http().get('/docs-json').expect(200);
     doc = res.body;

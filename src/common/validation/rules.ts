@@ -7,6 +7,8 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { env } from '../../config/env';
+import { WebPushHosts } from '../web-push-hosts';
 
 /**
  * Validation rules that produce the contract's messages ("The notification.title field is
@@ -102,6 +104,24 @@ export function HttpsUrl(max: number) {
     }
     return 'The :attribute field must be an absolute https:// URL.';
   });
+}
+
+let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
+
+/**
+ * The allow-list from WEB_PUSH_ALLOWED_HOSTS. Validation decorators live outside Nest's container,
+ * so this reads the cached environment, as main.ts does.
+ */
+export function webPushHosts(): WebPushHosts {
+  const setting = env().WEB_PUSH_ALLOWED_HOSTS;
+  if (!configuredHosts || configuredHosts.setting !== setting) configuredHosts = { setting, hosts: WebPushHosts.fromSetting(setting) };
+  return configuredHosts.hosts;
+}
+
+/** A Web Push subscription endpoint: https, no credentials, a host on the allow-list (web-push-hosts.ts). */
+export function WebPushEndpoint(max: number) {
+  const asString = checkString({ max });
+  return rule('webPushEndpoint', (value) => asString(value) ?? webPushHosts().endpointProblem(value as string));
 }
 
 /** An absolute URL (https://...) or an app deep link (myapp://path). */

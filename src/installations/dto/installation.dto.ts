@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
-import { Base64Url, HttpsUrl, In, Nested, Optional, OptionalNotNull, Str } from '../../common/validation/rules';
+import { Base64Url, In, Nested, Optional, OptionalNotNull, Str, WebPushEndpoint } from '../../common/validation/rules';
 
 // The @Api* decorators only document; validation is the rules from common/validation next to them.
 
@@ -30,7 +30,7 @@ export class WebPushKeysDto {
 /** A browser's `PushSubscription.toJSON()`; `expirationTime` is accepted and ignored. */
 export class WebPushSubscriptionDto {
   @ApiProperty({ description: "The push service URL (absolute https://).", maxLength: 2048, example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH' })
-  @HttpsUrl(2048) endpoint: string;
+  @WebPushEndpoint(2048) endpoint: string;
   @ApiProperty({ type: () => WebPushKeysDto })
   @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
   @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
