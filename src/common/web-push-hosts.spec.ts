@@ -134,3 +134,14 @@ describe('WebPushHosts.lookup (the connect-time check)', () => {
     expect((await lookup(hosts, 'wns.notify.windows.com')).error?.code).toBe(PRIVATE_ADDRESS_CODE);
   });
 });
+
+describe('WebPushHosts.endpointPattern and real endpoints', () => {
+  it.each([
+    'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH',
+    'https://updates.push.services.mozilla.com/wpush/v2/gAAAAABh',
+    'https://web.push.apple.com/QGuQyavXutnMH',
+    'https://wns2-par02p.notify.windows.com/w/?token=BQYAAABk%2bV',
+  ])('the default pattern matches %s', (endpoint) => {
+    expect(new RegExp(WebPushHosts.fromSetting(undefined).endpointPattern(), 'u').test(endpoint)).toBe(true);
+  });
+});

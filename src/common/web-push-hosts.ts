@@ -32,6 +32,10 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?';
 /** One WEB_PUSH_ALLOWED_HOSTS entry: a host name (letters, digits, hyphens, dots) or `.suffix`. */
 export const ALLOWED_HOST_ENTRY = new RegExp(`^\\.?${LABEL}(?:\\.${LABEL})*$`, 'i');
 
+/** An RFC 3986 path and query (pct-encoded octets included), as the OpenAPI patterns write them. */
+export const URL_PATH_AND_QUERY =
+  "(?:/(?:[-A-Za-z0-9._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*)?(?:\\?(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?";
+
 /** Error code of a connection refused because its host resolved to a non-public address. */
 export const PRIVATE_ADDRESS_CODE = 'EPRIVATEADDRESS';
 
@@ -130,6 +134,6 @@ export class WebPushHosts {
     const label = '[a-z0-9]+(?:-[a-z0-9]+)*';
     const hosts = this.entries.map((entry) => (entry.startsWith('.') ? `(?:${label}\\.)+${escape(entry.slice(1))}` : escape(entry)));
     const port = '(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?';
-    return `^https://(?:${hosts.join('|')})${port}(?:/[!-~]*)?$`;
+    return `^https://(?:${hosts.join('|')})${port}${URL_PATH_AND_QUERY}$`;
   }
 }
