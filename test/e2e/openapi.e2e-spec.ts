@@ -113,6 +113,17 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     }
   });
 
+  it('request objects refuse unknown keys, and PATCH needs at least one field, as the service does', async () => {
+    const schemas = (doc as unknown as OpenApiDocument).components.schemas;
+    for (const name of ['RegisterInstallationDto', 'UpdateInstallationDto', 'SendNotificationDto', 'RecipientsDto', 'NotificationContentDto', 'NotificationOptionsDto', 'RecordEventDto', 'DeviceDto', 'WebPushSubscriptionDto', 'WebPushKeysDto']) {
+      expect({ name, additionalProperties: schemas[name].additionalProperties }).toEqual({ name, additionalProperties: false });
+    }
+    expect(schemas.UpdateInstallationDto.minProperties).toBe(1);
+    const existing = await newInstallation(ctx, tenant.token);
+    const res = await ctx.http().patch(`/api/v1/installations/${existing.installation_id}`).set(bearer(tenant.token)).send({});
+    expect(res.status).toBe(422);
+  });
+
   it('leaves the health checks public', () => {
     for (const path of ['/health/live', '/health/ready']) {
       expect(doc.paths[path].get.security).toBeUndefined();

@@ -1,7 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../../auth/auth.decorators';
-import { webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/rules';
+import { CLASS_SCHEMAS, webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/rules';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 
 export const DOCS_PATH = 'docs';
@@ -60,7 +60,10 @@ export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
     }
     visit(schema.items);
   };
-  Object.values(document.components?.schemas ?? {}).forEach((schema) => visit(schema as Schema));
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    visit(schema as Schema);
+    Object.assign(schema, CLASS_SCHEMAS.get(name));
+  }
   return document;
 }
 

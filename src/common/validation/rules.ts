@@ -155,6 +155,19 @@ export function webPushHosts(): WebPushHosts {
   return configuredHosts.hosts;
 }
 
+/** Object-level OpenAPI keywords of request classes, by class name (read by buildOpenApiDocument). */
+export const CLASS_SCHEMAS = new Map<string, Record<string, unknown>>();
+
+/**
+ * Documents an object-level rule that the service checks (the check itself stays where it needs
+ * state, e.g. "at least one field" in the service): `@DescribeObject({ minProperties: 1 })`.
+ */
+export const DescribeObject =
+  (schema: Record<string, unknown>): ClassDecorator =>
+  (target) => {
+    CLASS_SCHEMAS.set(target.name, schema);
+  };
+
 /** Schema extension that buildOpenApiDocument replaces by the configured allow-list's pattern. */
 export const WEB_PUSH_ENDPOINT_EXTENSION = 'x-web-push-endpoint';
 

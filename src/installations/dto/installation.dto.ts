@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
-import { Base64Url, In, Nested, Optional, OptionalNotNull, Str, WebPushEndpoint } from '../../common/validation/rules';
+import { Base64Url, DescribeObject, In, Nested, Optional, OptionalNotNull, Str, WebPushEndpoint } from '../../common/validation/rules';
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
@@ -60,7 +60,8 @@ export class RegisterInstallationDto {
   @OptionalNotNull() @In(PERMISSIONS) permission?: Permission;
 }
 
-/** PATCH /installations/{id}: every field optional, at least one present. */
+/** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
+@DescribeObject({ minProperties: 1 })
 export class UpdateInstallationDto {
   @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-2' })
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
