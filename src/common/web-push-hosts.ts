@@ -92,6 +92,11 @@ export class WebPushHosts {
     } catch {
       return ENDPOINT_MESSAGES.https;
     }
+    return this.urlProblem(url);
+  }
+
+  /** endpointProblem for an endpoint already parsed (the worker parses each one once per message). */
+  urlProblem(url: URL): string | null {
     if (url.protocol !== 'https:' || !url.hostname) return ENDPOINT_MESSAGES.https;
     if (url.username !== '' || url.password !== '') return ENDPOINT_MESSAGES.credentials;
     if (this.allows(url.hostname)) return null;

@@ -62,7 +62,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (!endpoint || !wellFormedKeys(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
     // Registration checked it too, but against the allow-list of that day (or not at all, for
     // rows stored before the check existed).
-    if (this.hosts.endpointProblem(subscription.endpoint) !== null) return { kind: 'invalid', reason: 'EndpointNotAllowed' };
+    if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: 'EndpointNotAllowed' };
     // web-push parses the endpoint again with the legacy URL parser: give it the WHATWG
     // normalisation that was checked, so both parsers see the same host.
     const checked = { ...subscription, endpoint: endpoint.href };
