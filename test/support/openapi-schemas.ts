@@ -70,6 +70,7 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
         if (s.pattern) return fc.stringMatching(new RegExp(s.pattern, 'u')).filter(fits);
         return fc
           .string({ unit: 'grapheme', minLength: min, maxLength: Math.min(max, Math.max(min, limits.maxStringLength)) })
+          // NUL is refused everywhere, as the document's description says (no per-field pattern).
           .filter((text) => fits(text) && !text.includes('\u0000'));
       }
       case 'integer':

@@ -2,6 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../../auth/auth.decorators';
 import { CLASS_SCHEMAS, webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/rules';
+import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 
 export const DOCS_PATH = 'docs';
@@ -16,7 +17,9 @@ notifications to lists of your users through APNs, FCM and Web Push.
 
 Conventions: JSON bodies; success bodies are \`{"data": ...}\`; every field is present, unset ones are
 \`null\`; timestamps are ISO 8601 UTC with milliseconds. Errors are \`{"message": "..."}\` (validation
-failures add \`errors\`, keyed by dotted request paths). Every response carries \`X-Request-Id\` (yours,
+failures add \`errors\`, keyed by dotted request paths). Request schemas are the validation rules
+themselves; besides them, no string or key may hold NUL or an unpaired UTF-16 surrogate, and values
+nest at most ${MAX_NESTING} levels (422 at the field). Every response carries \`X-Request-Id\` (yours,
 when you send one), which is on every log line of the request. Each token may make
 RATE_LIMIT_PER_MINUTE requests a minute (6000 unless configured); past that, 429 with \`Retry-After\`.
 `.trim();
