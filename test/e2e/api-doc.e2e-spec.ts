@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 
 const ROOT = resolve(__dirname, '../..');
 const DOC = readFileSync(resolve(ROOT, 'docs/api.md'), 'utf8');
@@ -48,14 +48,12 @@ function sourceFiles(dir: string): string[] {
  * section that exists.
  */
 describe('docs/api.md (issue #12.7)', () => {
-  let ctx: TestContext;
+  const ctx = useTestApp();
   let paths: Record<string, Record<string, Operation>>;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     paths = (await ctx.http().get('/docs-json').expect(200)).body.paths;
   });
-  afterAll(() => ctx.close());
 
   it('lists exactly the routes the app serves, each with the ability the app requires', () => {
     const served = new Map<string, string>();

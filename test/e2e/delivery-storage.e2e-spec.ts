@@ -1,6 +1,6 @@
 import { AllModule } from '../../src/app.module';
 import { RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.service';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
@@ -14,18 +14,16 @@ import { waitFor } from '../support/wait-for';
  */
 describe('the sweeper and the deliveries table', () => {
   let fakes: FakeProviders;
-  let ctx: TestContext;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  const ctx = useTestApp(() => ({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '2000' } }));
+  afterAll(() => fakes?.stop());
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    fakes = await startFakeProviders();
-    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '2000' } });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
-  });
-  afterAll(async () => {
-    await ctx?.close();
-    await fakes?.stop();
   });
 
   const completedAt = async (id: string) =>

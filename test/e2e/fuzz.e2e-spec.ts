@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Response } from 'supertest';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 
 /**
@@ -175,7 +175,7 @@ function checkResponse(res: Response, what: string): void {
 const describeBody = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}... (${text.length} chars)` : text);
 
 describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, contract error bodies)', () => {
-  let ctx: TestContext;
+  const ctx = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   let tenant: TestTenant;
   let existing: string;
 
@@ -193,13 +193,11 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
   };
 
   beforeAll(async () => {
-    ctx = await createTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
     tenant = await newApp(ctx);
     existing = (await newInstallation(ctx, tenant.token, { user_id: 'user-1', push_token: apnsToken() })).installation_id;
   });
-  afterAll(async () => {
+  afterAll(() => {
     if (process.env.FUZZ_STATS) process.stderr.write(`statuses: ${JSON.stringify(Object.fromEntries(statuses))}\n`);
-    await ctx?.close();
   });
 
   const patch = (id: string, raw: string) =>

@@ -1,4 +1,4 @@
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -8,14 +8,12 @@ const AUTH = Buffer.alloc(16, 3).toString('base64url');
 const subscription = (n = 1) => ({ endpoint: `https://push.example.com/send/${n}`, keys: { p256dh: P256DH, auth: AUTH } });
 
 describe('installations (contract section 4)', () => {
-  let ctx: TestContext;
+  const ctx = useTestApp();
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
   });
-  afterAll(() => ctx.close());
 
   const path = (id: string) => `/api/v1/installations/${encodeURIComponent(id)}`;
   const put = (id: string, body: object) => ctx.http().put(path(id)).set(bearer(tenant.token)).send(body);

@@ -1,6 +1,6 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { INestApplication } from '@nestjs/common';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
 
 type Operation = {
@@ -29,7 +29,7 @@ function servedRoutes(app: INestApplication): { method: string; path: string }[]
 }
 
 describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
-  let ctx: TestContext;
+  const ctx = useTestApp();
   let tenant: TestTenant;
   let doc: Document;
 
@@ -37,12 +37,10 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
     const res = await ctx.http().get('/docs-json').expect(200);
     doc = res.body;
   });
-  afterAll(() => ctx.close());
 
   it('serves the document at /docs-json and Swagger UI at /docs, without a token', async () => {
     const json = await ctx.http().get('/docs-json');
