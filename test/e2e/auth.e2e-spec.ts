@@ -4,7 +4,7 @@ import { bearer, installationId, newApp, newInstallation, newToken, TestTenant }
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
-describe('authentication and abilities (contract sections 2 and 3)', () => {
+describe('authentication and abilities (docs/api.md sections 2 and 3)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 

@@ -6,7 +6,7 @@ import { configureProviders, FakeProviders, startFakeProviders } from '../suppor
 import { waitFor } from '../support/wait-for';
 
 /**
- * What the sweeper owes a send whose worker died (contract 6): rows it left "sending" longer than
+ * What the sweeper owes a send whose worker died (docs/api.md 6): rows it left "sending" longer than
  * DELIVERY_STUCK_MS, and pending rows whose job was lost, are delivered by the next sweep; rows
  * still within that time are left to their worker. And what keeps a delivery's two status updates
  * cheap however big the send: no index on what they change, and a batch's outcomes recorded by

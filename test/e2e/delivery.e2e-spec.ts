@@ -9,7 +9,7 @@ import { waitForQueues } from '../support/wait-for-queues';
  * The whole path in one process (APP_MODE=all): API send, fan-out, delivery through the three
  * providers (loopback fakes speaking the real protocols), statistics and client events.
  */
-describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
+describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
   let fakes: FakeProviders;
   beforeAll(async () => {
     fakes = await startFakeProviders();
@@ -118,7 +118,7 @@ describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
     expect(fakes.apns.requests.filter((r) => r.token === fresh && r.status === 200)).toHaveLength(1);
   });
 
-  it('sends the payloads and headers of contract 6.1 to each provider', async () => {
+  it('sends the payloads and headers of docs/api.md 6.1 to each provider', async () => {
     const user = `payload-${Date.now()}`;
     const [i, a, w] = [await ios({ user_id: user }), await android({ user_id: user }), await web({ user_id: user })];
     const res = await send({
@@ -216,7 +216,7 @@ describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
     expect(installation.body.data.invalidated_at).toBeNull();
   }, 30_000);
 
-  describe('client events (contract 5.4)', () => {
+  describe('client events (docs/api.md 5.4)', () => {
     let notificationId: string;
     let target: string;
     let eventToken: string;

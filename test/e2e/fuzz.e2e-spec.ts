@@ -5,7 +5,7 @@ import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../suppo
 
 /**
  * Random and hostile input against the two specified operations (interface.md 4.1 and 4.2):
- * whatever arrives, the answer is never a 5xx, and every 4xx has the contract's body (section 2):
+ * whatever arrives, the answer is never a 5xx, and every 4xx has the API's body (docs/api.md 2):
  * a string `message`, plus for 422 an `errors` object of string arrays.
  */
 jest.setTimeout(60_000);
@@ -174,7 +174,7 @@ function checkResponse(res: Response, what: string): void {
 
 const describeBody = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}... (${text.length} chars)` : text);
 
-describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, contract error bodies)', () => {
+describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, documented error bodies)', () => {
   const ctx = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   let tenant: TestTenant;
   let existing: string;

@@ -5,7 +5,7 @@ const body = (title = 'Hello') => ({ recipients: { user_ids: ['u1'] }, notificat
 let counter = 0;
 const freshKey = () => `key-${Date.now()}-${counter++}`;
 
-describe('Idempotency-Key (contract 5.3)', () => {
+describe('Idempotency-Key (docs/api.md 5.3)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 

@@ -7,7 +7,7 @@ const P256DH = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('
 const AUTH = Buffer.alloc(16, 3).toString('base64url');
 const subscription = (n = 1) => ({ endpoint: `https://push.example.com/send/${n}`, keys: { p256dh: P256DH, auth: AUTH } });
 
-describe('installations (contract section 4)', () => {
+describe('installations (docs/api.md section 4)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 
@@ -183,7 +183,7 @@ describe('installations (contract section 4)', () => {
       expect(revived.body.data.invalidated_at).toBeNull();
       expect(revived.body.data.invalid_reason).toBeNull();
       expect((await stored(inst.installation_id)).push_token).toBe(fresh);
-      // PUT follows the same rule (contract 4.2).
+      // PUT follows the same rule (docs/api.md 4.2).
       await invalidate();
       const viaPut = await put(inst.installation_id, { push_token: apnsToken() });
       expect(viaPut.status).toBe(200);

@@ -7,7 +7,7 @@ import { bearer, newApp, TestTenant } from '../support/factories';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const valid = () => ({ recipients: { user_ids: ['u1', 'u2'] }, notification: { title: 'Hello', body: 'World' } });
 
-describe('sending notifications (contract 5.1, 5.2, 5.4)', () => {
+describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 

@@ -63,7 +63,7 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: ('ios' | 'android' | 'web')[];
 }
 
-/** POST /notifications (contract 5.1). */
+/** POST /notifications (docs/api.md 5.1). */
 export class SendNotificationDto {
   @ApiProperty({ type: () => RecipientsDto })
   @Required() @Nested(() => RecipientsDto) recipients: RecipientsDto;
