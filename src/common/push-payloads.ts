@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 /**
- * What each provider receives for one notification (contract 6.1). Pure functions, shared by the
+ * What each provider receives for one notification (docs/api.md 6.1). Pure functions, shared by the
  * API (which rejects a send whose payload cannot fit, with a 422) and the delivery providers.
  */
 export type PushPlatform = 'ios' | 'android' | 'web';

@@ -13,8 +13,8 @@ function problem(source: Record<string, string | undefined>): string | null {
   }
 }
 
-describe('parseEnv (contract sections 7 and 9)', () => {
-  it('applies the defaults of contract section 9 exactly', () => {
+describe('parseEnv (docs/api.md sections 7 and 9)', () => {
+  it('applies the defaults of docs/api.md section 9 exactly', () => {
     const env = parseEnv({ APP_KEY });
     expect(env).toBeInstanceOf(EnvironmentVariables);
     expect(env).toEqual(
@@ -73,6 +73,10 @@ describe('parseEnv (contract sections 7 and 9)', () => {
 
   it('accepts APNS_URL when given', () => {
     expect(problem({ APP_KEY, APNS_URL: 'https://api.sandbox.push.apple.com' })).toBeNull();
+  });
+
+  it.each(['localhost', 'push.example.org,.push.example.net', 'fcm.googleapis.com, .push.apple.com', '127.0.0.1'])('accepts WEB_PUSH_ALLOWED_HOSTS=%j', (hosts) => {
+    expect(parseEnv({ APP_KEY, WEB_PUSH_ALLOWED_HOSTS: hosts }).WEB_PUSH_ALLOWED_HOSTS).toBe(hosts);
   });
 
   it.each(['api', 'worker', 'all'])('accepts APP_MODE=%s', (mode) => {
@@ -139,6 +143,11 @@ describe('parseEnv (contract sections 7 and 9)', () => {
       ['DELIVERY_RETRY_MAX_MS', '-5'],
       ['DELIVERY_RETRY_MAX_MS', 'forever'],
       ['LOG_LEVEL', 'loud'],
+      ['WEB_PUSH_ALLOWED_HOSTS', 'https://fcm.googleapis.com'],
+      ['WEB_PUSH_ALLOWED_HOSTS', '*'],
+      ['WEB_PUSH_ALLOWED_HOSTS', 'a,,b'],
+      ['WEB_PUSH_ALLOWED_HOSTS', 'push service'],
+      ['WEB_PUSH_ALLOWED_HOSTS', '[::1]'],
     ])('%s=%j', (name, value) => {
       const message = parseEnvMessage({ APP_KEY, [name]: value });
       expect(message).toMatch(new RegExp(`\\b${name}\\b`));

@@ -16,6 +16,7 @@ import {
   ValidationError,
   validateSync,
 } from 'class-validator';
+import { ALLOWED_HOST_ENTRY } from '../common/web-push-hosts';
 
 /** Raised when the environment is unusable; its message is the one line an operator sees. */
 export class ConfigError extends Error {}
@@ -25,12 +26,13 @@ const toInt = ({ value }: { value: unknown }) =>
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, -1)}(?: *, *${ALLOWED_HOST_ENTRY.source.slice(1, -1)})*$`, 'i');
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
 const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) =>
   env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
 
 /**
- * Every environment variable the service reads (contract section 9, plus the operational ones
+ * Every environment variable the service reads (docs/api.md section 9, plus the operational ones
  * documented in the README). Defaults suit a local checkout with PostgreSQL and Redis running.
  */
 export class EnvironmentVariables {
@@ -89,6 +91,14 @@ export class EnvironmentVariables {
 
   @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
   GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+  /**
+   * Hosts Web Push subscriptions may name (comma-separated names or `.suffix`es). Unset: the
+   * public push services (common/web-push-hosts.ts); set: exactly these, trusted wherever they resolve.
+   */
+  @IsOptional()
+  @Matches(ALLOWED_HOSTS_PATTERN, { message: 'must be comma-separated host names or .suffixes' })
+  WEB_PUSH_ALLOWED_HOSTS?: string;
 
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
@@ -208,6 +218,7 @@ export const VARIABLES = [
   'APNS_URL',
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
+  'WEB_PUSH_ALLOWED_HOSTS',
   'DELIVERY_MAX_ATTEMPTS',
   'DELIVERY_RETRY_BASE_MS',
   'DELIVERY_RETRY_MAX_MS',

@@ -14,7 +14,7 @@ type Changes = Omit<UpdateInstallationDto, 'permission'> & { permission?: Regist
 
 /**
  * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
- * only when their value really changes (contract 4.3); a new token revives an invalidated row.
+ * only when their value really changes (docs/api.md 4.3); a new token revives an invalidated row.
  */
 const UPDATE_SQL = `
   UPDATE installations SET
@@ -48,7 +48,7 @@ const CREATE_SQL = `
   WHERE i.deleted_at IS NOT NULL
   RETURNING *`;
 
-/** Installations of one app: registration, updates, reads and deletion (contract section 4). */
+/** Installations of one app: registration, updates, reads and deletion (docs/api.md section 4). */
 @Injectable()
 export class InstallationsService {
   constructor(@InjectDataSource() private readonly db: DataSource) {}

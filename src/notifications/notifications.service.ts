@@ -8,9 +8,11 @@ import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { preparedQuery } from '../common/prepared-query';
 import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../common/push-payloads';
 import { FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
+import { EnvironmentVariables } from '../config/env';
 import { MetricsService } from '../metrics/metrics.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
+import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import {
   NOTIFICATION_COLUMNS,
   NotificationResource,
@@ -36,13 +38,18 @@ export interface SendResult {
 @Injectable()
 export class NotificationsService {
   private readonly logger = new Logger(NotificationsService.name);
+  /** Signs list cursors (list-cursor.ts). */
+  private readonly cursorKey: Buffer;
 
   constructor(
     @InjectDataSource() private readonly db: DataSource,
     @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
-  ) {}
+    config: EnvironmentVariables,
+  ) {
+    this.cursorKey = cursorKey(config.APP_KEY);
+  }
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
@@ -100,20 +107,30 @@ export class NotificationsService {
 
   /** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
   async list(appId: string, limit: number, cursor?: string) {
-    const after = cursor === undefined ? null : decodeCursor(cursor);
-    const rows: (NotificationRow & { created_at_cursor: string })[] = await this.db.query(
-      `SELECT ${NOTIFICATION_COLUMNS}, created_at::text AS created_at_cursor FROM notifications
-       WHERE app_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+    const after = cursor === undefined ? null : this.positionOf(cursor);
+    // Microseconds since the epoch, exact both ways: no date text for PostgreSQL to parse.
+    const rows: (NotificationRow & { created_at_micros: string })[] = await this.db.query(
+      `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+       WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC
        LIMIT $4`,
-      [appId, after?.createdAt ?? null, after?.id ?? null, limit + 1],
+      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit + 1],
     );
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       data: page.map(toNotificationResource),
-      meta: { next_cursor: rows.length > limit && last ? encodeCursor(last.created_at_cursor, last.id) : null },
+      meta: { next_cursor: rows.length > limit && last ? encodeCursor(this.cursorKey, { createdAtMicros: last.created_at_micros, id: last.id }) : null },
     };
+  }
+
+  private positionOf(cursor: string): CursorPosition {
+    try {
+      return decodeCursor(this.cursorKey, cursor);
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw ValidationFailedError.of('cursor', 'The cursor field is invalid.');
+      throw error;
+    }
   }
 
   /** Inside the caller's transaction (`manager`), or alone as a prepared statement. */
@@ -186,14 +203,3 @@ function withoutUndefined<T extends object>(value: T): T {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || !isUuid(id) || Number.isNaN(Date.parse(createdAt))) {
-    throw ValidationFailedError.of('cursor', 'The cursor field is invalid.');
-  }
-  return { createdAt, id };
-}

@@ -1,6 +1,6 @@
 // The three delivery providers against the loopback fakes, over real TLS (NODE_EXTRA_CA_CERTS=
 // test/fakes/certs/ca.pem, as `npm run test:e2e` sets). Asserts what the fakes recorded: the exact
-// payloads and headers of contract 6.1, every outcome mapping, and connection / token reuse.
+// payloads and headers of docs/api.md 6.1, every outcome mapping, and connection / token reuse.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants as h2, createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createTcpServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -10,6 +10,7 @@ import { ApnsProvider } from '../../src/delivery/providers/apns.provider';
 import { FcmProvider } from '../../src/delivery/providers/fcm.provider';
 import type { DeliveryTarget, ProviderCredentials } from '../../src/delivery/providers/push-provider';
 import { WebPushProvider } from '../../src/delivery/providers/web-push.provider';
+import { WebPushHosts } from '../../src/common/web-push-hosts';
 import {
   FakeApns,
   FakeFcm,
@@ -141,7 +142,7 @@ describe('ApnsProvider', () => {
     expect(provider.configured({ ...credentials, apns: null })).toBe(false);
   });
 
-  it('sends the contract 6.1 payload and headers for a full notification', async () => {
+  it('sends the docs/api.md 6.1 payload and headers for a full notification', async () => {
     const token = randomApnsToken();
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
@@ -432,7 +433,7 @@ describe('FcmProvider', () => {
     expect(provider.configured({ ...credentials, fcm: null })).toBe(false);
   });
 
-  it('sends the contract 6.1 v1 message: string data, notification_id, android options', async () => {
+  it('sends the docs/api.md 6.1 v1 message: string data, notification_id, android options', async () => {
     const token = `fcm-${randomUUID()}`;
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
@@ -604,7 +605,7 @@ describe.each([
     service.reset();
     service.delayMs = 0;
     service.expectVapidPublicKey(vapidKeys.publicKey);
-    provider = new WebPushProvider();
+    provider = new WebPushProvider(WebPushHosts.fromSetting('localhost'));
   });
 
   afterEach(() => provider.onModuleDestroy());
@@ -629,7 +630,7 @@ describe.each([
     }
   });
 
-  it('sends the contract 6.1 encrypted JSON with TTL, Urgency and Topic', async () => {
+  it('sends the docs/api.md 6.1 encrypted JSON with TTL, Urgency and Topic', async () => {
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
       action_url: 'https://shop.example.com/orders/42',
@@ -712,12 +713,36 @@ describe.each([
         server.close(() => resolve(port));
       });
     });
-    const refused = { ...service.createSubscription(), endpoint: `https://127.0.0.1:${closedPort}/push/abc` };
+    const refused = { ...service.createSubscription(), endpoint: `https://localhost:${closedPort}/push/abc` };
     await expect(provider.send(credentials, content(), webTarget(refused))).resolves.toEqual({ kind: 'retry', reason: 'ECONNREFUSED' });
 
     provider.timeoutMs = 150;
     service.delayMs = 600;
     await expect(provider.send(credentials, content(), webTarget())).resolves.toMatchObject({ kind: 'retry' });
+  });
+
+  it('never connects to an endpoint off the allow-list (an IP literal stored before registration refused it)', async () => {
+    const subscription = service.createSubscription();
+    const loopback = { ...subscription, endpoint: subscription.endpoint.replace('https://localhost:', 'https://127.0.0.1:') };
+    await expect(provider.send(credentials, content(), webTarget(loopback))).resolves.toEqual({ kind: 'invalid', reason: 'EndpointNotAllowed' });
+    const withCredentials = { ...subscription, endpoint: subscription.endpoint.replace('https://', 'https://user:pass@') };
+    await expect(provider.send(credentials, content(), webTarget(withCredentials))).resolves.toEqual({ kind: 'invalid', reason: 'EndpointNotAllowed' });
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('re-checks DNS at connect time: a push service host that resolves to a private address fails, unconnected', async () => {
+    // The default list (not operator-listed, so checked), with a resolver that turned hostile.
+    const port = new URL(service.baseUrl).port;
+    const rebound = WebPushHosts.fromSetting(undefined, (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+    const guarded = new WebPushProvider(rebound);
+    try {
+      const subscription = service.createSubscription();
+      const endpoint = subscription.endpoint.replace(`https://localhost:${port}`, `https://web.push.apple.com:${port}`);
+      await expect(guarded.send(credentials, content(), webTarget({ ...subscription, endpoint }))).resolves.toEqual({ kind: 'failed', reason: 'PrivateAddress' });
+      expect(service.requests).toHaveLength(0);
+    } finally {
+      guarded.onModuleDestroy();
+    }
   });
 
   it('marks a subscription with unusable keys invalid without sending', async () => {
