@@ -25,7 +25,7 @@ describe('RedisStatus', () => {
     }
     expect(status.reachable).toBe(false);
     expect(logged).toEqual([
-      'warn Redis unreachable (ECONNREFUSED): retrying; routes that need Redis answer 503 meanwhile',
+      'warn Redis unreachable (ECONNREFUSED): retrying until it answers; sends are stored and queued once it is back',
       `warn Redis still unreachable after ${REDIS_LOG_INTERVAL_MS / 1000} s (ECONNREFUSED): retrying`,
       `warn Redis still unreachable after ${(2 * REDIS_LOG_INTERVAL_MS) / 1000} s (ECONNREFUSED): retrying`,
     ]);

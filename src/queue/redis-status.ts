@@ -27,7 +27,7 @@ export class RedisStatus {
     if (this.downSince === undefined) {
       this.downSince = now;
       this.lastLine = now;
-      this.logger.warn(`Redis unreachable (${reason}): retrying; routes that need Redis answer 503 meanwhile`);
+      this.logger.warn(`Redis unreachable (${reason}): retrying until it answers; sends are stored and queued once it is back`);
     } else if (now - this.lastLine >= REDIS_LOG_INTERVAL_MS) {
       this.lastLine = now;
       this.logger.warn(`Redis still unreachable after ${Math.round((now - this.downSince) / 1000)} s (${reason}): retrying`);
