@@ -181,10 +181,11 @@ describe('start-up and outages', () => {
       const service = ServiceProcess.start(
         envFor({ APP_MODE: 'api', PORT: String(await freePort()), DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/nothing`, DATABASE_CONNECT_TIMEOUT_MS: '3000' }),
       );
-      await service.waitForOutput(/not reachable/, 5_000);
+      // Generous bounds: a busy machine may take seconds just to load Node and Nest.
+      await service.waitForOutput(/not reachable/, 30_000);
       const exit = await service.exited;
       expect(exit.code).toBe(1);
-      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(Date.now() - started).toBeLessThan(40_000);
       const logs = jsonLines(service);
       expect(logs.map((line) => line.msg)).toEqual([
         expect.stringMatching(new RegExp(`PostgreSQL at 127.0.0.1:${pgPort}/nothing not reachable: connect ECONNREFUSED.*retrying for up to 3 s`)),
@@ -197,12 +198,14 @@ describe('start-up and outages', () => {
       const port = await freePort();
       const service = ServiceProcess.start(envFor({ APP_MODE: 'api', PORT: String(port), DATABASE_URL: databaseUrl(name), DATABASE_CONNECT_TIMEOUT_MS: '60000' }));
       try {
-        await service.waitForOutput(/does not exist/, 10_000);
+        await service.waitForOutput(/does not exist/, 30_000);
         const created = await createTestDatabase(name);
         await service.waitForHttp(port, '/health/live', 30_000);
         await waitUntil(async () => (await call(port, '/health/ready')).status === 200, 'ready', 15_000);
         const logs = jsonLines(service);
-        expect(logs.filter((line) => line.context === 'Database').map((line) => line.msg)).toEqual([
+        // (The service may connect between CREATE DATABASE and the migrations, and then also say
+        // that migrations are pending, and later that they were applied: both right.)
+        expect(logs.filter((line) => /PostgreSQL/.test(line.msg)).map((line) => line.msg)).toEqual([
           expect.stringMatching(new RegExp(`database "${created.name}" does not exist .*npx pns setup.*retrying for up to 60 s`)),
           expect.stringMatching(/reachable after \d+ s/),
         ]);
@@ -319,8 +322,8 @@ describe('start-up and outages', () => {
       const defaults = { PORT: undefined, METRICS_PORT: undefined };
       const apiProcess = ServiceProcess.start(envFor({ APP_MODE: 'api', ...defaults }));
       const workerProcess = ServiceProcess.start(envFor({ APP_MODE: 'worker', ...defaults }));
-      await apiProcess.waitForHttp(api.PORT);
-      await workerProcess.waitForHttp(worker.METRICS_PORT);
+      await apiProcess.waitForHttp(api.PORT, '/health/live', 45_000);
+      await workerProcess.waitForHttp(worker.METRICS_PORT, '/health/live', 45_000);
       await apiProcess.waitForHttp(api.METRICS_PORT);
       expect((await call(api.PORT, '/health/ready')).status).toBe(200);
       expect((await call(worker.METRICS_PORT, '/metrics')).status).toBe(200);
@@ -337,7 +340,7 @@ describe('start-up and outages', () => {
         envFor({ APP_MODE: 'api', PORT: String(port), HOST: '127.0.0.1', METRICS_PORT: String(metricsPort), METRICS_HOST: '127.0.0.1' }),
       );
       await service.waitForHttp(port, '/health/live', 45_000);
-      await service.waitForHttp(metricsPort, '/metrics');
+      await service.waitForHttp(metricsPort, '/metrics', 45_000);
       const addresses = listeningAddresses(service.pid);
       // 0100007F is 127.0.0.1 as /proc writes it; every interface would be 00000000 or ::.
       if (addresses) expect(Object.fromEntries(addresses)).toEqual({ [port]: ['0100007F'], [metricsPort]: ['0100007F'] });
