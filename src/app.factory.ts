@@ -2,7 +2,6 @@ import { INestApplication, INestApplicationContext, LoggerService, Type } from '
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { authenticateRequest } from './auth/request-authentication';
-import { TokensService } from './auth/tokens.service';
 import { answerClientErrors } from './common/http/client-errors';
 import { deferredJsonBody } from './common/http/json-body';
 import { setupOpenApi } from './common/http/openapi';
@@ -20,8 +19,7 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   express.set('trust proxy', true);
   // First, so every request is timed, including those refused before any route runs.
   app.use(httpMetrics(app.get(MetricsService, { strict: false })));
-  const tokens = app.get(TokensService, { strict: false });
-  app.use(deferredJsonBody(async (req) => (await authenticateRequest(req, tokens)) !== null));
+  app.use(deferredJsonBody(async (req, res) => (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app);
   answerClientErrors(app.getHttpServer());
   return app;

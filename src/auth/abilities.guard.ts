@@ -3,26 +3,24 @@ import { Reflector } from '@nestjs/core';
 import { Ability, grants } from './abilities';
 import { ABILITIES_KEY, PUBLIC_KEY } from './auth.decorators';
 import { authenticateRequest } from './request-authentication';
-import { TokensService } from './tokens.service';
 
 /**
- * The global guard (APP_GUARD): authenticates the `Authorization: Bearer` token (401), then checks
+ * The global guard (APP_GUARD): authenticates the `Authorization: Bearer` token through passport
+ * (401), then checks
  * the route's abilities (403). A route that declares no ability is refused to everyone but
  * @Public() ones. The caller is usually known already: the body parser looks it up before reading
  * a body, and the guard reuses that lookup.
  */
 @Injectable()
 export class AbilitiesGuard implements CanActivate {
-  constructor(
-    private readonly reflector: Reflector,
-    private readonly tokens: TokensService,
-  ) {}
+  constructor(private readonly reflector: Reflector) {}
 
   async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
-    const req = context.switchToHttp().getRequest();
-    const auth = await authenticateRequest(req, this.tokens);
+    const http = context.switchToHttp();
+    const req = http.getRequest();
+    const auth = await authenticateRequest(req, http.getResponse());
     if (!auth) throw new UnauthorizedException();
     req.user = auth;
     const required = this.reflector.getAllAndOverride<Ability[] | undefined>(ABILITIES_KEY, targets);

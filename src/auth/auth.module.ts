@@ -1,8 +1,9 @@
 import { Module } from '@nestjs/common';
+import { BearerStrategy } from './bearer.strategy';
 import { TokensService } from './tokens.service';
 
 @Module({
-  providers: [TokensService],
+  providers: [TokensService, BearerStrategy],
   exports: [TokensService],
 })
 export class AuthModule {}

@@ -25,11 +25,11 @@ export interface RequestWithBodyError extends Request {
  * known: anonymous requests are answered (401, or 404 for an unknown route) without parsing
  * their body, so they cost next to nothing however large or deeply nested it is.
  */
-export function deferredJsonBody(authenticated: (req: Request) => Promise<boolean>): RequestHandler {
+export function deferredJsonBody(authenticated: (req: Request, res: Response) => Promise<boolean>): RequestHandler {
   const parse = json({ limit: BODY_LIMIT_BYTES, strict: true, type: (req) => isJsonContentType(req.headers['content-type']) });
   return (req: Request, res: Response, next: NextFunction) => {
     if (!hasBody(req)) return next();
-    authenticated(req).then(
+    authenticated(req, res).then(
       (known) => {
         if (!known) return next();
         parse(req, res, (error?: unknown) => {
