@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createECDH, createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import webpush from 'web-push';
+import { AppsRepository } from '../apps/apps.repository';
+import { isUuid } from '../common/uuid';
 import { ProviderCredentials } from '../delivery/providers/push-provider';
-import { AppCredentials } from './app-credentials.entity';
+import { CredentialsRepository, UnknownAppError } from './credentials.repository';
 import { open, seal } from './secret-box';
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
 const CACHE_TTL_MS = 30_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Apple key ids and team ids are 10 characters, e.g. `ABC123DEFG`. */
 const APPLE_ID = /^[A-Za-z0-9]{10}$/;
 /** A bundle id (reverse DNS), possibly with an APNs suffix such as `.voip`. */
@@ -75,11 +74,14 @@ const sealContext = (appId: string, column: string) => `app_credentials:${appId}
 export class CredentialsService {
   private readonly cache = new Map<string, { expiresAt: number; value: Promise<ProviderCredentials> }>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    private readonly credentials: CredentialsRepository,
+    private readonly apps: AppsRepository,
+  ) {}
 
   /** Validates, seals and upserts the given providers' credentials; returns the new summary. */
   async update(appId: string, input: CredentialsInput): Promise<CredentialsSummary> {
-    if (!UUID.test(appId)) throw new CredentialsError(`App ${appId} not found`);
+    if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
     // Column -> value, plus how each column is updated when a row already exists.
     const values = new Map<string, unknown>();
     const keepExisting = new Set<string>();
@@ -118,7 +120,7 @@ export class CredentialsService {
   }
 
   async summary(appId: string): Promise<CredentialsSummary> {
-    const row = UUID.test(appId) ? await this.db.getRepository(AppCredentials).findOneBy({ appId }) : null;
+    const row = isUuid(appId) ? await this.credentials.find(appId) : null;
     return {
       app_id: appId,
       apns:
@@ -158,7 +160,7 @@ export class CredentialsService {
   }
 
   private async load(appId: string): Promise<ProviderCredentials> {
-    const row = UUID.test(appId) ? await this.db.getRepository(AppCredentials).findOneBy({ appId }) : null;
+    const row = isUuid(appId) ? await this.credentials.find(appId) : null;
     const credentials: ProviderCredentials = { appId, apns: null, fcm: null, vapid: null };
     if (!row) return credentials;
     if (row.apnsKeyId && row.apnsTeamId && row.apnsTopic && row.apnsPrivateKeyEnc) {
@@ -189,35 +191,17 @@ export class CredentialsService {
     return credentials;
   }
 
-  /**
-   * One atomic INSERT ... ON CONFLICT naming only the given columns, so concurrent updates of
-   * different providers cannot overwrite each other (a read-modify-write could).
-   */
   private async upsert(appId: string, values: Map<string, unknown>, keepExisting: Set<string>): Promise<void> {
-    const columns = [...values.keys()];
-    const params = [appId, ...values.values()];
-    const assignments = columns.map((column) =>
-      keepExisting.has(column)
-        ? // Paired columns follow the public key, so a pair is never mixed with another.
-          `"${column}" = CASE WHEN app_credentials.vapid_public_key IS NULL THEN EXCLUDED."${column}" ELSE app_credentials."${column}" END`
-        : `"${column}" = EXCLUDED."${column}"`,
-    );
     try {
-      await this.db.query(
-        `INSERT INTO app_credentials (app_id, ${columns.map((c) => `"${c}"`).join(', ')})
-         VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')})
-         ON CONFLICT (app_id) DO UPDATE SET ${assignments.join(', ')}, updated_at = now()`,
-        params,
-      );
+      await this.credentials.upsert(appId, values, keepExisting);
     } catch (error) {
-      if ((error as { code?: string }).code === '23503') throw new CredentialsError(`App ${appId} not found`);
+      if (error instanceof UnknownAppError) throw new CredentialsError(`App ${appId} not found`);
       throw error;
     }
   }
 
   private async assertAppExists(appId: string): Promise<void> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM apps WHERE id = $1`, [appId]);
-    if (rows.length === 0) throw new CredentialsError(`App ${appId} not found`);
+    if (!(await this.apps.exists(appId))) throw new CredentialsError(`App ${appId} not found`);
   }
 }
 
