@@ -3,11 +3,14 @@ import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverProcessor } from './deliver.processor';
+import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { FanOutProcessor } from './fan-out.processor';
+import { FanOutRepository } from './fan-out.repository';
 import { FanOutService } from './fan-out.service';
 import { ProvidersModule } from './providers/providers.module';
 import { SweeperProcessor } from './sweeper.processor';
+import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
@@ -17,7 +20,17 @@ import { SweeperService } from './sweeper.service';
     CredentialsModule,
     ProvidersModule,
   ],
-  providers: [FanOutService, DeliveriesService, SweeperService, FanOutProcessor, DeliverProcessor, SweeperProcessor],
+  providers: [
+    FanOutService,
+    DeliveriesService,
+    SweeperService,
+    FanOutRepository,
+    DeliveriesRepository,
+    SweeperRepository,
+    FanOutProcessor,
+    DeliverProcessor,
+    SweeperProcessor,
+  ],
   exports: [SweeperService],
 })
 export class DeliveryModule {}

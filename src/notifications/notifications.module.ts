@@ -5,6 +5,7 @@ import { producerConnection } from '../queue/queue.module';
 import { IdempotencyService } from './idempotency.service';
 import { NotificationEventsService } from './notification-events.service';
 import { NotificationsController } from './notifications.controller';
+import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 
 @Module({
@@ -13,6 +14,6 @@ import { NotificationsService } from './notifications.service';
     BullModule.registerQueueAsync({ name: FANOUT_QUEUE, useFactory: () => ({ connection: producerConnection() }) }),
   ],
   controllers: [NotificationsController],
-  providers: [NotificationsService, IdempotencyService, NotificationEventsService],
+  providers: [NotificationsService, IdempotencyService, NotificationEventsService, NotificationsRepository],
 })
 export class NotificationsModule {}
