@@ -3,8 +3,8 @@ import { createECDH, createPrivateKey, createPublicKey, KeyObject } from 'node:c
 import webpush from 'web-push';
 import { AppsRepository } from '../apps/apps.repository';
 import { isUuid } from '../common/uuid';
-import { ProviderCredentials } from '../delivery/providers/push-provider';
 import { CredentialsRepository, UnknownAppError } from './credentials.repository';
+import { ProviderCredentials } from './provider-credentials';
 import { open, seal } from './secret-box';
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */

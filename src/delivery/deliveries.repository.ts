@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Platform, WebPushSubscription } from '../installations/installation.entity';
-import { PushContent } from '../common/push-payloads';
+import { Platform, WebPushSubscription } from '../common/platform';
+import { PushContent } from './providers/payloads';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {

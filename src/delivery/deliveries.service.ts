@@ -1,15 +1,14 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { mapLimit } from '../common/map-limit';
-import { PushContent } from '../common/push-payloads';
-import { DELIVER_QUEUE, DeliverJob, deliverJobId } from '../common/queues';
+import { Platform } from '../common/platform';
 import { env } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
-import { Platform } from '../installations/installation.entity';
+import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService } from '../metrics/metrics.service';
+import { DeliverJobs } from '../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
-import { DeliveryOutcome, ProviderCredentials, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { PushContent } from './providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 
 type Final = RecordedOutcome;
@@ -31,7 +30,7 @@ export class DeliveriesService {
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
-    @InjectQueue(DELIVER_QUEUE) private readonly deliverQueue: Queue<DeliverJob>,
+    private readonly deliverJobs: DeliverJobs,
     private readonly credentials: CredentialsService,
     private readonly metrics: MetricsService,
     @Inject(PUSH_PROVIDERS) providers: PushProvider[],
@@ -54,11 +53,7 @@ export class DeliveriesService {
     if (retries.length > 0) {
       const due = Math.max(...retries.map((f) => f.nextAttemptAt!.getTime()));
       const attempt = Math.max(...claimed.map((r) => r.attempts));
-      await this.deliverQueue.add(
-        'deliver',
-        { notificationId, batch },
-        { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, due - Date.now()) },
-      );
+      await this.deliverJobs.addRetry(notificationId, batch, attempt, due - Date.now());
     }
     return { sent: claimed.length };
   }

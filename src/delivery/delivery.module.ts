@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
 import { CredentialsModule } from '../credentials/credentials.module';
+import { DeliverJobs, FanoutJobs } from '../queue/jobs';
 import { DeliverProcessor } from './deliver.processor';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
@@ -27,10 +28,11 @@ import { SweeperService } from './sweeper.service';
     FanOutRepository,
     DeliveriesRepository,
     SweeperRepository,
+    FanoutJobs,
+    DeliverJobs,
     FanOutProcessor,
     DeliverProcessor,
     SweeperProcessor,
   ],
-  exports: [SweeperService],
 })
 export class DeliveryModule {}

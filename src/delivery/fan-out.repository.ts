@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { Platform } from '../installations/installation.entity';
+import { Platform } from '../common/platform';
 
 /**
  * One chunk of users: every non-deleted installation of theirs becomes a delivery row, pending

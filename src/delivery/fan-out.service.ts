@@ -1,10 +1,8 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import { DELIVER_QUEUE, DeliverJob, deliverJobId } from '../common/queues';
+import { PLATFORMS } from '../common/platform';
 import { env } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
-import { PLATFORMS } from '../installations/installation.entity';
+import { DeliverJobs } from '../queue/jobs';
 import { DeliveriesRepository } from './deliveries.repository';
 import { FanOutRepository } from './fan-out.repository';
 import { PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
@@ -28,7 +26,7 @@ export class FanOutService {
   constructor(
     private readonly fanOuts: FanOutRepository,
     private readonly deliveries: DeliveriesRepository,
-    @InjectQueue(DELIVER_QUEUE) private readonly deliverQueue: Queue<DeliverJob>,
+    private readonly deliverJobs: DeliverJobs,
     private readonly credentials: CredentialsService,
     @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
   ) {}
@@ -67,14 +65,7 @@ export class FanOutService {
     await this.enqueue(notificationId, await this.deliveries.pendingBatches(notificationId));
   }
 
-  private async enqueue(notificationId: string, batches: number[]): Promise<void> {
-    if (batches.length === 0) return;
-    await this.deliverQueue.addBulk(
-      batches.map((batch) => ({
-        name: 'deliver',
-        data: { notificationId, batch },
-        opts: { jobId: deliverJobId(notificationId, batch) },
-      })),
-    );
+  private enqueue(notificationId: string, batches: number[]): Promise<void> {
+    return this.deliverJobs.addBatches(batches.map((batch) => ({ notificationId, batch })));
   }
 }

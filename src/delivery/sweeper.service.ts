@@ -1,8 +1,6 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import { DELIVER_QUEUE, DeliverJob, deliverJobId, FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
 import { env } from '../config/env';
+import { DeliverJobs, FanoutJobs } from '../queue/jobs';
 import { DeliveriesRepository } from './deliveries.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
@@ -30,8 +28,8 @@ export class SweeperService {
   constructor(
     private readonly sweeps: SweeperRepository,
     private readonly deliveries: DeliveriesRepository,
-    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
-    @InjectQueue(DELIVER_QUEUE) private readonly deliverQueue: Queue<DeliverJob>,
+    private readonly fanoutJobs: FanoutJobs,
+    private readonly deliverJobs: DeliverJobs,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -55,14 +53,14 @@ export class SweeperService {
   private async requeueFanouts(): Promise<number> {
     let queued = 0;
     for (const id of await this.sweeps.unfannedNotifications(UNQUEUED_AFTER_MS, SWEEP_LIMIT)) {
-      const job = await this.fanoutQueue.getJob(fanoutJobId(id));
+      const job = await this.fanoutJobs.find(id);
       const state = job ? await job.getState() : 'missing';
       if (state === 'failed') {
         await job!.retry();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
         // A completed job id would swallow the add, so it goes first.
         if (job) await job.remove().catch(() => undefined);
-        await this.fanoutQueue.add('fanout', { notificationId: id }, { jobId: fanoutJobId(id) });
+        await this.fanoutJobs.add(id);
       } else {
         continue;
       }
@@ -86,13 +84,9 @@ export class SweeperService {
   /** A fresh job id per sweep, since the batch's own job may still sit completed in Redis. */
   private async requeueBatches(batches: BatchRef[]): Promise<number> {
     if (batches.length === 0) return 0;
-    const sweepId = `s${Date.now()}`;
-    await this.deliverQueue.addBulk(
-      batches.map(({ notification_id, batch }) => ({
-        name: 'deliver',
-        data: { notificationId: notification_id, batch },
-        opts: { jobId: deliverJobId(notification_id, batch, sweepId) },
-      })),
+    await this.deliverJobs.addBatches(
+      batches.map(({ notification_id, batch }) => ({ notificationId: notification_id, batch })),
+      `s${Date.now()}`,
     );
     return batches.length;
   }

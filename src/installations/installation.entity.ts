@@ -1,8 +1,10 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
 
-export const PLATFORMS = ['ios', 'android', 'web'] as const;
-export type Platform = (typeof PLATFORMS)[number];
+import { Platform, WebPushSubscription } from '../common/platform';
+
+export { PLATFORMS } from '../common/platform';
+export type { Platform, WebPushSubscription } from '../common/platform';
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -12,11 +14,6 @@ export interface Device {
   model: string | null;
   locale: string | null;
   timezone: string | null;
-}
-
-export interface WebPushSubscription {
-  endpoint: string;
-  keys: { p256dh: string; auth: string };
 }
 
 /**

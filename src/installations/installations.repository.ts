@@ -2,7 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../common/prepared-query';
-import { Device, Permission, Platform, WebPushSubscription } from './installation.entity';
+import { Platform, WebPushSubscription } from '../common/platform';
+import { Device, Permission } from './installation.entity';
 
 /** An `installations` row as PostgreSQL returns it. */
 export interface InstallationRow {

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { Platform } from '../common/platform';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
-import { Platform } from './installation.entity';
 import { InstallationResource, toInstallationResource } from './installation.resource';
 import { InstallationRow, InstallationsRepository } from './installations.repository';
 

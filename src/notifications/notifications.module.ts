@@ -1,6 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { FANOUT_QUEUE } from '../common/queues';
+import { FanoutJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { IdempotencyService } from './idempotency.service';
 import { NotificationEventsService } from './notification-events.service';
@@ -14,6 +15,6 @@ import { NotificationsService } from './notifications.service';
     BullModule.registerQueueAsync({ name: FANOUT_QUEUE, useFactory: () => ({ connection: producerConnection() }) }),
   ],
   controllers: [NotificationsController],
-  providers: [NotificationsService, IdempotencyService, NotificationEventsService, NotificationsRepository],
+  providers: [NotificationsService, IdempotencyService, NotificationEventsService, NotificationsRepository, FanoutJobs],
 })
 export class NotificationsModule {}

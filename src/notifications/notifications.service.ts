@@ -1,12 +1,10 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
-import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../common/push-payloads';
-import { FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
+import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
+import { FanoutJobs } from '../queue/jobs';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { NotificationResource, toNotificationResource } from './notification.resource';
@@ -24,7 +22,8 @@ export interface SendResult {
 
 /**
  * Accepts sends: validates what only the whole request can tell, stores the notification and
- * queues its fan-out. Delivery is the worker's business; the two meet only through the queue.
+ * queues its fan-out. Delivery is the worker's business; the two meet only through the queue
+ * (and the payload builders, so a send that cannot fit is refused now).
  */
 @Injectable()
 export class NotificationsService {
@@ -32,7 +31,7 @@ export class NotificationsService {
 
   constructor(
     private readonly notifications: NotificationsRepository,
-    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
+    private readonly fanoutJobs: FanoutJobs,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
   ) {}
@@ -112,7 +111,7 @@ export class NotificationsService {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.fanoutQueue.add('fanout', { notificationId }, { jobId: fanoutJobId(notificationId) }),
+        this.fanoutJobs.add(notificationId),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
         }),

@@ -5,10 +5,11 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants as h2, createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createTcpServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import webpush from 'web-push';
-import type { PushContent } from '../../src/common/push-payloads';
+import type { ProviderCredentials } from '../../src/credentials/provider-credentials';
+import type { PushContent } from '../../src/delivery/providers/payloads';
 import { ApnsProvider } from '../../src/delivery/providers/apns.provider';
 import { FcmProvider } from '../../src/delivery/providers/fcm.provider';
-import type { DeliveryTarget, ProviderCredentials } from '../../src/delivery/providers/push-provider';
+import type { DeliveryTarget } from '../../src/delivery/providers/push-provider';
 import { WebPushProvider } from '../../src/delivery/providers/web-push.provider';
 import {
   FakeApns,

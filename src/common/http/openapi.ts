@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../../auth/auth.decorators';
+import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 
 export const DOCS_PATH = 'docs';

@@ -2,11 +2,12 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPrivateKey } from 'node:crypto';
 import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
-import { apnsHeaders, apnsPayload, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
-import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+import { apnsHeaders, apnsPayload, PushContent } from './payloads';
+import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 

@@ -1,11 +1,12 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
-import { fcmMessage, PushContent } from '../../common/push-payloads';
 import { env } from '../../config/env';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+import { fcmMessage, PushContent } from './payloads';
+import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
 

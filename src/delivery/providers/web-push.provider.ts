@@ -4,11 +4,12 @@ import { Agent } from 'node:https';
 import { isIP } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
-import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from '../../common/push-payloads';
-import { WebPushSubscription } from '../../installations/installation.entity';
+import { WebPushSubscription } from '../../common/platform';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from './payloads';
+import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const DEFAULT_TTL_SECONDS = 2_419_200;
