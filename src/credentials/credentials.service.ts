@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { createECDH, createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
 import webpush from 'web-push';
 import { AppsRepository } from '../apps/apps.repository';
+import { EnvironmentVariables } from '../config/env';
 import { isUuid } from '../common/uuid';
 import { CredentialsRepository, UnknownAppError } from './credentials.repository';
 import { ProviderCredentials } from './provider-credentials';
@@ -77,6 +78,7 @@ export class CredentialsService {
   constructor(
     private readonly credentials: CredentialsRepository,
     private readonly apps: AppsRepository,
+    private readonly config: EnvironmentVariables,
   ) {}
 
   /** Validates, seals and upserts the given providers' credentials; returns the new summary. */
@@ -92,19 +94,19 @@ export class CredentialsService {
       values.set('apns_team_id', apns.teamId);
       values.set('apns_topic', apns.topic);
       values.set('apns_production', apns.production);
-      values.set('apns_private_key_enc', seal(apns.privateKey, sealContext(appId, 'apns_private_key_enc')));
+      values.set('apns_private_key_enc', seal(apns.privateKey, sealContext(appId, 'apns_private_key_enc'), this.config.APP_KEY));
     }
     if (input.fcm) {
       const account = validateServiceAccount(input.fcm.serviceAccount);
       values.set('fcm_project_id', account.project_id);
       values.set('fcm_client_email', account.client_email);
-      values.set('fcm_service_account_enc', seal(input.fcm.serviceAccount, sealContext(appId, 'fcm_service_account_enc')));
+      values.set('fcm_service_account_enc', seal(input.fcm.serviceAccount, sealContext(appId, 'fcm_service_account_enc'), this.config.APP_KEY));
     }
     if (input.vapid) {
       const vapid = validateVapid(input.vapid);
       values.set('vapid_subject', vapid.subject);
       values.set('vapid_public_key', vapid.publicKey);
-      values.set('vapid_private_key_enc', seal(vapid.privateKey, sealContext(appId, 'vapid_private_key_enc')));
+      values.set('vapid_private_key_enc', seal(vapid.privateKey, sealContext(appId, 'vapid_private_key_enc'), this.config.APP_KEY));
       // Browsers bind every subscription to the VAPID public key it was made with: replacing an
       // existing pair merely because none was passed would silently break all of them.
       if (vapid.generated) keepExisting.add('vapid_public_key').add('vapid_private_key_enc');
@@ -169,11 +171,11 @@ export class CredentialsService {
         teamId: row.apnsTeamId,
         topic: row.apnsTopic,
         production: row.apnsProduction === true,
-        privateKey: open(row.apnsPrivateKeyEnc, sealContext(appId, 'apns_private_key_enc')),
+        privateKey: open(row.apnsPrivateKeyEnc, sealContext(appId, 'apns_private_key_enc'), this.config.APP_KEY),
       };
     }
     if (row.fcmServiceAccountEnc) {
-      const account = JSON.parse(open(row.fcmServiceAccountEnc, sealContext(appId, 'fcm_service_account_enc'))) as ServiceAccountFields;
+      const account = JSON.parse(open(row.fcmServiceAccountEnc, sealContext(appId, 'fcm_service_account_enc'), this.config.APP_KEY)) as ServiceAccountFields;
       credentials.fcm = {
         projectId: account.project_id,
         clientEmail: account.client_email,
@@ -185,7 +187,7 @@ export class CredentialsService {
       credentials.vapid = {
         subject: row.vapidSubject,
         publicKey: row.vapidPublicKey,
-        privateKey: open(row.vapidPrivateKeyEnc, sealContext(appId, 'vapid_private_key_enc')),
+        privateKey: open(row.vapidPrivateKeyEnc, sealContext(appId, 'vapid_private_key_enc'), this.config.APP_KEY),
       };
     }
     return credentials;

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mapLimit } from '../common/map-limit';
 import { Platform } from '../common/platform';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService } from '../metrics/metrics.service';
@@ -34,6 +34,7 @@ export class DeliveriesService {
     private readonly credentials: CredentialsService,
     private readonly metrics: MetricsService,
     @Inject(PUSH_PROVIDERS) providers: PushProvider[],
+    private readonly config: EnvironmentVariables,
   ) {
     this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
   }
@@ -45,7 +46,7 @@ export class DeliveriesService {
 
     const { appId, content } = await this.content(notificationId);
     const credentials = await this.credentials.forDelivery(appId);
-    const outcomes = await mapLimit(claimed, env().DELIVERY_CONCURRENCY, (row) => this.sendOne(credentials, content, row));
+    const outcomes = await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, (row) => this.sendOne(credentials, content, row));
     const finals = claimed.map((row, i) => this.finalize(row, outcomes[i]));
     await this.record(notificationId, batch, claimed, outcomes, finals);
 
@@ -89,7 +90,7 @@ export class DeliveriesService {
         this.metrics.recordDelivery(provider, 'failed');
         return { status: 'failed', reason: outcome.reason, nextAttemptAt: null };
       case 'retry': {
-        const config = env();
+        const config = this.config;
         if (row.attempts >= config.DELIVERY_MAX_ATTEMPTS) {
           this.metrics.recordDelivery(provider, 'failed');
           return { status: 'failed', reason: outcome.reason, nextAttemptAt: null };

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PLATFORMS } from '../common/platform';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { DeliverJobs } from '../queue/jobs';
 import { DeliveriesRepository } from './deliveries.repository';
@@ -29,6 +29,7 @@ export class FanOutService {
     private readonly deliverJobs: DeliverJobs,
     private readonly credentials: CredentialsService,
     @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
+    private readonly config: EnvironmentVariables,
   ) {}
 
   async fanOut(notificationId: string, resumed: boolean): Promise<FanoutResult> {
@@ -45,7 +46,7 @@ export class FanOutService {
     const wanted = started.options?.platforms ?? PLATFORMS;
     const credentials = await this.credentials.forDelivery(started.app_id);
     const configured = this.providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
-    const batchSize = env().DELIVERY_BATCH_SIZE;
+    const batchSize = this.config.DELIVERY_BATCH_SIZE;
 
     let installations = 0;
     let batchCount = 0;

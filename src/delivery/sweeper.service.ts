@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { DeliverJobs, FanoutJobs } from '../queue/jobs';
 import { DeliveriesRepository } from './deliveries.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
@@ -30,6 +30,7 @@ export class SweeperService {
     private readonly deliveries: DeliveriesRepository,
     private readonly fanoutJobs: FanoutJobs,
     private readonly deliverJobs: DeliverJobs,
+    private readonly config: EnvironmentVariables,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -71,7 +72,7 @@ export class SweeperService {
 
   /** Rows "sending" for longer than DELIVERY_STUCK_MS belonged to a dead worker: pending again. */
   private async resetStuckDeliveries(report: SweepReport): Promise<BatchRef[]> {
-    const stuckSeconds = env().DELIVERY_STUCK_MS / 1000;
+    const stuckSeconds = this.config.DELIVERY_STUCK_MS / 1000;
     const reset = await this.sweeps.resetStuck(stuckSeconds);
     report.stuckReset = reset.length;
     // Pending batches that are overdue and may have lost their job (Redis flushed, job removed).
