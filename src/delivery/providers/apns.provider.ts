@@ -146,7 +146,7 @@ function reasonOf(body: string): string | undefined {
 }
 
 /** APNs status + reason -> outcome (Apple's "Handling notification responses from APNs"). */
-function outcomeOf(answer: Http2Answer): DeliveryOutcome {
+export function outcomeOf(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return retryOutcome(answer.failure);
   const { status } = answer;
   if (status === 200) return { kind: 'accepted' };

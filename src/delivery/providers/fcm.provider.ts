@@ -150,7 +150,7 @@ function tokenTransporter(timeoutMs: number, target: string): Gaxios {
 }
 
 /** The token endpoint failed: Google's OAuth errors (revoked key, bad grant) will not fix themselves. */
-function tokenFailure(error: unknown): DeliveryOutcome {
+export function tokenFailure(error: unknown): DeliveryOutcome {
   const response = (error as { response?: { status?: number; data?: unknown; headers?: Headers } }).response;
   const status = response?.status;
   if (status === undefined) return retryOutcome(`TokenEndpoint:${transportReason(error)}`);
@@ -162,7 +162,7 @@ function tokenFailure(error: unknown): DeliveryOutcome {
 }
 
 /** FCM v1 status + error body -> outcome (Firebase "FCM error codes" reference). */
-function outcomeOf(status: number, text: string, retryAfter: string | string[] | undefined): DeliveryOutcome {
+export function outcomeOf(status: number, text: string, retryAfter: string | string[] | undefined): DeliveryOutcome {
   if (status >= 200 && status < 300) return { kind: 'accepted' };
   let body: GoogleErrorBody = {};
   try {

@@ -182,7 +182,7 @@ function keyOnCurve(subscription: WebPushSubscription): boolean {
 }
 
 /** An HTTP/2 exchange -> outcome, as web-push's HTTP/1.1 path would have ended. */
-function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
+export function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return retryOutcome(answer.failure);
   if (answer.status >= 200 && answer.status < 300) return { kind: 'accepted' };
   return statusOutcome(answer.status, answer.headers['retry-after']);
