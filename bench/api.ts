@@ -32,12 +32,15 @@ export interface RawResult {
 
 export const CONNECTIONS = 64;
 
-async function cannon(stack: Stack, seconds: number, request: () => { method: string; path: string; body: string }): Promise<HttpResult> {
+/** How long an autocannon run lasts: a duration, or a number of requests (speed-independent). */
+export type RunLength = { seconds: number } | { requests: number };
+
+async function cannon(stack: Stack, length: RunLength, request: () => { method: string; path: string; body: string }): Promise<HttpResult> {
   const cpu = cpuMeter(stack.api?.pid);
   const result = await autocannon({
     url: `http://127.0.0.1:${stack.apiPort}`,
     connections: CONNECTIONS,
-    duration: seconds,
+    ...('requests' in length ? { amount: length.requests } : { duration: length.seconds }),
     headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
     requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, ...request() }) }],
   });
@@ -57,17 +60,17 @@ async function cannon(stack: Stack, seconds: number, request: () => { method: st
 }
 
 /** PATCH random existing installations, the user id alternating so that it really changes. */
-export function benchPatch(stack: Stack, seeded: Seeded, seconds: number): Promise<HttpResult> {
+export function benchPatch(stack: Stack, seeded: Seeded, length: RunLength): Promise<HttpResult> {
   let n = 0;
-  return cannon(stack, seconds, () => {
+  return cannon(stack, length, () => {
     const id = seeded.installationIds[Math.floor(Math.random() * seeded.installationIds.length)];
     return { method: 'PATCH', path: `/api/v1/installations/${id}`, body: JSON.stringify({ user_id: `patched-${n++ % 2}` }) };
   });
 }
 
 /** POST a notification to 10 random existing users. */
-export function benchPost(stack: Stack, seeded: Seeded, seconds: number): Promise<HttpResult> {
-  return cannon(stack, seconds, () => {
+export function benchPost(stack: Stack, seeded: Seeded, length: RunLength): Promise<HttpResult> {
+  return cannon(stack, length, () => {
     const users = Array.from({ length: 10 }, () => seeded.userIds[Math.floor(Math.random() * seeded.userIds.length)]);
     return {
       method: 'POST',

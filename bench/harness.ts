@@ -13,6 +13,11 @@ export interface BenchOptions {
   requestUsers: number;
   /** Seconds of each autocannon run. */
   apiSeconds: number;
+  /**
+   * When set, each autocannon run makes exactly this many requests instead of running for
+   * `apiSeconds`: the smoke test's figures then do not depend on how fast a busy machine is.
+   */
+  apiRequests?: number;
   /** Installations (one per user) of the fan-out memory benchmark; 0 skips it. */
   memoryInstallations: number;
   memoryRequestUsers: number;
@@ -201,12 +206,13 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
 
     // The API alone: the worker would compete for the same two cores with what is measured.
     await stack.stopWorker();
-    log(`api: PATCH installations, ${CONNECTIONS} connections, ${options.apiSeconds} s`);
-    const patch = await benchPatch(stack, seeded, options.apiSeconds);
+    const length = options.apiRequests ? { requests: options.apiRequests } : { seconds: options.apiSeconds };
+    log(`api: PATCH installations, ${CONNECTIONS} connections, ${options.apiRequests ? `${options.apiRequests} requests` : `${options.apiSeconds} s`}`);
+    const patch = await benchPatch(stack, seeded, length);
     log(`api: ${patch.requests} PATCHes at ${Math.round(patch.perSecond)}/s; the same number of raw UPDATEs`);
     const rawUpdate = await benchRawUpdate(stack, seeded, Math.max(1, patch.requests));
-    log(`api: POST notifications (10 recipients), ${options.apiSeconds} s`);
-    const post = await benchPost(stack, seeded, options.apiSeconds);
+    log(`api: POST notifications (10 recipients)`);
+    const post = await benchPost(stack, seeded, length);
 
     // Last: a million fresh rows keep PostgreSQL busy (autovacuum, checkpoints) for minutes after,
     // which the API figures, measured before, must not include.

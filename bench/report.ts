@@ -48,7 +48,7 @@ export function table(r: BenchResults): string {
     clientCpuRow('ceiling (client process)', d.ceiling),
     clientCpuRow('peer (client process)', d.peer),
     '',
-    `API: autocannon, ${r.api.connections} connections, ${r.options.apiSeconds} s each; pool ${r.api.poolSize}`,
+    `API: autocannon, ${r.api.connections} connections, ${r.options.apiRequests ? `${r.options.apiRequests} requests` : `${r.options.apiSeconds} s`} each; pool ${r.api.poolSize}`,
     row('', 'per second', 'p50 ms', 'p99 ms', 'errors'),
     row('PATCH /installations/{id}', int(r.api.patch.perSecond), fixed(r.api.patch.p50Ms, 1), fixed(r.api.patch.p99Ms, 1), String(r.api.patch.errors)),
     row(`raw UPDATE via pg (${int(r.api.rawUpdate.statements)})`, int(r.api.rawUpdate.perSecond), fixed(r.api.rawUpdate.p50Ms, 1), fixed(r.api.rawUpdate.p99Ms, 1), String(r.api.rawUpdate.errors)),

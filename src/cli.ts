@@ -1,5 +1,6 @@
+#!/usr/bin/env node
 import 'reflect-metadata';
-import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { CommandFactory } from 'nest-commander';
 import { Client } from 'pg';
@@ -14,16 +15,50 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** `setup` on a fresh checkout: generate the APP_KEY the service needs into .env. */
-function ensureAppKey(): void {
+/** What `setup` records in .env from the environment it ran with, so `npm start` uses the same. */
+const RECORDED = ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'QUEUE_PREFIX'] as const;
+
+/**
+ * `setup` on a fresh checkout: make .env hold what the service needs to start the same way. It keeps
+ * every line that is there; fills `NAME=` lines left empty (as in a copy of .env.example) in place;
+ * appends what is missing: a generated APP_KEY when none is set anywhere, and the connection
+ * settings setup was given in the environment (so `DATABASE_URL=... npm run setup && npm start`
+ * reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
+ * the environment stays out of the file: it is the operator's secret to keep where they keep it.
+ */
+function prepareDotEnv(file = '.env'): void {
+  const given = new Map(RECORDED.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
   loadDotEnv();
-  if (process.env.APP_KEY) return;
-  const file = '.env';
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
-  const key = randomBytes(32).toString('base64');
-  appendFileSync(file, `${current && !current.endsWith('\n') ? '\n' : ''}APP_KEY=${key}\n`);
-  process.env.APP_KEY = key;
-  process.stderr.write('Generated APP_KEY into .env (it encrypts provider secrets: keep it, and back it up).\n');
+  const fill = new Map<string, string>();
+  if (!process.env.APP_KEY) {
+    const key = randomBytes(32).toString('base64');
+    fill.set('APP_KEY', key);
+    process.env.APP_KEY = key;
+  }
+  for (const [name, value] of given) fill.set(name, value);
+  if (fill.size === 0) return;
+
+  const lines = existsSync(file) ? readFileSync(file, 'utf8').split('\n') : [];
+  if (lines.at(-1) === '') lines.pop();
+  let changed = false;
+  for (const [name, value] of fill) {
+    const at = lines.findIndex((line) => new RegExp(`^\\s*(export\\s+)?${name}\\s*=`).test(line));
+    if (at === -1) {
+      lines.push(`${name}=${value}`);
+      changed = true;
+    } else if (/=\s*(#.*)?$/.test(lines[at])) {
+      lines[at] = `${name}=${value}`; // an empty `NAME=` line, as in .env.example
+      changed = true;
+    } else {
+      fill.delete(name);
+      const current = lines[at].slice(lines[at].indexOf('=') + 1).trim().replace(/^(["'])(.*)\1$/, '$2');
+      if (current !== value) process.stderr.write(`${name} in ${file} differs from the environment's; ${file} is kept, so \`npm start\` will use its value.\n`);
+    }
+  }
+  if (!changed) return;
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  const names = [...fill.keys()].join(', ');
+  process.stderr.write(`Wrote ${names} into ${file}${fill.has('APP_KEY') ? ' (APP_KEY encrypts provider secrets: keep it, and back it up)' : ''}.\n`);
 }
 
 /**
@@ -54,7 +89,7 @@ async function ensureDatabase(url: string): Promise<void> {
 
 async function main(): Promise<void> {
   const setup = process.argv[2] === 'setup';
-  if (setup) ensureAppKey();
+  if (setup) prepareDotEnv();
   let config;
   try {
     config = env();
@@ -67,7 +102,7 @@ async function main(): Promise<void> {
     logger: new StderrLogger(),
     // Errors while modules start (e.g. no database) reach main()'s catch instead of aborting the process.
     abortOnError: false,
-    cliName: 'npm run cli --',
+    cliName: 'pns',
     errorHandler: handle,
     serviceErrorHandler: handle,
   });

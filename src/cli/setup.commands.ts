@@ -42,10 +42,11 @@ export class SetupCommand extends CommandRunner {
       `-H 'Authorization: Bearer ${token.token}'`,
       `-H 'Content-Type: application/json'`,
       `-d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"}}'`,
-    ].join(' \\\n  ');
+    ].join(' '); // one line: it is copied out of the JSON
+    // The token is printed once, in the JSON on stdout (as `token.token` and inside `curl`).
     process.stderr.write(
-      `\nApp "${app.name}" (${app.id}) is ready. Your token (shown only now):\n\n  ${token.token}\n\n` +
-        `Start the service with \`npm start\`, then try:\n\n${curl}\n\n`,
+      `\nApp "${app.name}" (${app.id}) is ready. Its token is "token" in the JSON below, shown only now: keep it.\n` +
+        `Start the service with \`npm start\`, then run the "curl" below.\n\n`,
     );
     printJson({ app: { id: app.id, name: app.name }, token: { id: token.id, token: token.token, abilities: token.abilities }, curl });
   }

@@ -1,14 +1,16 @@
+import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ABILITIES } from '../../src/auth/abilities';
 import { TokensRepository } from '../../src/auth/tokens.repository';
 import { TokensService } from '../../src/auth/tokens.service';
 import { dataSourceOptions } from '../../src/database/data-source';
-import { assertBuilt, inParallel, lines, runCli, RunResult, TEST_APP_KEY } from '../support/processes';
+import { assertBuilt, childEnv, inParallel, lines, ROOT, runCli, RunResult, TEST_APP_KEY } from '../support/processes';
 import { databaseUrl, withAdminClient } from '../support/services';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../support/test-database';
 
@@ -106,6 +108,12 @@ describe('operator CLI (contract section 8)', () => {
       expect(app).toEqual(expect.objectContaining({ id: expect.stringMatching(UUID), name: 'Café ☕ "quoted"' }));
       const { rows } = await sql.query(`SELECT name FROM apps WHERE id = $1`, [app.id]);
       expect(rows).toEqual([{ name: 'Café ☕ "quoted"' }]);
+    });
+
+    it('`npx pns apps:list`, the package bin, prints only the JSON on stdout (no npm banner), so it pipes into a parser', async () => {
+      await newApp('Listed through the bin');
+      const { stdout } = await promisify(execFile)('npx', ['--no-install', 'pns', 'apps:list'], { cwd: ROOT, env: childEnv(env()) });
+      expect(JSON.parse(stdout)).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'Listed through the bin' })]));
     });
 
     it('apps:list prints an array holding every app', async () => {
@@ -385,10 +393,38 @@ describe('operator CLI (contract section 8)', () => {
       }
     });
 
-    it('does not create .env when APP_KEY is already set', async () => {
-      const result = await runCli(['setup'], { env: { DATABASE_URL: fresh, APP_KEY: TEST_APP_KEY, NODE_ENV: undefined }, cwd: dir });
+    it('fills the empty APP_KEY= line of a copied .env.example in place instead of adding a second one', async () => {
+      copyFileSync(join(ROOT, '.env.example'), join(dir, '.env'));
+      json(await setup());
+      const text = readFileSync(join(dir, '.env'), 'utf8');
+      expect(keysIn(text)).toEqual([expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/)]);
+      // Lines setup had no reason to touch stay as they were, in their place.
+      expect(text.split('\n').slice(0, 3)).toEqual(readFileSync(join(ROOT, '.env.example'), 'utf8').split('\n').slice(0, 3));
+    });
+
+    it('records the DATABASE_URL it was given, so a later `npm start` in the same directory reaches the same database', async () => {
+      const result = await runCli(['setup'], { env: { DATABASE_URL: fresh, REDIS_URL: 'redis://127.0.0.1:6379/0', APP_KEY: TEST_APP_KEY, NODE_ENV: undefined }, cwd: dir });
       json(result);
-      expect(existsSync(join(dir, '.env'))).toBe(false);
+      const text = readFileSync(join(dir, '.env'), 'utf8');
+      expect(text).toContain(`DATABASE_URL=${fresh}\n`);
+      expect(text).toContain('REDIS_URL=redis://127.0.0.1:6379/0\n');
+      // An APP_KEY from the environment is the operator's secret: it is not copied into the file.
+      expect(keysIn(text)).toEqual([]);
+    });
+
+    it('keeps a different value already in .env, and says so on stderr', async () => {
+      writeFileSync(join(dir, '.env'), `APP_KEY=${TEST_APP_KEY}\nDATABASE_URL=postgres://elsewhere/db\n`);
+      const result = await runCli(['setup'], { env: { DATABASE_URL: fresh, APP_KEY: undefined, NODE_ENV: undefined }, cwd: dir });
+      json(result);
+      expect(readFileSync(join(dir, '.env'), 'utf8')).toBe(`APP_KEY=${TEST_APP_KEY}\nDATABASE_URL=postgres://elsewhere/db\n`);
+      expect(result.stderr).toContain('DATABASE_URL in .env differs');
+    });
+
+    it('prints the token once: in the JSON on stdout, not again on stderr', async () => {
+      const result = await setup();
+      const out = json(result);
+      expect(result.stdout.split(out.token.token).length - 1).toBe(2); // token.token and the curl
+      expect(result.stderr).not.toContain(out.token.token);
     });
   });
 });

@@ -1,5 +1,9 @@
 import { Redis } from 'ioredis';
 import { TEST_REDIS_URL, withAdminClient } from './services';
+import { testDatabaseCreatedAt } from './test-database';
+
+/** No test file runs this long: an older test database was left behind by an interrupted run. */
+const LEFT_BEHIND_AFTER_MS = 3 * 60 * 60_000;
 
 /**
  * Fails fast, with the command to fix it, when PostgreSQL or Redis is not running; drops the
@@ -16,6 +20,9 @@ export default async function globalSetup(): Promise<void> {
            AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
       );
       for (const { datname } of rows) {
+        // Another run's file may be between two tests, connected to nothing: only old ones go.
+        const created = testDatabaseCreatedAt(datname);
+        if (created && Date.now() - created.getTime() < LEFT_BEHIND_AFTER_MS) continue;
         // Without FORCE: a database someone connected to meanwhile stays.
         await client.query(`DROP DATABASE IF EXISTS "${datname}"`).catch(() => undefined);
       }

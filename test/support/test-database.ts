@@ -4,10 +4,20 @@ import { DataSource } from 'typeorm';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { databaseUrl, withAdminClient } from './services';
 
-/** A fresh database for one test file, migrated with the real migrations (never synchronize). */
+/**
+ * A test database's name: `push_test_<label>_<creation time, base36 ms>_<random>`. The time lets
+ * the global setup of any jest run drop only what earlier runs left behind: a database a running
+ * file made but is not connected to at that moment (between two tests) must survive.
+ */
 export function testDatabaseName(label = currentTestFile()): string {
   const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30);
-  return `push_test_${slug}_${randomBytes(4).toString('hex')}`;
+  return `push_test_${slug}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
+}
+
+/** When a database named by testDatabaseName was created; undefined for any other name. */
+export function testDatabaseCreatedAt(name: string): Date | undefined {
+  const match = /_([0-9a-z]{8,9})_[0-9a-f]{8}$/.exec(name);
+  return match ? new Date(parseInt(match[1], 36)) : undefined;
 }
 
 export async function createTestDatabase(name = testDatabaseName()): Promise<{ name: string; url: string }> {
