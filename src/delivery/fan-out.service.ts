@@ -51,7 +51,13 @@ export class FanOutService {
     let installations = 0;
     let batchCount = 0;
     for (;;) {
-      const chunk = await this.fanOuts.nextChunk(notificationId, { appId: started.app_id, usersPerChunk: USERS_PER_CHUNK, batchSize, wanted, configured });
+      const chunk = await this.fanOuts.nextChunk(notificationId, {
+        appId: started.app_id,
+        usersPerChunk: USERS_PER_CHUNK,
+        batchSize,
+        wanted,
+        configured,
+      });
       if (!chunk) break;
       installations += chunk.installations;
       batchCount += chunk.batches.length;

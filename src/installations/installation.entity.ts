@@ -1,10 +1,11 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
-
 import { Platform, WebPushSubscription } from '../common/platform';
 
+// Defined once in common/platform.ts; re-exported here for the installation DTOs.
 export { PLATFORMS } from '../common/platform';
 export type { Platform, WebPushSubscription } from '../common/platform';
+
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
