@@ -103,6 +103,8 @@ export async function startStack(label: string): Promise<Stack> {
     ...baseEnv,
     APNS_URL: apns.baseUrl,
     FCM_URL: fcm.baseUrl,
+    // The fake push service's endpoints are https://localhost:<port>.
+    WEB_PUSH_ALLOWED_HOSTS: 'localhost',
     GOOGLE_TOKEN_URL: fcm.tokenUrl,
     NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
     METRICS_PORT: '0',

@@ -75,6 +75,10 @@ describe('parseEnv (contract sections 7 and 9)', () => {
     expect(problem({ APP_KEY, APNS_URL: 'https://api.sandbox.push.apple.com' })).toBeNull();
   });
 
+  it.each(['localhost', 'push.example.org,.push.example.net', 'fcm.googleapis.com, .push.apple.com', '127.0.0.1'])('accepts WEB_PUSH_ALLOWED_HOSTS=%j', (hosts) => {
+    expect(parseEnv({ APP_KEY, WEB_PUSH_ALLOWED_HOSTS: hosts }).WEB_PUSH_ALLOWED_HOSTS).toBe(hosts);
+  });
+
   it.each(['api', 'worker', 'all'])('accepts APP_MODE=%s', (mode) => {
     expect(parseEnv({ APP_KEY, APP_MODE: mode }).APP_MODE).toBe(mode);
   });
@@ -139,6 +143,11 @@ describe('parseEnv (contract sections 7 and 9)', () => {
       ['DELIVERY_RETRY_MAX_MS', '-5'],
       ['DELIVERY_RETRY_MAX_MS', 'forever'],
       ['LOG_LEVEL', 'loud'],
+      ['WEB_PUSH_ALLOWED_HOSTS', 'https://fcm.googleapis.com'],
+      ['WEB_PUSH_ALLOWED_HOSTS', '*'],
+      ['WEB_PUSH_ALLOWED_HOSTS', 'a,,b'],
+      ['WEB_PUSH_ALLOWED_HOSTS', 'push service'],
+      ['WEB_PUSH_ALLOWED_HOSTS', '[::1]'],
     ])('%s=%j', (name, value) => {
       const message = parseEnvMessage({ APP_KEY, [name]: value });
       expect(message).toMatch(new RegExp(`\\b${name}\\b`));

@@ -15,6 +15,7 @@ import {
   ValidationError,
   validateSync,
 } from 'class-validator';
+import { ALLOWED_HOST_ENTRY } from '../common/web-push-hosts';
 
 /** Raised when the environment is unusable; its message is the one line an operator sees. */
 export class ConfigError extends Error {}
@@ -42,6 +43,7 @@ const Port = () => Int(0, 65535, { min: 'must be a port number', max: 'must be a
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, -1)}(?: *, *${ALLOWED_HOST_ENTRY.source.slice(1, -1)})*$`, 'i');
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
 const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) =>
   env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
@@ -89,6 +91,14 @@ export class EnvironmentVariables {
 
   @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
   GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+  /**
+   * Hosts Web Push subscriptions may name (comma-separated names or `.suffix`es). Unset: the
+   * public push services (common/web-push-hosts.ts); set: exactly these, trusted wherever they resolve.
+   */
+  @IsOptional()
+  @Matches(ALLOWED_HOSTS_PATTERN, { message: 'must be comma-separated host names or .suffixes' })
+  WEB_PUSH_ALLOWED_HOSTS?: string;
 
   @Int(1, 100)
   DELIVERY_MAX_ATTEMPTS = 5;
@@ -169,6 +179,7 @@ export const VARIABLES = [
   'APNS_URL',
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
+  'WEB_PUSH_ALLOWED_HOSTS',
   'DELIVERY_MAX_ATTEMPTS',
   'DELIVERY_RETRY_BASE_MS',
   'DELIVERY_RETRY_MAX_MS',

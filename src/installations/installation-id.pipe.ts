@@ -1,8 +1,12 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
+import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ValidationFailedError } from '../common/errors';
 import { checkString } from '../common/validation/rules';
 
 const check = checkString({ min: 1, max: 255, pattern: /^[^\u0000]*$/, patternMessage: 'The :attribute field must not contain NUL characters.' });
+
+/** The OpenAPI schema of the path parameter, from the same check. */
+export const INSTALLATION_ID_SCHEMA = check.schema as SchemaObject;
 
 /** The `{installationId}` path parameter: 1..255 characters, reported as `installation_id`. */
 @Injectable()

@@ -14,7 +14,7 @@ import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { InstallationEnvelope } from './dto/installation-response.dto';
-import { InstallationIdPipe } from './installation-id.pipe';
+import { INSTALLATION_ID_SCHEMA, InstallationIdPipe } from './installation-id.pipe';
 import { InstallationsService } from './installations.service';
 
 const NOT_FOUND = 'No installation with this id in the calling app (or it was deleted).';
@@ -61,7 +61,8 @@ const UPDATE_EXAMPLES = {
 @ApiTags('installations')
 @ApiParam({
   name: 'installationId',
-  description: "The client's own stable installation identifier, 1 to 255 characters (longer is a 422 on `installation_id`).",
+  description: "The client's own stable installation identifier (outside these bounds: a 422 on `installation_id`).",
+  schema: INSTALLATION_ID_SCHEMA,
   example: '3f1c-device-install',
 })
 @Controller('api/v1/installations')

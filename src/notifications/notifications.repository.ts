@@ -128,14 +128,22 @@ export class NotificationsRepository {
     return row;
   }
 
-  /** Newest first, after the (created_at, id) position `after` when given; `created_at_cursor` is created_at as text. */
-  list(appId: string, limit: number, after: { createdAt: string; id: string } | null): Promise<(NotificationRow & { created_at_cursor: string })[]> {
+  /**
+   * Newest first, after the (created_at, id) position `after` when given. Positions are created_at
+   * in microseconds since the epoch (`created_at_micros`), exact both ways: no date text for
+   * PostgreSQL to parse.
+   */
+  list(
+    appId: string,
+    limit: number,
+    after: { createdAtMicros: string; id: string } | null,
+  ): Promise<(NotificationRow & { created_at_micros: string })[]> {
     return this.db.query(
-      `SELECT ${NOTIFICATION_COLUMNS}, created_at::text AS created_at_cursor FROM notifications
-       WHERE app_id = $1 AND ($2::timestamptz IS NULL OR (created_at, id) < ($2::timestamptz, $3::uuid))
+      `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+       WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        ORDER BY created_at DESC, id DESC
        LIMIT $4`,
-      [appId, after?.createdAt ?? null, after?.id ?? null, limit],
+      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit],
     );
   }
 

@@ -2,11 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
+import { EnvironmentVariables } from '../config/env';
 import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs } from '../queue/jobs';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
+import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import { NotificationResource, toNotificationResource } from './notification.resource';
 import { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository';
 
@@ -28,13 +30,18 @@ export interface SendResult {
 @Injectable()
 export class NotificationsService {
   private readonly logger = new Logger(NotificationsService.name);
+  /** Signs list cursors (list-cursor.ts). */
+  private readonly cursorKey: Buffer;
 
   constructor(
     private readonly notifications: NotificationsRepository,
     private readonly fanoutJobs: FanoutJobs,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
-  ) {}
+    config: EnvironmentVariables,
+  ) {
+    this.cursorKey = cursorKey(config.APP_KEY);
+  }
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
@@ -93,14 +100,23 @@ export class NotificationsService {
 
   /** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
   async list(appId: string, limit: number, cursor?: string) {
-    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const after = cursor === undefined ? null : this.positionOf(cursor);
     const rows = await this.notifications.list(appId, limit + 1, after);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
       data: page.map(toNotificationResource),
-      meta: { next_cursor: rows.length > limit && last ? encodeCursor(last.created_at_cursor, last.id) : null },
+      meta: { next_cursor: rows.length > limit && last ? encodeCursor(this.cursorKey, { createdAtMicros: last.created_at_micros, id: last.id }) : null },
     };
+  }
+
+  private positionOf(cursor: string): CursorPosition {
+    try {
+      return decodeCursor(this.cursorKey, cursor);
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw ValidationFailedError.of('cursor', 'The cursor field is invalid.');
+      throw error;
+    }
   }
 
   /**
@@ -145,14 +161,3 @@ function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
 
-function encodeCursor(createdAt: string, id: string): string {
-  return Buffer.from(`${createdAt}|${id}`).toString('base64url');
-}
-
-function decodeCursor(cursor: string): { createdAt: string; id: string } {
-  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  if (!createdAt || !id || !isUuid(id) || Number.isNaN(Date.parse(createdAt))) {
-    throw ValidationFailedError.of('cursor', 'The cursor field is invalid.');
-  }
-  return { createdAt, id };
-}

@@ -178,6 +178,25 @@ describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
     expect(topic).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
+  it('a stored Web Push endpoint on a private address is never connected to: invalidated, with the reason', async () => {
+    // Written straight into the table, as a row stored before registration refused such endpoints.
+    const user = `ssrf-${Date.now()}`;
+    const w = await web({ user_id: user });
+    const subscription = (await tokenOf(w.id)).web_push_subscription;
+    const loopback = subscription.endpoint.replace('https://localhost:', 'https://127.0.0.1:');
+    await ctx.db.query(`UPDATE installations SET web_push_subscription = $2::jsonb WHERE id = $1`, [w.id, JSON.stringify({ ...subscription, endpoint: loopback })]);
+    const before = fakes.web.requests.length;
+    const res = await send({ recipients: { user_ids: [user] } });
+    const done = await completed(res.body.data.id);
+    expect(done.statistics).toMatchObject({ installations: 1, accepted: 0, failed: 1 });
+    expect(await ctx.db.query(`SELECT status, reason FROM deliveries WHERE notification_id = $1`, [done.id])).toEqual([
+      { status: 'failed', reason: 'EndpointNotAllowed' },
+    ]);
+    const read = await ctx.http().get(`/api/v1/installations/${w.installation_id}`).set(bearer(tenant.token)).expect(200);
+    expect(read.body.data.invalid_reason).toBe('EndpointNotAllowed');
+    expect(fakes.web.requests.length).toBe(before);
+  });
+
   it('a deleted installation is not sent to', async () => {
     const user = `deleted-${Date.now()}`;
     const gone = await ios({ user_id: user });

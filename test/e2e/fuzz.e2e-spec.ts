@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { createTestApp, TestContext } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
+import { OpenApiDocument, responseChecker } from '../support/openapi-schemas';
 
 /**
  * Random and hostile input against the two specified operations (interface.md 4.1 and 4.2):
@@ -152,11 +153,15 @@ function encodeSegment(value: string): string {
 }
 
 const statuses = new Map<number, number>();
+/** Whether a response is one the OpenAPI document gives for the operation, with its body schema. */
+let documented: ReturnType<typeof responseChecker>;
 
-function checkResponse(res: Response, what: string): void {
+function checkResponse(res: Response, what: string, operation: [path: string, method: string]): void {
   statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
   const context = `${what} -> ${res.status} ${res.text?.slice(0, 300)}`;
   if (res.status >= 500) throw new Error(`server error: ${context}`);
+  const problem = documented(operation[0], operation[1], res.status, res.body, res.text ?? '');
+  if (problem) throw new Error(`not as documented (${problem}): ${context}`);
   if (res.status >= 400) {
     if (typeof res.body?.message !== 'string' || res.body.message === '') throw new Error(`4xx without a message: ${context}`);
     if (res.status === 422) {
@@ -171,6 +176,9 @@ function checkResponse(res: Response, what: string): void {
     }
   }
 }
+
+const PATCH_OP: [string, string] = ['/api/v1/installations/{installationId}', 'patch'];
+const SEND_OP: [string, string] = ['/api/v1/notifications', 'post'];
 
 const describeBody = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}... (${text.length} chars)` : text);
 
@@ -194,6 +202,7 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
 
   beforeAll(async () => {
     ctx = await createTestApp({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
+    documented = responseChecker((await ctx.http().get('/docs-json').expect(200)).body as OpenApiDocument);
     tenant = await newApp(ctx);
     existing = (await newInstallation(ctx, tenant.token, { user_id: 'user-1', push_token: apnsToken() })).installation_id;
   });
@@ -219,7 +228,7 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
     await fc.assert(
       fc.asyncProperty(bodies(VALID_PATCH), async (body) => {
         const raw = toJsonText(body);
-        checkResponse(await patch(existing, raw), `PATCH existing ${describeBody(raw)}`);
+        checkResponse(await patch(existing, raw), `PATCH existing ${describeBody(raw)}`, PATCH_OP);
       }),
       settings,
     );
@@ -236,7 +245,7 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
     await fc.assert(
       fc.asyncProperty(id, bodies(VALID_PATCH), async (path, body) => {
         const raw = toJsonText(body);
-        checkResponse(await patch(path, raw), `PATCH /installations/${describeBody(path)} ${describeBody(raw)}`);
+        checkResponse(await patch(path, raw), `PATCH /installations/${describeBody(path)} ${describeBody(raw)}`, PATCH_OP);
       }),
       settings,
     );
@@ -253,7 +262,7 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
     await fc.assert(
       fc.asyncProperty(bodies(VALID_SEND), key, async (body, idempotencyKey) => {
         const raw = toJsonText(body);
-        checkResponse(await send(raw, idempotencyKey), `POST ${JSON.stringify(idempotencyKey)} ${describeBody(raw)}`);
+        checkResponse(await send(raw, idempotencyKey), `POST ${JSON.stringify(idempotencyKey)} ${describeBody(raw)}`, SEND_OP);
       }),
       settings,
     );
@@ -291,12 +300,12 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
 
     it.each(sendCases)('POST /notifications with %s', async (_name, body) => {
       const raw = toJsonText(body);
-      checkResponse(await send(raw), `POST ${describeBody(raw)}`);
+      checkResponse(await send(raw), `POST ${describeBody(raw)}`, SEND_OP);
     });
 
     it.each(sendCases.slice(0, 8))('POST /notifications with an Idempotency-Key and %s', async (_name, body) => {
       const raw = toJsonText(body);
-      checkResponse(await send(raw, `hostile-${_name}`), `POST (keyed) ${describeBody(raw)}`);
+      checkResponse(await send(raw, `hostile-${_name}`), `POST (keyed) ${describeBody(raw)}`, SEND_OP);
     });
 
     const patchCases: [string, unknown][] = [
@@ -316,7 +325,7 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
 
     it.each(patchCases)('PATCH /installations/{id} with %s', async (_name, body) => {
       const raw = toJsonText(body);
-      checkResponse(await patch(existing, raw), `PATCH ${describeBody(raw)}`);
+      checkResponse(await patch(existing, raw), `PATCH ${describeBody(raw)}`, PATCH_OP);
     });
 
     it.each([
@@ -327,7 +336,7 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, con
       ['256 characters', 'i'.repeat(256)],
       ['255 × "😀" (255 characters, 1,020 bytes)', encodeURIComponent('😀'.repeat(255))],
     ])('PATCH /installations/%s', async (_name, path) => {
-      checkResponse(await patch(path, JSON.stringify({ user_id: 'u' })), `PATCH /installations/${path}`);
+      checkResponse(await patch(path, JSON.stringify({ user_id: 'u' })), `PATCH /installations/${path}`, PATCH_OP);
     });
   });
 });

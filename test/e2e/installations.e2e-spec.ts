@@ -5,14 +5,16 @@ const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5));
 const P256DH = Buffer.concat([Buffer.from([4]), Buffer.alloc(64, 7)]).toString('base64url');
 const AUTH = Buffer.alloc(16, 3).toString('base64url');
-const subscription = (n = 1) => ({ endpoint: `https://push.example.com/send/${n}`, keys: { p256dh: P256DH, auth: AUTH } });
+const subscription = (n = 1) => ({ endpoint: `https://fcm.googleapis.com/fcm/send/${n}`, keys: { p256dh: P256DH, auth: AUTH } });
+const withEndpoint = (endpoint: string) => ({ endpoint, keys: { p256dh: P256DH, auth: AUTH } });
 
 describe('installations (contract section 4)', () => {
   let ctx: TestContext;
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
+    // WEB_PUSH_ALLOWED_HOSTS empty: the built-in list of public push services, as in production.
+    ctx = await createTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
     tenant = await newApp(ctx);
   });
   afterAll(() => ctx.close());
@@ -81,7 +83,7 @@ describe('installations (contract section 4)', () => {
     it('registers a web installation with a push subscription (expirationTime accepted), never returning it', async () => {
       const res = await put(installationId(), { platform: 'web', web_push_subscription: { ...subscription(), expirationTime: null } });
       expect(res.status).toBe(201);
-      expect(JSON.stringify(res.body)).not.toContain('push.example.com');
+      expect(JSON.stringify(res.body)).not.toContain('fcm.googleapis.com');
       const row = await stored(res.body.data.installation_id);
       expect(row.web_push_subscription).toEqual(subscription());
     });
@@ -100,7 +102,7 @@ describe('installations (contract section 4)', () => {
       [{ platform: 'android', push_token: 'x', device: { model: 'm'.repeat(256) } }, 'device.model', 'The device.model field must not be greater than 255 characters.'],
       [{ platform: 'android', push_token: 'x', device: { colour: 'red' } }, 'device.colour', 'The device.colour field is not allowed.'],
       [{ platform: 'web', web_push_subscription: { endpoint: 'http://insecure.example.com/x', keys: { p256dh: P256DH, auth: AUTH } } }, 'web_push_subscription.endpoint', 'The web_push_subscription.endpoint field must be an absolute https:// URL.'],
-      [{ platform: 'web', web_push_subscription: { endpoint: 'https://a.example.com/x', keys: { p256dh: 'short', auth: AUTH } } }, 'web_push_subscription.keys.p256dh', 'The web_push_subscription.keys.p256dh field must encode exactly 65 bytes.'],
+      [{ platform: 'web', web_push_subscription: { endpoint: 'https://fcm.googleapis.com/x', keys: { p256dh: 'short', auth: AUTH } } }, 'web_push_subscription.keys.p256dh', 'The web_push_subscription.keys.p256dh field must encode exactly 65 bytes.'],
       [{ platform: 'android', push_token: 'x', extra: 1 }, 'extra', 'The extra field is not allowed.'],
     ])('422 on create for %j', async (body, field, message) => {
       const res = await put(installationId(), body);
@@ -123,6 +125,53 @@ describe('installations (contract section 4)', () => {
       );
       expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
       expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
+    });
+  });
+
+  describe('Web Push endpoints: public push services only (no requests to private addresses)', () => {
+    const HTTPS = 'The web_push_subscription.endpoint field must be an absolute https:// URL.';
+    const CREDENTIALS = 'The web_push_subscription.endpoint field must not contain a user name or password.';
+    const ADDRESS = 'The web_push_subscription.endpoint field must name a public push service, not an IP address, localhost or a private host name.';
+    const NOT_ALLOWED = 'The web_push_subscription.endpoint field must be the URL of a push service this server accepts (WEB_PUSH_ALLOWED_HOSTS).';
+    const refused: [string, string][] = [
+      ['http://fcm.googleapis.com/fcm/send/x', HTTPS],
+      ['https://user:pass@fcm.googleapis.com/fcm/send/x', CREDENTIALS],
+      ['https://127.0.0.1:3850/push/x', ADDRESS],
+      ['https://[::1]:3850/push/x', ADDRESS],
+      ['https://[::ffff:127.0.0.1]/push/x', ADDRESS],
+      ['https://0x7f.1/push/x', ADDRESS],
+      ['https://2130706433/push/x', ADDRESS],
+      ['https://10.0.0.5/push/x', ADDRESS],
+      ['https://169.254.169.254/latest/meta-data', ADDRESS],
+      ['https://100.64.0.1/push/x', ADDRESS],
+      ['https://[fd00::1]/push/x', ADDRESS],
+      ['https://localhost:3850/push/x', ADDRESS],
+      ['https://admin.localhost/push/x', ADDRESS],
+      ['https://redis/push/x', ADDRESS],
+      ['https://push.example.com/send/1', NOT_ALLOWED],
+      ['https://fcm.googleapis.com.attacker.example/x', NOT_ALLOWED],
+    ];
+
+    it.each(refused)('PUT refuses %s', async (endpoint, message) => {
+      const res = await put(installationId(), { platform: 'web', web_push_subscription: withEndpoint(endpoint) });
+      expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 422, errors: { 'web_push_subscription.endpoint': [message] } });
+    });
+
+    it('PATCH refuses a private endpoint too, and keeps the stored one', async () => {
+      const inst = await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: subscription(1) });
+      const res = await patch(inst.installation_id, { web_push_subscription: withEndpoint('https://127.0.0.1:3850/push/x') });
+      expect({ status: res.status, errors: res.body.errors }).toEqual({ status: 422, errors: { 'web_push_subscription.endpoint': [ADDRESS] } });
+      expect((await stored(inst.installation_id)).web_push_subscription.endpoint).toBe('https://fcm.googleapis.com/fcm/send/1');
+    });
+
+    it.each([
+      'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH',
+      'https://updates.push.services.mozilla.com/wpush/v2/gAAAAABh',
+      'https://web.push.apple.com/QGuQyavXutnMH',
+      'https://wns2-par02p.notify.windows.com/w/?token=BQYAAABk',
+    ])('PUT accepts the public push service %s', async (endpoint) => {
+      const res = await put(installationId(), { platform: 'web', web_push_subscription: withEndpoint(endpoint) });
+      expect(res.status).toBe(201);
     });
   });
 
@@ -198,7 +247,7 @@ describe('installations (contract section 4)', () => {
       const res = await patch(inst.installation_id, { web_push_subscription: subscription(2) });
       expect(res.status).toBe(200);
       expect(res.body.data.invalidated_at).toBeNull();
-      expect((await stored(inst.installation_id)).web_push_subscription.endpoint).toBe('https://push.example.com/send/2');
+      expect((await stored(inst.installation_id)).web_push_subscription.endpoint).toBe('https://fcm.googleapis.com/fcm/send/2');
     });
 
     it.each([

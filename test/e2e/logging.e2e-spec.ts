@@ -27,7 +27,7 @@ class Capture {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SUBSCRIPTION = {
-  endpoint: 'https://push.example.com/send/secret-endpoint-path',
+  endpoint: 'https://localhost/send/secret-endpoint-path',
   keys: { p256dh: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM', auth: 'tBHItJI5svbpez7KI4CCXg' },
 };
 

@@ -186,5 +186,36 @@ describe('sending notifications (contract 5.1, 5.2, 5.4)', () => {
       expect(res.status).toBe(422);
       expect(res.body.errors).toEqual({ [field]: [message] });
     });
+
+    // Forged cursors in the old "<date>|<id>" form: dates JavaScript parses but PostgreSQL does not
+    // answered 500, and a trailing segment was ignored. Cursors are signed now; none of these pass.
+    const forged = (text: string) => Buffer.from(text).toString('base64url');
+    const ID = '0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10';
+    it.each([
+      ['1', forged(`1|${ID}`)],
+      ['2020', forged(`2020|${ID}`)],
+      ['+275760-09-13T00:00:00.000Z', forged(`+275760-09-13T00:00:00.000Z|${ID}`)],
+      ['a trailing segment', forged(`2026-11-23 10:00:00.123456+00|${ID}|extra`)],
+      ['a plain date', forged(`2026-11-23 10:00:00.123456+00|${ID}`)],
+      ['the raw text 2020', '2020'],
+    ])('422 on cursor, never a 500, for a forged cursor (%s)', async (_name, cursor) => {
+      const res = await ctx.http().get('/api/v1/notifications').query({ cursor }).set(bearer(tenant.token));
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 422,
+        body: { message: 'The cursor field is invalid.', errors: { cursor: ['The cursor field is invalid.'] } },
+      });
+    });
+
+    it('a real next_cursor with anything appended or changed is refused', async () => {
+      const reader = await newApp(ctx, 'Tamper');
+      for (let i = 0; i < 2; i++) await ctx.http().post('/api/v1/notifications').set(bearer(reader.token)).send(valid()).expect(202);
+      const first = await ctx.http().get('/api/v1/notifications').query({ limit: 1 }).set(bearer(reader.token)).expect(200);
+      const cursor: string = first.body.meta.next_cursor;
+      await ctx.http().get('/api/v1/notifications').query({ limit: 1, cursor }).set(bearer(reader.token)).expect(200);
+      for (const bad of [`${cursor}.x`, `${cursor}x`, cursor.slice(1)]) {
+        const res = await ctx.http().get('/api/v1/notifications').query({ limit: 1, cursor: bad }).set(bearer(reader.token));
+        expect({ bad, status: res.status }).toEqual({ bad, status: 422 });
+      }
+    });
   });
 });

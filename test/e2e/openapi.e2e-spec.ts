@@ -1,7 +1,10 @@
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { INestApplication } from '@nestjs/common';
+import fc from 'fast-check';
+import type { Response } from 'supertest';
 import { createTestApp, TestContext } from '../support/create-test-app';
-import { bearer, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
+import { bearer, fcmToken, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
+import { arbitraryOf, OpenApiDocument, responseChecker, Schema } from '../support/openapi-schemas';
 
 type Operation = {
   security?: Record<string, string[]>[];
@@ -37,7 +40,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   beforeAll(async () => {
-    ctx = await createTestApp();
+    // The built-in allow-list, so the request examples' public push service endpoint is accepted.
+    ctx = await createTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
     tenant = await newApp(ctx);
     const res = await ctx.http().get('/docs-json').expect(200);
     doc = res.body;
@@ -109,6 +113,17 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     }
   });
 
+  it('request objects refuse unknown keys, and PATCH needs at least one field, as the service does', async () => {
+    const schemas = (doc as unknown as OpenApiDocument).components.schemas;
+    for (const name of ['RegisterInstallationDto', 'UpdateInstallationDto', 'SendNotificationDto', 'RecipientsDto', 'NotificationContentDto', 'NotificationOptionsDto', 'RecordEventDto', 'DeviceDto', 'WebPushSubscriptionDto', 'WebPushKeysDto']) {
+      expect({ name, additionalProperties: schemas[name].additionalProperties }).toEqual({ name, additionalProperties: false });
+    }
+    expect(schemas.UpdateInstallationDto.minProperties).toBe(1);
+    const existing = await newInstallation(ctx, tenant.token);
+    const res = await ctx.http().patch(`/api/v1/installations/${existing.installation_id}`).set(bearer(tenant.token)).send({});
+    expect(res.status).toBe(422);
+  });
+
   it('leaves the health checks public', () => {
     for (const path of ['/health/live', '/health/ready']) {
       expect(doc.paths[path].get.security).toBeUndefined();
@@ -152,5 +167,148 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       expect(res.status).toBe(422);
       expect(Object.keys(res.body.errors)).toEqual(['installation_id']);
     }
+  });
+
+  /**
+   * Issue 11 item 8: the document says exactly what the service does. Bodies generated from the
+   * document's own request schemas must all be accepted, and every answer must be a status the
+   * operation documents, with a body matching its schema. Where a rule depends on stored state
+   * (a platform cannot change; push_token is for ios/android, web_push_subscription for web, as
+   * the operations' descriptions say), the request goes to an installation of the fitting platform.
+   */
+  describe('generated from the document: schema-valid bodies are accepted, answers match the document', () => {
+    const RUNS = 60;
+    const settings = { numRuns: RUNS, endOnFailure: true };
+    let check: ReturnType<typeof responseChecker>;
+    let schemaOf: (path: string, method: string) => Schema;
+    let android: string;
+    let web: string;
+    const limits = {
+      // Title, body and data together must fit the smallest provider payload (documented on the send).
+      maxStringLength: 64,
+      maxFreeKeys: 4,
+      reservedKeys: (key: string) => ['notification_id', 'action_url', 'from', 'message_type', 'collapse_key', 'notification'].includes(key),
+    };
+
+    beforeAll(async () => {
+      const document = doc as unknown as OpenApiDocument;
+      check = responseChecker(document);
+      schemaOf = (path, method) =>
+        (document.paths[path][method] as unknown as Operation).requestBody!.content['application/json'].schema as Schema;
+      android = (await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken() })).installation_id;
+      web = (
+        await newInstallation(ctx, tenant.token, {
+          platform: 'web',
+          push_token: undefined,
+          web_push_subscription: {
+            endpoint: 'https://fcm.googleapis.com/fcm/send/generated',
+            keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
+          },
+        })
+      ).installation_id;
+    });
+
+    const expectDocumented = (path: string, method: string, res: Response, sent: unknown) => {
+      const problem = check(path, method, res.status, res.body, res.text ?? '');
+      if (problem) throw new Error(`${method.toUpperCase()} ${path} ${JSON.stringify(sent)?.slice(0, 400)}: ${problem}`);
+    };
+    const expectAccepted = (path: string, method: string, res: Response, sent: unknown, statuses: number[]) => {
+      expectDocumented(path, method, res, sent);
+      if (!statuses.includes(res.status)) {
+        throw new Error(`${method.toUpperCase()} ${path} refused a schema-valid body ${JSON.stringify(sent)?.slice(0, 400)}: ${res.status} ${res.text?.slice(0, 300)}`);
+      }
+    };
+
+    it('POST /api/v1/notifications', async () => {
+      const path = '/api/v1/notifications';
+      await fc.assert(
+        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (body) => {
+          const res = await ctx.http().post(path).set(bearer(tenant.token)).send(body as object);
+          expectAccepted(path, 'post', res, body, [202]);
+        }),
+        settings,
+      );
+    });
+
+    it('PATCH and PUT /api/v1/installations/{installationId} (refreshing an installation of the fitting platform)', async () => {
+      const path = '/api/v1/installations/{installationId}';
+      for (const method of ['patch', 'put'] as const) {
+        await fc.assert(
+          fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, method), limits), async (generated) => {
+            const body = { ...(generated as Record<string, unknown>) };
+            const target = body.web_push_subscription !== undefined ? web : android;
+            if (target === web) delete body.push_token;
+            if (body.platform !== undefined) body.platform = target === web ? 'web' : 'android';
+            const res = await ctx.http()[method](`/api/v1/installations/${target}`).set(bearer(tenant.token)).send(body);
+            expectAccepted(path, method, res, body, [200]);
+          }),
+          { ...settings, numRuns: RUNS / 2 },
+        );
+      }
+    });
+
+    it('POST /api/v1/notifications/{id}/events (for an installation the notification was sent to)', async () => {
+      const path = '/api/v1/notifications/{id}/events';
+      const user = `events-${Date.now()}`;
+      const target = await newInstallation(ctx, tenant.token, { user_id: user });
+      const sent = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
+      // What the worker's fan-out would have written (this app has no worker).
+      await ctx.db.query(`INSERT INTO deliveries (notification_id, installation_id, platform, batch, status) VALUES ($1, $2, 'ios', 0, 'accepted')`, [
+        sent.body.data.id,
+        target.id,
+      ]);
+      await fc.assert(
+        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (generated) => {
+          const body = { ...(generated as Record<string, unknown>), installation_id: target.installation_id };
+          const res = await ctx.http().post(`/api/v1/notifications/${sent.body.data.id}/events`).set(bearer(tenant.token)).send(body);
+          expectAccepted(path, 'post', res, body, [202]);
+        }),
+        settings,
+      );
+    });
+
+    it('GET /api/v1/notifications with generated query parameters, then every page', async () => {
+      const path = '/api/v1/notifications';
+      const parameters = (doc.paths[path].get.parameters ?? []) as unknown as { name: string; schema: Schema }[];
+      const limit = parameters.find((p) => p.name === 'limit')!.schema;
+      await fc.assert(
+        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, { ...limit, nullable: false }, limits), async (value) => {
+          const res = await ctx.http().get(path).query({ limit: value as number }).set(bearer(tenant.token));
+          expectAccepted(path, 'get', res, { limit: value }, [200]);
+        }),
+        { ...settings, numRuns: 20 },
+      );
+    });
+
+    it('answers that are not 2xx are documented too: 400, 401, 403, 404, 409, 413, 415, 422', async () => {
+      const readOnly = await newApp(ctx, 'Documented errors');
+      const cases: [string, string, () => Promise<Response>][] = [
+        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').send({})],
+        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({})],
+        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'text/plain').send('x')],
+        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send('{"x":')],
+        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send(`{"x":"${'a'.repeat(1_100_000)}"}`)],
+        ['/api/v1/notifications', 'get', () => ctx.http().get('/api/v1/notifications').query({ cursor: 'forged' }).set(bearer(tenant.token))],
+        ['/api/v1/notifications/{id}', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10').set(bearer(tenant.token))],
+        ['/api/v1/installations/{installationId}', 'get', () => ctx.http().get(`/api/v1/installations/${'i'.repeat(256)}`).set(bearer(tenant.token))],
+        ['/api/v1/installations/{installationId}', 'get', () => ctx.http().get('/api/v1/installations/%E0%A4%A').set(bearer(tenant.token))],
+        ['/api/v1/installations/{installationId}', 'delete', () => ctx.http().delete('/api/v1/installations/missing').set(bearer(tenant.token))],
+        ['/api/v1/installations/{installationId}', 'delete', () => ctx.http().delete(`/api/v1/installations/${android}x`).set(bearer(readOnly.token))],
+      ];
+      const seen = new Set<number>();
+      for (const [path, method, request] of cases) {
+        const res = await request();
+        seen.add(res.status);
+        expectDocumented(path, method, res, null);
+      }
+      const key = `documented-${Date.now()}`;
+      const first = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Idempotency-Key', key).send({ recipients: { user_ids: ['a'] }, notification: { title: 't', body: 'b' } });
+      const conflict = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Idempotency-Key', key).send({ recipients: { user_ids: ['b'] }, notification: { title: 't', body: 'b' } });
+      for (const res of [first, conflict]) {
+        seen.add(res.status);
+        expectDocumented('/api/v1/notifications', 'post', res, null);
+      }
+      expect([...seen].sort()).toEqual(expect.arrayContaining([202, 400, 401, 404, 409, 413, 415, 422]));
+    });
   });
 });

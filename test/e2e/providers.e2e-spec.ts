@@ -12,6 +12,7 @@ import { ApnsProvider } from '../../src/delivery/providers/apns.provider';
 import { FcmProvider } from '../../src/delivery/providers/fcm.provider';
 import type { DeliveryTarget } from '../../src/delivery/providers/push-provider';
 import { WebPushProvider } from '../../src/delivery/providers/web-push.provider';
+import { WebPushHosts } from '../../src/common/web-push-hosts';
 import {
   FakeApns,
   FakeFcm,
@@ -605,7 +606,7 @@ describe.each([
     service.reset();
     service.delayMs = 0;
     service.expectVapidPublicKey(vapidKeys.publicKey);
-    provider = new WebPushProvider();
+    provider = new WebPushProvider(WebPushHosts.fromSetting('localhost'));
   });
 
   afterEach(() => provider.onModuleDestroy());
@@ -713,12 +714,36 @@ describe.each([
         server.close(() => resolve(port));
       });
     });
-    const refused = { ...service.createSubscription(), endpoint: `https://127.0.0.1:${closedPort}/push/abc` };
+    const refused = { ...service.createSubscription(), endpoint: `https://localhost:${closedPort}/push/abc` };
     await expect(provider.send(credentials, content(), webTarget(refused))).resolves.toEqual({ kind: 'retry', reason: 'ECONNREFUSED' });
 
     provider.timeoutMs = 150;
     service.delayMs = 600;
     await expect(provider.send(credentials, content(), webTarget())).resolves.toMatchObject({ kind: 'retry' });
+  });
+
+  it('never connects to an endpoint off the allow-list (an IP literal stored before registration refused it)', async () => {
+    const subscription = service.createSubscription();
+    const loopback = { ...subscription, endpoint: subscription.endpoint.replace('https://localhost:', 'https://127.0.0.1:') };
+    await expect(provider.send(credentials, content(), webTarget(loopback))).resolves.toEqual({ kind: 'invalid', reason: 'EndpointNotAllowed' });
+    const withCredentials = { ...subscription, endpoint: subscription.endpoint.replace('https://', 'https://user:pass@') };
+    await expect(provider.send(credentials, content(), webTarget(withCredentials))).resolves.toEqual({ kind: 'invalid', reason: 'EndpointNotAllowed' });
+    expect(service.requests).toHaveLength(0);
+  });
+
+  it('re-checks DNS at connect time: a push service host that resolves to a private address fails, unconnected', async () => {
+    // The default list (not operator-listed, so checked), with a resolver that turned hostile.
+    const port = new URL(service.baseUrl).port;
+    const rebound = WebPushHosts.fromSetting(undefined, (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+    const guarded = new WebPushProvider(rebound);
+    try {
+      const subscription = service.createSubscription();
+      const endpoint = subscription.endpoint.replace(`https://localhost:${port}`, `https://web.push.apple.com:${port}`);
+      await expect(guarded.send(credentials, content(), webTarget({ ...subscription, endpoint }))).resolves.toEqual({ kind: 'failed', reason: 'PrivateAddress' });
+      expect(service.requests).toHaveLength(0);
+    } finally {
+      guarded.onModuleDestroy();
+    }
   });
 
   it('marks a subscription with unusable keys invalid without sending', async () => {

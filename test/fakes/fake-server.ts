@@ -49,8 +49,10 @@ export abstract class FakeTlsServer<TStep, TRecord> {
   private url?: string;
   private readonly sockets = new Set<Socket>();
   private readonly scripts = new Map<string, TStep[]>();
+  /** Host name in baseUrl; the socket is bound to 127.0.0.1 whatever it is. */
+  protected readonly urlHost: string = HOST;
 
-  /** Base URL (https://127.0.0.1:PORT) of a started fake. */
+  /** Base URL (https://127.0.0.1:PORT, or the urlHost) of a started fake. */
   get baseUrl(): string {
     if (!this.url) throw new Error(`${this.constructor.name} is not started`);
     return this.url;
@@ -73,7 +75,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
       });
     });
     this.server = server;
-    this.url = `https://${HOST}:${(server.address() as AddressInfo).port}`;
+    this.url = `https://${this.urlHost}:${(server.address() as AddressInfo).port}`;
     return this.url;
   }
 

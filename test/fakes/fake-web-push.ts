@@ -88,6 +88,12 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
     super();
   }
 
+  /**
+   * Endpoints name `localhost`, as a push service names itself: the service refuses IP literals
+   * and trusts localhost only because the tests list it in WEB_PUSH_ALLOWED_HOSTS.
+   */
+  protected override readonly urlHost = 'localhost';
+
   private readonly subscriptions = new Map<string, Subscription>();
   private expectedVapidKey?: string;
   /**

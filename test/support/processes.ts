@@ -53,6 +53,8 @@ export function serviceEnv(stores: { databaseUrl: string; queuePrefix: string },
     APP_KEY: TEST_APP_KEY,
     NODE_ENV: 'test',
     METRICS_PORT: '0',
+    // As test/support/setup-env.ts: the loopback Web Push fake is https://localhost:<port>.
+    WEB_PUSH_ALLOWED_HOSTS: 'localhost',
     ...extra,
   };
 }

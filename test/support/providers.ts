@@ -29,6 +29,8 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       APNS_URL: apns.baseUrl,
       FCM_URL: fcm.baseUrl,
       GOOGLE_TOKEN_URL: fcm.tokenUrl,
+      // The fake push service's endpoints are https://localhost:<port>.
+      WEB_PUSH_ALLOWED_HOSTS: 'localhost',
       DELIVERY_RETRY_BASE_MS: '20',
       DELIVERY_RETRY_MAX_MS: '200',
       SWEEP_INTERVAL_MS: '300',

@@ -1,6 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
+import { CLASS_SCHEMAS, webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/rules';
+import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 
 export const DOCS_PATH = 'docs';
@@ -15,7 +17,9 @@ notifications to lists of your users through APNs, FCM and Web Push.
 
 Conventions: JSON bodies; success bodies are \`{"data": ...}\`; every field is present, unset ones are
 \`null\`; timestamps are ISO 8601 UTC with milliseconds. Errors are \`{"message": "..."}\` (validation
-failures add \`errors\`, keyed by dotted request paths). Every response carries \`X-Request-Id\` (yours,
+failures add \`errors\`, keyed by dotted request paths). Request schemas are the validation rules
+themselves; besides them, no string or key may hold NUL or an unpaired UTF-16 surrogate, and values
+nest at most ${MAX_NESTING} levels (422 at the field). Every response carries \`X-Request-Id\` (yours,
 when you send one), which is on every log line of the request. Each token may make
 RATE_LIMIT_PER_MINUTE requests a minute (6000 unless configured); past that, 429 with \`Retry-After\`.
 `.trim();
@@ -35,7 +39,70 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     extraModels: [ErrorResponse, ValidationErrorResponse],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  return describeAbilities(document);
+  return describeHttpErrors(describeSchemas(describeAbilities(document)));
+}
+
+type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
+
+/**
+ * What the decorators cannot say: every documented object refuses unknown keys (the validation
+ * pipe's whitelist for requests; the resource mappers' exact fields for responses), and a Web
+ * Push endpoint must match the configured allow-list.
+ */
+export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
+  const endpointPattern = webPushHosts().endpointPattern();
+  const visit = (schema: Schema | undefined) => {
+    if (!schema || typeof schema !== 'object') return;
+    if (schema[WEB_PUSH_ENDPOINT_EXTENSION]) {
+      delete schema[WEB_PUSH_ENDPOINT_EXTENSION];
+      schema.pattern = endpointPattern;
+    }
+    if (schema.properties) {
+      schema.additionalProperties ??= false;
+      Object.values(schema.properties).forEach(visit);
+    }
+    visit(schema.items);
+  };
+  for (const [name, schema] of Object.entries(document.components?.schemas ?? {})) {
+    visit(schema as Schema);
+    Object.assign(schema, CLASS_SCHEMAS.get(name));
+  }
+  return document;
+}
+
+const errorContent = (...messages: string[]) => ({
+  'application/json': {
+    schema: { $ref: '#/components/schemas/ErrorResponse' },
+    ...(messages.length === 1
+      ? { example: { message: messages[0] } }
+      : { examples: Object.fromEntries(messages.map((message) => [message.replace(/\W+/g, '_').replace(/^_|_$/g, ''), { value: { message } }])) }),
+  },
+});
+
+/**
+ * The answers the HTTP layer gives before any route runs, on every operation: 400 for a request
+ * Node's parser rejects or a path with broken percent-encoding, and 431 for headers (URL
+ * included) over Node's 16 KiB limit. A route with a JSON body keeps its own 400 (malformed JSON)
+ * beside the general one.
+ */
+export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
+  for (const item of Object.values(document.paths)) {
+    for (const operation of Object.values(item)) {
+      if (typeof operation !== 'object' || operation === null || !('responses' in operation)) continue;
+      const responses = (operation as { responses: Record<string, { description: string; content?: unknown }> }).responses;
+      responses['400'] = responses['400']
+        ? {
+            description: `${responses['400'].description} Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects.`,
+            content: errorContent('Malformed JSON body.', 'Bad Request.'),
+          }
+        : { description: "A path with broken percent-encoding, or a request Node's HTTP parser rejects.", content: errorContent('Bad Request.') };
+      responses['431'] = {
+        description: 'The request line and headers are over 16 KiB (a very long URL included).',
+        content: errorContent('Request Header Fields Too Large.'),
+      };
+    }
+  }
+  return document;
 }
 
 /** Writes each operation's required abilities (from RequireAbilities) at the top of its description. */

@@ -1,3 +1,5 @@
+import { applyDecorators } from '@nestjs/common';
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import {
   IsDefined,
@@ -7,14 +9,23 @@ import {
   ValidateNested,
   ValidationArguments,
 } from 'class-validator';
+import { env } from '../../config/env';
+import { URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
 
 /**
  * Validation rules that produce the contract's messages ("The notification.title field is
  * required."). A rule returns a message template with `:attribute`, which the validation pipe
  * replaces by the dotted request path, or null when the value passes. One decorator per field
  * type keeps a single, predictable message per field (the pipe stops at a field's first error).
+ *
+ * Each rule also describes itself to OpenAPI (type, bounds, pattern, enum), so a bound is written
+ * once, here, and the document cannot say something else than the check. A field's own
+ * @ApiProperty adds only prose: description and example.
  */
-export type Check = (value: unknown) => string | null;
+export type Check = ((value: unknown) => string | null) & { schema?: ApiPropertyOptions };
+
+/** A check with the OpenAPI schema of what it accepts. */
+const described = (check: (value: unknown) => string | null, schema: ApiPropertyOptions): Check => Object.assign(check, { schema });
 
 /** Marker a list rule returns when only its items failed: the pipe reports each item's path. */
 export const ITEM_ERRORS = '__item_errors__';
@@ -24,7 +35,7 @@ export interface ListContext {
 }
 
 function rule(name: string, check: Check, context?: ListContext): PropertyDecorator {
-  return (target, propertyName) =>
+  const validate: PropertyDecorator = (target, propertyName) =>
     registerDecorator({
       name,
       target: target.constructor,
@@ -35,16 +46,21 @@ function rule(name: string, check: Check, context?: ListContext): PropertyDecora
         defaultMessage: (args?: ValidationArguments) => check(args?.value) ?? '',
       },
     });
+  return check.schema ? applyDecorators(validate, ApiProperty(check.schema)) : validate;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const codePoints = (s: string) => (s.length > 0 && /[\uD800-\uDFFF]/.test(s) ? Array.from(s).length : s.length);
 
 /** Absent and null are both "not given". */
-export const Optional = () => IsOptional();
+export const Optional = () => applyDecorators(IsOptional(), ApiProperty({ required: false, nullable: true }));
 /** Absent is "not given"; null is checked (and rejected) like any other value. */
-export const OptionalNotNull = () => ValidateIf((_object: unknown, value: unknown) => value !== undefined);
-export const Required = () => IsDefined({ message: 'The :attribute field is required.' });
+export const OptionalNotNull = () =>
+  applyDecorators(
+    ValidateIf((_object: unknown, value: unknown) => value !== undefined),
+    ApiProperty({ required: false }),
+  );
+export const Required = () => applyDecorators(IsDefined({ message: 'The :attribute field is required.' }), ApiProperty({ required: true }));
 
 export interface StringRule {
   min?: number;
@@ -54,7 +70,9 @@ export interface StringRule {
 }
 
 export function checkString({ min = 0, max, pattern, patternMessage }: StringRule): Check {
-  return (value) => {
+  const schema: ApiPropertyOptions = { type: 'string', ...(min > 0 ? { minLength: min } : {}), ...(max !== undefined ? { maxLength: max } : {}) };
+  if (pattern) schema.pattern = pattern.source;
+  return described((value) => {
     if (typeof value !== 'string') return 'The :attribute field must be a string.';
     const length = codePoints(value);
     if (length < min) {
@@ -63,45 +81,109 @@ export function checkString({ min = 0, max, pattern, patternMessage }: StringRul
     if (max !== undefined && length > max) return `The :attribute field must not be greater than ${plural(max, 'character')}.`;
     if (pattern && !pattern.test(value)) return patternMessage ?? 'The :attribute field format is invalid.';
     return null;
-  };
+  }, schema);
 }
 
 export const Str = (options: StringRule = {}) => rule('string', checkString(options));
 
 export function checkInt({ min, max }: { min?: number; max?: number }): Check {
-  return (value) => {
-    if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'The :attribute field must be an integer.';
-    if (min !== undefined && value < min) return `The :attribute field must be at least ${min}.`;
-    if (max !== undefined && value > max) return `The :attribute field must not be greater than ${max}.`;
-    return null;
-  };
+  return described(
+    (value) => {
+      if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'The :attribute field must be an integer.';
+      if (min !== undefined && value < min) return `The :attribute field must be at least ${min}.`;
+      if (max !== undefined && value > max) return `The :attribute field must not be greater than ${max}.`;
+      return null;
+    },
+    { type: 'integer', ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) },
+  );
 }
 
 export const Int = (options: { min?: number; max?: number }) => rule('integer', checkInt(options));
 
 /** An integer given as a number or, in a query string, as digits. */
-export const IntLike = (options: { min?: number; max?: number }) =>
-  rule('integer', (value) => checkInt(options)(typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value));
+export const IntLike = (options: { min?: number; max?: number }) => {
+  const asInt = checkInt(options);
+  return rule('integer', described((value) => asInt(typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value), asInt.schema!));
+};
 
 export function checkIn(values: readonly string[]): Check {
-  return (value) => (typeof value === 'string' && values.includes(value) ? null : 'The selected :attribute is invalid.');
+  return described((value) => (typeof value === 'string' && values.includes(value) ? null : 'The selected :attribute is invalid.'), {
+    type: 'string',
+    enum: [...values],
+  });
 }
 
 export const In = (values: readonly string[]) => rule('in', checkIn(values));
 
+/**
+ * What HttpsUrl documents: an https URL with a DNS host name (its last label starts with a letter:
+ * a numeric one makes the URL parser read an IPv4 address) and an RFC 3986 path. The check (WHATWG
+ * URL parsing) accepts more; a client that keeps to the pattern is never refused.
+ */
+const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
+
 export function HttpsUrl(max: number) {
   const asString = checkString({ max });
-  return rule('httpsUrl', (value) => {
-    const problem = asString(value);
-    if (problem) return problem;
-    try {
-      const url = new URL(value as string);
-      if (url.protocol === 'https:' && url.hostname) return null;
-    } catch {
-      // fall through to the message
-    }
-    return 'The :attribute field must be an absolute https:// URL.';
-  });
+  return rule(
+    'httpsUrl',
+    described(
+      (value) => {
+        const problem = asString(value);
+        if (problem) return problem;
+        try {
+          const url = new URL(value as string);
+          if (url.protocol === 'https:' && url.hostname) return null;
+        } catch {
+          // fall through to the message
+        }
+        return 'The :attribute field must be an absolute https:// URL.';
+      },
+      { type: 'string', format: 'uri', maxLength: max, pattern: HTTPS_URL_PATTERN },
+    ),
+  );
+}
+
+let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
+
+/**
+ * The allow-list from WEB_PUSH_ALLOWED_HOSTS. Validation decorators live outside Nest's container,
+ * so this reads the cached environment, as main.ts does.
+ */
+export function webPushHosts(): WebPushHosts {
+  const setting = env().WEB_PUSH_ALLOWED_HOSTS;
+  if (!configuredHosts || configuredHosts.setting !== setting) configuredHosts = { setting, hosts: WebPushHosts.fromSetting(setting) };
+  return configuredHosts.hosts;
+}
+
+/** Object-level OpenAPI keywords of request classes, by class name (read by buildOpenApiDocument). */
+export const CLASS_SCHEMAS = new Map<string, Record<string, unknown>>();
+
+/**
+ * Documents an object-level rule that the service checks (the check itself stays where it needs
+ * state, e.g. "at least one field" in the service): `@DescribeObject({ minProperties: 1 })`.
+ */
+export const DescribeObject =
+  (schema: Record<string, unknown>): ClassDecorator =>
+  (target) => {
+    CLASS_SCHEMAS.set(target.name, schema);
+  };
+
+/** Schema extension that buildOpenApiDocument replaces by the configured allow-list's pattern. */
+export const WEB_PUSH_ENDPOINT_EXTENSION = 'x-web-push-endpoint';
+
+/** A Web Push subscription endpoint: https, no credentials, a host on the allow-list (web-push-hosts.ts). */
+export function WebPushEndpoint(max: number) {
+  const asString = checkString({ max });
+  return rule(
+    'webPushEndpoint',
+    described((value) => asString(value) ?? webPushHosts().endpointProblem(value as string), {
+      type: 'string',
+      format: 'uri',
+      maxLength: max,
+      // The allow-list is configuration, read when the document is built, not when this loads.
+      [WEB_PUSH_ENDPOINT_EXTENSION]: true,
+    } as ApiPropertyOptions),
+  );
 }
 
 /** An absolute URL (https://...) or an app deep link (myapp://path). */
@@ -110,7 +192,7 @@ export const LinkUrl = (max: number) =>
     'linkUrl',
     checkString({
       max,
-      pattern: /^[a-z][a-z0-9+.-]*:\/\/[^\s]+$/i,
+      pattern: /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
       patternMessage: 'The :attribute field must be an absolute URL or an app deep link (scheme://...).',
     }),
   );
@@ -130,7 +212,8 @@ export function checkObject({ maxBytes, reservedKeys }: { maxBytes?: number; res
   };
 }
 
-export const PlainObject = (options?: Parameters<typeof checkObject>[0]) => rule('object', checkObject(options));
+export const PlainObject = (options?: Parameters<typeof checkObject>[0]) =>
+  rule('object', described(checkObject(options), { type: 'object', additionalProperties: true }));
 
 /** A nested object validated against `cls`; unknown keys inside it are rejected too. */
 export function Nested(cls: () => new () => object): PropertyDecorator {
@@ -139,27 +222,46 @@ export function Nested(cls: () => new () => object): PropertyDecorator {
     rule('object', checkObject())(target, key);
     ValidateNested()(target, key);
     Type(cls)(target, key);
+    // Written as `type: () => ...`: Swagger tells a lazy type from a class by that function name.
+    ApiProperty({ type: () => cls() })(target, key);
   };
 }
 
 export function List({ min, max, item }: { min?: number; max?: number; item: Check }) {
   return rule(
     'list',
-    (value) => {
-      if (!Array.isArray(value)) return 'The :attribute field must be an array.';
-      if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
-      if (max !== undefined && value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
-      return value.some((v) => item(v) !== null) ? ITEM_ERRORS : null;
-    },
+    described(
+      (value) => {
+        if (!Array.isArray(value)) return 'The :attribute field must be an array.';
+        if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
+        if (max !== undefined && value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
+        return value.some((v) => item(v) !== null) ? ITEM_ERRORS : null;
+      },
+      {
+        type: 'array',
+        items: item.schema as object,
+        ...(min !== undefined ? { minItems: min } : {}),
+        ...(max !== undefined ? { maxItems: max } : {}),
+      },
+    ),
     { item },
   );
 }
 
 /** A base64url string that decodes to exactly `bytes` bytes (Web Push subscription keys). */
-export const Base64Url = (bytes: number) =>
-  rule('base64url', (value) => {
-    if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(value)) {
-      return 'The :attribute field must be a base64url string.';
-    }
-    return Buffer.from(value, 'base64url').length === bytes ? null : `The :attribute field must encode exactly ${bytes} bytes.`;
-  });
+export const Base64Url = (bytes: number) => {
+  const chars = Math.ceil((bytes * 4) / 3);
+  const padding = (4 - (chars % 4)) % 4;
+  return rule(
+    'base64url',
+    described(
+      (value) => {
+        if (typeof value !== 'string' || !/^[A-Za-z0-9_-]+={0,2}$/.test(value)) {
+          return 'The :attribute field must be a base64url string.';
+        }
+        return Buffer.from(value, 'base64url').length === bytes ? null : `The :attribute field must encode exactly ${bytes} bytes.`;
+      },
+      { type: 'string', pattern: `^[A-Za-z0-9_-]{${chars}}${padding ? `(?:={${padding}})?` : ''}$` },
+    ),
+  );
+};

@@ -5,6 +5,7 @@ import {
   constants as h2,
   IncomingHttpHeaders,
   OutgoingHttpHeaders,
+  SecureClientSessionOptions,
 } from 'node:http2';
 import { transportReason } from './provider-http';
 
@@ -60,6 +61,8 @@ export class Http2SessionPool {
   constructor(
     readonly origin: string,
     size = DEFAULT_POOL_SIZE,
+    /** Extra options for http2.connect (Web Push passes its checking `lookup`). */
+    private readonly connectOptions: SecureClientSessionOptions = {},
   ) {
     this.slots = new Array<PooledSession | undefined>(size).fill(undefined);
   }
@@ -198,7 +201,7 @@ export class Http2SessionPool {
   }
 
   private open(index: number): PooledSession {
-    const session = connect(this.origin, { maxSessionMemory: SESSION_MEMORY_MB });
+    const session = connect(this.origin, { ...this.connectOptions, maxSessionMemory: SESSION_MEMORY_MB });
     // Idle connections must not keep a worker (or a test run) from exiting.
     session.unref();
     const pooled: PooledSession = { session, active: 0, ready: false, probing: false };
@@ -241,11 +244,13 @@ export class Http2SessionPool {
 export class Http2Pools {
   private readonly pools = new Map<string, Http2SessionPool>();
 
+  constructor(private readonly connectOptions: SecureClientSessionOptions = {}) {}
+
   /** The pool for `key`, connecting to `origin`. */
   get(key: string, origin: string): Http2SessionPool {
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = new Http2SessionPool(origin);
+      pool = new Http2SessionPool(origin, DEFAULT_POOL_SIZE, this.connectOptions);
       this.pools.set(key, pool);
     }
     return pool;

@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { WebPushHosts } from '../../common/web-push-hosts';
+import { EnvironmentVariables } from '../../config/env';
 import { ApnsProvider } from './apns.provider';
 import { FcmProvider } from './fcm.provider';
 import { PUSH_PROVIDERS, PushProvider } from './push-provider';
@@ -10,6 +12,11 @@ import { WebPushProvider } from './web-push.provider';
  */
 @Module({
   providers: [
+    {
+      provide: WebPushHosts,
+      useFactory: (config: EnvironmentVariables) => WebPushHosts.fromSetting(config.WEB_PUSH_ALLOWED_HOSTS),
+      inject: [EnvironmentVariables],
+    },
     ApnsProvider,
     FcmProvider,
     WebPushProvider,

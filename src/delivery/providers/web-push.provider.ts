@@ -1,10 +1,11 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPublicKey } from 'node:crypto';
 import { Agent } from 'node:https';
-import { isIP } from 'node:net';
+import { isIP, LookupFunction } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { WebPushSubscription } from '../../common/platform';
+import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
@@ -32,11 +33,20 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   /** Per-request (socket inactivity) deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256 });
+  private readonly agent: Agent;
   private readonly vapidHeaders = new Map<string, { header: string; expiresAt: number }>();
   /** What each push service origin negotiated, asked once per process (and again after a failed probe). */
   private readonly protocols = new Map<string, Promise<Protocol | undefined>>();
-  private readonly sessions = new Http2Pools();
+  private readonly sessions: Http2Pools;
+
+  /**
+   * Every connection (ALPN probe, HTTP/1.1 agent, HTTP/2 sessions) resolves through `hosts.lookup`,
+   * which refuses private addresses and hands the socket the address it checked.
+   */
+  constructor(private readonly hosts: WebPushHosts) {
+    this.agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256, lookup: hosts.lookup });
+    this.sessions = new Http2Pools({ lookup: hosts.lookup });
+  }
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.vapid !== null;
@@ -51,6 +61,12 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     // encryption fails (importing the key for every send cost more than the send itself).
     const endpoint = httpsEndpoint(subscription);
     if (!endpoint || !wellFormedKeys(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
+    // Registration checked it too, but against the allow-list of that day (or not at all, for
+    // rows stored before the check existed).
+    if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: 'EndpointNotAllowed' };
+    // web-push parses the endpoint again with the legacy URL parser: give it the WHATWG
+    // normalisation that was checked, so both parsers see the same host.
+    const checked = { ...subscription, endpoint: endpoint.href };
     // The push service origin, which is also the VAPID audience.
     const audience = endpoint.origin;
 
@@ -67,11 +83,11 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     const payload = JSON.stringify(webPushPayload(content));
     try {
       if ((await this.protocolOf(audience)) !== 'h2') {
-        await webpush.sendNotification(subscription, payload, options);
+        await webpush.sendNotification(checked, payload, options);
         return { kind: 'accepted' };
       }
       // request.endpoint is subscription.endpoint, parsed above.
-      const request = webpush.generateRequestDetails(subscription, payload, options);
+      const request = webpush.generateRequestDetails(checked, payload, options);
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
       return outcomeOfAnswer(await this.sessions.get(audience, audience).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
     } catch (error) {
@@ -101,7 +117,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     let protocol = this.protocols.get(origin);
     if (!protocol) {
       if (this.protocols.size >= ORIGIN_CACHE_SIZE) this.protocols.clear();
-      protocol = negotiate(new URL(origin), this.timeoutMs);
+      protocol = negotiate(new URL(origin), this.timeoutMs, this.hosts.lookup);
       this.protocols.set(origin, protocol);
       void protocol.then((result) => {
         if (result === undefined && this.protocols.get(origin) === protocol) this.protocols.delete(origin);
@@ -128,7 +144,7 @@ type Protocol = 'h2' | 'http/1.1';
  * closed at once. A server that picks none, or answers with a no_application_protocol alert to h2,
  * is HTTP/1.1. Undefined when the handshake itself fails.
  */
-function negotiate(origin: URL, timeoutMs: number): Promise<Protocol | undefined> {
+function negotiate(origin: URL, timeoutMs: number, lookup: LookupFunction): Promise<Protocol | undefined> {
   if (origin.protocol !== 'https:') return Promise.resolve('http/1.1');
   return new Promise((resolve) => {
     const host = origin.hostname.replace(/^\[|\]$/g, '');
@@ -137,6 +153,7 @@ function negotiate(origin: URL, timeoutMs: number): Promise<Protocol | undefined
       port: Number(origin.port || 443),
       ...(isIP(host) ? {} : { servername: host }),
       ALPNProtocols: ['h2', 'http/1.1'],
+      lookup,
     });
     const done = (protocol: Protocol | undefined) => {
       socket.destroy();
@@ -183,15 +200,23 @@ function keyOnCurve(subscription: WebPushSubscription): boolean {
 
 /** An HTTP/2 exchange -> outcome, as web-push's HTTP/1.1 path would have ended. */
 export function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
-  if ('failure' in answer) return retryOutcome(answer.failure);
+  if ('failure' in answer) return transportOutcome(answer.failure);
   if (answer.status >= 200 && answer.status < 300) return { kind: 'accepted' };
   return statusOutcome(answer.status, answer.headers['retry-after']);
 }
 
 /** Push service status -> outcome (RFC 8030 §5 and §8.3); anything without a status is transport. */
 function outcomeOf(error: unknown): DeliveryOutcome {
-  if (!(error instanceof WebPushError)) return retryOutcome(transportReason(error));
+  if (!(error instanceof WebPushError)) return transportOutcome(transportReason(error));
   return statusOutcome(error.statusCode, error.headers?.['retry-after']);
+}
+
+/**
+ * A host that resolved to a private address fails for good, without invalidating the
+ * installation: DNS (or the operator's list) may be fixed, and nothing is retried meanwhile.
+ */
+function transportOutcome(reason: string): DeliveryOutcome {
+  return reason === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: 'PrivateAddress' } : retryOutcome(reason);
 }
 
 function statusOutcome(status: number, retryAfter: string | string[] | undefined): DeliveryOutcome {

@@ -1,20 +1,21 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
-import { Base64Url, HttpsUrl, In, Nested, Optional, OptionalNotNull, Str } from '../../common/validation/rules';
+import { Base64Url, DescribeObject, In, Nested, Optional, OptionalNotNull, Str, WebPushEndpoint } from '../../common/validation/rules';
 
-// The @Api* decorators only document; validation is the rules from common/validation next to them.
+// Types, bounds and patterns in the OpenAPI document come from the validation rules
+// (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
 
 export class DeviceDto {
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: '1.4.0' })
+  @ApiPropertyOptional({ example: '1.4.0' })
   @Optional() @Str({ max: 255 }) app_version?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: '18.1' })
+  @ApiPropertyOptional({ example: '18.1' })
   @Optional() @Str({ max: 255 }) os_version?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: 'iPhone16,1' })
+  @ApiPropertyOptional({ example: 'iPhone16,1' })
   @Optional() @Str({ max: 255 }) model?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: 'en_GB' })
+  @ApiPropertyOptional({ example: 'en_GB' })
   @Optional() @Str({ max: 255 }) locale?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 255, example: 'Europe/London' })
+  @ApiPropertyOptional({ example: 'Europe/London' })
   @Optional() @Str({ max: 255 }) timezone?: string | null;
 }
 
@@ -29,9 +30,8 @@ export class WebPushKeysDto {
 
 /** A browser's `PushSubscription.toJSON()`; `expirationTime` is accepted and ignored. */
 export class WebPushSubscriptionDto {
-  @ApiProperty({ description: "The push service URL (absolute https://).", maxLength: 2048, example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH' })
-  @HttpsUrl(2048) endpoint: string;
-  @ApiProperty({ type: () => WebPushKeysDto })
+  @ApiProperty({ description: 'The push service URL: https, on the allow-list (WEB_PUSH_ALLOWED_HOSTS).', example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH' })
+  @WebPushEndpoint(2048) endpoint: string;
   @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
   @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
   @Allow() expirationTime?: unknown;
@@ -40,39 +40,37 @@ export class WebPushSubscriptionDto {
 /** PUT /installations/{id}: register or refresh. */
 export class RegisterInstallationDto {
   @ApiPropertyOptional({
-    enum: PLATFORMS,
     description: 'Delivery channel: `ios` (APNs), `android` (FCM) or `web` (Web Push). Required on creation; cannot change afterwards.',
     example: 'ios',
   })
   @OptionalNotNull() @In(PLATFORMS) platform?: Platform;
   @ApiPropertyOptional({
-    minLength: 1,
-    maxLength: 4096,
     description: 'APNs device token (hex) for ios, FCM registration token for android; required on creation for them. Write-only: never returned.',
     example: '740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad',
   })
   @OptionalNotNull() @Str({ min: 1, max: 4096 }) push_token?: string;
-  @ApiPropertyOptional({ type: () => WebPushSubscriptionDto, description: 'Required on creation for web. Write-only: never returned.' })
+  @ApiPropertyOptional({ description: 'Required on creation for web. Write-only: never returned.' })
   @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
-  @ApiPropertyOptional({ type: () => DeviceDto, description: 'Merged into the stored device; `null` clears a field.' })
+  @ApiPropertyOptional({ description: 'Merged into the stored device; `null` clears a field.' })
   @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
   /** null detaches the installation from its user. */
-  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 255, description: 'Your user id; `null` detaches the installation.', example: 'user-1' })
+  @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-1' })
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
-  @ApiPropertyOptional({ enum: PERMISSIONS, description: 'Push permission as the client reports it; `unknown` on creation when absent.', example: 'granted' })
+  @ApiPropertyOptional({ description: 'Push permission as the client reports it; `unknown` on creation when absent.', example: 'granted' })
   @OptionalNotNull() @In(PERMISSIONS) permission?: Permission;
 }
 
-/** PATCH /installations/{id}: every field optional, at least one present. */
+/** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
+@DescribeObject({ minProperties: 1 })
 export class UpdateInstallationDto {
-  @ApiPropertyOptional({ type: String, nullable: true, minLength: 1, maxLength: 255, description: 'Your user id; `null` detaches the installation.', example: 'user-2' })
+  @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-2' })
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
-  @ApiPropertyOptional({ enum: ['granted', 'denied'], example: 'denied' })
+  @ApiPropertyOptional({ example: 'denied' })
   @OptionalNotNull() @In(['granted', 'denied']) permission?: Exclude<Permission, 'unknown'>;
-  @ApiPropertyOptional({ minLength: 1, maxLength: 4096, description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })
+  @ApiPropertyOptional({ description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })
   @OptionalNotNull() @Str({ min: 1, max: 4096 }) push_token?: string;
-  @ApiPropertyOptional({ type: () => WebPushSubscriptionDto, description: 'A new subscription (web); clears `invalidated_at`. Write-only.' })
+  @ApiPropertyOptional({ description: 'A new subscription (web); clears `invalidated_at`. Write-only.' })
   @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
-  @ApiPropertyOptional({ type: () => DeviceDto, description: 'Merged into the stored device; `null` clears a field.' })
+  @ApiPropertyOptional({ description: 'Merged into the stored device; `null` clears a field.' })
   @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
 }

@@ -23,14 +23,12 @@ const RESERVED_DATA_KEY = (key: string) =>
   key.startsWith('google.') ||
   key.startsWith('gcm.');
 
-// The @Api* decorators only document; validation is the rules from common/validation next to them.
+// Types, bounds and patterns in the OpenAPI document come from the validation rules
+// (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
 
 export class RecipientsDto {
   /** 1..10,000 external user ids of 1..255 characters; duplicates are collapsed. */
   @ApiProperty({
-    type: [String],
-    minItems: 1,
-    maxItems: 10_000,
     description: 'Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.',
     example: ['user-1', 'user-2'],
   })
@@ -38,47 +36,41 @@ export class RecipientsDto {
 }
 
 export class NotificationContentDto {
-  @ApiProperty({ minLength: 1, maxLength: 256, example: 'Shipped' })
+  @ApiProperty({ example: 'Shipped' })
   @Required() @Str({ min: 1, max: 256 }) title: string;
-  @ApiProperty({ minLength: 1, maxLength: 4000, example: 'Your order is on its way' })
+  @ApiProperty({ example: 'Your order is on its way' })
   @Required() @Str({ min: 1, max: 4000 }) body: string;
-  @ApiPropertyOptional({ type: String, nullable: true, format: 'uri', maxLength: 2048, description: 'An absolute https:// URL.', example: 'https://cdn.example.com/box.png' })
+  @ApiPropertyOptional({ description: 'An absolute https:// URL.', example: 'https://cdn.example.com/box.png' })
   @Optional() @HttpsUrl(2048) image_url?: string | null;
-  @ApiPropertyOptional({ type: String, nullable: true, maxLength: 2048, description: 'An absolute URL or an app deep link (scheme://...).', example: 'myapp://orders/42' })
+  @ApiPropertyOptional({ description: 'An absolute URL or an app deep link (scheme://...).', example: 'myapp://orders/42' })
   @Optional() @LinkUrl(2048) action_url?: string | null;
 }
 
 export class NotificationOptionsDto implements NotificationOptions {
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 2_419_200, description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
+  @ApiPropertyOptional({ description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
   @OptionalNotNull() @Int({ min: 0, max: 2_419_200 }) ttl?: number;
-  @ApiPropertyOptional({ enum: ['high', 'normal'], example: 'high' })
+  @ApiPropertyOptional({ example: 'high' })
   @OptionalNotNull() @In(['high', 'normal']) priority?: 'high' | 'normal';
-  @ApiPropertyOptional({ minLength: 1, maxLength: 64, description: 'Replaces an earlier notification with the same id on the device; defaults to the notification id.', example: 'order-42' })
+  @ApiPropertyOptional({ description: 'Replaces an earlier notification with the same id on the device; defaults to the notification id.', example: 'order-42' })
   @OptionalNotNull() @Str({ min: 1, max: 64 }) collapse_id?: string;
-  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 2_147_483_647, description: 'iOS app icon badge.', example: 1 })
+  @ApiPropertyOptional({ description: 'iOS app icon badge.', example: 1 })
   @OptionalNotNull() @Int({ min: 0, max: 2_147_483_647 }) badge?: number;
-  @ApiPropertyOptional({ minLength: 1, maxLength: 255, example: 'default' })
+  @ApiPropertyOptional({ example: 'default' })
   @OptionalNotNull() @Str({ min: 1, max: 255 }) sound?: string;
-  @ApiPropertyOptional({ type: 'array', items: { type: 'string', enum: [...PLATFORMS] }, minItems: 1, maxItems: 3, description: 'Only these platforms; all when absent.', example: ['ios', 'android'] })
+  @ApiPropertyOptional({ description: 'Only these platforms; all when absent.', example: ['ios', 'android'] })
   @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: ('ios' | 'android' | 'web')[];
 }
 
 /** POST /notifications (contract 5.1). */
 export class SendNotificationDto {
-  @ApiProperty({ type: () => RecipientsDto })
   @Required() @Nested(() => RecipientsDto) recipients: RecipientsDto;
-  @ApiProperty({ type: () => NotificationContentDto })
   @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;
   /** Delivered to the device as custom data; at most 4 KiB as JSON. */
   @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: true,
-    nullable: true,
     description:
       'Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.',
     example: { order_id: 42 },
   })
   @Optional() @PlainObject({ maxBytes: 4096, reservedKeys: RESERVED_DATA_KEY }) data?: Record<string, unknown> | null;
-  @ApiPropertyOptional({ type: () => NotificationOptionsDto, nullable: true })
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
 }

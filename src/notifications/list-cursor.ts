@@ -1,0 +1,62 @@
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Opaque, signed list cursors: `<payload>.<mac>`, both base64url. The payload is
+ * `<created_at in microseconds since the Unix epoch>:<notification id>`; the MAC is HMAC-SHA256
+ * (first 16 bytes) under a key derived from APP_KEY with HKDF, so a client can neither forge a
+ * position nor make the database parse a timestamp of its choosing. Microseconds are what
+ * PostgreSQL's timestamptz stores, so the position is exact and needs no date parsing at all.
+ * Every part is still checked after the MAC (a leaked key must not turn into a 500).
+ */
+
+export interface CursorPosition {
+  /** created_at as whole microseconds since 1970-01-01T00:00:00Z, in decimal. */
+  createdAtMicros: string;
+  id: string;
+}
+
+/** Why a cursor was refused; the caller answers 422 on `cursor`. */
+export class InvalidCursorError extends Error {}
+
+const MAC_BYTES = 16;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** 0 up to 9999-12-31T23:59:59.999999Z: a created_at the service can have written. */
+const MAX_MICROS = 253_402_300_799_999_999n;
+const MICROS = /^(0|[1-9]\d{0,17})$/;
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** The cursor key: HKDF-SHA256 of APP_KEY, bound to this one use. */
+export function cursorKey(appKey: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(appKey, 'base64'), Buffer.alloc(0), 'pns list cursor v1', 32));
+}
+
+function mac(key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest().subarray(0, MAC_BYTES);
+}
+
+/** Signs any payload text; encodeCursor is the only caller outside tests of the checks below. */
+export function sealCursor(key: Buffer, payload: string): string {
+  return `${Buffer.from(payload).toString('base64url')}.${mac(key, payload).toString('base64url')}`;
+}
+
+export function encodeCursor(key: Buffer, position: CursorPosition): string {
+  return sealCursor(key, `${position.createdAtMicros}:${position.id}`);
+}
+
+/** The position a cursor names, or InvalidCursorError for anything this service did not issue. */
+export function decodeCursor(key: Buffer, cursor: string): CursorPosition {
+  const parts = cursor.split('.');
+  if (parts.length !== 2 || !BASE64URL.test(parts[0]) || !BASE64URL.test(parts[1])) throw new InvalidCursorError('malformed');
+  const payload = Buffer.from(parts[0], 'base64url');
+  const given = Buffer.from(parts[1], 'base64url');
+  const text = payload.toString('utf8');
+  // Re-encoding must give back the same text: no padding, stray bits or invalid UTF-8 slip through.
+  if (payload.toString('base64url') !== parts[0] || given.toString('base64url') !== parts[1]) throw new InvalidCursorError('malformed');
+  if (given.length !== MAC_BYTES || !timingSafeEqual(given, mac(key, text))) throw new InvalidCursorError('bad signature');
+  const fields = text.split(':');
+  if (fields.length !== 2) throw new InvalidCursorError('wrong number of parts');
+  const [micros, id] = fields;
+  if (!MICROS.test(micros) || BigInt(micros) > MAX_MICROS) throw new InvalidCursorError('bad timestamp');
+  if (!UUID.test(id)) throw new InvalidCursorError('bad id');
+  return { createdAtMicros: micros, id };
+}
