@@ -11,7 +11,7 @@ const same = (given: string, expected: string) => timingSafeEqual(digest(given),
 /**
  * HTTP basic auth in front of the queue dashboard, with ADMIN_USER / ADMIN_PASSWORD. When they
  * are unset the dashboard is off and its path answers like any unknown route. The bodies are
- * the contract's, so the dashboard's errors look like the rest of the API's.
+ * those of docs/api.md 2, so the dashboard's errors look like the rest of the API's.
  */
 export function adminBasicAuth(config: Pick<EnvironmentVariables, 'ADMIN_USER' | 'ADMIN_PASSWORD'>): RequestHandler {
   const { ADMIN_USER: user, ADMIN_PASSWORD: password } = config;

@@ -33,7 +33,7 @@ function readInputFile(flag: string, path: string): string {
 }
 
 /**
- * Sets an app's provider credentials (contract section 8) and prints the secret-free summary.
+ * Sets an app's provider credentials (docs/api.md section 8) and prints the secret-free summary.
  * With only --app it just prints the summary. Secrets are read from files, never from flags
  * (except a VAPID private key, which is a short string), so they stay out of shell history.
  */

@@ -1,6 +1,6 @@
 /**
- * Domain errors carry a code; AllExceptionsFilter maps each code to the contract's status and body
- * (contract section 2). Services throw these, never HTTP exceptions.
+ * Domain errors carry a code; AllExceptionsFilter maps each code to the API's status and body
+ * (docs/api.md section 2). Services throw these, never HTTP exceptions.
  */
 export abstract class DomainError extends Error {
   abstract readonly code: string;
@@ -30,7 +30,7 @@ export class IdempotencyConflictError extends DomainError {
   readonly code = 'IdempotencyConflict';
 }
 
-/** "<first error>[ (and N more error[s])]", as the contract specifies. */
+/** "<first error>[ (and N more error[s])]", as docs/api.md 2 specifies. */
 export function validationSummary(errors: Record<string, string[]>): string {
   const messages = Object.values(errors).flat();
   const rest = messages.length - 1;

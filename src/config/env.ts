@@ -49,7 +49,7 @@ const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) 
   env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
 
 /**
- * Every environment variable the service reads (contract section 9, plus the operational ones
+ * Every environment variable the service reads (docs/api.md section 9, plus the operational ones
  * documented in the README). Defaults suit a local checkout with PostgreSQL and Redis running.
  */
 export class EnvironmentVariables {

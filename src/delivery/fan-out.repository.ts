@@ -5,7 +5,7 @@ import { Platform } from '../common/platform';
 
 /**
  * One chunk of users: every non-deleted installation of theirs becomes a delivery row, pending
- * (numbered into delivery batches) or skipped with its reason (contract 5.2), in one statement.
+ * (numbered into delivery batches) or skipped with its reason (docs/api.md 5.2), in one statement.
  */
 export const FANOUT_CHUNK_SQL = `
   WITH targets AS (

@@ -10,7 +10,7 @@ const APNS_TOKEN = /^[0-9a-f]{64,200}$/i;
 
 type Changes = Omit<UpdateInstallationDto, 'permission'> & { permission?: RegisterInstallationDto['permission'] };
 
-/** Installations of one app: registration, updates, reads and deletion (contract section 4). */
+/** Installations of one app: registration, updates, reads and deletion (docs/api.md section 4). */
 @Injectable()
 export class InstallationsService {
   constructor(private readonly installations: InstallationsRepository) {}

@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { App } from '../apps/app.entity';
 import { Platform } from '../common/platform';
 
-/** Free-form delivery options accepted by the send endpoint (contract 5.1). */
+/** Free-form delivery options accepted by the send endpoint (docs/api.md 5.1). */
 export interface NotificationOptions {
   ttl?: number;
   priority?: 'high' | 'normal';
@@ -14,7 +14,7 @@ export interface NotificationOptions {
 
 /**
  * A send. `user_ids` is the de-duplicated target list that the fan-out reads; the counters are the
- * statistics of contract 5.2, updated by the workers.
+ * statistics of docs/api.md 5.2, updated by the workers.
  */
 @Entity('notifications')
 @Index('notifications_app_id_created_at_idx', ['appId', 'createdAt', 'id'])

@@ -106,7 +106,7 @@ export class NotificationsController {
     return this.notifications.list(auth.appId, query.limit === undefined ? 20 : Number(query.limit), query.cursor);
   }
 
-  /** Client events (contract 5.4); a repeat is accepted and ignored (`counted: false`). */
+  /** Client events (docs/api.md 5.4); a repeat is accepted and ignored (`counted: false`). */
   @Post(':id/events')
   @HttpCode(202)
   @RequireAbilities('events:write')

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { configureHttpApp } from '../../src/app.factory';
 import { ApiModule } from '../../src/app.module';
 import { env, EnvironmentVariables } from '../../src/config/env';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp } from '../support/factories';
 
 const USER = 'ops';
@@ -12,12 +12,7 @@ const PASSWORD = 'a-long-dashboard-password';
 const basic = (user: string, password: string) => ({ Authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
 
 describe('queue dashboard at /admin/queues (issue #4.4)', () => {
-  let ctx: TestContext;
-
-  beforeAll(async () => {
-    ctx = await createTestApp({ env: { ADMIN_USER: USER, ADMIN_PASSWORD: PASSWORD } });
-  });
-  afterAll(() => ctx.close());
+  const ctx = useTestApp({ env: { ADMIN_USER: USER, ADMIN_PASSWORD: PASSWORD } });
 
   it('answers 401 with a Basic challenge without credentials or with wrong ones', async () => {
     for (const headers of [{}, basic(USER, 'wrong-password-here'), basic('someone', PASSWORD), { Authorization: 'Bearer x' }, { Authorization: 'Basic !!!' }]) {

@@ -1,18 +1,16 @@
 import { TokensService } from '../../src/auth/tokens.service';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
-describe('authentication and abilities (contract sections 2 and 3)', () => {
-  let ctx: TestContext;
+describe('authentication and abilities (docs/api.md sections 2 and 3)', () => {
+  const ctx = useTestApp();
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
   });
-  afterAll(() => ctx.close());
 
   const patch = (headers: Record<string, string> = {}) =>
     ctx.http().patch(`/api/v1/installations/${installationId()}`).set(headers).send({ user_id: 'u1' });

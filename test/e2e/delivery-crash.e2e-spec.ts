@@ -1,5 +1,5 @@
 import { ApiModule } from '../../src/app.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 import { assertBuilt, ChildEnv, killAllServices, serviceEnv, ServiceProcess } from '../support/processes';
 import { acceptedPerAddress, configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
@@ -8,16 +8,12 @@ import { waitFor } from '../support/wait-for';
 const COUNT = 4000;
 
 /**
- * Contract 6: a worker killed with SIGKILL in the middle of a send, then restarted, completes it;
+ * docs/api.md 6: a worker killed with SIGKILL in the middle of a send, then restarted, completes it;
  * only the messages in flight at the kill may be sent twice, and those carry the same collapse id.
  * The worker is the built service in APP_MODE=worker, a separate process, as in production.
  */
 describe('a worker killed mid-send', () => {
   let fakes: FakeProviders;
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  let workerEnv: ChildEnv;
-
   beforeAll(async () => {
     assertBuilt();
     fakes = await startFakeProviders();
@@ -25,7 +21,15 @@ describe('a worker killed mid-send', () => {
     fakes.apns.delayMs = 30;
     fakes.fcm.delayMs = 30;
     fakes.web.delayMs = 30;
-    ctx = await createTestApp({ module: ApiModule, env: fakes.env });
+  });
+  // The worker processes use the app's database: they go first (hooks run in declaration order).
+  afterAll(() => killAllServices());
+  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
+  afterAll(() => fakes?.stop());
+  let tenant: TestTenant;
+  let workerEnv: ChildEnv;
+
+  beforeAll(async () => {
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
     workerEnv = serviceEnv(ctx, {
@@ -39,11 +43,6 @@ describe('a worker killed mid-send', () => {
       QUEUE_LOCK_MS: '2000',
       LOG_LEVEL: 'info',
     });
-  });
-  afterAll(async () => {
-    await killAllServices();
-    await ctx?.close();
-    await fakes?.stop();
   });
 
   it('completes after a restart, re-sending only what was in flight', async () => {

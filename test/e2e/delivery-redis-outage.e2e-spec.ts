@@ -1,5 +1,5 @@
 import { AllModule } from '../../src/app.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
@@ -7,29 +7,31 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 /**
- * Contract 6: a notification accepted while Redis is unreachable is still delivered once Redis is
+ * docs/api.md 6: a notification accepted while Redis is unreachable is still delivered once Redis is
  * back. The service reaches Redis through a proxy the test can cut and restore.
  */
 describe('Redis unavailable at send time', () => {
   let fakes: FakeProviders;
   let proxy: TcpProxy;
-  let ctx: TestContext;
-  let tenant: TestTenant;
-
+  let port: number;
   beforeAll(async () => {
     fakes = await startFakeProviders();
     const redis = new URL(TEST_REDIS_URL);
     proxy = new TcpProxy(redis.hostname, Number(redis.port || 6379));
-    const port = await proxy.start();
-    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, REDIS_URL: `redis://127.0.0.1:${port}` } });
-    tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, fakes);
+    port = await proxy.start();
   });
+  // Redis must be reachable again while the app closes (declared first, so it runs first).
+  afterAll(() => proxy?.start().catch(() => undefined));
+  const ctx = useTestApp(() => ({ module: AllModule, env: { ...fakes.env, REDIS_URL: `redis://127.0.0.1:${port}` } }));
   afterAll(async () => {
-    await proxy?.start().catch(() => undefined);
-    await ctx?.close();
     await proxy?.cut();
     await fakes?.stop();
+  });
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    tenant = await newApp(ctx);
+    await configureProviders(ctx, tenant.appId, fakes);
   });
 
   it('accepts the send (202), then delivers it after Redis returns', async () => {

@@ -1,13 +1,13 @@
 import { AllModule } from '../../src/app.module';
 import { isComplete } from '../../src/delivery/completion';
 import { completionCondition, RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.repository';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
 
 /**
- * What the sweeper owes a send whose worker died (contract 6): rows it left "sending" longer than
+ * What the sweeper owes a send whose worker died (docs/api.md 6): rows it left "sending" longer than
  * DELIVERY_STUCK_MS, and pending rows whose job was lost, are delivered by the next sweep; rows
  * still within that time are left to their worker. And what keeps a delivery's two status updates
  * cheap however big the send: no index on what they change, and a batch's outcomes recorded by
@@ -15,18 +15,16 @@ import { waitFor } from '../support/wait-for';
  */
 describe('the sweeper and the deliveries table', () => {
   let fakes: FakeProviders;
-  let ctx: TestContext;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  const ctx = useTestApp(() => ({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '2000' } }));
+  afterAll(() => fakes?.stop());
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    fakes = await startFakeProviders();
-    ctx = await createTestApp({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '2000' } });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
-  });
-  afterAll(async () => {
-    await ctx?.close();
-    await fakes?.stop();
   });
 
   const completedAt = async (id: string) =>

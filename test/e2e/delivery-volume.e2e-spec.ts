@@ -1,5 +1,5 @@
 import { AllModule } from '../../src/app.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 import { acceptedPerAddress, configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
@@ -8,18 +8,16 @@ const COUNT = 5000;
 
 describe(`a send to ${COUNT} installations`, () => {
   let fakes: FakeProviders;
-  let ctx: TestContext;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
+  afterAll(() => fakes?.stop());
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    fakes = await startFakeProviders();
-    ctx = await createTestApp({ module: AllModule, env: fakes.env });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
-  });
-  afterAll(async () => {
-    await ctx?.close();
-    await fakes?.stop();
   });
 
   it('delivers exactly once to each installation', async () => {

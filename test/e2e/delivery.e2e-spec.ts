@@ -1,27 +1,26 @@
 import { AllModule } from '../../src/app.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
 import { APNS_TOPIC, configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
+import { waitForQueues } from '../support/wait-for-queues';
 
 /**
  * The whole path in one process (APP_MODE=all): API send, fan-out, delivery through the three
  * providers (loopback fakes speaking the real protocols), statistics and client events.
  */
-describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
+describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
   let fakes: FakeProviders;
-  let ctx: TestContext;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
+  afterAll(() => fakes?.stop());
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    fakes = await startFakeProviders();
-    ctx = await createTestApp({ module: AllModule, env: fakes.env });
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
-  });
-  afterAll(async () => {
-    await ctx?.close();
-    await fakes?.stop();
   });
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
@@ -77,7 +76,9 @@ describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
     expect(done.processing_started_at).not.toBeNull();
     expect(done.completed_at >= done.processing_started_at).toBe(true);
 
-    // Exactly one accepted message per eligible installation; carol's after two retries.
+    // Exactly one accepted message per eligible installation; carol's after two retries. Counted
+    // once no job is left, so a duplicate job would have sent by then.
+    await waitForQueues(ctx);
     const aliceTokens = await Promise.all(alice.map((i) => tokenOf(i.id)));
     expect(fakes.apns.requests.filter((r) => r.token === aliceTokens[0].push_token && r.status === 200)).toHaveLength(1);
     expect(fakes.fcm.requests.filter((r) => r.token === aliceTokens[1].push_token && r.status === 200)).toHaveLength(1);
@@ -117,7 +118,7 @@ describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
     expect(fakes.apns.requests.filter((r) => r.token === fresh && r.status === 200)).toHaveLength(1);
   });
 
-  it('sends the payloads and headers of contract 6.1 to each provider', async () => {
+  it('sends the payloads and headers of docs/api.md 6.1 to each provider', async () => {
     const user = `payload-${Date.now()}`;
     const [i, a, w] = [await ios({ user_id: user }), await android({ user_id: user }), await web({ user_id: user })];
     const res = await send({
@@ -234,7 +235,7 @@ describe('delivery (contract 5.2, 5.4, 6, 6.1)', () => {
     expect(installation.body.data.invalidated_at).toBeNull();
   }, 30_000);
 
-  describe('client events (contract 5.4)', () => {
+  describe('client events (docs/api.md 5.4)', () => {
     let notificationId: string;
     let target: string;
     let eventToken: string;

@@ -1,19 +1,17 @@
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
-describe('HTTP error bodies (contract section 2)', () => {
-  let ctx: TestContext;
+describe('HTTP error bodies (docs/api.md section 2)', () => {
+  const ctx = useTestApp();
   let tenant: TestTenant;
   let installation: string;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
     installation = (await newInstallation(ctx, tenant.token)).installation_id;
   });
-  afterAll(() => ctx.close());
 
   const routes = () => [
     { name: 'PATCH installation', req: () => ctx.http().patch(`/api/v1/installations/${installation}`) },

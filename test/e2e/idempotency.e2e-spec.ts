@@ -1,19 +1,17 @@
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 
 const body = (title = 'Hello') => ({ recipients: { user_ids: ['u1'] }, notification: { title, body: 'World' } });
 let counter = 0;
 const freshKey = () => `key-${Date.now()}-${counter++}`;
 
-describe('Idempotency-Key (contract 5.3)', () => {
-  let ctx: TestContext;
+describe('Idempotency-Key (docs/api.md 5.3)', () => {
+  const ctx = useTestApp();
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
   });
-  afterAll(() => ctx.close());
 
   const send = (key: string | undefined, payload: unknown, token = tenant.token) => {
     const req = ctx.http().post('/api/v1/notifications').set(bearer(token));

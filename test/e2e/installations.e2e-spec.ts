@@ -1,4 +1,4 @@
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -8,16 +8,14 @@ const AUTH = Buffer.alloc(16, 3).toString('base64url');
 const subscription = (n = 1) => ({ endpoint: `https://fcm.googleapis.com/fcm/send/${n}`, keys: { p256dh: P256DH, auth: AUTH } });
 const withEndpoint = (endpoint: string) => ({ endpoint, keys: { p256dh: P256DH, auth: AUTH } });
 
-describe('installations (contract section 4)', () => {
-  let ctx: TestContext;
+describe('installations (docs/api.md section 4)', () => {
+  // WEB_PUSH_ALLOWED_HOSTS empty: the built-in list of public push services, as in production.
+  const ctx = useTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    // WEB_PUSH_ALLOWED_HOSTS empty: the built-in list of public push services, as in production.
-    ctx = await createTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
     tenant = await newApp(ctx);
   });
-  afterAll(() => ctx.close());
 
   const path = (id: string) => `/api/v1/installations/${encodeURIComponent(id)}`;
   const put = (id: string, body: object) => ctx.http().put(path(id)).set(bearer(tenant.token)).send(body);
@@ -234,7 +232,7 @@ describe('installations (contract section 4)', () => {
       expect(revived.body.data.invalidated_at).toBeNull();
       expect(revived.body.data.invalid_reason).toBeNull();
       expect((await stored(inst.installation_id)).push_token).toBe(fresh);
-      // PUT follows the same rule (contract 4.2).
+      // PUT follows the same rule (docs/api.md 4.2).
       await invalidate();
       const viaPut = await put(inst.installation_id, { push_token: apnsToken() });
       expect(viaPut.status).toBe(200);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
 import { LOG_DESTINATION } from '../../src/logging/logging.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, TestTenant } from '../support/factories';
 import { assertBuilt, freePort, killAllServices, lines, serviceEnv, ServiceProcess } from '../support/processes';
 import { deleteRedisPrefix } from '../support/services';
@@ -33,20 +33,18 @@ const SUBSCRIPTION = {
 
 describe('structured logs (issue #4.3)', () => {
   const capture = new Capture();
-  let ctx: TestContext;
+  const ctx = useTestApp({
+    // Tests are silent by default (LOG_LEVEL=silent in setup-env); this one reads the real lines.
+    env: { LOG_LEVEL: 'info' },
+    override: (builder) => builder.overrideProvider(LOG_DESTINATION).useValue(capture),
+  });
   let tenant: TestTenant;
   let tokenId: string;
 
   beforeAll(async () => {
-    ctx = await createTestApp({
-      // Tests are silent by default (LOG_LEVEL=silent in setup-env); this one reads the real lines.
-      env: { LOG_LEVEL: 'info' },
-      override: (builder) => builder.overrideProvider(LOG_DESTINATION).useValue(capture),
-    });
     tenant = await newApp(ctx);
     [{ id: tokenId }] = await ctx.db.query(`SELECT id FROM api_tokens WHERE app_id = $1`, [tenant.appId]);
   });
-  afterAll(() => ctx.close());
 
   it('writes one JSON line per request, with the caller\'s X-Request-Id, which the response echoes', async () => {
     const pushToken = apnsToken();

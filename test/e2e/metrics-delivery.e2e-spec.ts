@@ -1,10 +1,11 @@
 import { ApiModule } from '../../src/app.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
 import { assertBuilt, freePort, killAllServices, lines, listeningPorts, serviceEnv, ServiceProcess } from '../support/processes';
 import { sample, scrape } from '../support/prometheus';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
+import { waitForQueues } from '../support/wait-for-queues';
 
 jest.setTimeout(60_000);
 
@@ -15,18 +16,22 @@ jest.setTimeout(60_000);
  */
 describe('metrics move with a send: the api and a worker process each expose METRICS_PORT', () => {
   let fakes: FakeProviders;
-  let ctx: TestContext;
-  let tenant: TestTenant;
-  let worker: ServiceProcess;
   let apiPort: number;
   let workerPort: number;
-
   beforeAll(async () => {
     assertBuilt();
     fakes = await startFakeProviders();
     apiPort = await freePort();
     workerPort = await freePort();
-    ctx = await createTestApp({ module: ApiModule, env: { ...fakes.env, METRICS_PORT: String(apiPort) } });
+  });
+  // The worker process uses the app's database: it goes first (hooks run in declaration order).
+  afterAll(() => killAllServices());
+  const ctx = useTestApp(() => ({ module: ApiModule, env: { ...fakes.env, METRICS_PORT: String(apiPort) } }));
+  afterAll(() => fakes?.stop());
+  let tenant: TestTenant;
+  let worker: ServiceProcess;
+
+  beforeAll(async () => {
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, fakes);
     worker = ServiceProcess.start(
@@ -40,11 +45,6 @@ describe('metrics move with a send: the api and a worker process each expose MET
       }),
     );
     await worker.waitForOutput(/Started in worker mode/);
-  });
-  afterAll(async () => {
-    await killAllServices();
-    await ctx?.close();
-    await fakes?.stop();
   });
 
   it('the worker serves /metrics on METRICS_PORT, its only listener, with the default Node.js metrics', async () => {
@@ -82,6 +82,9 @@ describe('metrics move with a send: the api and a worker process each expose MET
       return row;
     }, 'the worker to deliver the send');
     expect(done).toMatchObject({ stat_installations: 6, stat_accepted: 4, stat_failed: 2 });
+    // The last delivery job records the completion; the fan-out job may still be ending in the
+    // worker, observing its duration as it does.
+    await waitForQueues(ctx);
     const after = { api: (await scrape(apiPort)).text, worker: (await scrape(workerPort)).text };
     const moved = (where: 'api' | 'worker', name: string, labels: Record<string, string> = {}) =>
       (sample(after[where], name, labels) ?? 0) - (sample(before[where], name, labels) ?? 0);

@@ -2,24 +2,24 @@ import { Test } from '@nestjs/testing';
 import { CoreModule } from '../../src/app.module';
 import { env, EnvironmentVariables } from '../../src/config/env';
 import { freePort } from '../support/processes';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, TestTenant } from '../support/factories';
 import { sample, scrape } from '../support/prometheus';
 
 const SEND = { recipients: { user_ids: ['metrics-user'] }, notification: { title: 'Hi', body: 'Counted' } };
 
 describe('Prometheus metrics on METRICS_PORT (issue #4.2)', () => {
-  let ctx: TestContext;
-  let tenant: TestTenant;
   let port: number;
+  const ctx = useTestApp(async () => {
+    port = await freePort();
+    return { env: { METRICS_PORT: String(port) } };
+  });
+  let tenant: TestTenant;
   let sends = 0;
 
   beforeAll(async () => {
-    port = await freePort();
-    ctx = await createTestApp({ env: { METRICS_PORT: String(port) } });
     tenant = await newApp(ctx);
   });
-  afterAll(() => ctx.close());
 
   const send = async (headers: Record<string, string> = {}) => {
     const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set(headers).send(SEND).expect(202);

@@ -8,7 +8,7 @@ import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
 /**
- * Contract section 7: one build, three modes (APP_MODE), and SIGTERM stops accepting, finishes
+ * docs/api.md section 7: one build, three modes (APP_MODE), and SIGTERM stops accepting, finishes
  * in-flight requests and exits 0. The built service runs as a child process on a free port,
  * against a migrated test database and its own queue prefix.
  */
@@ -63,7 +63,7 @@ async function getJson(port: number, path: string): Promise<Reply> {
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-describe('APP_MODE and graceful shutdown (contract section 7)', () => {
+describe('APP_MODE and graceful shutdown (docs/api.md section 7)', () => {
   let database: { name: string; url: string };
   let queuePrefix: string;
   let token: string;

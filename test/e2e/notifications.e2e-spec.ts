@@ -1,21 +1,19 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import { Queue } from 'bullmq';
 import { FANOUT_QUEUE } from '../../src/common/queues';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const valid = () => ({ recipients: { user_ids: ['u1', 'u2'] }, notification: { title: 'Hello', body: 'World' } });
 
-describe('sending notifications (contract 5.1, 5.2, 5.4)', () => {
-  let ctx: TestContext;
+describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
+  const ctx = useTestApp();
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
   });
-  afterAll(() => ctx.close());
 
   const send = (body: unknown) => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body as object);
 

@@ -2,7 +2,7 @@ import SwaggerParser from '@apidevtools/swagger-parser';
 import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
 import type { Response } from 'supertest';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, fcmToken, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
 import { arbitraryOf, OpenApiDocument, responseChecker, Schema } from '../support/openapi-schemas';
 
@@ -32,7 +32,8 @@ function servedRoutes(app: INestApplication): { method: string; path: string }[]
 }
 
 describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
-  let ctx: TestContext;
+  // The built-in allow-list, so the request examples' public push service endpoint is accepted.
+  const ctx = useTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
   let tenant: TestTenant;
   let doc: Document;
 
@@ -40,13 +41,10 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   beforeAll(async () => {
-    // The built-in allow-list, so the request examples' public push service endpoint is accepted.
-    ctx = await createTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
     tenant = await newApp(ctx);
     const res = await ctx.http().get('/docs-json').expect(200);
     doc = res.body;
   });
-  afterAll(() => ctx.close());
 
   it('serves the document at /docs-json and Swagger UI at /docs, without a token', async () => {
     const json = await ctx.http().get('/docs-json');

@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import request from 'supertest';
 import { configureHttpApp } from '../../src/app.factory';
 import { ApiModule } from '../../src/app.module';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, newToken, TestTenant } from '../support/factories';
 import { assertBuilt, freePort, killAllServices, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY } from '../support/processes';
 import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
@@ -19,20 +19,17 @@ const LIMIT = 5;
  * `APP_MODE=api` containers would be.
  */
 describe('rate limit per token across API instances (issue #4.5)', () => {
-  let ctx: TestContext;
   let second: INestApplication;
+  // Declared before useTestApp, so it runs first: the second instance closes before the database goes.
+  afterAll(() => second?.close());
+  const ctx = useTestApp({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    ctx = await createTestApp({ env: { RATE_LIMIT_PER_MINUTE: String(LIMIT) } });
     const moduleRef = await Test.createTestingModule({ imports: [ApiModule] }).compile();
     second = configureHttpApp(moduleRef.createNestApplication({ bodyParser: false, logger: false }));
     await second.init();
     tenant = await newApp(ctx);
-  });
-  afterAll(async () => {
-    await second.close();
-    await ctx.close();
   });
 
   const one = () => ctx.http();

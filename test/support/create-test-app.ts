@@ -28,9 +28,13 @@ export interface TestContext {
  * `env` is applied before the configuration is first read; `override` can replace providers
  * (e.g. the log destination) before the module is compiled.
  */
-export async function createTestApp(
-  options: { module?: Type; env?: Record<string, string>; override?: (builder: TestingModuleBuilder) => TestingModuleBuilder } = {},
-): Promise<TestContext> {
+export interface TestAppOptions {
+  module?: Type;
+  env?: Record<string, string>;
+  override?: (builder: TestingModuleBuilder) => TestingModuleBuilder;
+}
+
+export async function createTestApp(options: TestAppOptions = {}): Promise<TestContext> {
   // The configuration is read once per test file, so it is complete before anything reads it.
   const name = testDatabaseName();
   const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
@@ -56,4 +60,30 @@ export async function createTestApp(
       await Promise.all([dropTestDatabase(database.name), deleteRedisPrefix(queuePrefix)]);
     },
   };
+}
+
+/**
+ * The app of one describe block: built in its beforeAll, closed (database dropped, Redis keys
+ * deleted) in its afterAll. Call it in the describe body; the returned context can be captured
+ * at once and is usable from the first beforeAll declared after this call. `options` may be a
+ * function, run in that beforeAll, when it needs what an earlier beforeAll made (fakes' URLs).
+ *
+ * Jest runs hooks in the order they are declared, afterAll included: a teardown that must run
+ * while the app is still open (killing a worker process that uses its database) is declared
+ * before this call, one that must wait until it is closed (stopping provider fakes) after it.
+ */
+export function useTestApp(options: TestAppOptions | (() => TestAppOptions | Promise<TestAppOptions>) = {}): TestContext {
+  let ctx: TestContext | undefined;
+  beforeAll(async () => {
+    ctx = await createTestApp(typeof options === 'function' ? await options() : options);
+  });
+  afterAll(() => ctx?.close());
+  return new Proxy({} as TestContext, {
+    get(_target, key) {
+      // Not a thenable: `await` on the context must not reach the guard below.
+      if (key === 'then') return undefined;
+      if (!ctx) throw new Error(`The test app was used (${String(key)}) before useTestApp's beforeAll built it`);
+      return ctx[key as keyof TestContext];
+    },
+  });
 }

@@ -9,7 +9,7 @@ interface ErrorResponse {
   headers?: Record<string, string>;
 }
 
-/** The contract's fixed messages per status (section 2). */
+/** The API's fixed messages per status (docs/api.md 2). */
 const MESSAGES: Record<number, string> = {
   400: 'Bad Request.',
   401: 'Unauthenticated.',
@@ -23,7 +23,7 @@ const MESSAGES: Record<number, string> = {
 
 /**
  * The one place an error becomes a response (APP_FILTER). Domain errors map by type; Nest's HTTP
- * exceptions to the contract's fixed bodies; anything else to a bare 500 whose details go only to
+ * exceptions to the API's fixed bodies; anything else to a bare 500 whose details go only to
  * the log, under an error id that the response also carries in `X-Error-Id`.
  */
 @Catch()

@@ -11,11 +11,11 @@ import {
 } from '@nestjs/swagger';
 
 /**
- * OpenAPI descriptions of the contract's error bodies (section 2) and decorators that attach
+ * OpenAPI descriptions of the API's error bodies (docs/api.md 2) and decorators that attach
  * them to routes. AllExceptionsFilter is what actually produces these bodies.
  */
 export class ErrorResponse {
-  @ApiProperty({ description: "The contract's fixed message for the status.", example: 'Not Found' })
+  @ApiProperty({ description: "The API's fixed message for the status.", example: 'Not Found' })
   message: string;
 }
 

@@ -21,7 +21,7 @@ export interface RequestWithBodyError extends Request {
 /**
  * JSON body parsing whose failures (malformed, too large, bad charset) are only recorded on the
  * request. RequestBodyInterceptor raises them after the guard, so authentication is checked
- * first, as the contract orders it.
+ * first, as docs/api.md 2 orders it.
  */
 export function deferredJsonBody(): RequestHandler {
   const parse = json({ limit: BODY_LIMIT_BYTES, strict: true, type: (req) => isJsonContentType(req.headers['content-type']) });

@@ -4,7 +4,7 @@ import { isPlainObject } from './rules';
 import { mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
 /**
- * The global pipe (APP_PIPE): DTO validation with unknown fields rejected, the contract's 422 body,
+ * The global pipe (APP_PIPE): DTO validation with unknown fields rejected, the API's 422 body,
  * and one walk over the whole request body and query for what PostgreSQL cannot store (NUL, lone
  * surrogates) and for absurd nesting.
  */

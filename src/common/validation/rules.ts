@@ -13,7 +13,7 @@ import { env } from '../../config/env';
 import { URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
 
 /**
- * Validation rules that produce the contract's messages ("The notification.title field is
+ * Validation rules that produce the API's messages ("The notification.title field is
  * required."). A rule returns a message template with `:attribute`, which the validation pipe
  * replaces by the dotted request path, or null when the value passes. One decorator per field
  * type keeps a single, predictable message per field (the pipe stops at a field's first error).

@@ -17,7 +17,7 @@ function add(bag: ErrorBag, path: string, template: string): void {
   if (!list.includes(message)) list.push(message);
 }
 
-/** class-validator's tree of errors as the contract's `errors` object (dotted request paths). */
+/** class-validator's tree of errors as the API's `errors` object (dotted request paths). */
 export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag = newBag()): ErrorBag {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;

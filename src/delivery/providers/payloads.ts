@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Platform, PLATFORMS } from '../../common/platform';
 
 /**
- * What each provider receives for one notification (contract 6.1). Pure functions with no state
+ * What each provider receives for one notification (docs/api.md 6.1). Pure functions with no state
  * and no Nest provider: the providers build their requests with them, and the API imports this
  * file (and only this one of delivery's) to reject a send whose payload cannot fit, with a 422.
  */

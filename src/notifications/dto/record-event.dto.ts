@@ -4,7 +4,7 @@ import { EVENT_TYPES, EventType } from '../notification-event.entity';
 
 const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?(Z|[+-]\d{2}:\d{2})$/;
 
-/** POST /notifications/{id}/events (contract 5.4). */
+/** POST /notifications/{id}/events (docs/api.md 5.4). */
 export class RecordEventDto {
   /** The client's own installation id, as in /installations/{installationId}. */
   @ApiProperty({ description: "The client's own installation id, as in /installations/{installationId}.", example: '3f1c-device-install' })

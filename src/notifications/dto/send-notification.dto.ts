@@ -61,7 +61,7 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: Platform[];
 }
 
-/** POST /notifications (contract 5.1). */
+/** POST /notifications (docs/api.md 5.1). */
 export class SendNotificationDto {
   @Required() @Nested(() => RecipientsDto) recipients: RecipientsDto;
   @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;

@@ -1,0 +1,114 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { useTestApp } from '../support/create-test-app';
+
+const ROOT = resolve(__dirname, '../..');
+const DOC = readFileSync(resolve(ROOT, 'docs/api.md'), 'utf8');
+const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'head', 'options'];
+
+type Operation = { 'x-required-abilities'?: string[] };
+
+/** The body of one `## ` section of a Markdown text. */
+function section(text: string, title: string): string {
+  const start = text.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`no "## ${title}" section`);
+  const end = text.indexOf('\n## ', start + 1);
+  return text.slice(start, end < 0 ? undefined : end);
+}
+
+/** Rows of the route index: "METHOD /path" -> the abilities cell ("none" for a public route). */
+function routeIndex(): Map<string, string> {
+  const rows = new Map<string, string>();
+  for (const line of section(DOC, 'Route index').split('\n')) {
+    const match = /^\| `([A-Z]+ \/[^`]*)` \| ([^|]+) \|/.exec(line);
+    if (!match) continue;
+    if (rows.has(match[1])) throw new Error(`${match[1]} is listed twice`);
+    rows.set(match[1], match[2].trim());
+  }
+  return rows;
+}
+
+/** Section numbers ("4", "4.3") of the document's numbered headings. */
+function sectionNumbers(): Set<string> {
+  return new Set([...DOC.matchAll(/^#{2,3} (\d+(?:\.\d+)?)\.? /gm)].map((match) => match[1]));
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return sourceFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/**
+ * Issue #12.7: docs/api.md is the project's own API reference. Its route index is the app's
+ * routes (read from the OpenAPI document, which openapi.e2e-spec.ts keeps equal to the router),
+ * its sections keep the specification's numbering, and every code comment citing it points at a
+ * section that exists.
+ */
+describe('docs/api.md (issue #12.7)', () => {
+  const ctx = useTestApp();
+  let paths: Record<string, Record<string, Operation>>;
+
+  beforeAll(async () => {
+    paths = (await ctx.http().get('/docs-json').expect(200)).body.paths;
+  });
+
+  it('lists exactly the routes the app serves, each with the ability the app requires', () => {
+    const served = new Map<string, string>();
+    for (const [path, item] of Object.entries(paths)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!METHODS.includes(method)) continue;
+        const abilities = op['x-required-abilities'];
+        served.set(`${method.toUpperCase()} ${path}`, abilities?.length ? abilities.map((a) => `\`${a}\``).join(', ') : 'none');
+      }
+    }
+    const documented = routeIndex();
+    expect([...documented.keys()].sort()).toEqual([...served.keys()].sort());
+    for (const [route, abilities] of served) expect({ route, abilities: documented.get(route) }).toEqual({ route, abilities });
+  });
+
+  it("numbers sections 1 to 9 as the specification does, so a section number means the same subject", () => {
+    const headings = [
+      '## 1. Conventions',
+      '## 2. Errors',
+      '## 3. Applications, tokens and abilities',
+      '## 4. Installations',
+      '### 4.1 Resource',
+      '### 4.2 Register or refresh',
+      '### 4.3 Update',
+      '### 4.4 Read and delete',
+      '## 5. Notifications',
+      '### 5.1 Send',
+      '### 5.2 Notification resource and statistics',
+      '### 5.3 Retries',
+      '### 5.4 Read',
+      '## 6. Delivery',
+      '### 6.1 What a device receives',
+      '## 7. Processes and configuration',
+      '## 8. Operator CLI',
+      '## 9. Environment variables',
+    ];
+    const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
+    expect(lines.length).toBe(headings.length);
+    headings.forEach((heading, i) => expect(lines[i].startsWith(heading)).toBe(true));
+  });
+
+  it('every "docs/api.md N.M" citation in src/ and test/ names a section that exists', () => {
+    const numbers = sectionNumbers();
+    const broken: string[] = [];
+    for (const file of [...sourceFiles(resolve(ROOT, 'src')), ...sourceFiles(resolve(ROOT, 'test'))]) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/docs\/api\.md,? (?:sections? )?(\d+(?:\.\d+)?(?:(?:,| and) \d+(?:\.\d+)?)*)/g)) {
+        for (const number of match[1].split(/,| and /).map((n) => n.trim())) {
+          if (!numbers.has(number)) broken.push(`${relative(ROOT, file)}: ${match[0]}`);
+        }
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it("is linked from the README's API section", () => {
+    expect(section(readFileSync(resolve(ROOT, 'README.md'), 'utf8'), 'API')).toContain('(docs/api.md)');
+  });
+});
