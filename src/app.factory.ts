@@ -1,6 +1,8 @@
 import { INestApplication, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
+import { authenticateRequest } from './auth/request-authentication';
+import { answerClientErrors } from './common/http/client-errors';
 import { deferredJsonBody } from './common/http/json-body';
 import { setupOpenApi } from './common/http/openapi';
 import { httpMetrics } from './metrics/http-metrics.middleware';
@@ -8,8 +10,8 @@ import { MetricsService } from './metrics/metrics.service';
 
 /**
  * HTTP setup that is not a module concern: request timing for the metrics, our own JSON body
- * parser (its errors are raised after authentication) and the OpenAPI document with Swagger UI
- * at /docs. Used by main.ts and by the e2e tests, so both run the same app.
+ * parser (it reads bodies of authenticated callers only; its errors are raised after the guard)
+ * and the OpenAPI document with Swagger UI at /docs. Used by main.ts and by the e2e tests, so both run the same app.
  */
 export function configureHttpApp(app: INestApplication): INestApplication {
   const express = app.getHttpAdapter().getInstance();
@@ -17,8 +19,9 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   express.set('trust proxy', true);
   // First, so every request is timed, including those refused before any route runs.
   app.use(httpMetrics(app.get(MetricsService, { strict: false })));
-  app.use(deferredJsonBody());
+  app.use(deferredJsonBody(async (req, res) => (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app);
+  answerClientErrors(app.getHttpServer());
   return app;
 }
 

@@ -10,7 +10,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // config reads the Web Push host pattern from common; common's validation rules read the
   // allow-list through env(), since class-validator builds them outside the container.
   config: ['common'],
-  common: ['config'],
+  // The exceptions filter redacts URLs with logging's helper (log-options.ts).
+  common: ['config', 'logging'],
   queue: ['common', 'config'],
   metrics: ['common', 'config', 'queue'],
   logging: ['auth', 'common', 'config'],

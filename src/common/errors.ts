@@ -30,6 +30,23 @@ export class IdempotencyConflictError extends DomainError {
   readonly code = 'IdempotencyConflict';
 }
 
+/**
+ * Error paths a 422 body lists at most. The message counts every error ("(and N more errors)"),
+ * so the body stays small however much of the request was wrong.
+ */
+export const MAX_REPORTED_ERRORS = 50;
+
+/** The first MAX_REPORTED_ERRORS paths of a bag, in order, without a prototype like the bag itself. */
+export function reportedErrors(errors: Record<string, string[]>): Record<string, string[]> {
+  const out = Object.create(null) as Record<string, string[]>;
+  let count = 0;
+  for (const path in errors) {
+    if (count++ === MAX_REPORTED_ERRORS) break;
+    out[path] = errors[path];
+  }
+  return out;
+}
+
 /** "<first error>[ (and N more error[s])]", as docs/api.md 2 specifies. */
 export function validationSummary(errors: Record<string, string[]>): string {
   const messages = Object.values(errors).flat();

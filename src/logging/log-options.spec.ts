@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { CENSOR, isSecretKey, requestId, scrubSecrets } from './log-options';
+import { CENSOR, isSecretKey, redactUrl, requestId, scrubSecrets } from './log-options';
 
 describe('scrubSecrets', () => {
   it('censors secret-named keys at any depth, in objects and arrays, and keeps the rest', () => {
@@ -60,4 +60,15 @@ describe('requestId', () => {
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(echoed).toBe(id);
   });
+});
+
+describe('redactUrl', () => {
+  it.each([
+    ['/a?access_token=pns_x&limit=5', '/a?access_token=[Redacted]&limit=5'],
+    ['/a?limit=5&token=abc#frag', '/a?limit=5&token=[Redacted]#frag'],
+    ['/a?api%5Fkey=1&ACCESS_TOKEN=2&a[access_token]=3', '/a?api%5Fkey=[Redacted]&ACCESS_TOKEN=[Redacted]&a[access_token]=[Redacted]'],
+    ['/a?token_id=t&cursor=c', '/a?token_id=t&cursor=c'],
+    ['/a/token=b', '/a/token=b'],
+    ['/a?bad%E0=1&token', '/a?bad%E0=1&token'],
+  ])('%s', (url, expected) => expect(redactUrl(url)).toBe(expected));
 });

@@ -63,6 +63,38 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
 }
 
 /**
+ * `url` with the value of every secret-named query parameter (`access_token`, `token`, `api_key`...)
+ * censored. Such tokens are refused (only the Authorization header authenticates), but a caller
+ * who sent one must not find it in the logs either.
+ */
+export function redactUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query === -1) return url;
+  return (
+    url.slice(0, query) +
+    url.slice(query).replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (whole, separator: string, name: string) => {
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // an undecodable name is checked as it is
+      }
+      // `a[access_token]` is how qs-style parsers nest a key.
+      const key = /\[([^\]]*)\]$/.exec(decoded)?.[1] ?? decoded;
+      return isSecretKey(key) || isSecretKey(decoded) ? `${separator}${name}=${CENSOR}` : whole;
+    })
+  );
+}
+
+/** pino-http's request serializer output, with secrets taken out of the URL and the parsed query. */
+export function redactRequest(req: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...req };
+  if (typeof out.url === 'string') out.url = redactUrl(out.url);
+  if (out.query && typeof out.query === 'object') out.query = scrubSecrets(out.query);
+  return out;
+}
+
+/**
  * The request id: the caller's X-Request-Id when it is a sane token (so ids can be traced across
  * a proxy), otherwise a new UUID. Returned in the response header either way.
  */
@@ -87,6 +119,7 @@ export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>)
     timestamp: pino.stdTimeFunctions.isoTime,
     redact: { paths: REDACT_PATHS, censor: CENSOR },
     formatters: { log: (object) => scrubSecrets(object) },
+    serializers: { req: redactRequest },
     genReqId: requestId,
     // Lines logged while handling a request carry only its id; the final line has the details.
     quietReqLogger: true,

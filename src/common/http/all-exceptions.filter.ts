@@ -1,7 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { DomainError, IdempotencyConflictError, NotFoundError, ValidationFailedError } from '../errors';
+import { redactUrl } from '../../logging/log-options';
+import { DomainError, IdempotencyConflictError, NotFoundError, reportedErrors, ValidationFailedError } from '../errors';
 
 interface ErrorResponse {
   status: number;
@@ -59,14 +60,14 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (status) return { status, body: { message: MESSAGES[status] ?? 'Bad Request.' } };
     const errorId = randomUUID();
     this.logger.error(
-      `Unhandled error ${errorId} on ${req.method} ${req.originalUrl ?? req.url}: ${describe(exception)}`,
+      `Unhandled error ${errorId} on ${req.method} ${redactUrl(req.originalUrl ?? req.url)}: ${describe(exception)}`,
       exception instanceof Error ? exception.stack : undefined,
     );
     return { status: 500, body: { message: 'Server Error.' }, headers: { 'X-Error-Id': errorId } };
   }
 
   private fromDomainError(error: DomainError): ErrorResponse {
-    if (error instanceof ValidationFailedError) return { status: 422, body: { message: error.message, errors: error.errors } };
+    if (error instanceof ValidationFailedError) return { status: 422, body: { message: error.message, errors: reportedErrors(error.errors) } };
     if (error instanceof NotFoundError) return { status: 404, body: { message: MESSAGES[404] } };
     if (error instanceof IdempotencyConflictError) return { status: 409, body: { message: error.message } };
     return { status: 500, body: { message: 'Server Error.' } };

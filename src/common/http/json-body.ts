@@ -21,13 +21,24 @@ export interface RequestWithBodyError extends Request {
 /**
  * JSON body parsing whose failures (malformed, too large, bad charset) are only recorded on the
  * request. RequestBodyInterceptor raises them after the guard, so authentication is checked
- * first, as docs/api.md 2 orders it.
+ * first, as docs/api.md 2 orders it. A body is read only when `authenticated` says the caller is
+ * known: anonymous requests are answered (401, or 404 for an unknown route) without parsing
+ * their body, so they cost next to nothing however large or deeply nested it is.
  */
-export function deferredJsonBody(): RequestHandler {
+export function deferredJsonBody(authenticated: (req: Request, res: Response) => Promise<boolean>): RequestHandler {
   const parse = json({ limit: BODY_LIMIT_BYTES, strict: true, type: (req) => isJsonContentType(req.headers['content-type']) });
-  return (req: Request, res: Response, next: NextFunction) =>
-    parse(req, res, (error?: unknown) => {
-      if (error) (req as RequestWithBodyError).bodyError = error as RequestWithBodyError['bodyError'];
-      next();
-    });
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!hasBody(req)) return next();
+    authenticated(req, res).then(
+      (known) => {
+        if (!known) return next();
+        parse(req, res, (error?: unknown) => {
+          if (error) (req as RequestWithBodyError).bodyError = error as RequestWithBodyError['bodyError'];
+          next();
+        });
+      },
+      // A failed lookup (PostgreSQL down) fails again in the guard, which answers it as a 500.
+      () => next(),
+    );
+  };
 }

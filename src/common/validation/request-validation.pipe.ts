@@ -1,13 +1,29 @@
-import { ArgumentMetadata, Injectable, ValidationPipe } from '@nestjs/common';
+import { ArgumentMetadata, Injectable, Type, ValidationPipe } from '@nestjs/common';
+import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
+import { ClassTransformOptions, instanceToPlain, plainToInstance } from 'class-transformer';
 import { ValidationFailedError } from '../errors';
-import { isPlainObject } from './rules';
+import { isPlainObject, verbatimProperties } from './rules';
 import { mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
 /**
  * The global pipe (APP_PIPE): DTO validation with unknown fields rejected, the API's 422 body,
  * and one walk over the whole request body and query for what PostgreSQL cannot store (NUL, lone
- * surrogates) and for absurd nesting.
+ * surrogates) and for absurd nesting or numbers of keys.
  */
+/** Where the pipe sets verbatim fields aside, on the copy of the body that class-transformer gets. */
+const HELD = Symbol('verbatim');
+
+/** class-transformer, except that the fields held aside return to the instance untouched. */
+const transformer: TransformerPackage = {
+  plainToInstance<T>(cls: Type<T>, plain: unknown, options?: ClassTransformOptions): T {
+    const instance = plainToInstance(cls, plain, options) as Record<string, unknown>;
+    const held = (plain as Record<symbol, Record<string, unknown> | undefined>)[HELD];
+    if (held) for (const key of Object.keys(held)) instance[key] = held[key];
+    return instance as T;
+  },
+  classToPlain: (object, options) => instanceToPlain(object, options),
+};
+
 @Injectable()
 export class RequestValidationPipe extends ValidationPipe {
   constructor() {
@@ -18,6 +34,7 @@ export class RequestValidationPipe extends ValidationPipe {
       stopAtFirstError: true,
       forbidUnknownValues: true,
       exceptionFactory: (errors) => new ValidationFailedError(toErrorBag(errors)),
+      transformerPackage: transformer,
     });
   }
 
@@ -28,11 +45,12 @@ export class RequestValidationPipe extends ValidationPipe {
       throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
     }
     const shape = requestShapeProblems(value);
-    // class-transformer and class-validator recurse: too deep a value must not reach them.
-    if (shape.tooDeep) throw new ValidationFailedError(shape.errors);
+    // class-transformer and class-validator recurse, and slow down faster than linearly with the
+    // keys of an object: too deep or too wide a value must not reach them.
+    if (shape.tooDeep || shape.tooManyKeys) throw new ValidationFailedError(shape.errors);
     const unstorable = Object.keys(shape.errors).length > 0;
     try {
-      const result = await super.transform(value, metadata);
+      const result = await super.transform(holdVerbatimFields(value as Record<string, unknown>, metadata.metatype!), metadata);
       if (unstorable) throw new ValidationFailedError(shape.errors);
       return result;
     } catch (error) {
@@ -42,4 +60,22 @@ export class RequestValidationPipe extends ValidationPipe {
       throw error;
     }
   }
+}
+
+/**
+ * A shallow copy of `body` whose PlainObject fields (`data`) are set aside under a symbol, which
+ * neither Nest's prototype-key stripping (for...in) nor class-transformer (Object.keys) visits;
+ * the transformer above puts them back on the instance before validation.
+ */
+function holdVerbatimFields(body: Record<string, unknown>, metatype: object): Record<string | symbol, unknown> {
+  const names = verbatimProperties(metatype).filter((name) => Object.hasOwn(body, name) && isPlainObject(body[name]));
+  if (names.length === 0) return body;
+  const copy: Record<string | symbol, unknown> = { ...body };
+  const held: Record<string, unknown> = {};
+  for (const name of names) {
+    held[name] = body[name];
+    delete copy[name];
+  }
+  copy[HELD] = held;
+  return copy;
 }

@@ -122,6 +122,51 @@ export const In = (values: readonly string[]) => rule('in', checkIn(values));
  */
 const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
 
+/** Instants the API accepts: from 2000-01-01T00:00:00Z (inclusive) to 2101-01-01T00:00:00Z (exclusive). */
+export const INSTANT_MIN = Date.UTC(2000, 0, 1);
+export const INSTANT_MAX = Date.UTC(2101, 0, 1);
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * The epoch milliseconds of an ISO 8601 date-time with `Z` or a `±hh:mm` offset that names a real
+ * instant (no February 30th, no hour 24, no leap second, offsets within ±14:00, the real world's
+ * range) between 2000 and 2100; null otherwise. Date.parse alone would roll 02-30 over to March
+ * and accept years PostgreSQL or the response could not represent.
+ */
+export function parseInstant(value: string): number | null {
+  const m = INSTANT.exec(value);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  const offsetMinutes = m[7] ? (m[7] === '-' ? -1 : 1) * (Number(m[8]) * 60 + Number(m[9])) : 0;
+  if (hour > 23 || minute > 59 || second > 59 || Number(m[9] ?? 0) > 59 || Math.abs(offsetMinutes) > 14 * 60) return null;
+  const local = Date.UTC(year, month - 1, day, hour, minute, second);
+  const date = new Date(local);
+  // Date.UTC rolls impossible days over into the next month: a real date survives the round trip.
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  const instant = Date.parse(value);
+  return instant >= INSTANT_MIN && instant < INSTANT_MAX ? instant : null;
+}
+
+export function checkInstant(): Check {
+  return (value) => {
+    if (typeof value !== 'string') return 'The :attribute field must be a string.';
+    return parseInstant(value) === null
+      ? 'The :attribute field must be a real ISO 8601 date-time with Z or a ±hh:mm offset, between the years 2000 and 2100.'
+      : null;
+  };
+}
+
+/** A date-time field (`occurred_at`, later `send_at`): see parseInstant. */
+export const Instant = () =>
+  rule(
+    'instant',
+    described(checkInstant(), {
+      type: 'string',
+      format: 'date-time',
+      description: 'ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101.',
+    }),
+  );
+
 export function HttpsUrl(max: number) {
   const asString = checkString({ max });
   return rule(
@@ -212,8 +257,26 @@ export function checkObject({ maxBytes, reservedKeys }: { maxBytes?: number; res
   };
 }
 
-export const PlainObject = (options?: Parameters<typeof checkObject>[0]) =>
-  rule('object', described(checkObject(options), { type: 'object', additionalProperties: true }));
+/** Metadata key: the properties of a DTO whose value is kept exactly as parsed (see PlainObject). */
+export const VERBATIM_PROPERTIES = 'verbatimProperties';
+
+/** The properties of `cls` declared with PlainObject. */
+export function verbatimProperties(cls: object): string[] {
+  return (Reflect.getMetadata(VERBATIM_PROPERTIES, cls) as string[] | undefined) ?? [];
+}
+
+/**
+ * A free-form JSON object (a top-level body field), kept exactly as parsed: RequestValidationPipe
+ * keeps it away from class-transformer and from Nest's removal of `__proto__` and `constructor`
+ * keys, which would drop keys such as `constructor`, `toString` or `__proto__` (or fail on them).
+ * JSON.parse makes `__proto__` an own key, never a prototype, so the parsed value is safe as it is.
+ */
+export function PlainObject(options?: Parameters<typeof checkObject>[0]): PropertyDecorator {
+  return (target, key) => {
+    rule('object', described(checkObject(options), { type: 'object', additionalProperties: true }))(target, key);
+    Reflect.defineMetadata(VERBATIM_PROPERTIES, [...verbatimProperties(target.constructor), key], target.constructor);
+  };
+}
 
 /** A nested object validated against `cls`; unknown keys inside it are rejected too. */
 export function Nested(cls: () => new () => object): PropertyDecorator {

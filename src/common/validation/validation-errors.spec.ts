@@ -1,4 +1,4 @@
-import { MAX_NESTING, mergeBags, requestShapeProblems } from './validation-errors';
+import { MAX_KEYS_PER_OBJECT, MAX_KEYS_TOTAL, MAX_NESTING, mergeBags, requestShapeProblems } from './validation-errors';
 
 const nested = (depth: number, leaf: unknown = 1): unknown => {
   let value = leaf;
@@ -39,5 +39,26 @@ describe('requestShapeProblems', () => {
     const { errors } = requestShapeProblems(body);
     expect(Object.keys(errors)).toEqual(['toString', 'constructor', 'valueOf', '__proto__']);
     expect(Object.keys(mergeBags(errors, { toString: ['another'] }))).toEqual(['toString', 'constructor', 'valueOf', '__proto__']);
+  });
+});
+
+describe('requestShapeProblems: keys', () => {
+  const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+
+  it(`accepts ${MAX_KEYS_PER_OBJECT} keys in an object and refuses one more, at its path`, () => {
+    expect(requestShapeProblems({ data: keys(MAX_KEYS_PER_OBJECT) }).tooManyKeys).toBe(false);
+    const { errors, tooManyKeys } = requestShapeProblems({ data: { inner: keys(MAX_KEYS_PER_OBJECT + 1) } });
+    expect(tooManyKeys).toBe(true);
+    expect(errors).toEqual({ 'data.inner': [`The data.inner field must not have more than ${MAX_KEYS_PER_OBJECT} keys.`] });
+    expect(Object.keys(requestShapeProblems(keys(MAX_KEYS_PER_OBJECT + 1)).errors)).toEqual(['body']);
+  });
+
+  it(`refuses more than ${MAX_KEYS_TOTAL} keys in all at body; array items do not count`, () => {
+    const wide = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`o${i}`, keys(MAX_KEYS_PER_OBJECT - 1)]));
+    expect(requestShapeProblems(wide).tooManyKeys).toBe(false);
+    const { errors, tooManyKeys } = requestShapeProblems({ ...wide, extra: keys(11) });
+    expect(tooManyKeys).toBe(true);
+    expect(Object.keys(errors)).toEqual(['body']);
+    expect(requestShapeProblems({ list: Array.from({ length: 50_000 }, (_, i) => i) }).tooManyKeys).toBe(false);
   });
 });

@@ -48,6 +48,16 @@ export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag
  */
 export const MAX_NESTING = 32;
 
+/**
+ * Keys one object may have, and keys (object members, at any depth) a whole request may have.
+ * Far above what any honest body holds (`data` is at most 4 KiB, the other objects have a few
+ * named fields), and low enough that class-transformer, whose cost grows faster than linearly
+ * with the keys of an object (60,000 keys held the event loop for seconds), never sees more.
+ * Array items are not keys: `recipients.user_ids` alone may hold 10,000.
+ */
+export const MAX_KEYS_PER_OBJECT = 1_000;
+export const MAX_KEYS_TOTAL = 10_000;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why PostgreSQL would refuse this text (NUL in text/jsonb, a lone surrogate in jsonb), or null. */
@@ -61,16 +71,21 @@ export interface RequestShapeProblems {
   errors: ErrorBag;
   /** Nesting beyond MAX_NESTING was found: the value must not reach recursive code. */
   tooDeep: boolean;
+  /** An object over MAX_KEYS_PER_OBJECT, or a request over MAX_KEYS_TOTAL: refused before transformation. */
+  tooManyKeys: boolean;
 }
 
 /**
  * One iterative walk over a request body or query (an explicit stack, so no depth overflows it):
  * strings and keys PostgreSQL cannot store, reported at their dotted path instead of a driver
- * error, and nesting beyond MAX_NESTING, reported at the top-level field that holds it.
+ * error, nesting beyond MAX_NESTING, reported at the top-level field that holds it, and objects
+ * with too many keys, reported at their path (`body` for the body itself or the total). The walk
+ * stops at the first key bound exceeded, so it costs at most one look at each key of the body.
  */
 export function requestShapeProblems(value: unknown): RequestShapeProblems {
   const errors = newBag();
   let tooDeep = false;
+  let keys = 0;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value: item, path, depth } = stack.pop()!;
@@ -85,6 +100,18 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
       tooDeep = true;
       continue;
     }
+    if (!Array.isArray(item)) {
+      const count = Object.keys(item).length;
+      keys += count;
+      if (count > MAX_KEYS_PER_OBJECT) {
+        add(errors, path || 'body', `The :attribute field must not have more than ${MAX_KEYS_PER_OBJECT} keys.`);
+        return { errors, tooDeep, tooManyKeys: true };
+      }
+      if (keys > MAX_KEYS_TOTAL) {
+        add(errors, 'body', `The request body must not have more than ${MAX_KEYS_TOTAL} keys in all (objects at any depth).`);
+        return { errors, tooDeep, tooManyKeys: true };
+      }
+    }
     const children: { value: unknown; path: string; depth: number }[] = [];
     const entries: [string, unknown][] = Array.isArray(item) ? item.map((v, i) => [String(i), v]) : Object.entries(item);
     for (const [key, child] of entries) {
@@ -96,7 +123,7 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
     // Reversed onto the stack so errors come out in document order.
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
-  return { errors, tooDeep };
+  return { errors, tooDeep, tooManyKeys: false };
 }
 
 export function mergeBags(...bags: ErrorBag[]): ErrorBag {
