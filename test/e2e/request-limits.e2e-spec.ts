@@ -1,7 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { MAX_REPORTED_ERRORS } from '../../src/common/errors';
+import { answerClientErrors } from '../../src/common/http/client-errors';
 import { canonicalJson } from '../../src/notifications/idempotency.service';
 import { MAX_KEYS_PER_OBJECT, MAX_KEYS_TOTAL } from '../../src/common/validation/validation-errors';
 import { createTestApp, TestContext } from '../support/create-test-app';
@@ -260,6 +261,24 @@ describe('request limits and refusals (issue 11)', () => {
       expect(res.headers['content-type']).toMatch(/^application\/json/);
       expect(JSON.parse(res.body)).toEqual({ message: 'Request Header Fields Too Large.' });
     });
+  });
+});
+
+describe("a request slower than Node's request timeout", () => {
+  it('gets 408 with a JSON body from the same clientError handler', async () => {
+    // The app's server keeps Node's 300 s default; a short one here exercises the same handler.
+    const server = createServer({ requestTimeout: 300, connectionsCheckingInterval: 50 }, (_req, res) => res.end('unreachable'));
+    answerClientErrors(server);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    try {
+      const res = await rawRequest((server.address() as { port: number }).port, 'GET /health/live HTTP/1.1\r\nHost: x\r\n');
+      expect(res.status).toBe(408);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(res.body)).toEqual({ message: 'Request Timeout.' });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
 

@@ -81,8 +81,8 @@ const errorContent = (...messages: string[]) => ({
 
 /**
  * The answers the HTTP layer gives before any route runs, on every operation: 400 for a request
- * Node's parser rejects or a path with broken percent-encoding, and 431 for headers (URL
- * included) over Node's 16 KiB limit. A route with a JSON body keeps its own 400 (malformed JSON)
+ * Node's parser rejects or a path with broken percent-encoding, 431 for headers (URL
+ * included) over Node's 16 KiB limit, and 408 for a request that arrives too slowly. A route with a JSON body keeps its own 400 (malformed JSON)
  * beside the general one.
  */
 export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
@@ -99,6 +99,10 @@ export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
       responses['431'] = {
         description: 'The request line and headers are over 16 KiB (a very long URL included).',
         content: errorContent('Request Header Fields Too Large.'),
+      };
+      responses['408'] = {
+        description: "The request did not arrive whole within Node's request timeout (300 s).",
+        content: errorContent('Request Timeout.'),
       };
     }
   }
