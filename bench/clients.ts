@@ -6,7 +6,7 @@ import { createPrivateKey, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { connect, constants as h2, type ClientHttp2Session } from 'node:http2';
 import { SignJWT } from 'jose';
-import { apnsHeaders, apnsPayload, type PushContent } from '../src/common/push-payloads';
+import { apnsHeaders, apnsPayload, type PushContent } from '../src/delivery/providers/payloads';
 import { TEST_CA_PATH } from '../test/fakes/fake-server';
 
 export const TITLE = 'Benchmark';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AppsRepository } from './apps.repository';
 import { AppsService } from './apps.service';
 
-@Module({ providers: [AppsService], exports: [AppsService] })
+@Module({ providers: [AppsService, AppsRepository], exports: [AppsService, AppsRepository] })
 export class AppsModule {}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { isUuid } from '../common/uuid';
+import { AppRow, AppsRepository } from './apps.repository';
 
 export interface AppSummary {
   id: string;
@@ -8,25 +8,23 @@ export interface AppSummary {
   created_at: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const summary = (row: AppRow): AppSummary => ({ id: row.id, name: row.name, created_at: row.created_at.toISOString() });
 
 @Injectable()
 export class AppsService {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly apps: AppsRepository) {}
 
   async create(name: string): Promise<AppSummary> {
-    const [row] = await this.db.query(`INSERT INTO apps (name) VALUES ($1) RETURNING id, name, created_at`, [name]);
-    return { id: row.id, name: row.name, created_at: row.created_at.toISOString() };
+    return summary(await this.apps.insert(name));
   }
 
   async list(): Promise<AppSummary[]> {
-    const rows = await this.db.query(`SELECT id, name, created_at FROM apps ORDER BY created_at, id`);
-    return rows.map((row: { id: string; name: string; created_at: Date }) => ({ ...row, created_at: row.created_at.toISOString() }));
+    return (await this.apps.list()).map(summary);
   }
 
   async find(id: string): Promise<AppSummary | null> {
-    if (!UUID.test(id)) return null;
-    const [row] = await this.db.query(`SELECT id, name, created_at FROM apps WHERE id = $1`, [id]);
-    return row ? { ...row, created_at: row.created_at.toISOString() } : null;
+    if (!isUuid(id)) return null;
+    const row = await this.apps.find(id);
+    return row ? summary(row) : null;
   }
 }

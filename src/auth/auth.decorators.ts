@@ -8,15 +8,12 @@ import {
   ApiUnauthorizedResponse,
 } from '@nestjs/swagger';
 import { ErrorResponse } from '../common/http/api-responses';
+import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../common/openapi-names';
 import { Ability } from './abilities';
 import { AuthContext } from './auth-context';
 
 export const ABILITIES_KEY = 'requiredAbilities';
 export const PUBLIC_KEY = 'publicRoute';
-/** The security scheme name in the OpenAPI document. */
-export const BEARER_SCHEME = 'bearer';
-/** OpenAPI extension listing the abilities an operation needs (also written into its description). */
-export const ABILITIES_EXTENSION = 'x-required-abilities';
 
 /**
  * The abilities a route needs; routes without it (and not @Public) are refused. It also documents

@@ -1,9 +1,10 @@
 import { Module } from '@nestjs/common';
 import { BearerStrategy } from './bearer.strategy';
+import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
-  providers: [TokensService, BearerStrategy],
+  providers: [TokensService, TokensRepository, BearerStrategy],
   exports: [TokensService],
 })
 export class AuthModule {}

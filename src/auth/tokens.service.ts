@@ -1,9 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createHash, randomBytes } from 'node:crypto';
-import { DataSource } from 'typeorm';
-import { preparedQuery } from '../common/prepared-query';
 import { AuthContext } from './auth-context';
+import { TokenRow, TokensRepository } from './tokens.repository';
 
 const TOKEN_PREFIX = 'pns_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -19,17 +17,6 @@ export interface TokenSummary {
   expires_at: string | null;
   revoked_at: string | null;
   last_used_at: string | null;
-}
-
-interface TokenRow {
-  id: string;
-  app_id: string;
-  name: string | null;
-  abilities: string[];
-  created_at: Date;
-  expires_at: Date | null;
-  revoked_at: Date | null;
-  last_used_at: Date | null;
 }
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
@@ -63,44 +50,34 @@ export class TokensService {
   /** Tokens whose last_used_at this process is writing right now. */
   private readonly recording = new Set<string>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(private readonly tokens: TokensRepository) {}
 
   async create(input: { appId: string; abilities: string[]; name?: string | null; expiresInDays?: number }) {
     const token = generateToken();
-    const [row]: TokenRow[] = await this.db.query(
-      `INSERT INTO api_tokens (app_id, name, token_hash, abilities, expires_at)
-       VALUES ($1, $2, $3, $4, CASE WHEN $5::int IS NULL THEN NULL ELSE now() + make_interval(days => $5::int) END)
-       RETURNING *`,
-      [input.appId, input.name ?? null, hashToken(token), input.abilities, input.expiresInDays ?? null],
-    );
+    const row = await this.tokens.insert({
+      appId: input.appId,
+      name: input.name ?? null,
+      tokenHash: hashToken(token),
+      abilities: input.abilities,
+      expiresInDays: input.expiresInDays ?? null,
+    });
     return { ...summary(row), token };
   }
 
   async list(appId: string): Promise<TokenSummary[]> {
-    const rows: TokenRow[] = await this.db.query(`SELECT * FROM api_tokens WHERE app_id = $1 ORDER BY created_at, id`, [appId]);
-    return rows.map(summary);
+    return (await this.tokens.listByApp(appId)).map(summary);
   }
 
   /** Revokes a token; revoking twice keeps the first revocation time. Null when unknown. */
   async revoke(id: string): Promise<TokenSummary | null> {
-    const [rows]: [TokenRow[], number] = await this.db.query(
-      `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING *`,
-      [id],
-    );
-    return rows[0] ? summary(rows[0]) : null;
+    const row = await this.tokens.revoke(id);
+    return row ? summary(row) : null;
   }
 
   /** The caller behind a bearer token, or null when it is unknown, revoked or expired. */
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
-    const [row] = (
-      await preparedQuery<Pick<TokenRow, 'id' | 'app_id' | 'abilities' | 'expires_at' | 'revoked_at' | 'last_used_at'>>(
-        this.db,
-        'api_tokens_authenticate',
-        `SELECT id, app_id, abilities, expires_at, revoked_at, last_used_at FROM api_tokens WHERE token_hash = $1`,
-        [hashToken(token)],
-      )
-    ).rows;
+    const row = await this.tokens.findByHash(hashToken(token));
     const now = Date.now();
     if (!row || row.revoked_at || (row.expires_at && row.expires_at.getTime() <= now)) return null;
     if ((!row.last_used_at || now - row.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(row.id)) {
@@ -109,8 +86,8 @@ export class TokensService {
       // behind its row lock. Only the write is deduplicated, and only while it runs.
       this.recording.add(row.id);
       // Not awaited: recording usage must not slow down or fail the request.
-      this.db
-        .query(`UPDATE api_tokens SET last_used_at = now() WHERE id = $1`, [row.id])
+      this.tokens
+        .touchLastUsed(row.id)
         .catch((error: Error) => this.logger.warn(`Could not record token use: ${error.message}`))
         .finally(() => this.recording.delete(row.id));
     }

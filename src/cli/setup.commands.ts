@@ -3,7 +3,7 @@ import { Command, CommandRunner } from 'nest-commander';
 import { DataSource } from 'typeorm';
 import { AppsService } from '../apps/apps.service';
 import { TokensService } from '../auth/tokens.service';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { printJson } from './cli-error';
 
 @Command({ name: 'migrate', description: 'Run pending database migrations' })
@@ -28,6 +28,7 @@ export class SetupCommand extends CommandRunner {
     @InjectDataSource() private readonly db: DataSource,
     private readonly apps: AppsService,
     private readonly tokens: TokensService,
+    private readonly config: EnvironmentVariables,
   ) {
     super();
   }
@@ -37,7 +38,7 @@ export class SetupCommand extends CommandRunner {
     const app = (await this.apps.list())[0] ?? (await this.apps.create('My App'));
     const token = await this.tokens.create({ appId: app.id, abilities: ['*'], name: 'setup' });
     const curl = [
-      `curl -i -X POST http://localhost:${env().PORT}/api/v1/notifications`,
+      `curl -i -X POST http://localhost:${this.config.PORT}/api/v1/notifications`,
       `-H 'Authorization: Bearer ${token.token}'`,
       `-H 'Content-Type: application/json'`,
       `-d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"}}'`,

@@ -2,9 +2,9 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { AppsService } from '../apps/apps.service';
 import { isKnownAbility } from '../auth/abilities';
 import { TokensService } from '../auth/tokens.service';
+import { isUuid } from '../common/uuid';
 import { CliError, printJson } from './cli-error';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 @Command({ name: 'tokens:create', description: 'Create an API token; it is shown only this once' })
 export class TokensCreateCommand extends CommandRunner {
@@ -85,7 +85,7 @@ export class TokensRevokeCommand extends CommandRunner {
   }
 
   async run(_params: string[], options: { id: string }): Promise<void> {
-    const token = UUID.test(options.id) ? await this.tokens.revoke(options.id) : null;
+    const token = isUuid(options.id) ? await this.tokens.revoke(options.id) : null;
     if (!token) throw new CliError(`Token ${options.id} not found`);
     printJson(token);
   }

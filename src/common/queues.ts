@@ -1,6 +1,6 @@
 /**
- * Queue names and job payloads: the only thing `notifications` (the producer, in the API) and
- * `delivery` (the consumer, in the worker) share.
+ * Queue names, job names and payloads: how `notifications` (the producer, in the API) and
+ * `delivery` (the consumer, in the worker) meet. src/queue/jobs.ts adds every job.
  */
 export const FANOUT_QUEUE = 'fanout';
 export const DELIVER_QUEUE = 'deliver';
@@ -15,6 +15,10 @@ export interface DeliverJob {
   notificationId: string;
   batch: number;
 }
+
+/** Job names (src/queue/jobs.ts adds every job). */
+export const FANOUT_JOB = 'fanout';
+export const DELIVER_JOB = 'deliver';
 
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;

@@ -23,6 +23,24 @@ export class ConfigError extends Error {}
 
 const toInt = ({ value }: { value: unknown }) =>
   typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+/**
+ * An integer variable from `min` to `max` (inclusive; no upper bound when omitted): the decorator
+ * run every integer variable had, written once. Applied in the order those decorators ran
+ * (nearest the property first), so each message stays the one an operator reads.
+ */
+function Int(min: number, max?: number, messages = { min: `must be at least ${min}`, max: `must be at most ${max}` }): PropertyDecorator {
+  const decorators: PropertyDecorator[] = [
+    ...(max === undefined ? [] : [Max(max, { message: messages.max })]),
+    Min(min, { message: messages.min }),
+    IsInt({ message: 'must be an integer' }),
+    Transform(toInt),
+  ];
+  return (target, property) => decorators.forEach((decorate) => decorate(target, property));
+}
+
+/** A TCP port; 0 where the variable allows turning the listener off. */
+const Port = () => Int(0, 65535, { min: 'must be a port number', max: 'must be a port number' });
+
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
@@ -39,10 +57,7 @@ export class EnvironmentVariables {
   @IsIn(['api', 'worker', 'all'], { message: 'must be one of api, worker, all' })
   APP_MODE: 'api' | 'worker' | 'all' = 'all';
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be a port number' })
-  @Max(65535, { message: 'must be a port number' })
+  @Port()
   PORT = 3000;
 
   /** Interface the API listens on; unset means every interface. */
@@ -53,10 +68,7 @@ export class EnvironmentVariables {
   @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/push';
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(1000, { message: 'must be at most 1000' })
+  @Int(1, 1000)
   DATABASE_POOL_SIZE = 20;
 
   /** How long start-up waits for PostgreSQL to accept a connection before exiting 1. */
@@ -100,59 +112,37 @@ export class EnvironmentVariables {
   @Matches(ALLOWED_HOSTS_PATTERN, { message: 'must be comma-separated host names or .suffixes' })
   WEB_PUSH_ALLOWED_HOSTS?: string;
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(100, { message: 'must be at most 100' })
+  @Int(1, 100)
   DELIVERY_MAX_ATTEMPTS = 5;
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be at least 0' })
+  @Int(0)
   DELIVERY_RETRY_BASE_MS = 1000;
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be at least 0' })
+  @Int(0)
   DELIVERY_RETRY_MAX_MS = 300000;
 
   /** Installations per delivery job. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(10000, { message: 'must be at most 10000' })
+  @Int(1, 10000)
   DELIVERY_BATCH_SIZE = 500;
 
   /** Provider requests in flight per delivery job. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(5000, { message: 'must be at most 5000' })
+  @Int(1, 5000)
   DELIVERY_CONCURRENCY = 250;
 
   /** Delivery jobs run at once by one worker process. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1, { message: 'must be at least 1' })
-  @Max(256, { message: 'must be at most 256' })
+  @Int(1, 256)
   WORKER_CONCURRENCY = 8;
 
   /** How often the sweeper looks for accepted work that no job holds. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(100, { message: 'must be at least 100' })
+  @Int(100)
   SWEEP_INTERVAL_MS = 30000;
 
   /** A delivery left "sending" this long belonged to a worker that died: it is retried. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1000, { message: 'must be at least 1000' })
+  @Int(1000)
   DELIVERY_STUCK_MS = 120000;
 
   /** BullMQ job lock: a job of a crashed worker is taken over after about this long. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1000, { message: 'must be at least 1000' })
+  @Int(1000)
   QUEUE_LOCK_MS = 30000;
 
   @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
@@ -166,10 +156,7 @@ export class EnvironmentVariables {
   LOG_PRETTY = false;
 
   /** Port of the Prometheus /metrics listener, separate from PORT so it need not be public; 0 turns it off. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be a port number' })
-  @Max(65535, { message: 'must be a port number' })
+  @Port()
   METRICS_PORT = 9464;
 
   /** Interface of the metrics listener; unset means every interface, like HOST (see docs/operations.md). */
@@ -178,9 +165,7 @@ export class EnvironmentVariables {
   METRICS_HOST?: string;
 
   /** Requests per minute per API token, shared by every api process through Redis; 0 turns limiting off. */
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(0, { message: 'must be at least 0' })
+  @Int(0)
   RATE_LIMIT_PER_MINUTE = 6000;
 
   /** Basic-auth user of the queue dashboard (/admin/queues); the dashboard is off unless both are set. */
@@ -195,9 +180,7 @@ export class EnvironmentVariables {
   @IsString({ message: 'is required when ADMIN_USER is set' })
   ADMIN_PASSWORD?: string;
 
-  @Transform(toInt)
-  @IsInt({ message: 'must be an integer' })
-  @Min(1000, { message: 'must be at least 1000' })
+  @Int(1000)
   SHUTDOWN_TIMEOUT_MS = 30000;
 }
 

@@ -1,15 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
 import { createECDH, createPrivateKey, createPublicKey, KeyObject } from 'node:crypto';
-import { DataSource } from 'typeorm';
 import webpush from 'web-push';
-import { ProviderCredentials } from '../delivery/providers/push-provider';
-import { AppCredentials } from './app-credentials.entity';
+import { AppsRepository } from '../apps/apps.repository';
+import { EnvironmentVariables } from '../config/env';
+import { isUuid } from '../common/uuid';
+import { CredentialsRepository, UnknownAppError } from './credentials.repository';
+import { ProviderCredentials } from './provider-credentials';
 import { open, seal } from './secret-box';
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
 const CACHE_TTL_MS = 30_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Apple key ids and team ids are 10 characters, e.g. `ABC123DEFG`. */
 const APPLE_ID = /^[A-Za-z0-9]{10}$/;
 /** A bundle id (reverse DNS), possibly with an APNs suffix such as `.voip`. */
@@ -75,11 +75,15 @@ const sealContext = (appId: string, column: string) => `app_credentials:${appId}
 export class CredentialsService {
   private readonly cache = new Map<string, { expiresAt: number; value: Promise<ProviderCredentials> }>();
 
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    private readonly credentials: CredentialsRepository,
+    private readonly apps: AppsRepository,
+    private readonly config: EnvironmentVariables,
+  ) {}
 
   /** Validates, seals and upserts the given providers' credentials; returns the new summary. */
   async update(appId: string, input: CredentialsInput): Promise<CredentialsSummary> {
-    if (!UUID.test(appId)) throw new CredentialsError(`App ${appId} not found`);
+    if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
     // Column -> value, plus how each column is updated when a row already exists.
     const values = new Map<string, unknown>();
     const keepExisting = new Set<string>();
@@ -90,19 +94,19 @@ export class CredentialsService {
       values.set('apns_team_id', apns.teamId);
       values.set('apns_topic', apns.topic);
       values.set('apns_production', apns.production);
-      values.set('apns_private_key_enc', seal(apns.privateKey, sealContext(appId, 'apns_private_key_enc')));
+      values.set('apns_private_key_enc', seal(apns.privateKey, sealContext(appId, 'apns_private_key_enc'), this.config.APP_KEY));
     }
     if (input.fcm) {
       const account = validateServiceAccount(input.fcm.serviceAccount);
       values.set('fcm_project_id', account.project_id);
       values.set('fcm_client_email', account.client_email);
-      values.set('fcm_service_account_enc', seal(input.fcm.serviceAccount, sealContext(appId, 'fcm_service_account_enc')));
+      values.set('fcm_service_account_enc', seal(input.fcm.serviceAccount, sealContext(appId, 'fcm_service_account_enc'), this.config.APP_KEY));
     }
     if (input.vapid) {
       const vapid = validateVapid(input.vapid);
       values.set('vapid_subject', vapid.subject);
       values.set('vapid_public_key', vapid.publicKey);
-      values.set('vapid_private_key_enc', seal(vapid.privateKey, sealContext(appId, 'vapid_private_key_enc')));
+      values.set('vapid_private_key_enc', seal(vapid.privateKey, sealContext(appId, 'vapid_private_key_enc'), this.config.APP_KEY));
       // Browsers bind every subscription to the VAPID public key it was made with: replacing an
       // existing pair merely because none was passed would silently break all of them.
       if (vapid.generated) keepExisting.add('vapid_public_key').add('vapid_private_key_enc');
@@ -118,7 +122,7 @@ export class CredentialsService {
   }
 
   async summary(appId: string): Promise<CredentialsSummary> {
-    const row = UUID.test(appId) ? await this.db.getRepository(AppCredentials).findOneBy({ appId }) : null;
+    const row = isUuid(appId) ? await this.credentials.find(appId) : null;
     return {
       app_id: appId,
       apns:
@@ -158,7 +162,7 @@ export class CredentialsService {
   }
 
   private async load(appId: string): Promise<ProviderCredentials> {
-    const row = UUID.test(appId) ? await this.db.getRepository(AppCredentials).findOneBy({ appId }) : null;
+    const row = isUuid(appId) ? await this.credentials.find(appId) : null;
     const credentials: ProviderCredentials = { appId, apns: null, fcm: null, vapid: null };
     if (!row) return credentials;
     if (row.apnsKeyId && row.apnsTeamId && row.apnsTopic && row.apnsPrivateKeyEnc) {
@@ -167,11 +171,11 @@ export class CredentialsService {
         teamId: row.apnsTeamId,
         topic: row.apnsTopic,
         production: row.apnsProduction === true,
-        privateKey: open(row.apnsPrivateKeyEnc, sealContext(appId, 'apns_private_key_enc')),
+        privateKey: open(row.apnsPrivateKeyEnc, sealContext(appId, 'apns_private_key_enc'), this.config.APP_KEY),
       };
     }
     if (row.fcmServiceAccountEnc) {
-      const account = JSON.parse(open(row.fcmServiceAccountEnc, sealContext(appId, 'fcm_service_account_enc'))) as ServiceAccountFields;
+      const account = JSON.parse(open(row.fcmServiceAccountEnc, sealContext(appId, 'fcm_service_account_enc'), this.config.APP_KEY)) as ServiceAccountFields;
       credentials.fcm = {
         projectId: account.project_id,
         clientEmail: account.client_email,
@@ -183,41 +187,23 @@ export class CredentialsService {
       credentials.vapid = {
         subject: row.vapidSubject,
         publicKey: row.vapidPublicKey,
-        privateKey: open(row.vapidPrivateKeyEnc, sealContext(appId, 'vapid_private_key_enc')),
+        privateKey: open(row.vapidPrivateKeyEnc, sealContext(appId, 'vapid_private_key_enc'), this.config.APP_KEY),
       };
     }
     return credentials;
   }
 
-  /**
-   * One atomic INSERT ... ON CONFLICT naming only the given columns, so concurrent updates of
-   * different providers cannot overwrite each other (a read-modify-write could).
-   */
   private async upsert(appId: string, values: Map<string, unknown>, keepExisting: Set<string>): Promise<void> {
-    const columns = [...values.keys()];
-    const params = [appId, ...values.values()];
-    const assignments = columns.map((column) =>
-      keepExisting.has(column)
-        ? // Paired columns follow the public key, so a pair is never mixed with another.
-          `"${column}" = CASE WHEN app_credentials.vapid_public_key IS NULL THEN EXCLUDED."${column}" ELSE app_credentials."${column}" END`
-        : `"${column}" = EXCLUDED."${column}"`,
-    );
     try {
-      await this.db.query(
-        `INSERT INTO app_credentials (app_id, ${columns.map((c) => `"${c}"`).join(', ')})
-         VALUES (${params.map((_, i) => `$${i + 1}`).join(', ')})
-         ON CONFLICT (app_id) DO UPDATE SET ${assignments.join(', ')}, updated_at = now()`,
-        params,
-      );
+      await this.credentials.upsert(appId, values, keepExisting);
     } catch (error) {
-      if ((error as { code?: string }).code === '23503') throw new CredentialsError(`App ${appId} not found`);
+      if (error instanceof UnknownAppError) throw new CredentialsError(`App ${appId} not found`);
       throw error;
     }
   }
 
   private async assertAppExists(appId: string): Promise<void> {
-    const rows: unknown[] = await this.db.query(`SELECT 1 FROM apps WHERE id = $1`, [appId]);
-    if (rows.length === 0) throw new CredentialsError(`App ${appId} not found`);
+    if (!(await this.apps.exists(appId))) throw new CredentialsError(`App ${appId} not found`);
   }
 }
 

@@ -21,12 +21,6 @@ describe('secret box', () => {
     expect(seal('same', '', key)).not.toBe(seal('same', '', key));
   });
 
-  it('seals with APP_KEY from the environment by default', () => {
-    expect(open(seal('default key'))).toBe('default key');
-    expect(open(seal('x'), '', process.env.APP_KEY)).toBe('x');
-    expect(() => open(seal('x'), '', key)).toThrow(SecretBoxError);
-  });
-
   it('refuses a wrong key with a clear error', () => {
     const sealed = seal('secret', '', key);
     expect(() => open(sealed, '', randomBytes(32))).toThrow(

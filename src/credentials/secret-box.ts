@@ -1,5 +1,4 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { env } from '../config/env';
 
 /**
  * Seals provider secrets at rest with AES-256-GCM under APP_KEY (docs/api.md section 8).
@@ -19,16 +18,16 @@ const KEY_BYTES = 32;
 /** A sealed value that cannot be opened: wrong APP_KEY, tampering, or not a sealed value at all. */
 export class SecretBoxError extends Error {}
 
-/** A key given as base64 text (as APP_KEY is) or as raw bytes; APP_KEY when omitted. */
+/** A key given as base64 text (as APP_KEY is) or as raw bytes. */
 export type SecretKey = Buffer | string;
 
-function keyBytes(key: SecretKey | undefined): Buffer {
-  const bytes = typeof key === 'string' ? Buffer.from(key, 'base64') : (key ?? Buffer.from(env().APP_KEY, 'base64'));
+function keyBytes(key: SecretKey): Buffer {
+  const bytes = typeof key === 'string' ? Buffer.from(key, 'base64') : key;
   if (bytes.length !== KEY_BYTES) throw new SecretBoxError(`APP_KEY must be ${KEY_BYTES} bytes in base64`);
   return bytes;
 }
 
-export function seal(plaintext: string, context = '', key?: SecretKey): string {
+export function seal(plaintext: string, context: string, key: SecretKey): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', keyBytes(key), iv);
   cipher.setAAD(Buffer.from(context, 'utf8'));
@@ -36,7 +35,7 @@ export function seal(plaintext: string, context = '', key?: SecretKey): string {
   return VERSION + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
 }
 
-export function open(sealed: string, context = '', key?: SecretKey): string {
+export function open(sealed: string, context: string, key: SecretKey): string {
   if (!sealed.startsWith(VERSION)) throw new SecretBoxError('Not a sealed secret (expected the "v1:" prefix)');
   const raw = Buffer.from(sealed.slice(VERSION.length), 'base64');
   if (raw.length < IV_BYTES + TAG_BYTES) throw new SecretBoxError('Sealed secret is truncated');

@@ -1,53 +1,17 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Queue } from 'bullmq';
-import { DataSource } from 'typeorm';
 import { mapLimit } from '../common/map-limit';
-import { PushContent } from '../common/push-payloads';
-import { DELIVER_QUEUE, DeliverJob, deliverJobId } from '../common/queues';
-import { env } from '../config/env';
+import { Platform } from '../common/platform';
+import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
-import { Platform, WebPushSubscription } from '../installations/installation.entity';
+import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService } from '../metrics/metrics.service';
-import { NotificationRow, toPushContent } from '../notifications/notification.resource';
-import { DeliveryOutcome, ProviderCredentials, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { DeliverJobs } from '../queue/jobs';
+import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { PushContent } from './providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 
-interface ClaimedRow {
-  installation_id: string;
-  attempts: number;
-  platform: Platform;
-  push_token: string | null;
-  web_push_subscription: WebPushSubscription | null;
-  deleted_at: Date | null;
-  invalidated_at: Date | null;
-}
-
-/**
- * A batch's outcomes, and how many rows each status gained. Only rows still "sending" are ours:
- * the counters move exactly with these transitions. Each row finds its outcome in $3, a JSON object
- * keyed by installation id, rather than through a join with the outcome list: deliveries keep no
- * index on status, so the planner cannot know how many rows are "sending", and with a join it
- * was seen to compare every row of the batch with every outcome (500 x 500 per batch, 50 to 400 ms).
- * The batch number keeps the scan to the batch's own rows (its index), however big the send.
- */
-export const RECORD_OUTCOMES_SQL = `
-  WITH updated AS (
-    UPDATE deliveries d SET
-      status = $3::jsonb -> d.installation_id::text ->> 0,
-      reason = $3::jsonb -> d.installation_id::text ->> 1,
-      next_attempt_at = ($3::jsonb -> d.installation_id::text ->> 2)::timestamptz,
-      updated_at = now()
-    WHERE d.notification_id = $1 AND d.batch = $4 AND d.installation_id = ANY($2::uuid[]) AND d.status = 'sending'
-    RETURNING d.status
-  )
-  SELECT count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
-         count(*) FILTER (WHERE status = 'failed')::int AS failed,
-         count(*) FILTER (WHERE status = 'skipped')::int AS skipped
-  FROM updated`;
-
-type Final = { status: 'accepted' | 'failed' | 'skipped' | 'pending'; reason: string | null; nextAttemptAt: Date | null };
+type Final = RecordedOutcome;
 
 const PROVIDER_NAMES: Record<Platform, string> = { ios: 'apns', android: 'fcm', web: 'web_push' };
 const CONTENT_CACHE_SIZE = 500;
@@ -65,33 +29,24 @@ export class DeliveriesService {
   private readonly byPlatform: Map<Platform, PushProvider>;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    @InjectQueue(DELIVER_QUEUE) private readonly deliverQueue: Queue<DeliverJob>,
+    private readonly deliveries: DeliveriesRepository,
+    private readonly deliverJobs: DeliverJobs,
     private readonly credentials: CredentialsService,
     private readonly metrics: MetricsService,
     @Inject(PUSH_PROVIDERS) providers: PushProvider[],
+    private readonly config: EnvironmentVariables,
   ) {
     this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
   }
 
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
-    const claimed: ClaimedRow[] = (
-      await this.db.query(
-        `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
-         FROM installations i
-         WHERE d.notification_id = $1 AND d.batch = $2 AND i.id = d.installation_id
-           AND (d.status = 'pending' OR ($3::boolean AND d.status = 'sending'))
-           AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
-         RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at`,
-        [notificationId, batch, reclaim],
-      )
-    )[0];
+    const claimed = await this.deliveries.claim(notificationId, batch, reclaim);
     if (claimed.length === 0) return { sent: 0 };
 
     const { appId, content } = await this.content(notificationId);
     const credentials = await this.credentials.forDelivery(appId);
-    const outcomes = await mapLimit(claimed, env().DELIVERY_CONCURRENCY, (row) => this.sendOne(credentials, content, row));
+    const outcomes = await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, (row) => this.sendOne(credentials, content, row));
     const finals = claimed.map((row, i) => this.finalize(row, outcomes[i]));
     await this.record(notificationId, batch, claimed, outcomes, finals);
 
@@ -99,11 +54,7 @@ export class DeliveriesService {
     if (retries.length > 0) {
       const due = Math.max(...retries.map((f) => f.nextAttemptAt!.getTime()));
       const attempt = Math.max(...claimed.map((r) => r.attempts));
-      await this.deliverQueue.add(
-        'deliver',
-        { notificationId, batch },
-        { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, due - Date.now()) },
-      );
+      await this.deliverJobs.addRetry(notificationId, batch, attempt, due - Date.now());
     }
     return { sent: claimed.length };
   }
@@ -139,7 +90,7 @@ export class DeliveriesService {
         this.metrics.recordDelivery(provider, 'failed');
         return { status: 'failed', reason: outcome.reason, nextAttemptAt: null };
       case 'retry': {
-        const config = env();
+        const config = this.config;
         if (row.attempts >= config.DELIVERY_MAX_ATTEMPTS) {
           this.metrics.recordDelivery(provider, 'failed');
           return { status: 'failed', reason: outcome.reason, nextAttemptAt: null };
@@ -152,51 +103,22 @@ export class DeliveriesService {
   }
 
   private async record(notificationId: string, batch: number, rows: ClaimedRow[], outcomes: (DeliveryOutcome | Final)[], finals: Final[]): Promise<void> {
-    const invalid = rows
-      .map((row, i) => ({ row, outcome: outcomes[i] }))
-      .filter(({ outcome }) => !('status' in outcome) && outcome.kind === 'invalid');
-    await this.db.transaction(async (manager) => {
-      const outcomesById = Object.fromEntries(rows.map((r, i) => [r.installation_id, [finals[i].status, finals[i].reason, finals[i].nextAttemptAt]]));
-      const [counts] = await manager.query(RECORD_OUTCOMES_SQL, [notificationId, rows.map((r) => r.installation_id), JSON.stringify(outcomesById), batch]);
-      if (invalid.length > 0) {
-        // Invalidate only if the token we used is still the installation's token.
-        await manager.query(
-          `UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
-           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, reason, token)
-           WHERE i.id = u.id AND i.invalidated_at IS NULL
-             AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)`,
-          [
-            invalid.map(({ row }) => row.installation_id),
-            invalid.map(({ outcome }) => (outcome as { reason: string }).reason.slice(0, 255)),
-            invalid.map(({ row }) => row.push_token ?? row.web_push_subscription?.endpoint ?? ''),
-          ],
-        );
-      }
-      if (counts.accepted + counts.failed + counts.skipped > 0) {
-        await manager.query(
-          `UPDATE notifications SET
-             stat_accepted = stat_accepted + $2, stat_failed = stat_failed + $3, stat_skipped = stat_skipped + $4,
-             completed_at = CASE
-               WHEN completed_at IS NULL AND fanned_out_at IS NOT NULL
-                 AND stat_accepted + $2 + stat_failed + $3 + stat_skipped + $4 >= stat_installations THEN now()
-               ELSE completed_at END
-           WHERE id = $1`,
-          [notificationId, counts.accepted, counts.failed, counts.skipped],
-        );
-      }
-    });
+    const invalidations: Invalidation[] = [];
+    for (let i = 0; i < rows.length; i++) {
+      const outcome = outcomes[i];
+      if ('status' in outcome || outcome.kind !== 'invalid') continue;
+      const row = rows[i];
+      invalidations.push({ installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' });
+    }
+    await this.deliveries.recordOutcomes(notificationId, batch, rows, finals, invalidations);
   }
 
   /** Notifications never change once accepted, so their content is cached per process. */
   private async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
-    const [row]: (NotificationRow & { app_id: string })[] = await this.db.query(
-      `SELECT id, app_id, title, body, image_url, action_url, data, options FROM notifications WHERE id = $1`,
-      [notificationId],
-    );
-    if (!row) throw new Error(`Notification ${notificationId} not found`);
-    const entry = { appId: row.app_id, content: toPushContent(row) };
+    const entry = await this.deliveries.content(notificationId);
+    if (!entry) throw new Error(`Notification ${notificationId} not found`);
     if (this.contents.size >= CONTENT_CACHE_SIZE) this.contents.delete(this.contents.keys().next().value!);
     this.contents.set(notificationId, entry);
     return entry;

@@ -2,12 +2,16 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
 import { CredentialsModule } from '../credentials/credentials.module';
+import { DeliverJobs, FanoutJobs } from '../queue/jobs';
 import { DeliverProcessor } from './deliver.processor';
+import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { FanOutProcessor } from './fan-out.processor';
+import { FanOutRepository } from './fan-out.repository';
 import { FanOutService } from './fan-out.service';
 import { ProvidersModule } from './providers/providers.module';
 import { SweeperProcessor } from './sweeper.processor';
+import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
@@ -17,7 +21,18 @@ import { SweeperService } from './sweeper.service';
     CredentialsModule,
     ProvidersModule,
   ],
-  providers: [FanOutService, DeliveriesService, SweeperService, FanOutProcessor, DeliverProcessor, SweeperProcessor],
-  exports: [SweeperService],
+  providers: [
+    FanOutService,
+    DeliveriesService,
+    SweeperService,
+    FanOutRepository,
+    DeliveriesRepository,
+    SweeperRepository,
+    FanoutJobs,
+    DeliverJobs,
+    FanOutProcessor,
+    DeliverProcessor,
+    SweeperProcessor,
+  ],
 })
 export class DeliveryModule {}

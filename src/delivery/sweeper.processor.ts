@@ -2,7 +2,7 @@ import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { MAINTENANCE_QUEUE } from '../common/queues';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { SweeperService } from './sweeper.service';
 import { workerOptions } from './worker-options';
 
@@ -15,6 +15,7 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
   constructor(
     private readonly sweeper: SweeperService,
     @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
+    private readonly config: EnvironmentVariables,
   ) {
     super();
   }
@@ -28,7 +29,7 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
     // so every worker re-asserts it each interval; upserting an existing schedule changes nothing.
     this.timer = setInterval(() => {
       this.schedule().catch((error: Error) => this.logger.debug(`Sweeper schedule not renewed: ${error.message}`));
-    }, env().SWEEP_INTERVAL_MS);
+    }, this.config.SWEEP_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -41,6 +42,6 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
   }
 
   private async schedule(): Promise<void> {
-    await this.queue.upsertJobScheduler('sweeper', { every: env().SWEEP_INTERVAL_MS }, { name: 'sweep' });
+    await this.queue.upsertJobScheduler('sweeper', { every: this.config.SWEEP_INTERVAL_MS }, { name: 'sweep' });
   }
 }

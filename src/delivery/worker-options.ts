@@ -9,7 +9,7 @@ import { workerConnection } from '../queue/queue.module';
 export function workerOptions(concurrency: () => number): Partial<WorkerOptions> {
   return {
     get connection() {
-      return workerConnection();
+      return workerConnection(env());
     },
     get concurrency() {
       return concurrency();

@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
 import { FANOUT_QUEUE } from '../common/queues';
+import { EnvironmentVariables } from '../config/env';
 import { producerConnection } from '../queue/queue.module';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
@@ -9,7 +10,11 @@ import { RedisHealthIndicator } from './redis.health';
 @Module({
   imports: [
     TerminusModule.forRoot({ logger: false }),
-    BullModule.registerQueueAsync({ name: FANOUT_QUEUE, useFactory: () => ({ connection: producerConnection() }) }),
+    BullModule.registerQueueAsync({
+      name: FANOUT_QUEUE,
+      inject: [EnvironmentVariables],
+      useFactory: (config: EnvironmentVariables) => ({ connection: producerConnection(config) }),
+    }),
   ],
   controllers: [HealthController],
   providers: [RedisHealthIndicator],

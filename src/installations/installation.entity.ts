@@ -1,8 +1,11 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
+import { Platform, WebPushSubscription } from '../common/platform';
 
-export const PLATFORMS = ['ios', 'android', 'web'] as const;
-export type Platform = (typeof PLATFORMS)[number];
+// Defined once in common/platform.ts; re-exported here for the installation DTOs.
+export { PLATFORMS } from '../common/platform';
+export type { Platform, WebPushSubscription } from '../common/platform';
+
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -12,11 +15,6 @@ export interface Device {
   model: string | null;
   locale: string | null;
   timezone: string | null;
-}
-
-export interface WebPushSubscription {
-  endpoint: string;
-  keys: { p256dh: string; auth: string };
 }
 
 /**

@@ -1,29 +1,6 @@
 import { iso } from '../common/time';
-import { Device, Permission, Platform, WebPushSubscription } from './installation.entity';
-
-/** An `installations` row as PostgreSQL returns it. */
-export interface InstallationRow {
-  id: string;
-  app_id: string;
-  installation_id: string;
-  platform: Platform;
-  push_token: string | null;
-  web_push_subscription: WebPushSubscription | null;
-  device: Partial<Device>;
-  user_id: string | null;
-  permission: Permission;
-  registered_at: Date;
-  last_seen_at: Date;
-  identifier_updated_at: Date | null;
-  permission_updated_at: Date | null;
-  invalidated_at: Date | null;
-  invalid_reason: string | null;
-  deleted_at: Date | null;
-}
-
-/** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
-export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at`;
+import { Device } from './installation.entity';
+import type { InstallationRow } from './installations.repository';
 
 const DEVICE_FIELDS = ['app_version', 'os_version', 'model', 'locale', 'timezone'] as const;
 

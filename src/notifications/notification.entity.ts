@@ -1,5 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
+import { Platform } from '../common/platform';
 
 /** Free-form delivery options accepted by the send endpoint (docs/api.md 5.1). */
 export interface NotificationOptions {
@@ -8,7 +9,7 @@ export interface NotificationOptions {
   collapse_id?: string;
   badge?: number;
   sound?: string;
-  platforms?: ('ios' | 'android' | 'web')[];
+  platforms?: Platform[];
 }
 
 /**

@@ -1,18 +1,25 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { FANOUT_QUEUE } from '../common/queues';
+import { EnvironmentVariables } from '../config/env';
+import { FanoutJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { IdempotencyService } from './idempotency.service';
 import { NotificationEventsService } from './notification-events.service';
 import { NotificationsController } from './notifications.controller';
+import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 
 @Module({
   imports: [
     // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
-    BullModule.registerQueueAsync({ name: FANOUT_QUEUE, useFactory: () => ({ connection: producerConnection() }) }),
+    BullModule.registerQueueAsync({
+      name: FANOUT_QUEUE,
+      inject: [EnvironmentVariables],
+      useFactory: (config: EnvironmentVariables) => ({ connection: producerConnection(config) }),
+    }),
   ],
   controllers: [NotificationsController],
-  providers: [NotificationsService, IdempotencyService, NotificationEventsService],
+  providers: [NotificationsService, IdempotencyService, NotificationEventsService, NotificationsRepository, FanoutJobs],
 })
 export class NotificationsModule {}

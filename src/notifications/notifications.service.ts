@@ -1,25 +1,16 @@
-import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable, Logger } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
-import { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { preparedQuery } from '../common/prepared-query';
-import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../common/push-payloads';
-import { FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
+import { isUuid } from '../common/uuid';
 import { EnvironmentVariables } from '../config/env';
+import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
+import { FanoutJobs } from '../queue/jobs';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
-import {
-  NOTIFICATION_COLUMNS,
-  NotificationResource,
-  NotificationRow,
-  toNotificationResource,
-  toPushContent,
-} from './notification.resource';
+import { NotificationResource, toNotificationResource } from './notification.resource';
+import { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository';
 
 /** An enqueue that Redis does not confirm by then is left to the worker's sweeper. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
@@ -33,7 +24,8 @@ export interface SendResult {
 
 /**
  * Accepts sends: validates what only the whole request can tell, stores the notification and
- * queues its fan-out. Delivery is the worker's business; the two meet only through the queue.
+ * queues its fan-out. Delivery is the worker's business; the two meet only through the queue
+ * (and the payload builders, so a send that cannot fit is refused now).
  */
 @Injectable()
 export class NotificationsService {
@@ -42,8 +34,8 @@ export class NotificationsService {
   private readonly cursorKey: Buffer;
 
   constructor(
-    @InjectDataSource() private readonly db: DataSource,
-    @InjectQueue(FANOUT_QUEUE) private readonly fanoutQueue: Queue<FanoutJob>,
+    private readonly notifications: NotificationsRepository,
+    private readonly fanoutJobs: FanoutJobs,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
     config: EnvironmentVariables,
@@ -63,12 +55,20 @@ export class NotificationsService {
       options: dto.options ? withoutUndefined(dto.options) : null,
     };
     assertFits(content);
-    const userIds = [...new Set(dto.recipients.user_ids)];
+    const notification: NewNotification = {
+      id,
+      appId,
+      title: content.title,
+      body: content.body,
+      imageUrl: content.image_url,
+      actionUrl: content.action_url,
+      data: content.data === null ? null : JSON.stringify(content.data),
+      options: content.options === null ? null : JSON.stringify(content.options),
+      userIds: [...new Set(dto.recipients.user_ids)],
+    };
 
     if (idempotencyKey === undefined) {
-      // One INSERT is atomic on its own: an explicit transaction would only add BEGIN and COMMIT,
-      // two more round trips (and socket writes) per send.
-      const body = await this.insert(null, appId, content, userIds);
+      const body = accepted(await this.notifications.insert(notification));
       this.metrics.notificationsAccepted.inc();
       await this.enqueueFanout(id);
       return { status: 202, body, replayed: false };
@@ -80,11 +80,7 @@ export class NotificationsService {
     }
     let body: SendResult['body'];
     try {
-      body = await this.db.transaction(async (manager) => {
-        const response = await this.insert(manager, appId, content, userIds);
-        await this.idempotency.complete(manager, appId, idempotencyKey, 202, response);
-        return response;
-      });
+      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: accepted(row) }));
     } catch (error) {
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
@@ -97,10 +93,7 @@ export class NotificationsService {
 
   async find(appId: string, id: string): Promise<NotificationResource> {
     if (!isUuid(id)) throw new NotFoundError();
-    const [row]: NotificationRow[] = await this.db.query(
-      `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`,
-      [appId, id],
-    );
+    const row = await this.notifications.find(appId, id);
     if (!row) throw new NotFoundError();
     return toNotificationResource(row);
   }
@@ -108,14 +101,7 @@ export class NotificationsService {
   /** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
   async list(appId: string, limit: number, cursor?: string) {
     const after = cursor === undefined ? null : this.positionOf(cursor);
-    // Microseconds since the epoch, exact both ways: no date text for PostgreSQL to parse.
-    const rows: (NotificationRow & { created_at_micros: string })[] = await this.db.query(
-      `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
-       WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
-       ORDER BY created_at DESC, id DESC
-       LIMIT $4`,
-      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit + 1],
-    );
+    const rows = await this.notifications.list(appId, limit + 1, after);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
@@ -133,35 +119,6 @@ export class NotificationsService {
     }
   }
 
-  /** Inside the caller's transaction (`manager`), or alone as a prepared statement. */
-  private async insert(manager: EntityManager | null, appId: string, content: PushContent, userIds: string[]) {
-    const [row] = await this.query<NotificationRow>(
-      manager,
-      'notifications_insert',
-      `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10)
-       RETURNING ${NOTIFICATION_COLUMNS}`,
-      [
-        content.id,
-        appId,
-        content.title,
-        content.body,
-        content.image_url,
-        content.action_url,
-        content.data === null ? null : JSON.stringify(content.data),
-        content.options === null ? null : JSON.stringify(content.options),
-        userIds,
-        userIds.length,
-      ],
-    );
-    return { data: toNotificationResource(row), meta: { accepted: true as const } };
-  }
-
-  private async query<Row>(manager: EntityManager | null, name: string, text: string, values: unknown[]): Promise<Row[]> {
-    if (manager) return manager.query(text, values);
-    return (await preparedQuery<Row>(this.db, name, text, values)).rows;
-  }
-
   /**
    * The row is already committed, so a Redis outage must not fail the send: the job id is
    * deterministic, and the worker's sweeper queues any accepted notification that no job holds.
@@ -170,7 +127,7 @@ export class NotificationsService {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.fanoutQueue.add('fanout', { notificationId }, { jobId: fanoutJobId(notificationId) }),
+        this.fanoutJobs.add(notificationId),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
         }),
@@ -181,6 +138,10 @@ export class NotificationsService {
       clearTimeout(timer);
     }
   }
+}
+
+function accepted(row: NotificationRow): SendResult['body'] {
+  return { data: toNotificationResource(row), meta: { accepted: true as const } };
 }
 
 /** A payload over a provider's limit can be known now: reject the send instead of failing later. */
@@ -199,7 +160,4 @@ function assertFits(content: PushContent): void {
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);
 

@@ -1,7 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../common/queues';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { producerConnection } from './queue.module';
 import { ObservedQueue } from './redis-status';
 
@@ -19,9 +19,11 @@ export const INSPECTED_QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE] as const;
 export class QueueInspector implements OnModuleDestroy {
   private handles?: Queue[];
 
+  constructor(private readonly config: EnvironmentVariables) {}
+
   queues(): Queue[] {
     this.handles ??= INSPECTED_QUEUES.map(
-      (name) => new ObservedQueue(name, { connection: producerConnection(), prefix: env().QUEUE_PREFIX }),
+      (name) => new ObservedQueue(name, { connection: producerConnection(this.config), prefix: this.config.QUEUE_PREFIX }),
     );
     return this.handles;
   }

@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import type { RedisOptions } from 'bullmq';
-import { env } from '../config/env';
+import { EnvironmentVariables } from '../config/env';
 import { redisOptionsFromUrl } from '../config/redis-options';
 import { ObservedQueue, ObservedWorker } from './redis-status';
 
@@ -11,11 +11,14 @@ BullModule.queueClass = ObservedQueue;
 BullModule.workerClass = ObservedWorker;
 
 /** Workers block on Redis and must retry forever (BullMQ requires maxRetriesPerRequest: null). */
-export const workerConnection = (): RedisOptions => ({ ...redisOptionsFromUrl(env().REDIS_URL), maxRetriesPerRequest: null });
+export const workerConnection = (config: Pick<EnvironmentVariables, 'REDIS_URL'>): RedisOptions => ({
+  ...redisOptionsFromUrl(config.REDIS_URL),
+  maxRetriesPerRequest: null,
+});
 
 /** Producers in the API answer in bounded time: no offline buffering, one retry. */
-export const producerConnection = (): RedisOptions => ({
-  ...redisOptionsFromUrl(env().REDIS_URL),
+export const producerConnection = (config: Pick<EnvironmentVariables, 'REDIS_URL'>): RedisOptions => ({
+  ...redisOptionsFromUrl(config.REDIS_URL),
   enableOfflineQueue: false,
   maxRetriesPerRequest: 1,
   connectTimeout: 2_000,
@@ -25,9 +28,10 @@ export const producerConnection = (): RedisOptions => ({
 @Module({
   imports: [
     BullModule.forRootAsync({
-      useFactory: () => ({
-        connection: workerConnection(),
-        prefix: env().QUEUE_PREFIX,
+      inject: [EnvironmentVariables],
+      useFactory: (config: EnvironmentVariables) => ({
+        connection: workerConnection(config),
+        prefix: config.QUEUE_PREFIX,
         defaultJobOptions: { removeOnComplete: { age: 3600, count: 10_000 }, removeOnFail: { age: 7 * 24 * 3600 } },
       }),
     }),

@@ -86,11 +86,11 @@ describe('apps:credentials (docs/api.md section 8)', () => {
     }
 
     // With APP_KEY they open to what was given, and only in their own row and column.
-    expect(open(stored.apns_private_key_enc, context('apns_private_key_enc'))).toBe(apnsKey.privateKeyPem);
-    expect(JSON.parse(open(stored.fcm_service_account_enc, context('fcm_service_account_enc')))).toEqual(serviceAccount);
-    const vapidPrivate = open(stored.vapid_private_key_enc, context('vapid_private_key_enc'));
+    expect(open(stored.apns_private_key_enc, context('apns_private_key_enc'), TEST_APP_KEY)).toBe(apnsKey.privateKeyPem);
+    expect(JSON.parse(open(stored.fcm_service_account_enc, context('fcm_service_account_enc'), TEST_APP_KEY))).toEqual(serviceAccount);
+    const vapidPrivate = open(stored.vapid_private_key_enc, context('vapid_private_key_enc'), TEST_APP_KEY);
     expect(Buffer.from(vapidPrivate, 'base64url')).toHaveLength(32);
-    expect(() => open(stored.apns_private_key_enc, context('vapid_private_key_enc'))).toThrow();
+    expect(() => open(stored.apns_private_key_enc, context('vapid_private_key_enc'), TEST_APP_KEY)).toThrow();
     expect(() => open(stored.apns_private_key_enc, context('apns_private_key_enc'), Buffer.alloc(32, 7))).toThrow();
   });
 
@@ -109,7 +109,7 @@ describe('apps:credentials (docs/api.md section 8)', () => {
       await cli('apps:credentials', '--app', appId, '--vapid-subject', 'mailto:ops@example.com', '--vapid-public-key', pair.publicKey, '--vapid-private-key', pair.privateKey),
     );
     expect(summary.web_push.public_key).toBe(pair.publicKey);
-    expect(open((await row()).vapid_private_key_enc, context('vapid_private_key_enc'))).toBe(pair.privateKey);
+    expect(open((await row()).vapid_private_key_enc, context('vapid_private_key_enc'), TEST_APP_KEY)).toBe(pair.privateKey);
   });
 
   describe('refuses bad input with one line on stderr and changes nothing', () => {

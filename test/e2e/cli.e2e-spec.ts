@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ABILITIES } from '../../src/auth/abilities';
+import { TokensRepository } from '../../src/auth/tokens.repository';
 import { TokensService } from '../../src/auth/tokens.service';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { assertBuilt, childEnv, inParallel, lines, ROOT, runCli, RunResult, TEST_APP_KEY } from '../support/processes';
@@ -135,7 +136,7 @@ describe('operator CLI (docs/api.md section 8)', () => {
       // The service's own authentication path, on the CLI's database.
       dataSource = new DataSource({ ...dataSourceOptions(url), extra: { max: 2 } });
       await dataSource.initialize();
-      tokens = new TokensService(dataSource);
+      tokens = new TokensService(new TokensRepository(dataSource));
     });
     afterAll(() => dataSource?.destroy());
 

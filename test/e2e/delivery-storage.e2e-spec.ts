@@ -1,5 +1,6 @@
 import { AllModule } from '../../src/app.module';
-import { RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.service';
+import { isComplete } from '../../src/delivery/completion';
+import { completionCondition, RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.repository';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
@@ -166,5 +167,28 @@ describe('the sweeper and the deliveries table', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+
+  it('decides completion in SQL exactly as the completion rule does in TypeScript', async () => {
+    const cases: [boolean, number, number, number, number][] = [];
+    for (const fannedOut of [false, true]) {
+      for (const installations of [0, 3]) {
+        for (const [accepted, failed, skipped] of [[0, 0, 0], [1, 1, 0], [1, 1, 1], [0, 0, 3], [2, 1, 1]]) {
+          cases.push([fannedOut, installations, accepted, failed, skipped]);
+        }
+      }
+    }
+    const rows: { n: number; done: boolean }[] = await ctx.db.query(
+      `SELECT n, (${completionCondition()}) AS done
+       FROM unnest($1::boolean[], $2::int[], $3::int[], $4::int[], $5::int[]) WITH ORDINALITY
+         AS c(fanned_out, stat_installations, stat_accepted, stat_failed, stat_skipped, n),
+       LATERAL (SELECT CASE WHEN c.fanned_out THEN now() END AS fanned_out_at) f
+       ORDER BY n`,
+      [0, 1, 2, 3, 4].map((k) => cases.map((c) => c[k])),
+    );
+    expect(rows.map((r) => r.done)).toEqual(
+      cases.map(([fannedOut, installations, accepted, failed, skipped]) => isComplete({ fannedOut, installations, accepted, failed, skipped })),
+    );
+    expect(rows.some((r) => r.done) && rows.some((r) => !r.done)).toBe(true);
   });
 });

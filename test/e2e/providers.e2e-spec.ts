@@ -5,10 +5,12 @@ import { createHash, randomUUID } from 'node:crypto';
 import { constants as h2, createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createTcpServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
 import webpush from 'web-push';
-import type { PushContent } from '../../src/common/push-payloads';
+import type { EnvironmentVariables } from '../../src/config/env';
+import type { ProviderCredentials } from '../../src/credentials/provider-credentials';
+import type { PushContent } from '../../src/delivery/providers/payloads';
 import { ApnsProvider } from '../../src/delivery/providers/apns.provider';
 import { FcmProvider } from '../../src/delivery/providers/fcm.provider';
-import type { DeliveryTarget, ProviderCredentials } from '../../src/delivery/providers/push-provider';
+import type { DeliveryTarget } from '../../src/delivery/providers/push-provider';
 import { WebPushProvider } from '../../src/delivery/providers/web-push.provider';
 import { WebPushHosts } from '../../src/common/web-push-hosts';
 import {
@@ -94,14 +96,13 @@ const fakeFcm = new FakeFcm();
 const fakeWebPush = new FakeWebPush();
 const fakeWebPushHttp1 = new FakeWebPush({ http2: false });
 const apnsSwitch = new TcpSwitch();
+let config: EnvironmentVariables;
 
 beforeAll(async () => {
   const [apnsUrl] = await Promise.all([fakeApns.start(), fakeFcm.start(), fakeWebPush.start(), fakeWebPushHttp1.start()]);
   const relayUrl = await apnsSwitch.start(Number(new URL(apnsUrl).port));
-  // Before anything reads the configuration (env() caches it for the process).
-  process.env.APNS_URL = relayUrl;
-  process.env.FCM_URL = fakeFcm.baseUrl;
-  process.env.GOOGLE_TOKEN_URL = fakeFcm.tokenUrl;
+  // The providers' configuration is given to them (in the service, by ConfigModule).
+  config = { APNS_URL: relayUrl, FCM_URL: fakeFcm.baseUrl, GOOGLE_TOKEN_URL: fakeFcm.tokenUrl } as EnvironmentVariables;
   fakeApns.allowTopic(TOPIC);
 });
 
@@ -131,7 +132,7 @@ describe('ApnsProvider', () => {
   beforeEach(() => {
     fakeApns.reset();
     fakeApns.delayMs = 0;
-    provider = new ApnsProvider();
+    provider = new ApnsProvider(config);
   });
 
   afterEach(() => provider.close());
@@ -242,7 +243,7 @@ describe('ApnsProvider', () => {
       );
       expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
     }
-    const other = new ApnsProvider();
+    const other = new ApnsProvider(config);
     try {
       await expect(other.send(own, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
     } finally {
@@ -424,7 +425,7 @@ describe('FcmProvider', () => {
   beforeEach(() => {
     fakeFcm.reset();
     fakeFcm.delayMs = 0;
-    provider = new FcmProvider();
+    provider = new FcmProvider(config);
   });
 
   it('is configured only with FCM credentials', () => {

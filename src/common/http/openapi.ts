@@ -1,6 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../../auth/auth.decorators';
+import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
 import { CLASS_SCHEMAS, webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/rules';
 import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';

@@ -2,11 +2,12 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPrivateKey } from 'node:crypto';
 import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
-import { apnsHeaders, apnsPayload, PushContent } from '../../common/push-payloads';
-import { env } from '../../config/env';
+import { EnvironmentVariables } from '../../config/env';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
-import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+import { apnsHeaders, apnsPayload, PushContent } from './payloads';
+import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 
@@ -85,6 +86,8 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
 
   private readonly pools = new Http2Pools();
 
+  constructor(private readonly config: EnvironmentVariables) {}
+
   configured(credentials: ProviderCredentials): boolean {
     return credentials.apns !== null;
   }
@@ -94,7 +97,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: 'ApnsNotConfigured' };
     if (!target.pushToken) return { kind: 'failed', reason: 'MissingDeviceToken' };
 
-    const base = new URL(env().APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
+    const base = new URL(this.config.APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
     // Apple asks for connections to be kept open and reused (opening one per request is treated as
     // abuse), and counts provider-token changes per connection, hence a pool per signing key.
     const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
@@ -143,7 +146,7 @@ function reasonOf(body: string): string | undefined {
 }
 
 /** APNs status + reason -> outcome (Apple's "Handling notification responses from APNs"). */
-function outcomeOf(answer: Http2Answer): DeliveryOutcome {
+export function outcomeOf(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return retryOutcome(answer.failure);
   const { status } = answer;
   if (status === 200) return { kind: 'accepted' };

@@ -1,11 +1,12 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
-import { fcmMessage, PushContent } from '../../common/push-payloads';
-import { env } from '../../config/env';
+import { EnvironmentVariables } from '../../config/env';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+import { fcmMessage, PushContent } from './payloads';
+import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
 
@@ -50,6 +51,8 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
   private readonly clients = new Map<string, JWT>();
   private readonly sessions = new Http2Pools();
 
+  constructor(private readonly config: EnvironmentVariables) {}
+
   configured(credentials: ProviderCredentials): boolean {
     return credentials.fcm !== null;
   }
@@ -78,7 +81,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       return tokenFailure(error);
     }
 
-    const url = new URL(`${env().FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
+    const url = new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
     const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
     if ('failure' in answer) return retryOutcome(answer.failure);
     const { status, body: text } = answer;
@@ -117,7 +120,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
         key: fcm.privateKey,
         keyId: fcm.privateKeyId,
         scopes: [FCM_SCOPE],
-        transporter: tokenTransporter(this.timeoutMs),
+        transporter: tokenTransporter(this.timeoutMs, this.config.GOOGLE_TOKEN_URL),
       });
       this.clients.set(key, client);
     }
@@ -133,13 +136,12 @@ const clientKey = (fcm: FcmCredentials) => `${fcm.clientEmail} ${fcm.privateKeyI
  * GOOGLE_TOKEN_URL: production is unchanged (same URL by default) and tests reach the fake. A
  * transporter per client, because google-auth-library adds its own interceptors to the one given.
  */
-function tokenTransporter(timeoutMs: number): Gaxios {
+function tokenTransporter(timeoutMs: number, target: string): Gaxios {
   // Node's own fetch (as for the sends) rather than gaxios' default, a dynamic import of the
   // ESM-only node-fetch: one HTTP stack, and one that also loads where dynamic import cannot.
   const transporter = new Gaxios({ timeout: timeoutMs, fetchImplementation: fetch });
   transporter.interceptors.request.add({
     resolved: async (options: GaxiosOptionsPrepared) => {
-      const target = env().GOOGLE_TOKEN_URL;
       if (options.url.href === LIBRARY_TOKEN_URL && target !== LIBRARY_TOKEN_URL) options.url = new URL(target);
       return options;
     },
@@ -148,7 +150,7 @@ function tokenTransporter(timeoutMs: number): Gaxios {
 }
 
 /** The token endpoint failed: Google's OAuth errors (revoked key, bad grant) will not fix themselves. */
-function tokenFailure(error: unknown): DeliveryOutcome {
+export function tokenFailure(error: unknown): DeliveryOutcome {
   const response = (error as { response?: { status?: number; data?: unknown; headers?: Headers } }).response;
   const status = response?.status;
   if (status === undefined) return retryOutcome(`TokenEndpoint:${transportReason(error)}`);
@@ -160,7 +162,7 @@ function tokenFailure(error: unknown): DeliveryOutcome {
 }
 
 /** FCM v1 status + error body -> outcome (Firebase "FCM error codes" reference). */
-function outcomeOf(status: number, text: string, retryAfter: string | string[] | undefined): DeliveryOutcome {
+export function outcomeOf(status: number, text: string, retryAfter: string | string[] | undefined): DeliveryOutcome {
   if (status >= 200 && status < 300) return { kind: 'accepted' };
   let body: GoogleErrorBody = {};
   try {

@@ -1,13 +1,6 @@
-import { PushContent } from '../../common/push-payloads';
-import { Platform, WebPushSubscription } from '../../installations/installation.entity';
-
-/** Decrypted provider credentials of one app; a part is null when the app has none for it. */
-export interface ProviderCredentials {
-  appId: string;
-  apns: { keyId: string; teamId: string; topic: string; production: boolean; privateKey: string } | null;
-  fcm: { projectId: string; clientEmail: string; privateKeyId: string; privateKey: string } | null;
-  vapid: { subject: string; publicKey: string; privateKey: string } | null;
-}
+import { Platform, WebPushSubscription } from '../../common/platform';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { PushContent } from './payloads';
 
 export interface DeliveryTarget {
   /** installations.id */

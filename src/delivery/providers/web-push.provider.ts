@@ -4,12 +4,13 @@ import { Agent } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
-import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from '../../common/push-payloads';
+import { WebPushSubscription } from '../../common/platform';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
-import { WebPushSubscription } from '../../installations/installation.entity';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { DeliveryOutcome, DeliveryTarget, ProviderCredentials, PushProvider } from './push-provider';
+import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from './payloads';
+import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const DEFAULT_TTL_SECONDS = 2_419_200;
@@ -198,7 +199,7 @@ function keyOnCurve(subscription: WebPushSubscription): boolean {
 }
 
 /** An HTTP/2 exchange -> outcome, as web-push's HTTP/1.1 path would have ended. */
-function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
+export function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return transportOutcome(answer.failure);
   if (answer.status >= 200 && answer.status < 300) return { kind: 'accepted' };
   return statusOutcome(answer.status, answer.headers['retry-after']);

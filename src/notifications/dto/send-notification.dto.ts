@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { PLATFORMS } from '../../installations/installation.entity';
+import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import {
   checkIn,
   checkString,
@@ -58,7 +58,7 @@ export class NotificationOptionsDto implements NotificationOptions {
   @ApiPropertyOptional({ example: 'default' })
   @OptionalNotNull() @Str({ min: 1, max: 255 }) sound?: string;
   @ApiPropertyOptional({ description: 'Only these platforms; all when absent.', example: ['ios', 'android'] })
-  @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: ('ios' | 'android' | 'web')[];
+  @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: Platform[];
 }
 
 /** POST /notifications (docs/api.md 5.1). */

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
+import { Platform, PLATFORMS } from '../../common/platform';
 
 /**
- * What each provider receives for one notification (docs/api.md 6.1). Pure functions, shared by the
- * API (which rejects a send whose payload cannot fit, with a 422) and the delivery providers.
+ * What each provider receives for one notification (docs/api.md 6.1). Pure functions with no state
+ * and no Nest provider: the providers build their requests with them, and the API imports this
+ * file (and only this one of delivery's) to reject a send whose payload cannot fit, with a 422.
  */
-export type PushPlatform = 'ios' | 'android' | 'web';
 
 export interface PushContent {
   id: string;
@@ -19,12 +20,12 @@ export interface PushContent {
     collapse_id?: string;
     badge?: number;
     sound?: string;
-    platforms?: PushPlatform[];
+    platforms?: Platform[];
   } | null;
 }
 
 /** APNs and FCM refuse more than 4 KiB; Web Push carries 4096 encrypted bytes, 103 of them overhead. */
-export const PAYLOAD_LIMITS: Record<PushPlatform, number> = { ios: 4096, android: 4096, web: 3993 };
+export const PAYLOAD_LIMITS: Record<Platform, number> = { ios: 4096, android: 4096, web: 3993 };
 
 export const priorityOf = (content: PushContent) => content.options?.priority ?? 'high';
 
@@ -95,7 +96,7 @@ export function webPushPayload(content: PushContent): Record<string, unknown> {
 }
 
 /** Bytes each provider would be given, as it counts them. */
-export function payloadSize(content: PushContent, platform: PushPlatform): number {
+export function payloadSize(content: PushContent, platform: Platform): number {
   switch (platform) {
     case 'ios':
       return Buffer.byteLength(JSON.stringify(apnsPayload(content)));
@@ -109,6 +110,6 @@ export function payloadSize(content: PushContent, platform: PushPlatform): numbe
   }
 }
 
-export function targetedPlatforms(content: PushContent): PushPlatform[] {
-  return content.options?.platforms ?? ['ios', 'android', 'web'];
+export function targetedPlatforms(content: PushContent): readonly Platform[] {
+  return content.options?.platforms ?? PLATFORMS;
 }

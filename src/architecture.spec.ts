@@ -1,0 +1,139 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { preProcessFile } from 'typescript';
+
+/**
+ * The module map of docs/architecture.md, enforced: each top-level folder of src/ may import only
+ * the folders listed here (its own always). Change the page and this table together.
+ */
+const MAY_IMPORT: Record<string, string[]> = {
+  // config reads the Web Push host pattern from common; common's validation rules read the
+  // allow-list through env(), since class-validator builds them outside the container.
+  config: ['common'],
+  // The exceptions filter redacts URLs with logging's helper (log-options.ts).
+  common: ['config', 'logging'],
+  queue: ['common', 'config'],
+  metrics: ['common', 'config', 'queue'],
+  logging: ['auth', 'common', 'config'],
+  apps: ['common', 'config'],
+  auth: ['apps', 'common', 'config'],
+  credentials: ['apps', 'common', 'config'],
+  installations: ['apps', 'auth', 'common', 'config'],
+  notifications: ['apps', 'auth', 'common', 'config', 'installations', 'metrics', 'queue', 'delivery'],
+  delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
+  health: ['auth', 'common', 'config', 'queue'],
+  'rate-limit': ['auth', 'common', 'config'],
+  admin: ['common', 'config', 'queue'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications'],
+  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database'],
+};
+
+/** The wiring: the only files that may import any module (they assemble the processes). */
+const WIRING = new Set(['app.module.ts', 'app.factory.ts', 'main.ts', 'cli.ts']);
+
+/** Narrower doors into some modules, for the importers that are not the module itself or the wiring. */
+const ONLY_THROUGH: Record<string, { files: RegExp; why: string }> = {
+  // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
+  delivery: { files: /^delivery\/(providers\/payloads|delivery\.entity)\.ts$/, why: 'only the payload builders (and, for database/, the entity)' },
+  // notifications reads the platform list and relates its events to installations; no installation logic.
+  installations: { files: /^installations\/installation\.entity\.ts$/, why: 'only installation.entity.ts' },
+};
+
+/** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
+const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$/;
+
+const SRC = resolve(__dirname);
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.spec.ts') ? [path] : [];
+  });
+}
+
+interface Import {
+  /** importing file, relative to src/ with / separators */
+  from: string;
+  /** the imported module: a path relative to src/ (no extension) or, when `pkg`, a package name */
+  to: string;
+  pkg?: boolean;
+}
+
+/** Every import of `files`, type-only and dynamic ones included. */
+export function importsOf(files: string[]): Import[] {
+  return files.flatMap((file) => {
+    const from = relative(SRC, file).split(sep).join('/');
+    return preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map(({ fileName }) =>
+      fileName.startsWith('.') ? { from, to: relative(SRC, resolve(dirname(file), fileName)).split(sep).join('/') } : { from, to: fileName, pkg: true },
+    );
+  });
+}
+
+const moduleOf = (path: string) => (path.includes('/') ? path.split('/')[0] : path);
+const REPOSITORY = /\.repository\.ts$/;
+const UPPER_LAYER = /\.(service|controller|processor)$/;
+
+/** What is wrong with `imports`, one line each; empty when the code keeps to the map. */
+export function violations(imports: Import[]): string[] {
+  const problems: string[] = [];
+  for (const { from, to, pkg } of imports) {
+    const source = moduleOf(from);
+    if (pkg) {
+      if (/^(typeorm|@nestjs\/typeorm|pg)(\/|$)/.test(to) && !DATABASE_ACCESS.test(from)) {
+        problems.push(`${from} imports ${to}: only repositories (and database/, the CLI) reach the database`);
+      }
+      continue;
+    }
+    const target = moduleOf(to);
+    if (WIRING.has(from) || target === source) {
+      if (REPOSITORY.test(from) && UPPER_LAYER.test(to)) {
+        problems.push(`${from} imports ${to}: a repository imports no service, controller or processor`);
+      }
+      continue;
+    }
+    const allowed = MAY_IMPORT[source];
+    if (!allowed) {
+      problems.push(`${from}: module ${source} is not on the map (src/architecture.spec.ts, docs/architecture.md)`);
+      continue;
+    }
+    if (!allowed.includes(target)) {
+      problems.push(`${from} imports ${to}: ${source} may not import ${target}`);
+      continue;
+    }
+    const door = ONLY_THROUGH[target];
+    if (door && !door.files.test(`${to}.ts`) && !(source === 'database' && /\.entity$/.test(to))) {
+      problems.push(`${from} imports ${to}: ${source} may import ${door.why} of ${target}`);
+    }
+    if (REPOSITORY.test(from) && UPPER_LAYER.test(to)) {
+      problems.push(`${from} imports ${to}: a repository imports no service, controller or processor`);
+    }
+  }
+  return problems;
+}
+
+describe('module boundaries (docs/architecture.md)', () => {
+  const imports = importsOf(sourceFiles(SRC));
+
+  it('keeps every import of src/ to the module map', () => {
+    expect(violations(imports)).toEqual([]);
+  });
+
+  it('puts every top-level folder on the map', () => {
+    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    expect(folders.filter((folder) => !(folder in MAY_IMPORT))).toEqual([]);
+  });
+
+  it('refuses the crossings the page forbids', () => {
+    expect(
+      violations([
+        { from: 'delivery/deliveries.service.ts', to: 'notifications/notification.entity' },
+        { from: 'common/http/openapi.ts', to: 'auth/auth.decorators' },
+        { from: 'notifications/notifications.service.ts', to: 'delivery/deliveries.service' },
+        { from: 'credentials/credentials.service.ts', to: 'delivery/providers/push-provider' },
+        { from: 'installations/installations.service.ts', to: 'typeorm', pkg: true },
+        { from: 'delivery/deliveries.repository.ts', to: 'delivery/deliveries.service' },
+      ]),
+    ).toHaveLength(6);
+  });
+});

@@ -1,0 +1,174 @@
+import { Test } from '@nestjs/testing';
+import { Platform } from '../common/platform';
+import { EnvironmentVariables } from '../config/env';
+import { CredentialsService } from '../credentials/credentials.service';
+import { ProviderCredentials } from '../credentials/provider-credentials';
+import { MetricsService } from '../metrics/metrics.service';
+import { DeliverJobs } from '../queue/jobs';
+import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { DeliveriesService } from './deliveries.service';
+import { PushContent } from './providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+
+const NOTIFICATION = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
+
+/** The batch's rows in memory: claim hands them out once, recordOutcomes keeps what the service decided. */
+class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'recordOutcomes' | 'content'> {
+  rows: ClaimedRow[] = [];
+  recorded = new Map<string, RecordedOutcome>();
+  invalidations: Invalidation[] = [];
+
+  async claim(): Promise<ClaimedRow[]> {
+    const claimed = this.rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
+    this.rows = [];
+    return claimed;
+  }
+
+  async recordOutcomes(_id: string, _batch: number, rows: ClaimedRow[], finals: RecordedOutcome[], invalidations: Invalidation[]) {
+    rows.forEach((row, i) => this.recorded.set(row.installation_id, finals[i]));
+    this.invalidations.push(...invalidations);
+  }
+
+  async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
+    return {
+      appId: 'app-1',
+      content: { id: notificationId, title: 'T', body: 'B', image_url: null, action_url: null, data: null, options: null },
+    };
+  }
+}
+
+/** A provider that answers each installation with the outcome the test gives it. */
+class ScriptedProvider implements PushProvider {
+  readonly answers = new Map<string, DeliveryOutcome>();
+  constructor(readonly platform: Platform) {}
+  configured(credentials: ProviderCredentials): boolean {
+    return this.platform === 'ios' ? credentials.apns !== null : this.platform === 'android' ? credentials.fcm !== null : credentials.vapid !== null;
+  }
+  async send(_c: ProviderCredentials, _content: PushContent, target: { installationId: string }): Promise<DeliveryOutcome> {
+    return this.answers.get(target.installationId) ?? { kind: 'accepted' };
+  }
+}
+
+const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
+  installation_id: id,
+  attempts: 0,
+  platform: 'ios',
+  push_token: `token-${id}`,
+  web_push_subscription: null,
+  deleted_at: null,
+  invalidated_at: null,
+  ...extra,
+});
+
+/** The delivery rules (outcome finalisation, retries, invalidation, skips), with storage and queue in memory. */
+describe('DeliveriesService', () => {
+  let service: DeliveriesService;
+  let store: InMemoryDeliveries;
+  let ios: ScriptedProvider;
+  let retries: { notificationId: string; batch: number; attempt: number; delayMs: number }[];
+  let metrics: MetricsService;
+  const config = { DELIVERY_CONCURRENCY: 4, DELIVERY_MAX_ATTEMPTS: 3, DELIVERY_RETRY_BASE_MS: 1000, DELIVERY_RETRY_MAX_MS: 60_000 };
+  const credentials: ProviderCredentials = {
+    appId: 'app-1',
+    apns: { keyId: 'K', teamId: 'T', topic: 'com.example', production: false, privateKey: '' },
+    fcm: null,
+    vapid: null,
+  };
+
+  beforeEach(async () => {
+    store = new InMemoryDeliveries();
+    ios = new ScriptedProvider('ios');
+    retries = [];
+    const moduleRef = await Test.createTestingModule({
+      providers: [
+        DeliveriesService,
+        MetricsService,
+        { provide: DeliveriesRepository, useValue: store },
+        { provide: DeliverJobs, useValue: { addRetry: async (notificationId: string, batch: number, attempt: number, delayMs: number) => retries.push({ notificationId, batch, attempt, delayMs }) } },
+        { provide: CredentialsService, useValue: { forDelivery: async () => credentials } },
+        { provide: PUSH_PROVIDERS, useValue: [ios, new ScriptedProvider('android')] },
+        { provide: EnvironmentVariables, useValue: config },
+      ],
+    }).compile();
+    service = moduleRef.get(DeliveriesService);
+    metrics = moduleRef.get(MetricsService);
+  });
+
+  const deliveryCount = async (outcome: string) =>
+    (await metrics.deliveries.get()).values.find((v) => v.labels.provider === 'apns' && v.labels.outcome === outcome)?.value ?? 0;
+
+  it('records accepted, failed and invalid answers; an invalid one invalidates the token that was used', async () => {
+    store.rows = [row('a'), row('b'), row('c')];
+    ios.answers.set('b', { kind: 'failed', reason: 'PayloadTooLarge' });
+    ios.answers.set('c', { kind: 'invalid', reason: 'BadDeviceToken' });
+
+    expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 3 });
+
+    expect(Object.fromEntries(store.recorded)).toEqual({
+      a: { status: 'accepted', reason: null, nextAttemptAt: null },
+      b: { status: 'failed', reason: 'PayloadTooLarge', nextAttemptAt: null },
+      c: { status: 'failed', reason: 'BadDeviceToken', nextAttemptAt: null },
+    });
+    expect(store.invalidations).toEqual([{ installationId: 'c', reason: 'BadDeviceToken', token: 'token-c' }]);
+    expect(retries).toEqual([]);
+    expect([await deliveryCount('accepted'), await deliveryCount('failed'), await deliveryCount('invalidated')]).toEqual([1, 1, 1]);
+  });
+
+  it('puts a retryable answer back to pending with backoff (Retry-After when longer) and queues the batch again', async () => {
+    store.rows = [row('a'), row('b', { attempts: 1 })];
+    ios.answers.set('a', { kind: 'retry', reason: 'ServiceUnavailable' });
+    ios.answers.set('b', { kind: 'retry', reason: 'TooManyRequests', retryAfterMs: 30_000 });
+    const before = Date.now();
+
+    await service.deliverBatch(NOTIFICATION, 7);
+
+    const a = store.recorded.get('a')!;
+    const b = store.recorded.get('b')!;
+    expect([a.status, a.reason, b.status, b.reason]).toEqual(['pending', 'ServiceUnavailable', 'pending', 'TooManyRequests']);
+    // Attempt 1: 1000 ms +-20%; attempt 2 asked for 30 s.
+    expect(a.nextAttemptAt!.getTime() - before).toBeGreaterThanOrEqual(800);
+    expect(a.nextAttemptAt!.getTime() - before).toBeLessThanOrEqual(1200 + 1000);
+    expect(b.nextAttemptAt!.getTime() - before).toBeGreaterThanOrEqual(30_000);
+    // One job for the batch, after its latest row is due, named after the highest attempt.
+    expect(retries).toHaveLength(1);
+    expect(retries[0]).toMatchObject({ notificationId: NOTIFICATION, batch: 7, attempt: 2 });
+    expect(retries[0].delayMs).toBeGreaterThan(28_000);
+    expect(await deliveryCount('retried')).toBe(2);
+  });
+
+  it('fails a retryable answer once DELIVERY_MAX_ATTEMPTS is used up', async () => {
+    store.rows = [row('a', { attempts: config.DELIVERY_MAX_ATTEMPTS - 1 })];
+    ios.answers.set('a', { kind: 'retry', reason: 'ServiceUnavailable' });
+
+    await service.deliverBatch(NOTIFICATION, 0);
+
+    expect(store.recorded.get('a')).toEqual({ status: 'failed', reason: 'ServiceUnavailable', nextAttemptAt: null });
+    expect(retries).toEqual([]);
+  });
+
+  it('skips, without asking a provider, what changed since the fan-out or cannot be sent', async () => {
+    store.rows = [
+      row('deleted', { deleted_at: new Date() }),
+      row('invalidated', { invalidated_at: new Date() }),
+      row('no-token', { push_token: null }),
+      row('no-credentials', { platform: 'android' }),
+      row('no-provider', { platform: 'web', push_token: null, web_push_subscription: { endpoint: 'https://push.example/1', keys: { p256dh: 'k', auth: 'a' } } }),
+    ];
+    ios.send = () => Promise.reject(new Error('no provider may be called'));
+
+    await service.deliverBatch(NOTIFICATION, 0);
+
+    expect([...store.recorded].map(([id, outcome]) => [id, outcome.status, outcome.reason])).toEqual([
+      ['deleted', 'skipped', 'Deleted'],
+      ['invalidated', 'skipped', 'Invalidated'],
+      ['no-token', 'skipped', 'NoToken'],
+      ['no-credentials', 'skipped', 'NoCredentials'],
+      ['no-provider', 'skipped', 'NoCredentials'],
+    ]);
+  });
+
+  it('does nothing when the batch has nothing to claim (a duplicate job)', async () => {
+    expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 0 });
+    expect(store.recorded.size).toBe(0);
+  });
+});

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/**
+ * Notifications whose rows may be stuck: unfinished, and begun more than $1 seconds
+ * (DELIVERY_STUCK_MS) ago; a younger one cannot have a row that old.
+ */
+const OVERDUE_NOTIFICATION = `n.completed_at IS NULL AND n.processing_started_at < now() - make_interval(secs => $1)`;
+
+export interface BatchRef {
+  notification_id: string;
+  batch: number;
+}
+
+/**
+ * The sweeper's look-ups. Those on deliveries go through the unfinished notifications (a partial
+ * index) and each one's own rows (the primary key): deliveries keep no index on their status, so
+ * that their updates stay HOT.
+ */
+@Injectable()
+export class SweeperRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Unfinished notifications not fanned out, accepted more than `olderThanMs` ago; oldest first. */
+  async unfannedNotifications(olderThanMs: number, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM notifications
+       WHERE completed_at IS NULL AND fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1 / 1000.0)
+       ORDER BY created_at LIMIT $2`,
+      [olderThanMs, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Rows "sending" for longer than `stuckSeconds`, pending again; the batches they belong to. */
+  async resetStuck(stuckSeconds: number): Promise<BatchRef[]> {
+    const [reset]: [BatchRef[], number] = await this.db.query(
+      `UPDATE deliveries d SET status = 'pending', next_attempt_at = NULL, updated_at = now()
+       FROM notifications n
+       WHERE ${OVERDUE_NOTIFICATION}
+         AND d.notification_id = n.id AND d.status = 'sending' AND d.updated_at < now() - make_interval(secs => $1)
+       RETURNING d.notification_id, d.batch`,
+      [stuckSeconds],
+    );
+    return reset;
+  }
+
+  /** Batches with rows pending, and due, for longer than `stuckSeconds`. */
+  overdueBatches(stuckSeconds: number, limit: number): Promise<BatchRef[]> {
+    return this.db.query(
+      `SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries d ON d.notification_id = n.id
+       WHERE ${OVERDUE_NOTIFICATION}
+         AND d.status = 'pending' AND d.updated_at < now() - make_interval(secs => $1)
+         AND (d.next_attempt_at IS NULL OR d.next_attempt_at < now() - make_interval(secs => $1))
+       LIMIT $2`,
+      [stuckSeconds, limit],
+    );
+  }
+
+  /** Deletes expired idempotency keys; how many. */
+  async purgeIdempotencyKeys(): Promise<number> {
+    return (await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`))[1];
+  }
+}

@@ -1,0 +1,149 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { preparedQuery } from '../common/prepared-query';
+import { Platform, WebPushSubscription } from '../common/platform';
+import { Device, Permission } from './installation.entity';
+
+/** An `installations` row as PostgreSQL returns it. */
+export interface InstallationRow {
+  id: string;
+  app_id: string;
+  installation_id: string;
+  platform: Platform;
+  push_token: string | null;
+  web_push_subscription: WebPushSubscription | null;
+  device: Partial<Device>;
+  user_id: string | null;
+  permission: Permission;
+  registered_at: Date;
+  last_seen_at: Date;
+  identifier_updated_at: Date | null;
+  permission_updated_at: Date | null;
+  invalidated_at: Date | null;
+  invalid_reason: string | null;
+  deleted_at: Date | null;
+}
+
+/** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
+export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at`;
+
+/**
+ * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
+ * only when their value really changes (docs/api.md 4.3); a new token revives an invalidated row.
+ */
+const UPDATE_SQL = `
+  UPDATE installations SET
+    user_id = CASE WHEN $3::boolean THEN $4::varchar ELSE user_id END,
+    identifier_updated_at = CASE WHEN $3::boolean AND user_id IS DISTINCT FROM $4::varchar THEN now() ELSE identifier_updated_at END,
+    permission = COALESCE($5::varchar, permission),
+    permission_updated_at = CASE WHEN permission IS DISTINCT FROM COALESCE($5::varchar, permission) THEN now() ELSE permission_updated_at END,
+    device = CASE WHEN $6::jsonb IS NULL THEN device ELSE device || $6::jsonb END,
+    push_token = COALESCE($7::text, push_token),
+    web_push_subscription = COALESCE($8::jsonb, web_push_subscription),
+    invalidated_at = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
+      OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalidated_at END,
+    invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
+      OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
+    last_seen_at = now()
+  WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
+  RETURNING ${INSTALLATION_COLUMNS}`;
+
+/** Creates the row, or re-creates one that was deleted, as if it were new. */
+const CREATE_SQL = `
+  INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at)
+  VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
+    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END)
+  ON CONFLICT (app_id, installation_id) DO UPDATE SET
+    platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
+    device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
+    registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
+    identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
+    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL
+  WHERE i.deleted_at IS NOT NULL
+  RETURNING *`;
+
+/** Values of a PATCH or re-registration; null leaves a column as it is. JSON columns come serialised. */
+export interface InstallationChanges {
+  /** Whether user_id is being set (to `userId`, which may be null). */
+  setUserId: boolean;
+  userId: string | null;
+  permission: string | null;
+  device: string | null;
+  pushToken: string | null;
+  webPushSubscription: string | null;
+}
+
+export interface NewInstallation {
+  platform: Platform;
+  pushToken: string | null;
+  webPushSubscription: string | null;
+  device: string;
+  userId: string | null;
+  permission: string | null;
+}
+
+/** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
+@Injectable()
+export class InstallationsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  async find(appId: string, installationId: string): Promise<InstallationRow | undefined> {
+    const [row]: InstallationRow[] = await this.db.query(
+      `SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+      [appId, installationId],
+    );
+    return row;
+  }
+
+  async platformOf(appId: string, installationId: string): Promise<Platform | null> {
+    const [row] = await this.db.query(
+      `SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+      [appId, installationId],
+    );
+    return row?.platform ?? null;
+  }
+
+  /** UPDATE_SQL as a prepared statement: this is the whole of a PATCH's own database work. Undefined when no live row. */
+  async update(appId: string, installationId: string, changes: InstallationChanges): Promise<InstallationRow | undefined> {
+    const { rows } = await preparedQuery<InstallationRow>(this.db, 'installations_update', UPDATE_SQL, [
+      appId,
+      installationId,
+      changes.setUserId,
+      changes.userId,
+      changes.permission,
+      changes.device,
+      changes.pushToken,
+      changes.webPushSubscription,
+    ]);
+    return rows[0];
+  }
+
+  /** CREATE_SQL; undefined when a live row appeared in between. */
+  async create(appId: string, installationId: string, values: NewInstallation): Promise<InstallationRow | undefined> {
+    const [row]: InstallationRow[] = await this.db.query(CREATE_SQL, [
+      appId,
+      installationId,
+      values.platform,
+      values.pushToken,
+      values.webPushSubscription,
+      values.device,
+      values.userId,
+      values.permission,
+    ]);
+    return row;
+  }
+
+  /** The row stays for the deliveries and events that refer to it; its personal data goes. False when no live row. */
+  async softDelete(appId: string, installationId: string): Promise<boolean> {
+    const [, count]: [unknown[], number] = await this.db.query(
+      `UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
+         device = '{}'::jsonb
+       WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+      [appId, installationId],
+    );
+    return count > 0;
+  }
+}

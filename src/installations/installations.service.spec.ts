@@ -1,0 +1,132 @@
+import { Test } from '@nestjs/testing';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { Platform } from '../common/platform';
+import { RegisterInstallationDto } from './dto/installation.dto';
+import { InstallationChanges, InstallationRow, InstallationsRepository, NewInstallation } from './installations.repository';
+import { InstallationsService } from './installations.service';
+
+const APP = 'app-1';
+const APNS_TOKEN = 'AB'.repeat(32);
+
+/** Live installations by id; records what the service asked to write. */
+class InMemoryInstallations implements Pick<InstallationsRepository, 'platformOf' | 'update' | 'create' | 'softDelete' | 'find'> {
+  rows = new Map<string, InstallationRow>();
+  updates: InstallationChanges[] = [];
+  creates: NewInstallation[] = [];
+
+  async find(_app: string, id: string) {
+    return this.rows.get(id);
+  }
+  async platformOf(_app: string, id: string): Promise<Platform | null> {
+    return this.rows.get(id)?.platform ?? null;
+  }
+  async update(_app: string, id: string, changes: InstallationChanges) {
+    this.updates.push(changes);
+    return this.rows.get(id);
+  }
+  async create(_app: string, id: string, values: NewInstallation) {
+    this.creates.push(values);
+    const row = installationRow(id, values.platform);
+    this.rows.set(id, row);
+    return row;
+  }
+  async softDelete(_app: string, id: string) {
+    return this.rows.delete(id);
+  }
+}
+
+function installationRow(id: string, platform: Platform): InstallationRow {
+  const now = new Date();
+  return {
+    id: `uuid-${id}`,
+    app_id: APP,
+    installation_id: id,
+    platform,
+    push_token: null,
+    web_push_subscription: null,
+    device: {},
+    user_id: null,
+    permission: 'unknown',
+    registered_at: now,
+    last_seen_at: now,
+    identifier_updated_at: null,
+    permission_updated_at: null,
+    invalidated_at: null,
+    invalid_reason: null,
+    deleted_at: null,
+  };
+}
+
+const errorsOf = async (promise: Promise<unknown>) => {
+  const error = await promise.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ValidationFailedError);
+  return (error as ValidationFailedError).errors;
+};
+
+/** The installation rules, with storage in memory (storage itself: test/e2e/installations.e2e-spec.ts). */
+describe('InstallationsService', () => {
+  let service: InstallationsService;
+  let store: InMemoryInstallations;
+
+  beforeEach(async () => {
+    store = new InMemoryInstallations();
+    const moduleRef = await Test.createTestingModule({
+      providers: [InstallationsService, { provide: InstallationsRepository, useValue: store }],
+    }).compile();
+    service = moduleRef.get(InstallationsService);
+  });
+
+  it('creates on the first PUT, with the token each platform needs, an APNs token in lower case', async () => {
+    const result = await service.register(APP, 'phone', { platform: 'ios', push_token: APNS_TOKEN } as RegisterInstallationDto);
+    expect(result.created).toBe(true);
+    expect(store.creates[0]).toMatchObject({ platform: 'ios', pushToken: APNS_TOKEN.toLowerCase(), device: '{}' });
+
+    expect(await errorsOf(service.register(APP, 'new-1', {} as RegisterInstallationDto))).toEqual({
+      platform: ['The platform field is required when the installation is registered.'],
+    });
+    expect(await errorsOf(service.register(APP, 'new-2', { platform: 'android' } as RegisterInstallationDto))).toEqual({
+      push_token: ['The push_token field is required when platform is android.'],
+    });
+    expect(await errorsOf(service.register(APP, 'new-3', { platform: 'web', push_token: 'x' } as RegisterInstallationDto))).toEqual({
+      push_token: ['The push_token field is prohibited when platform is web; send web_push_subscription.'],
+      web_push_subscription: ['The web_push_subscription field is required when platform is web.'],
+    });
+    expect(await errorsOf(service.register(APP, 'new-4', { platform: 'ios', push_token: 'not-hex' } as RegisterInstallationDto))).toEqual({
+      push_token: ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'],
+    });
+  });
+
+  it('refreshes an existing installation on a later PUT, and refuses a change of platform', async () => {
+    store.rows.set('phone', installationRow('phone', 'android'));
+    const result = await service.register(APP, 'phone', { user_id: 'alice' } as RegisterInstallationDto);
+    expect(result.created).toBe(false);
+    expect(store.updates[0]).toMatchObject({ setUserId: true, userId: 'alice', pushToken: null });
+    expect(await errorsOf(service.register(APP, 'phone', { platform: 'ios' } as RegisterInstallationDto))).toEqual({
+      platform: ['The platform field cannot be changed (the installation is android).'],
+    });
+  });
+
+  it('PATCH: needs a field, tells "user_id: null" from no user_id, and answers 404 for an unknown installation', async () => {
+    store.rows.set('phone', installationRow('phone', 'ios'));
+    expect(await errorsOf(service.update(APP, 'phone', {}))).toHaveProperty('body');
+
+    await service.update(APP, 'phone', { user_id: null });
+    await service.update(APP, 'phone', { permission: 'granted' });
+    expect(store.updates.map((u) => [u.setUserId, u.userId, u.permission])).toEqual([
+      [true, null, null],
+      [false, null, 'granted'],
+    ]);
+
+    await expect(service.update(APP, 'unknown', { permission: 'denied' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(service.update(APP, 'unknown', { push_token: APNS_TOKEN })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(service.remove(APP, 'unknown')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('keeps only endpoint and keys of a Web Push subscription', async () => {
+    store.rows.set('browser', installationRow('browser', 'web'));
+    await service.update(APP, 'browser', {
+      web_push_subscription: { endpoint: 'https://push.example/1', keys: { p256dh: 'p', auth: 'a' }, expirationTime: 123 },
+    });
+    expect(JSON.parse(store.updates[0].webPushSubscription!)).toEqual({ endpoint: 'https://push.example/1', keys: { p256dh: 'p', auth: 'a' } });
+  });
+});

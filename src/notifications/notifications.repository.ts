@@ -1,0 +1,211 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { preparedQuery } from '../common/prepared-query';
+import { EventType } from './notification-event.entity';
+import { NotificationOptions } from './notification.entity';
+
+/** A `notifications` row as PostgreSQL returns it. */
+export interface NotificationRow {
+  id: string;
+  app_id: string;
+  title: string;
+  body: string;
+  image_url: string | null;
+  action_url: string | null;
+  data: Record<string, unknown> | null;
+  options: NotificationOptions | null;
+  target_users: number;
+  stat_users: number;
+  stat_installations: number;
+  stat_accepted: number;
+  stat_received: number;
+  stat_displayed: number;
+  stat_opened: number;
+  stat_failed: number;
+  stat_skipped: number;
+  created_at: Date;
+  processing_started_at: Date | null;
+  completed_at: Date | null;
+}
+
+/** Every column but the (possibly long) target list. */
+const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
+  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+  created_at, processing_started_at, completed_at`;
+
+const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10)
+       RETURNING ${NOTIFICATION_COLUMNS}`;
+
+/** What a send stores; `data` and `options` already JSON text (or null). */
+export interface NewNotification {
+  id: string;
+  appId: string;
+  title: string;
+  body: string;
+  imageUrl: string | null;
+  actionUrl: string | null;
+  data: string | null;
+  options: string | null;
+  userIds: string[];
+}
+
+const insertParams = (n: NewNotification) => [
+  n.id,
+  n.appId,
+  n.title,
+  n.body,
+  n.imageUrl,
+  n.actionUrl,
+  n.data,
+  n.options,
+  n.userIds,
+  n.userIds.length,
+];
+
+/** An `idempotency_keys` row, as a claim that lost finds it. */
+export interface IdempotencyKeyRow {
+  request_hash: string;
+  status: 'in_progress' | 'completed';
+  response_status: number | null;
+  response_body: unknown;
+}
+
+/** Which counter each event type moves; also the only column names the event statement interpolates. */
+const EVENT_COUNTERS: Record<EventType, string> = { received: 'stat_received', displayed: 'stat_displayed', opened: 'stat_opened' };
+
+/** What recording one event found and did. */
+export interface EventResult {
+  found: boolean;
+  targeted: boolean;
+  counted: boolean;
+}
+
+/**
+ * The API's side of `notifications`, its `idempotency_keys` and `notification_events`. (The
+ * worker's statements on `notifications`, fan-out progress and statistics, are delivery's own.)
+ */
+@Injectable()
+export class NotificationsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * One INSERT as a prepared statement. It is atomic on its own: an explicit transaction would
+   * only add BEGIN and COMMIT, two more round trips (and socket writes) per send.
+   */
+  async insert(notification: NewNotification): Promise<NotificationRow> {
+    const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification));
+    return rows[0];
+  }
+
+  /**
+   * Inserts the notification and stores the response `respond` makes of it under the claimed
+   * idempotency key, in one transaction: the key is completed exactly when the send exists.
+   */
+  async insertWithResponse<T>(
+    notification: NewNotification,
+    key: string,
+    respond: (row: NotificationRow) => { status: number; body: T },
+  ): Promise<T> {
+    return this.db.transaction(async (manager) => {
+      const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification));
+      const response = respond(row);
+      await manager.query(
+        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb
+         WHERE app_id = $1 AND key = $2`,
+        [notification.appId, key, response.status, JSON.stringify(response.body)],
+      );
+      return response.body;
+    });
+  }
+
+  async find(appId: string, id: string): Promise<NotificationRow | undefined> {
+    const [row]: NotificationRow[] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`, [
+      appId,
+      id,
+    ]);
+    return row;
+  }
+
+  /**
+   * Newest first, after the (created_at, id) position `after` when given. Positions are created_at
+   * in microseconds since the epoch (`created_at_micros`), exact both ways: no date text for
+   * PostgreSQL to parse.
+   */
+  list(
+    appId: string,
+    limit: number,
+    after: { createdAtMicros: string; id: string } | null,
+  ): Promise<(NotificationRow & { created_at_micros: string })[]> {
+    return this.db.query(
+      `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+       WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
+       ORDER BY created_at DESC, id DESC
+       LIMIT $4`,
+      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit],
+    );
+  }
+
+  /**
+   * Takes the key when it is new, expired, or claimed by a request that died with the same body
+   * (`lockSeconds` after its claim). False when someone else holds it.
+   */
+  async claimIdempotencyKey(appId: string, key: string, hash: string, lockSeconds: number, retentionHours: number): Promise<boolean> {
+    const claimed: unknown[] = await this.db.query(
+      `INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
+       VALUES ($1, $2, $3, 'in_progress', now() + make_interval(secs => $4), now() + make_interval(hours => $5))
+       ON CONFLICT (app_id, key) DO UPDATE SET
+         request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL,
+         locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at
+       WHERE k.expires_at <= now()
+          OR (k.status = 'in_progress' AND k.locked_until <= now() AND k.request_hash = EXCLUDED.request_hash)
+       RETURNING key`,
+      [appId, key, hash, lockSeconds, retentionHours],
+    );
+    return claimed.length > 0;
+  }
+
+  async findIdempotencyKey(appId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
+    const [row]: IdempotencyKeyRow[] = await this.db.query(
+      `SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE app_id = $1 AND key = $2`,
+      [appId, key],
+    );
+    return row;
+  }
+
+  /** Forgets a claim that has no response (its send failed). */
+  async releaseIdempotencyKey(appId: string, key: string): Promise<void> {
+    await this.db.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress'`, [appId, key]);
+  }
+
+  /**
+   * Records an event once per (notification, installation, type) and moves its counter, only for
+   * an installation the notification was fanned out to; one statement.
+   */
+  async recordEvent(appId: string, notificationId: string, installationId: string, type: EventType, occurredAt: Date): Promise<EventResult> {
+    const counter = EVENT_COUNTERS[type];
+    const [result]: EventResult[] = await this.db.query(
+      `WITH notification AS (
+         SELECT id FROM notifications WHERE id = $1 AND app_id = $2
+       ), target AS (
+         SELECT d.installation_id FROM deliveries d
+         JOIN installations i ON i.id = d.installation_id
+         WHERE d.notification_id = (SELECT id FROM notification) AND i.app_id = $2 AND i.installation_id = $3
+       ), inserted AS (
+         INSERT INTO notification_events (notification_id, installation_id, type, occurred_at)
+         SELECT $1, installation_id, $4, $5 FROM target
+         ON CONFLICT DO NOTHING
+         RETURNING 1
+       ), counted AS (
+         UPDATE notifications SET ${counter} = ${counter} + (SELECT count(*) FROM inserted)
+         WHERE id = $1 AND EXISTS (SELECT 1 FROM inserted)
+         RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM notification) AS found, EXISTS (SELECT 1 FROM target) AS targeted,
+              EXISTS (SELECT 1 FROM counted) AS counted`,
+      [notificationId, appId, installationId, type, occurredAt],
+    );
+    return result;
+  }
+}

@@ -1,0 +1,46 @@
+import { InjectQueue } from '@nestjs/bullmq';
+import { Injectable } from '@nestjs/common';
+import { Job, JobsOptions, Queue } from 'bullmq';
+import { DELIVER_JOB, DELIVER_QUEUE, DeliverJob, deliverJobId, FANOUT_JOB, FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
+
+/**
+ * The one place that queues fan-outs. Each module that uses it registers FANOUT_QUEUE with its
+ * own connection (the API's producer fails fast, the worker's waits for Redis).
+ */
+@Injectable()
+export class FanoutJobs {
+  constructor(@InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>) {}
+
+  /** A notification's fan-out; its job id makes a second add a no-op while the job is kept. */
+  add(notificationId: string): Promise<Job<FanoutJob>> {
+    return this.queue.add(FANOUT_JOB, { notificationId }, { jobId: fanoutJobId(notificationId) });
+  }
+
+  /** The notification's fan-out job, if Redis still holds it. */
+  find(notificationId: string): Promise<Job<FanoutJob> | undefined> {
+    return this.queue.getJob(fanoutJobId(notificationId));
+  }
+}
+
+/** The one place that queues delivery jobs (one per batch of a notification). */
+@Injectable()
+export class DeliverJobs {
+  constructor(@InjectQueue(DELIVER_QUEUE) private readonly queue: Queue<DeliverJob>) {}
+
+  /**
+   * One job per batch. Without `suffix` the ids are the batches' own, so queueing a batch twice is
+   * a no-op; a suffix makes a fresh id, for a batch whose own job may still sit completed in Redis.
+   */
+  async addBatches(batches: readonly DeliverJob[], suffix?: string): Promise<void> {
+    if (batches.length === 0) return;
+    await this.queue.addBulk(
+      batches.map((data) => ({ name: DELIVER_JOB, data, opts: { jobId: deliverJobId(data.notificationId, data.batch, suffix) } })),
+    );
+  }
+
+  /** The batch again after `delayMs`, for its rows that are to be retried after attempt `attempt`. */
+  addRetry(notificationId: string, batch: number, attempt: number, delayMs: number): Promise<Job<DeliverJob>> {
+    const opts: JobsOptions = { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, delayMs) };
+    return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
+  }
+}
