@@ -1,16 +1,8 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
-import { Platform } from '../common/platform';
+import { NotificationOptions } from '../common/notification-options';
 
-/** Free-form delivery options accepted by the send endpoint (docs/api.md 5.1). */
-export interface NotificationOptions {
-  ttl?: number;
-  priority?: 'high' | 'normal';
-  collapse_id?: string;
-  badge?: number;
-  sound?: string;
-  platforms?: Platform[];
-}
+export type { NotificationOptions };
 
 /**
  * A send. `user_ids` is the de-duplicated target list that the fan-out reads; the counters are the

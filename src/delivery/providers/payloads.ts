@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Platform, PLATFORMS } from '../../common/platform';
+import { NotificationOptions } from '../../common/notification-options';
 
 /**
  * What each provider receives for one notification (docs/api.md 6.1). Pure functions with no state
@@ -14,14 +15,7 @@ export interface PushContent {
   image_url: string | null;
   action_url: string | null;
   data: Record<string, unknown> | null;
-  options: {
-    ttl?: number;
-    priority?: 'high' | 'normal';
-    collapse_id?: string;
-    badge?: number;
-    sound?: string;
-    platforms?: Platform[];
-  } | null;
+  options: NotificationOptions | null;
 }
 
 /** APNs and FCM refuse more than 4 KiB; Web Push carries 4096 encrypted bytes, 103 of them overhead. */

@@ -1,0 +1,14 @@
+import { Platform } from './platform';
+
+/**
+ * The delivery options of a send (docs/api.md 5.1), as stored with the notification and read by the
+ * worker: here, so that notifications and delivery share the type without importing each other.
+ */
+export interface NotificationOptions {
+  ttl?: number;
+  priority?: 'high' | 'normal';
+  collapse_id?: string;
+  badge?: number;
+  sound?: string;
+  platforms?: Platform[];
+}
