@@ -1,4 +1,5 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+import { isUuid } from '../common/uuid';
 
 /**
  * Opaque, signed list cursors: `<payload>.<mac>`, both base64url. The payload is
@@ -19,7 +20,6 @@ export interface CursorPosition {
 export class InvalidCursorError extends Error {}
 
 const MAC_BYTES = 16;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** 0 up to 9999-12-31T23:59:59.999999Z: a created_at the service can have written. */
 const MAX_MICROS = 253_402_300_799_999_999n;
 const MICROS = /^(0|[1-9]\d{0,17})$/;
@@ -57,6 +57,7 @@ export function decodeCursor(key: Buffer, cursor: string): CursorPosition {
   if (fields.length !== 2) throw new InvalidCursorError('wrong number of parts');
   const [micros, id] = fields;
   if (!MICROS.test(micros) || BigInt(micros) > MAX_MICROS) throw new InvalidCursorError('bad timestamp');
-  if (!UUID.test(id)) throw new InvalidCursorError('bad id');
+  // Lower case only, as PostgreSQL prints ids: a cursor has exactly one spelling.
+  if (!isUuid(id) || id !== id.toLowerCase()) throw new InvalidCursorError('bad id');
   return { createdAtMicros: micros, id };
 }
