@@ -10,8 +10,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // config reads the Web Push host pattern from common; common's validation rules read the
   // allow-list through env(), since class-validator builds them outside the container.
   config: ['common'],
-  // The exceptions filter redacts URLs with logging's helper (log-options.ts).
-  common: ['config', 'logging'],
+  common: ['config'],
   queue: ['common', 'config'],
   metrics: ['common', 'config', 'queue'],
   logging: ['auth', 'common', 'config'],

@@ -3,14 +3,14 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { DestinationStream, LevelWithSilent } from 'pino';
 import type { Options } from 'pino-http';
 import type { AuthContext } from '../auth/auth-context';
+import { CENSOR, redactUrl, scrubSecrets } from '../common/secrets';
 import type { EnvironmentVariables } from '../config/env';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
-export const CENSOR = '[Redacted]';
 
 /**
  * Exact paths pino redacts before serializing. They cover the request line (headers) and the
- * shapes our own code would log (an installation body, a credentials object); SECRET_KEY below
+ * shapes our own code would log (an installation body, a credentials object); common/secrets.ts
  * catches the same names at any depth in objects passed to a log call.
  */
 export const REDACT_PATHS = [
@@ -32,59 +32,6 @@ export const REDACT_PATHS = [
   '*.private_key',
   '*.*.private_key',
 ];
-
-/**
- * Key names whose values never reach a log line, wherever they sit: bearer tokens, device push
- * tokens and subscriptions, provider private keys (APNs .p8, FCM service account, VAPID),
- * passwords and the APP_KEY. `tokenId`/`token_id` stay: they identify a token without revealing it.
- */
-const SECRET_KEY =
-  /^(authorization|proxy-authorization|cookie|set-cookie|token|app_key|appkey)$|password|passphrase|secret|private_?key|push_?token|web_?push_?subscription|access_?token|refresh_?token|api_?key/i;
-const MAX_DEPTH = 8;
-
-export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key);
-}
-
-/**
- * A copy of `value` with every secret-named key censored. Only plain objects and arrays are
- * walked: class instances (errors, requests, buffers) have their own serializers.
- */
-export function scrubSecrets<T>(value: T, depth = 0): T {
-  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, depth + 1)) as T;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
-    out[key] = isSecretKey(key) && item !== null && item !== undefined ? CENSOR : scrubSecrets(item, depth + 1);
-  }
-  return out as T;
-}
-
-/**
- * `url` with the value of every secret-named query parameter (`access_token`, `token`, `api_key`...)
- * censored. Such tokens are refused (only the Authorization header authenticates), but a caller
- * who sent one must not find it in the logs either.
- */
-export function redactUrl(url: string): string {
-  const query = url.indexOf('?');
-  if (query === -1) return url;
-  return (
-    url.slice(0, query) +
-    url.slice(query).replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (whole, separator: string, name: string) => {
-      let decoded = name;
-      try {
-        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
-      } catch {
-        // an undecodable name is checked as it is
-      }
-      // `a[access_token]` is how qs-style parsers nest a key.
-      const key = /\[([^\]]*)\]$/.exec(decoded)?.[1] ?? decoded;
-      return isSecretKey(key) || isSecretKey(decoded) ? `${separator}${name}=${CENSOR}` : whole;
-    })
-  );
-}
 
 /** pino-http's request serializer output, with secrets taken out of the URL and the parsed query. */
 export function redactRequest(req: Record<string, unknown>): Record<string, unknown> {

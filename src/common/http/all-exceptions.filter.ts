@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { redactUrl } from '../../logging/log-options';
+import { redactUrl } from '../secrets';
 import { DomainError, IdempotencyConflictError, NotFoundError, reportedErrors, ValidationFailedError } from '../errors';
 import { isStoreUnavailable, RETRY_AFTER_SECONDS } from './unavailable';
 

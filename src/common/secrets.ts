@@ -1,0 +1,58 @@
+/**
+ * What never reaches a log line or an error report: secret-named keys and query parameters.
+ * Here, in common, because both the logging setup and the exceptions filter censor with it.
+ */
+export const CENSOR = '[Redacted]';
+
+/**
+ * Key names whose values never reach a log line, wherever they sit: bearer tokens, device push
+ * tokens and subscriptions, provider private keys (APNs .p8, FCM service account, VAPID),
+ * passwords and the APP_KEY. `tokenId`/`token_id` stay: they identify a token without revealing it.
+ */
+const SECRET_KEY =
+  /^(authorization|proxy-authorization|cookie|set-cookie|token|app_key|appkey)$|password|passphrase|secret|private_?key|push_?token|web_?push_?subscription|access_?token|refresh_?token|api_?key/i;
+const MAX_DEPTH = 8;
+
+export function isSecretKey(key: string): boolean {
+  return SECRET_KEY.test(key);
+}
+
+/**
+ * A copy of `value` with every secret-named key censored. Only plain objects and arrays are
+ * walked: class instances (errors, requests, buffers) have their own serializers.
+ */
+export function scrubSecrets<T>(value: T, depth = 0): T {
+  if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, depth + 1)) as T;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
+    out[key] = isSecretKey(key) && item !== null && item !== undefined ? CENSOR : scrubSecrets(item, depth + 1);
+  }
+  return out as T;
+}
+
+/**
+ * `url` with the value of every secret-named query parameter (`access_token`, `token`, `api_key`...)
+ * censored. Such tokens are refused (only the Authorization header authenticates), but a caller
+ * who sent one must not find it in the logs either.
+ */
+export function redactUrl(url: string): string {
+  const query = url.indexOf('?');
+  if (query === -1) return url;
+  return (
+    url.slice(0, query) +
+    url.slice(query).replace(/([?&;])([^=&;#]*)=([^&;#]*)/g, (whole, separator: string, name: string) => {
+      let decoded = name;
+      try {
+        decoded = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // an undecodable name is checked as it is
+      }
+      // `a[access_token]` is how qs-style parsers nest a key.
+      const key = /\[([^\]]*)\]$/.exec(decoded)?.[1] ?? decoded;
+      return isSecretKey(key) || isSecretKey(decoded) ? `${separator}${name}=${CENSOR}` : whole;
+    })
+  );
+}
