@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
 import { FANOUT_QUEUE, fanoutJobId } from '../../src/common/queues';
-import { assertBuilt, ChildEnv, freePort, killAllServices, listeningPorts, probePort, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
+import { assertBuilt, ChildEnv, createTokenWithCli, freePort, killAllServices, listeningPorts, probePort, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
 import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
@@ -77,11 +77,7 @@ describe('APP_MODE and graceful shutdown (docs/api.md section 7)', () => {
     assertBuilt();
     database = await createTestDatabase();
     queuePrefix = `test-${randomBytes(6).toString('hex')}`;
-    const cliEnv = { DATABASE_URL: database.url, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' };
-    const app = await runCli(['apps:create', '--name', 'Modes'], { env: cliEnv });
-    const created = await runCli(['tokens:create', '--app', JSON.parse(app.stdout).id, '--abilities', '*'], { env: cliEnv });
-    if (created.code !== 0) throw new Error(`tokens:create failed: ${created.stderr}`);
-    token = JSON.parse(created.stdout).token;
+    token = await createTokenWithCli(database.url, 'Modes');
   });
 
   afterAll(async () => {

@@ -1,14 +1,15 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { parseEnv, WORKER_METRICS_PORT } from '../../src/config/env';
 import { REDIS_LOG_INTERVAL_MS } from '../../src/queue/redis-status';
 import {
   assertBuilt,
   ChildEnv,
+  createTokenWithCli,
   freePort,
   killAllServices,
   lines,
+  listeningSockets,
   probePort,
   runCli,
   serviceEnv,
@@ -72,46 +73,18 @@ async function stopRedis(redis: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-/** Local addresses (hex, as in /proc/net/tcp*) of the TCP sockets `pid` listens on, by port. */
-function listeningAddresses(pid: number): Map<number, string[]> | null {
-  if (!existsSync(`/proc/${pid}/fd`)) return null;
-  const inodes = new Set<string>();
-  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
-    try {
-      const match = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-      if (match) inodes.add(match[1]);
-    } catch {
-      // closed meanwhile
-    }
-  }
-  const out = new Map<number, string[]>();
-  for (const table of ['tcp', 'tcp6']) {
-    for (const line of readFileSync(`/proc/${pid}/net/${table}`, 'utf8').split('\n').slice(1)) {
-      const fields = line.trim().split(/\s+/);
-      if (fields.length > 9 && fields[3] === '0A' && inodes.has(fields[9])) {
-        const [address, port] = fields[1].split(':');
-        out.set(parseInt(port, 16), [...(out.get(parseInt(port, 16)) ?? []), address]);
-      }
-    }
-  }
-  return out;
-}
 
 describe('start-up and outages', () => {
   let database: { name: string; url: string };
   let queuePrefix: string;
   let token: string;
-  const cliEnv = () => ({ DATABASE_URL: database.url, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' });
   const envFor = (extra: ChildEnv) => serviceEnv({ databaseUrl: database.url, queuePrefix }, { LOG_LEVEL: 'info', ...extra });
 
   beforeAll(async () => {
     assertBuilt();
     database = await createTestDatabase();
     queuePrefix = `test-${randomBytes(6).toString('hex')}`;
-    const app = await runCli(['apps:create', '--name', 'Startup'], { env: cliEnv() });
-    const created = await runCli(['tokens:create', '--app', JSON.parse(app.stdout).id, '--abilities', '*'], { env: cliEnv() });
-    if (created.code !== 0) throw new Error(`tokens:create failed: ${created.stderr}`);
-    token = JSON.parse(created.stdout).token;
+    token = await createTokenWithCli(database.url, 'Startup');
   });
 
   afterAll(async () => {
@@ -341,7 +314,7 @@ describe('start-up and outages', () => {
       );
       await service.waitForHttp(port, '/health/live', 45_000);
       await service.waitForHttp(metricsPort, '/metrics', 45_000);
-      const addresses = listeningAddresses(service.pid);
+      const addresses = listeningSockets(service.pid);
       // 0100007F is 127.0.0.1 as /proc writes it; every interface would be 00000000 or ::.
       if (addresses) expect(Object.fromEntries(addresses)).toEqual({ [port]: ['0100007F'], [metricsPort]: ['0100007F'] });
       await service.waitForOutput(/on 127\.0\.0\.1 port/);

@@ -94,6 +94,15 @@ export function runNode(
 export const runCli = (args: string[], options: { env: ChildEnv; cwd?: string; timeoutMs?: number }) =>
   runNode(BUILT_CLI, args, options);
 
+/** An app and an all-abilities token made through the built CLI, as an operator would: the token. */
+export async function createTokenWithCli(databaseUrl: string, appName: string): Promise<string> {
+  const env = { DATABASE_URL: databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' };
+  const app = await runCli(['apps:create', '--name', appName], { env });
+  const created = await runCli(['tokens:create', '--app', JSON.parse(app.stdout).id, '--abilities', '*'], { env });
+  if (created.code !== 0) throw new Error(`tokens:create failed: ${created.stderr}`);
+  return JSON.parse(created.stdout).token;
+}
+
 /** Non-empty lines of a stream's output. */
 export const lines = (text: string) => text.split('\n').filter((line) => line.trim() !== '');
 
@@ -147,10 +156,11 @@ export async function waitUntil(condition: () => Promise<boolean> | boolean, wha
 }
 
 /**
- * TCP ports a process is listening on (Linux /proc), or null where /proc is not available.
- * Sockets are matched by inode between /proc/<pid>/fd and /proc/<pid>/net/tcp{,6}.
+ * The TCP sockets a process is listening on (Linux /proc): local addresses (hex, as in
+ * /proc/net/tcp{,6}) by port, or null where /proc is not available. Sockets are matched by inode
+ * between /proc/<pid>/fd and /proc/<pid>/net/tcp{,6}.
  */
-export function listeningPorts(pid: number): number[] | null {
+export function listeningSockets(pid: number): Map<number, string[]> | null {
   if (!existsSync(`/proc/${pid}/fd`)) return null;
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
@@ -161,17 +171,27 @@ export function listeningPorts(pid: number): number[] | null {
       // the descriptor was closed meanwhile
     }
   }
-  const ports = new Set<number>();
+  const sockets = new Map<number, string[]>();
   for (const table of ['tcp', 'tcp6']) {
     const file = `/proc/${pid}/net/${table}`;
     if (!existsSync(file)) continue;
     for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
       const fields = line.trim().split(/\s+/);
       // local_address is HEXIP:HEXPORT, st 0A is LISTEN, the inode is field 9.
-      if (fields.length > 9 && fields[3] === '0A' && inodes.has(fields[9])) ports.add(parseInt(fields[1].split(':')[1], 16));
+      if (fields.length > 9 && fields[3] === '0A' && inodes.has(fields[9])) {
+        const [address, hexPort] = fields[1].split(':');
+        const port = parseInt(hexPort, 16);
+        sockets.set(port, [...(sockets.get(port) ?? []), address]);
+      }
     }
   }
-  return [...ports].sort((a, b) => a - b);
+  return sockets;
+}
+
+/** TCP ports a process is listening on, ascending, or null where /proc is not available. */
+export function listeningPorts(pid: number): number[] | null {
+  const sockets = listeningSockets(pid);
+  return sockets && [...sockets.keys()].sort((a, b) => a - b);
 }
 
 /** The built service (dist/src/main.js) running as a child process. */
