@@ -1,11 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import { PinoLogger } from 'nestjs-pino';
 import { LOG_DESTINATION } from '../../src/logging/logging.module';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, TestTenant } from '../support/factories';
-import { assertBuilt, freePort, killAllServices, lines, serviceEnv, ServiceProcess } from '../support/processes';
-import { deleteRedisPrefix } from '../support/services';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { freePort, lines, serviceEnv, ServiceProcess } from '../support/processes';
+import { useBuiltServices } from '../support/use-built-services';
 
 /** What the app writes, as parsed JSON lines; nothing reaches the test's stdout. */
 class Capture {
@@ -138,23 +136,12 @@ describe('structured logs (issue #4.3)', () => {
 });
 
 describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)', () => {
-  let database: { name: string; url: string };
-  const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
-
-  beforeAll(async () => {
-    assertBuilt();
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await killAllServices();
-    if (database) await dropTestDatabase(database.name);
-    await deleteRedisPrefix(queuePrefix);
-  });
+  const stores = useBuiltServices();
 
   /** Starts `api` mode, sends one request with a known id, stops it; its stdout lines. */
   const run = async (extra: Record<string, string>) => {
     const port = await freePort();
-    const service = ServiceProcess.start(serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: 'api', PORT: String(port), ...extra }));
+    const service = ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), ...extra }));
     await service.waitForHttp(port);
     await fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { 'X-Request-Id': 'process-log-check' } });
     expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });

@@ -1,11 +1,10 @@
 import { Queue } from 'bullmq';
-import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Client } from 'pg';
 import { FANOUT_QUEUE, fanoutJobId } from '../../src/common/queues';
-import { assertBuilt, ChildEnv, createTokenWithCli, freePort, killAllServices, listeningPorts, probePort, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
-import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { ChildEnv, createTokenWithCli, freePort, listeningPorts, probePort, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
+import { TEST_REDIS_URL } from '../support/services';
+import { useBuiltServices } from '../support/use-built-services';
 
 /**
  * docs/api.md section 7: one build, three modes (APP_MODE), and SIGTERM stops accepting, finishes
@@ -64,26 +63,16 @@ async function getJson(port: number, path: string): Promise<Reply> {
 }
 
 describe('APP_MODE and graceful shutdown (docs/api.md section 7)', () => {
-  let database: { name: string; url: string };
-  let queuePrefix: string;
+  const stores = useBuiltServices();
   let token: string;
   /** A notification accepted by the api process, whose fan-out waits for a worker. */
   let queuedId: string | undefined;
 
   const modeEnv = (mode: string, port: number): ChildEnv =>
-    serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: mode, PORT: String(port), LOG_LEVEL: 'info' });
+    serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: mode, PORT: String(port), LOG_LEVEL: 'info' });
 
   beforeAll(async () => {
-    assertBuilt();
-    database = await createTestDatabase();
-    queuePrefix = `test-${randomBytes(6).toString('hex')}`;
-    token = await createTokenWithCli(database.url, 'Modes');
-  });
-
-  afterAll(async () => {
-    await killAllServices();
-    if (database) await dropTestDatabase(database.name);
-    if (queuePrefix) await deleteRedisPrefix(queuePrefix);
+    token = await createTokenWithCli(stores.database.url, 'Modes');
   });
 
   describe('APP_MODE=api', () => {
@@ -127,7 +116,7 @@ describe('APP_MODE and graceful shutdown (docs/api.md section 7)', () => {
       const id = ((await res.json()) as { data: { id: string } }).data.id;
       queuedId = id;
       // The fan-out job waits for a worker: an api process has no processors.
-      const queue = new Queue(FANOUT_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: queuePrefix });
+      const queue = new Queue(FANOUT_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: stores.queuePrefix });
       try {
         expect(await queue.getJobState(fanoutJobId(id))).toBe('waiting');
       } finally {
@@ -171,7 +160,7 @@ describe('APP_MODE and graceful shutdown (docs/api.md section 7)', () => {
 
     it('takes the fan-out queued by the api process (processing_started_at gets set)', async () => {
       expect(queuedId).toBeDefined();
-      const client = new Client({ connectionString: database.url });
+      const client = new Client({ connectionString: stores.database.url });
       await client.connect();
       try {
         await waitUntil(async () => {

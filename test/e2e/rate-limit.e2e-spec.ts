@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { Redis } from 'ioredis';
@@ -7,9 +6,9 @@ import { configureHttpApp } from '../../src/app.factory';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, newToken, TestTenant } from '../support/factories';
-import { assertBuilt, freePort, killAllServices, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY } from '../support/processes';
-import { deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { createTokenWithCli, freePort, serviceEnv, ServiceProcess } from '../support/processes';
+import { TEST_REDIS_URL } from '../support/services';
+import { useBuiltServices } from '../support/use-built-services';
 
 const LIMIT = 5;
 
@@ -92,31 +91,20 @@ describe('rate limit per token across API instances (issue #4.5)', () => {
 /** The same, with two built `APP_MODE=api` processes, as two containers behind a load balancer would run. */
 describe('rate limit shared by two api processes (issue #4.5)', () => {
   const PROCESS_LIMIT = 3;
-  let database: { name: string; url: string };
-  const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
+  const stores = useBuiltServices();
   let token: string;
   let ports: number[];
 
   beforeAll(async () => {
-    assertBuilt();
-    database = await createTestDatabase();
-    const cliEnv = { DATABASE_URL: database.url, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' };
-    const app = await runCli(['apps:create', '--name', 'Limited'], { env: cliEnv });
-    const created = await runCli(['tokens:create', '--app', JSON.parse(app.stdout).id, '--abilities', '*'], { env: cliEnv });
-    token = JSON.parse(created.stdout).token;
+    token = await createTokenWithCli(stores.database.url, 'Limited');
     ports = [await freePort(), await freePort()];
     const services = ports.map((port) =>
       ServiceProcess.start(
-        serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: 'api', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT) }),
+        serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT) }),
       ),
     );
     await Promise.all(services.map((service, i) => service.waitForHttp(ports[i])));
   }, 60_000);
-  afterAll(async () => {
-    await killAllServices();
-    if (database) await dropTestDatabase(database.name);
-    await deleteRedisPrefix(queuePrefix);
-  });
 
   it('lets RATE_LIMIT_PER_MINUTE requests through over both processes, then both answer 429 with Retry-After', async () => {
     const get = (port: number) => fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { Authorization: `Bearer ${token}` } });

@@ -1,15 +1,14 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { MAX_REPORTED_ERRORS } from '../../src/common/errors';
 import { answerClientErrors } from '../../src/common/http/client-errors';
 import { canonicalJson } from '../../src/notifications/idempotency.service';
 import { MAX_KEYS_PER_OBJECT, MAX_KEYS_TOTAL } from '../../src/common/validation/validation-errors';
-import { createTestApp, TestContext } from '../support/create-test-app';
+import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, TestTenant } from '../support/factories';
-import { assertBuilt, freePort, killAllServices, lines, serviceEnv, ServiceProcess } from '../support/processes';
-import { deleteRedisPrefix } from '../support/services';
-import { createTestDatabase, dropTestDatabase } from '../support/test-database';
+import { freePort, lines, serviceEnv, ServiceProcess } from '../support/processes';
+import { useBuiltServices } from '../support/use-built-services';
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
@@ -55,18 +54,16 @@ function rawRequest(port: number, head: string | Buffer, rest?: Buffer): Promise
 }
 
 describe('request limits and refusals (issue 11)', () => {
-  let ctx: TestContext;
+  const ctx = useTestApp();
   let tenant: TestTenant;
   let port: number;
 
   beforeAll(async () => {
-    ctx = await createTestApp();
     tenant = await newApp(ctx);
     const server: Server = ctx.app.getHttpServer();
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
     port = (server.address() as { port: number }).port;
   });
-  afterAll(() => ctx.close());
 
   describe('keys per object and in total (item 1)', () => {
     it('refuses a body of 60,000 keys before transforming it, with a small 422 at the field that holds them', async () => {
@@ -283,22 +280,11 @@ describe("a request slower than Node's request timeout", () => {
 });
 
 describe('tokens in URLs are redacted from the logs of the built service (item 2)', () => {
-  let database: { name: string; url: string };
-  const queuePrefix = `test-${randomBytes(6).toString('hex')}`;
-
-  beforeAll(async () => {
-    assertBuilt();
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await killAllServices();
-    if (database) await dropTestDatabase(database.name);
-    await deleteRedisPrefix(queuePrefix);
-  });
+  const stores = useBuiltServices();
 
   it('logs access_token, token and api_key query parameters as [Redacted] in req.url and req.query', async () => {
     const port = await freePort();
-    const service = ServiceProcess.start(serviceEnv({ databaseUrl: database.url, queuePrefix }, { APP_MODE: 'api', PORT: String(port), LOG_LEVEL: 'info' }));
+    const service = ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), LOG_LEVEL: 'info' }));
     await service.waitForHttp(port);
     const secrets = ['pns_QUERYSECRETquerysecretQUERYSECRETquerysecret1', 'SECOND-SECRET', 'THIRD-SECRET'];
     const res = await fetch(

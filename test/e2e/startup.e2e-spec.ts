@@ -1,13 +1,10 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { parseEnv, WORKER_METRICS_PORT } from '../../src/config/env';
 import { REDIS_LOG_INTERVAL_MS } from '../../src/queue/redis-status';
 import {
-  assertBuilt,
   ChildEnv,
   createTokenWithCli,
   freePort,
-  killAllServices,
   lines,
   listeningSockets,
   probePort,
@@ -17,9 +14,10 @@ import {
   TEST_APP_KEY,
   waitUntil,
 } from '../support/processes';
-import { databaseUrl, deleteRedisPrefix, withAdminClient } from '../support/services';
+import { databaseUrl, withAdminClient } from '../support/services';
 import { TcpProxy } from '../support/tcp-proxy';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../support/test-database';
+import { useBuiltServices } from '../support/use-built-services';
 
 /**
  * Start-up and outages, on the built service (issues 13.1-3, 13.10, 18.3-4): Redis or
@@ -75,22 +73,12 @@ async function stopRedis(redis: ChildProcess | undefined): Promise<void> {
 
 
 describe('start-up and outages', () => {
-  let database: { name: string; url: string };
-  let queuePrefix: string;
+  const stores = useBuiltServices();
   let token: string;
-  const envFor = (extra: ChildEnv) => serviceEnv({ databaseUrl: database.url, queuePrefix }, { LOG_LEVEL: 'info', ...extra });
+  const envFor = (extra: ChildEnv) => serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { LOG_LEVEL: 'info', ...extra });
 
   beforeAll(async () => {
-    assertBuilt();
-    database = await createTestDatabase();
-    queuePrefix = `test-${randomBytes(6).toString('hex')}`;
-    token = await createTokenWithCli(database.url, 'Startup');
-  });
-
-  afterAll(async () => {
-    await killAllServices();
-    if (database) await dropTestDatabase(database.name);
-    if (queuePrefix) await deleteRedisPrefix(queuePrefix);
+    token = await createTokenWithCli(stores.database.url, 'Startup');
   });
 
   describe.each(['api', 'all'])('Redis unreachable at start, APP_MODE=%s', (mode) => {
@@ -233,10 +221,10 @@ describe('start-up and outages', () => {
     afterAll(() => proxy?.cut());
 
     it('answers 2xx or 503 with a message and Retry-After, never 500; 2xx again after', async () => {
-      const admin = new URL(database.url);
+      const admin = new URL(stores.database.url);
       proxy = new TcpProxy(admin.hostname, Number(admin.port || 5432));
       const proxyPort = await proxy.start();
-      const viaProxy = new URL(database.url);
+      const viaProxy = new URL(stores.database.url);
       viaProxy.port = String(proxyPort);
       const port = await freePort();
       const service = ServiceProcess.start(envFor({ APP_MODE: 'api', PORT: String(port), DATABASE_URL: viaProxy.toString() }));
