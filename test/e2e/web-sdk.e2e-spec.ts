@@ -29,6 +29,7 @@ declare const navigator: {
 };
 
 const SDK_DIST = resolve(ROOT, 'clients/web/dist');
+const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = resolve(ROOT, 'test/artifacts/web-sdk');
 const CHROMIUM_ARGS = [
   '--no-sandbox',
@@ -158,6 +159,8 @@ describe('web SDK in Chromium (issue #17)', () => {
   const statistics = async (id: string) => (await api(`/notifications/${id}`)).body.data.statistics;
 
   beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+    if (!existsSync(resolve(SDK_DIST, 'worker.iife.js'))) throw new Error('clients/web/dist is missing: run `npm run build` first');
     mkdirSync(SCREENSHOTS, { recursive: true });
     await web.start();
     site = await startSite(() => siteConfig);
@@ -184,7 +187,7 @@ describe('web SDK in Chromium (issue #17)', () => {
     const subscription = web.createSubscription({ applicationServerKey: vapidPublicKey });
     siteConfig = { baseUrl: apiUrl, token: client.token, vapidPublicKey, subscription };
 
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     context = await browser.newContext({ locale: 'fr-FR', timezoneId: 'Europe/Paris', viewport: { width: 900, height: 600 } });
     await context.grantPermissions(['notifications'], { origin: site.origin });
     page = await context.newPage();
