@@ -7,7 +7,8 @@ import { defineConfig } from 'vite';
  */
 export default defineConfig(({ mode }) => ({
   build: {
-    target: 'es2020',
+    // Every browser that has Web Push today (Chrome, Edge, Firefox, Safari 16.4+) runs ES2022 as is.
+    target: 'es2022',
     sourcemap: true,
     emptyOutDir: mode !== 'worker-iife',
     lib:
