@@ -211,6 +211,13 @@ describe('PushClient (page API)', () => {
     expect(api.sent).toHaveLength(2);
   });
 
+  it('init() refuses a browser without service workers, which isSupported() tells beforehand', async () => {
+    vi.stubGlobal('navigator', { language: 'fr-FR' });
+    const { PushClient } = await load();
+    expect(PushClient.isSupported()).toBe(false);
+    await expect(init()).rejects.toThrow(/no service workers or notifications/);
+  });
+
   it('init() refuses missing options', async () => {
     await expect(init({ token: '' })).rejects.toThrow('PushClient.init: token is required');
   });

@@ -101,6 +101,9 @@ export class PushClient {
    * last visit, and whenever the permission changes while the page is open.
    */
   static async init(options: PushClientOptions): Promise<PushClient> {
+    if (!PushClient.isSupported()) {
+      throw new Error('PushClient.init: this browser has no service workers or notifications (or the page is not served over HTTPS)');
+    }
     for (const key of ['baseUrl', 'token', 'vapidPublicKey', 'serviceWorkerUrl'] as const) {
       if (typeof options[key] !== 'string' || options[key] === '') throw new TypeError(`PushClient.init: ${key} is required`);
     }
@@ -123,6 +126,11 @@ export class PushClient {
       .then((status) => status.addEventListener('change', () => void client.sync().catch(client.reportError)))
       .catch(() => undefined);
     return client;
+  }
+
+  /** Whether this browser can receive Web Push here: service workers (HTTPS or localhost) and notifications. */
+  static isSupported(): boolean {
+    return typeof navigator !== 'undefined' && 'serviceWorker' in navigator && typeof Notification !== 'undefined';
   }
 
   /** `default` (not asked yet), `granted` or `denied`. */
