@@ -48,6 +48,7 @@ const INDEX_HTML = `<!doctype html>
   <button id="enable">Enable notifications</button>
   <button id="login">Sign in as alice</button>
   <button id="list">Show my notifications</button>
+  <button id="off">Turn notifications off</button>
   <p role="status" id="status">Loading</p>
   <ul id="notifications" aria-label="Notifications shown"></ul>
   <script type="module">
@@ -85,6 +86,10 @@ const INDEX_HTML = `<!doctype html>
     document.getElementById('login').onclick = async () => {
       await push.setUser('alice');
       status.textContent = 'Signed in as alice';
+    };
+    document.getElementById('off').onclick = async () => {
+      await push.unsubscribe();
+      status.textContent = 'Notifications off';
     };
     document.getElementById('list').onclick = async () => {
       const registration = await navigator.serviceWorker.ready;
@@ -286,5 +291,13 @@ describe('web SDK in Chromium (issue #17)', () => {
     await waitUntil(async () => (await statistics(notificationId)).opened === 1, 'opened to be counted');
     // The click closed the notification.
     expect(await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length)).toBe(0);
+  });
+
+  it('turning notifications off deletes the installation', async () => {
+    await page.goto(`${site.origin}/`);
+    await page.getByRole('status').filter({ hasText: 'Ready, permission granted' }).waitFor();
+    await page.getByRole('button', { name: 'Turn notifications off' }).click();
+    await page.getByRole('status').filter({ hasText: 'Notifications off' }).waitFor();
+    expect((await api(`/installations/${installationId}`)).status).toBe(404);
   });
 });
