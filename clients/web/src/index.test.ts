@@ -218,6 +218,18 @@ describe('PushClient (page API)', () => {
     await expect(init()).rejects.toThrow(/no service workers or notifications/);
   });
 
+  it('a subscription without keys is refused before anything is sent', async () => {
+    const push = await init();
+    const subscribe = pushManager.subscribe.bind(pushManager);
+    pushManager.subscribe = async (options) => {
+      const subscription = await subscribe(options);
+      subscription.toJSON = () => ({ endpoint: subscription.endpoint, expirationTime: null, keys: undefined as never });
+      return subscription;
+    };
+    await expect(push.subscribe()).rejects.toThrow('The push subscription has no endpoint or keys');
+    expect(api.sent).toEqual([]);
+  });
+
   it('init() refuses missing options', async () => {
     await expect(init({ token: '' })).rejects.toThrow('PushClient.init: token is required');
   });

@@ -111,6 +111,8 @@ export async function register(
   appVersion: string | null,
 ): Promise<boolean> {
   const initial = await installationState();
+  // Checked here, where a TypeError reaches the caller, rather than inside the transaction below.
+  registrationBody(subscription, permission, appVersion, initial);
   let body: RegistrationBody | undefined;
   const now = Date.now();
   await update<InstallationState>(INSTALLATION_KEY, (current) => {
