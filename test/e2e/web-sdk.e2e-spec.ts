@@ -262,6 +262,9 @@ describe('web SDK in Chromium (issue #17)', () => {
       data: { order_id: 42 },
     });
 
+    // Its delivery is recorded as accepted: events count only for installations it was sent to.
+    await waitUntil(async () => (await statistics(notificationId)).accepted === 1, 'the delivery to be recorded');
+
     const cdp = await context.newCDPSession(page);
     const registrations: { registrationId: string; scopeURL: string; isDeleted: boolean }[] = [];
     cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
