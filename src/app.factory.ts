@@ -3,13 +3,16 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { authenticateRequest } from './auth/request-authentication';
 import { answerClientErrors } from './common/http/client-errors';
+import { enableApiCors } from './common/http/cors';
 import { deferredJsonBody } from './common/http/json-body';
 import { setupOpenApi } from './common/http/openapi';
 import { httpMetrics } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
+import { EnvironmentVariables } from './config/env';
 
 /**
- * HTTP setup that is not a module concern: request timing for the metrics, our own JSON body
+ * HTTP setup that is not a module concern: request timing for the metrics, CORS for the pages
+ * of CORS_ALLOWED_ORIGINS, our own JSON body
  * parser (it reads bodies of authenticated callers only; its errors are raised after the guard)
  * and the OpenAPI document with Swagger UI at /docs. Used by main.ts and by the e2e tests, so both run the same app.
  */
@@ -19,6 +22,8 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   express.set('trust proxy', true);
   // First, so every request is timed, including those refused before any route runs.
   app.use(httpMetrics(app.get(MetricsService, { strict: false })));
+  // Before the body parser and the guard: a preflight carries no token (docs/api.md 3).
+  enableApiCors(app, app.get(EnvironmentVariables, { strict: false }).CORS_ALLOWED_ORIGINS);
   app.use(deferredJsonBody(async (req, res) => (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app);
   answerClientErrors(app.getHttpServer());

@@ -79,6 +79,13 @@ describe('parseEnv (docs/api.md sections 7 and 9)', () => {
     expect(parseEnv({ APP_KEY, WEB_PUSH_ALLOWED_HOSTS: hosts }).WEB_PUSH_ALLOWED_HOSTS).toBe(hosts);
   });
 
+  it.each(['*', 'https://shop.example.com', 'https://shop.example.com, http://127.0.0.1:8080,http://[::1]:3000'])(
+    'accepts CORS_ALLOWED_ORIGINS=%j',
+    (origins) => {
+      expect(parseEnv({ APP_KEY, CORS_ALLOWED_ORIGINS: origins }).CORS_ALLOWED_ORIGINS).toBe(origins);
+    },
+  );
+
   it.each(['api', 'worker', 'all'])('accepts APP_MODE=%s', (mode) => {
     expect(parseEnv({ APP_KEY, APP_MODE: mode }).APP_MODE).toBe(mode);
   });
@@ -148,6 +155,10 @@ describe('parseEnv (docs/api.md sections 7 and 9)', () => {
       ['WEB_PUSH_ALLOWED_HOSTS', 'a,,b'],
       ['WEB_PUSH_ALLOWED_HOSTS', 'push service'],
       ['WEB_PUSH_ALLOWED_HOSTS', '[::1]'],
+      // An origin never has a path: a browser's Origin header could not match it.
+      ['CORS_ALLOWED_ORIGINS', 'https://shop.example.com/'],
+      ['CORS_ALLOWED_ORIGINS', 'shop.example.com'],
+      ['CORS_ALLOWED_ORIGINS', 'https://a.example.com,*'],
     ])('%s=%j', (name, value) => {
       const message = parseEnvMessage({ APP_KEY, [name]: value });
       expect(message).toMatch(new RegExp(`\\b${name}\\b`));

@@ -16,6 +16,7 @@ import {
   ValidationError,
   validateSync,
 } from 'class-validator';
+import { CORS_ORIGIN } from '../common/http/cors';
 import { ALLOWED_HOST_ENTRY } from '../common/web-push-hosts';
 
 /** Raised when the environment is unusable; its message is the one line an operator sees. */
@@ -45,6 +46,7 @@ const toBool = ({ value }: { value: unknown }) =>
   value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
 const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, -1)}(?: *, *${ALLOWED_HOST_ENTRY.source.slice(1, -1)})*$`, 'i');
+const CORS_ORIGINS_PATTERN = new RegExp(`^(?:\\*|${CORS_ORIGIN.source.slice(1, -1)}(?: *, *${CORS_ORIGIN.source.slice(1, -1)})*)$`, 'i');
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
 const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) =>
   env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
@@ -111,6 +113,14 @@ export class EnvironmentVariables {
   @IsOptional()
   @Matches(ALLOWED_HOSTS_PATTERN, { message: 'must be comma-separated host names or .suffixes' })
   WEB_PUSH_ALLOWED_HOSTS?: string;
+
+  /**
+   * Web page origins allowed to call /api/ from the browser (the web SDK): `*` or a comma-separated
+   * list like `https://shop.example.com`. Unset: no CORS headers (docs/api.md 3).
+   */
+  @IsOptional()
+  @Matches(CORS_ORIGINS_PATTERN, { message: 'must be * or comma-separated origins like https://app.example.com (no path)' })
+  CORS_ALLOWED_ORIGINS?: string;
 
   @Int(1, 100)
   DELIVERY_MAX_ATTEMPTS = 5;
@@ -202,6 +212,7 @@ export const VARIABLES = [
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
   'WEB_PUSH_ALLOWED_HOSTS',
+  'CORS_ALLOWED_ORIGINS',
   'DELIVERY_MAX_ATTEMPTS',
   'DELIVERY_RETRY_BASE_MS',
   'DELIVERY_RETRY_MAX_MS',

@@ -1,0 +1,57 @@
+/** The few routes of the service the SDK calls (docs/api.md 4 and 5.4), with its bearer token. */
+export interface ApiConfig {
+  baseUrl: string;
+  token: string;
+}
+
+export type Fetch = typeof fetch;
+
+/** A refusal by the service: `status` and its `{"message"}` (docs/api.md 2). */
+export class PushApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly body: unknown,
+  ) {
+    super(message);
+    this.name = 'PushApiError';
+  }
+
+  /** Worth trying again later: the request timed out, was rate limited or met a server error. */
+  get retryable(): boolean {
+    return this.status === 408 || this.status === 429 || this.status >= 500;
+  }
+}
+
+export async function callApi(
+  config: ApiConfig,
+  fetcher: Fetch,
+  method: 'PUT' | 'PATCH' | 'DELETE' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetcher(`${config.baseUrl.replace(/\/+$/, '')}/api/v1${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${config.token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    // The token travels in its header, never as a cookie.
+    credentials: 'omit',
+  });
+  const text = await response.text();
+  let parsed: unknown = undefined;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    // a proxy's HTML error page: keep the status
+  }
+  if (!response.ok) {
+    const message = (parsed as { message?: unknown } | undefined)?.message;
+    throw new PushApiError(response.status, typeof message === 'string' ? message : `HTTP ${response.status}`, parsed);
+  }
+  return parsed;
+}
+
+export const installationPath = (installationId: string) => `/installations/${encodeURIComponent(installationId)}`;

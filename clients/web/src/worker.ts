@@ -1,0 +1,244 @@
+import { ApiConfig, callApi, Fetch, PushApiError } from './shared/api';
+import { browserPermission, INSTALLATION_KEY, InstallationState, readConfig, register } from './shared/installation';
+import { read, update } from './shared/store';
+
+/** What our service puts in a Web Push message (docs/api.md 6.1). */
+export interface PushPayload {
+  notification_id: string;
+  title: string;
+  body: string;
+  image_url?: string;
+  action_url?: string;
+  data?: Record<string, unknown>;
+}
+
+/** A notification to show: `showNotification(title, options)`. */
+export interface NotificationDisplay {
+  title: string;
+  options: NotificationOptions & { image?: string };
+}
+
+export type EventType = 'received' | 'displayed' | 'opened';
+
+/** A report waiting for the network (docs/api.md 5.4). */
+export interface PendingReport {
+  notification_id: string;
+  installation_id: string;
+  type: EventType;
+  occurred_at: string;
+}
+
+export interface PushWorkerOptions {
+  /**
+   * Changes what is shown: receives the payload and the notification the SDK would show, returns
+   * the one to show, or `null` to show nothing (then `displayed` is not reported; browsers may
+   * show their own generic notification instead, since a push must be visible).
+   */
+  render?: (payload: PushPayload, display: NotificationDisplay) => NotificationDisplay | null | Promise<NotificationDisplay | null>;
+  /** `icon` and `badge` for every notification. */
+  icon?: string;
+  badge?: string;
+  /** Override what the page stored at init (it normally configures the worker). */
+  baseUrl?: string;
+  token?: string;
+  /** Replaces the global `fetch` (tests). */
+  fetch?: Fetch;
+}
+
+// The parts of the service worker scope the SDK uses (the DOM library lacks its event types).
+interface ExtendableEvent extends Event {
+  waitUntil(promise: Promise<unknown>): void;
+}
+interface PushEvent extends ExtendableEvent {
+  readonly data: { json(): unknown; text(): string } | null;
+}
+interface NotificationEvent extends ExtendableEvent {
+  readonly notification: Notification;
+  readonly action: string;
+}
+interface PushSubscriptionChangeEvent extends ExtendableEvent {
+  readonly newSubscription: PushSubscription | null;
+  readonly oldSubscription: PushSubscription | null;
+}
+interface WindowClient {
+  readonly url: string;
+  focus(): Promise<WindowClient>;
+  navigate(url: string): Promise<WindowClient | null>;
+}
+export interface ServiceWorkerScope {
+  readonly registration: ServiceWorkerRegistration & { sync?: { register(tag: string): Promise<void> } };
+  readonly clients: {
+    matchAll(options: { type: 'window'; includeUncontrolled: boolean }): Promise<readonly WindowClient[]>;
+    openWindow(url: string): Promise<WindowClient | null>;
+  };
+  addEventListener(type: string, listener: (event: never) => void): void;
+}
+
+/** Reports kept for later are dropped beyond this many (oldest first). */
+const OUTBOX_LIMIT = 200;
+const OUTBOX_KEY = 'outbox';
+export const SYNC_TAG = 'pns-reports';
+
+export interface PushWorker {
+  /** What the `push` listener does; returns once shown and reported (or queued). */
+  handlePush(payload: unknown): Promise<void>;
+  /** What the `notificationclick` listener does with the clicked notification. */
+  handleNotificationClick(notification: Notification): Promise<void>;
+  /** Sends the reports that are waiting; runs on every event and on Background Sync. */
+  flushReports(): Promise<void>;
+}
+
+const isPayload = (value: unknown): value is PushPayload =>
+  typeof value === 'object' && value !== null && typeof (value as PushPayload).notification_id === 'string';
+
+/**
+ * Installs the `push`, `notificationclick`, `pushsubscriptionchange` and `sync` listeners. Call
+ * it once, at the top level of your service worker script (browsers only dispatch to listeners
+ * added during the first evaluation).
+ */
+export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceWorkerScope = self as unknown as ServiceWorkerScope): PushWorker {
+  const fetcher: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
+
+  async function api(): Promise<ApiConfig | undefined> {
+    const stored = await readConfig();
+    const baseUrl = options.baseUrl ?? stored?.baseUrl;
+    const token = options.token ?? stored?.token;
+    return baseUrl && token ? { baseUrl, token } : undefined;
+  }
+
+  async function send(report: PendingReport, config: ApiConfig): Promise<void> {
+    const { notification_id, ...body } = report;
+    await callApi(config, fetcher, 'POST', `/notifications/${encodeURIComponent(notification_id)}/events`, body);
+  }
+
+  /** Sends a report; one that failed for a passing reason waits in the outbox for the next chance. */
+  async function report(notificationId: string, type: EventType): Promise<void> {
+    const occurred_at = new Date().toISOString();
+    try {
+      const [config, state] = await Promise.all([api(), read<InstallationState>(INSTALLATION_KEY)]);
+      if (!config || !state) return; // never configured by a page: nothing to report to
+      const pending: PendingReport = { notification_id: notificationId, installation_id: state.id, type, occurred_at };
+      try {
+        await send(pending, config);
+      } catch (error) {
+        if (error instanceof PushApiError && !error.retryable) return; // refused for good (404, 422...)
+        await update<PendingReport[]>(OUTBOX_KEY, (outbox = []) => [
+          ...outbox.filter((r) => !(r.notification_id === notificationId && r.type === type)).slice(-(OUTBOX_LIMIT - 1)),
+          pending,
+        ]);
+        await scope.registration.sync?.register(SYNC_TAG).catch(() => undefined);
+      }
+    } catch {
+      // Storage unavailable: a report is never worth failing the event for.
+    }
+  }
+
+  async function flushReports(): Promise<void> {
+    try {
+      const [config, outbox] = await Promise.all([api(), read<PendingReport[]>(OUTBOX_KEY)]);
+      if (!config || !outbox?.length) return;
+      const settled: PendingReport[] = [];
+      for (const pending of outbox) {
+        try {
+          await send(pending, config);
+          settled.push(pending);
+        } catch (error) {
+          if (error instanceof PushApiError && !error.retryable) settled.push(pending);
+          else break; // still offline: keep the rest for the next chance
+        }
+      }
+      const done = new Set(settled.map((r) => `${r.notification_id} ${r.type} ${r.occurred_at}`));
+      if (done.size > 0) {
+        await update<PendingReport[]>(OUTBOX_KEY, (current = []) => current.filter((r) => !done.has(`${r.notification_id} ${r.type} ${r.occurred_at}`)));
+      }
+    } catch {
+      // as above
+    }
+  }
+
+  async function handlePush(payload: unknown): Promise<void> {
+    if (!isPayload(payload)) return; // not one of ours: another handler of the app may show it
+    const id = payload.notification_id;
+    const reports = [report(id, 'received'), flushReports()];
+    const display: NotificationDisplay = {
+      title: payload.title,
+      options: {
+        body: payload.body,
+        // The same notification sent again replaces the shown one instead of stacking.
+        tag: id,
+        icon: options.icon,
+        badge: options.badge,
+        image: payload.image_url,
+        data: { ...(payload.data === undefined ? {} : { data: payload.data }), pns: { notification_id: id, action_url: payload.action_url ?? null } },
+      },
+    };
+    let shown: NotificationDisplay | null = display;
+    try {
+      shown = options.render ? await options.render(payload, display) : display;
+    } catch {
+      shown = display; // a failing hook must not leave the push invisible
+    }
+    if (shown) {
+      const data = { ...(shown.options.data ?? {}), pns: display.options.data.pns };
+      await scope.registration.showNotification(shown.title, { ...shown.options, data });
+      reports.push(report(id, 'displayed'));
+    }
+    await Promise.all(reports);
+  }
+
+  async function open(actionUrl: string | null): Promise<void> {
+    const scopeUrl = scope.registration.scope;
+    // Deep links (myapp://...) are for mobile apps: a browser opens the site instead.
+    const target = actionUrl && /^https?:\/\//i.test(actionUrl) ? actionUrl : scopeUrl;
+    const windows = await scope.clients.matchAll({ type: 'window', includeUncontrolled: true });
+    const focus = (client: WindowClient | null) => client?.focus().catch(() => client);
+    const exact = windows.find((client) => client.url === target);
+    if (exact) return void (await focus(exact));
+    const origin = new URL(target).origin;
+    const sameSite = windows.find((client) => new URL(client.url).origin === origin);
+    if (sameSite) {
+      // Reuse the open tab of the site rather than piling up new ones.
+      const navigated = await sameSite.navigate(target).catch(() => null);
+      if (navigated) return void (await focus(navigated));
+    }
+    await scope.clients.openWindow(target);
+  }
+
+  async function handleNotificationClick(notification: Notification): Promise<void> {
+    notification.close();
+    const pns = (notification.data as { pns?: { notification_id: string; action_url: string | null } } | null)?.pns;
+    if (!pns) return;
+    // Open at once (a click allows opening a window only for a short while); report alongside.
+    await Promise.all([open(pns.action_url).catch(() => undefined), report(pns.notification_id, 'opened'), flushReports()]);
+  }
+
+  /** The browser replaced the subscription: register the new one, with no page open. */
+  async function resubscribe(event: PushSubscriptionChangeEvent): Promise<void> {
+    const config = await readConfig();
+    if (!config) return;
+    const subscription =
+      event.newSubscription ??
+      (await scope.registration.pushManager.subscribe(
+        event.oldSubscription?.options ?? { userVisibleOnly: true, applicationServerKey: config.vapidPublicKey },
+      ));
+    const permission = typeof Notification === 'undefined' ? 'granted' : browserPermission(Notification.permission);
+    const overridden = { ...config, baseUrl: options.baseUrl ?? config.baseUrl, token: options.token ?? config.token };
+    await register(overridden, fetcher, subscription.toJSON(), permission, config.appVersion);
+  }
+
+  scope.addEventListener('push', (event: PushEvent) => {
+    let payload: unknown;
+    try {
+      payload = event.data?.json();
+    } catch {
+      payload = undefined;
+    }
+    event.waitUntil(handlePush(payload));
+  });
+  scope.addEventListener('notificationclick', (event: NotificationEvent) => event.waitUntil(handleNotificationClick(event.notification)));
+  scope.addEventListener('pushsubscriptionchange', (event: PushSubscriptionChangeEvent) => event.waitUntil(resubscribe(event).catch(() => undefined)));
+  scope.addEventListener('sync', (event: ExtendableEvent & { tag?: string }) => {
+    if (event.tag === SYNC_TAG) event.waitUntil(flushReports());
+  });
+  return { handlePush, handleNotificationClick, flushReports };
+}
