@@ -26,11 +26,11 @@ export const FANOUT_CHUNK_SQL = `
     FROM targets t
   ),
   inserted AS (
-    INSERT INTO deliveries (notification_id, installation_id, platform, batch, status, reason)
-    SELECT $3, n.id, n.platform, COALESCE($7 + n.batch_offset, -1),
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status, reason)
+    SELECT $3, n.id, $8, n.platform, COALESCE($7 + n.batch_offset, -1),
       CASE WHEN n.skip_reason IS NULL THEN 'pending' ELSE 'skipped' END, n.skip_reason
     FROM numbered n
-    ON CONFLICT (notification_id, installation_id) DO NOTHING
+    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
     RETURNING status, batch
   )
   SELECT
@@ -96,7 +96,7 @@ export class FanOutRepository {
     return this.db.transaction(async (manager) => {
       // The row lock serialises fan-outs of one notification, should two ever run.
       const [n] = await manager.query(
-        `SELECT fanout_position AS position, fanout_batches AS batches, fanned_out_at,
+        `SELECT fanout_position AS position, fanout_batches AS batches, fanned_out_at, processing_started_at,
            user_ids[fanout_position + 1 : fanout_position + $2] AS user_ids
          FROM notifications WHERE id = $1 FOR UPDATE`,
         [notificationId, params.usersPerChunk],
@@ -114,6 +114,8 @@ export class FanOutRepository {
         params.wanted,
         params.configured,
         n.batches,
+        // The partition key of its rows (delivery.entity.ts); start() has set it.
+        n.processing_started_at,
       ]);
       await manager.query(
         `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,

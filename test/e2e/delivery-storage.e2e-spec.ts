@@ -133,8 +133,8 @@ describe('the sweeper and the deliveries table', () => {
       [tenant.appId, rows],
     );
     await ctx.db.query(
-      `INSERT INTO deliveries (notification_id, installation_id, platform, batch, status)
-       SELECT $1, i.id, 'ios', (row_number() OVER (ORDER BY i.id) - 1) / $3, 'sending'
+      `INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
+       SELECT $1, i.id, (SELECT processing_started_at FROM notifications WHERE id = $1), 'ios', (row_number() OVER (ORDER BY i.id) - 1) / $3, 'sending'
        FROM installations i WHERE i.app_id = $2 AND i.user_id = 'big-user'`,
       [id, tenant.appId, batchSize],
     );

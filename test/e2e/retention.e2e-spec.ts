@@ -1,0 +1,148 @@
+import { parseEnv } from '../../src/config/env';
+import { RetentionRepository } from '../../src/delivery/retention.repository';
+import { RetentionService } from '../../src/delivery/retention.service';
+import { useTestApp } from '../support/create-test-app';
+import { newApp, TestTenant } from '../support/factories';
+
+const DAY = 24 * 60 * 60 * 1000;
+const HOUR = 60 * 60 * 1000;
+
+/**
+ * Data lifecycle (docs/api.md 15): notifications completed more than RETENTION_DAYS ago go with
+ * their deliveries and events, a week at a time (deliveries and events are partitioned by week of
+ * the notification's start); unfinished and recently completed ones stay, and so does their week.
+ * Runs are made "as of" later dates instead of waiting for them.
+ */
+describe('retention', () => {
+  const ctx = useTestApp();
+  let tenant: TestTenant;
+  let installations: string[];
+  /** Monday 00:00 UTC of the current week: the migration's first weekly partition begins there. */
+  let monday: Date;
+
+  const service = (retentionDays: number) =>
+    new RetentionService(new RetentionRepository(ctx.db), parseEnv({ ...process.env, RETENTION_DAYS: String(retentionDays) }));
+  const at = (ms: number) => new Date(monday.getTime() + ms);
+  const partitions = async (table: string): Promise<string[]> =>
+    (await ctx.db.query(`SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = $1::regclass ORDER BY 1`, [table])).map(
+      (r: { relname: string }) => r.relname,
+    );
+  const week = (from: Date) => from.toISOString().slice(0, 10).replace(/-/g, '');
+
+  /** A notification that started (and fanned out) at `startedAt`, with a delivery per installation and one event. */
+  async function notification(startedAt: Date, completedAt: Date | null): Promise<string> {
+    const [{ id }] = await ctx.db.query(
+      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, stat_users, stat_installations, stat_accepted,
+         created_at, processing_started_at, fanned_out_at, completed_at)
+       VALUES ($1, 't', 'b', '{u}', 1, 1, $4, $5, $2, $2, $2, $3) RETURNING id`,
+      [tenant.appId, startedAt, completedAt, installations.length, completedAt ? installations.length : 0],
+    );
+    await ctx.db.query(
+      `INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
+       SELECT $1, i, $2, 'ios', 0, CASE WHEN $3::boolean THEN 'accepted' ELSE 'pending' END FROM unnest($4::uuid[]) AS i`,
+      [id, startedAt, completedAt !== null, installations],
+    );
+    await ctx.db.query(
+      `INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at) VALUES ($1, $2, 'opened', $3, $3)`,
+      [id, installations[0], startedAt],
+    );
+    return id;
+  }
+
+  /** What is left of a notification: its row, its deliveries, its events. */
+  const left = async (id: string) => {
+    const [row] = await ctx.db.query(
+      `SELECT (SELECT count(*) FROM notifications WHERE id = $1)::int AS notification,
+         (SELECT count(*) FROM deliveries WHERE notification_id = $1)::int AS deliveries,
+         (SELECT count(*) FROM notification_events WHERE notification_id = $1)::int AS events`,
+      [id],
+    );
+    return row as { notification: number; deliveries: number; events: number };
+  };
+  const all = { notification: 1, deliveries: 3, events: 1 };
+  const none = { notification: 0, deliveries: 0, events: 0 };
+
+  let old: string;
+  let unfinished: string;
+  let expiredBesideUnfinished: string;
+  let recent: string;
+  let expiredBesideRecent: string;
+
+  beforeAll(async () => {
+    tenant = await newApp(ctx);
+    installations = (
+      await ctx.db.query(
+        `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
+         SELECT $1, 'retention-' || n, 'ios', md5(n::text), 'u', 'granted', now(), now() FROM generate_series(1, 3) AS n RETURNING id`,
+        [tenant.appId],
+      )
+    ).map((r: { id: string }) => r.id);
+    const [{ from }] = await ctx.db.query(
+      `SELECT date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS from`,
+    );
+    monday = from;
+  });
+
+  it('creates the weeks ahead of the current one, for deliveries and events alike', async () => {
+    expect(await partitions('deliveries')).toEqual([`deliveries_before_${week(monday)}`, `deliveries_p${week(monday)}`]);
+    const report = await service(30).run(at(HOUR));
+    const ahead = [at(7 * DAY), at(14 * DAY)].map(week);
+    expect(report.partitionsCreated).toEqual([...ahead.map((w) => `deliveries_p${w}`), ...ahead.map((w) => `notification_events_p${w}`)]);
+    expect(await partitions('deliveries')).toEqual([
+      `deliveries_before_${week(monday)}`,
+      ...[monday, at(7 * DAY), at(14 * DAY)].map((w) => `deliveries_p${week(w)}`),
+    ]);
+    expect(await partitions('notification_events')).toEqual([
+      `notification_events_before_${week(monday)}`,
+      ...[monday, at(7 * DAY), at(14 * DAY)].map((w) => `notification_events_p${week(w)}`),
+    ]);
+    // A second run finds them there.
+    expect((await service(30).run(at(2 * HOUR))).partitionsCreated).toEqual([]);
+
+    old = await notification(at(HOUR), at(2 * HOUR));
+    unfinished = await notification(at(8 * DAY), null);
+    expiredBesideUnfinished = await notification(at(8 * DAY), at(9 * DAY));
+    recent = await notification(at(15 * DAY), at(23 * DAY));
+    expiredBesideRecent = await notification(at(15 * DAY), at(15 * DAY + HOUR));
+  });
+
+  it('keeps everything with RETENTION_DAYS=0, however old', async () => {
+    const report = await service(0).run(at(400 * DAY));
+    expect(report).toMatchObject({ weeksDropped: [], notificationsDeleted: 0, deliveriesDeleted: 0, eventsDeleted: 0 });
+    for (const id of [old, unfinished, expiredBesideUnfinished, recent, expiredBesideRecent]) expect(await left(id)).toEqual(all);
+    expect(await partitions('deliveries')).toContain(`deliveries_before_${week(monday)}`);
+  });
+
+  it('drops the weeks whose notifications all completed more than RETENTION_DAYS ago, with their deliveries and events', async () => {
+    // As of 52 days after Monday, the cutoff is day 22: the weeks ending on days 0, 7, 14 and 21 are due.
+    const report = await service(30).run(at(52 * DAY));
+    expect(report.weeksDropped).toEqual([`deliveries_before_${week(monday)}`, `deliveries_p${week(monday)}`]);
+    expect(await left(old)).toEqual(none);
+    expect(await partitions('deliveries')).not.toContain(`deliveries_p${week(monday)}`);
+    expect(await partitions('notification_events')).not.toContain(`notification_events_p${week(monday)}`);
+    expect(await partitions('deliveries')).not.toContain(`deliveries_before_${week(monday)}`);
+    // And the weeks ahead of that date exist.
+    expect(await partitions('deliveries')).toEqual(expect.arrayContaining([49, 56, 63].map((d) => `deliveries_p${week(at(d * DAY))}`)));
+
+    // The week of an unfinished notification stays with it; held for over a week, its expired
+    // neighbours are deleted row by row.
+    expect(await left(unfinished)).toEqual(all);
+    expect(await left(expiredBesideUnfinished)).toEqual(none);
+    // A notification completed after the cutoff stays, and keeps its week (it ended a day before the cutoff).
+    expect(await left(recent)).toEqual(all);
+    expect(await left(expiredBesideRecent)).toEqual(all);
+    expect(report.weeksKept).toEqual([`deliveries_p${week(at(7 * DAY))}`, `deliveries_p${week(at(14 * DAY))}`]);
+    expect(report.notificationsDeleted).toBe(2);
+    // The dropped week's rows are the planner's estimate (0 before any ANALYZE); the 3 deleted row by row are counted.
+    expect(report.deliveriesDeleted).toBeGreaterThanOrEqual(3);
+  });
+
+  it('drops a held week once its late notification has expired too', async () => {
+    const report = await service(30).run(at(60 * DAY));
+    expect(report.weeksDropped).toEqual([`deliveries_p${week(at(14 * DAY))}`]);
+    expect(await left(recent)).toEqual(none);
+    expect(await left(expiredBesideRecent)).toEqual(none);
+    expect(await left(unfinished)).toEqual(all);
+    expect(await partitions('deliveries')).toContain(`deliveries_p${week(at(7 * DAY))}`);
+  });
+});
