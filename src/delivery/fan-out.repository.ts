@@ -6,6 +6,8 @@ import { Platform } from '../common/platform';
 /**
  * One chunk of users: every non-deleted installation of theirs becomes a delivery row, pending
  * (numbered into delivery batches) or skipped with its reason (docs/api.md 5.2), in one statement.
+ * Each row carries the notification's processing_started_at, its partition key (delivery.entity.ts),
+ * copied in SQL: through JavaScript's Date it would lose its microseconds and no longer match.
  */
 export const FANOUT_CHUNK_SQL = `
   WITH targets AS (
@@ -27,7 +29,7 @@ export const FANOUT_CHUNK_SQL = `
   ),
   inserted AS (
     INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status, reason)
-    SELECT $3, n.id, $8, n.platform, COALESCE($7 + n.batch_offset, -1),
+    SELECT $3, n.id, (SELECT processing_started_at FROM notifications WHERE id = $3), n.platform, COALESCE($7 + n.batch_offset, -1),
       CASE WHEN n.skip_reason IS NULL THEN 'pending' ELSE 'skipped' END, n.skip_reason
     FROM numbered n
     ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -96,7 +98,7 @@ export class FanOutRepository {
     return this.db.transaction(async (manager) => {
       // The row lock serialises fan-outs of one notification, should two ever run.
       const [n] = await manager.query(
-        `SELECT fanout_position AS position, fanout_batches AS batches, fanned_out_at, processing_started_at,
+        `SELECT fanout_position AS position, fanout_batches AS batches, fanned_out_at,
            user_ids[fanout_position + 1 : fanout_position + $2] AS user_ids
          FROM notifications WHERE id = $1 FOR UPDATE`,
         [notificationId, params.usersPerChunk],
@@ -114,8 +116,6 @@ export class FanOutRepository {
         params.wanted,
         params.configured,
         n.batches,
-        // The partition key of its rows (delivery.entity.ts); start() has set it.
-        n.processing_started_at,
       ]);
       await manager.query(
         `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
