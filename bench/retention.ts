@@ -13,17 +13,31 @@
  * (pg_total_relation_size over the partitions) before and after; the WAL written.
  *
  *   npx ts-node --transpile-only bench/retention.ts [--deliveries N]
+ *   npx ts-node --transpile-only bench/retention.ts --migration [--deliveries N]
+ *
+ * With --migration it measures instead the upgrade of an install holding that many deliveries
+ * (and a tenth as many events) in the plain tables: how long the migration PartitionedDeliveries
+ * takes to copy them into the partitioned ones.
  *
  * Run it under `flock /work/wt/e2e.lock` on the shared machine. It prints a report and exits.
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { parseEnv } from '../src/config/env';
 import { dataSourceOptions } from '../src/database/data-source';
+import { MIGRATIONS } from '../src/database/migrations';
 import { ownPartition } from '../src/delivery/deliveries.repository';
 import { RetentionRepository } from '../src/delivery/retention.repository';
 import { RetentionService } from '../src/delivery/retention.service';
+import { TEST_APP_KEY } from '../test/support/processes';
+import { databaseUrl, withAdminClient } from '../test/support/services';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
+
+// The configuration is validated as a whole, APP_KEY included, although nothing here decrypts.
+process.env.APP_KEY ??= TEST_APP_KEY;
 
 const DAY = 24 * 60 * 60 * 1000;
 const argValue = (name: string, fallback: number) => {
@@ -268,7 +282,9 @@ async function main() {
     });
 
     printReport(drop, batched);
-    process.stdout.write(`\n${JSON.stringify(result, null, 2)}\n`);
+    const out = resultFile();
+    writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+    process.stdout.write(`\nEvery figure, and each lock by relation: ${out}\n`);
   } finally {
     await hot.end();
     await admin.end();
@@ -286,6 +302,7 @@ type Entry = {
   hotPathQuiet: { p50: number; max: number; statements: number };
   hotPathDuring: { p50: number; max: number; statements: number };
   locks: LockSeen[];
+  lockSamples: number;
 };
 
 function printReport(drop: Entry, batched: Entry) {
@@ -299,14 +316,110 @@ function printReport(drop: Entry, batched: Entry) {
     ['partition drop', drop],
     ['batched DELETE', batched],
   ] as const) {
-    process.stdout.write(`\nLocks seen during the ${label} (relation, mode, granted, seen from..to ms, samples):\n`);
-    for (const l of [...e.locks].sort((a, b) => a.firstMs - b.firstMs)) {
-      process.stdout.write(`  ${l.relation.padEnd(40)} ${l.mode.padEnd(24)} ${String(l.granted).padEnd(5)} ${l.firstMs}..${l.lastMs} (${l.samples})\n`);
+    process.stdout.write(
+      `\nLocks seen during the ${label} (${e.lockSamples} samples of pg_locks; partitions as <table>_p*, indexes left out):` +
+        `\n  relation                          mode                     granted  first..last seen (ms from start)\n`,
+    );
+    const grouped = new Map<string, LockSeen & { relations: number }>();
+    for (const l of e.locks) {
+      if (/_(pkey|idx)$/.test(l.relation)) continue;
+      const relation = l.relation.replace(/_(p|before_)\d{8}$/, '_p*');
+      const key = `${relation}/${l.mode}/${l.granted}`;
+      const g = grouped.get(key);
+      if (g) {
+        g.firstMs = Math.min(g.firstMs, l.firstMs);
+        g.lastMs = Math.max(g.lastMs, l.lastMs);
+        g.relations++;
+      } else grouped.set(key, { ...l, relation, relations: 1 });
+    }
+    for (const l of [...grouped.values()].sort((a, b) => a.firstMs - b.firstMs || a.relation.localeCompare(b.relation))) {
+      const name = l.relations > 1 ? `${l.relation} (${l.relations})` : l.relation;
+      process.stdout.write(`  ${name.padEnd(33)} ${l.mode.padEnd(24)} ${String(l.granted).padEnd(8)} ${l.firstMs}..${l.lastMs}\n`);
     }
   }
 }
 
-main().catch((error) => {
+/** bench/results/<date>-<commit>-retention.json, never overwriting an earlier run's. */
+function resultFile(): string {
+  const date = new Date().toISOString().slice(0, 10);
+  let commit = 'unknown';
+  try {
+    commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    // not a checkout
+  }
+  const base = join(__dirname, 'results', `${date}-${commit}-retention${DELIVERIES === 1_000_000 ? '' : `-${DELIVERIES}`}`);
+  for (let n = 1; ; n++) {
+    const file = n === 1 ? `${base}.json` : `${base}-${n}.json`;
+    if (!existsSync(file)) return file;
+  }
+}
+
+/** The upgrade of an install with DELIVERIES rows: the migration's time, and the tables before and after. */
+async function migration() {
+  const name = testDatabaseName('bench_retention_migration');
+  const url = databaseUrl(name);
+  const last = MIGRATIONS.findIndex((m) => m.name === 'PartitionedDeliveries1764200000000');
+  await withAdminClient((client) => client.query(`CREATE DATABASE "${name}"`));
+  const migrate = async (migrations: typeof MIGRATIONS) => {
+    const db = new DataSource({ ...dataSourceOptions(url), migrations, extra: { max: 1 } });
+    await db.initialize();
+    try {
+      await db.runMigrations({ transaction: 'each' });
+    } finally {
+      await db.destroy();
+    }
+  };
+  const admin = new Client({ connectionString: url });
+  try {
+    await migrate(MIGRATIONS.slice(0, last));
+    await admin.connect();
+    log(`seeding ${DELIVERIES} deliveries in the plain tables`);
+    const [{ id: appId }] = (await admin.query(`INSERT INTO apps (name) VALUES ('bench') RETURNING id`)).rows;
+    await admin.query(
+      `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
+       SELECT $1, 'i-' || n, 'ios', md5(n::text), 'u', 'granted', now(), now() FROM generate_series(1, $2) AS n`,
+      [appId, INSTALLATIONS],
+    );
+    await admin.query(
+      `WITH n AS (
+         INSERT INTO notifications (app_id, title, body, user_ids, target_users, created_at, processing_started_at, fanned_out_at, completed_at)
+         SELECT $1, 'old', 'old', '{u}', 1, now() - g * interval '1 hour', now() - g * interval '1 hour', now() - g * interval '1 hour', now() - g * interval '1 hour'
+         FROM generate_series(1, $2) AS g RETURNING id)
+       INSERT INTO deliveries (notification_id, installation_id, platform, batch, status)
+       SELECT n.id, i.id, 'ios', 0, 'accepted' FROM n CROSS JOIN installations i WHERE i.app_id = $1`,
+      [appId, OLD_NOTIFICATIONS],
+    );
+    await admin.query(
+      `INSERT INTO notification_events (notification_id, installation_id, type, occurred_at)
+       SELECT notification_id, installation_id, 'received', now() FROM deliveries WHERE abs(hashtext(installation_id::text)) % 10 = 0`,
+    );
+    await admin.query(`VACUUM ANALYZE`);
+    const size = async () =>
+      Number(
+        (
+          await admin.query(
+            `SELECT sum(pg_total_relation_size(c.oid))::bigint AS bytes FROM pg_class c
+             WHERE c.relkind = 'r' AND (c.relname LIKE 'deliveries%' OR c.relname LIKE 'notification_events%')`,
+          )
+        ).rows[0].bytes,
+      );
+    const before = await size();
+    const started = process.hrtime.bigint();
+    await migrate(MIGRATIONS);
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    const after = await size();
+    process.stdout.write(
+      `\nMigration PartitionedDeliveries over ${DELIVERIES} deliveries (${OLD_NOTIFICATIONS} notifications) and their events:\n` +
+        `  ${(ms / 1000).toFixed(1)} s; deliveries and events ${mb(before)} before, ${mb(after)} after\n`,
+    );
+  } finally {
+    await admin.end().catch(() => undefined);
+    await dropTestDatabase(name);
+  }
+}
+
+(process.argv.includes('--migration') ? migration() : main()).catch((error) => {
   process.stderr.write(`${error.stack ?? error}\n`);
   process.exit(1);
 });

@@ -83,34 +83,52 @@ export class RetentionRepository {
   }
 
   /**
-   * Drops the week's partitions of deliveries and events and deletes its notifications, in one
-   * transaction: an event reported meanwhile finds either all of it or none. The drops are
-   * catalog changes, whatever the week holds; the notifications' delete cascades into the other
-   * partitions, where it finds nothing. Null when, under the lock, the week turned out held.
+   * Drops the week's partitions of deliveries and events: catalog changes, whatever the week
+   * holds, under a lock on both parent tables that lasts only as long as they do. Its
+   * notifications go afterwards, in their own statement (deleteUncovered), so that the lock is not
+   * held while their delete cascades. Null when, under the lock, the week turned out held.
    */
   async dropWeek(week: PartitionRange, cutoff: Date): Promise<DroppedWeek | null> {
     const events = eventsPartitionOf(week.name);
     checkName(week.name);
     checkName(events);
-    return this.db.transaction(async (manager) => {
-      await manager.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
-      const estimates: { relname: string; rows: number }[] = await manager.query(
-        `SELECT relname, greatest(reltuples, 0)::bigint::int AS rows FROM pg_class WHERE relname = ANY($1::text[])`,
-        [[week.name, events]],
-      );
-      const estimate = (name: string) => estimates.find((e) => e.relname === name)?.rows ?? 0;
-      await manager.query(`DROP TABLE IF EXISTS "${week.name}"`);
-      await manager.query(`DROP TABLE IF EXISTS "${events}"`);
-      // Notifications start at now(), never in a past week, and a completed one stays completed;
-      // checked again all the same, now that no delivery can be written.
-      const holds = await this.weekHolds(week, cutoff, manager);
-      if (holds.held > 0) throw new WeekHeldError(); // rolls the drops back
-      const [, deleted]: [unknown, number] = await manager.query(`DELETE FROM notifications WHERE ${inWeek('$1', '$2')}`, [week.from, week.to]);
-      return { notifications: deleted, deliveries: estimate(week.name), events: estimate(events) };
-    }).catch((error: unknown) => {
-      if (error instanceof WeekHeldError) return null;
-      throw error;
-    });
+    return this.db
+      .transaction(async (manager) => {
+        await manager.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+        const estimates: { relname: string; rows: number }[] = await manager.query(
+          `SELECT relname, greatest(reltuples, 0)::bigint::int AS rows FROM pg_class WHERE relname = ANY($1::text[])`,
+          [[week.name, events]],
+        );
+        const estimate = (name: string) => estimates.find((e) => e.relname === name)?.rows ?? 0;
+        await manager.query(`DROP TABLE IF EXISTS "${week.name}"`);
+        await manager.query(`DROP TABLE IF EXISTS "${events}"`);
+        // Notifications start at now(), never in a past week, and a completed one stays completed;
+        // checked again all the same, now that no delivery can be written.
+        const holds = await this.weekHolds(week, cutoff, manager);
+        if (holds.held > 0) throw new WeekHeldError(); // rolls the drops back
+        return { notifications: holds.notifications, deliveries: estimate(week.name), events: estimate(events) };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof WeekHeldError) return null;
+        throw error;
+      });
+  }
+
+  /**
+   * Deletes the completed notifications that started before the cutoff in a week no partition
+   * covers: those of the weeks just dropped, and of any week dropped by a run that stopped before
+   * this step. Their delete cascades into the remaining partitions, where it finds nothing. How many.
+   */
+  async deleteUncovered(cutoff: Date, partitions: readonly PartitionRange[]): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM notifications n
+       WHERE n.processing_started_at < $1 AND n.completed_at < $1
+         AND NOT EXISTS (
+           SELECT 1 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS p(starts, ends)
+           WHERE (p.starts IS NULL OR n.processing_started_at >= p.starts) AND n.processing_started_at < p.ends)`,
+      [cutoff, partitions.map((p) => p.from), partitions.map((p) => p.to)],
+    );
+    return deleted;
   }
 
   /** Expired notifications of the week (completed before the cutoff), oldest completion first. */

@@ -1,8 +1,13 @@
+import { DataSource } from 'typeorm';
 import { parseEnv } from '../../src/config/env';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { MIGRATIONS } from '../../src/database/migrations';
 import { RetentionRepository } from '../../src/delivery/retention.repository';
 import { RetentionService } from '../../src/delivery/retention.service';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, TestTenant } from '../support/factories';
+import { databaseUrl, withAdminClient } from '../support/services';
+import { dropTestDatabase, testDatabaseName } from '../support/test-database';
 
 const DAY = 24 * 60 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;
@@ -144,5 +149,106 @@ describe('retention', () => {
     expect(await left(expiredBesideRecent)).toEqual(none);
     expect(await left(unfinished)).toEqual(all);
     expect(await partitions('deliveries')).toContain(`deliveries_p${week(at(7 * DAY))}`);
+  });
+
+  it('deletes the notifications of a week whose partitions a stopped run dropped', async () => {
+    const orphan = await notification(at(49 * DAY + HOUR), at(49 * DAY + 2 * HOUR));
+    // What a run leaves when it stops between the drop and the notifications' delete.
+    await ctx.db.query(`DROP TABLE "deliveries_p${week(at(49 * DAY))}", "notification_events_p${week(at(49 * DAY))}"`);
+    expect(await left(orphan)).toEqual({ notification: 1, deliveries: 0, events: 0 });
+    const report = await service(30).run(at(90 * DAY));
+    expect(report.notificationsDeleted).toBeGreaterThanOrEqual(1);
+    expect(await left(orphan)).toEqual(none);
+    expect(await left(unfinished)).toEqual(all);
+  });
+});
+
+/**
+ * An existing install upgrading: the migration PartitionedDeliveries moves the rows of the plain
+ * tables into the partitioned ones, each with its notification's start, and the service goes on
+ * with them (an event recorded, a late retention run deletes the old week).
+ */
+describe('the migration to partitioned deliveries and events', () => {
+  const name = testDatabaseName('retention_migration');
+  const migrator = (migrations: typeof MIGRATIONS) =>
+    new DataSource({ ...dataSourceOptions(databaseUrl(name)), migrations, extra: { max: 1 } });
+  let db: DataSource;
+  const before = MIGRATIONS.findIndex((m) => m.name === 'PartitionedDeliveries1764200000000');
+
+  beforeAll(async () => {
+    await withAdminClient((client) => client.query(`CREATE DATABASE "${name}"`));
+    db = migrator(MIGRATIONS.slice(0, before));
+    await db.initialize();
+    await db.runMigrations({ transaction: 'each' });
+  });
+  afterAll(async () => {
+    await db?.destroy();
+    await dropTestDatabase(name);
+  });
+
+  it('copies every row into the partition of its notification, and keeps them usable', async () => {
+    expect(before).toBeGreaterThan(0);
+    const [{ id: appId }] = await db.query(`INSERT INTO apps (name) VALUES ('old') RETURNING id`);
+    const installations: string[] = (
+      await db.query(
+        `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, registered_at, last_seen_at)
+         SELECT $1, 'old-' || n, 'ios', md5(n::text), 'u', now(), now() FROM generate_series(1, 2) AS n RETURNING id`,
+        [appId],
+      )
+    ).map((r: { id: string }) => r.id);
+    const insert = (started: string, completed: string | null) =>
+      db
+        .query(
+          `INSERT INTO notifications (app_id, title, body, user_ids, target_users, created_at, processing_started_at, fanned_out_at, completed_at)
+           VALUES ($1, 't', 'b', '{u}', 1, now() - ${started}, now() - ${started}, now() - ${started}, ${completed ? `now() - ${completed}` : 'NULL'}) RETURNING id`,
+          [appId],
+        )
+        .then(([row]: { id: string }[]) => row.id);
+    const old = await insert(`interval '60 days'`, `interval '59 days'`);
+    const current = await insert(`interval '1 second'`, null);
+    // Rows without processing_started_at (written by hand, or by an older version): started when created.
+    const unstarted = await insert(`interval '2 days'`, `interval '1 day'`);
+    await db.query(`UPDATE notifications SET processing_started_at = NULL WHERE id = $1`, [unstarted]);
+    for (const id of [old, current, unstarted]) {
+      await db.query(
+        `INSERT INTO deliveries (notification_id, installation_id, platform, batch, status) SELECT $1, i, 'ios', 0, 'accepted' FROM unnest($2::uuid[]) AS i`,
+        [id, installations],
+      );
+      await db.query(`INSERT INTO notification_events (notification_id, installation_id, type, occurred_at) VALUES ($1, $2, 'received', now())`, [
+        id,
+        installations[0],
+      ]);
+    }
+    await db.destroy();
+
+    db = migrator(MIGRATIONS);
+    await db.initialize();
+    await db.runMigrations({ transaction: 'each' });
+
+    const rows = await db.query(
+      `SELECT n.id, d.tableoid::regclass::text AS partition, d.notification_started_at = n.processing_started_at AS same_start
+       FROM deliveries d JOIN notifications n ON n.id = d.notification_id ORDER BY n.created_at, d.installation_id`,
+    );
+    const [{ week }] = await db.query(`SELECT to_char(date_trunc('week', now() AT TIME ZONE 'UTC'), 'YYYYMMDD') AS week`);
+    const partitionOf = (id: string) => [...new Set(rows.filter((r: { id: string }) => r.id === id).map((r: { partition: string }) => r.partition))];
+    expect(rows).toHaveLength(6);
+    expect(rows.every((r: { same_start: boolean }) => r.same_start)).toBe(true);
+    expect(partitionOf(old)).toEqual([`deliveries_before_${week}`]);
+    expect(partitionOf(current)).toEqual([`deliveries_p${week}`]);
+    const events = await db.query(
+      `SELECT e.notification_id, e.notification_started_at = n.processing_started_at AS same_start FROM notification_events e JOIN notifications n ON n.id = e.notification_id`,
+    );
+    expect(events).toHaveLength(3);
+    expect(events.every((e: { same_start: boolean }) => e.same_start)).toBe(true);
+
+    // Nothing is due yet: the copied rows lie in the partition that ends this Monday and in this
+    // week's. Once the send still going is done and RETENTION_DAYS have passed, both go.
+    const retention = new RetentionService(new RetentionRepository(db), parseEnv({ ...process.env, RETENTION_DAYS: '30' }));
+    expect((await retention.run()).weeksDropped).toEqual([]);
+    await db.query(`UPDATE notifications SET completed_at = now() WHERE id = $1`, [current]);
+    const report = await retention.run(new Date(Date.now() + 40 * 24 * 60 * 60 * 1000));
+    expect(report.weeksDropped).toEqual([`deliveries_before_${week}`, `deliveries_p${week}`]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM deliveries`)).toEqual([{ n: 0 }]);
+    expect(await db.query(`SELECT count(*)::int AS n FROM notifications`)).toEqual([{ n: 0 }]);
   });
 });
