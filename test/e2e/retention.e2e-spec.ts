@@ -2,6 +2,7 @@ import { DataSource } from 'typeorm';
 import { parseEnv } from '../../src/config/env';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { MIGRATIONS } from '../../src/database/migrations';
+import { RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.repository';
 import { RetentionRepository } from '../../src/delivery/retention.repository';
 import { RetentionService } from '../../src/delivery/retention.service';
 import { useTestApp } from '../support/create-test-app';
@@ -109,6 +110,27 @@ describe('retention', () => {
     expiredBesideUnfinished = await notification(at(8 * DAY), at(9 * DAY));
     recent = await notification(at(15 * DAY), at(23 * DAY));
     expiredBesideRecent = await notification(at(15 * DAY), at(15 * DAY + HOUR));
+  });
+
+  it("runs a batch's statements on its notification's partition alone", async () => {
+    // EXPLAIN ANALYZE of the outcome statement (rolled back): the scans PostgreSQL ran, by partition.
+    const runner = ctx.db.createQueryRunner();
+    await runner.startTransaction();
+    let plan;
+    try {
+      const [row] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, [unfinished, installations, '{}', 0]);
+      plan = row['QUERY PLAN'][0].Plan;
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+    const scanned = new Set<string>();
+    const walk = (node: { 'Relation Name'?: string; 'Actual Loops'?: number; Plans?: unknown[] }) => {
+      if (node['Relation Name']?.startsWith('deliveries_') && (node['Actual Loops'] ?? 0) > 0) scanned.add(node['Relation Name']);
+      for (const child of node.Plans ?? []) walk(child as typeof node);
+    };
+    walk(plan);
+    expect([...scanned]).toEqual([`deliveries_p${week(at(7 * DAY))}`]);
   });
 
   it('keeps everything with RETENTION_DAYS=0, however old', async () => {
