@@ -151,6 +151,13 @@ export class EnvironmentVariables {
   @Int(1000)
   DELIVERY_STUCK_MS = 120000;
 
+  /**
+   * Notifications completed more than this many days ago are deleted with their deliveries and
+   * events (docs/api.md 15, docs/operations.md "Data retention"); 0 keeps everything.
+   */
+  @Int(0)
+  RETENTION_DAYS = 30;
+
   /** BullMQ job lock: a job of a crashed worker is taken over after about this long. */
   @Int(1000)
   QUEUE_LOCK_MS = 30000;
@@ -221,6 +228,7 @@ export const VARIABLES = [
   'WORKER_CONCURRENCY',
   'SWEEP_INTERVAL_MS',
   'DELIVERY_STUCK_MS',
+  'RETENTION_DAYS',
   'QUEUE_LOCK_MS',
   'LOG_LEVEL',
   'LOG_PRETTY',

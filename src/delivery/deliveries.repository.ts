@@ -37,9 +37,16 @@ export interface Invalidation {
 export const completionCondition = (added = '') =>
   `fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped${added} >= stat_installations`;
 
+/**
+ * Names the one partition that holds a notification's rows (delivery.entity.ts), for statements
+ * that know only its id: PostgreSQL then runs them on that partition alone (pruning at execution).
+ */
+export const ownPartition = (alias: string, notificationIdParam: string) =>
+  `${alias}.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = ${notificationIdParam})`;
+
 const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
          FROM installations i
-         WHERE d.notification_id = $1 AND d.batch = $2 AND i.id = d.installation_id
+         WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND i.id = d.installation_id
            AND (d.status = 'pending' OR ($3::boolean AND d.status = 'sending'))
            AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
          RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at`;
@@ -59,7 +66,7 @@ export const RECORD_OUTCOMES_SQL = `
       reason = $3::jsonb -> d.installation_id::text ->> 1,
       next_attempt_at = ($3::jsonb -> d.installation_id::text ->> 2)::timestamptz,
       updated_at = now()
-    WHERE d.notification_id = $1 AND d.batch = $4 AND d.installation_id = ANY($2::uuid[]) AND d.status = 'sending'
+    WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $4 AND d.installation_id = ANY($2::uuid[]) AND d.status = 'sending'
     RETURNING d.status
   )
   SELECT count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
@@ -151,7 +158,7 @@ export class DeliveriesRepository {
   /** Batches of the notification that still have pending rows. */
   async pendingBatches(notificationId: string): Promise<number[]> {
     const rows: { batch: number }[] = await this.db.query(
-      `SELECT DISTINCT batch FROM deliveries WHERE notification_id = $1 AND status = 'pending'`,
+      `SELECT DISTINCT batch FROM deliveries d WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status = 'pending'`,
       [notificationId],
     );
     return rows.map((r) => r.batch);

@@ -18,6 +18,14 @@ export class Delivery {
   @PrimaryColumn({ name: 'installation_id', type: 'uuid' })
   installationId: string;
 
+  /**
+   * The notification's `processing_started_at`, equal on all its rows: the table is partitioned by
+   * week on it, so retention drops whole weeks (migration PartitionedDeliveries). In the primary
+   * key because PostgreSQL requires the partition key there; it adds no uniqueness.
+   */
+  @PrimaryColumn({ name: 'notification_started_at', type: 'timestamptz' })
+  notificationStartedAt: Date;
+
   // By entity name: delivery imports neither feature (docs/architecture.md); the keys are the same.
   @ManyToOne('Notification', { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'deliveries_notification_id_fkey' })

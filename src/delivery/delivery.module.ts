@@ -10,6 +10,8 @@ import { FanOutProcessor } from './fan-out.processor';
 import { FanOutRepository } from './fan-out.repository';
 import { FanOutService } from './fan-out.service';
 import { ProvidersModule } from './providers/providers.module';
+import { RetentionRepository } from './retention.repository';
+import { RetentionService } from './retention.service';
 import { SweeperProcessor } from './sweeper.processor';
 import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
@@ -25,9 +27,11 @@ import { SweeperService } from './sweeper.service';
     FanOutService,
     DeliveriesService,
     SweeperService,
+    RetentionService,
     FanOutRepository,
     DeliveriesRepository,
     SweeperRepository,
+    RetentionRepository,
     FanoutJobs,
     DeliverJobs,
     FanOutProcessor,

@@ -6,6 +6,8 @@ import { Platform } from '../common/platform';
 /**
  * One chunk of users: every non-deleted installation of theirs becomes a delivery row, pending
  * (numbered into delivery batches) or skipped with its reason (docs/api.md 5.2), in one statement.
+ * Each row carries the notification's processing_started_at, its partition key (delivery.entity.ts),
+ * copied in SQL: through JavaScript's Date it would lose its microseconds and no longer match.
  */
 export const FANOUT_CHUNK_SQL = `
   WITH targets AS (
@@ -26,11 +28,11 @@ export const FANOUT_CHUNK_SQL = `
     FROM targets t
   ),
   inserted AS (
-    INSERT INTO deliveries (notification_id, installation_id, platform, batch, status, reason)
-    SELECT $3, n.id, n.platform, COALESCE($7 + n.batch_offset, -1),
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status, reason)
+    SELECT $3, n.id, (SELECT processing_started_at FROM notifications WHERE id = $3), n.platform, COALESCE($7 + n.batch_offset, -1),
       CASE WHEN n.skip_reason IS NULL THEN 'pending' ELSE 'skipped' END, n.skip_reason
     FROM numbered n
-    ON CONFLICT (notification_id, installation_id) DO NOTHING
+    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
     RETURNING status, batch
   )
   SELECT

@@ -1,12 +1,20 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import { Job, Queue } from 'bullmq';
 import { MAINTENANCE_QUEUE } from '../common/queues';
 import { EnvironmentVariables } from '../config/env';
+import { RetentionService } from './retention.service';
 import { SweeperService } from './sweeper.service';
 import { workerOptions } from './worker-options';
 
-/** The sweeper runs as a BullMQ job scheduler, so several workers never sweep at the same time. */
+/** Retention (partitions ahead, old weeks dropped) runs hourly: weeks are its unit, and each run is short. */
+const RETENTION_EVERY_MS = 60 * 60 * 1000;
+const RETENTION_JOB = 'retention';
+
+/**
+ * The sweeper and retention run as BullMQ job schedulers on the maintenance queue, one job at a
+ * time across all workers, so two workers never sweep (or drop partitions) at once.
+ */
 @Processor(MAINTENANCE_QUEUE, workerOptions(() => 1))
 export class SweeperProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(SweeperProcessor.name);
@@ -14,6 +22,7 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
 
   constructor(
     private readonly sweeper: SweeperService,
+    private readonly retention: RetentionService,
     @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
     private readonly config: EnvironmentVariables,
   ) {
@@ -37,11 +46,13 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
     clearInterval(this.timer);
   }
 
-  async process() {
+  async process(job: Job) {
+    if (job.name === RETENTION_JOB) return this.retention.run();
     return this.sweeper.sweep();
   }
 
   private async schedule(): Promise<void> {
     await this.queue.upsertJobScheduler('sweeper', { every: this.config.SWEEP_INTERVAL_MS }, { name: 'sweep' });
+    await this.queue.upsertJobScheduler(RETENTION_JOB, { every: RETENTION_EVERY_MS }, { name: RETENTION_JOB });
   }
 }

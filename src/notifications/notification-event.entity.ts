@@ -17,6 +17,10 @@ export class NotificationEvent {
   @PrimaryColumn({ type: 'varchar', length: 16 })
   type: EventType;
 
+  /** The notification's `processing_started_at`: the partition key, as on deliveries (delivery.entity.ts). */
+  @PrimaryColumn({ name: 'notification_started_at', type: 'timestamptz' })
+  notificationStartedAt: Date;
+
   @ManyToOne(() => Notification, { onDelete: 'CASCADE' })
   @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'notification_events_notification_id_fkey' })
   notification?: Notification;

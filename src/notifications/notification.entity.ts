@@ -11,6 +11,7 @@ export type { NotificationOptions };
 @Entity('notifications')
 @Index('notifications_app_id_created_at_idx', ['appId', 'createdAt', 'id'])
 @Index('notifications_unfinished_idx', ['createdAt'], { where: 'completed_at IS NULL' })
+@Index('notifications_processing_started_at_idx', ['processingStartedAt'])
 export class Notification {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -73,6 +74,7 @@ export class Notification {
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 
+  /** Set once, when the fan-out begins; its deliveries and events are partitioned by it. */
   @Column({ name: 'processing_started_at', type: 'timestamptz', nullable: true })
   processingStartedAt: Date | null;
 

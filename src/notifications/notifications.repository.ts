@@ -181,20 +181,23 @@ export class NotificationsRepository {
 
   /**
    * Records an event once per (notification, installation, type) and moves its counter, only for
-   * an installation the notification was fanned out to; one statement.
+   * an installation the notification was fanned out to; one statement. Both tables are partitioned
+   * by the notification's start (delivery.entity.ts): naming it keeps the look-up to one partition.
    */
   async recordEvent(appId: string, notificationId: string, installationId: string, type: EventType, occurredAt: Date): Promise<EventResult> {
     const counter = EVENT_COUNTERS[type];
     const [result]: EventResult[] = await this.db.query(
       `WITH notification AS (
-         SELECT id FROM notifications WHERE id = $1 AND app_id = $2
+         SELECT id, processing_started_at FROM notifications WHERE id = $1 AND app_id = $2
        ), target AS (
-         SELECT d.installation_id FROM deliveries d
+         SELECT d.installation_id, d.notification_started_at FROM deliveries d
          JOIN installations i ON i.id = d.installation_id
-         WHERE d.notification_id = (SELECT id FROM notification) AND i.app_id = $2 AND i.installation_id = $3
+         WHERE d.notification_id = (SELECT id FROM notification)
+           AND d.notification_started_at = (SELECT processing_started_at FROM notification)
+           AND i.app_id = $2 AND i.installation_id = $3
        ), inserted AS (
-         INSERT INTO notification_events (notification_id, installation_id, type, occurred_at)
-         SELECT $1, installation_id, $4, $5 FROM target
+         INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at)
+         SELECT $1, installation_id, $4, notification_started_at, $5 FROM target
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), counted AS (

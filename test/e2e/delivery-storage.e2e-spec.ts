@@ -62,10 +62,11 @@ describe('the sweeper and the deliveries table', () => {
       [id, installations[0].id, installations[1].id],
     );
     await ctx.db.query(
-      `UPDATE notifications SET stat_accepted = stat_accepted - 2, completed_at = NULL,
-         processing_started_at = now() - interval '1 hour' WHERE id = $1`,
+      `UPDATE notifications SET stat_accepted = stat_accepted - 2, completed_at = NULL WHERE id = $1`,
       [id],
     );
+    // The sweeper looks at it once it began more than DELIVERY_STUCK_MS (2 s) ago. (Its start is
+    // left as it is: its rows carry it as their partition key, delivery.entity.ts.)
 
     await waitFor(() => completedAt(id), 'the sweeper to finish the send', 20_000, 100);
     const [n] = await ctx.db.query(`SELECT stat_installations, stat_accepted, stat_failed, stat_skipped FROM notifications WHERE id = $1`, [id]);
@@ -82,15 +83,14 @@ describe('the sweeper and the deliveries table', () => {
         installations[0].id,
       ]);
     await claim();
-    // A send that has been going on for an hour: only the row's own age can tell it is alive.
     await ctx.db.query(
-      `UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL,
-         processing_started_at = now() - interval '1 hour' WHERE id = $1`,
+      `UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL WHERE id = $1`,
       [id],
     );
-    // Ten sweeps (SWEEP_INTERVAL_MS is 300 in tests), longer than DELIVERY_STUCK_MS, while the
-    // "worker" keeps the row fresh.
-    for (let i = 0; i < 12; i++) {
+    // Sixteen sweeps (SWEEP_INTERVAL_MS is 300 in tests) while the "worker" keeps the row fresh.
+    // After the first 2 s the send began longer than DELIVERY_STUCK_MS ago, and from then on only
+    // the row's own age can tell it is alive.
+    for (let i = 0; i < 20; i++) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       await claim();
     }
@@ -103,13 +103,20 @@ describe('the sweeper and the deliveries table', () => {
     const indexes: { indexdef: string }[] = await ctx.db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'deliveries'`);
     expect(indexes.length).toBeGreaterThan(0);
     for (const { indexdef } of indexes) expect(indexdef).not.toMatch(/status|updated_at|reason|attempts|next_attempt_at/);
-    const [{ reloptions }] = await ctx.db.query(`SELECT reloptions FROM pg_class WHERE relname = 'deliveries'`);
-    expect(reloptions).toContain('fillfactor=50');
+    // The table is partitioned by week (migration PartitionedDeliveries): each partition has the fillfactor.
+    const partitions: { reloptions: string[] | null }[] = await ctx.db.query(
+      `SELECT c.reloptions FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'deliveries'::regclass`,
+    );
+    expect(partitions.length).toBeGreaterThan(0);
+    for (const { reloptions } of partitions) expect(reloptions).toContain('fillfactor=50');
 
     // And PostgreSQL agrees: the sends above updated their rows in place.
     const stats = await waitFor(async () => {
       await ctx.db.query('SELECT pg_stat_clear_snapshot()');
-      const [s] = await ctx.db.query(`SELECT n_tup_upd::int AS updated, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'deliveries'`);
+      const [s] = await ctx.db.query(
+        `SELECT sum(n_tup_upd)::int AS updated, sum(n_tup_hot_upd)::int AS hot FROM pg_stat_user_tables
+         WHERE relid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'deliveries'::regclass)`,
+      );
       return s.updated >= 12 ? s : null;
     }, 'the table statistics to arrive', 10_000, 200);
     expect(stats.hot / stats.updated).toBeGreaterThan(0.9);
@@ -133,8 +140,8 @@ describe('the sweeper and the deliveries table', () => {
       [tenant.appId, rows],
     );
     await ctx.db.query(
-      `INSERT INTO deliveries (notification_id, installation_id, platform, batch, status)
-       SELECT $1, i.id, 'ios', (row_number() OVER (ORDER BY i.id) - 1) / $3, 'sending'
+      `INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
+       SELECT $1, i.id, (SELECT processing_started_at FROM notifications WHERE id = $1), 'ios', (row_number() OVER (ORDER BY i.id) - 1) / $3, 'sending'
        FROM installations i WHERE i.app_id = $2 AND i.user_id = 'big-user'`,
       [id, tenant.appId, batchSize],
     );

@@ -251,10 +251,12 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       const target = await newInstallation(ctx, tenant.token, { user_id: user });
       const sent = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
       // What the worker's fan-out would have written (this app has no worker).
-      await ctx.db.query(`INSERT INTO deliveries (notification_id, installation_id, platform, batch, status) VALUES ($1, $2, 'ios', 0, 'accepted')`, [
-        sent.body.data.id,
-        target.id,
-      ]);
+      await ctx.db.query(
+        `WITH started AS (UPDATE notifications SET processing_started_at = now() WHERE id = $1 RETURNING processing_started_at)
+         INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
+         SELECT $1, $2, processing_started_at, 'ios', 0, 'accepted' FROM started`,
+        [sent.body.data.id, target.id],
+      );
       await fc.assert(
         fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (generated) => {
           const body = { ...(generated as Record<string, unknown>), installation_id: target.installation_id };

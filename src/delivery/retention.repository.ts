@@ -1,0 +1,168 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ownPartition } from './deliveries.repository';
+import { PartitionRange } from './retention-rules';
+
+/** The tables partitioned by week of their notification's start (migration PartitionedDeliveries). */
+export const PARTITIONED_TABLES = ['deliveries', 'notification_events'] as const;
+export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
+
+/**
+ * How long partition DDL waits for its lock. DROP and CREATE of a partition lock the parent table
+ * exclusively; while one waits, the statements queued behind it wait too. Better to give up and
+ * try again at the next run than to stall sends behind a long query.
+ */
+const LOCK_TIMEOUT = '1s';
+
+/** Partition names are ours (retention-rules.ts, the migration); checked before they reach DDL. */
+const PARTITION_NAME = /^(deliveries|notification_events)_(p|before_)\d{8}$/;
+
+/** A week's notifications: all of them, and those that keep it (unfinished or completed after the cutoff). */
+export interface WeekHolds {
+  notifications: number;
+  held: number;
+}
+
+/** What dropping a week removed; the row counts are the planner's estimates (counting would read the week). */
+export interface DroppedWeek {
+  notifications: number;
+  deliveries: number;
+  events: number;
+}
+
+const inWeek = (fromParam: string, toParam: string) =>
+  `(${fromParam}::timestamptz IS NULL OR processing_started_at >= ${fromParam}) AND processing_started_at < ${toParam}`;
+
+/**
+ * Retention's statements: the partitions of deliveries and notification events, and the
+ * notifications whose rows they hold.
+ */
+@Injectable()
+export class RetentionRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** The partitions of `table` with their bounds, read back from the catalog. */
+  async partitions(table: PartitionedTable): Promise<PartitionRange[]> {
+    const rows: { name: string; from: Date | null; to: Date }[] = await this.db.query(
+      `SELECT c.relname AS name,
+         (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']*)''\\)'))[1]::timestamptz AS "from",
+         (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']*)''\\)'))[1]::timestamptz AS "to"
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = $1::regclass
+       ORDER BY 3`,
+      [table],
+    );
+    return rows;
+  }
+
+  /** Creates the partition of `table` for [from, to) unless it exists. */
+  async createPartition(table: PartitionedTable, name: string, from: Date, to: Date): Promise<void> {
+    checkName(name);
+    // Deliveries are updated twice after their insert; half-empty pages keep those updates on the
+    // row's own page (migration DeliveriesHotUpdates).
+    const storage = table === 'deliveries' ? ' WITH (fillfactor = 50)' : '';
+    await this.db.transaction(async (manager) => {
+      await manager.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      await manager.query(
+        `CREATE TABLE IF NOT EXISTS "${name}" PARTITION OF "${table}"
+         FOR VALUES FROM ('${from.toISOString()}') TO ('${to.toISOString()}')${storage}`,
+      );
+    });
+  }
+
+  /** How many notifications started in the partition's range, and how many of them keep it. */
+  async weekHolds(week: PartitionRange, cutoff: Date, manager: EntityManager = this.db.manager): Promise<WeekHolds> {
+    const [row]: WeekHolds[] = await manager.query(
+      `SELECT count(*)::int AS notifications,
+         count(*) FILTER (WHERE completed_at IS NULL OR completed_at >= $3)::int AS held
+       FROM notifications WHERE ${inWeek('$1', '$2')}`,
+      [week.from, week.to, cutoff],
+    );
+    return row;
+  }
+
+  /**
+   * Drops the week's partitions of deliveries and events: catalog changes, whatever the week
+   * holds, under a lock on both parent tables that lasts only as long as they do. Its
+   * notifications go afterwards, in their own statement (deleteUncovered), so that the lock is not
+   * held while their delete cascades. Null when, under the lock, the week turned out held.
+   */
+  async dropWeek(week: PartitionRange, cutoff: Date): Promise<DroppedWeek | null> {
+    const events = eventsPartitionOf(week.name);
+    checkName(week.name);
+    checkName(events);
+    return this.db
+      .transaction(async (manager) => {
+        await manager.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+        const estimates: { relname: string; rows: number }[] = await manager.query(
+          `SELECT relname, greatest(reltuples, 0)::bigint::int AS rows FROM pg_class WHERE relname = ANY($1::text[])`,
+          [[week.name, events]],
+        );
+        const estimate = (name: string) => estimates.find((e) => e.relname === name)?.rows ?? 0;
+        await manager.query(`DROP TABLE IF EXISTS "${week.name}"`);
+        await manager.query(`DROP TABLE IF EXISTS "${events}"`);
+        // Notifications start at now(), never in a past week, and a completed one stays completed;
+        // checked again all the same, now that no delivery can be written.
+        const holds = await this.weekHolds(week, cutoff, manager);
+        if (holds.held > 0) throw new WeekHeldError(); // rolls the drops back
+        return { notifications: holds.notifications, deliveries: estimate(week.name), events: estimate(events) };
+      })
+      .catch((error: unknown) => {
+        if (error instanceof WeekHeldError) return null;
+        throw error;
+      });
+  }
+
+  /**
+   * Deletes the completed notifications that started before the cutoff in a week no partition
+   * covers: those of the weeks just dropped, and of any week dropped by a run that stopped before
+   * this step. Their delete cascades into the remaining partitions, where it finds nothing. How many.
+   */
+  async deleteUncovered(cutoff: Date, partitions: readonly PartitionRange[]): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM notifications n
+       WHERE n.processing_started_at < $1 AND n.completed_at < $1
+         AND NOT EXISTS (
+           SELECT 1 FROM unnest($2::timestamptz[], $3::timestamptz[]) AS p(starts, ends)
+           WHERE (p.starts IS NULL OR n.processing_started_at >= p.starts) AND n.processing_started_at < p.ends)`,
+      [cutoff, partitions.map((p) => p.from), partitions.map((p) => p.to)],
+    );
+    return deleted;
+  }
+
+  /** Expired notifications of the week (completed before the cutoff), oldest completion first. */
+  async expiredInWeek(week: PartitionRange, cutoff: Date, limit: number): Promise<string[]> {
+    const rows: { id: string }[] = await this.db.query(
+      `SELECT id FROM notifications WHERE ${inWeek('$1', '$2')} AND completed_at < $3 ORDER BY completed_at LIMIT $4`,
+      [week.from, week.to, cutoff, limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /** Deletes up to `limit` rows of the notification from `table`; how many. */
+  async deleteRows(table: PartitionedTable, notificationId: string, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM ${table} t WHERE t.notification_id = $1 AND ${ownPartition('t', '$1')}
+         AND t.ctid = ANY (ARRAY(SELECT s.ctid FROM ${table} s WHERE s.notification_id = $1 AND ${ownPartition('s', '$1')} LIMIT $2))`,
+      [notificationId, limit],
+    );
+    return deleted;
+  }
+
+  /** Deletes the notification row itself (its deliveries and events gone before). */
+  async deleteNotification(notificationId: string): Promise<void> {
+    await this.db.query(`DELETE FROM notifications WHERE id = $1`, [notificationId]);
+  }
+}
+
+class WeekHeldError extends Error {}
+
+/** The events partition of the same week as a deliveries partition. */
+export function eventsPartitionOf(deliveriesPartition: string): string {
+  return `notification_events${deliveriesPartition.slice('deliveries'.length)}`;
+}
+
+function checkName(name: string): void {
+  if (!PARTITION_NAME.test(name)) throw new Error(`Not a partition name of ours: ${name}`);
+}
