@@ -78,7 +78,13 @@ const EVENT_COUNTERS: Record<EventType, string> = { received: 'stat_received', d
 /** What recording one event found and did. */
 export interface EventResult {
   found: boolean;
+  /** The installation has a delivery row for the notification. */
   targeted: boolean;
+  /** Its delivery is accepted or under way, so its events count (docs/api.md 5.4). */
+  eligible: boolean;
+  /** That row's status and reason (null when not targeted). */
+  status: 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped' | null;
+  reason: string | null;
   counted: boolean;
 }
 
@@ -181,7 +187,8 @@ export class NotificationsRepository {
 
   /**
    * Records an event once per (notification, installation, type) and moves its counter, only for
-   * an installation the notification was fanned out to; one statement.
+   * an installation whose delivery is accepted or under way: "sending", or "pending" after an
+   * attempt (docs/api.md 5.4; a device may report before its outcome is written). One statement.
    */
   async recordEvent(appId: string, notificationId: string, installationId: string, type: EventType, occurredAt: Date): Promise<EventResult> {
     const counter = EVENT_COUNTERS[type];
@@ -189,12 +196,14 @@ export class NotificationsRepository {
       `WITH notification AS (
          SELECT id FROM notifications WHERE id = $1 AND app_id = $2
        ), target AS (
-         SELECT d.installation_id FROM deliveries d
+         SELECT d.installation_id, d.status, d.reason,
+                d.status IN ('accepted', 'sending') OR (d.status = 'pending' AND d.attempts > 0) AS eligible
+         FROM deliveries d
          JOIN installations i ON i.id = d.installation_id
          WHERE d.notification_id = (SELECT id FROM notification) AND i.app_id = $2 AND i.installation_id = $3
        ), inserted AS (
          INSERT INTO notification_events (notification_id, installation_id, type, occurred_at)
-         SELECT $1, installation_id, $4, $5 FROM target
+         SELECT $1, installation_id, $4, $5 FROM target WHERE eligible
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), counted AS (
@@ -203,6 +212,8 @@ export class NotificationsRepository {
          RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM notification) AS found, EXISTS (SELECT 1 FROM target) AS targeted,
+              EXISTS (SELECT 1 FROM target WHERE eligible) AS eligible,
+              (SELECT status FROM target) AS status, (SELECT reason FROM target) AS reason,
               EXISTS (SELECT 1 FROM counted) AS counted`,
       [notificationId, appId, installationId, type, occurredAt],
     );
