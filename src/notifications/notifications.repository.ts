@@ -69,7 +69,8 @@ export interface IdempotencyKeyRow {
   request_hash: string;
   status: 'in_progress' | 'completed';
   response_status: number | null;
-  response_body: unknown;
+  /** JSON text, exactly as first sent. */
+  response_body: string | null;
 }
 
 /** Which counter each event type moves; also the only column names the event statement interpolates. */
@@ -106,21 +107,22 @@ export class NotificationsRepository {
   }
 
   /**
-   * Inserts the notification and stores the response `respond` makes of it under the claimed
-   * idempotency key, in one transaction: the key is completed exactly when the send exists.
+   * Inserts the notification and stores the response `respond` makes of it (its body as JSON
+   * text) under the claimed idempotency key, in one transaction: the key is completed exactly when
+   * the send exists.
    */
-  async insertWithResponse<T>(
+  async insertWithResponse(
     notification: NewNotification,
     key: string,
-    respond: (row: NotificationRow) => { status: number; body: T },
-  ): Promise<T> {
+    respond: (row: NotificationRow) => { status: number; body: string },
+  ): Promise<string> {
     return this.db.transaction(async (manager) => {
       const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification));
       const response = respond(row);
       await manager.query(
-        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb
+        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
          WHERE app_id = $1 AND key = $2`,
-        [notification.appId, key, response.status, JSON.stringify(response.body)],
+        [notification.appId, key, response.status, response.body],
       );
       return response.body;
     });

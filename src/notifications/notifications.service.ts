@@ -18,7 +18,11 @@ const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push' } as const
 
 export interface SendResult {
   status: number;
-  body: { data: NotificationResource; meta: { accepted: true } };
+  /**
+   * `{"data": Notification, "meta": {"accepted": true}}` as JSON text: serialized once, stored as
+   * is under an Idempotency-Key, so a replay sends the very same bytes (docs/api.md 5.3).
+   */
+  body: string;
   replayed: boolean;
 }
 
@@ -76,9 +80,9 @@ export class NotificationsService {
 
     const claim = await this.idempotency.claim(appId, idempotencyKey, requestHash(rawBody));
     if (claim.kind === 'replay') {
-      return { status: claim.status, body: claim.body as SendResult['body'], replayed: true };
+      return { status: claim.status, body: claim.body, replayed: true };
     }
-    let body: SendResult['body'];
+    let body: string;
     try {
       body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: accepted(row) }));
     } catch (error) {
@@ -140,8 +144,8 @@ export class NotificationsService {
   }
 }
 
-function accepted(row: NotificationRow): SendResult['body'] {
-  return { data: toNotificationResource(row), meta: { accepted: true as const } };
+function accepted(row: NotificationRow): string {
+  return JSON.stringify({ data: toNotificationResource(row), meta: { accepted: true } });
 }
 
 /** A payload over a provider's limit can be known now: reject the send instead of failing later. */
