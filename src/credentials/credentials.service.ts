@@ -3,6 +3,7 @@ import { createECDH, createPrivateKey, createPublicKey, KeyObject } from 'node:c
 import webpush from 'web-push';
 import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
+import { Platform, PLATFORMS } from '../common/platform';
 import { isUuid } from '../common/uuid';
 import { CredentialsRepository, UnknownAppError } from './credentials.repository';
 import { ProviderCredentials } from './provider-credentials';
@@ -63,6 +64,9 @@ interface ServiceAccountFields {
   private_key_id: string;
   private_key: string;
 }
+
+/** Which part of the summary holds each platform's provider. */
+const PROVIDER_OF = { ios: 'apns', android: 'fcm', web: 'web_push' } as const satisfies Record<Platform, keyof CredentialsSummary>;
 
 /** Secrets are sealed for their row and column, so a value moved elsewhere will not open. */
 const sealContext = (appId: string, column: string) => `app_credentials:${appId}:${column}`;
@@ -138,6 +142,15 @@ export class CredentialsService {
           ? { subject: row.vapidSubject, public_key: row.vapidPublicKey }
           : null,
     };
+  }
+
+  /**
+   * The platforms the app has credentials for, where its sends can go (the others are skipped as
+   * NoCredentials). Nothing is decrypted: the API asks this to size a send (docs/api.md 5.1).
+   */
+  async platforms(appId: string): Promise<Platform[]> {
+    const summary = await this.summary(appId);
+    return PLATFORMS.filter((platform) => summary[PROVIDER_OF[platform]] !== null);
   }
 
   /**

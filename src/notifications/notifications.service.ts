@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
 import { EnvironmentVariables } from '../config/env';
+import { CredentialsService } from '../credentials/credentials.service';
 import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs } from '../queue/jobs';
@@ -42,6 +43,7 @@ export class NotificationsService {
     private readonly fanoutJobs: FanoutJobs,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
+    private readonly credentials: CredentialsService,
     config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
@@ -58,7 +60,7 @@ export class NotificationsService {
       data: dto.data ?? null,
       options: dto.options ? withoutUndefined(dto.options) : null,
     };
-    assertFits(content);
+    await this.assertFits(appId, content);
     const notification: NewNotification = {
       id,
       appId,
@@ -114,6 +116,27 @@ export class NotificationsService {
     };
   }
 
+  /**
+   * A payload over a provider's limit can be known now: the send is refused instead of failing
+   * later, but only for a platform it can reach, one in options.platforms (when given) that the app
+   * has credentials for (docs/api.md 5.1). The credentials are looked up only for a payload that
+   * is too large somewhere, so an ordinary send costs no query.
+   */
+  private async assertFits(appId: string, content: PushContent): Promise<void> {
+    const tooLarge = targetedPlatforms(content)
+      .map((platform) => ({ platform, size: payloadSize(content, platform) }))
+      .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]);
+    if (tooLarge.length === 0) return;
+    const reachable = await this.credentials.platforms(appId);
+    const refused = tooLarge.find(({ platform }) => reachable.includes(platform));
+    if (refused) {
+      throw ValidationFailedError.of(
+        'notification',
+        `The notification is too large for ${PLATFORM_NAMES[refused.platform]}: its payload would be ${refused.size} bytes, the limit is ${PAYLOAD_LIMITS[refused.platform]}.`,
+      );
+    }
+  }
+
   private positionOf(cursor: string): CursorPosition {
     try {
       return decodeCursor(this.cursorKey, cursor);
@@ -148,18 +171,6 @@ function accepted(row: NotificationRow): string {
   return JSON.stringify({ data: toNotificationResource(row), meta: { accepted: true } });
 }
 
-/** A payload over a provider's limit can be known now: reject the send instead of failing later. */
-function assertFits(content: PushContent): void {
-  for (const platform of targetedPlatforms(content)) {
-    const size = payloadSize(content, platform);
-    if (size > PAYLOAD_LIMITS[platform]) {
-      throw ValidationFailedError.of(
-        'notification',
-        `The notification is too large for ${PLATFORM_NAMES[platform]}: its payload would be ${size} bytes, the limit is ${PAYLOAD_LIMITS[platform]}.`,
-      );
-    }
-  }
-}
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
