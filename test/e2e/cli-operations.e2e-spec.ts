@@ -21,16 +21,21 @@ jest.setTimeout(120_000);
  */
 describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app', () => {
   let fakes: FakeProviders;
+  let dir: string;
+  let sql: Client;
   beforeAll(async () => {
     fakes = await startFakeProviders();
+  });
+  // Declared before useBuiltServices, so it runs before that drops the database (hooks run in order).
+  afterAll(async () => {
+    await sql?.end();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
   const stores = useBuiltServices();
   afterAll(() => fakes?.stop());
 
   const KEY_A = TEST_APP_KEY;
   const KEY_B = randomBytes(32).toString('base64');
-  let dir: string;
-  let sql: Client;
   let vapid: { publicKey: string; privateKey: string };
   let apnsIds: { keyId: string; teamId: string };
   beforeAll(async () => {
@@ -44,10 +49,6 @@ describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app'
     apnsIds = key;
     sql = new Client({ connectionString: stores.database.url });
     await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const cli = (args: string[], keys: { APP_KEY: string; APP_KEY_PREVIOUS?: string }) =>
