@@ -18,7 +18,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   auth: ['apps', 'common', 'config'],
   credentials: ['apps', 'common', 'config'],
   installations: ['apps', 'auth', 'common', 'config'],
-  notifications: ['apps', 'auth', 'common', 'config', 'installations', 'metrics', 'queue', 'delivery'],
+  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
   health: ['auth', 'common', 'config', 'database', 'queue'],
   'rate-limit': ['auth', 'common', 'config', 'queue'],

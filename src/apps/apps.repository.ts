@@ -9,6 +9,14 @@ export interface AppRow {
   created_at: Date;
 }
 
+/** What a deleted app held. */
+export interface DeletedCounts {
+  tokens: number;
+  installations: number;
+  notifications: number;
+  deliveries: number;
+}
+
 /** The `apps` table. */
 @Injectable()
 export class AppsRepository {
@@ -25,6 +33,27 @@ export class AppsRepository {
 
   async find(id: string): Promise<AppRow | undefined> {
     const [row] = await this.db.query(`SELECT id, name, created_at FROM apps WHERE id = $1`, [id]);
+    return row;
+  }
+
+  /**
+   * Deletes the app; the foreign keys cascade to its tokens, credentials, installations,
+   * notifications, deliveries, events and idempotency keys, in this one statement. Counts what it
+   * held, read in the same statement (same snapshot). Undefined when there is no such app.
+   */
+  async delete(id: string): Promise<(AppRow & DeletedCounts) | undefined> {
+    const [row]: (AppRow & DeletedCounts)[] = await this.db.query(
+      `WITH held AS (
+         SELECT (SELECT count(*) FROM api_tokens WHERE app_id = $1)::int AS tokens,
+                (SELECT count(*) FROM installations WHERE app_id = $1)::int AS installations,
+                (SELECT count(*) FROM notifications WHERE app_id = $1)::int AS notifications,
+                (SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE n.app_id = $1)::int AS deliveries
+       ), gone AS (
+         DELETE FROM apps WHERE id = $1 RETURNING id, name, created_at
+       )
+       SELECT gone.*, held.* FROM gone, held`,
+      [id],
+    );
     return row;
   }
 

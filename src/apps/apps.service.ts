@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid } from '../common/uuid';
-import { AppRow, AppsRepository } from './apps.repository';
+import { AppRow, AppsRepository, DeletedCounts } from './apps.repository';
 
 export interface AppSummary {
   id: string;
@@ -20,6 +20,15 @@ export class AppsService {
 
   async list(): Promise<AppSummary[]> {
     return (await this.apps.list()).map(summary);
+  }
+
+  /** Deletes the app and everything it owns (see AppsRepository.delete); null when there is no such app. */
+  async delete(id: string): Promise<(AppSummary & { deleted: DeletedCounts }) | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.apps.delete(id);
+    if (!row) return null;
+    const { tokens, installations, notifications, deliveries } = row;
+    return { ...summary(row), deleted: { tokens, installations, notifications, deliveries } };
   }
 
   async find(id: string): Promise<AppSummary | null> {

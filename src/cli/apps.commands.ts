@@ -31,3 +31,25 @@ export class AppsListCommand extends CommandRunner {
     printJson(await this.apps.list());
   }
 }
+
+/**
+ * Deletes an app with everything it owns: tokens (refused from the next request), credentials,
+ * installations, notifications, their deliveries and events, idempotency keys. Irreversible.
+ */
+@Command({ name: 'apps:delete', description: 'Delete an app and all its tokens, credentials, installations and notifications' })
+export class AppsDeleteCommand extends CommandRunner {
+  constructor(private readonly apps: AppsService) {
+    super();
+  }
+
+  async run(_params: string[], options: { id: string }): Promise<void> {
+    const deleted = await this.apps.delete(options.id);
+    if (!deleted) throw new CliError(`App ${options.id} not found`);
+    printJson(deleted);
+  }
+
+  @Option({ flags: '--id <id>', description: 'app id', required: true })
+  parseId(value: string): string {
+    return value;
+  }
+}

@@ -6,9 +6,9 @@ import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { typeOrmModuleOptions } from '../database/data-source';
-import { AppsCreateCommand, AppsListCommand } from './apps.commands';
+import { AppsCreateCommand, AppsDeleteCommand, AppsListCommand } from './apps.commands';
 import { CliError } from './cli-error';
-import { AppsCredentialsCommand } from './credentials.command';
+import { AppKeyRotateCommand, AppsCredentialsCommand, AppsCredentialsRemoveCommand } from './credentials.command';
 import { MigrateCommand, SetupCommand } from './setup.commands';
 import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './tokens.commands';
 
@@ -38,7 +38,10 @@ const CliDatabaseModule = TypeOrmModule.forRootAsync({
     SetupCommand,
     AppsCreateCommand,
     AppsListCommand,
+    AppsDeleteCommand,
     AppsCredentialsCommand,
+    AppsCredentialsRemoveCommand,
+    AppKeyRotateCommand,
     TokensCreateCommand,
     TokensListCommand,
     TokensRevokeCommand,

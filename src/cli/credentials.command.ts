@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { CredentialsError, CredentialsInput, CredentialsService } from '../credentials/credentials.service';
+import {
+  CREDENTIALS_PROVIDERS,
+  CredentialsError,
+  CredentialsInput,
+  CredentialsProvider,
+  CredentialsService,
+} from '../credentials/credentials.service';
 import { CliError, printJson } from './cli-error';
 
 interface CredentialsOptions {
@@ -138,5 +144,58 @@ export class AppsCredentialsCommand extends CommandRunner {
   @Option({ flags: '--vapid-private-key <key>', description: 'existing VAPID private key (base64url)' })
   parseVapidPrivateKey(value: string): string {
     return value;
+  }
+}
+
+/**
+ * Removes one provider's credentials of an app and prints the summary left. The app's
+ * installations on that platform are skipped as NoCredentials from then on (running workers see
+ * it within 30 seconds). Removing `web-push` discards the VAPID pair every browser subscription is
+ * bound to: new keys mean every browser must subscribe again.
+ */
+@Command({ name: 'apps:credentials:remove', description: "Remove one provider's credentials of an app (apns, fcm or web-push)" })
+export class AppsCredentialsRemoveCommand extends CommandRunner {
+  constructor(private readonly credentials: CredentialsService) {
+    super();
+  }
+
+  async run(_params: string[], options: { app: string; provider: CredentialsProvider }): Promise<void> {
+    try {
+      printJson(await this.credentials.remove(options.app, options.provider));
+    } catch (error) {
+      if (error instanceof CredentialsError) throw new CliError(error.message);
+      throw error;
+    }
+  }
+
+  @Option({ flags: '--app <id>', description: 'app id', required: true })
+  parseApp(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--provider <provider>', description: 'apns, fcm or web-push', required: true })
+  parseProvider(value: string): CredentialsProvider {
+    if (!(CREDENTIALS_PROVIDERS as readonly string[]).includes(value)) throw new CliError('--provider must be apns, fcm or web-push');
+    return value as CredentialsProvider;
+  }
+}
+
+/**
+ * Re-seals every stored secret under APP_KEY, opening those that need it with APP_KEY_PREVIOUS
+ * (docs/operations.md "Rotating APP_KEY"). One transaction; running it again changes nothing.
+ */
+@Command({ name: 'app-key:rotate', description: 'Re-seal every stored secret under APP_KEY (the old key in APP_KEY_PREVIOUS)' })
+export class AppKeyRotateCommand extends CommandRunner {
+  constructor(private readonly credentials: CredentialsService) {
+    super();
+  }
+
+  async run(): Promise<void> {
+    try {
+      printJson(await this.credentials.rotateAppKey());
+    } catch (error) {
+      if (error instanceof CredentialsError) throw new CliError(error.message);
+      throw error;
+    }
   }
 }

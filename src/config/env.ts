@@ -96,6 +96,14 @@ export class EnvironmentVariables {
   })
   APP_KEY: string;
 
+  /**
+   * The key APP_KEY replaces, during a rotation: secrets that do not open under APP_KEY are tried
+   * under this one until `app-key:rotate` has re-sealed them (docs/operations.md "Rotating APP_KEY").
+   */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9+/]{43}=$/, { message: 'must be 32 bytes encoded in base64, like APP_KEY' })
+  APP_KEY_PREVIOUS?: string;
+
   @IsOptional()
   @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
   APNS_URL?: string;
@@ -215,6 +223,7 @@ export const VARIABLES = [
   'REDIS_URL',
   'QUEUE_PREFIX',
   'APP_KEY',
+  'APP_KEY_PREVIOUS',
   'APNS_URL',
   'FCM_URL',
   'GOOGLE_TOKEN_URL',

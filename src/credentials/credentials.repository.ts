@@ -3,6 +3,13 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppCredentials } from './app-credentials.entity';
 
+/** The columns holding secrets sealed under APP_KEY (secret-box.ts). */
+export const SEALED_COLUMNS = ['apns_private_key_enc', 'fcm_service_account_enc', 'vapid_private_key_enc'] as const;
+export type SealedColumn = (typeof SEALED_COLUMNS)[number];
+
+/** One app's sealed secrets (null where it has none). */
+export type SealedRow = { app_id: string } & Record<SealedColumn, string | null>;
+
 /** Thrown by `upsert` when the app does not exist (the foreign key refused the row). */
 export class UnknownAppError extends Error {}
 
@@ -10,6 +17,36 @@ export class UnknownAppError extends Error {}
 @Injectable()
 export class CredentialsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Every app's sealed secrets, locked, handed one row at a time to `reseal`, which returns the
+   * columns to rewrite; all in one transaction, so a failure (a thrown error) changes nothing.
+   */
+  async resealAll(reseal: (row: SealedRow) => Map<SealedColumn, string>): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const rows: SealedRow[] = await manager.query(
+        `SELECT app_id, ${SEALED_COLUMNS.join(', ')} FROM app_credentials ORDER BY app_id FOR UPDATE`,
+      );
+      for (const row of rows) {
+        const changed = reseal(row);
+        if (changed.size === 0) continue;
+        const columns = [...changed.keys()];
+        await manager.query(
+          `UPDATE app_credentials SET ${columns.map((column, i) => `"${column}" = $${i + 2}`).join(', ')}, updated_at = now() WHERE app_id = $1`,
+          [row.app_id, ...changed.values()],
+        );
+      }
+    });
+  }
+
+  /** Clears one provider's columns (`columns`, all nullable); false when the app has no credentials row. */
+  async clear(appId: string, columns: readonly string[]): Promise<boolean> {
+    const [, affected]: [unknown, number] = await this.db.query(
+      `UPDATE app_credentials SET ${columns.map((column) => `"${column}" = NULL`).join(', ')}, updated_at = now() WHERE app_id = $1`,
+      [appId],
+    );
+    return affected > 0;
+  }
 
   async find(appId: string): Promise<AppCredentials | null> {
     return this.db.getRepository(AppCredentials).findOneBy({ appId });

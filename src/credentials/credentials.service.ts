@@ -3,10 +3,11 @@ import { createECDH, createPrivateKey, createPublicKey, KeyObject } from 'node:c
 import webpush from 'web-push';
 import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
+import { Platform, PLATFORMS } from '../common/platform';
 import { isUuid } from '../common/uuid';
-import { CredentialsRepository, UnknownAppError } from './credentials.repository';
+import { CredentialsRepository, SEALED_COLUMNS, SealedColumn, UnknownAppError } from './credentials.repository';
 import { ProviderCredentials } from './provider-credentials';
-import { open, seal } from './secret-box';
+import { openWithAny, seal } from './secret-box';
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
 const CACHE_TTL_MS = 30_000;
@@ -63,6 +64,20 @@ interface ServiceAccountFields {
   private_key_id: string;
   private_key: string;
 }
+
+/** The providers, as `apps:credentials:remove --provider` names them. */
+export const CREDENTIALS_PROVIDERS = ['apns', 'fcm', 'web-push'] as const;
+export type CredentialsProvider = (typeof CREDENTIALS_PROVIDERS)[number];
+
+/** Every column of each provider, cleared together so no half-set provider is left. */
+const PROVIDER_COLUMNS: Record<CredentialsProvider, readonly string[]> = {
+  apns: ['apns_key_id', 'apns_team_id', 'apns_topic', 'apns_production', 'apns_private_key_enc'],
+  fcm: ['fcm_project_id', 'fcm_client_email', 'fcm_service_account_enc'],
+  'web-push': ['vapid_subject', 'vapid_public_key', 'vapid_private_key_enc'],
+};
+
+/** Which part of the summary holds each platform's provider. */
+const PROVIDER_OF = { ios: 'apns', android: 'fcm', web: 'web_push' } as const satisfies Record<Platform, keyof CredentialsSummary>;
 
 /** Secrets are sealed for their row and column, so a value moved elsewhere will not open. */
 const sealContext = (appId: string, column: string) => `app_credentials:${appId}:${column}`;
@@ -121,6 +136,18 @@ export class CredentialsService {
     return this.summary(appId);
   }
 
+  /**
+   * Removes one provider's credentials: the app's installations on that platform are skipped as
+   * NoCredentials from then on (workers see it within CACHE_TTL_MS). Returns the new summary.
+   */
+  async remove(appId: string, provider: CredentialsProvider): Promise<CredentialsSummary> {
+    if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
+    await this.assertAppExists(appId);
+    await this.credentials.clear(appId, PROVIDER_COLUMNS[provider]);
+    this.invalidate(appId);
+    return this.summary(appId);
+  }
+
   async summary(appId: string): Promise<CredentialsSummary> {
     const row = isUuid(appId) ? await this.credentials.find(appId) : null;
     return {
@@ -138,6 +165,15 @@ export class CredentialsService {
           ? { subject: row.vapidSubject, public_key: row.vapidPublicKey }
           : null,
     };
+  }
+
+  /**
+   * The platforms the app has credentials for, where its sends can go (the others are skipped as
+   * NoCredentials). Nothing is decrypted: the API asks this to size a send (docs/api.md 5.1).
+   */
+  async platforms(appId: string): Promise<Platform[]> {
+    const summary = await this.summary(appId);
+    return PLATFORMS.filter((platform) => summary[PROVIDER_OF[platform]] !== null);
   }
 
   /**
@@ -171,11 +207,11 @@ export class CredentialsService {
         teamId: row.apnsTeamId,
         topic: row.apnsTopic,
         production: row.apnsProduction === true,
-        privateKey: open(row.apnsPrivateKeyEnc, sealContext(appId, 'apns_private_key_enc'), this.config.APP_KEY),
+        privateKey: this.open(row.apnsPrivateKeyEnc, appId, 'apns_private_key_enc'),
       };
     }
     if (row.fcmServiceAccountEnc) {
-      const account = JSON.parse(open(row.fcmServiceAccountEnc, sealContext(appId, 'fcm_service_account_enc'), this.config.APP_KEY)) as ServiceAccountFields;
+      const account = JSON.parse(this.open(row.fcmServiceAccountEnc, appId, 'fcm_service_account_enc')) as ServiceAccountFields;
       credentials.fcm = {
         projectId: account.project_id,
         clientEmail: account.client_email,
@@ -187,10 +223,54 @@ export class CredentialsService {
       credentials.vapid = {
         subject: row.vapidSubject,
         publicKey: row.vapidPublicKey,
-        privateKey: open(row.vapidPrivateKeyEnc, sealContext(appId, 'vapid_private_key_enc'), this.config.APP_KEY),
+        privateKey: this.open(row.vapidPrivateKeyEnc, appId, 'vapid_private_key_enc'),
       };
     }
     return credentials;
+  }
+
+  /** APP_KEY, then APP_KEY_PREVIOUS while a rotation is under way. */
+  private get keys(): string[] {
+    return this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
+  }
+
+  private open(sealed: string, appId: string, column: SealedColumn): string {
+    return openWithAny(sealed, sealContext(appId, column), this.keys).plaintext;
+  }
+
+  /**
+   * Re-seals under APP_KEY every secret that opens only under APP_KEY_PREVIOUS, in one
+   * transaction (docs/operations.md "Rotating APP_KEY"). Idempotent: a secret already under
+   * APP_KEY is left alone. A secret that opens under neither key stops it, and nothing changes.
+   */
+  async rotateAppKey(): Promise<{ apps: number; secrets: number; resealed: number; already_current: number }> {
+    const totals = { apps: 0, secrets: 0, resealed: 0, already_current: 0 };
+    await this.credentials.resealAll((row) => {
+      totals.apps++;
+      const changed = new Map<SealedColumn, string>();
+      for (const column of SEALED_COLUMNS) {
+        const sealed = row[column];
+        if (sealed === null) continue;
+        totals.secrets++;
+        let opened: { plaintext: string; index: number };
+        try {
+          opened = openWithAny(sealed, sealContext(row.app_id, column), this.keys);
+        } catch {
+          throw new CredentialsError(
+            `The ${column} of app ${row.app_id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`,
+          );
+        }
+        if (opened.index === 0) {
+          totals.already_current++;
+        } else {
+          changed.set(column, seal(opened.plaintext, sealContext(row.app_id, column), this.config.APP_KEY));
+          totals.resealed++;
+        }
+      }
+      return changed;
+    });
+    this.cache.clear();
+    return totals;
   }
 
   private async upsert(appId: string, values: Map<string, unknown>, keepExisting: Set<string>): Promise<void> {

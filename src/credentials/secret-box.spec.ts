@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, seal, SecretBoxError } from './secret-box';
+import { open, openWithAny, seal, SecretBoxError } from './secret-box';
 
 describe('secret box', () => {
   const key = randomBytes(32).toString('base64');
@@ -50,5 +50,14 @@ describe('secret box', () => {
 
   it('refuses a key that is not 32 bytes', () => {
     expect(() => seal('x', '', Buffer.alloc(16).toString('base64'))).toThrow(/32 bytes/);
+  });
+
+  it('openWithAny tries the keys in order and says which one opened it (APP_KEY, then APP_KEY_PREVIOUS)', () => {
+    const current = randomBytes(32).toString('base64');
+    const previous = randomBytes(32).toString('base64');
+    expect(openWithAny(seal('new', 'ctx', current), 'ctx', [current, previous])).toEqual({ plaintext: 'new', index: 0 });
+    expect(openWithAny(seal('old', 'ctx', previous), 'ctx', [current, previous])).toEqual({ plaintext: 'old', index: 1 });
+    expect(() => openWithAny(seal('old', 'ctx', previous), 'ctx', [current])).toThrow(SecretBoxError);
+    expect(() => openWithAny(seal('x', 'ctx', key), 'other ctx', [current, key])).toThrow(/APP_KEY is not the key/);
   });
 });

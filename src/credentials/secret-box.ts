@@ -35,6 +35,22 @@ export function seal(plaintext: string, context: string, key: SecretKey): string
   return VERSION + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
 }
 
+/**
+ * Opens with the first of `keys` that fits (APP_KEY, then APP_KEY_PREVIOUS during a rotation);
+ * `index` says which one did, so a rotation knows what is still to re-seal.
+ */
+export function openWithAny(sealed: string, context: string, keys: readonly SecretKey[]): { plaintext: string; index: number } {
+  let failure: unknown = new SecretBoxError('No key to open the sealed secret with');
+  for (const [index, key] of keys.entries()) {
+    try {
+      return { plaintext: open(sealed, context, key), index };
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
+
 export function open(sealed: string, context: string, key: SecretKey): string {
   if (!sealed.startsWith(VERSION)) throw new SecretBoxError('Not a sealed secret (expected the "v1:" prefix)');
   const raw = Buffer.from(sealed.slice(VERSION.length), 'base64');

@@ -85,13 +85,16 @@ const COUNT_OUTCOMES_SQL = `UPDATE notifications SET
              completed_at = CASE
                WHEN completed_at IS NULL AND ${completionCondition(' + $2 + $3 + $4')} THEN now()
                ELSE completed_at END
-           WHERE id = $1`;
+           WHERE id = $1
+           RETURNING completed_at = now() AS completed`;
 
 const COMPLETE_ONE_SQL = `UPDATE notifications SET completed_at = now()
-       WHERE id = $1 AND completed_at IS NULL AND ${completionCondition()}`;
+       WHERE id = $1 AND completed_at IS NULL AND ${completionCondition()}
+       RETURNING id`;
 
 const COMPLETE_ALL_SQL = `UPDATE notifications SET completed_at = now()
-       WHERE completed_at IS NULL AND ${completionCondition()}`;
+       WHERE completed_at IS NULL AND ${completionCondition()}
+       RETURNING id`;
 
 /**
  * The worker's delivery rows: claiming a batch, recording its outcomes with the invalidations and
@@ -110,6 +113,8 @@ export class DeliveriesRepository {
   /**
    * Records the outcome of each claimed row (`finals[i]` for `rows[i]`), the invalidations and the
    * notification's statistics (completing it when they cover every installation) in one transaction.
+   * True when this completed the notification. (completed_at = now() only for the transaction that
+   * set it: now() is the time its own transaction began.)
    */
   async recordOutcomes(
     notificationId: string,
@@ -117,8 +122,8 @@ export class DeliveriesRepository {
     rows: ClaimedRow[],
     finals: RecordedOutcome[],
     invalidations: Invalidation[],
-  ): Promise<void> {
-    await this.db.transaction(async (manager) => {
+  ): Promise<boolean> {
+    return this.db.transaction(async (manager) => {
       const outcomesById = Object.fromEntries(rows.map((r, i) => [r.installation_id, [finals[i].status, finals[i].reason, finals[i].nextAttemptAt]]));
       const [counts] = await manager.query(RECORD_OUTCOMES_SQL, [notificationId, rows.map((r) => r.installation_id), JSON.stringify(outcomesById), batch]);
       if (invalidations.length > 0) {
@@ -128,9 +133,15 @@ export class DeliveriesRepository {
           invalidations.map((i) => i.token),
         ]);
       }
-      if (counts.accepted + counts.failed + counts.skipped > 0) {
-        await manager.query(COUNT_OUTCOMES_SQL, [notificationId, counts.accepted, counts.failed, counts.skipped]);
-      }
+      if (counts.accepted + counts.failed + counts.skipped === 0) return false;
+      // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+      const [[counted]]: [{ completed: boolean }[], number] = await manager.query(COUNT_OUTCOMES_SQL, [
+        notificationId,
+        counts.accepted,
+        counts.failed,
+        counts.skipped,
+      ]);
+      return counted?.completed === true;
     });
   }
 
@@ -164,14 +175,15 @@ export class DeliveriesRepository {
     return rows.map((r) => r.batch);
   }
 
-  /** Sets completed_at if the notification is complete (see completion.ts). */
-  async completeIfDone(notificationId: string): Promise<void> {
-    await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
+  /** Sets completed_at if the notification is complete (see completion.ts); true when this did. */
+  async completeIfDone(notificationId: string): Promise<boolean> {
+    const [rows]: [unknown[], number] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
+    return rows.length > 0;
   }
 
-  /** Sets completed_at on every complete notification that lacks it; how many. */
-  async completeFinished(): Promise<number> {
-    const [, count]: [unknown, number] = await this.db.query(COMPLETE_ALL_SQL);
-    return count;
+  /** Sets completed_at on every complete notification that lacks it; their ids. */
+  async completeFinished(): Promise<string[]> {
+    const [rows]: [{ id: string }[], number] = await this.db.query(COMPLETE_ALL_SQL);
+    return rows.map((row) => row.id);
   }
 }

@@ -4,6 +4,7 @@ import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService } from '../metrics/metrics.service';
+import { CompletionReportService } from './completion-report.service';
 import { DeliverJobs } from '../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
@@ -17,6 +18,8 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   rows: ClaimedRow[] = [];
   recorded = new Map<string, RecordedOutcome>();
   invalidations: Invalidation[] = [];
+  /** What recordOutcomes answers: whether these outcomes completed the notification. */
+  completes = false;
 
   async claim(): Promise<ClaimedRow[]> {
     const claimed = this.rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
@@ -27,6 +30,7 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   async recordOutcomes(_id: string, _batch: number, rows: ClaimedRow[], finals: RecordedOutcome[], invalidations: Invalidation[]) {
     rows.forEach((row, i) => this.recorded.set(row.installation_id, finals[i]));
     this.invalidations.push(...invalidations);
+    return this.completes;
   }
 
   async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
@@ -67,6 +71,7 @@ describe('DeliveriesService', () => {
   let ios: ScriptedProvider;
   let retries: { notificationId: string; batch: number; attempt: number; delayMs: number }[];
   let metrics: MetricsService;
+  let reported: string[];
   const config = { DELIVERY_CONCURRENCY: 4, DELIVERY_MAX_ATTEMPTS: 3, DELIVERY_RETRY_BASE_MS: 1000, DELIVERY_RETRY_MAX_MS: 60_000 };
   const credentials: ProviderCredentials = {
     appId: 'app-1',
@@ -79,6 +84,7 @@ describe('DeliveriesService', () => {
     store = new InMemoryDeliveries();
     ios = new ScriptedProvider('ios');
     retries = [];
+    reported = [];
     const moduleRef = await Test.createTestingModule({
       providers: [
         DeliveriesService,
@@ -88,6 +94,7 @@ describe('DeliveriesService', () => {
         { provide: CredentialsService, useValue: { forDelivery: async () => credentials } },
         { provide: PUSH_PROVIDERS, useValue: [ios, new ScriptedProvider('android')] },
         { provide: EnvironmentVariables, useValue: config },
+        { provide: CompletionReportService, useValue: { completed: async (ids: string[]) => reported.push(...ids) } },
       ],
     }).compile();
     service = moduleRef.get(DeliveriesService);
@@ -165,6 +172,24 @@ describe('DeliveriesService', () => {
       ['no-credentials', 'skipped', 'NoCredentials'],
       ['no-provider', 'skipped', 'NoCredentials'],
     ]);
+    const skips = (await metrics.deliveriesSkipped.get()).values.map((v) => [v.labels.provider, v.labels.reason, v.value]);
+    expect(skips).toEqual([
+      ['apns', 'Deleted', 1],
+      ['apns', 'Invalidated', 1],
+      ['apns', 'NoToken', 1],
+      ['fcm', 'NoCredentials', 1],
+      ['web_push', 'NoCredentials', 1],
+    ]);
+  });
+
+  it('reports the notification once its outcomes complete it, and not before', async () => {
+    store.rows = [row('a')];
+    await service.deliverBatch(NOTIFICATION, 0);
+    expect(reported).toEqual([]);
+    store.rows = [row('b')];
+    store.completes = true;
+    await service.deliverBatch(NOTIFICATION, 1);
+    expect(reported).toEqual([NOTIFICATION]);
   });
 
   it('does nothing when the batch has nothing to claim (a duplicate job)', async () => {

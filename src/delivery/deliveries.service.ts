@@ -4,8 +4,9 @@ import { Platform } from '../common/platform';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
-import { MetricsService } from '../metrics/metrics.service';
+import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/metrics.service';
 import { DeliverJobs } from '../queue/jobs';
+import { CompletionReportService } from './completion-report.service';
 import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
 import { PushContent } from './providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
@@ -13,7 +14,6 @@ import { retryDelayMs } from './retry-policy';
 
 type Final = RecordedOutcome;
 
-const PROVIDER_NAMES: Record<Platform, string> = { ios: 'apns', android: 'fcm', web: 'web_push' };
 const CONTENT_CACHE_SIZE = 500;
 
 /**
@@ -35,6 +35,7 @@ export class DeliveriesService {
     private readonly metrics: MetricsService,
     @Inject(PUSH_PROVIDERS) providers: PushProvider[],
     private readonly config: EnvironmentVariables,
+    private readonly completions: CompletionReportService,
   ) {
     this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
   }
@@ -77,8 +78,11 @@ export class DeliveriesService {
   }
 
   private finalize(row: ClaimedRow, outcome: DeliveryOutcome | Final): Final {
-    if ('status' in outcome) return outcome;
     const provider = PROVIDER_NAMES[row.platform];
+    if ('status' in outcome) {
+      if (outcome.status === 'skipped') this.metrics.recordSkipped(provider, outcome.reason!);
+      return outcome;
+    }
     switch (outcome.kind) {
       case 'accepted':
         this.metrics.recordDelivery(provider, 'accepted');
@@ -110,7 +114,7 @@ export class DeliveriesService {
       const row = rows[i];
       invalidations.push({ installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' });
     }
-    await this.deliveries.recordOutcomes(notificationId, batch, rows, finals, invalidations);
+    if (await this.deliveries.recordOutcomes(notificationId, batch, rows, finals, invalidations)) await this.completions.completed([notificationId]);
   }
 
   /** Notifications never change once accepted, so their content is cached per process. */

@@ -3,6 +3,8 @@ import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverJobs, FanoutJobs } from '../queue/jobs';
+import { CompletionReportRepository } from './completion-report.repository';
+import { CompletionReportService } from './completion-report.service';
 import { DeliverProcessor } from './deliver.processor';
 import { DeliveriesRepository } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
@@ -28,6 +30,8 @@ import { SweeperService } from './sweeper.service';
     DeliveriesService,
     SweeperService,
     RetentionService,
+    CompletionReportService,
+    CompletionReportRepository,
     FanOutRepository,
     DeliveriesRepository,
     SweeperRepository,

@@ -33,12 +33,14 @@ export const FANOUT_CHUNK_SQL = `
       CASE WHEN n.skip_reason IS NULL THEN 'pending' ELSE 'skipped' END, n.skip_reason
     FROM numbered n
     ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
-    RETURNING status, batch
+    RETURNING status, batch, platform, reason
   )
   SELECT
     (SELECT count(DISTINCT user_id) FROM targets)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = 'skipped')::int AS skipped,
+    (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
+       SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = 'skipped' GROUP BY platform, reason) s) AS skipped_by_reason,
     (SELECT COALESCE(max(batch_offset) + 1, 0) FROM numbered)::int AS batches_used,
     (SELECT COALESCE(array_agg(DISTINCT batch), '{}') FROM inserted WHERE status = 'pending') AS batches`;
 
@@ -56,6 +58,8 @@ export interface ChunkResult {
   installations: number;
   /** Batch numbers that received pending rows. */
   batches: number[];
+  /** The rows skipped, by platform and reason (for the skip metric). */
+  skipped: { platform: Platform; reason: string; count: number }[];
 }
 
 /** What a chunk needs besides the notification: who may be sent to, and how rows are batched. */
@@ -123,7 +127,7 @@ export class FanOutRepository {
          WHERE id = $1`,
         [notificationId, n.user_ids.length, r.batches_used, r.users, r.installations, r.skipped],
       );
-      return { installations: r.installations as number, batches: r.batches as number[] };
+      return { installations: r.installations as number, batches: r.batches as number[], skipped: r.skipped_by_reason as ChunkResult['skipped'] };
     });
   }
 }

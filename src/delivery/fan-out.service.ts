@@ -2,7 +2,9 @@ import { Inject, Injectable } from '@nestjs/common';
 import { PLATFORMS } from '../common/platform';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
+import { MetricsService, PROVIDER_LABELS } from '../metrics/metrics.service';
 import { DeliverJobs } from '../queue/jobs';
+import { CompletionReportService } from './completion-report.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { FanOutRepository } from './fan-out.repository';
 import { PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
@@ -30,6 +32,8 @@ export class FanOutService {
     private readonly credentials: CredentialsService,
     @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
     private readonly config: EnvironmentVariables,
+    private readonly metrics: MetricsService,
+    private readonly completions: CompletionReportService,
   ) {}
 
   async fanOut(notificationId: string, resumed: boolean): Promise<FanoutResult> {
@@ -37,7 +41,7 @@ export class FanOutService {
     if (!started) return { ran: false, installations: 0, batches: 0 };
     if (started.fanned_out_at) {
       await this.enqueuePendingBatches(notificationId);
-      await this.deliveries.completeIfDone(notificationId);
+      await this.completeIfDone(notificationId);
       return { ran: false, installations: 0, batches: 0 };
     }
     // A re-run may follow a crash between a chunk's commit and the queueing of its jobs.
@@ -61,10 +65,16 @@ export class FanOutService {
       if (!chunk) break;
       installations += chunk.installations;
       batchCount += chunk.batches.length;
+      for (const { platform, reason, count } of chunk.skipped) this.metrics.recordSkipped(PROVIDER_LABELS[platform], reason, count);
       await this.enqueue(notificationId, chunk.batches);
     }
-    await this.deliveries.completeIfDone(notificationId);
+    await this.completeIfDone(notificationId);
     return { ran: true, installations, batches: batchCount };
+  }
+
+  /** A fan-out whose installations were all skipped (or that had none) completes here. */
+  private async completeIfDone(notificationId: string): Promise<void> {
+    if (await this.deliveries.completeIfDone(notificationId)) await this.completions.completed([notificationId]);
   }
 
   /** Queues a job for every batch that still has pending rows; existing job ids make it a no-op. */

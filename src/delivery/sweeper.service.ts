@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EnvironmentVariables } from '../config/env';
 import { DeliverJobs, FanoutJobs } from '../queue/jobs';
+import { CompletionReportService } from './completion-report.service';
 import { DeliveriesRepository } from './deliveries.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
@@ -31,6 +32,7 @@ export class SweeperService {
     private readonly fanoutJobs: FanoutJobs,
     private readonly deliverJobs: DeliverJobs,
     private readonly config: EnvironmentVariables,
+    private readonly completions: CompletionReportService,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -43,7 +45,9 @@ export class SweeperService {
     };
     const batches = await this.resetStuckDeliveries(report);
     report.batchesQueued = await this.requeueBatches(batches);
-    report.completed = await this.deliveries.completeFinished();
+    const completed = await this.deliveries.completeFinished();
+    report.completed = completed.length;
+    await this.completions.completed(completed);
     report.idempotencyKeysPurged = await this.sweeps.purgeIdempotencyKeys();
     if (report.fanoutsQueued + report.stuckReset + report.batchesQueued + report.completed > 0) {
       this.logger.log(`Sweep: ${JSON.stringify(report)}`);

@@ -1,7 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Platform } from '../common/platform';
 
 export type DeliveryMetricOutcome = 'accepted' | 'failed' | 'retried' | 'invalidated' | 'skipped';
+
+/** The `provider` label of each platform's series. */
+export const PROVIDER_LABELS: Record<Platform, string> = { ios: 'apns', android: 'fcm', web: 'web_push' };
 
 /**
  * Every Prometheus metric of the service, on one registry per process. Domain code records
@@ -29,6 +33,13 @@ export class MetricsService {
     name: 'pns_deliveries_total',
     help: 'Delivery attempts by provider and outcome',
     labelNames: ['provider', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly deliveriesSkipped = new Counter({
+    name: 'pns_deliveries_skipped_total',
+    help: 'Installations not attempted, by provider and skip reason',
+    labelNames: ['provider', 'reason'] as const,
     registers: [this.registry],
   });
 
@@ -60,5 +71,10 @@ export class MetricsService {
 
   recordDelivery(provider: string, outcome: DeliveryMetricOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
+  }
+
+  /** `reason` is one of the skip reasons of docs/api.md 6 (NoCredentials, PermissionDenied...). */
+  recordSkipped(provider: string, reason: string, count = 1): void {
+    if (count > 0) this.deliveriesSkipped.inc({ provider, reason }, count);
   }
 }

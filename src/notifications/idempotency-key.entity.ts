@@ -29,8 +29,9 @@ export class IdempotencyKey {
   @Column({ name: 'response_status', type: 'integer', nullable: true })
   responseStatus: number | null;
 
-  @Column({ name: 'response_body', type: 'jsonb', nullable: true })
-  responseBody: unknown;
+  /** The first answer's body exactly as it was sent (JSON text), so a replay is byte-identical. */
+  @Column({ name: 'response_body', type: 'text', nullable: true })
+  responseBody: string | null;
 
   @Column({ name: 'locked_until', type: 'timestamptz' })
   lockedUntil: Date;

@@ -7,7 +7,8 @@ import { NotificationsRepository } from './notifications.repository';
 const CLAIM_TIMEOUT_SECONDS = 60;
 const RETENTION_HOURS = 24;
 
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: unknown };
+/** A replay carries the first answer's status and body text, exactly as first sent. */
+export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
 
 /** JSON with object keys sorted, so bodies that differ only in key order compare equal. */
 export function canonicalJson(value: unknown): string {
@@ -45,7 +46,7 @@ export class IdempotencyService {
       if (existing.status !== 'completed') {
         throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
       }
-      return { kind: 'replay', status: existing.response_status!, body: existing.response_body };
+      return { kind: 'replay', status: existing.response_status!, body: existing.response_body! };
     }
     throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
   }

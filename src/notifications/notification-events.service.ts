@@ -3,11 +3,13 @@ import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { iso } from '../common/time';
 import { RecordEventDto } from './dto/record-event.dto';
 import { isUuid } from '../common/uuid';
-import { NotificationsRepository } from './notifications.repository';
+import { EventResult, NotificationsRepository } from './notifications.repository';
 
 /**
- * Client-reported events: counted once per (notification, installation, type), and only for an
- * installation the notification was fanned out to.
+ * Client-reported events (docs/api.md 5.4): counted once per (notification, installation, type),
+ * and only for an installation the notification was accepted for or is being sent to. The
+ * others (skipped, failed, not attempted yet, never targeted) are refused with a 422, so events
+ * cannot count devices that were never sent anything.
  */
 @Injectable()
 export class NotificationEventsService {
@@ -23,6 +25,7 @@ export class NotificationEventsService {
     if (!result.targeted) {
       throw ValidationFailedError.of('installation_id', 'The installation_id is not a target of this notification.');
     }
+    if (!result.eligible) throw ValidationFailedError.of('installation_id', notSentMessage(result));
     return {
       notification_id: notificationId,
       installation_id: dto.installation_id,
@@ -30,5 +33,18 @@ export class NotificationEventsService {
       occurred_at: iso(occurredAt),
       counted: result.counted,
     };
+  }
+}
+
+/** Why a targeted installation's events are not counted, in the words of its delivery's state. */
+function notSentMessage(result: EventResult): string {
+  const why = `${result.status}${result.reason ? `: ${result.reason}` : ''}`;
+  switch (result.status) {
+    case 'skipped':
+      return `The notification was not sent to this installation (${why}), so its events are not counted.`;
+    case 'failed':
+      return `The notification was not delivered to this installation (${why}), so its events are not counted.`;
+    default:
+      return 'The notification has not been sent to this installation yet, so its events are not counted.';
   }
 }

@@ -94,6 +94,8 @@ export class NotificationsController {
     const result = await this.notifications.send(auth.appId, dto, req.body, idempotencyKey);
     res.status(result.status);
     if (result.replayed) res.setHeader('Idempotent-Replayed', 'true');
+    // Already JSON text (a replay must be byte-identical): sent as it is, with res.json's content type.
+    res.type('application/json');
     return result.body;
   }
 

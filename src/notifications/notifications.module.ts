@@ -2,6 +2,7 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { FANOUT_QUEUE } from '../common/queues';
 import { EnvironmentVariables } from '../config/env';
+import { CredentialsModule } from '../credentials/credentials.module';
 import { FanoutJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { IdempotencyService } from './idempotency.service';
@@ -12,6 +13,8 @@ import { NotificationsService } from './notifications.service';
 
 @Module({
   imports: [
+    // Which platforms an app can reach decides which payload limits apply to its sends.
+    CredentialsModule,
     // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
     BullModule.registerQueueAsync({
       name: FANOUT_QUEUE,

@@ -69,7 +69,8 @@ export interface IdempotencyKeyRow {
   request_hash: string;
   status: 'in_progress' | 'completed';
   response_status: number | null;
-  response_body: unknown;
+  /** JSON text, exactly as first sent. */
+  response_body: string | null;
 }
 
 /** Which counter each event type moves; also the only column names the event statement interpolates. */
@@ -78,7 +79,13 @@ const EVENT_COUNTERS: Record<EventType, string> = { received: 'stat_received', d
 /** What recording one event found and did. */
 export interface EventResult {
   found: boolean;
+  /** The installation has a delivery row for the notification. */
   targeted: boolean;
+  /** Its delivery is accepted or under way, so its events count (docs/api.md 5.4). */
+  eligible: boolean;
+  /** That row's status and reason (null when not targeted). */
+  status: 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped' | null;
+  reason: string | null;
   counted: boolean;
 }
 
@@ -100,21 +107,22 @@ export class NotificationsRepository {
   }
 
   /**
-   * Inserts the notification and stores the response `respond` makes of it under the claimed
-   * idempotency key, in one transaction: the key is completed exactly when the send exists.
+   * Inserts the notification and stores the response `respond` makes of it (its body as JSON
+   * text) under the claimed idempotency key, in one transaction: the key is completed exactly when
+   * the send exists.
    */
-  async insertWithResponse<T>(
+  async insertWithResponse(
     notification: NewNotification,
     key: string,
-    respond: (row: NotificationRow) => { status: number; body: T },
-  ): Promise<T> {
+    respond: (row: NotificationRow) => { status: number; body: string },
+  ): Promise<string> {
     return this.db.transaction(async (manager) => {
       const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification));
       const response = respond(row);
       await manager.query(
-        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4::jsonb
+        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
          WHERE app_id = $1 AND key = $2`,
-        [notification.appId, key, response.status, JSON.stringify(response.body)],
+        [notification.appId, key, response.status, response.body],
       );
       return response.body;
     });
@@ -181,8 +189,10 @@ export class NotificationsRepository {
 
   /**
    * Records an event once per (notification, installation, type) and moves its counter, only for
-   * an installation the notification was fanned out to; one statement. Both tables are partitioned
-   * by the notification's start (delivery.entity.ts): naming it keeps the look-up to one partition.
+   * an installation whose delivery is accepted or under way: "sending", or "pending" after an
+   * attempt (docs/api.md 5.4; a device may report before its outcome is written). One statement.
+   * Both tables are partitioned by the notification's start (delivery.entity.ts): naming it keeps
+   * the look-up to one partition.
    */
   async recordEvent(appId: string, notificationId: string, installationId: string, type: EventType, occurredAt: Date): Promise<EventResult> {
     const counter = EVENT_COUNTERS[type];
@@ -190,14 +200,16 @@ export class NotificationsRepository {
       `WITH notification AS (
          SELECT id, processing_started_at FROM notifications WHERE id = $1 AND app_id = $2
        ), target AS (
-         SELECT d.installation_id, d.notification_started_at FROM deliveries d
+         SELECT d.installation_id, d.notification_started_at, d.status, d.reason,
+                d.status IN ('accepted', 'sending') OR (d.status = 'pending' AND d.attempts > 0) AS eligible
+         FROM deliveries d
          JOIN installations i ON i.id = d.installation_id
          WHERE d.notification_id = (SELECT id FROM notification)
            AND d.notification_started_at = (SELECT processing_started_at FROM notification)
            AND i.app_id = $2 AND i.installation_id = $3
        ), inserted AS (
          INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at)
-         SELECT $1, installation_id, $4, notification_started_at, $5 FROM target
+         SELECT $1, installation_id, $4, notification_started_at, $5 FROM target WHERE eligible
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), counted AS (
@@ -206,6 +218,8 @@ export class NotificationsRepository {
          RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM notification) AS found, EXISTS (SELECT 1 FROM target) AS targeted,
+              EXISTS (SELECT 1 FROM target WHERE eligible) AS eligible,
+              (SELECT status FROM target) AS status, (SELECT reason FROM target) AS reason,
               EXISTS (SELECT 1 FROM counted) AS counted`,
       [notificationId, appId, installationId, type, occurredAt],
     );

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
 import { EnvironmentVariables } from '../config/env';
+import { CredentialsService } from '../credentials/credentials.service';
 import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs } from '../queue/jobs';
@@ -18,7 +19,11 @@ const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push' } as const
 
 export interface SendResult {
   status: number;
-  body: { data: NotificationResource; meta: { accepted: true } };
+  /**
+   * `{"data": Notification, "meta": {"accepted": true}}` as JSON text: serialized once, stored as
+   * is under an Idempotency-Key, so a replay sends the very same bytes (docs/api.md 5.3).
+   */
+  body: string;
   replayed: boolean;
 }
 
@@ -38,6 +43,7 @@ export class NotificationsService {
     private readonly fanoutJobs: FanoutJobs,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
+    private readonly credentials: CredentialsService,
     config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
@@ -54,7 +60,7 @@ export class NotificationsService {
       data: dto.data ?? null,
       options: dto.options ? withoutUndefined(dto.options) : null,
     };
-    assertFits(content);
+    await this.assertFits(appId, content);
     const notification: NewNotification = {
       id,
       appId,
@@ -76,9 +82,9 @@ export class NotificationsService {
 
     const claim = await this.idempotency.claim(appId, idempotencyKey, requestHash(rawBody));
     if (claim.kind === 'replay') {
-      return { status: claim.status, body: claim.body as SendResult['body'], replayed: true };
+      return { status: claim.status, body: claim.body, replayed: true };
     }
-    let body: SendResult['body'];
+    let body: string;
     try {
       body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: accepted(row) }));
     } catch (error) {
@@ -108,6 +114,27 @@ export class NotificationsService {
       data: page.map(toNotificationResource),
       meta: { next_cursor: rows.length > limit && last ? encodeCursor(this.cursorKey, { createdAtMicros: last.created_at_micros, id: last.id }) : null },
     };
+  }
+
+  /**
+   * A payload over a provider's limit can be known now: the send is refused instead of failing
+   * later, but only for a platform it can reach, one in options.platforms (when given) that the app
+   * has credentials for (docs/api.md 5.1). The credentials are looked up only for a payload that
+   * is too large somewhere, so an ordinary send costs no query.
+   */
+  private async assertFits(appId: string, content: PushContent): Promise<void> {
+    const tooLarge = targetedPlatforms(content)
+      .map((platform) => ({ platform, size: payloadSize(content, platform) }))
+      .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]);
+    if (tooLarge.length === 0) return;
+    const reachable = await this.credentials.platforms(appId);
+    const refused = tooLarge.find(({ platform }) => reachable.includes(platform));
+    if (refused) {
+      throw ValidationFailedError.of(
+        'notification',
+        `The notification is too large for ${PLATFORM_NAMES[refused.platform]}: its payload would be ${refused.size} bytes, the limit is ${PAYLOAD_LIMITS[refused.platform]}.`,
+      );
+    }
   }
 
   private positionOf(cursor: string): CursorPosition {
@@ -140,22 +167,10 @@ export class NotificationsService {
   }
 }
 
-function accepted(row: NotificationRow): SendResult['body'] {
-  return { data: toNotificationResource(row), meta: { accepted: true as const } };
+function accepted(row: NotificationRow): string {
+  return JSON.stringify({ data: toNotificationResource(row), meta: { accepted: true } });
 }
 
-/** A payload over a provider's limit can be known now: reject the send instead of failing later. */
-function assertFits(content: PushContent): void {
-  for (const platform of targetedPlatforms(content)) {
-    const size = payloadSize(content, platform);
-    if (size > PAYLOAD_LIMITS[platform]) {
-      throw ValidationFailedError.of(
-        'notification',
-        `The notification is too large for ${PLATFORM_NAMES[platform]}: its payload would be ${size} bytes, the limit is ${PAYLOAD_LIMITS[platform]}.`,
-      );
-    }
-  }
-}
 
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;

@@ -1,5 +1,6 @@
 import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
+import { configureCredentials } from '../support/providers';
 
 const body = (title = 'Hello') => ({ recipients: { user_ids: ['u1'] }, notification: { title, body: 'World' } });
 let counter = 0;
@@ -11,6 +12,8 @@ describe('Idempotency-Key (docs/api.md 5.3)', () => {
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
+    // The payload size check applies to the platforms the app can reach (docs/api.md 5.1).
+    await configureCredentials(ctx, tenant.appId);
   });
 
   const send = (key: string | undefined, payload: unknown, token = tenant.token) => {
@@ -32,6 +35,29 @@ describe('Idempotency-Key (docs/api.md 5.3)', () => {
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.body).toEqual(first.body);
     expect(await count()).toBe(before + 1);
+  });
+
+  it('a replay is byte-identical to the first answer: same status, content type and body text', async () => {
+    const key = freshKey();
+    // Keys in an order jsonb would not keep (it sorts them by length), nested, and non-ASCII text.
+    const payload = {
+      recipients: { user_ids: ['u1', 'u2'] },
+      notification: { title: 'Grüße 👋', body: 'Ünïcödé body', action_url: 'myapp://orders/42' },
+      data: { zeta_long_key: { b: 2, a: [3, 1] }, a: 'first', mid: null, émoji: '✓' },
+      options: { ttl: 60, sound: 'default', priority: 'normal', badge: 0 },
+    };
+    const first = await send(key, payload);
+    expect(first.status).toBe(202);
+    const replays = [await send(key, payload), await send(key, payload)];
+    for (const replay of replays) {
+      expect(replay.status).toBe(first.status);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.headers['content-type']).toBe(first.headers['content-type']);
+      expect(replay.text).toBe(first.text);
+    }
+    expect(first.headers['content-type']).toBe('application/json; charset=utf-8');
+    const [row] = await ctx.db.query(`SELECT response_body FROM idempotency_keys WHERE app_id = $1 AND key = $2`, [tenant.appId, key]);
+    expect(row.response_body).toBe(first.text);
   });
 
   it('compares bodies as canonical JSON: key order does not matter', async () => {

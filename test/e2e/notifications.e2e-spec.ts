@@ -3,6 +3,7 @@ import { Queue } from 'bullmq';
 import { FANOUT_QUEUE } from '../../src/common/queues';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
+import { configureCredentials } from '../support/providers';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const valid = () => ({ recipients: { user_ids: ['u1', 'u2'] }, notification: { title: 'Hello', body: 'World' } });
@@ -13,6 +14,8 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
+    // Every provider, so the payload limits of every platform apply (docs/api.md 5.1).
+    await configureCredentials(ctx, tenant.appId);
   });
 
   const send = (body: unknown) => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body as object);
@@ -135,6 +138,59 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
     const webOnly = await send({ ...valid(), notification: { title: 'T', body: 'b'.repeat(3950) }, options: { platforms: ['web'] } });
     expect(webOnly.status).toBe(422);
     expect(webOnly.body.errors.notification[0]).toMatch(/Web Push.*limit is 3993/);
+  });
+
+  describe('payload size: only the platforms the send can reach, counted in bytes (docs/api.md 5.1)', () => {
+    const sendAs = (token: string, body: unknown) => ctx.http().post('/api/v1/notifications').set(bearer(token)).send(body as object);
+    const withBody = (text: string, options?: object) => ({ ...valid(), notification: { title: 'T', body: text }, ...(options ? { options } : {}) });
+    const tenantWith = async (providers: readonly ('apns' | 'fcm' | 'web_push')[]) => {
+      const app = await newApp(ctx, `With ${providers.join(', ') || 'nothing'}`);
+      if (providers.length > 0) await configureCredentials(ctx, app.appId, providers);
+      return app;
+    };
+
+    it('a 4,000-character body: accepted for an app without APNs (or any) credentials and for android alone', async () => {
+      const body = 'b'.repeat(4000);
+      expect((await sendAs((await tenantWith([])).token, withBody(body))).status).toBe(202);
+      expect((await sendAs((await tenantWith(['fcm'])).token, withBody(body))).status).toBe(202);
+      expect((await send(withBody(body, { platforms: ['android'] }))).status).toBe(202);
+      // Reachable by APNs (credentials, and no platforms option excluding it): refused, naming it.
+      const all = await send(withBody(body));
+      expect(all.status).toBe(422);
+      expect(all.body.errors.notification).toEqual(['The notification is too large for APNs: its payload would be 4098 bytes, the limit is 4096.']);
+      // Web Push is the tightest, but the app has no VAPID key: only APNs is checked.
+      const apnsAndFcm = await sendAs((await tenantWith(['apns', 'fcm'])).token, withBody('b'.repeat(3990)));
+      expect(apnsAndFcm.status).toBe(202);
+    });
+
+    it('options.platforms and the credentials intersect: a platform named but not configured is not checked', async () => {
+      const fcmOnly = await tenantWith(['fcm']);
+      expect((await sendAs(fcmOnly.token, withBody('b'.repeat(4000), { platforms: ['ios', 'android'] }))).status).toBe(202);
+      const webOnly = await tenantWith(['web_push']);
+      const refused = await sendAs(webOnly.token, withBody('b'.repeat(3950), { platforms: ['ios', 'web'] }));
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors.notification[0]).toMatch(/^The notification is too large for Web Push: its payload would be \d+ bytes, the limit is 3993\.$/);
+    });
+
+    it('limits are bytes of UTF-8, not characters', async () => {
+      // 1,400 characters of three bytes each: 4,200 bytes, far over every limit in bytes.
+      const euros = '€'.repeat(1400);
+      const ascii = 'e'.repeat(1400);
+      for (const platforms of [['ios'], ['android'], ['web']]) {
+        expect((await send(withBody(ascii, { platforms }))).status).toBe(202);
+        const res = await send(withBody(euros, { platforms }));
+        expect(res.status).toBe(422);
+      }
+      const android = await send(withBody(euros, { platforms: ['android'] }));
+      // FCM counts data keys and values and the notification texts: 4,200 + 1 (title) + notification_id (15 + 36).
+      expect(android.body.errors.notification).toEqual(['The notification is too large for FCM: its payload would be 4252 bytes, the limit is 4096.']);
+      // Two-byte characters: 2,000 of them (4,000 bytes) pass FCM, not APNs (whose JSON adds its own bytes).
+      const accents = 'é'.repeat(2000);
+      expect((await send(withBody(accents, { platforms: ['android'] }))).status).toBe(202);
+      expect((await send(withBody(accents, { platforms: ['ios'] }))).status).toBe(422);
+      const [app] = await ctx.db.query(`SELECT 1 FROM notifications WHERE app_id = $1 AND body = $2`, [tenant.appId, accents]);
+      expect(app).toBeDefined();
+    });
   });
 
   describe('reading', () => {

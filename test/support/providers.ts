@@ -1,3 +1,4 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import webpush from 'web-push';
 import { CredentialsService } from '../../src/credentials/credentials.service';
 import { FakeApns, FakeFcm, FakeWebPush, generateApnsKey } from '../fakes';
@@ -54,6 +55,39 @@ export async function configureProviders(ctx: TestContext, appId: string, fakes:
     vapid: { subject: 'mailto:ops@example.com', publicKey: vapid.publicKey, privateKey: vapid.privateKey },
   });
   return { vapidPublicKey: vapid.publicKey };
+}
+
+/**
+ * Gives an app valid credentials for the named providers without any fake behind them: for tests
+ * of what the API decides from the credentials an app has (the payload size check, docs/api.md 5.1).
+ */
+export async function configureCredentials(
+  ctx: TestContext,
+  appId: string,
+  providers: readonly ('apns' | 'fcm' | 'web_push')[] = ['apns', 'fcm', 'web_push'],
+): Promise<void> {
+  const key = generateApnsKey();
+  const vapid = webpush.generateVAPIDKeys();
+  await ctx.get(CredentialsService).update(appId, {
+    apns: providers.includes('apns')
+      ? { privateKey: key.privateKeyPem, keyId: key.keyId, teamId: key.teamId, topic: APNS_TOPIC, production: false }
+      : undefined,
+    fcm: providers.includes('fcm') ? { serviceAccount: JSON.stringify(serviceAccount(`project-${appId.slice(0, 8)}`)) } : undefined,
+    vapid: providers.includes('web_push') ? { subject: 'mailto:ops@example.com', publicKey: vapid.publicKey, privateKey: vapid.privateKey } : undefined,
+  });
+}
+
+/** A service-account key file of the shape Google issues, for no real project. */
+function serviceAccount(projectId: string): Record<string, string> {
+  const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  return {
+    type: 'service_account',
+    project_id: projectId,
+    private_key_id: randomBytes(20).toString('hex'),
+    private_key: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    client_email: `push@${projectId}.iam.gserviceaccount.com`,
+    token_uri: 'https://oauth2.googleapis.com/token',
+  };
 }
 
 export interface SeededInstallation {

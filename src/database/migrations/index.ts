@@ -1,7 +1,14 @@
 import { InitialSchema1763884800000 } from './1763884800000-InitialSchema';
 import { Delivery1763971200000 } from './1763971200000-Delivery';
 import { DeliveriesHotUpdates1764057600000 } from './1764057600000-DeliveriesHotUpdates';
+import { IdempotencyResponseText1764100000000 } from './1764100000000-IdempotencyResponseText';
 import { PartitionedDeliveries1764200000000 } from './1764200000000-PartitionedDeliveries';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [InitialSchema1763884800000, Delivery1763971200000, DeliveriesHotUpdates1764057600000, PartitionedDeliveries1764200000000];
+export const MIGRATIONS = [
+  InitialSchema1763884800000,
+  Delivery1763971200000,
+  DeliveriesHotUpdates1764057600000,
+  IdempotencyResponseText1764100000000,
+  PartitionedDeliveries1764200000000,
+];

@@ -107,4 +107,17 @@ describe('provider error mapping', () => {
     expect(transportReason(new Error('Stream closed with error code NGHTTP2_REFUSED_STREAM'))).toBe('NGHTTP2_REFUSED_STREAM');
     expect(transportReason(new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ENOTFOUND' }) }))).toBe('ENOTFOUND');
   });
+
+  it('names the underlying cause, not the wrapper: a stream cancelled by its failed connection is the connection error', () => {
+    const dns = Object.assign(new Error('getaddrinfo ENOTFOUND apns.invalid'), { code: 'ENOTFOUND' });
+    const cancelled = Object.assign(new Error('The pending stream has been canceled (caused by: getaddrinfo ENOTFOUND apns.invalid)'), {
+      code: 'ERR_HTTP2_STREAM_CANCEL',
+      cause: dns,
+    });
+    expect(transportReason(cancelled)).toBe('ENOTFOUND');
+    const gaxios = Object.assign(new Error('request to https://oauth2.invalid/token failed'), {
+      cause: new TypeError('fetch failed', { cause: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }) }),
+    });
+    expect(transportReason(gaxios)).toBe('ECONNREFUSED');
+  });
 });

@@ -55,10 +55,16 @@ describe('payload builders', () => {
   it('sizes each payload as its provider counts it, against that provider’s limit', () => {
     expect(payloadSize(bare, 'ios')).toBe(Buffer.byteLength(JSON.stringify(apnsPayload(bare))));
     expect(payloadSize(bare, 'web')).toBe(Buffer.byteLength(JSON.stringify(webPushPayload(bare))));
-    const { notification, data } = fcmMessage(bare, '');
-    expect(payloadSize(bare, 'android')).toBe(Buffer.byteLength(JSON.stringify({ notification, data })));
+    // FCM: data keys and values, notification texts; no JSON punctuation.
+    const { notification, data } = fcmMessage(full, '') as { notification: Record<string, string>; data: Record<string, string> };
+    const fcmBytes = [...Object.entries(data).flat(), ...Object.values(notification)].reduce((sum, text) => sum + Buffer.byteLength(text), 0);
+    expect(payloadSize(full, 'android')).toBe(fcmBytes);
+    // Bytes, not characters: 2,100 two-byte characters are over 4,096 bytes.
     const big = { ...bare, body: 'é'.repeat(2100) };
+    expect(big.body.length).toBe(2100);
     expect(payloadSize(big, 'ios')).toBeGreaterThan(PAYLOAD_LIMITS.ios);
+    expect(payloadSize(big, 'android')).toBeGreaterThan(PAYLOAD_LIMITS.android);
+    expect(payloadSize({ ...bare, body: 'e'.repeat(2100) }, 'android')).toBeLessThan(PAYLOAD_LIMITS.android);
     expect(PAYLOAD_LIMITS).toEqual({ ios: 4096, android: 4096, web: 3993 });
   });
 

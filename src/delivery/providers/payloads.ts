@@ -18,7 +18,11 @@ export interface PushContent {
   options: NotificationOptions | null;
 }
 
-/** APNs and FCM refuse more than 4 KiB; Web Push carries 4096 encrypted bytes, 103 of them overhead. */
+/**
+ * Bytes each provider accepts, as payloadSize counts them (docs/api.md 5.1): APNs 4096 bytes of
+ * JSON payload; FCM 4096 bytes of data keys, data values and notification texts; Web Push 4096
+ * encrypted bytes, 103 of them aes128gcm overhead, so 3993 bytes of plaintext JSON.
+ */
 export const PAYLOAD_LIMITS: Record<Platform, number> = { ios: 4096, android: 4096, web: 3993 };
 
 export const priorityOf = (content: PushContent) => content.options?.priority ?? 'high';
@@ -95,9 +99,13 @@ export function payloadSize(content: PushContent, platform: Platform): number {
     case 'ios':
       return Buffer.byteLength(JSON.stringify(apnsPayload(content)));
     case 'android': {
-      // FCM's limit applies to the notification and data parts of the message.
-      const { notification, data } = fcmMessage(content, '');
-      return Buffer.byteLength(JSON.stringify({ notification, data }));
+      // FCM counts the message's content, not its JSON: the bytes of each data key and value and
+      // of each notification text (title, body, image), against 4096.
+      const { notification, data } = fcmMessage(content, '') as { notification: Record<string, string>; data: Record<string, string> };
+      let size = 0;
+      for (const [key, value] of Object.entries(data)) size += Buffer.byteLength(key) + Buffer.byteLength(value);
+      for (const value of Object.values(notification)) size += Buffer.byteLength(value);
+      return size;
     }
     case 'web':
       return Buffer.byteLength(JSON.stringify(webPushPayload(content)));

@@ -33,12 +33,14 @@ export function transportReason(error: unknown): string {
   if (typeof error !== 'object' || error === null) return String(error).slice(0, 200);
   const { name, code, message, cause } = error as { name?: unknown; code?: unknown; message?: unknown; cause?: unknown };
   if (name === 'TimeoutError' || name === 'AbortError') return 'Timeout';
+  // The underlying cause says what went wrong, the wrapper only how it surfaced: an HTTP/2 stream
+  // cancelled because its connection failed (ERR_HTTP2_STREAM_CANCEL) carries the connection's
+  // error (ENOTFOUND, ECONNREFUSED), and fetch's "fetch failed" the socket's.
+  if (typeof cause === 'object' && cause !== null) return transportReason(cause);
   const text = typeof message === 'string' ? message : '';
   // HTTP/2 stream errors all share one code; the nghttp2 error name says what happened.
   const nghttp2 = /NGHTTP2_[A-Z_]+/.exec(text)?.[0];
   if (nghttp2) return nghttp2;
   if (typeof code === 'string' && code !== '') return code;
-  // fetch wraps the socket error in `cause`.
-  if (cause !== undefined) return transportReason(cause);
   return (text || (typeof name === 'string' ? name : 'Error')).slice(0, 200);
 }
