@@ -16,7 +16,7 @@ function fail(message: string): never {
 }
 
 /** What `setup` records in .env from the environment it ran with, so `npm start` uses the same. */
-const RECORDED = ['DATABASE_URL', 'REDIS_URL', 'PORT', 'HOST', 'QUEUE_PREFIX'] as const;
+const RECORDED = ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'PORT', 'HOST', 'QUEUE_PREFIX'] as const;
 
 /**
  * `setup` on a fresh checkout: make .env hold what the service needs to start the same way. It keeps

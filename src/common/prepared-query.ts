@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { env } from '../config/env';
 
 /**
  * Runs a statement of the request hot path as a named prepared statement, straight on the pool
@@ -9,6 +10,9 @@ import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
  * PostgreSQL the parse and plan and the api the bytes. `name` must be unique per `text`.
  * Statements prepared this way list their columns rather than `*`, so a migration that adds a
  * column does not invalidate ("cached plan must not change result type") a live connection's plan.
+ * DATABASE_PREPARED_STATEMENTS=false sends the same statements unnamed, parsed every time: for a
+ * transaction pooler that cannot keep a named statement on the connection it lends next
+ * (PgBouncer before 1.21, or without max_prepared_statements; docs/operations.md, Scaling).
  */
 export async function preparedQuery<Row>(
   db: DataSource,
@@ -17,6 +21,6 @@ export async function preparedQuery<Row>(
   values: unknown[],
 ): Promise<{ rows: Row[]; rowCount: number }> {
   const pool = (db.driver as PostgresDriver).master as Pool;
-  const result = await pool.query({ name, text, values });
+  const result = await pool.query(env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }

@@ -212,3 +212,35 @@ describe('start-up and listener variables (issues 13 and 18)', () => {
     }
   });
 });
+
+describe('Redis Cluster settings (issue 18)', () => {
+  it.each(['pns', '{pns}', 'pns-{prod}', '{a}b_c', 'x'.repeat(64)])('QUEUE_PREFIX=%s is accepted', (prefix) => {
+    expect(parseEnv({ APP_KEY, QUEUE_PREFIX: prefix }).QUEUE_PREFIX).toBe(prefix);
+  });
+
+  it.each(['{pns', 'pns}', '{}', '{a}{b}', '{{a}}', 'a:b', 'p n s', `{${'x'.repeat(63)}}`])('QUEUE_PREFIX=%s is refused', (prefix) => {
+    expect(problem({ APP_KEY, QUEUE_PREFIX: prefix })).toMatch(/^Invalid environment variable QUEUE_PREFIX must be 1 to 64 letters, digits, - or _, with at most one \{hash tag\}/);
+  });
+
+  it('REDIS_CLUSTER_NODES is unset by default and takes host:port seed nodes', () => {
+    expect(parseEnv({ APP_KEY }).REDIS_CLUSTER_NODES).toBeUndefined();
+    const nodes = 'redis-a.internal:6379, 10.0.0.2:7000,[fd00::3]:7001';
+    expect(parseEnv({ APP_KEY, REDIS_CLUSTER_NODES: nodes, QUEUE_PREFIX: '{pns}' }).REDIS_CLUSTER_NODES).toBe(nodes);
+    for (const bad of ['redis-a', 'redis://a:6379', 'a:6379,', 'a:port']) {
+      expect(problem({ APP_KEY, REDIS_CLUSTER_NODES: bad, QUEUE_PREFIX: '{pns}' })).toBe(
+        'Invalid environment variable REDIS_CLUSTER_NODES must be comma-separated host:port seed nodes',
+      );
+    }
+  });
+
+  it('a cluster requires a hash-tagged QUEUE_PREFIX and database 0', () => {
+    expect(problem({ APP_KEY, REDIS_CLUSTER_NODES: '127.0.0.1:7000' })).toMatch(/^Invalid environment variable QUEUE_PREFIX must contain a \{hash tag\}/);
+    expect(problem({ APP_KEY, REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_PREFIX: 'pns' })).toMatch(/QUEUE_PREFIX/);
+    expect(problem({ APP_KEY, REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_PREFIX: '{pns}', REDIS_URL: 'redis://127.0.0.1:6379/2' })).toMatch(
+      /^Invalid environment variable REDIS_URL must not select a database/,
+    );
+    for (const url of ['redis://127.0.0.1:6379', 'redis://127.0.0.1:6379/', 'redis://127.0.0.1:6379/0', 'rediss://user:secret@cache.internal:6380']) {
+      expect(problem({ APP_KEY, REDIS_CLUSTER_NODES: '127.0.0.1:7000', QUEUE_PREFIX: '{pns}', REDIS_URL: url })).toBeNull();
+    }
+  });
+});

@@ -45,6 +45,14 @@ const Port = () => Int(0, 65535, { min: 'must be a port number', max: 'must be a
 const toBool = ({ value }: { value: unknown }) =>
   value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
+/**
+ * Letters, digits, - and _, with at most one non-empty `{...}`: Redis hashes a key by its first
+ * `{...}` (cluster spec, "hash tags"), so the BullMQ keys of every queue land in one slot.
+ */
+const QUEUE_PREFIX_PATTERN = /^(?=.{1,64}$)[A-Za-z0-9_-]*(\{[A-Za-z0-9_-]+\}[A-Za-z0-9_-]*)?$/;
+/** `host:port` (a name, an IPv4 address or a bracketed IPv6 address), comma-separated. */
+const CLUSTER_NODE = '(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}';
+const CLUSTER_NODES_PATTERN = new RegExp(`^${CLUSTER_NODE}(?: *, *${CLUSTER_NODE})*$`);
 const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, -1)}(?: *, *${ALLOWED_HOST_ENTRY.source.slice(1, -1)})*$`, 'i');
 const CORS_ORIGINS_PATTERN = new RegExp(`^(?:\\*|${CORS_ORIGIN.source.slice(1, -1)}(?: *, *${CORS_ORIGIN.source.slice(1, -1)})*)$`, 'i');
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
@@ -73,6 +81,14 @@ export class EnvironmentVariables {
   @Int(1, 1000)
   DATABASE_POOL_SIZE = 20;
 
+  /**
+   * Named prepared statements for the API's hot statements (common/prepared-query.ts); false for a
+   * transaction pooler that cannot keep them (PgBouncer before 1.21).
+   */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  DATABASE_PREPARED_STATEMENTS = true;
+
   /** How long start-up waits for PostgreSQL to accept a connection before exiting 1. */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
@@ -86,8 +102,19 @@ export class EnvironmentVariables {
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
 
-  /** Namespaces every BullMQ key, so several deployments (or test files) can share one Redis. */
-  @Matches(/^[A-Za-z0-9_-]{1,64}$/, { message: 'must be 1 to 64 letters, digits, - or _' })
+  /**
+   * Redis Cluster seed nodes, `host:port,host:port`; unset means the single Redis of REDIS_URL.
+   * With it, REDIS_URL gives only the credentials and TLS (`rediss://`) every node shares.
+   */
+  @IsOptional()
+  @Matches(CLUSTER_NODES_PATTERN, { message: 'must be comma-separated host:port seed nodes' })
+  REDIS_CLUSTER_NODES?: string;
+
+  /**
+   * Namespaces every BullMQ key, so several deployments (or test files) can share one Redis. One
+   * `{hash tag}` may be part of it, as a Redis Cluster requires (docs/operations.md, Scaling).
+   */
+  @Matches(QUEUE_PREFIX_PATTERN, { message: 'must be 1 to 64 letters, digits, - or _, with at most one {hash tag} (e.g. {pns})' })
   QUEUE_PREFIX = 'pns';
 
   @IsString({ message: 'is required: a 32-byte key in base64 (openssl rand -base64 32)' })
@@ -218,9 +245,11 @@ export const VARIABLES = [
   'HOST',
   'DATABASE_URL',
   'DATABASE_POOL_SIZE',
+  'DATABASE_PREPARED_STATEMENTS',
   'DATABASE_CONNECT_TIMEOUT_MS',
   'MIGRATE_ON_START',
   'REDIS_URL',
+  'REDIS_CLUSTER_NODES',
   'QUEUE_PREFIX',
   'APP_KEY',
   'APP_KEY_PREVIOUS',
@@ -266,6 +295,17 @@ export function parseEnv(source: NodeJS.ProcessEnv): EnvironmentVariables {
   const errors = validateSync(env, { stopAtFirstError: true });
   if (errors.length > 0) {
     throw new ConfigError(`Invalid environment variable ${firstMessage(errors[0])}`);
+  }
+  if (env.REDIS_CLUSTER_NODES !== undefined) {
+    // BullMQ's scripts touch several keys of a queue at once, which a cluster allows only within one slot.
+    if (!env.QUEUE_PREFIX.includes('{')) {
+      throw new ConfigError(
+        'Invalid environment variable QUEUE_PREFIX must contain a {hash tag} (e.g. {pns}) when REDIS_CLUSTER_NODES is set, so that the keys of each queue share a cluster slot',
+      );
+    }
+    if (!/^rediss?:\/\/[^/]*\/?0?$/.test(env.REDIS_URL)) {
+      throw new ConfigError('Invalid environment variable REDIS_URL must not select a database when REDIS_CLUSTER_NODES is set (a cluster has only database 0)');
+    }
   }
   // A worker's own default, so an api and a worker on one host do not both want 9464.
   if (plain.METRICS_PORT === undefined && env.APP_MODE === 'worker') env.METRICS_PORT = WORKER_METRICS_PORT;

@@ -1,5 +1,18 @@
 import type { RedisOptions } from 'bullmq';
 
+/** One Redis Cluster seed node. */
+export interface ClusterNode {
+  host: string;
+  port: number;
+}
+
+/**
+ * ioredis options for the service's Redis: a single node from REDIS_URL, or, when
+ * REDIS_CLUSTER_NODES is set, `clusterNodes` for a Redis Cluster whose nodes all take REDIS_URL's
+ * credentials and TLS. queue/redis-client.ts turns them into a client.
+ */
+export type RedisConnectionOptions = RedisOptions & { clusterNodes?: ClusterNode[] };
+
 /** ioredis options from a redis:// or rediss:// URL (user, password, db number and TLS). */
 export function redisOptionsFromUrl(url: string): RedisOptions {
   const parsed = new URL(url);
@@ -12,4 +25,18 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
     db: db ? Number(db) : 0,
     tls: parsed.protocol === 'rediss:' ? {} : undefined,
   };
+}
+
+/** The seed nodes of REDIS_CLUSTER_NODES (`host:port,host:port`, already validated). */
+export function clusterNodesFromSetting(setting: string): ClusterNode[] {
+  return setting.split(',').map((entry) => {
+    const at = entry.trim().lastIndexOf(':');
+    return { host: entry.trim().slice(0, at).replace(/^\[|\]$/g, ''), port: Number(entry.trim().slice(at + 1)) };
+  });
+}
+
+/** REDIS_URL's options, plus the cluster's seed nodes when REDIS_CLUSTER_NODES is set. */
+export function redisConnectionOptions(config: { REDIS_URL: string; REDIS_CLUSTER_NODES?: string }): RedisConnectionOptions {
+  const options = redisOptionsFromUrl(config.REDIS_URL);
+  return config.REDIS_CLUSTER_NODES === undefined ? options : { ...options, clusterNodes: clusterNodesFromSetting(config.REDIS_CLUSTER_NODES) };
 }

@@ -1,8 +1,9 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { ThrottlerStorage } from '@nestjs/throttler';
-import { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { EnvironmentVariables } from '../config/env';
-import { redisOptionsFromUrl } from '../config/redis-options';
+import { redisConnectionOptions } from '../config/redis-options';
+import { createRedisClient } from '../queue/redis-client';
 import { redisStatus } from '../queue/redis-status';
 
 /**
@@ -37,7 +38,7 @@ const WARN_INTERVAL_MS = 60_000;
 
 type IncrementReply = [number, number, number, number];
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
-type ThrottleRedis = Redis & {
+type ThrottleRedis = (Redis | Cluster) & {
   throttleIncrement(hitsKey: string, blockKey: string, windowMs: number, limit: number, blockMs: number): Promise<IncrementReply>;
 };
 
@@ -59,8 +60,10 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
 
   constructor(private readonly config: EnvironmentVariables) {
     this.prefix = `${config.QUEUE_PREFIX}:ratelimit`;
-    this.redis = new Redis({
-      ...redisOptionsFromUrl(config.REDIS_URL),
+    // On a Redis Cluster both keys of a tracker share QUEUE_PREFIX's {hash tag}, hence one slot,
+    // as the script's two keys must.
+    this.redis = createRedisClient({
+      ...redisConnectionOptions(config),
       // Fail fast instead of queueing commands while disconnected: the request must not wait.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

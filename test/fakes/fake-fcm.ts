@@ -1,8 +1,13 @@
 import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
-import type { OutgoingHttpHeaders } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { createServer as createHttpsServer } from 'node:https';
 import { decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { FakeTlsServer, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
+
+type Request = IncomingMessage | Http2ServerRequest;
+type Response = ServerResponse | Http2ServerResponse;
+type HeadWriter = { writeHead(status: number, headers: OutgoingHttpHeaders): unknown };
 
 /**
  * google-auth-library (gtoken) signs assertions with this audience and POSTs
@@ -143,6 +148,18 @@ class FcmRejection extends Error {
  * HTTPS origin. Service accounts it creates point `token_uri` at it.
  */
 export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
+  /**
+   * By default HTTPS negotiating HTTP/2 with HTTP/1.1 still accepted, like Google's front ends.
+   * `http2: false` refuses ALPN h2 (HTTP/1.1 only, as many proxies and emulators); `tls: false`
+   * serves plain http:// HTTP/1.1.
+   */
+  constructor(private readonly options: { http2?: boolean; tls?: boolean } = {}) {
+    super();
+    this.scheme = options.tls === false ? 'http' : 'https';
+  }
+
+  protected override readonly scheme: 'https' | 'http';
+
   /** Every call to the token endpoint; `.length` is the number of token fetches. */
   readonly tokenRequests: FcmTokenRequestRecord[] = [];
   /** Lifetime of issued access tokens; lower it to exercise refresh. */
@@ -193,16 +210,18 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     this.tokenRequests.length = 0;
   }
 
-  /** HTTP/2 like Google's front ends, with HTTP/1.1 still accepted (the OAuth client uses it). */
+  /** See the constructor; the HTTP/2 server still accepts HTTP/1.1 (the OAuth client uses it). */
   protected createServer() {
-    return createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, (req, res) => {
+    const handler = (req: Request, res: Response) => {
       this.route(req, res).catch((error: unknown) => {
         if (!res.headersSent) sendJson(res, 500, googleError({ status: 500, message: String(error) }));
       });
-    });
+    };
+    if (this.options.tls === false) return createHttpServer(handler);
+    return this.options.http2 === false ? createHttpsServer(serverTlsOptions(), handler) : createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, handler);
   }
 
-  private async route(req: Http2ServerRequest, res: Http2ServerResponse): Promise<void> {
+  private async route(req: Request, res: Response): Promise<void> {
     const { body, size } = await readBody(req, MAX_BODY_BYTES);
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'POST' && path === '/token') return this.handleToken(req, res, body);
@@ -211,7 +230,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     sendJson(res, 404, googleError({ status: 404, message: `The requested URL ${path} was not found.` }));
   }
 
-  private async handleToken(req: Http2ServerRequest, res: Http2ServerResponse, body: Buffer): Promise<void> {
+  private async handleToken(req: Request, res: Response, body: Buffer): Promise<void> {
     const form = new URLSearchParams(body.toString('utf8'));
     const assertion = form.get('assertion') ?? '';
     const record: FcmTokenRequestRecord = { status: 400, at: new Date() };
@@ -294,8 +313,8 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
   }
 
   private async handleSend(
-    req: Http2ServerRequest,
-    res: Http2ServerResponse,
+    req: Request,
+    res: Response,
     projectId: string,
     body: Buffer,
     size: number,
@@ -345,7 +364,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     sendJson(res, 200, { name: `projects/${projectId}/messages/${id}` });
   }
 
-  private authorize(req: Http2ServerRequest, projectId: string): void {
+  private authorize(req: Request, projectId: string): void {
     const header = req.headers.authorization;
     const accessToken = /^Bearer (\S+)$/i.exec(header ?? '')?.[1];
     const grant = accessToken === undefined ? undefined : this.accessTokens.get(accessToken);
@@ -470,9 +489,9 @@ function shortLivedError(): { error: string; description: string } {
   };
 }
 
-function sendJson(res: Http2ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
+function sendJson(res: Response, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, {
+  (res as HeadWriter).writeHead(status, {
     ...headers,
     'content-type': 'application/json; charset=UTF-8',
     'content-length': Buffer.byteLength(text),

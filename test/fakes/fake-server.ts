@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { Server as TlsServer } from 'node:tls';
 
 /** Directory of the test-only CA and loopback server certificate. */
 export const CERTS_DIR = join(__dirname, 'certs');
@@ -45,12 +44,17 @@ export abstract class FakeTlsServer<TStep, TRecord> {
   /** Latency added before every response, to exercise timeouts and concurrency. */
   delayMs = 0;
 
-  private server?: TlsServer;
+  /** Connections accepted (TLS or plain), probes included: tells a test whether clients reuse them. */
+  connections = 0;
+
+  private server?: Server;
   private url?: string;
   private readonly sockets = new Set<Socket>();
   private readonly scripts = new Map<string, TStep[]>();
   /** Host name in baseUrl; the socket is bound to 127.0.0.1 whatever it is. */
   protected readonly urlHost: string = HOST;
+  /** `http` for a fake serving without TLS. */
+  protected readonly scheme: 'https' | 'http' = 'https';
 
   /** Base URL (https://127.0.0.1:PORT, or the urlHost) of a started fake. */
   get baseUrl(): string {
@@ -64,6 +68,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     // Tracking raw sockets lets stop() end keep-alive connections and HTTP/2
     // sessions that clients under test leave open; close() alone would hang.
     server.on('connection', (socket: Socket) => {
+      this.connections++;
       this.sockets.add(socket);
       socket.once('close', () => this.sockets.delete(socket));
     });
@@ -75,7 +80,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
       });
     });
     this.server = server;
-    this.url = `https://${this.urlHost}:${(server.address() as AddressInfo).port}`;
+    this.url = `${this.scheme}://${this.urlHost}:${(server.address() as AddressInfo).port}`;
     return this.url;
   }
 
@@ -98,10 +103,11 @@ export abstract class FakeTlsServer<TStep, TRecord> {
   /** Clears recorded requests and scripts; subclasses add their own counters. */
   reset(): void {
     this.requests.length = 0;
+    this.connections = 0;
     this.scripts.clear();
   }
 
-  protected abstract createServer(): TlsServer;
+  protected abstract createServer(): Server;
 
   /** Lets a fake accept several spellings of the same recipient (id vs URL). */
   protected scriptKey(key: string): string {

@@ -3,7 +3,8 @@ import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
-import { Http2Answer, Http2Pools } from './http2-session-pool';
+import { Http2Answer } from './http2-session-pool';
+import { OriginTransport } from './origin-transport';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { fcmMessage, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
@@ -34,8 +35,10 @@ const UNAUTHORIZED = Symbol('unauthorized');
  * FCM HTTP v1 (docs/api.md section 6): OAuth2 access tokens from the app's service account, then one
  * `messages:send` per device. Google serves the v1 API over HTTP/2, so sends are streams on a few
  * long-lived connections (as the Firebase Admin SDK does since v12): over HTTP/1.1 each in-flight
- * send needed a TLS connection of its own, and the worker spent about five times the CPU per
- * message that an APNs send costs.
+ * send needs a TLS connection of its own, and the worker spent about five times the CPU per
+ * message that an APNs send costs. Proxies, emulators and test servers often speak only HTTP/1.1,
+ * so the protocol is negotiated per origin (OriginTransport, shared with Web Push): HTTP/2 where
+ * the server picks `h2`, keep-alive HTTP/1.1 otherwise.
  */
 @Injectable()
 export class FcmProvider implements PushProvider, OnModuleDestroy {
@@ -49,7 +52,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
    * refreshes, so a batch of thousands of sends costs at most one token request.
    */
   private readonly clients = new Map<string, JWT>();
-  private readonly sessions = new Http2Pools();
+  private readonly transport = new OriginTransport();
 
   constructor(private readonly config: EnvironmentVariables) {}
 
@@ -99,16 +102,19 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
 
   /** Open HTTP/2 connections (for tests and diagnostics). */
   get openSessions(): number {
-    return this.sessions.openSessions;
+    return this.transport.openSessions;
   }
 
-  /** Over HTTP/2, as APNs: TLS with ALPN h2 for https, prior-knowledge h2c for a plain http URL. */
+  /**
+   * In the protocol FCM_URL's origin negotiated: HTTP/2 when TLS ALPN picked h2, else keep-alive
+   * HTTP/1.1 (always, for a plain http:// URL: docs/operations.md "TLS and connection poolers").
+   */
   private post(url: URL, headers: Record<string, string>, body: string): Promise<Http2Answer> {
-    return this.sessions.get(url.origin, url.origin).post(`${url.pathname}${url.search}`, headers, body, this.timeoutMs);
+    return this.transport.post(url, headers, body, this.timeoutMs);
   }
 
   onModuleDestroy(): void {
-    this.sessions.close();
+    this.transport.close();
   }
 
   private client(fcm: FcmCredentials): JWT {

@@ -1,13 +1,11 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPublicKey } from 'node:crypto';
-import { Agent } from 'node:https';
-import { isIP, LookupFunction } from 'node:net';
-import { connect as tlsConnect } from 'node:tls';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { WebPushSubscription } from '../../common/platform';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
-import { Http2Answer, Http2Pools } from './http2-session-pool';
+import { Http2Answer } from './http2-session-pool';
+import { OriginTransport } from './origin-transport';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
@@ -17,15 +15,13 @@ const DEFAULT_TTL_SECONDS = 2_419_200;
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
 /** Push service origins x VAPID keys remembered; there are only a handful of push services. */
 const VAPID_CACHE_SIZE = 1000;
-/** Origins whose protocol is remembered; far more than the push services there are. */
-const ORIGIN_CACHE_SIZE = 1000;
 
 /**
  * Web Push (RFC 8030) with aes128gcm payload encryption (RFC 8291) and VAPID (RFC 8292), through
  * the `web-push` package. Every subscription names its push service (FCM, Mozilla autopush, Apple,
- * Microsoft). Those that negotiate HTTP/2 (ALPN `h2`, asked once per origin) get the messages as
- * streams on a few pooled connections, like APNs and FCM; the others get web-push's own HTTP/1.1
- * requests over one keep-alive agent.
+ * Microsoft). Those that negotiate HTTP/2 (ALPN `h2`, asked once per origin by OriginTransport, as
+ * for FCM) get the messages as streams on a few pooled connections; the others get web-push's own
+ * HTTP/1.1 requests over the transport's keep-alive agent.
  */
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
@@ -33,19 +29,15 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   /** Per-request (socket inactivity) deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  private readonly agent: Agent;
   private readonly vapidHeaders = new Map<string, { header: string; expiresAt: number }>();
-  /** What each push service origin negotiated, asked once per process (and again after a failed probe). */
-  private readonly protocols = new Map<string, Promise<Protocol | undefined>>();
-  private readonly sessions: Http2Pools;
+  private readonly transport: OriginTransport;
 
   /**
    * Every connection (ALPN probe, HTTP/1.1 agent, HTTP/2 sessions) resolves through `hosts.lookup`,
    * which refuses private addresses and hands the socket the address it checked.
    */
   constructor(private readonly hosts: WebPushHosts) {
-    this.agent = new Agent({ keepAlive: true, maxSockets: 256, maxFreeSockets: 256, lookup: hosts.lookup });
-    this.sessions = new Http2Pools({ lookup: hosts.lookup });
+    this.transport = new OriginTransport({ lookup: hosts.lookup });
   }
 
   configured(credentials: ProviderCredentials): boolean {
@@ -78,18 +70,18 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       topic: webPushTopicOf(content),
       contentEncoding: 'aes128gcm',
       timeout: this.timeoutMs,
-      agent: this.agent,
+      agent: this.transport.httpsAgent,
     };
     const payload = JSON.stringify(webPushPayload(content));
     try {
-      if ((await this.protocolOf(audience)) !== 'h2') {
+      if ((await this.transport.protocolOf(audience, this.timeoutMs)) !== 'h2') {
         await webpush.sendNotification(checked, payload, options);
         return { kind: 'accepted' };
       }
       // request.endpoint is subscription.endpoint, parsed above.
       const request = webpush.generateRequestDetails(checked, payload, options);
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
-      return outcomeOfAnswer(await this.sessions.get(audience, audience).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
+      return outcomeOfAnswer(await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
       return outcomeOf(error);
@@ -112,57 +104,14 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     return Authorization;
   }
 
-  /** 'h2' or 'http/1.1' for an origin; undefined when it could not be asked (then HTTP/1.1, and asked again next time). */
-  private protocolOf(origin: string): Promise<Protocol | undefined> {
-    let protocol = this.protocols.get(origin);
-    if (!protocol) {
-      if (this.protocols.size >= ORIGIN_CACHE_SIZE) this.protocols.clear();
-      protocol = negotiate(new URL(origin), this.timeoutMs, this.hosts.lookup);
-      this.protocols.set(origin, protocol);
-      void protocol.then((result) => {
-        if (result === undefined && this.protocols.get(origin) === protocol) this.protocols.delete(origin);
-      });
-    }
-    return protocol;
-  }
-
   /** Open HTTP/2 connections, over all push services (for tests and diagnostics). */
   get openSessions(): number {
-    return this.sessions.openSessions;
+    return this.transport.openSessions;
   }
 
   onModuleDestroy(): void {
-    this.sessions.close();
-    this.agent.destroy();
+    this.transport.close();
   }
-}
-
-type Protocol = 'h2' | 'http/1.1';
-
-/**
- * Asks the push service which protocol it speaks: a TLS handshake offering h2 and http/1.1 (ALPN),
- * closed at once. A server that picks none, or answers with a no_application_protocol alert to h2,
- * is HTTP/1.1. Undefined when the handshake itself fails.
- */
-function negotiate(origin: URL, timeoutMs: number, lookup: LookupFunction): Promise<Protocol | undefined> {
-  if (origin.protocol !== 'https:') return Promise.resolve('http/1.1');
-  return new Promise((resolve) => {
-    const host = origin.hostname.replace(/^\[|\]$/g, '');
-    const socket = tlsConnect({
-      host,
-      port: Number(origin.port || 443),
-      ...(isIP(host) ? {} : { servername: host }),
-      ALPNProtocols: ['h2', 'http/1.1'],
-      lookup,
-    });
-    const done = (protocol: Protocol | undefined) => {
-      socket.destroy();
-      resolve(protocol);
-    };
-    socket.setTimeout(timeoutMs, () => done(undefined));
-    socket.once('secureConnect', () => done(socket.alpnProtocol === 'h2' ? 'h2' : 'http/1.1'));
-    socket.once('error', () => done(undefined));
-  });
 }
 
 /** The subscription's endpoint when it is an https URL, else null. */
