@@ -1,6 +1,7 @@
 import { InitialSchema1763884800000 } from './1763884800000-InitialSchema';
 import { Delivery1763971200000 } from './1763971200000-Delivery';
 import { DeliveriesHotUpdates1764057600000 } from './1764057600000-DeliveriesHotUpdates';
+import { TargetingAndTiming1764300000000 } from './1764300000000-TargetingAndTiming';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
-export const MIGRATIONS = [InitialSchema1763884800000, Delivery1763971200000, DeliveriesHotUpdates1764057600000];
+export const MIGRATIONS = [InitialSchema1763884800000, Delivery1763971200000, DeliveriesHotUpdates1764057600000, TargetingAndTiming1764300000000];
