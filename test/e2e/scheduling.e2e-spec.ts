@@ -40,7 +40,7 @@ describe('scheduling and cancelling (docs/api.md 11)', () => {
       `notification ${id} to complete`,
       timeoutMs,
     );
-  const ios = async (body: Record<string, unknown> = {}) => {
+  const ios = async (body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
     const push_token = apnsToken();
     return { ...(await newInstallation(ctx, tenant.token, { platform: 'ios', push_token, ...body })), push_token };
   };

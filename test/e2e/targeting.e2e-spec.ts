@@ -33,7 +33,7 @@ describe('targeting (docs/api.md 10)', () => {
       const n = await read(id, token);
       return n.completed_at ? n : null;
     }, `notification ${id} to complete`);
-  const ios = async (token: string, body: Record<string, unknown> = {}) => {
+  const ios = async (token: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
     const push_token = apnsToken();
     const installation = await newInstallation(ctx, token, { platform: 'ios', push_token, ...body });
     return { ...installation, push_token };

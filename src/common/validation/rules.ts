@@ -209,7 +209,9 @@ export const Instant = ({ maxDaysAhead }: { maxDaysAhead?: number } = {}) => {
         description: `ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101${
           maxDaysAhead === undefined ? '' : `, at most ${maxDaysAhead} days ahead`
         }.`,
-      },
+        // JSON Schema cannot say "after now": the bound, for tools that read it.
+        ...(maxDaysAhead === undefined ? {} : { 'x-max-days-ahead': maxDaysAhead }),
+      } as ApiPropertyOptions,
     ),
   );
 };

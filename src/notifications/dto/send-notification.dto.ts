@@ -99,6 +99,8 @@ export class NotificationContentDto {
     schema: {
       type: 'object',
       maxProperties: 50,
+      // OpenAPI 3.0 has no propertyNames: the keys' rule, for tools that read it.
+      'x-key-pattern': '^[A-Za-z0-9-]{2,35}$',
       additionalProperties: {
         type: 'object',
         minProperties: 1,
