@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { AllModule } from '../../src/app.module';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
 import { redisOptionsFromUrl } from '../../src/config/redis-options';
+import { FanoutJobs } from '../../src/queue/jobs';
 import { nextLocalTime } from '../../src/delivery/local-time';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
@@ -99,6 +100,25 @@ describe('scheduling and cancelling (docs/api.md 11)', () => {
       const [request] = apnsRequests(i.push_token);
       expect(request.at.getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
       expect((await deliveries(res.body.data.id))[0].scheduled_for).toEqual(sendAt);
+    });
+
+    it('an early fan-out job (clock skew, a re-queue) goes back to waiting until send_at', async () => {
+      const i = await ios({ user_id: 'early' });
+      const sendAt = new Date(Date.now() + 4000);
+      const res = await send({ recipients: { user_ids: ['early'] }, send_at: sendAt.toISOString() });
+      const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      try {
+        await (await queue.getJob(`fanout-${res.body.data.id}`))!.remove();
+        // Queued to run now: the worker takes it, finds send_at ahead and moves it back to delayed.
+        await ctx.get(FanoutJobs).add(res.body.data.id);
+        await waitFor(async () => (await (await queue.getJob(`fanout-${res.body.data.id}`))?.getState()) === 'delayed', 'the job to wait again');
+      } finally {
+        await queue.close();
+      }
+      expect((await read(res.body.data.id)).processing_started_at).toBeNull();
+      const done = await completed(res.body.data.id);
+      expect(new Date(done.processing_started_at).getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
+      expect(apnsRequests(i.push_token)[0].at.getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
     });
 
     it('survives the loss of its queued job: the sweeper fans it out from PostgreSQL once due', async () => {
