@@ -66,10 +66,15 @@ export class ProviderTally {
 }
 
 export async function postNotification(stack: Stack, userIds: string[], extra: Record<string, unknown> = {}): Promise<string> {
+  return postTo(stack, { user_ids: userIds }, extra);
+}
+
+/** A send with any recipients (docs/api.md 10): `{"all": true}` for a broadcast. */
+export async function postTo(stack: Stack, recipients: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${stack.apiPort}/api/v1/notifications`, {
     method: 'POST',
     headers: { authorization: `Bearer ${stack.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ recipients: { user_ids: userIds }, notification: { title: TITLE, body: BODY }, ...extra }),
+    body: JSON.stringify({ recipients, notification: { title: TITLE, body: BODY }, ...extra }),
   });
   const text = await res.text();
   if (res.status !== 202) throw new Error(`POST /notifications answered ${res.status}: ${text.slice(0, 500)}`);
@@ -106,13 +111,14 @@ export async function notificationTotals(stack: Stack, ids: string[]): Promise<T
 
 /**
  * One send to every seeded user, in requests of `requestUsers` users: POSTs go out one after
- * another as fast as the API answers, then we wait for every notification's completed_at.
+ * another as fast as the API answers, then we wait for every notification's completed_at. With
+ * `broadcast`, one POST to `{"all": true}` instead: every installation of the app.
  * `onSample` is called about every 500 ms while it runs (the memory benchmark samples RSS there).
  */
 export async function measureDelivery(
   stack: Stack,
   seeded: Seeded,
-  options: { requestUsers: number; timeoutMs: number; body?: Record<string, unknown>; onSample?: (processed: number) => void },
+  options: { requestUsers: number; timeoutMs: number; body?: Record<string, unknown>; broadcast?: boolean; onSample?: (processed: number) => void },
 ): Promise<DeliveryResult> {
   const worker = stack.worker;
   if (!worker) throw new Error('the worker is not running');
@@ -126,10 +132,11 @@ export async function measureDelivery(
     options.onSample?.(tally.total);
   }, 500);
   try {
-    const requests = chunk(seeded.userIds, options.requestUsers);
+    const requests = options.broadcast ? [[]] : chunk(seeded.userIds, options.requestUsers);
     const started = Date.now();
     const ids: string[] = [];
-    for (const users of requests) ids.push(await postNotification(stack, users, options.body));
+    if (options.broadcast) ids.push(await postTo(stack, { all: true }, options.body));
+    else for (const users of requests) ids.push(await postNotification(stack, users, options.body));
     const posted = Date.now();
 
     const deadline = Date.now() + options.timeoutMs;

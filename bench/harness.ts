@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { benchPatch, benchPost, benchRawUpdate, CONNECTIONS, type HttpResult, type RawResult } from './api';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
-import { seedInstallations } from './lib/seed';
+import { seedInstallations, type Seeded } from './lib/seed';
 import { API_POOL_SIZE, deployedNodeOptions, rssBytes, startStack, type Stack } from './lib/stack';
 
 export interface BenchOptions {
@@ -80,6 +80,8 @@ export interface BenchResults {
     ours: DeliveryResult;
     /** The same users again with options.platforms = ["ios"]: APNs only, like the ceiling and the peer. */
     oursIos: DeliveryResult;
+    /** The same installations as one broadcast (`recipients.all`, docs/api.md 10): the fan-out walks them in PostgreSQL. */
+    oursBroadcast: DeliveryResult;
     ceiling: RateResult;
     peer: RateResult;
     oursOverCeiling: number;
@@ -96,6 +98,8 @@ export interface BenchResults {
     patchOverRaw: number;
   };
   memory: MemoryResult | null;
+  /** The memory run's installations again, as one broadcast (with the delivery run's installations: the whole app). */
+  memoryBroadcast: MemoryResult | null;
   targets: Target[];
 }
 
@@ -140,11 +144,8 @@ function slope(points: { x: number; y: number }[]): number {
   return den === 0 ? 0 : num / den;
 }
 
-async function memoryRun(stack: Stack, options: BenchOptions): Promise<MemoryResult> {
+async function memoryRun(stack: Stack, options: BenchOptions, seeded: Seeded, broadcast = false): Promise<MemoryResult> {
   const count = options.memoryInstallations;
-  options.log(`memory: seeding ${count} installations for ${count} users`);
-  const seeded = await seedInstallations(stack, count, count, 'm');
-  await stack.db.query('VACUUM ANALYZE installations');
   // A fresh worker, so its baseline holds nothing from the earlier runs, and nothing left for it to
   // do but this send: the API benchmark's notifications were accepted with no worker running.
   await stack.stopWorker();
@@ -155,19 +156,24 @@ async function memoryRun(stack: Stack, options: BenchOptions): Promise<MemoryRes
   const baseline = rssBytes(worker.pid) / 2 ** 20;
   const samples: MemoryResult['samples'] = [];
   const started = Date.now();
-  options.log(`memory: sending to ${count} users in ${Math.ceil(count / options.memoryRequestUsers)} requests (worker RSS ${baseline.toFixed(0)} MB)`);
+  options.log(
+    broadcast
+      ? `memory: one broadcast to every installation of the app (worker RSS ${baseline.toFixed(0)} MB)`
+      : `memory: sending to ${count} users in ${Math.ceil(count / options.memoryRequestUsers)} requests (worker RSS ${baseline.toFixed(0)} MB)`,
+  );
   const delivery = await measureDelivery(stack, seeded, {
     requestUsers: options.memoryRequestUsers,
     timeoutMs: options.timeoutMs,
+    broadcast,
     onSample: (processed) => {
       samples.push({ t: (Date.now() - started) / 1000, processed, rssMb: rssBytes(worker.pid) / 2 ** 20 });
       if (samples.length % 20 === 0) options.log(`memory: ${processed} delivered, worker RSS ${samples[samples.length - 1].rssMb.toFixed(0)} MB`);
     },
   });
   const finalRss = rssBytes(worker.pid) / 2 ** 20;
-  const steady = samples.filter((s) => s.processed >= count * 0.1).map((s) => ({ x: s.processed, y: s.rssMb }));
+  const steady = samples.filter((s) => s.processed >= delivery.installations * 0.1).map((s) => ({ x: s.processed, y: s.rssMb }));
   return {
-    installations: count,
+    installations: delivery.installations,
     requests: delivery.requests,
     baselineRssMb: baseline,
     peakRssMb: Math.max(delivery.workerPeakRssMb, ...samples.map((s) => s.rssMb)),
@@ -197,7 +203,9 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       timeoutMs: options.timeoutMs,
       body: { options: { platforms: ['ios'] } },
     });
-    log(`delivery: iOS only ${Math.round(oursIos.deliveriesPerSecond)} deliveries/s; ceiling: ${options.installations} requests over bare HTTP/2`);
+    log(`delivery: iOS only ${Math.round(oursIos.deliveriesPerSecond)} deliveries/s; again, as one broadcast`);
+    const oursBroadcast = await measureDelivery(stack, seeded, { requestUsers: options.requestUsers, timeoutMs: options.timeoutMs, broadcast: true });
+    log(`delivery: broadcast ${Math.round(oursBroadcast.deliveriesPerSecond)} deliveries/s; ceiling: ${options.installations} requests over bare HTTP/2`);
     const clientParams = { sessions: options.ceilingSessions, streams: options.ceilingStreams, chunkSize: 1000 };
     const ceiling = await measureClient(stack, 'ceiling', seeded.iosTokens, { ...clientParams, count: options.installations });
     log(`ceiling: ${Math.round(ceiling.perSecond)} requests/s; peer: @parse/node-apn to ${seeded.iosTokens.length} tokens`);
@@ -217,7 +225,15 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     // Last: a million fresh rows keep PostgreSQL busy (autovacuum, checkpoints) for minutes after,
     // which the API figures, measured before, must not include.
     let memory: MemoryResult | null = null;
-    if (options.memoryInstallations > 0) memory = await memoryRun(stack, options);
+    let memoryBroadcast: MemoryResult | null = null;
+    if (options.memoryInstallations > 0) {
+      const count = options.memoryInstallations;
+      log(`memory: seeding ${count} installations for ${count} users`);
+      const memorySeeded = await seedInstallations(stack, count, count, 'm');
+      await stack.db.query('VACUUM ANALYZE installations');
+      memory = await memoryRun(stack, options, memorySeeded);
+      memoryBroadcast = await memoryRun(stack, options, memorySeeded, true);
+    }
 
     const results: BenchResults = {
       date: new Date().toISOString(),
@@ -227,6 +243,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       delivery: {
         ours,
         oursIos,
+        oursBroadcast,
         ceiling,
         peer,
         oursOverCeiling: ours.deliveriesPerSecond / ceiling.perSecond,
@@ -236,6 +253,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       },
       api: { connections: CONNECTIONS, poolSize: API_POOL_SIZE, patch, rawUpdate, post, patchOverRaw: patch.perSecond / rawUpdate.perSecond },
       memory,
+      memoryBroadcast,
       targets: [],
     };
     results.targets = targets(results);
@@ -265,6 +283,12 @@ export function targets(r: BenchResults): Target[] {
     t.push(
       { name: 'fan-out peak RSS (MB)', target: '< 300', value: r.memory.peakRssMb, met: r.memory.peakRssMb < 300 },
       { name: 'RSS growth (MB/100k)', target: '< 5', value: r.memory.growthMbPer100k, met: r.memory.growthMbPer100k < 5 },
+    );
+  }
+  if (r.memoryBroadcast) {
+    t.push(
+      { name: 'broadcast peak RSS (MB)', target: '< 300', value: r.memoryBroadcast.peakRssMb, met: r.memoryBroadcast.peakRssMb < 300 },
+      { name: 'broadcast RSS growth (MB/100k)', target: '< 5', value: r.memoryBroadcast.growthMbPer100k, met: r.memoryBroadcast.growthMbPer100k < 5 },
     );
   }
   return t;

@@ -34,6 +34,9 @@ export function table(r: BenchResults): string {
     row(`  accepted / failed / skipped`, '', '', `${o.accepted}/${o.failed}/${o.skipped}`),
     row('ours, iOS only (platforms: ["ios"])', int(d.oursIos.deliveriesPerSecond), fixed(d.oursIos.seconds), int(d.oursIos.accepted + d.oursIos.failed)),
     row('  fan-out / provider phase', '', `${fixed(d.oursIos.fanoutSeconds)} / ${fixed(d.oursIos.providerSeconds)}`),
+    row('ours, one broadcast (recipients.all)', int(d.oursBroadcast.deliveriesPerSecond), fixed(d.oursBroadcast.seconds), int(d.oursBroadcast.accepted + d.oursBroadcast.failed)),
+    row('  fan-out / provider phase', '', `${fixed(d.oursBroadcast.fanoutSeconds)} / ${fixed(d.oursBroadcast.providerSeconds)}`),
+    row('  worker CPU seconds / peak RSS MB', '', fixed(d.oursBroadcast.workerCpuSeconds, 1), int(d.oursBroadcast.workerPeakRssMb)),
     row(`ceiling: node:http2, ${r.options.ceilingSessions}x${r.options.ceilingStreams} streams`, int(d.ceiling.perSecond), fixed(d.ceiling.seconds), int(d.ceiling.requests)),
     row('peer: @parse/node-apn, chunks of 1000', int(d.peer.perSecond), fixed(d.peer.seconds), int(d.peer.requests)),
     row('ours / ceiling', fixed(d.oursOverCeiling)),
@@ -45,6 +48,7 @@ export function table(r: BenchResults): string {
     row('', 'sender', 'fakes', 'PostgreSQL', 'Redis'),
     cpuRow('ours, end to end', o.cpuMicrosPerDelivery),
     cpuRow('ours, iOS only', d.oursIos.cpuMicrosPerDelivery),
+    cpuRow('ours, one broadcast', d.oursBroadcast.cpuMicrosPerDelivery),
     clientCpuRow('ceiling (client process)', d.ceiling),
     clientCpuRow('peer (client process)', d.peer),
     '',
@@ -69,6 +73,16 @@ export function table(r: BenchResults): string {
       row('RSS growth per 100k installations', fixed(m.growthMbPer100k)),
       row('send rate (deliveries/s), seconds', int(m.delivery.deliveriesPerSecond), fixed(m.delivery.seconds)),
     );
+    const b = r.memoryBroadcast;
+    if (b) {
+      lines.push(
+        `  the same as one broadcast (recipients.all): ${int(b.installations)} installations (the whole app)`,
+        row('worker RSS before the send (MB)', fixed(b.baselineRssMb, 0)),
+        row('worker peak RSS (MB)', fixed(b.peakRssMb, 0)),
+        row('RSS growth per 100k installations', fixed(b.growthMbPer100k)),
+        row('send rate (deliveries/s), seconds', int(b.delivery.deliveriesPerSecond), fixed(b.delivery.seconds)),
+      );
+    }
   } else {
     lines.push('', 'Fan-out memory: not run (full run only)');
   }

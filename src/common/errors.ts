@@ -30,6 +30,11 @@ export class IdempotencyConflictError extends DomainError {
   readonly code = 'IdempotencyConflict';
 }
 
+/** 409: the request conflicts with the resource's state (cancelling a completed notification). */
+export class StateConflictError extends DomainError {
+  readonly code = 'StateConflict';
+}
+
 /**
  * Error paths a 422 body lists at most. The message counts every error ("(and N more errors)"),
  * so the body stays small however much of the request was wrong.

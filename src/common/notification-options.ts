@@ -11,4 +11,6 @@ export interface NotificationOptions {
   badge?: number;
   sound?: string;
   platforms?: Platform[];
+  /** "HH:MM": each installation's due time in its own time zone (docs/api.md 11). */
+  local_time?: string;
 }

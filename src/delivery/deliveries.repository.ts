@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { completionCondition } from '../common/completion-condition';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { PushContent } from './providers/payloads';
 
@@ -13,6 +14,8 @@ export interface ClaimedRow {
   web_push_subscription: WebPushSubscription | null;
   deleted_at: Date | null;
   invalidated_at: Date | null;
+  /** device.locale, for the localized content (docs/api.md 12). */
+  locale: string | null;
 }
 
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
@@ -29,13 +32,8 @@ export interface Invalidation {
   token: string;
 }
 
-/**
- * The completion rule of completion.ts (`isComplete`) in SQL, on a `notifications` row; `added`
- * is SQL for outcomes counted in the same statement, not yet in the row. The two are kept equal by
- * test/e2e/delivery-storage.e2e-spec.ts.
- */
-export const completionCondition = (added = '') =>
-  `fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped${added} >= stat_installations`;
+// Moved to common (the API completes a notification it cancels); re-exported for delivery's users.
+export { completionCondition };
 
 /**
  * Names the one partition that holds a notification's rows (delivery.entity.ts), for statements
@@ -44,12 +42,33 @@ export const completionCondition = (added = '') =>
 export const ownPartition = (alias: string, notificationIdParam: string) =>
   `${alias}.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = ${notificationIdParam})`;
 
+// Targeting and timing (docs/api.md 11): "scheduled" rows are due at next_attempt_at like retries;
+// a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
+// locale picks the localized content (docs/api.md 12).
 const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
          FROM installations i
          WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND i.id = d.installation_id
-           AND (d.status = 'pending' OR ($3::boolean AND d.status = 'sending'))
+           AND (d.status IN ('pending', 'scheduled') OR ($3::boolean AND d.status = 'sending'))
            AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
-         RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at`;
+           AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+         RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
+           i.device ->> 'locale' AS locale`;
+
+/**
+ * A cancelled notification's rows of one batch that are still to send (left by a retry or a
+ * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification.
+ */
+const CANCEL_LEFTOVERS_SQL = `
+  WITH canceled AS (
+    UPDATE deliveries d SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
+    WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND d.status IN ('pending', 'scheduled')
+      AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+    RETURNING 1
+  ), counted AS (SELECT count(*)::int AS n FROM canceled)
+  UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+    completed_at = CASE WHEN completed_at IS NULL AND ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
+  FROM counted
+  WHERE id = $1 AND counted.n > 0`;
 
 /**
  * A batch's outcomes, and how many rows each status gained. Only rows still "sending" are ours:
@@ -148,7 +167,7 @@ export class DeliveriesRepository {
   /** A notification's app and what its messages carry; undefined when it does not exist. */
   async content(notificationId: string): Promise<{ appId: string; content: PushContent } | undefined> {
     const [row] = await this.db.query(
-      `SELECT id, app_id, title, body, image_url, action_url, data, options FROM notifications WHERE id = $1`,
+      `SELECT id, app_id, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
     if (!row) return undefined;
@@ -162,17 +181,23 @@ export class DeliveriesRepository {
         action_url: row.action_url,
         data: row.data,
         options: row.options,
+        localizations: row.localizations,
       },
     };
   }
 
-  /** Batches of the notification that still have pending rows. */
-  async pendingBatches(notificationId: string): Promise<number[]> {
-    const rows: { batch: number }[] = await this.db.query(
-      `SELECT DISTINCT batch FROM deliveries d WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status = 'pending'`,
+  /** Batches of the notification that still have rows to send, and when the last of them is due (null: now). */
+  async pendingBatches(notificationId: string): Promise<{ batch: number; due: Date | null }[]> {
+    return this.db.query(
+      `SELECT batch, max(next_attempt_at) AS due FROM deliveries d
+       WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status IN ('pending', 'scheduled') GROUP BY batch`,
       [notificationId],
     );
-    return rows.map((r) => r.batch);
+  }
+
+  /** See CANCEL_LEFTOVERS_SQL; nothing when the notification is not cancelled. */
+  async cancelLeftovers(notificationId: string, batch: number): Promise<void> {
+    await this.db.query(CANCEL_LEFTOVERS_SQL, [notificationId, batch]);
   }
 
   /** Sets completed_at if the notification is complete (see completion.ts); true when this did. */

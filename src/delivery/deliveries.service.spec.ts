@@ -14,8 +14,10 @@ import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-
 const NOTIFICATION = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
 
 /** The batch's rows in memory: claim hands them out once, recordOutcomes keeps what the service decided. */
-class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'recordOutcomes' | 'content'> {
+class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'recordOutcomes' | 'content' | 'cancelLeftovers'> {
   rows: ClaimedRow[] = [];
+  localizations: PushContent['localizations'] = null;
+  leftoversCanceled: number[] = [];
   recorded = new Map<string, RecordedOutcome>();
   invalidations: Invalidation[] = [];
   /** What recordOutcomes answers: whether these outcomes completed the notification. */
@@ -36,19 +38,25 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
     return {
       appId: 'app-1',
-      content: { id: notificationId, title: 'T', body: 'B', image_url: null, action_url: null, data: null, options: null },
+      content: { id: notificationId, title: 'T', body: 'B', image_url: null, action_url: null, data: null, options: null, localizations: this.localizations },
     };
+  }
+
+  async cancelLeftovers(_id: string, batch: number) {
+    this.leftoversCanceled.push(batch);
   }
 }
 
 /** A provider that answers each installation with the outcome the test gives it. */
 class ScriptedProvider implements PushProvider {
   readonly answers = new Map<string, DeliveryOutcome>();
+  readonly titles = new Map<string, string>();
   constructor(readonly platform: Platform) {}
   configured(credentials: ProviderCredentials): boolean {
     return this.platform === 'ios' ? credentials.apns !== null : this.platform === 'android' ? credentials.fcm !== null : credentials.vapid !== null;
   }
-  async send(_c: ProviderCredentials, _content: PushContent, target: { installationId: string }): Promise<DeliveryOutcome> {
+  async send(_c: ProviderCredentials, content: PushContent, target: { installationId: string }): Promise<DeliveryOutcome> {
+    this.titles.set(target.installationId, content.title);
     return this.answers.get(target.installationId) ?? { kind: 'accepted' };
   }
 }
@@ -61,6 +69,7 @@ const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
   web_push_subscription: null,
   deleted_at: null,
   invalidated_at: null,
+  locale: null,
   ...extra,
 });
 
@@ -192,8 +201,17 @@ describe('DeliveriesService', () => {
     expect(reported).toEqual([NOTIFICATION]);
   });
 
-  it('does nothing when the batch has nothing to claim (a duplicate job)', async () => {
+  it("sends each installation the localized variant of its device.locale (docs/api.md 12)", async () => {
+    store.localizations = { fr: { title: 'Bonjour' }, 'pt-BR': { title: 'Olá' } };
+    store.rows = [row('fr', { locale: 'fr_CA' }), row('pt', { locale: 'pt-PT' }), row('de', { locale: 'de' }), row('none')];
+    await service.deliverBatch(NOTIFICATION, 0);
+    expect(Object.fromEntries(ios.titles)).toEqual({ fr: 'Bonjour', pt: 'Olá', de: 'T', none: 'T' });
+  });
+
+  it('does nothing when the batch has nothing to claim (a duplicate job), but skips what a cancel left', async () => {
     expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 0 });
     expect(store.recorded.size).toBe(0);
+    // The statement skips rows only of a cancelled notification (docs/api.md 11).
+    expect(store.leftoversCanceled).toEqual([0]);
   });
 });

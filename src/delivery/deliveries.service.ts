@@ -8,7 +8,7 @@ import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/me
 import { DeliverJobs } from '../queue/jobs';
 import { CompletionReportService } from './completion-report.service';
 import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
-import { PushContent } from './providers/payloads';
+import { contentFor, PushContent } from './providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 
@@ -43,7 +43,11 @@ export class DeliveriesService {
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
     const claimed = await this.deliveries.claim(notificationId, batch, reclaim);
-    if (claimed.length === 0) return { sent: 0 };
+    if (claimed.length === 0) {
+      // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md 11).
+      await this.deliveries.cancelLeftovers(notificationId, batch);
+      return { sent: 0 };
+    }
 
     const { appId, content } = await this.content(notificationId);
     const credentials = await this.credentials.forDelivery(appId);
@@ -68,7 +72,7 @@ export class DeliveriesService {
     const provider = this.byPlatform.get(row.platform);
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: 'NoCredentials', nextAttemptAt: null };
     const started = process.hrtime.bigint();
-    const outcome = await provider.send(credentials, content, {
+    const outcome = await provider.send(credentials, contentFor(content, row.locale), {
       installationId: row.installation_id,
       pushToken: row.push_token,
       webPushSubscription: row.web_push_subscription,

@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 
-export type DeliveryStatus = 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
+export type DeliveryStatus = 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
 
 /**
  * One message of a notification to one installation. Recorded (unique per pair) before it is
@@ -53,6 +53,10 @@ export class Delivery {
 
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null;
+
+  /** When it is due: its local time or the send's send_at (docs/api.md 11); null for an immediate send. */
+  @Column({ name: 'scheduled_for', type: 'timestamptz', nullable: true })
+  scheduledFor: Date | null;
 
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;

@@ -1,133 +1,287 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { NotificationOptions } from '../common/notification-options';
 import { Platform } from '../common/platform';
 
+/** Which recipients key a send used (docs/api.md 10). */
+export type RecipientKind = 'user_ids' | 'installation_ids' | 'tags' | 'all';
+
 /**
- * One chunk of users: every non-deleted installation of theirs becomes a delivery row, pending
- * (numbered into delivery batches) or skipped with its reason (docs/api.md 5.2), in one statement.
- * Each row carries the notification's processing_started_at, its partition key (delivery.entity.ts),
- * copied in SQL: through JavaScript's Date it would lose its microseconds and no longer match.
+ * The installations one chunk covers, as SQL after `FROM installations i`; $1 is the app, and the
+ * chunk's own parameters are numbered from $p. Lists (user ids, installation ids) are chunked by
+ * position in the stored list; tags and the whole app are walked in installation_id order from
+ * the last one done, which the unique (app_id, installation_id) index serves, and for tags also
+ * the GIN index on tags (`tags && $p`), whichever the planner finds cheaper for the tags' share.
  */
-export const FANOUT_CHUNK_SQL = `
-  WITH targets AS (
-    SELECT i.id, i.user_id, i.platform,
+function chunkTargets(kind: RecipientKind, p: number): string {
+  const live = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
+  switch (kind) {
+    case 'user_ids':
+      return `${live} AND i.user_id = ANY($${p}::text[])`;
+    case 'installation_ids':
+      return `${live} AND i.installation_id = ANY($${p}::text[])`;
+    case 'tags':
+      return `${live} AND i.tags && $${p}::text[] AND i.installation_id > $${p + 1}::text ORDER BY i.installation_id LIMIT $${p + 2}`;
+    case 'all':
+      return `${live} AND i.installation_id > $${p}::text ORDER BY i.installation_id LIMIT $${p + 1}`;
+  }
+}
+
+/**
+ * One chunk of targets: every installation becomes a delivery row in one statement, inside
+ * PostgreSQL (nothing is read into the worker): skipped with its reason (docs/api.md 5.2; every
+ * one `Canceled` once the notification is cancelled), or numbered into delivery batches by due
+ * time, `scheduled` until then (a local time, docs/api.md 11) or `pending`. Each installation's
+ * due time is its zone's in $8/$9 (computed by the worker from Intl), else $10 (UTC's for a
+ * local time; `send_at` or null otherwise). Batches never mix due times, so one delayed job per
+ * due time and batch sends them. Each row carries the notification's processing_started_at, its
+ * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
+ * microseconds and no longer match.
+ */
+export const fanOutChunkSql = (kind: RecipientKind) => `
+  WITH chosen AS (
+    SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
       CASE
-        WHEN NOT (i.platform = ANY($5::text[])) THEN 'PlatformExcluded'
-        WHEN NOT (i.platform = ANY($6::text[])) THEN 'NoCredentials'
+        WHEN $7::boolean THEN 'Canceled'
+        WHEN NOT (i.platform = ANY($4::text[])) THEN 'PlatformExcluded'
+        WHEN NOT (i.platform = ANY($5::text[])) THEN 'NoCredentials'
         WHEN i.permission = 'denied' THEN 'PermissionDenied'
         WHEN i.invalidated_at IS NOT NULL THEN 'Invalidated'
         WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN 'NoToken'
       END AS skip_reason
     FROM installations i
-    WHERE i.app_id = $1 AND i.user_id = ANY($2::text[]) AND i.deleted_at IS NULL
+    ${chunkTargets(kind, 11)}
+  ),
+  targets AS (
+    SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
+    FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
   ),
   numbered AS (
     SELECT t.*, CASE WHEN t.skip_reason IS NULL
-      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL ORDER BY t.platform, t.id) - 1) / $4 END AS batch_offset
+      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
     FROM targets t
   ),
+  due_groups AS (
+    SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+  ),
+  group_offsets AS (
+    SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+  ),
   inserted AS (
-    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status, reason)
-    SELECT $3, n.id, (SELECT processing_started_at FROM notifications WHERE id = $3), n.platform, COALESCE($7 + n.batch_offset, -1),
-      CASE WHEN n.skip_reason IS NULL THEN 'pending' ELSE 'skipped' END, n.skip_reason
-    FROM numbered n
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status, reason, scheduled_for, next_attempt_at)
+    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, COALESCE($6 + g.first_batch + n.local_batch, -1),
+      CASE WHEN n.skip_reason IS NOT NULL THEN 'skipped' WHEN n.due > now() THEN 'scheduled' ELSE 'pending' END,
+      n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
     ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
-    RETURNING status, batch, platform, reason
+    RETURNING status, batch, next_attempt_at, platform, reason
   )
   SELECT
-    (SELECT count(DISTINCT user_id) FROM targets)::int AS users,
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = 'skipped')::int AS skipped,
     (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
        SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = 'skipped' GROUP BY platform, reason) s) AS skipped_by_reason,
-    (SELECT COALESCE(max(batch_offset) + 1, 0) FROM numbered)::int AS batches_used,
-    (SELECT COALESCE(array_agg(DISTINCT batch), '{}') FROM inserted WHERE status = 'pending') AS batches`;
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
+       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> 'skipped' GROUP BY batch) b) AS batches`;
+
+/** The time zones (device.timezone) of a chunk's installations: what its due times need. */
+const chunkZonesSql = (kind: RecipientKind) => `
+  SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${chunkTargets(kind, 2)}) z
+  WHERE zone IS NOT NULL`;
 
 /** A notification as its fan-out begins. */
 export interface StartedRow {
   app_id: string;
-  /** The send's options; of these, the fan-out reads only `platforms` (absent: every platform). */
-  options: { platforms?: Platform[] } | null;
+  /** The send's options; of these, the fan-out reads `platforms` (absent: every platform) and `local_time`. */
+  options: NotificationOptions | null;
   fanout_position: number;
   fanned_out_at: Date | null;
+  /** The time local times count from: send_at, or the acceptance when later or absent. */
+  reference_at: Date;
+  send_at: Date | null;
+}
+
+/** Why start() did not start: the notification does not exist, or is held until its send_at. */
+export type NotStarted = { missing: true } | { missing: false; dueAt: Date };
+
+/** A delivery batch the fan-out filled, and when it is due (null: now). */
+export interface FilledBatch {
+  batch: number;
+  due: Date | null;
 }
 
 /** What the fan-out of one chunk wrote. */
 export interface ChunkResult {
   installations: number;
-  /** Batch numbers that received pending rows. */
-  batches: number[];
+  /** Batches that received rows to send. */
+  batches: FilledBatch[];
   /** The rows skipped, by platform and reason (for the skip metric). */
   skipped: { platform: Platform; reason: string; count: number }[];
 }
 
-/** What a chunk needs besides the notification: who may be sent to, and how rows are batched. */
+/** Due times of a chunk's installations by time zone; zones not listed (and none) use `fallback`. */
+export interface ChunkDueTimes {
+  zones: string[];
+  dues: Date[];
+  fallback: Date | null;
+}
+
+/** What a chunk needs besides the notification: who may be sent to, how rows are batched, when they are due. */
 export interface ChunkParams {
   appId: string;
-  usersPerChunk: number;
+  /** List entries (user ids, installation ids), or installations for tags and all, per chunk. */
+  chunkSize: number;
   batchSize: number;
   /** Platforms the send targets. */
   wanted: readonly Platform[];
   /** Platforms the app has credentials for. */
   configured: Platform[];
+  /** Due times for the chunk's zones (a local-time send), computed from them; absent: `fixedDue` for all. */
+  dueTimes?: (zones: string[]) => ChunkDueTimes;
+  fixedDue: Date | null;
+}
+
+interface LockedNotification {
+  kind: RecipientKind;
+  position: number;
+  batches: number;
+  fanned_out_at: Date | null;
+  cursor: string | null;
+  canceled: boolean;
+  tags: string[] | null;
+  ids: string[] | null;
 }
 
 /**
- * The fan-out's statements on `notifications` and `deliveries`. Progress (`fanout_position`)
- * moves in the same transaction as the rows it covers, so a fan-out killed mid-way continues
- * where it stopped and never counts an installation twice.
+ * The fan-out's statements on `notifications` and `deliveries`. Progress (`fanout_position` for
+ * lists, `fanout_cursor` for walks) moves in the same transaction as the rows it covers, so a
+ * fan-out killed mid-way continues where it stopped and never counts an installation twice.
  */
 @Injectable()
 export class FanOutRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Marks processing as started (once) and reads where the fan-out stands; undefined when no such notification. */
-  async start(notificationId: string): Promise<StartedRow | undefined> {
+  /**
+   * Marks processing as started (once) when the notification is due (its send_at has come, or it
+   * was cancelled), and reads where the fan-out stands.
+   */
+  async start(notificationId: string): Promise<StartedRow | NotStarted> {
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [[started]]: [StartedRow[], number] = await this.db.query(
       `UPDATE notifications SET processing_started_at = COALESCE(processing_started_at, now())
-       WHERE id = $1 RETURNING app_id, options, fanout_position, fanned_out_at`,
+       WHERE id = $1 AND (send_at IS NULL OR send_at <= now() OR canceled_at IS NOT NULL OR processing_started_at IS NOT NULL)
+       RETURNING app_id, options, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at`,
       [notificationId],
     );
-    return started;
+    if (started) return started;
+    const [held]: { send_at: Date }[] = await this.db.query(`SELECT send_at FROM notifications WHERE id = $1`, [notificationId]);
+    return held ? { missing: false, dueAt: held.send_at } : { missing: true };
   }
 
   /**
-   * Fans out the next `usersPerChunk` target users in one transaction: their delivery rows, the
-   * progress and the statistics. Null when there was nothing left (the notification is then marked
-   * fanned out) or another fan-out had finished it.
+   * Fans out the next chunk in one transaction: its delivery rows, the progress and the
+   * statistics. Null when there was nothing left (the notification is then marked fanned out,
+   * with its users counted for the kinds other than user ids) or another fan-out had finished it.
    */
   async nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
     return this.db.transaction(async (manager) => {
-      // The row lock serialises fan-outs of one notification, should two ever run.
-      const [n] = await manager.query(
-        `SELECT fanout_position AS position, fanout_batches AS batches, fanned_out_at,
-           user_ids[fanout_position + 1 : fanout_position + $2] AS user_ids
+      // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
+      const [n]: LockedNotification[] = await manager.query(
+        `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
+           fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
+           CASE recipient_kind
+             WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
+             WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+           END AS ids
          FROM notifications WHERE id = $1 FOR UPDATE`,
-        [notificationId, params.usersPerChunk],
+        [notificationId, params.chunkSize],
       );
       if (n.fanned_out_at) return null;
-      if (n.user_ids.length === 0) {
-        await manager.query(`UPDATE notifications SET fanned_out_at = now() WHERE id = $1`, [notificationId]);
+      const target = targetParams(n, params.chunkSize);
+      if (target === null) {
+        await this.finish(manager, notificationId, n.kind);
         return null;
       }
-      const [r] = await manager.query(FANOUT_CHUNK_SQL, [
+      const due: ChunkDueTimes =
+        params.dueTimes && !n.canceled
+          ? params.dueTimes(((await manager.query(chunkZonesSql(n.kind), [params.appId, ...target])) as { zone: string }[]).map((z) => z.zone))
+          : { zones: [], dues: [], fallback: params.fixedDue };
+      const [r] = await manager.query(fanOutChunkSql(n.kind), [
         params.appId,
-        n.user_ids,
         notificationId,
         params.batchSize,
         params.wanted,
         params.configured,
         n.batches,
+        n.canceled,
+        due.zones,
+        due.dues,
+        due.fallback,
+        ...target,
       ]);
+      const walked = n.kind === 'tags' || n.kind === 'all';
+      if (walked && r.found === 0) {
+        await this.finish(manager, notificationId, n.kind);
+        return null;
+      }
       await manager.query(
         `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-           stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6
+           stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+           fanout_cursor = COALESCE($7, fanout_cursor)
          WHERE id = $1`,
-        [notificationId, n.user_ids.length, r.batches_used, r.users, r.installations, r.skipped],
+        [
+          notificationId,
+          walked ? 0 : n.ids!.length,
+          r.batches_used,
+          // Users of one chunk of user ids are not in another; installations of a walk may share users.
+          n.kind === 'user_ids' ? r.users : 0,
+          r.installations,
+          r.skipped,
+          walked ? r.last_installation_id : null,
+        ],
       );
-      return { installations: r.installations as number, batches: r.batches as number[], skipped: r.skipped_by_reason as ChunkResult['skipped'] };
+      return {
+        installations: r.installations as number,
+        batches: (r.batches as { batch: number; due: string | null }[]).map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
+        skipped: r.skipped_by_reason as ChunkResult['skipped'],
+      };
     });
+  }
+
+  /**
+   * Marks the fan-out done. For the kinds other than user ids, target_users and statistics.users
+   * are the distinct users of the installations it found (docs/api.md 10), counted here, in
+   * PostgreSQL, once every row is written.
+   */
+  private async finish(manager: EntityManager, notificationId: string, kind: RecipientKind): Promise<void> {
+    if (kind === 'user_ids') {
+      await manager.query(`UPDATE notifications SET fanned_out_at = now() WHERE id = $1`, [notificationId]);
+      return;
+    }
+    await manager.query(
+      `UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
+       FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
+             WHERE d.notification_id = $1) u
+       WHERE id = $1`,
+      [notificationId],
+    );
+  }
+}
+
+/** The chunk's own parameters (see chunkTargets), or null when a list is used up. An empty cursor sorts before every id. */
+function targetParams(n: LockedNotification, chunkSize: number): unknown[] | null {
+  switch (n.kind) {
+    case 'user_ids':
+    case 'installation_ids':
+      return n.ids && n.ids.length > 0 ? [n.ids] : null;
+    case 'tags':
+      return [n.tags, n.cursor ?? '', chunkSize];
+    case 'all':
+      return [n.cursor ?? '', chunkSize];
   }
 }

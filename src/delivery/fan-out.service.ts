@@ -6,17 +6,23 @@ import { MetricsService, PROVIDER_LABELS } from '../metrics/metrics.service';
 import { DeliverJobs } from '../queue/jobs';
 import { CompletionReportService } from './completion-report.service';
 import { DeliveriesRepository } from './deliveries.repository';
-import { FanOutRepository } from './fan-out.repository';
+import { ChunkDueTimes, FanOutRepository, FilledBatch } from './fan-out.repository';
+import { isTimeZone, nextLocalTime } from './local-time';
 import { PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
 
-/** Target users handled per transaction: bounds memory and lock time, whatever the send's size. */
-const USERS_PER_CHUNK = 5000;
+/**
+ * Target users (or installation ids, or installations of a tag or broadcast walk) handled per
+ * transaction: bounds memory and lock time, whatever the send's size.
+ */
+const CHUNK_SIZE = 5000;
 
 export interface FanoutResult {
-  /** false when the notification was already fanned out (a duplicate or re-run job) */
+  /** false when the notification was already fanned out (a duplicate or re-run job), or is not due */
   ran: boolean;
   installations: number;
   batches: number;
+  /** Set when the notification is held until its send_at: the job should come back then. */
+  heldUntil?: Date;
 }
 
 /**
@@ -38,7 +44,9 @@ export class FanOutService {
 
   async fanOut(notificationId: string, resumed: boolean): Promise<FanoutResult> {
     const started = await this.fanOuts.start(notificationId);
-    if (!started) return { ran: false, installations: 0, batches: 0 };
+    if ('missing' in started) {
+      return { ran: false, installations: 0, batches: 0, ...(started.missing ? {} : { heldUntil: started.dueAt }) };
+    }
     if (started.fanned_out_at) {
       await this.enqueuePendingBatches(notificationId);
       await this.completeIfDone(notificationId);
@@ -51,16 +59,20 @@ export class FanOutService {
     const credentials = await this.credentials.forDelivery(started.app_id);
     const configured = this.providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
     const batchSize = this.config.DELIVERY_BATCH_SIZE;
+    const localTime = started.options?.local_time;
+    const reference = started.reference_at;
 
     let installations = 0;
     let batchCount = 0;
     for (;;) {
       const chunk = await this.fanOuts.nextChunk(notificationId, {
         appId: started.app_id,
-        usersPerChunk: USERS_PER_CHUNK,
+        chunkSize: CHUNK_SIZE,
         batchSize,
         wanted,
         configured,
+        dueTimes: localTime ? (zones) => dueTimes(reference, localTime, zones) : undefined,
+        fixedDue: started.send_at,
       });
       if (!chunk) break;
       installations += chunk.installations;
@@ -77,12 +89,27 @@ export class FanOutService {
     if (await this.deliveries.completeIfDone(notificationId)) await this.completions.completed([notificationId]);
   }
 
-  /** Queues a job for every batch that still has pending rows; existing job ids make it a no-op. */
+  /** Queues a job for every batch that still has rows to send, delayed to its due time; existing job ids make it a no-op. */
   async enqueuePendingBatches(notificationId: string): Promise<void> {
     await this.enqueue(notificationId, await this.deliveries.pendingBatches(notificationId));
   }
 
-  private enqueue(notificationId: string, batches: number[]): Promise<void> {
-    return this.deliverJobs.addBatches(batches.map((batch) => ({ notificationId, batch })));
+  private enqueue(notificationId: string, batches: FilledBatch[]): Promise<void> {
+    const now = Date.now();
+    return this.deliverJobs.addBatches(batches.map(({ batch, due }) => ({ notificationId, batch, delayMs: due ? due.getTime() - now : 0 })));
   }
+}
+
+/**
+ * Each zone's due instant for `options.local_time` (docs/api.md 11): the first `localTime` at or
+ * after `reference` there. Zones Intl does not know are left out, so their installations fall back
+ * to UTC's due time, as do those without a zone.
+ */
+export function dueTimes(reference: Date, localTime: string, zones: string[]): ChunkDueTimes {
+  const known = zones.filter((zone) => isTimeZone(zone));
+  return {
+    zones: known,
+    dues: known.map((zone) => nextLocalTime(reference, localTime, zone)),
+    fallback: nextLocalTime(reference, localTime, 'UTC'),
+  };
 }

@@ -22,11 +22,15 @@ export interface BatchRef {
 export class SweeperRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Unfinished notifications not fanned out, accepted more than `olderThanMs` ago; oldest first. */
+  /**
+   * Unfinished notifications not fanned out, accepted more than `olderThanMs` ago and due as long
+   * (their send_at, docs/api.md 11, passed; or cancelled, which fans out at once); oldest first.
+   */
   async unfannedNotifications(olderThanMs: number, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT id FROM notifications
        WHERE completed_at IS NULL AND fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1 / 1000.0)
+         AND (send_at IS NULL OR send_at < now() - make_interval(secs => $1 / 1000.0) OR canceled_at IS NOT NULL)
        ORDER BY created_at LIMIT $2`,
       [olderThanMs, limit],
     );
@@ -46,12 +50,12 @@ export class SweeperRepository {
     return reset;
   }
 
-  /** Batches with rows pending, and due, for longer than `stuckSeconds`. */
+  /** Batches with rows pending or scheduled (docs/api.md 11), and due, for longer than `stuckSeconds`. */
   overdueBatches(stuckSeconds: number, limit: number): Promise<BatchRef[]> {
     return this.db.query(
       `SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries d ON d.notification_id = n.id
        WHERE ${OVERDUE_NOTIFICATION}
-         AND d.status = 'pending' AND d.updated_at < now() - make_interval(secs => $1)
+         AND d.status IN ('pending', 'scheduled') AND d.updated_at < now() - make_interval(secs => $1)
          AND (d.next_attempt_at IS NULL OR d.next_attempt_at < now() - make_interval(secs => $1))
        LIMIT $2`,
       [stuckSeconds, limit],

@@ -62,6 +62,9 @@ export class SweeperService {
       const state = job ? await job.getState() : 'missing';
       if (state === 'failed') {
         await job!.retry();
+      } else if (state === 'delayed') {
+        // Held for a send_at that has passed, or cancelled since: due now (docs/api.md 11).
+        await job!.promote();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
         // A completed job id would swallow the add, so it goes first.
         if (job) await job.remove().catch(() => undefined);

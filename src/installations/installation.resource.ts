@@ -20,6 +20,7 @@ export function toInstallationResource(row: InstallationRow) {
     permission_updated_at: iso(row.permission_updated_at),
     invalidated_at: iso(row.invalidated_at),
     invalid_reason: row.invalid_reason,
+    tags: row.tags,
   };
 }
 

@@ -23,11 +23,12 @@ export interface InstallationRow {
   invalidated_at: Date | null;
   invalid_reason: string | null;
   deleted_at: Date | null;
+  tags: string[];
 }
 
 /** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
 export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at`;
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags`;
 
 /**
  * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
@@ -46,6 +47,7 @@ const UPDATE_SQL = `
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalidated_at END,
     invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
+    tags = COALESCE($9::text[], tags),
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
   RETURNING ${INSTALLATION_COLUMNS}`;
@@ -53,15 +55,15 @@ const UPDATE_SQL = `
 /** Creates the row, or re-creates one that was deleted, as if it were new. */
 const CREATE_SQL = `
   INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at)
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
-    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END)
+    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[])
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
     device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
     registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
     identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
-    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL
+    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags
   WHERE i.deleted_at IS NOT NULL
   RETURNING *`;
 
@@ -74,6 +76,8 @@ export interface InstallationChanges {
   device: string | null;
   pushToken: string | null;
   webPushSubscription: string | null;
+  /** The whole new set (sorted, without duplicates), or null to keep it. */
+  tags: string[] | null;
 }
 
 export interface NewInstallation {
@@ -83,6 +87,7 @@ export interface NewInstallation {
   device: string;
   userId: string | null;
   permission: string | null;
+  tags: string[];
 }
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
@@ -117,6 +122,7 @@ export class InstallationsRepository {
       changes.device,
       changes.pushToken,
       changes.webPushSubscription,
+      changes.tags,
     ]);
     return rows[0];
   }
@@ -132,6 +138,7 @@ export class InstallationsRepository {
       values.device,
       values.userId,
       values.permission,
+      values.tags,
     ]);
     return row;
   }
@@ -140,7 +147,7 @@ export class InstallationsRepository {
   async softDelete(appId: string, installationId: string): Promise<boolean> {
     const [, count]: [unknown[], number] = await this.db.query(
       `UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
-         device = '{}'::jsonb
+         device = '{}'::jsonb, tags = '{}'
        WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
       [appId, installationId],
     );

@@ -54,6 +54,7 @@ function installationRow(id: string, platform: Platform): InstallationRow {
     invalidated_at: null,
     invalid_reason: null,
     deleted_at: null,
+    tags: [],
   };
 }
 

@@ -49,7 +49,7 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags.',
       );
     }
     let platform: Platform | null = null;
@@ -81,6 +81,7 @@ export class InstallationsService {
       device: dto.device ? JSON.stringify(dto.device) : null,
       pushToken: normalizeToken(platform, dto.push_token),
       webPushSubscription: dto.web_push_subscription ? JSON.stringify(subscriptionOf(dto.web_push_subscription)) : null,
+      tags: dto.tags === undefined ? null : tagSet(dto.tags),
     });
   }
 
@@ -106,8 +107,14 @@ export class InstallationsService {
       device: JSON.stringify(dto.device ?? {}),
       userId: dto.user_id ?? null,
       permission: dto.permission ?? null,
+      tags: tagSet(dto.tags ?? []),
     });
   }
+}
+
+/** The stored form of a tag set (docs/api.md 10): sorted, without duplicates. Tags are ASCII, so code-unit order is byte order. */
+export function tagSet(tags: readonly string[]): string[] {
+  return [...new Set(tags)].sort();
 }
 
 function tokenErrors(platform: Platform, dto: Changes): ErrorBag {

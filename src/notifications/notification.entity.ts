@@ -91,4 +91,28 @@ export class Notification {
 
   @Column({ name: 'fanned_out_at', type: 'timestamptz', nullable: true })
   fannedOutAt: Date | null;
+
+  /** `user_ids`, `installation_ids`, `tags` or `all` (docs/api.md 10). */
+  @Column({ name: 'recipient_kind', type: 'varchar', length: 16, default: 'user_ids' })
+  recipientKind: string;
+
+  @Column({ name: 'installation_ids', type: 'text', array: true, nullable: true })
+  installationIds: string[] | null;
+
+  @Column({ type: 'text', array: true, nullable: true })
+  tags: string[] | null;
+
+  /** The last installation_id a tags or all fan-out covered (it walks them in order). */
+  @Column({ name: 'fanout_cursor', type: 'varchar', length: 255, nullable: true })
+  fanoutCursor: string | null;
+
+  @Column({ name: 'send_at', type: 'timestamptz', nullable: true })
+  sendAt: Date | null;
+
+  @Column({ name: 'canceled_at', type: 'timestamptz', nullable: true })
+  canceledAt: Date | null;
+
+  /** json (not jsonb) keeps the keys' request order, which the matching rule uses (docs/api.md 12). */
+  @Column({ type: 'json', nullable: true })
+  localizations: Record<string, unknown> | null;
 }

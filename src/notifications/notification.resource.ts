@@ -4,7 +4,13 @@ import type { NotificationRow } from './notifications.repository';
 export function toNotificationResource(row: NotificationRow) {
   return {
     id: row.id,
-    notification: { title: row.title, body: row.body, image_url: row.image_url, action_url: row.action_url },
+    notification: {
+      title: row.title,
+      body: row.body,
+      image_url: row.image_url,
+      action_url: row.action_url,
+      localizations: row.localizations,
+    },
     data: row.data,
     options: row.options,
     target_users: row.target_users,
@@ -21,6 +27,8 @@ export function toNotificationResource(row: NotificationRow) {
     created_at: iso(row.created_at),
     processing_started_at: iso(row.processing_started_at),
     completed_at: iso(row.completed_at),
+    send_at: iso(row.send_at),
+    canceled_at: iso(row.canceled_at),
   };
 }
 

@@ -45,6 +45,19 @@ const SEND_EXAMPLES = {
       options: { ttl: 3600, priority: 'high', collapse_id: 'order-42', badge: 1, sound: 'default', platforms: ['ios', 'android'] },
     },
   },
+  broadcast: { summary: 'Every installation of the app', value: { recipients: { all: true }, notification: { title: 'Hello', body: 'Everyone' } } },
+  tags: { summary: 'Installations tagged beta', value: { recipients: { tags: ['beta'] }, notification: { title: 'New', body: 'Try the beta feature' } } },
+  localTime: {
+    summary: "9 a.m. in each device's time zone",
+    value: { recipients: { all: true }, notification: { title: 'Good morning', body: 'Your daily digest' }, options: { local_time: '09:00' } },
+  },
+  localized: {
+    summary: 'With a French variant',
+    value: {
+      recipients: { user_ids: ['user-1'] },
+      notification: { title: 'Shipped', body: 'Your order is on its way', localizations: { fr: { title: 'Expédiée', body: 'Votre commande est en route' } } },
+    },
+  },
 };
 
 @ApiTags('notifications')
@@ -128,6 +141,23 @@ export class NotificationsController {
   @ApiNotFound('No notification with this id in the calling app.')
   async recordEvent(@CurrentAuth() auth: AuthContext, @Param('id') id: string, @Body() dto: RecordEventDto) {
     return { data: await this.events.record(auth.appId, id, dto) };
+  }
+
+  @Post(':id/cancel')
+  @HttpCode(200)
+  @RequireAbilities('notifications:send')
+  @ApiOperation({
+    summary: 'Cancel a notification',
+    description:
+      'Deliveries not yet attempted are never sent: they count as `skipped` (reason `Canceled`) and the notification completes. ' +
+      'Cancelling again answers 200 with `canceled_at` unchanged; a notification that had completed is a 409. No body.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The notification id returned by the send.' })
+  @ApiOkResponse({ description: 'The notification, `canceled_at` set.', type: NotificationEnvelope })
+  @ApiNotFound('No notification with this id in the calling app.')
+  @ApiConflict('The notification had completed before the cancel.', 'This notification has already completed.')
+  async cancel(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
+    return { data: await this.notifications.cancel(auth.appId, id) };
   }
 
   @Get(':id')

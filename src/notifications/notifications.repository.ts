@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { completionCondition } from '../common/completion-condition';
 import { preparedQuery } from '../common/prepared-query';
 import { EventType } from './notification-event.entity';
 import { NotificationOptions } from './notification.entity';
@@ -27,15 +28,20 @@ export interface NotificationRow {
   created_at: Date;
   processing_started_at: Date | null;
   completed_at: Date | null;
+  send_at: Date | null;
+  canceled_at: Date | null;
+  localizations: Record<string, Record<string, string>> | null;
+  fanned_out_at: Date | null;
 }
 
 /** Every column but the (possibly long) target list. */
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at`;
+  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at`;
 
-const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10)
+const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+         recipient_kind, installation_ids, tags, send_at, localizations)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json)
        RETURNING ${NOTIFICATION_COLUMNS}`;
 
 /** What a send stores; `data` and `options` already JSON text (or null). */
@@ -48,7 +54,14 @@ export interface NewNotification {
   actionUrl: string | null;
   data: string | null;
   options: string | null;
+  /** Which recipients key the send used (docs/api.md 10), and its values. */
+  recipientKind: 'user_ids' | 'installation_ids' | 'tags' | 'all';
   userIds: string[];
+  installationIds: string[] | null;
+  tags: string[] | null;
+  sendAt: Date | null;
+  /** JSON text, keys in request order. */
+  localizations: string | null;
 }
 
 const insertParams = (n: NewNotification) => [
@@ -61,7 +74,13 @@ const insertParams = (n: NewNotification) => [
   n.data,
   n.options,
   n.userIds,
-  n.userIds.length,
+  // Known now only for user ids; the other kinds count their users when the fan-out has found them.
+  n.recipientKind === 'user_ids' ? n.userIds.length : 0,
+  n.recipientKind,
+  n.installationIds,
+  n.tags,
+  n.sendAt,
+  n.localizations,
 ];
 
 /** An `idempotency_keys` row, as a claim that lost finds it. */
@@ -134,6 +153,38 @@ export class NotificationsRepository {
       id,
     ]);
     return row;
+  }
+
+  /**
+   * Cancels an unfinished notification (docs/api.md 11), in one transaction: `canceled_at` (whose
+   * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
+   * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
+   * notification completed when nothing else is left. Rows "sending" finish as they would have.
+   * Undefined when the notification is not this app's, or had completed or been cancelled already.
+   */
+  async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
+    return this.db.transaction(async (manager) => {
+      const [[marked]]: [{ id: string }[], number] = await manager.query(
+        `UPDATE notifications SET canceled_at = now()
+         WHERE id = $1 AND app_id = $2 AND completed_at IS NULL AND canceled_at IS NULL RETURNING id`,
+        [id, appId],
+      );
+      if (!marked) return undefined;
+      const [[row]]: [NotificationRow[], number] = await manager.query(
+        `WITH canceled AS (
+           UPDATE deliveries SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
+           WHERE notification_id = $1 AND status IN ('pending', 'scheduled')
+           RETURNING 1
+         ), counted AS (SELECT count(*)::int AS n FROM canceled)
+         UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+           completed_at = CASE WHEN ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
+         FROM counted
+         WHERE id = $1
+         RETURNING ${NOTIFICATION_COLUMNS}`,
+        [id],
+      );
+      return row;
+    });
   }
 
   /**

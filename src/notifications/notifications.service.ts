@@ -1,13 +1,13 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
-import { PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
+import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs } from '../queue/jobs';
-import { SendNotificationDto } from './dto/send-notification.dto';
+import { RECIPIENT_KINDS, SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import { NotificationResource, toNotificationResource } from './notification.resource';
@@ -59,8 +59,12 @@ export class NotificationsService {
       action_url: dto.notification.action_url ?? null,
       data: dto.data ?? null,
       options: dto.options ? withoutUndefined(dto.options) : null,
+      localizations: dto.notification.localizations ?? null,
     };
     await this.assertFits(appId, content);
+    const recipients = dto.recipients;
+    const recipientKind = RECIPIENT_KINDS.find((kind) => recipients[kind] !== undefined)!;
+    const sendAt = dto.send_at ? new Date(dto.send_at) : null;
     const notification: NewNotification = {
       id,
       appId,
@@ -70,13 +74,20 @@ export class NotificationsService {
       actionUrl: content.action_url,
       data: content.data === null ? null : JSON.stringify(content.data),
       options: content.options === null ? null : JSON.stringify(content.options),
-      userIds: [...new Set(dto.recipients.user_ids)],
+      recipientKind,
+      userIds: [...new Set(recipients.user_ids ?? [])],
+      installationIds: recipients.installation_ids ? [...new Set(recipients.installation_ids)] : null,
+      tags: recipients.tags ? [...new Set(recipients.tags)] : null,
+      sendAt,
+      localizations: content.localizations ? JSON.stringify(content.localizations) : null,
     };
+    // A send_at in the past means now; the worker checks the time again, so an early job waits.
+    const delayMs = sendAt ? Math.max(0, sendAt.getTime() - Date.now()) : 0;
 
     if (idempotencyKey === undefined) {
       const body = accepted(await this.notifications.insert(notification));
       this.metrics.notificationsAccepted.inc();
-      await this.enqueueFanout(id);
+      await this.enqueueFanout(id, delayMs);
       return { status: 202, body, replayed: false };
     }
 
@@ -93,8 +104,26 @@ export class NotificationsService {
     }
     // Counted once committed; a replay (above) stored nothing new and is not counted again.
     this.metrics.notificationsAccepted.inc();
-    await this.enqueueFanout(id);
+    await this.enqueueFanout(id, delayMs);
     return { status: 202, body, replayed: false };
+  }
+
+  /**
+   * Cancels a notification (docs/api.md 11): 200 with it; again, unchanged; 409 once it had
+   * completed. A notification not yet fanned out is fanned out now, every row skipped/Canceled,
+   * so that it completes with the statistics adding up.
+   */
+  async cancel(appId: string, id: string): Promise<NotificationResource> {
+    if (!isUuid(id)) throw new NotFoundError();
+    const canceled = await this.notifications.cancel(appId, id);
+    if (canceled) {
+      if (!canceled.fanned_out_at) await this.runFanoutNow(id);
+      return toNotificationResource(canceled);
+    }
+    const row = await this.notifications.find(appId, id);
+    if (!row) throw new NotFoundError();
+    if (row.canceled_at) return toNotificationResource(row);
+    throw new StateConflictError('This notification has already completed.');
   }
 
   async find(appId: string, id: string): Promise<NotificationResource> {
@@ -122,20 +151,30 @@ export class NotificationsService {
    * has credentials for (docs/api.md 5.1). The credentials are looked up only for a payload that
    * is too large somewhere, so an ordinary send costs no query.
    */
+  /**
+   * A payload over a provider's limit can be known now: reject the send instead of failing later.
+   * Only platforms the send can reach count (the app's credentials; docs/api.md 5.1), and every
+   * localized variant a device may get must fit too, reported at its path (docs/api.md 12).
+   */
   private async assertFits(appId: string, content: PushContent): Promise<void> {
-    const tooLarge = targetedPlatforms(content)
-      .map((platform) => ({ platform, size: payloadSize(content, platform) }))
-      .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]);
+    const variants: [PushContent, string][] = [[content, 'notification']];
+    for (const [tag, variant] of localizedVariants(content)) variants.push([variant, `notification.localizations.${tag}`]);
+    const tooLarge = variants.flatMap(([variant, path]) =>
+      targetedPlatforms(variant)
+        .map((platform) => ({ platform, path, size: payloadSize(variant, platform) }))
+        .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]),
+    );
     if (tooLarge.length === 0) return;
     const reachable = await this.credentials.platforms(appId);
     const refused = tooLarge.find(({ platform }) => reachable.includes(platform));
     if (refused) {
       throw ValidationFailedError.of(
-        'notification',
+        refused.path,
         `The notification is too large for ${PLATFORM_NAMES[refused.platform]}: its payload would be ${refused.size} bytes, the limit is ${PAYLOAD_LIMITS[refused.platform]}.`,
       );
     }
   }
+
 
   private positionOf(cursor: string): CursorPosition {
     try {
@@ -150,11 +189,20 @@ export class NotificationsService {
    * The row is already committed, so a Redis outage must not fail the send: the job id is
    * deterministic, and the worker's sweeper queues any accepted notification that no job holds.
    */
-  private async enqueueFanout(notificationId: string): Promise<void> {
+  private async enqueueFanout(notificationId: string, delayMs = 0): Promise<void> {
+    await this.withinEnqueueTimeout(notificationId, () => this.fanoutJobs.add(notificationId, delayMs));
+  }
+
+  /** A cancelled notification's held fan-out runs now (the sweeper does it too, should Redis be away). */
+  private async runFanoutNow(notificationId: string): Promise<void> {
+    await this.withinEnqueueTimeout(notificationId, () => this.fanoutJobs.runNow(notificationId));
+  }
+
+  private async withinEnqueueTimeout(notificationId: string, enqueue: () => Promise<unknown>): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.fanoutJobs.add(notificationId),
+        enqueue(),
         new Promise((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer from Redis within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
         }),

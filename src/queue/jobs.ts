@@ -11,9 +11,22 @@ import { DELIVER_JOB, DELIVER_QUEUE, DeliverJob, deliverJobId, FANOUT_JOB, FANOU
 export class FanoutJobs {
   constructor(@InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>) {}
 
-  /** A notification's fan-out; its job id makes a second add a no-op while the job is kept. */
-  add(notificationId: string): Promise<Job<FanoutJob>> {
-    return this.queue.add(FANOUT_JOB, { notificationId }, { jobId: fanoutJobId(notificationId) });
+  /**
+   * A notification's fan-out; its job id makes a second add a no-op while the job is kept.
+   * `delayMs` holds it until the send's `send_at` (docs/api.md 11).
+   */
+  add(notificationId: string, delayMs = 0): Promise<Job<FanoutJob>> {
+    return this.queue.add(FANOUT_JOB, { notificationId }, { jobId: fanoutJobId(notificationId), ...(delayMs > 0 ? { delay: delayMs } : {}) });
+  }
+
+  /** Runs a held (delayed) fan-out now, e.g. once its notification is cancelled; queues it when Redis has none. */
+  async runNow(notificationId: string): Promise<void> {
+    const job = await this.find(notificationId);
+    if (!job) {
+      await this.add(notificationId);
+    } else if (await job.isDelayed()) {
+      await job.promote();
+    }
   }
 
   /** The notification's fan-out job, if Redis still holds it. */
@@ -31,10 +44,15 @@ export class DeliverJobs {
    * One job per batch. Without `suffix` the ids are the batches' own, so queueing a batch twice is
    * a no-op; a suffix makes a fresh id, for a batch whose own job may still sit completed in Redis.
    */
-  async addBatches(batches: readonly DeliverJob[], suffix?: string): Promise<void> {
+  async addBatches(batches: readonly (DeliverJob & { delayMs?: number })[], suffix?: string): Promise<void> {
     if (batches.length === 0) return;
     await this.queue.addBulk(
-      batches.map((data) => ({ name: DELIVER_JOB, data, opts: { jobId: deliverJobId(data.notificationId, data.batch, suffix) } })),
+      batches.map(({ delayMs, ...data }) => ({
+        name: DELIVER_JOB,
+        data,
+        // A batch due later (a local time, docs/api.md 11) waits in Redis as one delayed job.
+        opts: { jobId: deliverJobId(data.notificationId, data.batch, suffix), ...(delayMs && delayMs > 0 ? { delay: delayMs } : {}) },
+      })),
     );
   }
 

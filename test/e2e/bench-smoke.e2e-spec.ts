@@ -39,6 +39,9 @@ describe('npm run bench, at a tiny size', () => {
     const { ours, oursIos, ceiling, peer } = results.delivery;
     expect(ours).toMatchObject({ installations: 200, accepted: 200, failed: 0, skipped: 0, requests: 3 });
     expect(oursIos).toMatchObject({ installations: 200, accepted: 100, failed: 0, skipped: 100 });
+    // One broadcast reaches the same installations: they are every installation of the app.
+    expect(results.delivery.oursBroadcast).toMatchObject({ installations: 200, accepted: 200, failed: 0, skipped: 0, requests: 1 });
+    expect(results.delivery.oursBroadcast.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50 });
     expect(ours.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50 });
     expect(ceiling).toMatchObject({ requests: 200, accepted: 200 });
     expect(peer).toMatchObject({ requests: 100, accepted: 100 });
@@ -72,11 +75,14 @@ describe('npm run bench, at a tiny size', () => {
     expect(results.memory).toMatchObject({ installations: 100, requests: 4 });
     expect(results.memory!.delivery.accepted).toBe(100);
     expect(results.memory!.peakRssMb).toBeGreaterThan(10);
+    // Then as one broadcast: the memory run's installations and the delivery run's, the whole app.
+    expect(results.memoryBroadcast).toMatchObject({ installations: 300, requests: 1 });
+    expect(results.memoryBroadcast!.delivery.accepted).toBe(300);
   });
 
   it('prints the table and writes the JSON', () => {
     const text = table(results);
-    for (const label of ['ours / ceiling', 'ours / peer', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'Targets']) {
+    for (const label of ['ours / ceiling', 'ours / peer', 'one broadcast', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'as one broadcast', 'Targets']) {
       expect(text).toContain(label);
     }
     const file = writeResults(results, dir);

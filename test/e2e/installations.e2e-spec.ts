@@ -39,7 +39,7 @@ describe('installations (docs/api.md section 4)', () => {
       expect(Object.keys(data).sort()).toEqual(
         [
           'id', 'installation_id', 'platform', 'permission', 'device', 'user_id', 'registered_at', 'last_seen_at',
-          'identifier_updated_at', 'permission_updated_at', 'invalidated_at', 'invalid_reason',
+          'identifier_updated_at', 'permission_updated_at', 'invalidated_at', 'invalid_reason', 'tags',
         ].sort(),
       );
       expect(data).toMatchObject({
@@ -249,7 +249,7 @@ describe('installations (docs/api.md section 4)', () => {
     });
 
     it.each([
-      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device.'],
+      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags.'],
       [{ permission: 'unknown' }, 'permission', 'The selected permission is invalid.'],
       [{ permission: null }, 'permission', 'The selected permission is invalid.'],
       [{ user_id: 42 }, 'user_id', 'The user_id field must be a string.'],

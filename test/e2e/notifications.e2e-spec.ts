@@ -31,7 +31,7 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
     expect(res.body.meta).toEqual({ accepted: true });
     expect(res.body.data).toEqual({
       id: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/),
-      notification: { title: 'Hi', body: 'There', image_url: 'https://cdn.example.com/a.png', action_url: 'myapp://orders/42' },
+      notification: { title: 'Hi', body: 'There', image_url: 'https://cdn.example.com/a.png', action_url: 'myapp://orders/42', localizations: null },
       data: { order_id: 42, nested: { a: [1, 2] } },
       options: { ttl: 3600, priority: 'normal', collapse_id: 'orders', badge: 3, sound: 'default', platforms: ['ios', 'web'] },
       target_users: 3,
@@ -39,6 +39,8 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
       created_at: expect.stringMatching(ISO_MS),
       processing_started_at: null,
       completed_at: null,
+      send_at: null,
+      canceled_at: null,
     });
   });
 
@@ -65,9 +67,8 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
 
   const tooMany = Array.from({ length: 10_001 }, (_, i) => `u${i}`);
   it.each<[string, (body: any) => void, string, string]>([
-    ['no recipients', (b) => delete b.recipients, 'recipients', 'The recipients field is required.'],
     ['recipients not an object', (b) => (b.recipients = ['u1']), 'recipients', 'The recipients field must be an object.'],
-    ['no user_ids', (b) => (b.recipients = {}), 'recipients.user_ids', 'The recipients.user_ids field is required.'],
+    ['no recipients key', (b) => (b.recipients = {}), 'recipients', 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.'],
     ['user_ids not an array', (b) => (b.recipients.user_ids = 'u1'), 'recipients.user_ids', 'The recipients.user_ids field must be an array.'],
     ['empty user_ids', (b) => (b.recipients.user_ids = []), 'recipients.user_ids', 'The recipients.user_ids field must have at least 1 item.'],
     ['10,001 user_ids', (b) => (b.recipients.user_ids = tooMany), 'recipients.user_ids', 'The recipients.user_ids field must not have more than 10000 items.'],

@@ -27,6 +27,11 @@ export type Schema = {
   required?: string[];
   additionalProperties?: boolean | Schema;
   minProperties?: number;
+  maxProperties?: number;
+  /** The keys of a map (OpenAPI 3.0 has no propertyNames): `notification.localizations`. */
+  'x-key-pattern'?: string;
+  /** A date-time at most this many days after now: `send_at`. */
+  'x-max-days-ahead'?: number;
 };
 type Response = { content?: Record<string, { schema?: Schema }> };
 type Operation = { responses: Record<string, Response>; parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[] };
@@ -65,7 +70,9 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
         const max = s.maxLength ?? Infinity;
         const fits = (text: string) => codePoints(text) >= min && codePoints(text) <= max;
         if (s.format === 'date-time') {
-          return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }).map((d) => d.toISOString());
+          // A margin of a minute: the service checks the bound when the request arrives, a little later.
+          const max = s['x-max-days-ahead'] === undefined ? new Date('2099-12-31T23:59:59Z') : new Date(Date.now() + s['x-max-days-ahead'] * 86_400_000 - 60_000);
+          return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max, noInvalidDate: true }).map((d) => d.toISOString());
         }
         if (s.pattern) return fc.stringMatching(new RegExp(s.pattern, 'u')).filter(fits);
         return fc
@@ -93,7 +100,12 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
             const extra = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,15}$/).filter((k) => !declared.has(k)), fc.string({ maxLength: 10 }), { maxKeys: 2 });
             record = fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
           }
-          return s.minProperties ? record.filter((o) => Object.keys(o).length >= s.minProperties!) : record;
+          return record.filter((o) => Object.keys(o).length >= (s.minProperties ?? 0) && Object.keys(o).length <= (s.maxProperties ?? Infinity));
+        }
+        if (typeof s.additionalProperties === 'object') {
+          if (!s['x-key-pattern']) throw new Error(`a map without x-key-pattern: ${JSON.stringify(s)}`);
+          const key = fc.stringMatching(new RegExp(s['x-key-pattern'], 'u'));
+          return fc.dictionary(key, build(s.additionalProperties), { maxKeys: Math.min(s.maxProperties ?? 3, 3) });
         }
         if (s.additionalProperties === true) {
           const key = fc.stringMatching(/^[a-z][a-z0-9_]{0,15}$/).filter((k) => !limits.reservedKeys(k));

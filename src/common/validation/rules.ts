@@ -34,7 +34,24 @@ export interface ListContext {
   item: Check;
 }
 
-function rule(name: string, check: Check, context?: ListContext): PropertyDecorator {
+/**
+ * Marker a rule returns when the problems are inside the value (an object with free-form keys):
+ * the pipe reports each at its own path, from the rule's `problems` (paths relative to the field).
+ */
+export const INNER_ERRORS = '__inner_errors__';
+
+export interface InnerContext {
+  problems: (value: unknown) => [string, string][];
+}
+
+/** Marker of a required field whose absence also names fields inside it (see RequiredNaming). */
+export const REQUIRED_NAMING = '__required_naming__';
+
+export interface RequiredNamingContext {
+  inner: string[];
+}
+
+function rule(name: string, check: Check, context?: ListContext | InnerContext): PropertyDecorator {
   const validate: PropertyDecorator = (target, propertyName) =>
     registerDecorator({
       name,
@@ -61,6 +78,12 @@ export const OptionalNotNull = () =>
     ApiProperty({ required: false }),
   );
 export const Required = () => applyDecorators(IsDefined({ message: 'The :attribute field is required.' }), ApiProperty({ required: true }));
+/**
+ * Required; when absent, the error also names these fields inside it (`recipients` names
+ * `recipients.user_ids`, the form most callers use: docs/api.md 10).
+ */
+export const RequiredNaming = (...inner: string[]) =>
+  applyDecorators(IsDefined({ message: REQUIRED_NAMING, context: { inner } satisfies RequiredNamingContext }), ApiProperty({ required: true }));
 
 export interface StringRule {
   min?: number;
@@ -85,6 +108,14 @@ export function checkString({ min = 0, max, pattern, patternMessage }: StringRul
 }
 
 export const Str = (options: StringRule = {}) => rule('string', checkString(options));
+
+/** One installation tag (docs/api.md 10): an installation's `tags` and a send's `recipients.tags` share it. */
+export const TAG = checkString({
+  min: 1,
+  max: 64,
+  pattern: /^[A-Za-z0-9_.:-]+$/,
+  patternMessage: 'The :attribute field may contain only letters, digits, _ . : and -.',
+});
 
 export function checkInt({ min, max }: { min?: number; max?: number }): Check {
   return described(
@@ -156,37 +187,71 @@ export function checkInstant(): Check {
   };
 }
 
-/** A date-time field (`occurred_at`, later `send_at`): see parseInstant. */
-export const Instant = () =>
-  rule(
-    'instant',
-    described(checkInstant(), {
-      type: 'string',
-      format: 'date-time',
-      description: 'ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101.',
-    }),
-  );
-
-export function HttpsUrl(max: number) {
-  const asString = checkString({ max });
+/**
+ * A date-time field (`occurred_at`, `send_at`): see parseInstant. With `maxDaysAhead`, also at
+ * most that many days after the moment it is checked.
+ */
+export const Instant = ({ maxDaysAhead }: { maxDaysAhead?: number } = {}) => {
+  const asInstant = checkInstant();
   return rule(
-    'httpsUrl',
+    'instant',
     described(
       (value) => {
-        const problem = asString(value);
-        if (problem) return problem;
-        try {
-          const url = new URL(value as string);
-          if (url.protocol === 'https:' && url.hostname) return null;
-        } catch {
-          // fall through to the message
-        }
-        return 'The :attribute field must be an absolute https:// URL.';
+        const problem = asInstant(value);
+        if (problem || maxDaysAhead === undefined) return problem;
+        return parseInstant(value as string)! > Date.now() + maxDaysAhead * 86_400_000
+          ? `The :attribute field must not be more than ${plural(maxDaysAhead, 'day')} in the future.`
+          : null;
       },
-      { type: 'string', format: 'uri', maxLength: max, pattern: HTTPS_URL_PATTERN },
+      {
+        type: 'string',
+        format: 'date-time',
+        description: `ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101${
+          maxDaysAhead === undefined ? '' : `, at most ${maxDaysAhead} days ahead`
+        }.`,
+        // JSON Schema cannot say "after now": the bound, for tools that read it.
+        ...(maxDaysAhead === undefined ? {} : { 'x-max-days-ahead': maxDaysAhead }),
+      } as ApiPropertyOptions,
     ),
   );
+};
+
+/** `true`, the only value of a flag such as `recipients.all`. */
+export const True = () =>
+  rule(
+    'true',
+    described((value) => (value === true ? null : 'The :attribute field must be true.'), { type: 'boolean', enum: [true] }),
+  );
+
+/**
+ * Exactly one of `keys` is given (present, whatever its value: a null one fails its own rule).
+ * On the nested object's property, so the error is the object's own (`errors.recipients`).
+ */
+export const ExactlyOneOf = (keys: readonly string[], message: string) =>
+  rule('exactlyOne', (value) => {
+    if (!isPlainObject(value)) return null; // the object rule reports it
+    return keys.filter((key) => (value as Record<string, unknown>)[key] !== undefined).length === 1 ? null : message;
+  });
+
+export function checkHttpsUrl(max: number): Check {
+  const asString = checkString({ max });
+  return described(
+    (value) => {
+      const problem = asString(value);
+      if (problem) return problem;
+      try {
+        const url = new URL(value as string);
+        if (url.protocol === 'https:' && url.hostname) return null;
+      } catch {
+        // fall through to the message
+      }
+      return 'The :attribute field must be an absolute https:// URL.';
+    },
+    { type: 'string', format: 'uri', maxLength: max, pattern: HTTPS_URL_PATTERN },
+  );
 }
+
+export const HttpsUrl = (max: number) => rule('httpsUrl', checkHttpsUrl(max));
 
 let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
 
@@ -232,15 +297,66 @@ export function WebPushEndpoint(max: number) {
 }
 
 /** An absolute URL (https://...) or an app deep link (myapp://path). */
-export const LinkUrl = (max: number) =>
-  rule(
-    'linkUrl',
-    checkString({
-      max,
-      pattern: /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
-      patternMessage: 'The :attribute field must be an absolute URL or an app deep link (scheme://...).',
-    }),
+export const checkLinkUrl = (max: number) =>
+  checkString({
+    max,
+    pattern: /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
+    patternMessage: 'The :attribute field must be an absolute URL or an app deep link (scheme://...).',
+  });
+
+export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));
+
+/**
+ * An object of free-form keys whose values are objects of known fields (`notification.localizations`):
+ * at most `maxKeys` keys matching `key`, each value an object of `fields` only (`minFields` of them
+ * at least), each field passing its check. Problems are reported at their own paths (INNER_ERRORS).
+ */
+export function KeyedObjects({
+  maxKeys,
+  key,
+  keyMessage,
+  fields,
+  minFields = 0,
+  schema,
+}: {
+  maxKeys: number;
+  key: RegExp;
+  keyMessage: string;
+  fields: Record<string, Check>;
+  minFields?: number;
+  schema: ApiPropertyOptions;
+}) {
+  const names = Object.keys(fields);
+  const problems = (value: unknown): [string, string][] => {
+    const found: [string, string][] = [];
+    for (const [name, entry] of Object.entries(value as Record<string, unknown>)) {
+      if (!key.test(name)) found.push([name, keyMessage]);
+      if (!isPlainObject(entry)) {
+        found.push([name, 'The :attribute field must be an object.']);
+        continue;
+      }
+      const given = Object.keys(entry);
+      for (const field of given) {
+        const check = Object.hasOwn(fields, field) ? fields[field] : null;
+        const problem = check ? check(entry[field]) : 'The :attribute field is not allowed.';
+        if (problem) found.push([`${name}.${field}`, problem]);
+      }
+      if (given.filter((field) => names.includes(field)).length < minFields) {
+        found.push([name, `The :attribute field must contain at least one of ${names.join(', ')}.`]);
+      }
+    }
+    return found;
+  };
+  return rule(
+    'keyedObjects',
+    described((value) => {
+      if (!isPlainObject(value)) return 'The :attribute field must be an object.';
+      if (Object.keys(value).length > maxKeys) return `The :attribute field must not have more than ${plural(maxKeys, 'key')}.`;
+      return problems(value).length > 0 ? INNER_ERRORS : null;
+    }, schema),
+    { problems },
   );
+}
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);

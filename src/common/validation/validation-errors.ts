@@ -1,5 +1,5 @@
 import { ValidationError } from 'class-validator';
-import { ITEM_ERRORS, ListContext } from './rules';
+import { INNER_ERRORS, InnerContext, ITEM_ERRORS, ListContext, REQUIRED_NAMING, RequiredNamingContext } from './rules';
 
 export type ErrorBag = Record<string, string[]>;
 
@@ -32,6 +32,12 @@ export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag
           const problem = item(value);
           if (problem) add(bag, `${path}.${index}`, problem);
         });
+      } else if (template === INNER_ERRORS) {
+        const { problems } = error.contexts?.[name] as InnerContext;
+        for (const [inner, problem] of problems(error.value)) add(bag, `${path}.${inner}`, problem);
+      } else if (template === REQUIRED_NAMING) {
+        add(bag, path, 'The :attribute field is required.');
+        for (const inner of (error.contexts?.[name] as RequiredNamingContext).inner) add(bag, `${path}.${inner}`, 'The :attribute field is required.');
       } else {
         add(bag, path, template);
       }

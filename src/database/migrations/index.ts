@@ -3,6 +3,7 @@ import { Delivery1763971200000 } from './1763971200000-Delivery';
 import { DeliveriesHotUpdates1764057600000 } from './1764057600000-DeliveriesHotUpdates';
 import { IdempotencyResponseText1764100000000 } from './1764100000000-IdempotencyResponseText';
 import { PartitionedDeliveries1764200000000 } from './1764200000000-PartitionedDeliveries';
+import { TargetingAndTiming1764300000000 } from './1764300000000-TargetingAndTiming';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   DeliveriesHotUpdates1764057600000,
   IdempotencyResponseText1764100000000,
   PartitionedDeliveries1764200000000,
+  TargetingAndTiming1764300000000,
 ];

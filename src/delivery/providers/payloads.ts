@@ -16,6 +16,62 @@ export interface PushContent {
   action_url: string | null;
   data: Record<string, unknown> | null;
   options: NotificationOptions | null;
+  /** Variants by language tag, in request order (docs/api.md 12); null when none. */
+  localizations?: Record<string, LocalizedFields> | null;
+}
+
+/** The fields a variant may replace; a missing one comes from the default fields. */
+export interface LocalizedFields {
+  title?: string;
+  body?: string;
+  image_url?: string;
+  action_url?: string;
+}
+
+/** `pt_br` → `pt-br`: locales arrive with `_` or `-`, in any case. */
+const normalizeTag = (tag: string) => tag.replace(/_/g, '-').toLowerCase();
+const languageOf = (tag: string) => tag.split('-')[0];
+
+/**
+ * The key of `localizations` that best matches `locale` (docs/api.md 12): the whole tag; else its
+ * language subtag (`pt` for `pt-PT`); else the first key, in request order, with the same language
+ * subtag (`pt-BR` for `pt-PT`); else none (the default fields). Case-insensitive, `_` as `-`.
+ */
+export function bestLocalization(keys: readonly string[], locale: string | null | undefined): string | null {
+  if (!locale || keys.length === 0) return null;
+  const wanted = normalizeTag(locale.trim());
+  if (!wanted) return null;
+  const normalized = keys.map(normalizeTag);
+  const language = languageOf(wanted);
+  const exact = normalized.indexOf(wanted);
+  if (exact >= 0) return keys[exact];
+  const languageOnly = normalized.indexOf(language);
+  if (languageOnly >= 0) return keys[languageOnly];
+  const sameLanguage = normalized.findIndex((key) => languageOf(key) === language);
+  return sameLanguage >= 0 ? keys[sameLanguage] : null;
+}
+
+/** The content an installation with this `device.locale` receives. */
+export function contentFor(content: PushContent, locale: string | null | undefined): PushContent {
+  const localizations = content.localizations;
+  if (!localizations) return content;
+  const key = bestLocalization(Object.keys(localizations), locale);
+  return key === null ? content : withVariant(content, localizations[key]);
+}
+
+/** Each variant as the content a device would receive, by its tag: what the size check looks at. */
+export function localizedVariants(content: PushContent): [string, PushContent][] {
+  return Object.entries(content.localizations ?? {}).map(([tag, variant]) => [tag, withVariant(content, variant)]);
+}
+
+function withVariant(content: PushContent, variant: LocalizedFields): PushContent {
+  return {
+    ...content,
+    title: variant.title ?? content.title,
+    body: variant.body ?? content.body,
+    image_url: variant.image_url ?? content.image_url,
+    action_url: variant.action_url ?? content.action_url,
+  };
 }
 
 /**

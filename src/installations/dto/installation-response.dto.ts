@@ -31,6 +31,7 @@ export class InstallationResource {
   invalidated_at: string | null;
   @ApiProperty({ type: String, nullable: true, description: "The provider's reason, e.g. `Unregistered`.", example: null })
   invalid_reason: string | null;
+  @ApiProperty({ type: [String], description: 'Sorted, without duplicates; `[]` when none.', example: ['beta', 'plan:pro'] }) tags: string[];
 }
 
 export class InstallationEnvelope {

@@ -1,7 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
-import { Base64Url, DescribeObject, In, Nested, Optional, OptionalNotNull, Str, WebPushEndpoint } from '../../common/validation/rules';
+import { Base64Url, DescribeObject, In, List, Nested, Optional, OptionalNotNull, Str, TAG, WebPushEndpoint } from '../../common/validation/rules';
+
+const TAGS_DESCRIPTION = 'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
@@ -58,6 +60,8 @@ export class RegisterInstallationDto {
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
   @ApiPropertyOptional({ description: 'Push permission as the client reports it; `unknown` on creation when absent.', example: 'granted' })
   @OptionalNotNull() @In(PERMISSIONS) permission?: Permission;
+  @ApiPropertyOptional({ description: TAGS_DESCRIPTION, example: ['beta', 'plan:pro'] })
+  @OptionalNotNull() @List({ max: 100, item: TAG }) tags?: string[];
 }
 
 /** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
@@ -73,4 +77,6 @@ export class UpdateInstallationDto {
   @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
   @ApiPropertyOptional({ description: 'Merged into the stored device; `null` clears a field.' })
   @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
+  @ApiPropertyOptional({ description: TAGS_DESCRIPTION, example: ['beta'] })
+  @OptionalNotNull() @List({ max: 100, item: TAG }) tags?: string[];
 }

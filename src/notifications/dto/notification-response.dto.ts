@@ -13,6 +13,17 @@ export class NotificationContentResource {
   @ApiProperty({ example: 'Your order is on its way' }) body: string;
   @ApiProperty({ type: String, nullable: true, example: 'https://cdn.example.com/box.png' }) image_url: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'myapp://orders/42' }) action_url: string | null;
+  @ApiProperty({
+    type: 'object',
+    nullable: true,
+    description: 'The variants by language tag, as sent (docs/api.md 12); null when none.',
+    additionalProperties: {
+      type: 'object',
+      properties: { title: { type: 'string' }, body: { type: 'string' }, image_url: { type: 'string' }, action_url: { type: 'string' } },
+    },
+    example: { fr: { title: 'Expédiée' } },
+  })
+  localizations: Record<string, Record<string, string>> | null;
 }
 
 export class NotificationStatistics {
@@ -23,7 +34,7 @@ export class NotificationStatistics {
   @ApiProperty({ type: 'integer', description: 'Installations that reported `displayed`.', example: 0 }) displayed: number;
   @ApiProperty({ type: 'integer', description: 'Installations that reported `opened`.', example: 0 }) opened: number;
   @ApiProperty({ type: 'integer', description: 'Failed for good (including invalidated tokens).', example: 0 }) failed: number;
-  @ApiProperty({ type: 'integer', description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials).', example: 0 })
+  @ApiProperty({ type: 'integer', description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).', example: 0 })
   skipped: number;
 }
 
@@ -32,11 +43,18 @@ export class NotificationResource {
   @ApiProperty({ type: () => NotificationContentResource }) notification: NotificationContentResource;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { order_id: 42 } }) data: Record<string, unknown> | null;
   @ApiProperty({ type: () => NotificationOptionsDto, nullable: true }) options: NotificationOptionsDto | null;
-  @ApiProperty({ type: 'integer', description: 'Distinct user ids in the request.', example: 2 }) target_users: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).',
+    example: 2,
+  })
+  target_users: number;
   @ApiProperty({ type: () => NotificationStatistics }) statistics: NotificationStatistics;
   @ApiProperty(TIMESTAMP) created_at: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the fan-out began.' }) processing_started_at: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When every installation was accepted, failed or skipped.' }) completed_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'The fan-out starts no earlier than this; null for an immediate send.' }) send_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the notification was cancelled.' }) canceled_at: string | null;
 }
 
 export class AcceptedMeta {

@@ -1,11 +1,17 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import {
+  checkHttpsUrl,
   checkIn,
+  checkLinkUrl,
   checkString,
+  DescribeObject,
+  ExactlyOneOf,
   HttpsUrl,
   In,
+  Instant,
   Int,
+  KeyedObjects,
   LinkUrl,
   List,
   Nested,
@@ -13,7 +19,10 @@ import {
   OptionalNotNull,
   PlainObject,
   Required,
+  RequiredNaming,
   Str,
+  TAG,
+  True,
 } from '../../common/validation/rules';
 import { NotificationOptions } from '../notification.entity';
 
@@ -26,13 +35,44 @@ const RESERVED_DATA_KEY = (key: string) =>
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
 
+export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
+export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
+export const RECIPIENTS_MESSAGE =
+  'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
+
+/** Exactly one key (docs/api.md 10). */
+@DescribeObject({ minProperties: 1, maxProperties: 1 })
 export class RecipientsDto {
   /** 1..10,000 external user ids of 1..255 characters; duplicates are collapsed. */
-  @ApiProperty({
+  @ApiPropertyOptional({
     description: 'Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.',
     example: ['user-1', 'user-2'],
   })
-  @Required() @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) }) user_ids: string[];
+  @OptionalNotNull() @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) }) user_ids?: string[];
+  @ApiPropertyOptional({
+    description: 'Installation ids (yours, 1 to 255 characters each); duplicates are collapsed, ids the app does not know are ignored.',
+    example: ['inst-1'],
+  })
+  @OptionalNotNull() @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) }) installation_ids?: string[];
+  @ApiPropertyOptional({ description: 'Installations carrying at least one of these tags.', example: ['beta'] })
+  @OptionalNotNull() @List({ min: 1, max: 10, item: TAG }) tags?: string[];
+  @ApiPropertyOptional({ description: 'Every installation of the app.', example: true })
+  @OptionalNotNull() @True() all?: true;
+}
+
+/** One language's variant of the content (docs/api.md 12): each field under the default field's rule. */
+const LOCALIZED_FIELDS = {
+  title: checkString({ min: 1, max: 256 }),
+  body: checkString({ min: 1, max: 4000 }),
+  image_url: checkHttpsUrl(2048),
+  action_url: checkLinkUrl(2048),
+};
+
+export interface LocalizedContent {
+  title?: string;
+  body?: string;
+  image_url?: string;
+  action_url?: string;
 }
 
 export class NotificationContentDto {
@@ -44,6 +84,32 @@ export class NotificationContentDto {
   @Optional() @HttpsUrl(2048) image_url?: string | null;
   @ApiPropertyOptional({ description: 'An absolute URL or an app deep link (scheme://...).', example: 'myapp://orders/42' })
   @Optional() @LinkUrl(2048) action_url?: string | null;
+  @ApiPropertyOptional({
+    description:
+      'Variants by BCP 47 language tag (at most 50). Each installation gets the best match for its `device.locale`; a field the variant lacks comes from the default fields.',
+    example: { fr: { title: 'Expédiée', body: 'Votre commande est en route' } },
+  })
+  @Optional()
+  @KeyedObjects({
+    maxKeys: 50,
+    key: /^[A-Za-z0-9-]{2,35}$/,
+    keyMessage: 'The :attribute field name must be a BCP 47 language tag (2 to 35 letters, digits and -).',
+    fields: LOCALIZED_FIELDS,
+    minFields: 1,
+    schema: {
+      type: 'object',
+      maxProperties: 50,
+      // OpenAPI 3.0 has no propertyNames: the keys' rule, for tools that read it.
+      'x-key-pattern': '^[A-Za-z0-9-]{2,35}$',
+      additionalProperties: {
+        type: 'object',
+        minProperties: 1,
+        additionalProperties: false,
+        properties: Object.fromEntries(Object.entries(LOCALIZED_FIELDS).map(([name, check]) => [name, check.schema])),
+      },
+    } as ApiPropertyOptions,
+  })
+  localizations?: Record<string, LocalizedContent> | null;
 }
 
 export class NotificationOptionsDto implements NotificationOptions {
@@ -59,11 +125,18 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull() @Str({ min: 1, max: 255 }) sound?: string;
   @ApiPropertyOptional({ description: 'Only these platforms; all when absent.', example: ['ios', 'android'] })
   @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: Platform[];
+  @ApiPropertyOptional({
+    description: "Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).",
+    example: '09:00',
+  })
+  @OptionalNotNull()
+  @Str({ min: 5, max: 5, pattern: /^(?:[01]\d|2[0-3]):[0-5]\d$/, patternMessage: 'The :attribute field must be a 24-hour time of day, HH:MM.' })
+  local_time?: string;
 }
 
 /** POST /notifications (docs/api.md 5.1). */
 export class SendNotificationDto {
-  @Required() @Nested(() => RecipientsDto) recipients: RecipientsDto;
+  @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
   @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;
   /** Delivered to the device as custom data; at most 4 KiB as JSON. */
   @ApiPropertyOptional({
@@ -73,4 +146,9 @@ export class SendNotificationDto {
   })
   @Optional() @PlainObject({ maxBytes: 4096, reservedKeys: RESERVED_DATA_KEY }) data?: Record<string, unknown> | null;
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
+  @ApiPropertyOptional({
+    description: 'Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.',
+    example: '2026-12-01T09:00:00.000Z',
+  })
+  @Optional() @Instant({ maxDaysAhead: 30 }) send_at?: string | null;
 }

@@ -1,0 +1,294 @@
+import { Queue } from 'bullmq';
+import { AllModule } from '../../src/app.module';
+import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
+import { redisOptionsFromUrl } from '../../src/config/redis-options';
+import { FanoutJobs } from '../../src/queue/jobs';
+import { nextLocalTime } from '../../src/delivery/local-time';
+import { useTestApp } from '../support/create-test-app';
+import { apnsToken, bearer, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
+import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { TEST_REDIS_URL } from '../support/services';
+import { waitFor } from '../support/wait-for';
+
+const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** send_at, options.local_time and cancelling (docs/api.md 11), through API, fan-out and delivery in one process. */
+describe('scheduling and cancelling (docs/api.md 11)', () => {
+  let fakes: FakeProviders;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  // Due work whose job is lost is found by the sweeper DELIVERY_STUCK_MS after it fell due.
+  const ctx = useTestApp(() => ({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '1000' } }));
+  afterAll(() => fakes?.stop());
+  let tenant: TestTenant;
+
+  beforeAll(async () => {
+    tenant = await newApp(ctx, 'Scheduling');
+    await configureProviders(ctx, tenant.appId, fakes);
+  });
+
+  const send = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set(headers).send({ notification: { title: 'Hello', body: 'World' }, ...body });
+  const cancel = (id: string, token = tenant.token) => ctx.http().post(`/api/v1/notifications/${id}/cancel`).set(bearer(token));
+  const read = async (id: string) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token)).expect(200)).body.data;
+  const completed = (id: string, timeoutMs?: number) =>
+    waitFor(
+      async () => {
+        const n = await read(id);
+        return n.completed_at ? n : null;
+      },
+      `notification ${id} to complete`,
+      timeoutMs,
+    );
+  const ios = async (body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
+    const push_token = apnsToken();
+    return { ...(await newInstallation(ctx, tenant.token, { platform: 'ios', push_token, ...body })), push_token };
+  };
+  const apnsRequests = (pushToken: string) => fakes.apns.requests.filter((r) => r.token === pushToken);
+  const deliveries = (id: string) =>
+    ctx.db.query(
+      `SELECT i.installation_id, d.status, d.reason, d.scheduled_for, d.batch FROM deliveries d JOIN installations i ON i.id = d.installation_id
+       WHERE d.notification_id = $1 ORDER BY i.installation_id`,
+      [id],
+    );
+
+  describe('send_at', () => {
+    it.each<[string, unknown, string]>([
+      ['more than 30 days ahead', new Date(Date.now() + 31 * 86_400_000).toISOString(), 'The send_at field must not be more than 30 days in the future.'],
+      ['without a zone', '2026-12-01T09:00:00', 'The send_at field must be a real ISO 8601 date-time with Z or a ±hh:mm offset, between the years 2000 and 2100.'],
+      ['not a date', 'tomorrow', 'The send_at field must be a real ISO 8601 date-time with Z or a ±hh:mm offset, between the years 2000 and 2100.'],
+      ['a number', 1764300000, 'The send_at field must be a string.'],
+    ])('422 on send_at %s', async (_name, sendAt, message) => {
+      const res = await send({ recipients: { user_ids: ['u'] }, send_at: sendAt });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({ send_at: [message] });
+    });
+
+    it('accepts 30 days ahead and an offset; echoes send_at in UTC', async () => {
+      const res = await send({ recipients: { user_ids: ['nobody'] }, send_at: '2026-11-30T10:00:00+01:00' });
+      expect(res.status).toBe(202);
+      expect(res.body.data.send_at).toBe('2026-11-30T09:00:00.000Z');
+      const edge = new Date(Date.now() + 30 * 86_400_000 - 60_000).toISOString();
+      expect((await send({ recipients: { user_ids: ['nobody'] }, send_at: edge })).status).toBe(202);
+      expect((await send({ recipients: { user_ids: ['nobody'] }, send_at: null })).body.data.send_at).toBeNull();
+    });
+
+    it('a send_at in the past means now', async () => {
+      const i = await ios({ user_id: 'past' });
+      const res = await send({ recipients: { user_ids: ['past'] }, send_at: '2020-01-01T00:00:00Z' });
+      expect(res.status).toBe(202);
+      expect(res.body.data.send_at).toBe('2020-01-01T00:00:00.000Z');
+      const done = await completed(res.body.data.id);
+      expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
+      expect(apnsRequests(i.push_token)).toHaveLength(1);
+    });
+
+    it('holds the fan-out until send_at: nothing arrives before it', async () => {
+      const i = await ios({ user_id: 'later' });
+      const sendAt = new Date(Date.now() + 3000);
+      const res = await send({ recipients: { user_ids: ['later'] }, send_at: sendAt.toISOString() });
+      expect(res.status).toBe(202);
+      expect(res.body.data).toMatchObject({ send_at: sendAt.toISOString(), processing_started_at: null, canceled_at: null });
+      // Until send_at: no fan-out, no delivery row, no message.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect((await read(res.body.data.id)).processing_started_at).toBeNull();
+      expect(await deliveries(res.body.data.id)).toEqual([]);
+      const done = await completed(res.body.data.id);
+      expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
+      expect(new Date(done.processing_started_at).getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
+      const [request] = apnsRequests(i.push_token);
+      expect(request.at.getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
+      expect((await deliveries(res.body.data.id))[0].scheduled_for).toEqual(sendAt);
+    });
+
+    it('an early fan-out job (clock skew, a re-queue) goes back to waiting until send_at', async () => {
+      const i = await ios({ user_id: 'early' });
+      const sendAt = new Date(Date.now() + 4000);
+      const res = await send({ recipients: { user_ids: ['early'] }, send_at: sendAt.toISOString() });
+      const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      try {
+        await (await queue.getJob(`fanout-${res.body.data.id}`))!.remove();
+        // Queued to run now: the worker takes it, finds send_at ahead and moves it back to delayed.
+        await ctx.get(FanoutJobs).add(res.body.data.id);
+        await waitFor(async () => (await (await queue.getJob(`fanout-${res.body.data.id}`))?.getState()) === 'delayed', 'the job to wait again');
+      } finally {
+        await queue.close();
+      }
+      expect((await read(res.body.data.id)).processing_started_at).toBeNull();
+      const done = await completed(res.body.data.id);
+      expect(new Date(done.processing_started_at).getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
+      expect(apnsRequests(i.push_token)[0].at.getTime()).toBeGreaterThanOrEqual(sendAt.getTime());
+    });
+
+    it('survives the loss of its queued job: the sweeper fans it out from PostgreSQL once due', async () => {
+      const i = await ios({ user_id: 'flushed' });
+      const res = await send({ recipients: { user_ids: ['flushed'] }, send_at: new Date(Date.now() + 1000).toISOString() });
+      // As after a Redis flush: the delayed fan-out job is gone.
+      const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      try {
+        const job = await queue.getJob(`fanout-${res.body.data.id}`);
+        expect(await job!.getState()).toBe('delayed');
+        await job!.remove();
+      } finally {
+        await queue.close();
+      }
+      const done = await completed(res.body.data.id, 25_000);
+      expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
+      expect(apnsRequests(i.push_token)).toHaveLength(1);
+    });
+  });
+
+  describe('cancel', () => {
+    it('before send_at: sends nothing and completes with every delivery Canceled; again 200 unchanged; a replay answers as the first time', async () => {
+      const installations = [await ios({ user_id: 'c1' }), await ios({ user_id: 'c1' }), await ios({ user_id: 'c2' })];
+      const body = { recipients: { user_ids: ['c1', 'c2'] }, notification: { title: 'Hello', body: 'World' }, send_at: new Date(Date.now() + 3_600_000).toISOString() };
+      const first = await send(body, { 'Idempotency-Key': 'cancel-me' });
+      expect(first.status).toBe(202);
+      const id = first.body.data.id;
+
+      const canceled = await cancel(id);
+      expect(canceled.status).toBe(200);
+      expect(canceled.body.data).toMatchObject({ id, canceled_at: expect.stringMatching(ISO_MS) });
+      const done = await completed(id);
+      expect(done.canceled_at).toBe(canceled.body.data.canceled_at);
+      expect(done.statistics).toMatchObject({ users: 2, installations: 3, accepted: 0, failed: 0, skipped: 3 });
+      // Every row is final (skipped), so no job can send anything later. (Queues never go idle in
+      // this file: the sends of the send_at tests wait up to 30 days as delayed jobs.)
+      expect((await deliveries(id)).map((d: { status: string; reason: string }) => [d.status, d.reason])).toEqual(Array(3).fill(['skipped', 'Canceled']));
+      for (const i of installations) expect(apnsRequests(i.push_token)).toHaveLength(0);
+
+      const again = await cancel(id);
+      expect(again.status).toBe(200);
+      expect(again.body.data.canceled_at).toBe(canceled.body.data.canceled_at);
+      expect(again.body.data.completed_at).toBe(done.completed_at);
+
+      const replay = await send(body, { 'Idempotency-Key': 'cancel-me' });
+      expect(replay.status).toBe(202);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
+      expect(replay.body).toEqual(first.body);
+    });
+
+    it('during retries: the rows not yet sent are Canceled at once and the notification completes', async () => {
+      const sent = await ios({ user_id: 'r1' });
+      const retried = await ios({ user_id: 'r1' });
+      fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 30 }]);
+      const res = await send({ recipients: { user_ids: ['r1'] } });
+      const id = res.body.data.id;
+      await waitFor(async () => apnsRequests(retried.push_token).length === 1 && apnsRequests(sent.push_token).length === 1, 'the first attempts');
+      await waitFor(async () => (await read(id)).statistics.accepted === 1, 'the accepted one to be counted');
+      const canceled = await cancel(id);
+      expect(canceled.status).toBe(200);
+      expect(canceled.body.data.completed_at).toMatch(ISO_MS);
+      expect(canceled.body.data.statistics).toMatchObject({ installations: 2, accepted: 1, skipped: 1 });
+      const rows = await deliveries(id);
+      expect(rows.find((d: { installation_id: string }) => d.installation_id === retried.installation_id)).toMatchObject({ status: 'skipped', reason: 'Canceled' });
+    });
+
+    it('a delivery job that wakes up for a cancelled notification sends nothing', async () => {
+      const retried = await ios({ user_id: 'w1' });
+      fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 1 }]);
+      const res = await send({ recipients: { user_ids: ['w1'] } });
+      const id = res.body.data.id;
+      await waitFor(async () => (await deliveries(id))[0]?.status === 'pending' && apnsRequests(retried.push_token).length === 1, 'the retry to be pending');
+      // The cancel's row update has not reached this row (as if it ran while the row was in flight).
+      await ctx.db.query(`UPDATE notifications SET canceled_at = now() WHERE id = $1`, [id]);
+      const done = await completed(id);
+      expect(done.statistics).toMatchObject({ installations: 1, accepted: 0, skipped: 1 });
+      expect((await deliveries(id))[0]).toMatchObject({ status: 'skipped', reason: 'Canceled' });
+      // The retry job has run (it is what skipped the row), and sent nothing.
+      expect(apnsRequests(retried.push_token)).toHaveLength(1);
+    });
+
+    it('409 for a notification that had completed; 404 for another app’s, an unknown id or not an id; 403 without notifications:send', async () => {
+      await ios({ user_id: 'done' });
+      const res = await send({ recipients: { user_ids: ['done'] } });
+      await completed(res.body.data.id);
+      const conflict = await cancel(res.body.data.id);
+      expect(conflict.status).toBe(409);
+      expect(conflict.body).toEqual({ message: 'This notification has already completed.' });
+      expect((await read(res.body.data.id)).canceled_at).toBeNull();
+
+      const stranger = await newApp(ctx, 'Stranger');
+      expect((await cancel(res.body.data.id, stranger.token)).body).toEqual({ message: 'Not Found' });
+      expect((await cancel('00000000-0000-4000-8000-000000000000')).status).toBe(404);
+      expect((await cancel('not-an-id')).status).toBe(404);
+      const readOnly = await newToken(ctx, tenant.appId, ['notifications:read']);
+      expect((await cancel(res.body.data.id, readOnly)).status).toBe(403);
+    });
+  });
+
+  describe('options.local_time', () => {
+    it.each<[string, unknown, string]>([
+      ['24:00', '24:00', 'The options.local_time field must be a 24-hour time of day, HH:MM.'],
+      ['9:00', '9:00', 'The options.local_time field must be at least 5 characters.'],
+      ['09:60', '09:60', 'The options.local_time field must be a 24-hour time of day, HH:MM.'],
+      ['09:00:00', '09:00:00', 'The options.local_time field must not be greater than 5 characters.'],
+      ['a number', 900, 'The options.local_time field must be a string.'],
+      ['null', null, 'The options.local_time field must be a string.'],
+    ])('422 on local_time %s', async (_name, localTime, message) => {
+      const res = await send({ recipients: { user_ids: ['u'] }, options: { local_time: localTime } });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({ 'options.local_time': [message] });
+    });
+
+    it('schedules each installation at its zone’s time, grouped by due time, and delivers one whose time comes round', async () => {
+      // The next whole minute far enough ahead for the fan-out to run first.
+      const now = Date.now();
+      const due = new Date(Math.ceil((now + 15_000) / 60_000) * 60_000);
+      const kolkata = new Intl.DateTimeFormat('en-GB', { timeZone: 'Asia/Kolkata', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(due);
+      const soon = [
+        await ios({ user_id: 'lt', device: { timezone: 'Asia/Kolkata', locale: 'en' } }),
+        await ios({ user_id: 'lt', device: { timezone: 'Asia/Kolkata' } }),
+      ];
+      // Five and a half hours later in UTC (and in a zone Intl does not know).
+      const utc = [await ios({ user_id: 'lt', device: { timezone: 'Mars/Olympus' } }), await ios({ user_id: 'lt' })];
+      const paris = await ios({ user_id: 'lt', device: { timezone: 'Europe/Paris' } });
+
+      const res = await send({ recipients: { user_ids: ['lt'] }, options: { local_time: kolkata } });
+      expect(res.status).toBe(202);
+      const id = res.body.data.id;
+      const accepted = new Date(res.body.data.created_at);
+      await waitFor(async () => (await read(id)).statistics.installations === 5, 'the fan-out');
+      const rows = await deliveries(id);
+      const rowOf = (installationId: string) => rows.find((r: { installation_id: string }) => r.installation_id === installationId);
+      expect(rowOf(soon[0].installation_id)).toMatchObject({ status: 'scheduled', scheduled_for: due });
+      expect(rowOf(soon[1].installation_id)).toMatchObject({ status: 'scheduled', scheduled_for: due });
+      // Kolkata is UTC+5:30 all year: UTC's clock shows the same time 5.5 hours later.
+      const utcDue = nextLocalTime(accepted, kolkata, 'UTC');
+      expect(utcDue.getTime() - due.getTime()).toBe(5.5 * 3_600_000);
+      for (const i of utc) expect(rowOf(i.installation_id)).toMatchObject({ status: 'scheduled', scheduled_for: utcDue });
+      expect(rowOf(paris.installation_id)).toMatchObject({ status: 'scheduled', scheduled_for: nextLocalTime(accepted, kolkata, 'Europe/Paris') });
+      // One batch per due time: the two Kolkata rows share one, the two UTC rows another.
+      expect(rowOf(soon[0].installation_id).batch).toBe(rowOf(soon[1].installation_id).batch);
+      expect(rowOf(utc[0].installation_id).batch).toBe(rowOf(utc[1].installation_id).batch);
+      expect(new Set(rows.map((r: { batch: number }) => r.batch)).size).toBe(3);
+      expect((await read(id)).completed_at).toBeNull();
+
+      // One delayed job per due time and batch; then, as after a Redis flush, they are gone: the
+      // sweeper finds the due rows in PostgreSQL.
+      const queue = new Queue(DELIVER_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      try {
+        const delayed = (await queue.getDelayed()).filter((job) => job.data.notificationId === id);
+        expect(delayed.map((job) => job.data.batch).sort()).toEqual([...new Set(rows.map((r: { batch: number }) => r.batch))].sort());
+        for (const job of delayed) await job.remove();
+      } finally {
+        await queue.close();
+      }
+
+      // Kolkata's time comes round within the test.
+      await waitFor(async () => (await read(id)).statistics.accepted === 2, 'the Kolkata installations to be sent to', 90_000, 500);
+      for (const i of soon) {
+        const [request] = apnsRequests(i.push_token);
+        expect(request.at.getTime()).toBeGreaterThanOrEqual(due.getTime());
+      }
+      for (const i of [...utc, paris]) expect(apnsRequests(i.push_token)).toHaveLength(0);
+      expect((await read(id)).completed_at).toBeNull();
+
+      // The rest is cancelled: the scheduled rows are Canceled and the notification completes.
+      const canceled = await cancel(id);
+      expect(canceled.body.data.completed_at).toMatch(ISO_MS);
+      expect(canceled.body.data.statistics).toMatchObject({ installations: 5, accepted: 2, skipped: 3 });
+    }, 120_000);
+  });
+});

@@ -1,0 +1,201 @@
+import { AllModule } from '../../src/app.module';
+import { useTestApp } from '../support/create-test-app';
+import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
+import { configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { waitFor } from '../support/wait-for';
+import { waitForQueues } from '../support/wait-for-queues';
+
+const EXACTLY_ONE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
+
+/** Recipients and installation tags (docs/api.md 10), through API, fan-out and delivery in one process. */
+describe('targeting (docs/api.md 10)', () => {
+  let fakes: FakeProviders;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
+  afterAll(() => fakes?.stop());
+  let tenant: TestTenant;
+  let other: TestTenant;
+
+  beforeAll(async () => {
+    tenant = await newApp(ctx, 'Targeting');
+    other = await newApp(ctx, 'Another app');
+    await configureProviders(ctx, tenant.appId, fakes);
+    await configureProviders(ctx, other.appId, fakes);
+  });
+
+  const send = (body: Record<string, unknown>, token = tenant.token) =>
+    ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body });
+  const read = async (id: string, token = tenant.token) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(token)).expect(200)).body.data;
+  const completed = (id: string, token = tenant.token) =>
+    waitFor(async () => {
+      const n = await read(id, token);
+      return n.completed_at ? n : null;
+    }, `notification ${id} to complete`);
+  const ios = async (token: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
+    const push_token = apnsToken();
+    const installation = await newInstallation(ctx, token, { platform: 'ios', push_token, ...body });
+    return { ...installation, push_token };
+  };
+  const apnsAccepted = (pushToken: string) => fakes.apns.requests.filter((r) => r.token === pushToken && r.status === 200).length;
+  const put = (id: string, body: Record<string, unknown>) => ctx.http().put(`/api/v1/installations/${id}`).set(bearer(tenant.token)).send(body);
+  const patch = (id: string, body: Record<string, unknown>) => ctx.http().patch(`/api/v1/installations/${id}`).set(bearer(tenant.token)).send(body);
+
+  describe('installation tags', () => {
+    it('PUT and PATCH replace the whole set, stored sorted without duplicates; [] when none', async () => {
+      const created = await put('tagged-1', { platform: 'ios', push_token: apnsToken(), tags: ['vip', 'beta', 'vip', 'plan:pro'] }).expect(201);
+      expect(created.body.data.tags).toEqual(['beta', 'plan:pro', 'vip']);
+      const untagged = await put('tagged-2', { platform: 'ios', push_token: apnsToken() }).expect(201);
+      expect(untagged.body.data.tags).toEqual([]);
+
+      // A refresh without tags keeps them; with tags, replaces them.
+      expect((await put('tagged-1', { permission: 'granted' }).expect(200)).body.data.tags).toEqual(['beta', 'plan:pro', 'vip']);
+      expect((await put('tagged-1', { tags: ['a.b', 'A-b_c'] }).expect(200)).body.data.tags).toEqual(['A-b_c', 'a.b']);
+      expect((await patch('tagged-1', { tags: ['z', 'y'] }).expect(200)).body.data.tags).toEqual(['y', 'z']);
+      expect((await patch('tagged-1', { user_id: 'u' }).expect(200)).body.data.tags).toEqual(['y', 'z']);
+      expect((await patch('tagged-1', { tags: [] }).expect(200)).body.data.tags).toEqual([]);
+      const got = await ctx.http().get('/api/v1/installations/tagged-1').set(bearer(tenant.token)).expect(200);
+      expect(got.body.data.tags).toEqual([]);
+      // 100 tags of 64 characters are the bounds.
+      const hundred = Array.from({ length: 100 }, (_, i) => `${String(i).padStart(3, '0')}${'t'.repeat(61)}`);
+      expect((await patch('tagged-2', { tags: hundred }).expect(200)).body.data.tags).toEqual(hundred);
+    });
+
+    it.each<[string, unknown, string, string]>([
+      ['not an array', 'beta', 'tags', 'The tags field must be an array.'],
+      ['null', null, 'tags', 'The tags field must be an array.'],
+      ['101 tags', Array.from({ length: 101 }, (_, i) => `t${i}`), 'tags', 'The tags field must not have more than 100 items.'],
+      ['an empty tag', ['ok', ''], 'tags.1', 'The tags.1 field must not be empty.'],
+      ['a 65-character tag', ['t'.repeat(65)], 'tags.0', 'The tags.0 field must not be greater than 64 characters.'],
+      ['a space', ['two words'], 'tags.0', 'The tags.0 field may contain only letters, digits, _ . : and -.'],
+      ['a slash', ['a/b'], 'tags.0', 'The tags.0 field may contain only letters, digits, _ . : and -.'],
+      ['a non-string', [7], 'tags.0', 'The tags.0 field must be a string.'],
+    ])('422 for tags that are %s, on PUT and PATCH', async (_name, tags, field, message) => {
+      for (const res of [await put('tag-rules', { platform: 'ios', push_token: apnsToken(), tags }), await patch('tagged-2', { tags })]) {
+        expect(res.status).toBe(422);
+        expect(res.body.errors).toEqual({ [field]: [message] });
+      }
+    });
+  });
+
+  describe('recipients validation', () => {
+    it('a missing recipients object names recipients and recipients.user_ids', async () => {
+      const res = await send({});
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({
+        recipients: ['The recipients field is required.'],
+        'recipients.user_ids': ['The recipients.user_ids field is required.'],
+      });
+      expect(res.body.message).toBe('The recipients field is required. (and 1 more error)');
+    });
+
+    it.each<[string, Record<string, unknown>]>([
+      ['none', {}],
+      ['two', { user_ids: ['u1'], all: true }],
+      ['three', { user_ids: ['u1'], installation_ids: ['i1'], tags: ['t'] }],
+    ])('422 on recipients when %s of the keys are given', async (_name, recipients) => {
+      const res = await send({ recipients });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({ recipients: [EXACTLY_ONE] });
+      expect(res.body.message).toBe(EXACTLY_ONE);
+    });
+
+    const tooMany = Array.from({ length: 10_001 }, (_, i) => `i${i}`);
+    it.each<[string, Record<string, unknown>, string, string]>([
+      ['installation_ids not an array', { installation_ids: 'i1' }, 'recipients.installation_ids', 'The recipients.installation_ids field must be an array.'],
+      ['empty installation_ids', { installation_ids: [] }, 'recipients.installation_ids', 'The recipients.installation_ids field must have at least 1 item.'],
+      ['10,001 installation_ids', { installation_ids: tooMany }, 'recipients.installation_ids', 'The recipients.installation_ids field must not have more than 10000 items.'],
+      ['an empty installation id', { installation_ids: ['i1', ''] }, 'recipients.installation_ids.1', 'The recipients.installation_ids.1 field must not be empty.'],
+      ['a 256-char installation id', { installation_ids: ['i'.repeat(256)] }, 'recipients.installation_ids.0', 'The recipients.installation_ids.0 field must not be greater than 255 characters.'],
+      ['null installation_ids', { installation_ids: null }, 'recipients.installation_ids', 'The recipients.installation_ids field must be an array.'],
+      ['empty tags', { tags: [] }, 'recipients.tags', 'The recipients.tags field must have at least 1 item.'],
+      ['11 tags', { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, 'recipients.tags', 'The recipients.tags field must not have more than 10 items.'],
+      ['a bad tag', { tags: ['ok', 'no way'] }, 'recipients.tags.1', 'The recipients.tags.1 field may contain only letters, digits, _ . : and -.'],
+      ['a 65-char tag', { tags: ['t'.repeat(65)] }, 'recipients.tags.0', 'The recipients.tags.0 field must not be greater than 64 characters.'],
+      ['all false', { all: false }, 'recipients.all', 'The recipients.all field must be true.'],
+      ['all "true"', { all: 'true' }, 'recipients.all', 'The recipients.all field must be true.'],
+      ['all null', { all: null }, 'recipients.all', 'The recipients.all field must be true.'],
+    ])('422 for %s', async (_name, recipients, field, message) => {
+      const res = await send({ recipients });
+      expect(res.status).toBe(422);
+      expect(res.body.errors).toEqual({ [field]: [message] });
+    });
+  });
+
+  it('tags reach the installations of the app carrying any of them, never another app’s with the same tag', async () => {
+    const beta = await ios(tenant.token, { user_id: 'ann', tags: ['beta', 'x'] });
+    const gamma = await ios(tenant.token, { user_id: 'ann', tags: ['gamma'] });
+    const both = await ios(tenant.token, { user_id: 'ben', tags: ['beta', 'gamma'] });
+    const anonymous = await ios(tenant.token, { tags: ['gamma'] });
+    const untagged = await ios(tenant.token, { user_id: 'cid', tags: ['delta'] });
+    const foreign = await ios(other.token, { user_id: 'ann', tags: ['beta', 'gamma'] });
+
+    const res = await send({ recipients: { tags: ['beta', 'gamma', 'beta'] } });
+    expect(res.status).toBe(202);
+    // Users are known once the fan-out has found the installations.
+    expect(res.body.data.target_users).toBe(0);
+    const done = await completed(res.body.data.id);
+    expect(done.target_users).toBe(2);
+    expect(done.statistics).toMatchObject({ users: 2, installations: 4, accepted: 4, skipped: 0, failed: 0 });
+    await waitForQueues(ctx);
+    for (const i of [beta, gamma, both, anonymous]) expect(apnsAccepted(i.push_token)).toBe(1);
+    expect(apnsAccepted(untagged.push_token)).toBe(0);
+    expect(apnsAccepted(foreign.push_token)).toBe(0);
+  });
+
+  it('installation_ids reach those installations of the app; unknown ids, duplicates and another app’s are ignored', async () => {
+    const a = await ios(tenant.token, { user_id: 'dan' });
+    const b = await ios(tenant.token);
+    const foreign = await ios(other.token);
+    const res = await send({
+      recipients: { installation_ids: [a.installation_id, 'no-such-installation', b.installation_id, a.installation_id, foreign.installation_id] },
+    });
+    expect(res.status).toBe(202);
+    const done = await completed(res.body.data.id);
+    expect(done.target_users).toBe(1);
+    expect(done.statistics).toMatchObject({ users: 1, installations: 2, accepted: 2 });
+    await waitForQueues(ctx);
+    expect([apnsAccepted(a.push_token), apnsAccepted(b.push_token), apnsAccepted(foreign.push_token)]).toEqual([1, 1, 0]);
+  });
+
+  it('all reaches every live installation of the app and none of another', async () => {
+    const app = await newApp(ctx, 'Broadcast');
+    await configureProviders(ctx, app.appId, fakes);
+    const mine = [await ios(app.token, { user_id: 'u1' }), await ios(app.token, { user_id: 'u1' }), await ios(app.token, { user_id: 'u2' }), await ios(app.token)];
+    const denied = await ios(app.token, { user_id: 'u3', permission: 'denied' });
+    const deleted = await ios(app.token, { user_id: 'u4' });
+    await ctx.http().delete(`/api/v1/installations/${deleted.installation_id}`).set(bearer(app.token)).expect(204);
+    const foreign = await ios(tenant.token, { user_id: 'u1' });
+
+    const res = await send({ recipients: { all: true } }, app.token);
+    expect(res.status).toBe(202);
+    const done = await completed(res.body.data.id, app.token);
+    // u1, u2, u3 (denied, but an installation the fan-out found); the deleted one is not a target.
+    expect(done.target_users).toBe(3);
+    expect(done.statistics).toMatchObject({ users: 3, installations: 5, accepted: 4, skipped: 1, failed: 0 });
+    await waitForQueues(ctx);
+    for (const i of mine) expect(apnsAccepted(i.push_token)).toBe(1);
+    expect(apnsAccepted(denied.push_token)).toBe(0);
+    expect(apnsAccepted(deleted.push_token)).toBe(0);
+    expect(apnsAccepted(foreign.push_token)).toBe(0);
+  });
+
+  it('walks a broadcast and a tag send over several chunks, each installation once', async () => {
+    // An app without credentials: every row is skipped (NoCredentials), so only the fan-out runs.
+    const app = await newApp(ctx, 'Many');
+    await seedInstallations(ctx, app.appId, fakes, 12_001, 'many');
+    await ctx.db.query(`UPDATE installations SET tags = '{odd}' WHERE app_id = $1 AND right(user_id, 1) IN ('1', '3', '5', '7', '9')`, [app.appId]);
+    const all = await send({ recipients: { all: true } }, app.token);
+    const odd = await send({ recipients: { tags: ['odd'] } }, app.token);
+    const [allDone, oddDone] = [await completed(all.body.data.id, app.token), await completed(odd.body.data.id, app.token)];
+    expect(allDone.statistics).toMatchObject({ users: 12_001, installations: 12_001, skipped: 12_001 });
+    expect(allDone.target_users).toBe(12_001);
+    expect(oddDone.statistics).toMatchObject({ users: 6_000, installations: 6_000, skipped: 6_000 });
+    const [counts] = await ctx.db.query(
+      `SELECT count(*)::int AS rows, count(DISTINCT installation_id)::int AS installations FROM deliveries WHERE notification_id = $1`,
+      [all.body.data.id],
+    );
+    expect(counts).toEqual({ rows: 12_001, installations: 12_001 });
+  });
+});
