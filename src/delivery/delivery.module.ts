@@ -9,9 +9,11 @@ import { DeliveriesService } from './deliveries.service';
 import { FanOutProcessor } from './fan-out.processor';
 import { FanOutRepository } from './fan-out.repository';
 import { FanOutService } from './fan-out.service';
+import { OutcomeRecorder } from './outcome-recorder';
 import { ProvidersModule } from './providers/providers.module';
 import { SweeperProcessor } from './sweeper.processor';
 import { SweeperRepository } from './sweeper.repository';
+import { StoreOutage } from './store-outage';
 import { SweeperService } from './sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
@@ -24,6 +26,8 @@ import { SweeperService } from './sweeper.service';
   providers: [
     FanOutService,
     DeliveriesService,
+    OutcomeRecorder,
+    StoreOutage,
     SweeperService,
     FanOutRepository,
     DeliveriesRepository,
