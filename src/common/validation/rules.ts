@@ -60,7 +60,15 @@ export const OptionalNotNull = () =>
     ValidateIf((_object: unknown, value: unknown) => value !== undefined),
     ApiProperty({ required: false }),
   );
-export const Required = () => applyDecorators(IsDefined({ message: 'The :attribute field is required.' }), ApiProperty({ required: true }));
+/**
+ * `alsoNaming`: fields of a required object that a 422 names too when the object is missing
+ * (docs/api.md 5.1: a send without `recipients` also names `recipients.user_ids`); see toErrorBag.
+ */
+export const Required = (alsoNaming: string[] = []) =>
+  applyDecorators(
+    IsDefined({ message: 'The :attribute field is required.', ...(alsoNaming.length > 0 ? { context: { alsoNaming } } : {}) }),
+    ApiProperty({ required: true }),
+  );
 
 export interface StringRule {
   min?: number;

@@ -1,4 +1,7 @@
-import { MAX_KEYS_PER_OBJECT, MAX_KEYS_TOTAL, MAX_NESTING, mergeBags, requestShapeProblems } from './validation-errors';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
+import { Nested, Required } from './rules';
+import { MAX_KEYS_PER_OBJECT, MAX_KEYS_TOTAL, MAX_NESTING, mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
 const nested = (depth: number, leaf: unknown = 1): unknown => {
   let value = leaf;
@@ -60,5 +63,28 @@ describe('requestShapeProblems: keys', () => {
     expect(tooManyKeys).toBe(true);
     expect(Object.keys(errors)).toEqual(['body']);
     expect(requestShapeProblems({ list: Array.from({ length: 50_000 }, (_, i) => i) }).tooManyKeys).toBe(false);
+  });
+});
+
+describe('toErrorBag', () => {
+  class Inner {
+    @Required() name: string;
+  }
+  class Outer {
+    @Required(['name']) @Nested(() => Inner) inner: Inner;
+  }
+
+  // As the pipe validates (RequestValidationPipe).
+  const validate = (body: object) => validateSync(plainToInstance(Outer, body), { stopAtFirstError: true });
+
+  it('names the fields of a missing required object that Required(alsoNaming) lists, after the object itself', () => {
+    const errors = validate({});
+    expect(toErrorBag(errors)).toEqual({ inner: ['The inner field is required.'], 'inner.name': ['The inner.name field is required.'] });
+    expect(Object.keys(toErrorBag(errors))).toEqual(['inner', 'inner.name']);
+  });
+
+  it('names only what is wrong once the object is there', () => {
+    expect(toErrorBag(validate({ inner: {} }))).toEqual({ 'inner.name': ['The inner.name field is required.'] });
+    expect(toErrorBag(validate({ inner: { name: 'x' } }))).toEqual({});
   });
 });

@@ -34,6 +34,9 @@ export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag
         });
       } else {
         add(bag, path, template);
+        // Required(alsoNaming): the missing object's fields are required too.
+        const also = (error.contexts?.[name] as { alsoNaming?: string[] } | undefined)?.alsoNaming ?? [];
+        for (const field of also) add(bag, `${path}.${field}`, 'The :attribute field is required.');
       }
     }
     if (error.children?.length) toErrorBag(error.children, path, bag);

@@ -63,7 +63,8 @@ export class NotificationOptionsDto implements NotificationOptions {
 
 /** POST /notifications (docs/api.md 5.1). */
 export class SendNotificationDto {
-  @Required() @Nested(() => RecipientsDto) recipients: RecipientsDto;
+  /** Missing: the 422 names `recipients.user_ids` too, the form most callers use (docs/api.md 5.1). */
+  @Required(['user_ids']) @Nested(() => RecipientsDto) recipients: RecipientsDto;
   @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;
   /** Delivered to the device as custom data; at most 4 KiB as JSON. */
   @ApiPropertyOptional({
