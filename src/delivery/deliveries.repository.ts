@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { completionCondition } from '../common/completion-condition';
 import { Platform, WebPushSubscription } from '../common/platform';
+import { preparedQuery } from '../common/prepared-query';
 import { PushContent } from './providers/payloads';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
@@ -23,6 +24,14 @@ export interface RecordedOutcome {
   status: 'accepted' | 'failed' | 'skipped' | 'pending';
   reason: string | null;
   nextAttemptAt: Date | null;
+}
+
+/** One claimed delivery row's outcome, to be written; `invalidation` when the provider refused its token. */
+export interface DeliveryRecord {
+  notificationId: string;
+  installationId: string;
+  outcome: RecordedOutcome;
+  invalidation?: Invalidation;
 }
 
 /** An installation whose token a provider refused, and the token that was refused. */
@@ -71,41 +80,74 @@ const CANCEL_LEFTOVERS_SQL = `
   WHERE id = $1 AND counted.n > 0`;
 
 /**
- * A batch's outcomes, and how many rows each status gained. Only rows still "sending" are ours:
- * the counters move exactly with these transitions. Each row finds its outcome in $3, a JSON object
- * keyed by installation id, rather than through a join with the outcome list: deliveries keep no
- * index on status, so the planner cannot know how many rows are "sending", and with a join it
- * was seen to compare every row of the batch with every outcome (500 x 500 per batch, 50 to 400 ms).
- * The batch number keeps the scan to the batch's own rows (its index), however big the send.
+ * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
+ * transaction): each row takes its outcome, the refused tokens are invalidated, and each
+ * notification's counters move by what its rows became. Only rows still "sending" are ours: the
+ * counters move exactly with these transitions, so a statement repeated after its answer was lost
+ * changes nothing. The rows are found by primary key, one index probe per outcome (a nested loop
+ * over the unnested lists), so the cost follows the outcomes written, not the size of the batch or
+ * the send. A token is invalidated only if it is still the installation's.
+ *
+ * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
+ * statement's own transaction: PostgreSQL applies the value in effect when a transaction commits).
+ * That wait was most of the cost of a write of 100 outcomes. It risks only duplicates: if the
+ * PostgreSQL server itself crashes (a worker crash does not matter, the server has the commit)
+ * within the fraction of a second before its WAL writer flushes, the rows come back "sending"
+ * with their counters, and the sweeper sends them again.
+ *
+ * Deliveries are partitioned by the notification's start (delivery.entity.ts): each outcome takes
+ * it from its notification, so each probe runs on that one partition. The notifications this
+ * statement completed answer `completed` (completed_at = now() holds only in the transaction that
+ * set it: now() is when its own transaction began).
  */
 export const RECORD_OUTCOMES_SQL = `
-  WITH updated AS (
-    UPDATE deliveries d SET
-      status = $3::jsonb -> d.installation_id::text ->> 0,
-      reason = $3::jsonb -> d.installation_id::text ->> 1,
-      next_attempt_at = ($3::jsonb -> d.installation_id::text ->> 2)::timestamptz,
-      updated_at = now()
-    WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $4 AND d.installation_id = ANY($2::uuid[]) AND d.status = 'sending'
-    RETURNING d.status
+  WITH outcome AS (
+    SELECT o.*, n.processing_started_at AS started_at
+    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+      AS o(notification_id, installation_id, status, reason, next_attempt_at)
+    JOIN notifications n ON n.id = o.notification_id
+    WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+  ), recorded AS (
+    UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
+    FROM outcome o
+    WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
+      AND d.notification_started_at = o.started_at AND d.status = 'sending'
+    RETURNING d.notification_id, d.status
+  ), invalidated AS (
+    UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
+    FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
+    WHERE i.id = u.id AND i.invalidated_at IS NULL
+      AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
+  ), counted AS (
+    SELECT notification_id,
+           count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
+           count(*) FILTER (WHERE status = 'failed')::int AS failed,
+           count(*) FILTER (WHERE status = 'skipped')::int AS skipped
+    FROM recorded GROUP BY notification_id
   )
-  SELECT count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
-         count(*) FILTER (WHERE status = 'failed')::int AS failed,
-         count(*) FILTER (WHERE status = 'skipped')::int AS skipped
-  FROM updated`;
+  UPDATE notifications n SET
+    stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
+    completed_at = CASE
+      WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
+      ELSE completed_at END
+  FROM counted c
+  WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
+  RETURNING n.id, n.completed_at = now() AS completed`;
 
-/** Invalidates only if the token we used is still the installation's token. */
-const INVALIDATE_SQL = `UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
-           FROM unnest($1::uuid[], $2::text[], $3::text[]) AS u(id, reason, token)
-           WHERE i.id = u.id AND i.invalidated_at IS NULL
-             AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)`;
-
-const COUNT_OUTCOMES_SQL = `UPDATE notifications SET
-             stat_accepted = stat_accepted + $2, stat_failed = stat_failed + $3, stat_skipped = stat_skipped + $4,
-             completed_at = CASE
-               WHEN completed_at IS NULL AND ${completionCondition(' + $2 + $3 + $4')} THEN now()
-               ELSE completed_at END
-           WHERE id = $1
-           RETURNING completed_at = now() AS completed`;
+/** The parameters of RECORD_OUTCOMES_SQL: one list per column. */
+export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
+  const invalidations = records.flatMap((r) => (r.invalidation ? [r.invalidation] : []));
+  return [
+    records.map((r) => r.notificationId),
+    records.map((r) => r.installationId),
+    records.map((r) => r.outcome.status),
+    records.map((r) => r.outcome.reason?.slice(0, 255) ?? null),
+    records.map((r) => r.outcome.nextAttemptAt),
+    invalidations.map((i) => i.installationId),
+    invalidations.map((i) => i.reason.slice(0, 255)),
+    invalidations.map((i) => i.token),
+  ];
+}
 
 const COMPLETE_ONE_SQL = `UPDATE notifications SET completed_at = now()
        WHERE id = $1 AND completed_at IS NULL AND ${completionCondition()}
@@ -116,7 +158,7 @@ const COMPLETE_ALL_SQL = `UPDATE notifications SET completed_at = now()
        RETURNING id`;
 
 /**
- * The worker's delivery rows: claiming a batch, recording its outcomes with the invalidations and
+ * The worker's delivery rows: claiming a batch, recording outcomes with the invalidations and
  * statistics they cause, and completing notifications.
  */
 @Injectable()
@@ -130,38 +172,23 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Records the outcome of each claimed row (`finals[i]` for `rows[i]`), the invalidations and the
-   * notification's statistics (completing it when they cover every installation) in one transaction.
-   * True when this completed the notification. (completed_at = now() only for the transaction that
-   * set it: now() is the time its own transaction began.)
+   * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
+   * statement (RECORD_OUTCOMES_SQL); answers the notifications it completed. Prepared once per
+   * connection: planning it cost as much as
+   * running it for 100 outcomes, and the worker runs it several times a second. Its generic plan
+   * probes the primary key (test/e2e/delivery-storage.e2e-spec.ts); one made while the table held
+   * a handful of rows may scan the table instead, until the next (auto)ANALYZE or VACUUM of it
+   * replans, or the connection is closed (idle for 10 s).
    */
-  async recordOutcomes(
-    notificationId: string,
-    batch: number,
-    rows: ClaimedRow[],
-    finals: RecordedOutcome[],
-    invalidations: Invalidation[],
-  ): Promise<boolean> {
-    return this.db.transaction(async (manager) => {
-      const outcomesById = Object.fromEntries(rows.map((r, i) => [r.installation_id, [finals[i].status, finals[i].reason, finals[i].nextAttemptAt]]));
-      const [counts] = await manager.query(RECORD_OUTCOMES_SQL, [notificationId, rows.map((r) => r.installation_id), JSON.stringify(outcomesById), batch]);
-      if (invalidations.length > 0) {
-        await manager.query(INVALIDATE_SQL, [
-          invalidations.map((i) => i.installationId),
-          invalidations.map((i) => i.reason.slice(0, 255)),
-          invalidations.map((i) => i.token),
-        ]);
-      }
-      if (counts.accepted + counts.failed + counts.skipped === 0) return false;
-      // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-      const [[counted]]: [{ completed: boolean }[], number] = await manager.query(COUNT_OUTCOMES_SQL, [
-        notificationId,
-        counts.accepted,
-        counts.failed,
-        counts.skipped,
-      ]);
-      return counted?.completed === true;
-    });
+  async recordOutcomes(records: readonly DeliveryRecord[]): Promise<string[]> {
+    if (records.length === 0) return [];
+    const { rows } = await preparedQuery<{ id: string; completed: boolean }>(
+      this.db,
+      'deliveries_record_outcomes',
+      RECORD_OUTCOMES_SQL,
+      recordOutcomesParams(records),
+    );
+    return rows.filter((row) => row.completed).map((row) => row.id);
   }
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */

@@ -1,4 +1,4 @@
-import { Test } from '@nestjs/testing';
+import { Test, TestingModule } from '@nestjs/testing';
 import { Platform } from '../common/platform';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -6,33 +6,50 @@ import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService } from '../metrics/metrics.service';
 import { CompletionReportService } from './completion-report.service';
 import { DeliverJobs } from '../queue/jobs';
-import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, RecordedOutcome } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
+import { OutcomeRecorder } from './outcome-recorder';
 import { PushContent } from './providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { StoreOutage } from './store-outage';
 
 const NOTIFICATION = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
 
-/** The batch's rows in memory: claim hands them out once, recordOutcomes keeps what the service decided. */
+/** What pg throws when PostgreSQL refuses the connection. */
+const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+/**
+ * The batch's rows in memory: claim hands them out once, recordOutcomes keeps what the service
+ * decided. `unreachableFor` calls of either throw as when PostgreSQL is cut off.
+ */
 class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'recordOutcomes' | 'content' | 'cancelLeftovers'> {
   rows: ClaimedRow[] = [];
   localizations: PushContent['localizations'] = null;
   leftoversCanceled: number[] = [];
   recorded = new Map<string, RecordedOutcome>();
   invalidations: Invalidation[] = [];
-  /** What recordOutcomes answers: whether these outcomes completed the notification. */
+  /** Whether recordOutcomes answers that these outcomes completed the notification. */
   completes = false;
+  writes = 0;
+  claims = 0;
+  unreachableFor = 0;
 
   async claim(): Promise<ClaimedRow[]> {
+    this.claims++;
+    if (this.unreachableFor > 0 && this.unreachableFor--) throw unreachable();
     const claimed = this.rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
     this.rows = [];
     return claimed;
   }
 
-  async recordOutcomes(_id: string, _batch: number, rows: ClaimedRow[], finals: RecordedOutcome[], invalidations: Invalidation[]) {
-    rows.forEach((row, i) => this.recorded.set(row.installation_id, finals[i]));
-    this.invalidations.push(...invalidations);
-    return this.completes;
+  async recordOutcomes(records: readonly DeliveryRecord[]) {
+    this.writes++;
+    if (this.unreachableFor > 0 && this.unreachableFor--) throw unreachable();
+    for (const { installationId, outcome, invalidation } of records) {
+      this.recorded.set(installationId, outcome);
+      if (invalidation) this.invalidations.push(invalidation);
+    }
+    return this.completes ? [...new Set(records.map((r) => r.notificationId))] : [];
   }
 
   async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
@@ -81,6 +98,7 @@ describe('DeliveriesService', () => {
   let retries: { notificationId: string; batch: number; attempt: number; delayMs: number }[];
   let metrics: MetricsService;
   let reported: string[];
+  let moduleRef: TestingModule;
   const config = { DELIVERY_CONCURRENCY: 4, DELIVERY_MAX_ATTEMPTS: 3, DELIVERY_RETRY_BASE_MS: 1000, DELIVERY_RETRY_MAX_MS: 60_000 };
   const credentials: ProviderCredentials = {
     appId: 'app-1',
@@ -94,9 +112,11 @@ describe('DeliveriesService', () => {
     ios = new ScriptedProvider('ios');
     retries = [];
     reported = [];
-    const moduleRef = await Test.createTestingModule({
+    moduleRef = await Test.createTestingModule({
       providers: [
         DeliveriesService,
+        OutcomeRecorder,
+        StoreOutage,
         MetricsService,
         { provide: DeliveriesRepository, useValue: store },
         { provide: DeliverJobs, useValue: { addRetry: async (notificationId: string, batch: number, attempt: number, delayMs: number) => retries.push({ notificationId, batch, attempt, delayMs }) } },
@@ -214,4 +234,71 @@ describe('DeliveriesService', () => {
     // The statement skips rows only of a cancelled notification (docs/api.md 11).
     expect(store.leftoversCanceled).toEqual([0]);
   });
+
+  it('writes outcomes while the batch is still being sent, not once at its end', async () => {
+    store.rows = [row('fast'), row('slow')];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const send = ios.send.bind(ios);
+    ios.send = async (c, content, target) => {
+      if (target.installationId === 'slow') await held;
+      return send(c, content, target);
+    };
+
+    const delivered = service.deliverBatch(NOTIFICATION, 0);
+    await until(() => store.recorded.has('fast'));
+    expect(store.recorded.has('slow')).toBe(false);
+    release();
+    await delivered;
+    expect([...store.recorded.keys()].sort()).toEqual(['fast', 'slow']);
+  });
+
+  it('waits out an unreachable database: keeps its claim and outcomes, sends nothing meanwhile, writes them once it answers', async () => {
+    store.rows = ['a', 'b', 'c', 'd'].map((id) => row(id));
+    const outage = moduleRef.get(StoreOutage);
+    const sentDuringOutage: string[] = [];
+    const send = ios.send.bind(ios);
+    ios.send = async (c, content, target) => {
+      if (outage.active) sentDuringOutage.push(target.installationId);
+      // "b" is answered only once the write of "a" has failed: the outage begins mid-batch.
+      if (target.installationId === 'b') await until(() => outage.active);
+      return send(c, content, target);
+    };
+    // The claim fails once; then the first writes fail too.
+    store.unreachableFor = 1;
+    const claimed = store.claim.bind(store);
+    store.claim = async () => {
+      const rows = await claimed();
+      store.unreachableFor = 3;
+      return rows;
+    };
+    config.DELIVERY_CONCURRENCY = 1;
+    try {
+      expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 4 });
+    } finally {
+      config.DELIVERY_CONCURRENCY = 4;
+    }
+
+    expect(store.claims).toBe(2);
+    expect(store.writes).toBeGreaterThanOrEqual(4);
+    expect([...store.recorded].map(([id, outcome]) => [id, outcome.status])).toEqual(['a', 'b', 'c', 'd'].map((id) => [id, 'accepted']));
+    expect(sentDuringOutage).toEqual([]);
+    expect(outage.active).toBe(false);
+  });
+
+  it('fails the job on any other storage error, as before', async () => {
+    store.rows = [row('a')];
+    store.recordOutcomes = async () => {
+      throw new Error('column "nope" does not exist');
+    };
+    await expect(service.deliverBatch(NOTIFICATION, 0)).rejects.toThrow('column "nope" does not exist');
+  });
 });
+
+/** Polls `condition` (every 5 ms, up to 5 s) until it holds. */
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 5_000) throw new Error('condition never held');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { mapLimit } from '../common/map-limit';
 import { Platform } from '../common/platform';
 import { EnvironmentVariables } from '../config/env';
@@ -6,60 +6,69 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/metrics.service';
 import { DeliverJobs } from '../queue/jobs';
-import { CompletionReportService } from './completion-report.service';
 import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, PushContent } from './providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
 import { retryDelayMs } from './retry-policy';
+import { StoreOutage } from './store-outage';
 
 type Final = RecordedOutcome;
 
 const CONTENT_CACHE_SIZE = 500;
 
 /**
- * Sends one batch of a notification: claims its due rows (pending → sending), sends each
- * through its provider with bounded concurrency, then records every outcome, the invalidations
- * and the statistics in one transaction. Rows are claimed atomically, so a duplicate job finds
- * nothing to do; counters move only with the row transitions, so each installation counts once.
+ * Sends one batch of a notification: claims its due rows (pending → sending), sends each through
+ * its provider with bounded concurrency, and hands each outcome to the OutcomeRecorder as it comes,
+ * which writes it with its invalidation and statistics within a fraction of a second. Rows are
+ * claimed atomically, so a duplicate job finds nothing to do; counters move only with the row
+ * transitions, so each installation counts once. While PostgreSQL is unreachable the job waits
+ * (StoreOutage) with what it claimed and sent, and sends nothing more.
  */
 @Injectable()
 export class DeliveriesService {
-  private readonly logger = new Logger(DeliveriesService.name);
   private readonly contents = new Map<string, { appId: string; content: PushContent }>();
   private readonly byPlatform: Map<Platform, PushProvider>;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
+    private readonly outcomes: OutcomeRecorder,
+    private readonly outage: StoreOutage,
     private readonly deliverJobs: DeliverJobs,
     private readonly credentials: CredentialsService,
     private readonly metrics: MetricsService,
     @Inject(PUSH_PROVIDERS) providers: PushProvider[],
     private readonly config: EnvironmentVariables,
-    private readonly completions: CompletionReportService,
   ) {
     this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
   }
 
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
-    const claimed = await this.deliveries.claim(notificationId, batch, reclaim);
+    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, batch, reclaim));
     if (claimed.length === 0) {
       // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md 11).
-      await this.deliveries.cancelLeftovers(notificationId, batch);
+      await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
       return { sent: 0 };
     }
 
-    const { appId, content } = await this.content(notificationId);
-    const credentials = await this.credentials.forDelivery(appId);
-    const outcomes = await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, (row) => this.sendOne(credentials, content, row));
-    const finals = claimed.map((row, i) => this.finalize(row, outcomes[i]));
-    await this.record(notificationId, batch, claimed, outcomes, finals);
+    const { appId, content } = await this.outage.retrying('reading a notification', () => this.content(notificationId));
+    const credentials = await this.outage.retrying('reading credentials', () => this.credentials.forDelivery(appId));
+    const writes = new Set<Promise<void>>();
+    let retryDue = 0;
+    await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, async (row) => {
+      if (this.outage.active) await this.outage.over();
+      const outcome = await this.sendOne(credentials, content, row);
+      const final = this.finalize(row, outcome);
+      if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());
+      writes.add(this.outcomes.record({ notificationId, installationId: row.installation_id, outcome: final, invalidation: this.invalidation(row, outcome) }));
+    });
+    // The job ends once its outcomes are written: its retry must find its rows pending again.
+    await Promise.all(writes);
 
-    const retries = finals.filter((f) => f.status === 'pending');
-    if (retries.length > 0) {
-      const due = Math.max(...retries.map((f) => f.nextAttemptAt!.getTime()));
+    if (retryDue > 0) {
       const attempt = Math.max(...claimed.map((r) => r.attempts));
-      await this.deliverJobs.addRetry(notificationId, batch, attempt, due - Date.now());
+      await this.deliverJobs.addRetry(notificationId, batch, attempt, retryDue - Date.now());
     }
     return { sent: claimed.length };
   }
@@ -110,15 +119,10 @@ export class DeliveriesService {
     }
   }
 
-  private async record(notificationId: string, batch: number, rows: ClaimedRow[], outcomes: (DeliveryOutcome | Final)[], finals: Final[]): Promise<void> {
-    const invalidations: Invalidation[] = [];
-    for (let i = 0; i < rows.length; i++) {
-      const outcome = outcomes[i];
-      if ('status' in outcome || outcome.kind !== 'invalid') continue;
-      const row = rows[i];
-      invalidations.push({ installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' });
-    }
-    if (await this.deliveries.recordOutcomes(notificationId, batch, rows, finals, invalidations)) await this.completions.completed([notificationId]);
+  /** The token a provider refused, to be invalidated if the installation still has it. */
+  private invalidation(row: ClaimedRow, outcome: DeliveryOutcome | Final): Invalidation | undefined {
+    if ('status' in outcome || outcome.kind !== 'invalid') return undefined;
+    return { installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' };
   }
 
   /** Notifications never change once accepted, so their content is cached per process. */

@@ -11,11 +11,13 @@ import { DeliveriesService } from './deliveries.service';
 import { FanOutProcessor } from './fan-out.processor';
 import { FanOutRepository } from './fan-out.repository';
 import { FanOutService } from './fan-out.service';
+import { OutcomeRecorder } from './outcome-recorder';
 import { ProvidersModule } from './providers/providers.module';
 import { RetentionRepository } from './retention.repository';
 import { RetentionService } from './retention.service';
 import { SweeperProcessor } from './sweeper.processor';
 import { SweeperRepository } from './sweeper.repository';
+import { StoreOutage } from './store-outage';
 import { SweeperService } from './sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
@@ -28,6 +30,8 @@ import { SweeperService } from './sweeper.service';
   providers: [
     FanOutService,
     DeliveriesService,
+    OutcomeRecorder,
+    StoreOutage,
     SweeperService,
     RetentionService,
     CompletionReportService,

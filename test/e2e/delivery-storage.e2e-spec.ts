@@ -1,6 +1,6 @@
 import { AllModule } from '../../src/app.module';
 import { isComplete } from '../../src/delivery/completion';
-import { completionCondition, RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.repository';
+import { completionCondition, RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliveries.repository';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
@@ -10,8 +10,8 @@ import { waitFor } from '../support/wait-for';
  * What the sweeper owes a send whose worker died (docs/api.md 6): rows it left "sending" longer than
  * DELIVERY_STUCK_MS, and pending rows whose job was lost, are delivered by the next sweep; rows
  * still within that time are left to their worker. And what keeps a delivery's two status updates
- * cheap however big the send: no index on what they change, and a batch's outcomes recorded by
- * reading that batch's rows only.
+ * cheap however big the send: no index on what they change, and outcomes recorded by reading
+ * their own rows only.
  */
 describe('the sweeper and the deliveries table', () => {
   let fakes: FakeProviders;
@@ -122,9 +122,9 @@ describe('the sweeper and the deliveries table', () => {
     expect(stats.hot / stats.updated).toBeGreaterThan(0.9);
   });
 
-  it("records a batch's outcomes reading only that batch's rows, before the table has statistics", async () => {
+  it('records outcomes reading only their own rows (the plan a worker keeps), before the table has statistics, and counts each row once', async () => {
     const rows = 8000;
-    const batchSize = 500;
+    const written = 150;
     const res = await ctx
       .http()
       .post('/api/v1/notifications')
@@ -141,23 +141,60 @@ describe('the sweeper and the deliveries table', () => {
     );
     await ctx.db.query(
       `INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
-       SELECT $1, i.id, (SELECT processing_started_at FROM notifications WHERE id = $1), 'ios', (row_number() OVER (ORDER BY i.id) - 1) / $3, 'sending'
+       SELECT $1, i.id, (SELECT processing_started_at FROM notifications WHERE id = $1), 'ios', (row_number() OVER (ORDER BY i.id) - 1) / 500, 'sending'
        FROM installations i WHERE i.app_id = $2 AND i.user_id = 'big-user'`,
-      [id, tenant.appId, batchSize],
+      [id, tenant.appId],
     );
-    const ids: string[] = (await ctx.db.query(`SELECT installation_id FROM deliveries WHERE notification_id = $1 AND batch = 3`, [id])).map(
-      (r: { installation_id: string }) => r.installation_id,
+    await ctx.db.query(`UPDATE notifications SET stat_installations = $2, completed_at = NULL WHERE id = $1`, [id, rows]);
+    // Part of one batch answered: two outcomes of each kind, one refused token, the rest accepted.
+    const ids: string[] = (
+      await ctx.db.query(`SELECT installation_id FROM deliveries WHERE notification_id = $1 AND batch = 3 ORDER BY installation_id LIMIT $2`, [id, written])
+    ).map((r: { installation_id: string }) => r.installation_id);
+    const [{ push_token: refused }] = await ctx.db.query(`SELECT push_token FROM installations WHERE id = $1`, [ids[0]]);
+    const params = recordOutcomesParams(
+      ids.map((installationId, n) => ({
+        notificationId: id,
+        installationId,
+        outcome:
+          n < 2
+            ? { status: 'failed', reason: 'BadDeviceToken', nextAttemptAt: null }
+            : n < 4
+              ? { status: 'skipped', reason: 'Deleted', nextAttemptAt: null }
+              : n < 6
+                ? { status: 'pending', reason: 'ServiceUnavailable', nextAttemptAt: new Date(Date.now() + 60_000) }
+                : { status: 'accepted', reason: null, nextAttemptAt: null },
+        invalidation: n === 0 ? { installationId, reason: 'BadDeviceToken', token: refused } : undefined,
+      })),
     );
-    expect(ids).toHaveLength(batchSize);
-    const outcomes = JSON.stringify(Object.fromEntries(ids.map((installationId) => [installationId, ['accepted', null, null]])));
 
     const runner = ctx.db.createQueryRunner();
     await runner.startTransaction();
     try {
-      const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, [id, ids, outcomes, 3]);
-      const [counts] = await runner.query(RECORD_OUTCOMES_SQL, [id, ids, outcomes, 3]);
-      // EXPLAIN ANALYZE ran the update already: the second run finds nothing left "sending".
-      expect(counts).toEqual({ accepted: 0, failed: 0, skipped: 0 });
+      // The worker runs the statement prepared, and after five runs PostgreSQL keeps its generic
+      // plan, made without the lists' sizes: that plan must probe the rows it writes.
+      await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await runner.query(`PREPARE record_outcomes AS ${RECORD_OUTCOMES_SQL}`);
+      const execute = `EXECUTE record_outcomes(${params.map((p) => literal(p)).join(', ')})`;
+      const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
+      const counters = `SELECT stat_accepted, stat_failed, stat_skipped, completed_at FROM notifications WHERE id = $1`;
+      expect((await runner.query(counters, [id]))[0]).toEqual({ stat_accepted: written - 6, stat_failed: 2, stat_skipped: 2, completed_at: null });
+      // The same write again (its answer lost, say) finds nothing left "sending": nothing counts twice.
+      await runner.query(execute);
+      expect((await runner.query(counters, [id]))[0]).toEqual({ stat_accepted: written - 6, stat_failed: 2, stat_skipped: 2, completed_at: null });
+      const statuses: { status: string; n: number }[] = await runner.query(
+        `SELECT status, count(*)::int AS n FROM deliveries WHERE notification_id = $1 GROUP BY status ORDER BY status`,
+        [id],
+      );
+      expect(statuses).toEqual([
+        { status: 'accepted', n: written - 6 },
+        { status: 'failed', n: 2 },
+        { status: 'pending', n: 2 },
+        { status: 'sending', n: rows - written },
+        { status: 'skipped', n: 2 },
+      ]);
+      const [installation] = await runner.query(`SELECT invalid_reason, invalidated_at IS NOT NULL AS invalidated FROM installations WHERE id = $1`, [ids[0]]);
+      expect(installation).toEqual({ invalid_reason: 'BadDeviceToken', invalidated: true });
+
       const scans: Record<string, number>[] = [];
       const walk = (node: Record<string, any>) => {
         if (node['Relation Name'] === 'deliveries') scans.push(node);
@@ -167,7 +204,7 @@ describe('the sweeper and the deliveries table', () => {
       expect(scans.length).toBeGreaterThan(0);
       for (const scan of scans) {
         const read = scan['Actual Rows'] * (scan['Actual Loops'] ?? 1) + (scan['Rows Removed by Filter'] ?? 0) + (scan['Rows Removed by Join Filter'] ?? 0);
-        expect(read).toBeLessThanOrEqual(batchSize);
+        expect(read).toBeLessThanOrEqual(written);
       }
       expect(JSON.stringify(plan)).not.toContain('Join Filter');
     } finally {
@@ -199,3 +236,9 @@ describe('the sweeper and the deliveries table', () => {
     expect(rows.some((r) => r.done) && rows.some((r) => !r.done)).toBe(true);
   });
 });
+
+/** A value as an SQL literal (EXECUTE takes no bind parameters): arrays of text, uuid or timestamps. */
+function literal(value: unknown): string {
+  const item = (v: unknown) => (v === null ? 'NULL' : `"${(v instanceof Date ? v.toISOString() : String(v)).replace(/["\\]/g, '\\$&')}"`);
+  return `'{${(value as unknown[]).map(item).join(',').replaceAll("'", "''")}}'`;
+}

@@ -65,6 +65,17 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
     expect(queue.opts.prefix).toBe(ctx.queuePrefix);
   });
 
+  it('422 for no recipients, naming recipients.user_ids too (docs/api.md 5.1)', async () => {
+    const { recipients: _, ...body } = valid();
+    const res = await send(body);
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual({
+      recipients: ['The recipients field is required.'],
+      'recipients.user_ids': ['The recipients.user_ids field is required.'],
+    });
+    expect(res.body.message).toBe('The recipients field is required. (and 1 more error)');
+  });
+
   const tooMany = Array.from({ length: 10_001 }, (_, i) => `u${i}`);
   it.each<[string, (body: any) => void, string, string]>([
     ['recipients not an object', (b) => (b.recipients = ['u1']), 'recipients', 'The recipients field must be an object.'],

@@ -2,7 +2,7 @@ import { DataSource } from 'typeorm';
 import { parseEnv } from '../../src/config/env';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { RECORD_OUTCOMES_SQL } from '../../src/delivery/deliveries.repository';
+import { RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliveries.repository';
 import { RetentionRepository } from '../../src/delivery/retention.repository';
 import { RetentionService } from '../../src/delivery/retention.service';
 import { useTestApp } from '../support/create-test-app';
@@ -118,7 +118,9 @@ describe('retention', () => {
     await runner.startTransaction();
     let plan;
     try {
-      const [row] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, [unfinished, installations, '{}', 0]);
+      const [row] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, recordOutcomesParams(
+          installations.map((installationId) => ({ notificationId: unfinished, installationId, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } })),
+        ));
       plan = row['QUERY PLAN'][0].Plan;
     } finally {
       await runner.rollbackTransaction();

@@ -99,8 +99,9 @@ export interface SeededInstallation {
 
 /**
  * Inserts `count` installations (one per user `<prefix>-<n>`) straight into PostgreSQL: half iOS,
- * a quarter Android, a quarter Web, with web subscriptions the fake can decrypt. Registering
- * thousands through the API would only slow the test down, the fan-out reads the table anyway.
+ * a quarter Android, a quarter Web, with web subscriptions the fake can decrypt; or all of
+ * `only` when given. Registering thousands through the API would only slow the test down, the
+ * fan-out reads the table anyway.
  */
 export async function seedInstallations(
   ctx: { db: { query: (sql: string, params?: unknown[]) => Promise<unknown> } },
@@ -108,12 +109,13 @@ export async function seedInstallations(
   fakes: FakeProviders,
   count: number,
   prefix = 'user',
+  only?: SeededInstallation['platform'],
 ): Promise<SeededInstallation[]> {
   const { randomBytes } = await import('node:crypto');
   const seeded: SeededInstallation[] = [];
   const subscriptions: (string | null)[] = [];
   for (let n = 0; n < count; n++) {
-    const platform = n % 4 < 2 ? 'ios' : n % 4 === 2 ? 'android' : 'web';
+    const platform = only ?? (n % 4 < 2 ? 'ios' : n % 4 === 2 ? 'android' : 'web');
     const userId = `${prefix}-${n}`;
     if (platform === 'web') {
       const subscription = fakes.web.createSubscription();

@@ -1,0 +1,107 @@
+import { Injectable } from '@nestjs/common';
+import { CompletionReportService } from './completion-report.service';
+import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
+import { StoreOutage } from './store-outage';
+
+/**
+ * How long an outcome may wait before it is written, and how many make a write on their own. A
+ * worker killed mid-send sends again what it had not recorded: the requests in flight, plus at most
+ * this much. docs/operations.md ("What a worker crash sends twice") says why these values.
+ */
+export const FLUSH_INTERVAL_MS = 100;
+export const FLUSH_SIZE = 100;
+
+/** A deadlock (two workers' statements meeting on notification rows) is retried at once, this often. */
+const DEADLOCK_RETRIES = 5;
+
+interface Group {
+  records: DeliveryRecord[];
+  openedAt: number;
+  written: Promise<void>;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
+function openGroup(): Group {
+  const group = { records: [] } as unknown as Group;
+  group.written = new Promise<void>((resolve, reject) => {
+    group.resolve = resolve;
+    group.reject = reject;
+  });
+  // A job awaits its groups once its sends are done; one that failed meanwhile is not "unhandled".
+  group.written.catch(() => undefined);
+  return group;
+}
+
+/**
+ * Writes delivery outcomes as they come, for every job of this worker process: one statement
+ * (DeliveriesRepository.recordOutcomes) per FLUSH_INTERVAL_MS or per FLUSH_SIZE outcomes, whichever
+ * comes first, one write at a time. So a crash re-sends only what was in flight and the last
+ * fraction of a second, not every claimed batch; and the number of statements follows time, not
+ * the number of jobs. A write that fails because PostgreSQL is unreachable keeps its outcomes and
+ * is retried until it succeeds (StoreOutage); the next ones wait behind it.
+ */
+@Injectable()
+export class OutcomeRecorder {
+  private open = openGroup();
+  private writing = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly deliveries: DeliveriesRepository,
+    private readonly outage: StoreOutage,
+    private readonly completions: CompletionReportService,
+  ) {}
+
+  /** Queues an outcome; the promise settles once it is written (with the others of its write). */
+  record(record: DeliveryRecord): Promise<void> {
+    const group = this.open;
+    if (group.records.length === 0) group.openedAt = Date.now();
+    group.records.push(record);
+    this.schedule();
+    return group.written;
+  }
+
+  /** Writes now if the open group is full or old enough, else arms the timer for when it will be. */
+  private schedule(): void {
+    const group = this.open;
+    if (this.writing || group.records.length === 0) return;
+    const wait = group.records.length >= FLUSH_SIZE ? 0 : FLUSH_INTERVAL_MS - (Date.now() - group.openedAt);
+    if (wait <= 0) {
+      this.write();
+    } else if (!this.timer) {
+      this.timer = setTimeout(() => {
+        this.timer = undefined;
+        this.schedule();
+      }, wait);
+    }
+  }
+
+  private write(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    const group = this.open;
+    this.open = openGroup();
+    this.writing = true;
+    this.outage
+      .retrying('recording outcomes', () => this.recordRetryingDeadlocks(group.records))
+      .then(group.resolve, group.reject)
+      .finally(() => {
+        this.writing = false;
+        this.schedule();
+      });
+  }
+
+  /** Writes a group; the notifications it completed get their completion log line (never throws). */
+  private async recordRetryingDeadlocks(records: DeliveryRecord[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const completed = await this.deliveries.recordOutcomes(records);
+        if (completed.length > 0) await this.completions.completed(completed);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_RETRIES) throw error;
+      }
+    }
+  }
+}
