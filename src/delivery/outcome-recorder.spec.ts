@@ -1,3 +1,4 @@
+import { CompletionReportService } from './completion-report.service';
 import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
 import { FLUSH_INTERVAL_MS, FLUSH_SIZE, OutcomeRecorder } from './outcome-recorder';
 import { StoreOutage } from './store-outage';
@@ -15,6 +16,9 @@ describe('OutcomeRecorder', () => {
   let holdWrites: boolean;
   let failNext: unknown[];
   let recorder: OutcomeRecorder;
+  /** What the next write answers as completed, and what was reported. */
+  let completing: string[];
+  let reported: string[];
 
   beforeEach(() => {
     jest.useFakeTimers();
@@ -22,18 +26,30 @@ describe('OutcomeRecorder', () => {
     pending = [];
     holdWrites = false;
     failNext = [];
+    completing = [];
+    reported = [];
     const repository = {
       recordOutcomes: async (records: readonly DeliveryRecord[]) => {
         if (failNext.length > 0) throw failNext.shift();
         writes.push(records.map((r) => r.installationId));
         if (holdWrites) await new Promise<void>((resolve) => pending.push(resolve));
+        return completing.splice(0);
       },
     } as unknown as DeliveriesRepository;
-    recorder = new OutcomeRecorder(repository, new StoreOutage());
+    const completions = { completed: async (ids: readonly string[]) => void reported.push(...ids) } as unknown as CompletionReportService;
+    recorder = new OutcomeRecorder(repository, new StoreOutage(), completions);
   });
   afterEach(() => jest.useRealTimers());
 
   const settle = () => jest.advanceTimersByTimeAsync(0);
+
+  it('reports the notifications a write completed (their completion log line), once written', async () => {
+    completing = ['n-1'];
+    const written = recorder.record(record(0));
+    await jest.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS);
+    await written;
+    expect(reported).toEqual(['n-1']);
+  });
 
   it('writes FLUSH_SIZE outcomes at once, without waiting for the interval', async () => {
     for (let n = 0; n < FLUSH_SIZE; n++) void recorder.record(record(n));
