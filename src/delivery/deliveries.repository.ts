@@ -96,7 +96,9 @@ const CANCEL_LEFTOVERS_SQL = `
  * with their counters, and the sweeper sends them again.
  *
  * Deliveries are partitioned by the notification's start (delivery.entity.ts): each outcome takes
- * it from its notification, so each probe runs on that one partition. The notifications this
+ * it from its notification, and the range of those starts (subqueries, known when execution
+ * begins) lets PostgreSQL drop every partition outside it from the plan; a join value alone, or
+ * a list (`= ANY`) that is not a constant, does not. The notifications this
  * statement completed answer `completed` (completed_at = now() holds only in the transaction that
  * set it: now() is when its own transaction began).
  */
@@ -112,6 +114,8 @@ export const RECORD_OUTCOMES_SQL = `
     FROM outcome o
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
       AND d.notification_started_at = o.started_at AND d.status = 'sending'
+      AND d.notification_started_at BETWEEN (SELECT min(processing_started_at) FROM notifications WHERE id = ANY ($1::uuid[]))
+                                      AND (SELECT max(processing_started_at) FROM notifications WHERE id = ANY ($1::uuid[]))
     RETURNING d.notification_id, d.status
   ), invalidated AS (
     UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
