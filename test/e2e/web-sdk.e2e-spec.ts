@@ -48,6 +48,7 @@ const INDEX_HTML = `<!doctype html>
   <button id="enable">Enable notifications</button>
   <button id="login">Sign in as alice</button>
   <button id="list">Show my notifications</button>
+  <button id="follow">Follow news</button>
   <button id="off">Turn notifications off</button>
   <p role="status" id="status">Loading</p>
   <ul id="notifications" aria-label="Notifications shown"></ul>
@@ -86,6 +87,10 @@ const INDEX_HTML = `<!doctype html>
     document.getElementById('login').onclick = async () => {
       await push.setUser('alice');
       status.textContent = 'Signed in as alice';
+    };
+    document.getElementById('follow').onclick = async () => {
+      await push.setTags(['vip', 'news', 'vip']);
+      status.textContent = 'Following news';
     };
     document.getElementById('off').onclick = async () => {
       await push.unsubscribe();
@@ -294,6 +299,26 @@ describe('web SDK in Chromium (issue #17)', () => {
     await waitUntil(async () => (await statistics(notificationId)).opened === 1, 'opened to be counted');
     // The click closed the notification.
     expect(await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length)).toBe(0);
+  });
+
+  it('setTags stores the set (sorted, without duplicates), and a send to one of the tags reaches this browser', async () => {
+    await page.goto(`${site.origin}/`);
+    await page.getByRole('status').filter({ hasText: 'Ready, permission granted' }).waitFor();
+    await page.getByRole('button', { name: 'Follow news' }).click();
+    await page.getByRole('status').filter({ hasText: 'Following news' }).waitFor();
+    expect((await api(`/installations/${installationId}`)).body.data.tags).toEqual(['news', 'vip']);
+
+    const sent = await api('/notifications', {
+      method: 'POST',
+      body: JSON.stringify({ recipients: { tags: ['news'] }, notification: { title: 'News', body: 'For followers of news' } }),
+    });
+    expect(sent.status).toBe(202);
+    const tagged = sent.body.data.id;
+    await waitUntil(
+      () => web.requests.some((r) => r.status === 201 && r.text !== undefined && JSON.parse(r.text).notification_id === tagged),
+      'the tag send at the Web Push service',
+    );
+    await waitUntil(async () => (await statistics(tagged)).accepted === 1, 'the tag send to be recorded');
   });
 
   it('turning notifications off deletes the installation', async () => {
