@@ -114,8 +114,7 @@ export const RECORD_OUTCOMES_SQL = `
     FROM outcome o
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
       AND d.notification_started_at = o.started_at AND d.status = 'sending'
-      AND d.notification_started_at BETWEEN (SELECT min(processing_started_at) FROM notifications WHERE id = ANY ($1::uuid[]))
-                                      AND (SELECT max(processing_started_at) FROM notifications WHERE id = ANY ($1::uuid[]))
+      AND d.notification_started_at BETWEEN (SELECT min(started_at) FROM outcome) AND (SELECT max(started_at) FROM outcome)
     RETURNING d.notification_id, d.status
   ), invalidated AS (
     UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason

@@ -85,20 +85,22 @@ export class OutcomeRecorder {
     this.writing = true;
     this.outage
       .retrying('recording outcomes', () => this.recordRetryingDeadlocks(group.records))
-      .then(group.resolve, group.reject)
+      .then((completed) => {
+        group.resolve();
+        // Read and logged beside the writes, not between them: the next write need not wait.
+        if (completed.length > 0) void this.completions.completed(completed);
+      }, group.reject)
       .finally(() => {
         this.writing = false;
         this.schedule();
       });
   }
 
-  /** Writes a group; the notifications it completed get their completion log line (never throws). */
-  private async recordRetryingDeadlocks(records: DeliveryRecord[]): Promise<void> {
+  /** Writes a group; answers the notifications it completed (for their completion log line). */
+  private async recordRetryingDeadlocks(records: DeliveryRecord[]): Promise<string[]> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const completed = await this.deliveries.recordOutcomes(records);
-        if (completed.length > 0) await this.completions.completed(completed);
-        return;
+        return await this.deliveries.recordOutcomes(records);
       } catch (error) {
         if ((error as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_RETRIES) throw error;
       }
