@@ -1,27 +1,22 @@
-import { AllModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
-import { acceptedPerAddress, configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { acceptedPerAddress, configureProviders, seedInstallations } from '../support/providers';
 import { waitFor } from '../support/wait-for';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
 const COUNT = 5000;
 
 describe(`a send to ${COUNT} installations`, () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useAppWithFakeProviders();
+  const { ctx } = stack;
   let tenant: TestTenant;
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, fakes);
+    await configureProviders(ctx, tenant.appId, stack.fakes);
   });
 
   it('delivers exactly once to each installation', async () => {
-    const seeded = await seedInstallations(ctx, tenant.appId, fakes, COUNT);
+    const seeded = await seedInstallations(ctx, tenant.appId, stack.fakes, COUNT);
     const started = Date.now();
     const res = await ctx
       .http()
@@ -38,7 +33,7 @@ describe(`a send to ${COUNT} installations`, () => {
     process.stdout.write(`\n${COUNT} deliveries in ${seconds.toFixed(2)} s: ${Math.round(COUNT / seconds)} deliveries/s\n`);
 
     expect(done.statistics).toMatchObject({ users: COUNT, installations: COUNT, accepted: COUNT, failed: 0, skipped: 0 });
-    const accepted = acceptedPerAddress(fakes);
+    const accepted = acceptedPerAddress(stack.fakes);
     expect(accepted.size).toBe(COUNT);
     expect([...accepted.values()].every((n) => n === 1)).toBe(true);
     for (const s of seeded) expect(accepted.get(s.address)).toBe(1);

@@ -1,26 +1,21 @@
-import { AllModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
-import { APNS_TOPIC, configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { APNS_TOPIC, configureProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
 import { waitForQueues } from '../support/wait-for-queues';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
 /**
  * The whole path in one process (APP_MODE=all): API send, fan-out, delivery through the three
  * providers (loopback fakes speaking the real protocols), statistics and client events.
  */
 describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useAppWithFakeProviders();
+  const { ctx } = stack;
   let tenant: TestTenant;
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, fakes);
+    await configureProviders(ctx, tenant.appId, stack.fakes);
   });
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
@@ -36,7 +31,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
   const android = (body: Record<string, unknown> = {}) =>
     newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), ...body });
   const web = (body: Record<string, unknown> = {}) =>
-    newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: fakes.web.createSubscription(), ...body });
+    newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: stack.fakes.web.createSubscription(), ...body });
   const tokenOf = async (installationId: string) =>
     (await ctx.db.query(`SELECT push_token, web_push_subscription FROM installations WHERE id = $1`, [installationId]))[0];
 
@@ -49,15 +44,15 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     await ctx.db.query(`UPDATE installations SET invalidated_at = now(), invalid_reason = 'Unregistered' WHERE id = $1`, [bobAndroid.id]);
     const carol = await ios({ user_id: 'carol' });
     const carolToken = (await tokenOf(carol.id)).push_token;
-    fakes.apns.script(carolToken, [
+    stack.fakes.apns.script(carolToken, [
       { status: 503, reason: 'ServiceUnavailable' },
       { status: 503, reason: 'ServiceUnavailable' },
     ]);
     const erin = [await ios({ user_id: 'erin' }), await android({ user_id: 'erin' }), await web({ user_id: 'erin' })];
     const erinTokens = await Promise.all(erin.map((i) => tokenOf(i.id)));
-    fakes.apns.script(erinTokens[0].push_token, [{ status: 410, reason: 'Unregistered' }]);
-    fakes.fcm.script(erinTokens[1].push_token, [{ status: 404, errorCode: 'UNREGISTERED' }]);
-    fakes.web.script(erinTokens[2].web_push_subscription.endpoint, [{ status: 410 }]);
+    stack.fakes.apns.script(erinTokens[0].push_token, [{ status: 410, reason: 'Unregistered' }]);
+    stack.fakes.fcm.script(erinTokens[1].push_token, [{ status: 404, errorCode: 'UNREGISTERED' }]);
+    stack.fakes.web.script(erinTokens[2].web_push_subscription.endpoint, [{ status: 410 }]);
 
     const res = await send({ recipients: { user_ids: ['alice', 'bob', 'carol', 'dave', 'erin'] } });
     expect(res.status).toBe(202);
@@ -80,10 +75,10 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     // once no job is left, so a duplicate job would have sent by then.
     await waitForQueues(ctx);
     const aliceTokens = await Promise.all(alice.map((i) => tokenOf(i.id)));
-    expect(fakes.apns.requests.filter((r) => r.token === aliceTokens[0].push_token && r.status === 200)).toHaveLength(1);
-    expect(fakes.fcm.requests.filter((r) => r.token === aliceTokens[1].push_token && r.status === 200)).toHaveLength(1);
-    expect(fakes.web.requests.filter((r) => r.endpoint === aliceTokens[2].web_push_subscription.endpoint && r.status === 201)).toHaveLength(1);
-    expect(fakes.apns.requests.filter((r) => r.token === carolToken).map((r) => r.status)).toEqual([503, 503, 200]);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === aliceTokens[0].push_token && r.status === 200)).toHaveLength(1);
+    expect(stack.fakes.fcm.requests.filter((r) => r.token === aliceTokens[1].push_token && r.status === 200)).toHaveLength(1);
+    expect(stack.fakes.web.requests.filter((r) => r.endpoint === aliceTokens[2].web_push_subscription.endpoint && r.status === 201)).toHaveLength(1);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === carolToken).map((r) => r.status)).toEqual([503, 503, 200]);
 
     // Refusals for good invalidate the installation with the provider's reason.
     const after = await Promise.all(
@@ -115,7 +110,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     const second = await send({ recipients: { user_ids: ['erin'] }, options: { platforms: ['ios'] } });
     const secondDone = await completed(second.body.data.id);
     expect(secondDone.statistics).toMatchObject({ installations: 3, accepted: 1, skipped: 2 });
-    expect(fakes.apns.requests.filter((r) => r.token === fresh && r.status === 200)).toHaveLength(1);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === fresh && r.status === 200)).toHaveLength(1);
   });
 
   it('sends the payloads and headers of docs/api.md 6.1 to each provider', async () => {
@@ -130,7 +125,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     const id = res.body.data.id;
     await completed(id);
     const iosToken = (await tokenOf(i.id)).push_token;
-    const apnsReq = fakes.apns.requests.find((r) => r.token === iosToken)!;
+    const apnsReq = stack.fakes.apns.requests.find((r) => r.token === iosToken)!;
     expect(apnsReq.payload).toEqual({
       aps: { alert: { title: 'Order shipped', body: 'On its way' }, sound: 'chime.caf', badge: 2, 'mutable-content': 1 },
       notification_id: id,
@@ -143,7 +138,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     expect(Math.abs(expiration - (Math.floor(Date.now() / 1000) + 3600))).toBeLessThan(120);
 
     const fcmTokenValue = (await tokenOf(a.id)).push_token;
-    const fcmReq = fakes.fcm.requests.find((r) => r.token === fcmTokenValue)!;
+    const fcmReq = stack.fakes.fcm.requests.find((r) => r.token === fcmTokenValue)!;
     expect(fcmReq.message).toEqual({
       token: fcmTokenValue,
       notification: { title: 'Order shipped', body: 'On its way', image: 'https://cdn.example.com/box.png' },
@@ -152,7 +147,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     });
 
     const endpoint = (await tokenOf(w.id)).web_push_subscription.endpoint;
-    const webReq = fakes.web.requests.find((r) => r.endpoint === endpoint)!;
+    const webReq = stack.fakes.web.requests.find((r) => r.endpoint === endpoint)!;
     expect(webReq.payload).toEqual({
       notification_id: id,
       title: 'Order shipped',
@@ -173,9 +168,9 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     const skipped = await ctx.db.query(`SELECT platform, reason FROM deliveries WHERE notification_id = $1 AND status = 'skipped'`, [done.id]);
     expect(skipped).toEqual([{ platform: 'android', reason: 'PlatformExcluded' }]);
     const iosToken = (await tokenOf(i.id)).push_token;
-    expect(fakes.apns.requests.find((r) => r.token === iosToken)!.headers['apns-collapse-id']).toBe('promo-7');
+    expect(stack.fakes.apns.requests.find((r) => r.token === iosToken)!.headers['apns-collapse-id']).toBe('promo-7');
     const endpoint = (await tokenOf(w.id)).web_push_subscription.endpoint;
-    const topic = fakes.web.requests.find((r) => r.endpoint === endpoint)!.headers.topic;
+    const topic = stack.fakes.web.requests.find((r) => r.endpoint === endpoint)!.headers.topic;
     expect(topic).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
@@ -186,7 +181,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     const subscription = (await tokenOf(w.id)).web_push_subscription;
     const loopback = subscription.endpoint.replace('https://localhost:', 'https://127.0.0.1:');
     await ctx.db.query(`UPDATE installations SET web_push_subscription = $2::jsonb WHERE id = $1`, [w.id, JSON.stringify({ ...subscription, endpoint: loopback })]);
-    const before = fakes.web.requests.length;
+    const before = stack.fakes.web.requests.length;
     const res = await send({ recipients: { user_ids: [user] } });
     const done = await completed(res.body.data.id);
     expect(done.statistics).toMatchObject({ installations: 1, accepted: 0, failed: 1 });
@@ -195,7 +190,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     ]);
     const read = await ctx.http().get(`/api/v1/installations/${w.installation_id}`).set(bearer(tenant.token)).expect(200);
     expect(read.body.data.invalid_reason).toBe('EndpointNotAllowed');
-    expect(fakes.web.requests.length).toBe(before);
+    expect(stack.fakes.web.requests.length).toBe(before);
   });
 
   it('a deleted installation is not sent to', async () => {
@@ -207,7 +202,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     const res = await send({ recipients: { user_ids: [user] } });
     const done = await completed(res.body.data.id);
     expect(done.statistics).toMatchObject({ users: 1, installations: 1, accepted: 1 });
-    expect(fakes.apns.requests.filter((r) => r.token === goneToken)).toHaveLength(0);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === goneToken)).toHaveLength(0);
   });
 
   it('a send with no installation at all completes at once with zero counters', async () => {
@@ -221,12 +216,12 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     const user = `flaky-${Date.now()}`;
     const inst = await android({ user_id: user });
     const token = (await tokenOf(inst.id)).push_token;
-    fakes.fcm.script(token, Array.from({ length: 10 }, () => ({ status: 503, errorCode: 'UNAVAILABLE' as const, retryAfter: 1 })));
+    stack.fakes.fcm.script(token, Array.from({ length: 10 }, () => ({ status: 503, errorCode: 'UNAVAILABLE' as const, retryAfter: 1 })));
     const started = Date.now();
     const res = await send({ recipients: { user_ids: [user] } });
     const done = await completed(res.body.data.id);
     expect(done.statistics).toMatchObject({ installations: 1, failed: 1, accepted: 0 });
-    expect(fakes.fcm.requests.filter((r) => r.token === token)).toHaveLength(5);
+    expect(stack.fakes.fcm.requests.filter((r) => r.token === token)).toHaveLength(5);
     // Four waits of at least the one-second Retry-After, although the base delay is 20 ms.
     expect(Date.now() - started).toBeGreaterThanOrEqual(4000);
     const [row] = await ctx.db.query(`SELECT attempts, reason FROM deliveries WHERE notification_id = $1`, [done.id]);
@@ -291,8 +286,8 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
   });
 
   it('reuses one APNs provider token and few HTTP/2 sessions across all of the above', () => {
-    expect(fakes.apns.distinctJwts()).toBe(1);
-    expect(fakes.apns.sessions).toBeLessThanOrEqual(8);
-    expect(fakes.fcm.tokenRequests.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(stack.fakes.apns.distinctJwts()).toBe(1);
+    expect(stack.fakes.apns.sessions).toBeLessThanOrEqual(8);
+    expect(stack.fakes.fcm.tokenRequests.filter((r) => r.status === 200)).toHaveLength(1);
   });
 });

@@ -1,8 +1,7 @@
-import { AllModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
-import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { configureProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
 /**
  * Client events count only for installations the notification was accepted for or is being sent
@@ -10,12 +9,8 @@ import { waitFor } from '../support/wait-for';
  * `received`, `displayed` or `opened`. And the default permission, `unknown`, is sent to (4.1).
  */
 describe('client events count only for installations that were sent the notification (docs/api.md 5.4)', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useAppWithFakeProviders();
+  const { ctx } = stack;
 
   const send = (tenant: TestTenant, users: string[]) =>
     ctx
@@ -39,7 +34,7 @@ describe('client events count only for installations that were sent the notifica
     const installations = [
       await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'nocred' }),
       await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: 'nocred' }),
-      await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: fakes.web.createSubscription(), user_id: 'nocred' }),
+      await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: stack.fakes.web.createSubscription(), user_id: 'nocred' }),
     ];
     const id = (await send(tenant, ['nocred'])).body.data.id;
     const done = await completed(tenant, id);
@@ -62,7 +57,7 @@ describe('client events count only for installations that were sent the notifica
     let tenant: TestTenant;
     beforeAll(async () => {
       tenant = await newApp(ctx, 'With credentials');
-      await configureProviders(ctx, tenant.appId, fakes);
+      await configureProviders(ctx, tenant.appId, stack.fakes);
     });
 
     it('an installation registered without a permission is "unknown", is sent to, and its events count', async () => {
@@ -72,7 +67,7 @@ describe('client events count only for installations that were sent the notifica
       const id = (await send(tenant, ['default-permission'])).body.data.id;
       const done = await completed(tenant, id);
       expect(done.statistics).toMatchObject({ installations: 1, accepted: 1, skipped: 0 });
-      expect(fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
+      expect(stack.fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
 
       const res = await event(tenant, id, installation.installation_id, 'opened');
       expect(res.status).toBe(202);
@@ -84,7 +79,7 @@ describe('client events count only for installations that were sent the notifica
       const accepted = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'mixed' });
       const refusedToken = apnsToken();
       const failed = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: refusedToken, user_id: 'mixed' });
-      fakes.apns.script(refusedToken, [{ status: 400, reason: 'PayloadTooLarge' }]);
+      stack.fakes.apns.script(refusedToken, [{ status: 400, reason: 'PayloadTooLarge' }]);
       const denied = await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: 'mixed', permission: 'denied' });
       const id = (await send(tenant, ['mixed'])).body.data.id;
       const done = await completed(tenant, id);
@@ -114,7 +109,7 @@ describe('client events count only for installations that were sent the notifica
       const token = apnsToken();
       const installation = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: token, user_id: 'retrying' });
       // A long Retry-After keeps the row pending, with one attempt, for the rest of the test.
-      fakes.apns.script(token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 600 }]);
+      stack.fakes.apns.script(token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 600 }]);
       const id = (await send(tenant, ['retrying'])).body.data.id;
       await waitFor(async () => {
         const [row] = await ctx.db.query(`SELECT status, attempts FROM deliveries WHERE notification_id = $1`, [id]);

@@ -1,22 +1,17 @@
-import { AllModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
-import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { configureProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
 /** Localized content (docs/api.md 12): validation, the size check of every variant, and which device gets which. */
 describe('localized content (docs/api.md 12)', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useAppWithFakeProviders();
+  const { ctx } = stack;
   let tenant: TestTenant;
 
   beforeAll(async () => {
     tenant = await newApp(ctx, 'Localized');
-    await configureProviders(ctx, tenant.appId, fakes);
+    await configureProviders(ctx, tenant.appId, stack.fakes);
   });
 
   const send = (notification: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
@@ -108,7 +103,7 @@ describe('localized content (docs/api.md 12)', () => {
     expect(res.status).toBe(202);
     await waitFor(async () => (await read(res.body.data.id)).completed_at, 'the send to complete');
     const alertOf = (name: string) => {
-      const payload = fakes.apns.requests.find((r) => r.token === tokens[name])!.payload as { aps: { alert: unknown }; action_url?: string; image_url?: string };
+      const payload = stack.fakes.apns.requests.find((r) => r.token === tokens[name])!.payload as { aps: { alert: unknown }; action_url?: string; image_url?: string };
       return { ...(payload.aps.alert as object), action_url: payload.action_url ?? null, image_url: payload.image_url ?? null };
     };
     const image = 'https://cdn.example.com/box.png';

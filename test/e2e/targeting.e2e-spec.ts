@@ -1,28 +1,23 @@
-import { AllModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
-import { configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { configureProviders, seedInstallations } from '../support/providers';
 import { waitFor } from '../support/wait-for';
 import { waitForQueues } from '../support/wait-for-queues';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
 const EXACTLY_ONE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
 
 /** Recipients and installation tags (docs/api.md 10), through API, fan-out and delivery in one process. */
 describe('targeting (docs/api.md 10)', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useAppWithFakeProviders();
+  const { ctx } = stack;
   let tenant: TestTenant;
   let other: TestTenant;
 
   beforeAll(async () => {
     tenant = await newApp(ctx, 'Targeting');
     other = await newApp(ctx, 'Another app');
-    await configureProviders(ctx, tenant.appId, fakes);
-    await configureProviders(ctx, other.appId, fakes);
+    await configureProviders(ctx, tenant.appId, stack.fakes);
+    await configureProviders(ctx, other.appId, stack.fakes);
   });
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
@@ -38,7 +33,7 @@ describe('targeting (docs/api.md 10)', () => {
     const installation = await newInstallation(ctx, token, { platform: 'ios', push_token, ...body });
     return { ...installation, push_token };
   };
-  const apnsAccepted = (pushToken: string) => fakes.apns.requests.filter((r) => r.token === pushToken && r.status === 200).length;
+  const apnsAccepted = (pushToken: string) => stack.fakes.apns.requests.filter((r) => r.token === pushToken && r.status === 200).length;
   const put = (id: string, body: Record<string, unknown>) => ctx.http().put(`/api/v1/installations/${id}`).set(bearer(tenant.token)).send(body);
   const patch = (id: string, body: Record<string, unknown>) => ctx.http().patch(`/api/v1/installations/${id}`).set(bearer(tenant.token)).send(body);
 
@@ -161,7 +156,7 @@ describe('targeting (docs/api.md 10)', () => {
 
   it('all reaches every live installation of the app and none of another', async () => {
     const app = await newApp(ctx, 'Broadcast');
-    await configureProviders(ctx, app.appId, fakes);
+    await configureProviders(ctx, app.appId, stack.fakes);
     const mine = [await ios(app.token, { user_id: 'u1' }), await ios(app.token, { user_id: 'u1' }), await ios(app.token, { user_id: 'u2' }), await ios(app.token)];
     const denied = await ios(app.token, { user_id: 'u3', permission: 'denied' });
     const deleted = await ios(app.token, { user_id: 'u4' });
@@ -184,7 +179,7 @@ describe('targeting (docs/api.md 10)', () => {
   it('walks a broadcast and a tag send over several chunks, each installation once', async () => {
     // An app without credentials: every row is skipped (NoCredentials), so only the fan-out runs.
     const app = await newApp(ctx, 'Many');
-    await seedInstallations(ctx, app.appId, fakes, 12_001, 'many');
+    await seedInstallations(ctx, app.appId, stack.fakes, 12_001, 'many');
     await ctx.db.query(`UPDATE installations SET tags = '{odd}' WHERE app_id = $1 AND right(user_id, 1) IN ('1', '3', '5', '7', '9')`, [app.appId]);
     const all = await send({ recipients: { all: true } }, app.token);
     const odd = await send({ recipients: { tags: ['odd'] } }, app.token);
