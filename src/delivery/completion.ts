@@ -10,7 +10,7 @@ export interface Progress {
 /**
  * The completion rule: a notification is complete once its fan-out has finished and every
  * installation it counted is accepted, failed or skipped. Its SQL twin is
- * `completionCondition()` in deliveries.repository.ts, which the statements that set
+ * `completionCondition()` in common/completion-condition.ts, which the statements that set
  * `completed_at` use; test/e2e/delivery-storage.e2e-spec.ts checks that both agree.
  */
 export function isComplete(p: Progress): boolean {

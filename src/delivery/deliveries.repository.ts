@@ -41,9 +41,6 @@ export interface Invalidation {
   token: string;
 }
 
-// Moved to common (the API completes a notification it cancels); re-exported for delivery's users.
-export { completionCondition };
-
 /**
  * Names the one partition that holds a notification's rows (delivery.entity.ts), for statements
  * that know only its id: PostgreSQL then runs them on that partition alone (pruning at execution).
