@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchResults } from './harness';
+import { serviceCpu, type BenchResults } from './harness';
 import type { RateResult } from './clients';
 import { perUnit, type CpuUse } from './lib/cpu';
 
@@ -86,9 +86,40 @@ export function table(r: BenchResults): string {
   } else {
     lines.push('', 'Fan-out memory: not run (full run only)');
   }
-  lines.push('', 'Targets');
-  for (const t of r.targets) lines.push(row(t.name, fixed(t.value), t.target, t.met ? 'met' : 'MISSED'));
+  lines.push(...parseTable(r));
+  lines.push('', 'Targets (CPU per message over a baseline of the same run; the figures beside them: see bench/README.md)');
+  for (const t of r.targets) lines.push(`${row(t.name, fixed(t.value), t.target, t.met ? 'met' : 'MISSED')}    ${t.detail ?? ''}`.trimEnd());
   return lines.join('\n');
+}
+
+/** Parse Server's pushes, and ours (the iOS-only send) over each. */
+function parseTable(r: BenchResults): string[] {
+  const p = r.parse;
+  if (!p) return ['', 'Parse Server: not run (--no-parse)'];
+  const v = p.versions;
+  const lines = [
+    '',
+    `Parse Server ${v.parseServer} (push adapter ${v.pushAdapter}, node-apn ${v.nodeApn}), own process and database: ${int(p.installations)} iOS installations of ${int(p.users)} users`,
+    `  "raised": node-apn maxSessionMemory ${p.raised.maxSessionMemory} MB, requestTimeout ${p.raised.requestTimeoutMs / 1000} s (defaults 10 MB, 5 s)`,
+    row('', 'per second', 'seconds', 'received', 'CPU us/msg', 'peak RSS MB'),
+  ];
+  for (const run of p.runs) {
+    const label = `${run.config}, ${run.target === 'users' ? 'userId $in' : 'all iOS'}`;
+    lines.push(
+      row(label, int(run.deliveriesPerSecond), fixed(run.seconds), `${int(run.received)}/${int(run.expected)}`, int(serviceCpu(run.cpuMicrosPerDelivery)), int(run.peakRssMb)),
+      row('  push status (numSent/numFailed)', '', '', `${run.status} ${run.numSent}/${run.numFailed}`),
+    );
+    if (run.stoppedBecause) lines.push(`    stopped: ${run.stoppedBecause}`);
+  }
+  const o = r.delivery.oursIos;
+  lines.push(
+    row('ours, iOS only (the same users)', int(o.deliveriesPerSecond), fixed(o.seconds), `${int(o.accepted)}/${int(o.accepted + o.failed)}`, int(serviceCpu(o.cpuMicrosPerDelivery)), int(o.workerPeakRssMb)),
+    row('ours / Parse Server', 'per second', 'CPU/msg', 'peak RSS'),
+  );
+  for (const c of p.comparisons) {
+    lines.push(row(`  ${c.config}, ${c.target === 'users' ? 'userId $in' : 'all iOS'}`, fixed(c.deliveriesPerSecond), fixed(c.cpuPerDelivery), fixed(c.peakRss)));
+  }
+  return lines;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S]
+ * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S]
  * Builds first (see package.json), then measures the built service; see bench/README.md.
  */
 import { join } from 'node:path';
@@ -21,6 +21,8 @@ function parseArgs(argv: string[]): Omit<BenchOptions, 'log'> & { out: string } 
   number('--request-users', (n) => (options.requestUsers = n));
   number('--memory', (n) => (options.memoryInstallations = n));
   number('--api-seconds', (n) => (options.apiSeconds = n));
+  number('--parse-timeout', (n) => (options.parseTimeoutMs = n * 1000));
+  if (argv.includes('--no-parse')) options.parse = false;
   options.out = value('--out') ?? options.out;
   return options;
 }

@@ -6,6 +6,8 @@ export interface Seeded {
   userIds: string[];
   /** APNs device tokens of the iOS installations. */
   iosTokens: string[];
+  /** The user of each iOS installation, in the order of iosTokens. */
+  iosUserIds: string[];
   /** Client installation ids (what PATCH addresses). */
   installationIds: string[];
   count: number;
@@ -21,7 +23,7 @@ const CHUNK = 20_000;
  * created by the fake, so it can decrypt what it receives.
  */
 export async function seedInstallations(stack: Stack, count: number, users: number, prefix = 'u'): Promise<Seeded> {
-  const seeded: Seeded = { userIds: [], iosTokens: [], installationIds: [], count };
+  const seeded: Seeded = { userIds: [], iosTokens: [], iosUserIds: [], installationIds: [], count };
   for (let u = 0; u < users; u++) seeded.userIds.push(`${prefix}-${u}`);
   for (let start = 0; start < count; start += CHUNK) {
     const ids: string[] = [];
@@ -33,7 +35,8 @@ export async function seedInstallations(stack: Stack, count: number, users: numb
       const platform = n % 4 < 2 ? 'ios' : n % 4 === 2 ? 'android' : 'web';
       const id = `${prefix}-inst-${n}`;
       ids.push(id);
-      userIds.push(seeded.userIds[Math.floor((n * users) / count)]);
+      const userId = seeded.userIds[Math.floor((n * users) / count)];
+      userIds.push(userId);
       platforms.push(platform);
       if (platform === 'web') {
         const s = stack.web.createSubscription();
@@ -41,7 +44,10 @@ export async function seedInstallations(stack: Stack, count: number, users: numb
         subscriptions.push(JSON.stringify({ endpoint: s.endpoint, keys: s.keys }));
       } else {
         const token = platform === 'ios' ? randomBytes(32).toString('hex') : `fcm-${randomBytes(24).toString('base64url')}`;
-        if (platform === 'ios') seeded.iosTokens.push(token);
+        if (platform === 'ios') {
+          seeded.iosTokens.push(token);
+          seeded.iosUserIds.push(userId);
+        }
         tokens.push(token);
         subscriptions.push(null);
       }

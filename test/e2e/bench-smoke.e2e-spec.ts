@@ -28,9 +28,11 @@ describe('npm run bench, at a tiny size', () => {
       memoryInstallations: 100,
       memoryRequestUsers: 25,
       timeoutMs: 30_000,
+      parseTimeoutMs: 30_000,
       log: () => undefined,
     });
-  }, 60_000);
+    // Parse Server's four pushes each start a process of their own (a few seconds each).
+  }, 150_000);
   afterAll(() => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
@@ -80,9 +82,46 @@ describe('npm run bench, at a tiny size', () => {
     expect(results.memoryBroadcast!.delivery.accepted).toBe(300);
   });
 
+  it('runs Parse Server as a peer service: each push reaches every iOS installation at the fake', () => {
+    const parse = results.parse!;
+    expect(parse.versions.parseServer).toMatch(/^9\./);
+    expect(parse).toMatchObject({ installations: 100, users: 50 });
+    expect(parse.runs.map((run) => `${run.config} ${run.target}`)).toEqual(['out of the box users', 'raised users', 'out of the box platform', 'raised platform']);
+    for (const run of parse.runs) {
+      // Counted at the fake, never taken from Parse's push status.
+      expect(run).toMatchObject({ expected: 100, received: 100, complete: true });
+      expect(run.stoppedBecause).toBeUndefined();
+      expect(run.peakRssMb).toBeGreaterThan(10);
+      expect(Number.isFinite(run.deliveriesPerSecond) && run.deliveriesPerSecond > 0).toBe(true);
+    }
+    for (const c of parse.comparisons) {
+      for (const value of [c.deliveriesPerSecond, c.peakRss]) expect(Number.isFinite(value) && value > 0).toBe(true);
+      expect(c.cpuPerDelivery).toBeGreaterThanOrEqual(0);
+    }
+  });
+
+  it('states the targets as ratios of CPU per message, with the figures beside them', () => {
+    const names = results.targets.map((t) => t.name);
+    expect(names).toEqual([
+      'iOS-only delivery CPU / peer CPU',
+      'mixed delivery CPU / peer CPU',
+      'PATCH CPU / raw UPDATE CPU',
+      'POST CPU / raw UPDATE CPU',
+      'API errors',
+      'fan-out peak RSS (MB)',
+      'fan-out RSS growth (MB/100k)',
+      'broadcast peak RSS (MB)',
+      'broadcast RSS growth (MB/100k)',
+      'ours / Parse Server deliveries/s',
+      'ours / Parse Server CPU per delivery',
+      'ours / Parse Server peak RSS',
+    ]);
+    for (const t of results.targets.filter((t) => t.name.includes(' / '))) expect(t.detail).toMatch(/\d/);
+  });
+
   it('prints the table and writes the JSON', () => {
     const text = table(results);
-    for (const label of ['ours / ceiling', 'ours / peer', 'one broadcast', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'as one broadcast', 'Targets']) {
+    for (const label of ['ours / ceiling', 'ours / peer', 'one broadcast', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'as one broadcast', 'Parse Server 9.', 'ours / Parse Server', 'Targets']) {
       expect(text).toContain(label);
     }
     const file = writeResults(results, dir);

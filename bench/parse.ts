@@ -1,0 +1,351 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Pool } from 'pg';
+import { TEST_CA_PATH } from '../test/fakes/fake-server';
+import { freePort } from '../test/support/processes';
+import { databaseUrl, withAdminClient } from '../test/support/services';
+import { dropTestDatabase } from '../test/support/test-database';
+import { APNS_TOPIC, BODY, TITLE } from './clients';
+import { ProviderTally } from './delivery';
+import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
+import type { Seeded } from './lib/seed';
+import { rssBytes, type Stack } from './lib/stack';
+
+/**
+ * Parse Server as a peer service (bench/README.md "Parse Server"): its own process, its own
+ * database in the same PostgreSQL, the same fake APNs, the same iOS installations and users.
+ */
+
+const APP_ID = 'pushbench';
+const MASTER_KEY = 'pushbench-master-key';
+
+/** node-apn's two options that lose messages at size when left at their defaults (10 MB, 5 s). */
+export const RAISED = { maxSessionMemory: 64, requestTimeoutMs: 120_000 };
+
+export type ParseConfig = 'out of the box' | 'raised';
+export type ParseTarget = 'users' | 'platform';
+
+export interface ParseRun {
+  config: ParseConfig;
+  /** `users`: where userId $in the ids (as a Parse user targets users); `platform`: every iOS installation. */
+  target: ParseTarget;
+  /** Installations the push should reach. */
+  expected: number;
+  /** What the fake APNs answered 200 to: never the push status, which says succeeded regardless. */
+  received: number;
+  /** From the POST /parse/push to the last message at the fake. */
+  seconds: number;
+  deliveriesPerSecond: number;
+  /** CPU per message received, microseconds: Parse Server's process, the fakes, PostgreSQL, Redis. */
+  cpuMicrosPerDelivery: CpuUse;
+  cpuSeconds: number;
+  peakRssMb: number;
+  /** What Parse's _PushStatus row said at the end. */
+  status: string;
+  numSent: number;
+  numFailed: number;
+  /** Every expected message arrived. */
+  complete: boolean;
+  /** When not complete: why it stopped (deadline, process exit, its error). */
+  stoppedBecause?: string;
+}
+
+export interface ParseResults {
+  versions: { parseServer: string; pushAdapter: string; nodeApn: string };
+  installations: number;
+  users: number;
+  raised: typeof RAISED;
+  runs: ParseRun[];
+}
+
+function version(path: string): string {
+  try {
+    return JSON.parse(readFileSync(require.resolve(`${path}/package.json`, { paths: [__dirname] }), 'utf8')).version;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function versions(): ParseResults['versions'] {
+  const parseDir = join(require.resolve('parse-server/package.json', { paths: [__dirname] }), '..');
+  const adapterDir = join(require.resolve('@parse/push-adapter/package.json', { paths: [parseDir] }), '..');
+  return {
+    parseServer: version('parse-server'),
+    pushAdapter: JSON.parse(readFileSync(join(adapterDir, 'package.json'), 'utf8')).version,
+    nodeApn: JSON.parse(readFileSync(require.resolve('@parse/node-apn/package.json', { paths: [adapterDir] }), 'utf8')).version,
+  };
+}
+
+interface ParseProcess {
+  child: ChildProcess;
+  port: number;
+  output: () => string;
+  exited: () => string | null;
+  stop(): Promise<void>;
+}
+
+async function startParse(stack: Stack, databaseUri: string, config: ParseConfig): Promise<ParseProcess> {
+  const port = await freePort();
+  const apnsUrl = new URL(stack.apns.baseUrl);
+  const params = {
+    appId: APP_ID,
+    masterKey: MASTER_KEY,
+    databaseUri,
+    port,
+    apns: {
+      privateKeyPem: stack.apnsKey.privateKeyPem,
+      keyId: stack.apnsKey.keyId,
+      teamId: stack.apnsKey.teamId,
+      topic: APNS_TOPIC,
+      address: apnsUrl.hostname,
+      port: Number(apnsUrl.port),
+      caFile: TEST_CA_PATH,
+    },
+    raised: config === 'raised' ? RAISED : undefined,
+  };
+  const child = spawn(process.execPath, [join(__dirname, 'parse-server.js')], {
+    // PARSE_SERVER_LOGS_FOLDER=null: no ./logs files (its default logger is made at require time,
+    // before any option is read); NODE_OPTIONS cleared so nothing of the harness's reaches it.
+    env: { ...process.env, BENCH_PARSE: JSON.stringify(params), PARSE_SERVER_LOGS_FOLDER: 'null', NODE_OPTIONS: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let exit: string | null = null;
+  const keep = (chunk: string) => {
+    out += chunk;
+    if (out.length > 200_000) out = out.slice(-100_000);
+  };
+  child.stdout!.setEncoding('utf8').on('data', keep);
+  child.stderr!.setEncoding('utf8').on('data', keep);
+  const exited = new Promise<void>((resolve) =>
+    child.on('exit', (code, signal) => {
+      exit = `exited with ${signal ?? code}`;
+      resolve();
+    }),
+  );
+  const deadline = Date.now() + 60_000;
+  while (!/^ready /m.test(out)) {
+    if (exit) throw new Error(`Parse Server ${exit} while starting:\n${out.slice(-3000)}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`Parse Server did not start within 60 s:\n${out.slice(-3000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    child,
+    port,
+    output: () => out,
+    exited: () => exit,
+    async stop() {
+      if (exit) return;
+      // Parse Server's SIGTERM handler waits for keep-alive connections to close; nothing of its
+      // state outlives the run (its database is dropped at the end), so it is killed outright.
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+async function parseRequest(parse: ParseProcess, method: string, path: string, body: unknown): Promise<{ status: number; headers: Headers; json: unknown }> {
+  const res = await fetch(`http://127.0.0.1:${parse.port}/parse${path}`, {
+    method,
+    headers: { 'x-parse-application-id': APP_ID, 'x-parse-master-key': MASTER_KEY, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown = text;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    // kept as text for the error message
+  }
+  return { status: res.status, headers: res.headers, json };
+}
+
+/** Rows per INSERT, as in bench/lib/seed.ts. */
+const CHUNK = 20_000;
+
+/**
+ * The seeded iOS installations into Parse's `_Installation`: one created through its REST API, so
+ * that Parse adds the custom `userId` column to its schema, then the rest in bulk with SQL (a
+ * REST call per row would be a benchmark of its own), and the REST-made row removed again.
+ */
+async function seedParse(parse: ParseProcess, db: Pool, seeded: Seeded, iosUsers: string[]): Promise<void> {
+  const created = await parseRequest(parse, 'POST', '/installations', {
+    deviceType: 'ios',
+    deviceToken: randomBytes(32).toString('hex'),
+    appIdentifier: APNS_TOPIC,
+    installationId: 'schema-row',
+    userId: 'schema-user',
+  });
+  if (created.status !== 201) throw new Error(`Parse Server refused the first installation: ${created.status} ${JSON.stringify(created.json)}`);
+  for (let start = 0; start < seeded.iosTokens.length; start += CHUNK) {
+    const tokens = seeded.iosTokens.slice(start, start + CHUNK);
+    const users = iosUsers.slice(start, start + CHUNK);
+    // objectId: Parse's 10-character ids; the ordinal keeps them distinct.
+    await db.query(
+      `INSERT INTO "_Installation" ("objectId", "createdAt", "updatedAt", "deviceType", "deviceToken", "appIdentifier",
+         "installationId", "userId", "_rperm", "_wperm")
+       SELECT 'b' || lpad((u.n + $3)::text, 9, '0'), now(), now(), 'ios', u.token, $4, 'bench-' || (u.n + $3), u.user_id, '{*}', '{}'
+       FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(token, user_id, n)`,
+      [tokens, users, start, APNS_TOPIC],
+    );
+  }
+  await db.query(`DELETE FROM "_Installation" WHERE "installationId" = 'schema-row'`);
+  await db.query('VACUUM ANALYZE "_Installation"');
+}
+
+interface PushStatus {
+  status: string;
+  numSent: number | null;
+  numFailed: number | null;
+}
+
+async function pushStatus(db: Pool, id: string): Promise<PushStatus | undefined> {
+  const { rows } = await db.query<PushStatus>(`SELECT status, "numSent", "numFailed" FROM "_PushStatus" WHERE "objectId" = $1`, [id]);
+  return rows[0];
+}
+
+/**
+ * One push through a freshly started Parse Server, measured from the request to the last message
+ * at the fake. It ends when every expected message arrived, or when Parse's push status is final
+ * and nothing more arrived for `quietMs`, or at the deadline, or when the process dies.
+ */
+async function parsePush(
+  stack: Stack,
+  db: Pool,
+  databaseUri: string,
+  config: ParseConfig,
+  target: ParseTarget,
+  userIds: string[],
+  expected: number,
+  timeoutMs: number,
+): Promise<ParseRun> {
+  const parse = await startParse(stack, databaseUri, config);
+  stack.resetFakes();
+  const tally = new ProviderTally(stack);
+  let peakRss = rssBytes(parse.child.pid!);
+  const sampler = setInterval(() => {
+    tally.drain();
+    peakRss = Math.max(peakRss, rssBytes(parse.child.pid!));
+  }, 500);
+  const cpu = cpuMeter(parse.child.pid);
+  let stoppedBecause: string | undefined;
+  let status: PushStatus | undefined;
+  const started = Date.now();
+  try {
+    const where = target === 'users' ? { userId: { $in: userIds } } : { deviceType: 'ios' };
+    const res = await parseRequest(parse, 'POST', '/push', { where, data: { alert: { title: TITLE, body: BODY } } });
+    const statusId = res.headers.get('x-parse-push-status-id');
+    if (res.status !== 200 || !statusId) {
+      stoppedBecause = `POST /parse/push answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`;
+    } else {
+      const quietMs = (config === 'raised' ? RAISED.requestTimeoutMs : 5000) + 2000;
+      const deadline = started + timeoutMs;
+      let lastCount = -1;
+      let lastChange = Date.now();
+      for (;;) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        tally.drain();
+        status = await pushStatus(db, statusId);
+        if (tally.counts.apns !== lastCount) {
+          lastCount = tally.counts.apns;
+          lastChange = Date.now();
+        }
+        if (tally.counts.apns >= expected) break;
+        if (parse.exited()) {
+          stoppedBecause = `Parse Server ${parse.exited()}: ${parse.output().slice(-500).trim()}`;
+          break;
+        }
+        const final = status && (status.status === 'succeeded' || status.status === 'failed');
+        if (final && Date.now() - lastChange > Math.min(quietMs, 5000)) {
+          stoppedBecause = `push status "${status!.status}" (numSent ${status!.numSent ?? 0}, numFailed ${status!.numFailed ?? 0}) with ${expected - tally.counts.apns} messages never received`;
+          break;
+        }
+        if (Date.now() > deadline) {
+          stoppedBecause = `deadline of ${Math.round(timeoutMs / 1000)} s: push status "${status?.status ?? 'none'}"`;
+          break;
+        }
+      }
+    }
+    const used = cpu.stop();
+    tally.drain();
+    const received = tally.counts.apns;
+    const seconds = received > 0 ? (tally.last - started) / 1000 : (Date.now() - started) / 1000;
+    return {
+      config,
+      target,
+      expected,
+      received,
+      seconds,
+      deliveriesPerSecond: received / seconds,
+      cpuMicrosPerDelivery: perUnit(used, received),
+      cpuSeconds: used.service,
+      peakRssMb: Math.max(peakRss, rssBytes(parse.child.pid!)) / 2 ** 20,
+      status: status?.status ?? 'none',
+      numSent: status?.numSent ?? 0,
+      numFailed: status?.numFailed ?? 0,
+      complete: received >= expected,
+      stoppedBecause: received >= expected ? undefined : stoppedBecause,
+    };
+  } finally {
+    clearInterval(sampler);
+    await parse.stop();
+    stack.resetFakes();
+  }
+}
+
+export interface ParseOptions {
+  timeoutMs: number;
+  /** Which pushes to run: every combination by default. */
+  runs?: { config: ParseConfig; target: ParseTarget }[];
+  log: (line: string) => void;
+}
+
+export const PARSE_RUNS: { config: ParseConfig; target: ParseTarget }[] = [
+  { config: 'out of the box', target: 'users' },
+  { config: 'raised', target: 'users' },
+  { config: 'out of the box', target: 'platform' },
+  { config: 'raised', target: 'platform' },
+];
+
+/**
+ * Parse Server pushing to the seeded iOS installations (the same tokens and users as our iOS-only
+ * send), each push in a fresh Parse Server process. Its database is dropped at the end.
+ */
+export async function measureParse(stack: Stack, seeded: Seeded, options: ParseOptions): Promise<ParseResults> {
+  const databaseName = `push_bench_test_parse_${randomBytes(4).toString('hex')}`;
+  await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
+  const databaseUri = databaseUrl(databaseName);
+  const db = new Pool({ connectionString: databaseUri, max: 2 });
+  // An idle connection ended by the DROP ... WITH (FORCE) below must not crash the bench.
+  db.on('error', () => undefined);
+  try {
+    options.log(`parse: seeding ${seeded.iosTokens.length} iOS installations into _Installation`);
+    const iosUsers = seeded.iosUserIds;
+    const setup = await startParse(stack, databaseUri, 'out of the box');
+    try {
+      await seedParse(setup, db, seeded, iosUsers);
+    } finally {
+      await setup.stop();
+    }
+    // The users the iOS installations belong to, each once: what `where userId $in` lists.
+    const userIds = [...new Set(iosUsers)];
+    const runs: ParseRun[] = [];
+    for (const { config, target } of options.runs ?? PARSE_RUNS) {
+      options.log(`parse: ${config}, ${target === 'users' ? `where userId $in ${userIds.length} ids` : 'every iOS installation'}`);
+      const run = await parsePush(stack, db, databaseUri, config, target, userIds, seeded.iosTokens.length, options.timeoutMs);
+      options.log(
+        `parse: ${run.received}/${run.expected} received in ${run.seconds.toFixed(1)} s, ${Math.round(run.deliveriesPerSecond)}/s, peak RSS ${Math.round(run.peakRssMb)} MB${run.stoppedBecause ? `; stopped: ${run.stoppedBecause}` : ''}`,
+      );
+      runs.push(run);
+    }
+    return { versions: versions(), installations: seeded.iosTokens.length, users: userIds.length, raised: RAISED, runs };
+  } finally {
+    await db.end();
+    await dropTestDatabase(databaseName);
+  }
+}
