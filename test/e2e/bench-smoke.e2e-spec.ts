@@ -1,9 +1,9 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { QUICK, runBench, type BenchResults } from '../../bench/harness';
 import { table, writeResults } from '../../bench/report';
-import { assertBuilt } from '../support/processes';
+import { assertBuilt, BUILT_MAIN } from '../support/processes';
 
 /**
  * The benchmark harness (bench/, `npm run bench`) at a tiny size, so it cannot rot unnoticed:
@@ -98,6 +98,15 @@ describe('npm run bench, at a tiny size', () => {
       for (const value of [c.deliveriesPerSecond, c.peakRss]) expect(Number.isFinite(value) && value > 0).toBe(true);
       expect(c.cpuPerDelivery).toBeGreaterThanOrEqual(0);
     }
+  });
+
+  it('keeps Parse Server a bench peer: nothing the api or the worker runs requires a parse package', () => {
+    // parse-server is a dev dependency (not in a production install), so a require would break there.
+    const built = dirname(BUILT_MAIN);
+    const files = readdirSync(built, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.js'));
+    expect(files.length).toBeGreaterThan(50);
+    const requiring = files.filter((f) => /require\("(parse-server|parse|@parse\/[^"]+)"\)/.test(readFileSync(join(built, f), 'utf8')));
+    expect(requiring).toEqual([]);
   });
 
   it('states the targets as ratios of CPU per message, with the figures beside them', () => {
