@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Pool } from 'pg';
 import { TEST_CA_PATH } from '../test/fakes/fake-server';
 import { freePort } from '../test/support/processes';
@@ -11,7 +11,7 @@ import { APNS_TOPIC, BODY, TITLE } from './clients';
 import { ProviderTally } from './delivery';
 import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
 import type { Seeded } from './lib/seed';
-import { rssBytes, type Stack } from './lib/stack';
+import { cpuSeconds, rssBytes, type Stack } from './lib/stack';
 
 /**
  * Parse Server as a peer service (bench/README.md "Parse Server"): its own process, its own
@@ -60,22 +60,13 @@ export interface ParseResults {
   runs: ParseRun[];
 }
 
-function version(path: string): string {
-  try {
-    return JSON.parse(readFileSync(require.resolve(`${path}/package.json`, { paths: [__dirname] }), 'utf8')).version;
-  } catch {
-    return 'unknown';
-  }
-}
-
+/** The versions that ran: parse-server's own, and the push adapter and node-apn it resolves. */
 function versions(): ParseResults['versions'] {
-  const parseDir = join(require.resolve('parse-server/package.json', { paths: [__dirname] }), '..');
-  const adapterDir = join(require.resolve('@parse/push-adapter/package.json', { paths: [parseDir] }), '..');
-  return {
-    parseServer: version('parse-server'),
-    pushAdapter: JSON.parse(readFileSync(join(adapterDir, 'package.json'), 'utf8')).version,
-    nodeApn: JSON.parse(readFileSync(require.resolve('@parse/node-apn/package.json', { paths: [adapterDir] }), 'utf8')).version,
-  };
+  const manifest = (name: string, from: string) => require.resolve(`${name}/package.json`, { paths: [from] });
+  const versionOf = (file: string): string => JSON.parse(readFileSync(file, 'utf8')).version;
+  const parseServer = manifest('parse-server', __dirname);
+  const pushAdapter = manifest('@parse/push-adapter', dirname(parseServer));
+  return { parseServer: versionOf(parseServer), pushAdapter: versionOf(pushAdapter), nodeApn: versionOf(manifest('@parse/node-apn', dirname(pushAdapter))) };
 }
 
 interface ParseProcess {
@@ -149,6 +140,12 @@ async function startParse(stack: Stack, databaseUri: string, config: ParseConfig
   };
 }
 
+/** The last error line of a process's output (its message, not the stack frames under it). */
+function lastError(output: string): string {
+  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  return ([...lines].reverse().find((line) => /^(FATAL ERROR|[A-Z]\w*Error\b|error:)/.test(line)) ?? lines.at(-1) ?? '').slice(0, 300);
+}
+
 async function parseRequest(parse: ParseProcess, method: string, path: string, body: unknown): Promise<{ status: number; headers: Headers; json: unknown }> {
   const res = await fetch(`http://127.0.0.1:${parse.port}/parse${path}`, {
     method,
@@ -198,6 +195,9 @@ async function seedParse(parse: ParseProcess, db: Pool, seeded: Seeded, iosUsers
   await db.query('VACUUM ANALYZE "_Installation"');
 }
 
+/** How long nothing more may arrive, once Parse's push status is final, before a run ends short. */
+const QUIET_MS = 5000;
+
 interface PushStatus {
   status: string;
   numSent: number | null;
@@ -212,7 +212,7 @@ async function pushStatus(db: Pool, id: string): Promise<PushStatus | undefined>
 /**
  * One push through a freshly started Parse Server, measured from the request to the last message
  * at the fake. It ends when every expected message arrived, or when Parse's push status is final
- * and nothing more arrived for `quietMs`, or at the deadline, or when the process dies.
+ * and nothing more arrived for QUIET_MS, or at the deadline, or when the process dies.
  */
 async function parsePush(
   stack: Stack,
@@ -227,12 +227,18 @@ async function parsePush(
   const parse = await startParse(stack, databaseUri, config);
   stack.resetFakes();
   const tally = new ProviderTally(stack);
-  let peakRss = rssBytes(parse.child.pid!);
-  const sampler = setInterval(() => {
+  const pid = parse.child.pid!;
+  let peakRss = rssBytes(pid);
+  // Its CPU as last seen alive: /proc forgets a process that died (out of memory, say).
+  const cpuAtStart = cpuSeconds(pid);
+  let cpuSeen = cpuAtStart;
+  const sample = () => {
     tally.drain();
-    peakRss = Math.max(peakRss, rssBytes(parse.child.pid!));
-  }, 500);
-  const cpu = cpuMeter(parse.child.pid);
+    peakRss = Math.max(peakRss, rssBytes(pid));
+    if (!parse.exited()) cpuSeen = Math.max(cpuSeen, cpuSeconds(pid));
+  };
+  const sampler = setInterval(sample, 500);
+  const cpu = cpuMeter();
   let stoppedBecause: string | undefined;
   let status: PushStatus | undefined;
   const started = Date.now();
@@ -243,7 +249,6 @@ async function parsePush(
     if (res.status !== 200 || !statusId) {
       stoppedBecause = `POST /parse/push answered ${res.status}: ${JSON.stringify(res.json).slice(0, 300)}`;
     } else {
-      const quietMs = (config === 'raised' ? RAISED.requestTimeoutMs : 5000) + 2000;
       const deadline = started + timeoutMs;
       let lastCount = -1;
       let lastChange = Date.now();
@@ -257,11 +262,11 @@ async function parsePush(
         }
         if (tally.counts.apns >= expected) break;
         if (parse.exited()) {
-          stoppedBecause = `Parse Server ${parse.exited()}: ${parse.output().slice(-500).trim()}`;
+          stoppedBecause = `Parse Server ${parse.exited()}: ${lastError(parse.output())}`;
           break;
         }
         const final = status && (status.status === 'succeeded' || status.status === 'failed');
-        if (final && Date.now() - lastChange > Math.min(quietMs, 5000)) {
+        if (final && Date.now() - lastChange > QUIET_MS) {
           stoppedBecause = `push status "${status!.status}" (numSent ${status!.numSent ?? 0}, numFailed ${status!.numFailed ?? 0}) with ${expected - tally.counts.apns} messages never received`;
           break;
         }
@@ -271,8 +276,8 @@ async function parsePush(
         }
       }
     }
-    const used = cpu.stop();
-    tally.drain();
+    sample();
+    const used = { ...cpu.stop(), service: cpuSeen - cpuAtStart };
     const received = tally.counts.apns;
     const seconds = received > 0 ? (tally.last - started) / 1000 : (Date.now() - started) / 1000;
     return {
@@ -284,7 +289,7 @@ async function parsePush(
       deliveriesPerSecond: received / seconds,
       cpuMicrosPerDelivery: perUnit(used, received),
       cpuSeconds: used.service,
-      peakRssMb: Math.max(peakRss, rssBytes(parse.child.pid!)) / 2 ** 20,
+      peakRssMb: peakRss / 2 ** 20,
       status: status?.status ?? 'none',
       numSent: status?.numSent ?? 0,
       numFailed: status?.numFailed ?? 0,
