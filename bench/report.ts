@@ -101,19 +101,22 @@ function parseTable(r: BenchResults): string[] {
     '',
     `Parse Server ${v.parseServer} (push adapter ${v.pushAdapter}, node-apn ${v.nodeApn}), own process and database: ${int(p.installations)} iOS installations of ${int(p.users)} users`,
     `  "raised": node-apn maxSessionMemory ${p.raised.maxSessionMemory} MB, requestTimeout ${p.raised.requestTimeoutMs / 1000} s (defaults 10 MB, 5 s)`,
-    row('', 'per second', 'seconds', 'received', 'CPU us/msg', 'peak RSS MB'),
+    // received is wider than the other cells: "100,000/100,000".
+    `${row('', 'per second', 'seconds')}${'received'.padStart(18)}${['CPU us/msg', 'peak RSS MB'].map((c) => c.padStart(14)).join('')}`,
   ];
+  const runRow = (label: string, perSecond: number, seconds: number, received: string, cpu: number, rss: number) =>
+    `${row(label, int(perSecond), fixed(seconds, 1))}${received.padStart(18)}${[int(cpu), int(rss)].map((c) => c.padStart(14)).join('')}`;
   for (const run of p.runs) {
     const label = `${run.config}, ${run.target === 'users' ? 'userId $in' : 'all iOS'}`;
     lines.push(
-      row(label, int(run.deliveriesPerSecond), fixed(run.seconds), `${int(run.received)}/${int(run.expected)}`, int(serviceCpu(run.cpuMicrosPerDelivery)), int(run.peakRssMb)),
-      row('  push status (numSent/numFailed)', '', '', `${run.status} ${run.numSent}/${run.numFailed}`),
+      runRow(label, run.deliveriesPerSecond, run.seconds, `${int(run.received)}/${int(run.expected)}`, serviceCpu(run.cpuMicrosPerDelivery), run.peakRssMb),
+      `    push status: ${run.status}, numSent ${run.numSent}, numFailed ${run.numFailed}`,
     );
     if (run.stoppedBecause) lines.push(`    stopped: ${run.stoppedBecause}`);
   }
   const o = r.delivery.oursIos;
   lines.push(
-    row('ours, iOS only (the same users)', int(o.deliveriesPerSecond), fixed(o.seconds), `${int(o.accepted)}/${int(o.accepted + o.failed)}`, int(serviceCpu(o.cpuMicrosPerDelivery)), int(o.workerPeakRssMb)),
+    runRow('ours, iOS only (the same users)', o.deliveriesPerSecond, o.seconds, `${int(o.accepted)}/${int(o.accepted + o.failed)}`, serviceCpu(o.cpuMicrosPerDelivery), o.workerPeakRssMb),
     row('ours / Parse Server', 'per second', 'CPU/msg', 'peak RSS'),
   );
   for (const c of p.comparisons) {
