@@ -98,10 +98,15 @@ const CANCEL_LEFTOVERS_SQL = `
  * a list (`= ANY`) that is not a constant, does not. The notifications this
  * statement completed answer `completed` (completed_at = now() holds only in the transaction that
  * set it: now() is when its own transaction began).
+ *
+ * The same statement adds the outcomes it wrote to the per-minute counters (`delivery_minutes`,
+ * delivery-minute.entity.ts) that the operator dashboard draws: one row per notification, minute
+ * and outcome per write, not per delivery, in a stable order so two workers' writes lock them
+ * alike. So the time series never read `deliveries`, which has no index on time, by design.
  */
 export const RECORD_OUTCOMES_SQL = `
   WITH outcome AS (
-    SELECT o.*, n.processing_started_at AS started_at
+    SELECT o.*, n.processing_started_at AS started_at, n.app_id
     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
       AS o(notification_id, installation_id, status, reason, next_attempt_at)
     JOIN notifications n ON n.id = o.notification_id
@@ -112,7 +117,13 @@ export const RECORD_OUTCOMES_SQL = `
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
       AND d.notification_started_at = o.started_at AND d.status = 'sending'
       AND d.notification_started_at BETWEEN (SELECT min(started_at) FROM outcome) AND (SELECT max(started_at) FROM outcome)
-    RETURNING d.notification_id, d.status
+    RETURNING d.notification_id, d.status, o.app_id
+  ), per_minute AS (
+    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, app_id, count)
+    SELECT notification_id, date_trunc('minute', now()), status, app_id, count(*)::int
+    FROM recorded GROUP BY notification_id, status, app_id
+    ORDER BY notification_id, status
+    ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
   ), invalidated AS (
     UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
     FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)

@@ -24,5 +24,7 @@ import { NotificationsService } from './notifications.service';
   ],
   controllers: [NotificationsController],
   providers: [NotificationsService, IdempotencyService, NotificationEventsService, NotificationsRepository, FanoutJobs],
+  // The operator dashboard (admin/) sends, reads and cancels through the same service as the API.
+  exports: [NotificationsService],
 })
 export class NotificationsModule {}

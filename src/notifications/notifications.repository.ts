@@ -196,13 +196,43 @@ export class NotificationsRepository {
     appId: string,
     limit: number,
     after: { createdAtMicros: string; id: string } | null,
+    titleContains: string | null = null,
   ): Promise<(NotificationRow & { created_at_micros: string })[]> {
+    // The title filter (the operator dashboard's search) walks the app's notifications newest
+    // first on the (app_id, created_at, id) index, as the unfiltered list does, until it has a page.
     return this.db.query(
       `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
        WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
+         AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
        ORDER BY created_at DESC, id DESC
        LIMIT $4`,
-      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit],
+      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit, titleContains],
+    );
+  }
+
+  /** How many notifications each app created since `since` (the notifications_app_id_created_at index). */
+  countSince(since: Date): Promise<{ app_id: string; count: number }[]> {
+    return this.db.query(`SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 GROUP BY app_id`, [since]);
+  }
+
+  /**
+   * Of the app's `scan` newest notifications, those that have a delivery row for the installation
+   * (its internal id), newest first, with that row's status and reason. Each candidate costs one
+   * probe of the deliveries primary key (notification, installation, start): `deliveries` has no
+   * index by installation, by design (its updates stay heap-only), so this never scans it.
+   */
+  lastForInstallation(
+    appId: string,
+    installationId: string,
+    scan: number,
+  ): Promise<(NotificationRow & { delivery_status: string; delivery_reason: string | null; delivery_updated_at: Date })[]> {
+    return this.db.query(
+      `SELECT ${NOTIFICATION_COLUMNS.replace(/(\w+)/g, 'n.$1')}, d.status AS delivery_status, d.reason AS delivery_reason,
+              d.updated_at AS delivery_updated_at
+       FROM (SELECT * FROM notifications WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $3) n
+       JOIN deliveries d ON d.notification_id = n.id AND d.installation_id = $2 AND d.notification_started_at = n.processing_started_at
+       ORDER BY n.created_at DESC, n.id DESC`,
+      [appId, installationId, scan],
     );
   }
 
