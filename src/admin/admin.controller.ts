@@ -40,10 +40,15 @@ export class AdminController {
     }
   }
 
-  /** Who is logged in, and the CSRF token the page sends back (401 without a session). */
+  /**
+   * Who is logged in, and the CSRF token the page sends back; `data: null` without a session (the
+   * page then shows its login form: an expected state, not an error, so not a 401).
+   */
   @Get('session')
+  @WithoutSession()
   session(@Req() req: Request) {
-    const session = this.sessions.sessionOf(req)!;
+    const session = this.sessions.sessionOf(req);
+    if (!session) return { data: null };
     return { data: { user: this.sessions.user, csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() } };
   }
 

@@ -4,8 +4,7 @@ import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { PLATFORMS } from '../common/platform';
 import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';
-import { cancelable, notificationStatus } from '../notifications/notification-status';
-import type { NotificationResource } from '../notifications/notification.resource';
+import { operatorView } from '../notifications/notification-status';
 import { NotificationsService } from '../notifications/notifications.service';
 import { QueueInspector } from '../queue/queue-inspector';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
@@ -43,9 +42,6 @@ export function toMinutePoints(rows: MinuteCountRow[], fill?: { from: Date; minu
   for (const row of rows) point(new Date(row.minute).getTime())[OUTCOME_KEY[row.outcome]] += row.count;
   return [...points.values()].sort((a, b) => a.minute.localeCompare(b.minute));
 }
-
-/** A notification as the dashboard shows it: the API resource plus where it stands. */
-const withStatus = (n: NotificationResource) => ({ ...n, status: notificationStatus(n), cancelable: cancelable(n) });
 
 /**
  * What the operator dashboard shows, put together from the features' own services (the same
@@ -94,26 +90,27 @@ export class AdminService {
 
   async listNotifications(appId: string, limit: number, cursor?: string, search?: string) {
     await this.app(appId);
-    const page = await this.notifications.list(appId, limit, cursor, search);
-    return { data: page.data.map(withStatus), meta: page.meta };
+    return this.notifications.list(appId, limit, cursor, search, operatorView);
   }
 
   /** A notification with its outcomes per minute (from the counters, never from `deliveries`). */
   async notification(appId: string, id: string) {
-    const notification = await this.notifications.find(appId, id);
+    const notification = await this.notifications.find(appId, id, operatorView);
     const rows = await this.repository.minutesOf(id, NOTIFICATION_MINUTES_LIMIT);
-    return { ...withStatus(notification), minutes: toMinutePoints(rows) };
+    return { ...notification, minutes: toMinutePoints(rows) };
   }
 
   async cancel(appId: string, id: string) {
-    return withStatus(await this.notifications.cancel(appId, id));
+    await this.notifications.cancel(appId, id);
+    return this.notifications.find(appId, id, operatorView);
   }
 
   /** Sends through NotificationsService.send, as POST /api/v1/notifications does (its validation and size checks). */
   async send(appId: string, dto: Parameters<NotificationsService['send']>[1], rawBody: unknown) {
     await this.app(appId);
     const result = await this.notifications.send(appId, dto, rawBody);
-    return withStatus((JSON.parse(result.body) as { data: NotificationResource }).data);
+    const { id } = (JSON.parse(result.body) as { data: { id: string } }).data;
+    return this.notifications.find(appId, id, operatorView);
   }
 
   /** An installation by its id, or a user's installations, each with the latest notifications that targeted it. */
@@ -134,7 +131,7 @@ export class AdminService {
     return Promise.all(
       found.map(async (installation) => ({
         installation,
-        notifications: (await this.notifications.lastForInstallation(appId, installation.id, LOOKUP_SCAN)).map(withStatus),
+        notifications: await this.notifications.lastForInstallation(appId, installation.id, LOOKUP_SCAN, operatorView),
       })),
     );
   }

@@ -1,4 +1,5 @@
-import type { NotificationResource } from './notification.resource';
+import { NotificationResource, toNotificationResource } from './notification.resource';
+import type { NotificationRow } from './notifications.repository';
 
 /** Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard"). */
 export type NotificationStatus = 'scheduled' | 'sending' | 'completed' | 'canceled';
@@ -19,3 +20,16 @@ export function notificationStatus(n: NotificationResource, now = Date.now()): N
 
 /** A notification can be cancelled until it has completed (docs/api.md 11). */
 export const cancelable = (n: NotificationResource) => !n.completed_at && !n.canceled_at;
+
+/** Whom a send targeted, in the words of its recipients key (docs/api.md 10). */
+export function targetOf(row: NotificationRow) {
+  return { kind: row.recipient_kind, users: row.recipient_kind === 'user_ids' ? row.target_users : null, tags: row.tags };
+}
+
+/** The operator dashboard's view of a notification: the API resource, where it stands and whom it targeted. */
+export function operatorView(row: NotificationRow) {
+  const resource = toNotificationResource(row);
+  return { ...resource, status: notificationStatus(resource), cancelable: cancelable(resource), target: targetOf(row) };
+}
+
+export type OperatorNotification = ReturnType<typeof operatorView>;

@@ -32,12 +32,15 @@ export interface NotificationRow {
   canceled_at: Date | null;
   localizations: Record<string, Record<string, string>> | null;
   fanned_out_at: Date | null;
+  /** Which recipients key the send used, and its tags when it was `tags` (the dashboard shows them). */
+  recipient_kind: 'user_ids' | 'installation_ids' | 'tags' | 'all';
+  tags: string[] | null;
 }
 
-/** Every column but the (possibly long) target list. */
+/** Every column but the (possibly long) lists of user and installation ids. */
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at`;
+  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
 
 const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
          recipient_kind, installation_ids, tags, send_at, localizations)
