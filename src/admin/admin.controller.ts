@@ -6,7 +6,7 @@ import { SendNotificationDto } from '../notifications/dto/send-notification.dto'
 import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
 import { AdminGuard, WithoutSession } from './admin.guard';
 import { AdminService } from './admin.service';
-import { AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
+import { AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
 
 /**
  * The operator dashboard's API, /admin/api (docs/operations.md "Operator dashboard", where every
@@ -88,6 +88,12 @@ export class AdminController {
   @Get('apps/:app/notifications/:id')
   async notification(@Param('app') appId: string, @Param('id') id: string) {
     return { data: await this.admin.notification(appId, id) };
+  }
+
+  /** The delivery trace (docs/api.md 13) through the API's own service, with a reason filter besides the status. */
+  @Get('apps/:app/notifications/:id/deliveries')
+  deliveries(@Param('app') appId: string, @Param('id') id: string, @Query() query: AdminDeliveriesQueryDto) {
+    return this.admin.deliveries(appId, id, query);
   }
 
   @Post('apps/:app/notifications/:id/cancel')

@@ -5,6 +5,8 @@ import { PLATFORMS } from '../common/platform';
 import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';
 import { operatorView } from '../notifications/notification-status';
+import { DeliveryTraceService } from '../notifications/delivery-trace.service';
+import type { DeliveryStatus } from '../common/delivery-status';
 import { NotificationsService } from '../notifications/notifications.service';
 import { QueueInspector } from '../queue/queue-inspector';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
@@ -57,6 +59,7 @@ export class AdminService {
     private readonly credentials: CredentialsService,
     private readonly installations: InstallationsService,
     private readonly notifications: NotificationsService,
+    private readonly trace: DeliveryTraceService,
     private readonly inspector: QueueInspector,
     private readonly repository: AdminRepository,
   ) {}
@@ -98,6 +101,11 @@ export class AdminService {
     const notification = await this.notifications.find(appId, id, operatorView);
     const rows = await this.repository.minutesOf(id, NOTIFICATION_MINUTES_LIMIT);
     return { ...notification, minutes: toMinutePoints(rows) };
+  }
+
+  /** One page of the delivery trace, filtered by status and reason (DeliveryTraceService, the API's). */
+  deliveries(appId: string, id: string, query: { limit?: string | number; cursor?: string; status?: DeliveryStatus; reason?: string }) {
+    return this.trace.page(appId, id, query.limit === undefined ? 50 : Number(query.limit), query.status ?? null, query.cursor, query.reason ?? null);
   }
 
   async cancel(appId: string, id: string) {

@@ -205,6 +205,27 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await shot('5-notification');
   });
 
+  it("reads the notification's trace and filters it by status and by reason", async () => {
+    const trace = page.getByRole('region', { name: 'Deliveries, one per installation' });
+    await trace.getByText('13 deliveries shown.').waitFor();
+    await trace.getByRole('row', { name: /^inst-user-3 user-3 web accepted/ }).waitFor();
+    await trace.getByLabel('Status').selectOption('failed');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('1 delivery shown with status failed.').waitFor();
+    await expect(trace.locator('tbody tr').textContent()).resolves.toMatch(/^inst-user-0user-0iosfailedBadDeviceToken1/);
+    await trace.getByLabel('Status').selectOption('');
+    await trace.getByLabel('Reason').fill('BadDeviceToken');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('1 delivery shown with reason BadDeviceToken.').waitFor();
+    await trace.getByLabel('Reason').fill('NoCredentials');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('0 deliveries shown with reason NoCredentials.').waitFor();
+    await trace.getByLabel('Reason').fill('BadDeviceToken');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('1 delivery shown with reason BadDeviceToken.').waitFor();
+    await shot('5b-trace-filtered');
+  });
+
   it('looks up an installation by user id: its fields, tags and the notifications it got', async () => {
     await page.getByRole('link', { name: 'Installations' }).click();
     await page.getByLabel('Look up by').selectOption('user_id');

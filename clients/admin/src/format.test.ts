@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeTarget, formatMinute, formatNumber, formatRate, formatTime, formatUtc, funnel } from './format';
+import { describeTarget, formatMinute, formatNumber, formatRate, formatTime, formatTimeOfDay, formatUtc, funnel } from './format';
 
 describe('format', () => {
   it('writes numbers with the locale thousands separators', () => {
@@ -17,6 +17,7 @@ describe('format', () => {
     expect(formatTime(iso, 'en-US', 'America/New_York')).toBe('Nov 24, 2026, 5:05:00 AM');
     expect(formatMinute(iso, 'en-GB', 'Europe/Paris')).toBe('11:05');
     expect(formatUtc(iso)).toBe('2026-11-24 10:05:00 UTC');
+    expect(formatTimeOfDay(iso, 'en-US', 'Asia/Tokyo')).toBe('7:05:00 PM');
   });
 
   it('makes the funnel relative to the accepted deliveries', () => {

@@ -15,6 +15,11 @@ export function formatTime(iso: string, locale?: string, timeZone?: string): str
   return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone }).format(new Date(iso));
 }
 
+/** The time of day in the viewer's zone, to the second: "3:32:56 AM". */
+export function formatTimeOfDay(iso: string, locale?: string, timeZone?: string): string {
+  return new Intl.DateTimeFormat(locale, { timeStyle: 'medium', timeZone }).format(new Date(iso));
+}
+
 /** A minute of a chart's axis, in the viewer's zone: "14:05". */
 export function formatMinute(iso: string, locale?: string, timeZone?: string): string {
   return new Intl.DateTimeFormat(locale, { hour: 'numeric', minute: '2-digit', timeZone }).format(new Date(iso));

@@ -1,3 +1,4 @@
+import { ListDeliveriesQueryDto } from '../../notifications/dto/list-deliveries.dto';
 import { IntLike, Optional, Str } from '../../common/validation/rules';
 
 /** GET /admin/api/apps/{app}/notifications (docs/operations.md "Operator dashboard"). */
@@ -12,4 +13,10 @@ export class AdminNotificationsQueryDto {
 export class AdminInstallationsQueryDto {
   @Optional() @Str({ min: 1, max: 255 }) installation_id?: string;
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string;
+}
+
+/** GET /admin/api/apps/{app}/notifications/{id}/deliveries: the API's trace query, plus a reason. */
+export class AdminDeliveriesQueryDto extends ListDeliveriesQueryDto {
+  /** A reason exactly as the trace shows it (`BadDeviceToken`, `NoCredentials`...). */
+  @Optional() @Str({ min: 1, max: 255 }) reason?: string;
 }

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { type ReactNode, useMemo } from 'react';
+import { useMemo } from 'react';
 import { type NotificationDetail, api } from '../../api';
 import { BarChart, OUTCOME_COLORS } from '../../components/Chart';
 import { ErrorNote, Loading, Page } from '../../components/Page';
@@ -7,9 +7,10 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
+import { Trace } from './Trace';
 
 /** A notification: content, options and schedule, statistics (numbers and charts), and a cancel button while it can be cancelled. */
-export function NotificationPage({ appId, id, trace }: { appId: string; id: string; trace?: ReactNode }) {
+export function NotificationPage({ appId, id }: { appId: string; id: string }) {
   const client = useQueryClient();
   const notification = useQuery({
     queryKey: ['notification', appId, id],
@@ -53,7 +54,7 @@ export function NotificationPage({ appId, id, trace }: { appId: string; id: stri
         <Schedule n={n} />
       </div>
       <Statistics n={n} />
-      {trace}
+      <Trace appId={appId} id={id} live={!['completed', 'canceled'].includes(n.status)} />
     </Page>
   );
 }

@@ -6,6 +6,7 @@ import { fakeFetch, renderWithQueries } from '../../testing/render';
 import { NotificationPage } from './NotificationPage';
 import { fieldErrors } from './sendErrors';
 import { SendTestPage } from './SendTestPage';
+import { Trace } from './Trace';
 
 const APP = '6f1c2b1e-0000-4000-8000-000000000001';
 const ID = '6f1c2b1e-0000-4000-8000-0000000000aa';
@@ -57,7 +58,10 @@ describe('fieldErrors', () => {
 
 describe('NotificationPage', () => {
   it('shows the content, the numbers with thousands separators and rates, and the funnel table', async () => {
-    fakeFetch({ [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({ status: 200, body: { data: notification() } }) });
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({ status: 200, body: { data: notification() } }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
     renderWithQueries(<NotificationPage appId={APP} id={ID} />);
     expect(await screen.findByRole('heading', { level: 1, name: 'Spring sale' })).toBeTruthy();
     const installations = screen.getByText('Installations').closest('.figure') as HTMLElement;
@@ -114,5 +118,47 @@ describe('SendTestPage', () => {
     await waitFor(() => expect(title.getAttribute('aria-invalid')).toBe('true'));
     expect(document.getElementById(title.getAttribute('aria-describedby')!)!.textContent).toBe('The notification.title field is required.');
     expect(sent).toEqual({ recipients: { user_ids: ['alice'] }, notification: { title: '', body: 'Hello' } });
+  });
+});
+
+describe('Trace', () => {
+  const delivery = (n: number, status: string, reason: string | null) => ({
+    installation_id: `inst-${n}`,
+    user_id: `user-${n}`,
+    platform: 'ios',
+    status,
+    reason,
+    attempts: 1,
+    scheduled_for: null,
+    updated_at: '2026-11-24T10:00:00.000Z',
+    received_at: null,
+    displayed_at: null,
+    opened_at: null,
+  });
+
+  it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {
+    const calls = fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: (init) => {
+        const url = new URL(String(calls.at(-1)!.path), 'http://admin.test');
+        const params = url.searchParams;
+        if (!params.get('status')) return { status: 200, body: { data: [delivery(1, 'accepted', null), delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };
+        // A bounded scan found nothing in its first stretch; the second has the match.
+        if (!params.get('cursor')) return { status: 200, body: { data: [], meta: { next_cursor: 'c1' } } };
+        return { status: 200, body: { data: [delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };
+      },
+    });
+    renderWithQueries(<Trace appId={APP} id={ID} live={false} />);
+    expect(await screen.findByText('2 deliveries shown.')).toBeTruthy();
+    await userEvent.selectOptions(screen.getByLabelText('Status'), 'failed');
+    await userEvent.type(screen.getByLabelText('Reason'), 'BadDeviceToken');
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    expect(await screen.findByText('0 deliveries shown with status failed and reason BadDeviceToken, more to look at.')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Look further' }));
+    expect(await screen.findByText('1 delivery shown with status failed and reason BadDeviceToken.')).toBeTruthy();
+    expect(screen.getByRole('row', { name: /inst-2 user-2 ios failed BadDeviceToken/ })).toBeTruthy();
+    expect(calls.map((c) => c.path).slice(1)).toEqual([
+      `/admin/api/apps/${APP}/notifications/${ID}/deliveries?status=failed&reason=BadDeviceToken&limit=50`,
+      `/admin/api/apps/${APP}/notifications/${ID}/deliveries?status=failed&reason=BadDeviceToken&cursor=c1&limit=50`,
+    ]);
   });
 });
