@@ -23,8 +23,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   health: ['auth', 'common', 'config', 'database', 'queue'],
   'rate-limit': ['auth', 'common', 'config', 'queue'],
   admin: ['common', 'config', 'queue'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications'],
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database'],
+  // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
+  // notification and installation resource mappers (the public resources, nothing more), counts
+  // its calls in metrics and queues them through queue/jobs.ts.
+  webhooks: ['apps', 'common', 'config', 'credentials', 'installations', 'metrics', 'notifications', 'queue'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
+  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'webhooks'],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */
@@ -35,7 +39,10 @@ const ONLY_THROUGH: Record<string, { files: RegExp; why: string }> = {
   // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
   delivery: { files: /^delivery\/(providers\/payloads|delivery\.entity)\.ts$/, why: 'only the payload builders (and, for database/, the entity)' },
   // notifications reads the platform list and relates its events to installations; no installation logic.
-  installations: { files: /^installations\/installation\.entity\.ts$/, why: 'only installation.entity.ts' },
+  // webhooks maps a row to the public Installation resource with the API's own mapper.
+  installations: { files: /^installations\/installation\.(entity|resource)\.ts$/, why: 'only installation.entity.ts and installation.resource.ts' },
+  // webhooks maps a row to the public Notification resource with the API's own mapper; nothing else.
+  notifications: { files: /^notifications\/notification\.(entity|resource)\.ts$/, why: 'only notification.entity.ts and notification.resource.ts' },
 };
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */

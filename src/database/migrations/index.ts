@@ -4,6 +4,7 @@ import { DeliveriesHotUpdates1764057600000 } from './1764057600000-DeliveriesHot
 import { IdempotencyResponseText1764100000000 } from './1764100000000-IdempotencyResponseText';
 import { PartitionedDeliveries1764200000000 } from './1764200000000-PartitionedDeliveries';
 import { TargetingAndTiming1764300000000 } from './1764300000000-TargetingAndTiming';
+import { Webhooks1764500000000 } from './1764500000000-Webhooks';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   IdempotencyResponseText1764100000000,
   PartitionedDeliveries1764200000000,
   TargetingAndTiming1764300000000,
+  Webhooks1764500000000,
 ];
