@@ -92,6 +92,11 @@ describe('docs/api.md (issue #12.7)', () => {
       '## 10. Recipients and installation tags',
       '## 11. Scheduling, local time and cancelling',
       '## 12. Localized content',
+      '## 14. Webhooks',
+      '### 14.1 Managing webhooks',
+      '### 14.2 Events',
+      '### 14.3 The call',
+      '### 14.4 Retries and guarantees',
       '## 15. Data lifecycle',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));

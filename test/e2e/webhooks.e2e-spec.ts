@@ -1,6 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { open } from '../../src/credentials/secret-box';
+import { RetentionService } from '../../src/delivery/retention.service';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
 import { runCli, RunResult, TEST_APP_KEY } from '../support/processes';
@@ -288,5 +289,32 @@ describe('webhooks (docs/api.md 14)', () => {
       const list = json(await cli(['webhooks:list', '--app', tenant.appId])) as { id: string }[];
       expect(list.map((w) => w.id)).not.toContain(doomed.id);
     });
+  });
+
+  it('retention deletes messages delivered or given up more than RETENTION_DAYS ago, and keeps those still owed (docs/api.md 15)', async () => {
+    const kept = await createWebhook('/retention', 'notification.completed');
+    const insert = async (status: string, finishedDaysAgo: number | null, dueInDays = 0) =>
+      (
+        await ctx.db.query(
+          `INSERT INTO webhook_messages (webhook_id, type, subject_id, status, finished_at, due_at)
+           VALUES ($1, 'notification.completed', gen_random_uuid(), $2, now() - make_interval(days => $3), now() + make_interval(days => $4))
+           RETURNING id`,
+          [kept.id, status, finishedDaysAgo ?? 0, dueInDays],
+        )
+      )[0].id as string;
+    const oldDelivered = await insert('delivered', 31);
+    const oldFailed = await insert('failed', 40);
+    const recent = await insert('delivered', 29);
+    // Still owed (its next attempt a day away): never deleted, whatever its age.
+    const owed = await insert('pending', 60, 1);
+    await ctx.db.query(`UPDATE webhook_messages SET finished_at = NULL, created_at = now() - interval '60 days' WHERE id = $1`, [owed]);
+
+    const report = await ctx.get(RetentionService).run();
+    expect(report.webhookMessagesDeleted).toBeGreaterThanOrEqual(2);
+    const left = (await ctx.db.query(`SELECT id FROM webhook_messages WHERE id = ANY($1::uuid[])`, [[oldDelivered, oldFailed, recent, owed]])).map(
+      (row: { id: string }) => row.id,
+    );
+    expect(left.sort()).toEqual([recent, owed].sort());
+    json(await cli(['webhooks:delete', '--id', kept.id]));
   });
 });
