@@ -92,4 +92,18 @@ export class WebhookJobs {
       })),
     );
   }
+
+  /**
+   * Queues attempts that PostgreSQL says are owed now. A job of the same id that Redis still keeps
+   * as completed or failed (its worker died, or PostgreSQL was away, before the outcome was written)
+   * would swallow the add, so it goes first; one waiting, delayed or running is left alone.
+   */
+  async requeue(calls: readonly WebhookJob[]): Promise<void> {
+    for (const call of calls) {
+      const job = await this.queue.getJob(webhookJobId(call.messageId, call.attempt));
+      if (job && ((await job.isCompleted()) || (await job.isFailed()))) await job.remove();
+    }
+    await this.add(calls);
+  }
 }
+

@@ -40,7 +40,7 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     let queued = 0;
     for (;;) {
       const due = await this.messages.dispatchDue(DISPATCH_LIMIT, ATTEMPT_LEASE_SECONDS);
-      await this.jobs.add(due.map((message) => ({ messageId: message.id, attempt: message.attempts + 1 })));
+      await this.jobs.requeue(due.map((message) => ({ messageId: message.id, attempt: message.attempts + 1 })));
       queued += due.length;
       if (due.length < DISPATCH_LIMIT) return queued;
     }
