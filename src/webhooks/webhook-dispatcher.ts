@@ -19,6 +19,8 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private readonly logger = new Logger(WebhookDispatcher.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  /** Set while dispatching fails: an outage is logged once when it starts and once when it ends. */
+  private failing = false;
 
   constructor(
     private readonly messages: WebhooksRepository,
@@ -49,8 +51,14 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
   private async tick(): Promise<void> {
     if (this.running) return;
     this.running = this.dispatch()
-      .then(() => undefined)
-      .catch((error: Error) => this.logger.warn(`Webhook messages not queued now (${error.message}); tried again in a moment`))
+      .then(() => {
+        if (this.failing) this.logger.log('Webhook messages are queued again');
+        this.failing = false;
+      })
+      .catch((error: Error) => {
+        if (!this.failing) this.logger.warn(`Webhook messages not queued now (${error.message}); trying again every second`);
+        this.failing = true;
+      })
       .finally(() => (this.running = undefined));
     await this.running;
   }
