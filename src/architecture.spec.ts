@@ -26,8 +26,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   // auth for @Public() (its own session guard replaces the bearer token); rate-limit's Redis
   // storage counts failed logins.
   admin: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'notifications', 'queue', 'rate-limit'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications'],
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database'],
+  // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
+  // notification and installation resource mappers (the public resources, nothing more), counts
+  // its calls in metrics and queues them through queue/jobs.ts.
+  webhooks: ['apps', 'common', 'config', 'credentials', 'installations', 'metrics', 'notifications', 'queue'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
+  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'webhooks'],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */
@@ -38,8 +42,20 @@ const ONLY_THROUGH: Record<string, { files: RegExp; why: string; except?: string
   // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
   delivery: { files: /^delivery\/(providers\/payloads|delivery\.entity)\.ts$/, why: 'only the payload builders (and, for database/, the entity)' },
   // notifications reads the platform list and relates its events to installations; no installation logic.
-  // admin looks installations up through InstallationsService, as the API does.
-  installations: { files: /^installations\/installation\.entity\.ts$/, why: 'only installation.entity.ts', except: ['admin'] },
+  // webhooks maps a row to the public Installation resource with the API's own mapper; admin looks
+  // installations up through InstallationsService, as the API does.
+  installations: {
+    files: /^installations\/installation\.(entity|resource)\.ts$/,
+    why: 'only installation.entity.ts and installation.resource.ts',
+    except: ['admin'],
+  },
+  // webhooks maps a row to the public Notification resource with the API's own mapper; nothing else.
+  // admin sends, reads, cancels and traces through the notifications services, as the API does.
+  notifications: {
+    files: /^notifications\/notification\.(entity|resource)\.ts$/,
+    why: 'only notification.entity.ts and notification.resource.ts',
+    except: ['admin'],
+  },
 };
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */

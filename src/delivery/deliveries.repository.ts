@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { completionCondition } from '../common/completion-condition';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { preparedQuery } from '../common/prepared-query';
+import { webhookOutboxInsert } from '../common/webhook-events';
 import { PushContent } from './providers/payloads';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
@@ -62,7 +63,8 @@ const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.atte
 
 /**
  * A cancelled notification's rows of one batch that are still to send (left by a retry or a
- * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification.
+ * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification
+ * (with its webhook event, docs/api.md 14).
  */
 const CANCEL_LEFTOVERS_SQL = `
   WITH canceled AS (
@@ -70,11 +72,14 @@ const CANCEL_LEFTOVERS_SQL = `
     WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND d.status IN ('pending', 'scheduled')
       AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
     RETURNING 1
-  ), counted AS (SELECT count(*)::int AS n FROM canceled)
-  UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
-    completed_at = CASE WHEN completed_at IS NULL AND ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
-  FROM counted
-  WHERE id = $1 AND counted.n > 0`;
+  ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
+    UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+      completed_at = CASE WHEN completed_at IS NULL AND ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
+    FROM counted
+    WHERE id = $1 AND counted.n > 0
+    RETURNING id, app_id, completed_at = now() AS completed
+  )
+  ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}`;
 
 /**
  * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
@@ -98,6 +103,10 @@ const CANCEL_LEFTOVERS_SQL = `
  * a list (`= ANY`) that is not a constant, does not. The notifications this
  * statement completed answer `completed` (completed_at = now() holds only in the transaction that
  * set it: now() is when its own transaction began).
+ *
+ * The invalidations and completions it makes write their webhook events (docs/api.md 14) in the
+ * same statement (`invalidated_events`, `completed_events`): work in proportion to those, none for
+ * an ordinary outcome.
  *
  * The same statement adds the outcomes it wrote to the per-minute counters (`delivery_minutes`,
  * delivery-minute.entity.ts) that the operator dashboard draws: one row per notification, minute
@@ -129,21 +138,28 @@ export const RECORD_OUTCOMES_SQL = `
     FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
     WHERE i.id = u.id AND i.invalidated_at IS NULL
       AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
+    RETURNING i.app_id, i.id
+  ), invalidated_events AS (
+    ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
   ), counted AS (
     SELECT notification_id,
            count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
            count(*) FILTER (WHERE status = 'failed')::int AS failed,
            count(*) FILTER (WHERE status = 'skipped')::int AS skipped
     FROM recorded GROUP BY notification_id
+  ), finished AS (
+    UPDATE notifications n SET
+      stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
+      completed_at = CASE
+        WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
+        ELSE completed_at END
+    FROM counted c
+    WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
+    RETURNING n.id, n.app_id, n.completed_at = now() AS completed
+  ), completed_events AS (
+    ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
   )
-  UPDATE notifications n SET
-    stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
-    completed_at = CASE
-      WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
-      ELSE completed_at END
-  FROM counted c
-  WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
-  RETURNING n.id, n.completed_at = now() AS completed`;
+  SELECT id, completed FROM finished`;
 
 /** The parameters of RECORD_OUTCOMES_SQL: one list per column. */
 export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
@@ -160,13 +176,19 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
   ];
 }
 
-const COMPLETE_ONE_SQL = `UPDATE notifications SET completed_at = now()
-       WHERE id = $1 AND completed_at IS NULL AND ${completionCondition()}
-       RETURNING id`;
+/** Completes what is complete, writing each completion's webhook events with it (docs/api.md 14). */
+const completeWhere = (where: string) => `WITH finished AS (
+         UPDATE notifications SET completed_at = now()
+         WHERE ${where} completed_at IS NULL AND ${completionCondition()}
+         RETURNING id, app_id
+       ), completed_events AS (
+         ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished')}
+       )
+       SELECT id FROM finished`;
 
-const COMPLETE_ALL_SQL = `UPDATE notifications SET completed_at = now()
-       WHERE completed_at IS NULL AND ${completionCondition()}
-       RETURNING id`;
+const COMPLETE_ONE_SQL = completeWhere('id = $1 AND');
+
+const COMPLETE_ALL_SQL = completeWhere('');
 
 /**
  * The worker's delivery rows: claiming a batch, recording outcomes with the invalidations and
@@ -240,13 +262,13 @@ export class DeliveriesRepository {
 
   /** Sets completed_at if the notification is complete (see completion.ts); true when this did. */
   async completeIfDone(notificationId: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
+    const rows: unknown[] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
     return rows.length > 0;
   }
 
   /** Sets completed_at on every complete notification that lacks it; their ids. */
   async completeFinished(): Promise<string[]> {
-    const [rows]: [{ id: string }[], number] = await this.db.query(COMPLETE_ALL_SQL);
+    const rows: { id: string }[] = await this.db.query(COMPLETE_ALL_SQL);
     return rows.map((row) => row.id);
   }
 }

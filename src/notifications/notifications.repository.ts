@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { completionCondition } from '../common/completion-condition';
 import { preparedQuery } from '../common/prepared-query';
+import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
 import { NotificationOptions } from './notification.entity';
 
@@ -163,27 +164,38 @@ export class NotificationsRepository {
    * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
    * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
    * notification completed when nothing else is left. Rows "sending" finish as they would have.
+   * Its webhook events (notification.canceled, and notification.completed when it completes; docs/api.md
+   * 14) are written in the same transaction.
    * Undefined when the notification is not this app's, or had completed or been cancelled already.
    */
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
     return this.db.transaction(async (manager) => {
-      const [[marked]]: [{ id: string }[], number] = await manager.query(
-        `UPDATE notifications SET canceled_at = now()
-         WHERE id = $1 AND app_id = $2 AND completed_at IS NULL AND canceled_at IS NULL RETURNING id`,
+      const [marked]: { id: string }[] = await manager.query(
+        `WITH marked AS (
+           UPDATE notifications SET canceled_at = now()
+           WHERE id = $1 AND app_id = $2 AND completed_at IS NULL AND canceled_at IS NULL RETURNING app_id, id
+         ), canceled_events AS (
+           ${webhookOutboxInsert('notification.canceled', 'SELECT app_id, id FROM marked')}
+         )
+         SELECT id FROM marked`,
         [id, appId],
       );
       if (!marked) return undefined;
-      const [[row]]: [NotificationRow[], number] = await manager.query(
+      const [row]: NotificationRow[] = await manager.query(
         `WITH canceled AS (
            UPDATE deliveries SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
            WHERE notification_id = $1 AND status IN ('pending', 'scheduled')
            RETURNING 1
-         ), counted AS (SELECT count(*)::int AS n FROM canceled)
-         UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
-           completed_at = CASE WHEN ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
-         FROM counted
-         WHERE id = $1
-         RETURNING ${NOTIFICATION_COLUMNS}`,
+         ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
+           UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+             completed_at = CASE WHEN ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
+           FROM counted
+           WHERE id = $1
+           RETURNING ${NOTIFICATION_COLUMNS}
+         ), completed_events AS (
+           ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed_at IS NOT NULL')}
+         )
+         SELECT * FROM finished`,
         [id],
       );
       return row;

@@ -93,6 +93,11 @@ describe('docs/api.md (issue #12.7)', () => {
       '## 11. Scheduling, local time and cancelling',
       '## 12. Localized content',
       '## 13. Delivery trace',
+      '## 14. Webhooks',
+      '### 14.1 Managing webhooks',
+      '### 14.2 Events',
+      '### 14.3 The call',
+      '### 14.4 Retries and guarantees',
       '## 15. Data lifecycle',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));

@@ -202,6 +202,15 @@ describe('the sweeper and the deliveries table', () => {
         for (const child of node.Plans ?? []) walk(child);
       };
       walk(plan.Plan);
+      // The webhook outbox (docs/api.md 14) reads webhooks once per invalidation or completion, never per outcome:
+      // here one invalidation, no completion.
+      const webhookProbes: number[] = [];
+      const probes = (node: Record<string, any>) => {
+        if (node['Relation Name'] === 'webhooks') webhookProbes.push(node['Actual Loops'] ?? 0);
+        for (const child of node.Plans ?? []) probes(child);
+      };
+      probes(plan.Plan);
+      expect(webhookProbes.reduce((sum, loops) => sum + loops, 0)).toBe(1);
       expect(scans.length).toBeGreaterThan(0);
       for (const scan of scans) {
         const read = scan['Actual Rows'] * (scan['Actual Loops'] ?? 1) + (scan['Rows Removed by Filter'] ?? 0) + (scan['Rows Removed by Join Filter'] ?? 0);

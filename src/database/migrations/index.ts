@@ -5,6 +5,7 @@ import { IdempotencyResponseText1764100000000 } from './1764100000000-Idempotenc
 import { PartitionedDeliveries1764200000000 } from './1764200000000-PartitionedDeliveries';
 import { TargetingAndTiming1764300000000 } from './1764300000000-TargetingAndTiming';
 import { DeliveryUserAtFanOut1764400000000 } from './1764400000000-DeliveryUserAtFanOut';
+import { Webhooks1764500000000 } from './1764500000000-Webhooks';
 import { DeliveryMinutes1764600000000 } from './1764600000000-DeliveryMinutes';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
@@ -16,5 +17,6 @@ export const MIGRATIONS = [
   PartitionedDeliveries1764200000000,
   TargetingAndTiming1764300000000,
   DeliveryUserAtFanOut1764400000000,
+  Webhooks1764500000000,
   DeliveryMinutes1764600000000,
 ];
