@@ -7,6 +7,7 @@ import { CredentialsModule } from '../credentials/credentials.module';
 import { InstallationsModule } from '../installations/installations.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { RateLimitStorageModule } from '../rate-limit/rate-limit.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { EnvironmentVariables } from '../config/env';
 import { QueueInspector } from '../queue/queue-inspector';
 import { QueueInspectorModule } from '../queue/queue-inspector.module';
@@ -34,6 +35,7 @@ import { AdminService } from './admin.service';
     InstallationsModule,
     NotificationsModule,
     RateLimitStorageModule,
+    WebhooksModule,
     QueueInspectorModule,
     BullBoardModule.forRootAsync({
       inject: [EnvironmentVariables],

@@ -9,6 +9,7 @@ import { DeliveryTraceService } from '../notifications/delivery-trace.service';
 import type { DeliveryStatus } from '../common/delivery-status';
 import { NotificationsService } from '../notifications/notifications.service';
 import { QueueInspector } from '../queue/queue-inspector';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
 
 /** The overview's window, in minutes. */
@@ -61,6 +62,7 @@ export class AdminService {
     private readonly notifications: NotificationsService,
     private readonly trace: DeliveryTraceService,
     private readonly inspector: QueueInspector,
+    private readonly webhooks: WebhooksService,
     private readonly repository: AdminRepository,
   ) {}
 
@@ -144,12 +146,12 @@ export class AdminService {
     );
   }
 
-  /** Outcomes per minute of the last hour, every app together, and the queues' job counts. */
+  /** Outcomes per minute of the last hour, every app together, the queues' job counts and the webhook failures of the last day. */
   async overview() {
     const now = Date.now();
     const from = new Date(Math.floor(now / 60_000) * 60_000 - (OVERVIEW_MINUTES - 1) * 60_000);
-    const [rows, queues] = await Promise.all([this.repository.minutesSince(from), this.queueDepths()]);
-    return { minutes: toMinutePoints(rows, { from, minutes: OVERVIEW_MINUTES }), queues };
+    const [rows, queues, webhooks] = await Promise.all([this.repository.minutesSince(from), this.queueDepths(), this.webhooks.failures(24)]);
+    return { minutes: toMinutePoints(rows, { from, minutes: OVERVIEW_MINUTES }), queues, webhooks };
   }
 
   /** Job counts per queue, or null when Redis does not answer in time (the page says so). */

@@ -27,6 +27,20 @@ export interface MessageAttempt {
   secret_enc: string;
 }
 
+/** A webhook message that went wrong: given up (`failed`) or still being retried (`pending` after a failed attempt). */
+export interface WebhookTroubleRow {
+  id: string;
+  app_id: string;
+  url: string;
+  type: string;
+  subject_id: string;
+  status: 'pending' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
 /** The rows the resource mappers take, read here with this module's own column lists. */
 export type NotificationSubject = Parameters<typeof toNotificationResource>[0];
 export type InstallationSubject = Parameters<typeof toInstallationResource>[0];
@@ -131,6 +145,32 @@ export class WebhooksRepository {
   async installation(id: string): Promise<InstallationSubject | undefined> {
     const [row] = await this.db.query(`SELECT ${INSTALLATION_COLUMNS} FROM installations WHERE id = $1`, [id]);
     return row;
+  }
+
+  /**
+   * Messages given up since `since` and those being retried now, newest first, at most `limit`,
+   * with how many of each there are (the operator dashboard). Each half reads its own partial
+   * index (finished, pending): the retried ones are among the pending messages, few unless an
+   * endpoint is down.
+   */
+  async troubles(since: Date, limit: number): Promise<{ failed: number; retrying: number; recent: WebhookTroubleRow[] }> {
+    const [counts]: { failed: number; retrying: number }[] = await this.db.query(
+      `SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1)::int AS failed,
+              (SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL)::int AS retrying`,
+      [since],
+    );
+    const recent: WebhookTroubleRow[] = await this.db.query(
+      `SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
+       FROM (
+         (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+         UNION ALL
+         (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
+       ) m JOIN webhooks w ON w.id = m.webhook_id
+       ORDER BY coalesce(m.finished_at, m.created_at) DESC
+       LIMIT $2`,
+      [since, limit],
+    );
+    return { ...counts, recent };
   }
 
   /** The attempt was answered 2xx: nothing more is owed. */

@@ -36,6 +36,31 @@ export class WebhooksService {
     private readonly config: EnvironmentVariables,
   ) {}
 
+  /**
+   * What went wrong in the last `hours` hours: how many messages were given up, how many are being
+   * retried, and the latest of them (no secret, no body), for the operator dashboard.
+   */
+  async failures(hours = 24, limit = 20) {
+    const { failed, retrying, recent } = await this.webhooks.troubles(new Date(Date.now() - hours * 3_600_000), limit);
+    return {
+      hours,
+      failed,
+      retrying,
+      recent: recent.map((m) => ({
+        id: m.id,
+        app_id: m.app_id,
+        url: m.url,
+        type: m.type,
+        subject_id: m.subject_id,
+        status: m.status,
+        attempts: m.attempts,
+        last_error: m.last_error,
+        created_at: m.created_at.toISOString(),
+        finished_at: m.finished_at?.toISOString() ?? null,
+      })),
+    };
+  }
+
   /** The new webhook with its secret, which is never shown again. */
   async create(appId: string, url: string, events: string): Promise<{ id: string; url: string; events: string[]; secret: string }> {
     const parsedUrl = parseUrl(url);

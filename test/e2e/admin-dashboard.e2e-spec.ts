@@ -6,6 +6,8 @@ import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
 import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
 import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
 
 /**
  * Issue 16: the operator dashboard at /admin, in Debian's Chromium, against the built service
@@ -41,6 +43,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   // In-process, without ADMIN_USER / ADMIN_PASSWORD: seeds the data, and shows the dashboard off.
   const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
   afterAll(() => fakes?.stop());
+  const receiver = new WebhookReceiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
 
   let shop: TestTenant;
   let origin: string;
@@ -73,6 +78,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     const seeded = await seedInstallations(ctx, shop.appId, fakes, SEEDED);
     // One device whose token APNs refuses: a failed delivery with the provider's reason.
     fakes.apns.script(seeded[0].address, [{ status: 400, reason: 'BadDeviceToken' }]);
+    // The shop's back end is down: its completion webhook fails and, with one attempt allowed, is given up.
+    receiver.script('/down', [500, 500, 500, 500, 500]);
+    await ctx.get(WebhooksService).create(shop.appId, receiver.url('/down'), 'notification.completed');
     await newInstallation(ctx, shop.token, { user_id: 'alice', tags: ['beta', 'vip'], device: { model: 'iPhone16,1', locale: 'fr-FR' } }, 'alice-iphone');
 
     const port = await freePort();
@@ -84,6 +92,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         PORT: String(port),
         ADMIN_USER: ADMIN.user,
         ADMIN_PASSWORD: ADMIN.password,
+        WEBHOOK_MAX_ATTEMPTS: '1',
         NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
       }),
     );
@@ -106,6 +115,8 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     ).body.data.id;
     const completed = async (id: string) => (await api(`/notifications/${id}`)).body.data.completed_at !== null;
     await waitUntil(async () => (await completed(ids.sale)) && (await completed(ids.digest)), 'the sends to complete', 30_000);
+    const givenUp = async () => ((await ctx.db.query(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = 'failed'`)) as { n: number }[])[0].n;
+    await waitUntil(async () => (await givenUp()) === 2, 'the two completion webhooks to be given up', 20_000);
     // The devices report back: 4 received, 3 displayed, 2 opened.
     for (const [n, types] of [[1, ['received', 'displayed', 'opened']], [2, ['received', 'displayed', 'opened']], [3, ['received', 'displayed']], [5, ['received']]] as const) {
       for (const type of types) expect((await api(`/notifications/${ids.sale}/events`, { installation_id: `inst-user-${n}`, type })).status).toBe(202);
@@ -149,10 +160,14 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await page.getByRole('link', { name: 'Overview' }).click();
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     // The sale to 13 installations (12 accepted, one token refused) and the digest to alice's phone.
-    await expect(figure('accepted').textContent()).resolves.toBe('13');
-    await expect(figure('failed').textContent()).resolves.toBe('1');
+    await expect(figure('Accepted').textContent()).resolves.toBe('13');
+    await expect(figure('Failed').textContent()).resolves.toBe('1');
     await page.getByRole('row', { name: /^fanout/ }).waitFor();
     await page.getByRole('row', { name: /^deliver/ }).waitFor();
+    // The two completed sends' webhooks, each answered 500 and given up.
+    const webhooks = page.getByRole('region', { name: 'Webhook failures' });
+    await expect(webhooks.locator('.figure-value').first().textContent()).resolves.toBe('2');
+    await expect(webhooks.getByRole('row', { name: /\/down notification\.completed failed 1 .*500/ }).count()).resolves.toBe(2);
     await shot('2-overview');
   });
 

@@ -118,9 +118,24 @@ export interface QueueDepth {
   counts: Record<string, number>;
 }
 
+export interface WebhookTrouble {
+  id: string;
+  app_id: string;
+  url: string;
+  type: string;
+  subject_id: string;
+  status: 'pending' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: string;
+  finished_at: string | null;
+}
+
 export interface Overview {
   minutes: MinutePoint[];
   queues: QueueDepth[] | null;
+  /** Webhook messages given up in the last `hours` hours, those being retried, and the latest of them. */
+  webhooks: { hours: number; failed: number; retrying: number; recent: WebhookTrouble[] };
 }
 
 export interface SendRequest {
