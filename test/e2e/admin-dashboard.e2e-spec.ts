@@ -273,6 +273,10 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await page.getByRole('heading', { name: 'Test from the dashboard', level: 1 }).waitFor();
     await page.locator('.page-actions .badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
     await expect(figure('Accepted').textContent()).resolves.toBe('1');
+    // Its trace, first read before the fan-out ran, shows the delivery to alice's phone.
+    const trace = page.getByRole('region', { name: 'Deliveries, one per installation' });
+    await trace.getByText('1 delivery shown.').waitFor();
+    await trace.getByRole('row', { name: /^alice-iphone alice ios accepted/ }).waitFor();
     await shot('8-test-sent');
   });
 

@@ -54,7 +54,12 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
         <Schedule n={n} />
       </div>
       <Statistics n={n} />
-      <Trace appId={appId} id={id} live={!['completed', 'canceled'].includes(n.status)} />
+      <Trace
+        appId={appId}
+        id={id}
+        live={!['completed', 'canceled'].includes(n.status)}
+        revision={`${n.status}:${n.statistics.installations}:${n.statistics.accepted + n.statistics.failed + n.statistics.skipped}`}
+      />
     </Page>
   );
 }

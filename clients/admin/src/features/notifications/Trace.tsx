@@ -1,5 +1,5 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { type DeliveryStatus, api } from '../../api';
 import { ErrorNote, Loading } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
@@ -13,10 +13,10 @@ export const KNOWN_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoT
 
 /**
  * The per-installation trace of a notification (docs/api.md 13), filtered by status and reason.
- * Pages are appended. A filtered page looks at a bounded stretch of the deliveries, so it can come
+ * Pages are appended; they are read again whenever `revision` (the notification's progress) changes. A filtered page looks at a bounded stretch of the deliveries, so it can come
  * back short, even empty, with more to look at: the button then says so.
  */
-export function Trace({ appId, id, live }: { appId: string; id: string; live: boolean }) {
+export function Trace({ appId, id, live, revision }: { appId: string; id: string; live: boolean; revision?: string }) {
   const [filters, setFilters] = useState<{ status: string; reason: string }>({ status: '', reason: '' });
   const [status, setStatus] = useState('');
   const [reason, setReason] = useState('');
@@ -29,6 +29,13 @@ export function Trace({ appId, id, live }: { appId: string; id: string; live: bo
     // While it is sending, the first pages follow it.
     refetchInterval: live ? 2_000 : false,
   });
+
+  // The notification moved on (its status or counts changed): the pages shown are read again, so a
+  // trace first read before the fan-out ran does not stay empty once it has completed.
+  const { refetch } = trace;
+  useEffect(() => {
+    if (revision !== undefined) void refetch();
+  }, [revision, refetch]);
 
   const apply = (event: FormEvent) => {
     event.preventDefault();
