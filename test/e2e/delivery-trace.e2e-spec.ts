@@ -150,10 +150,11 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     expect(waiting).toMatchObject({ installation_id: gone.installation_id, reason: 'TooManyRequests' });
     await ctx.http().delete(`/api/v1/installations/${gone.installation_id}`).set(bearer(tenant.token)).expect(204);
     await completed(id);
-    // Claimed a second time (attempts count claims), then found deleted; the client's id and user stay.
+    // The retry's claim found it deleted and asked no provider: one provider attempt. The client's id and user stay.
     expect((await walk(id)).entries).toEqual([
-      expect.objectContaining({ installation_id: gone.installation_id, user_id: user, status: 'skipped', reason: 'Deleted', attempts: 2 }),
+      expect.objectContaining({ installation_id: gone.installation_id, user_id: user, status: 'skipped', reason: 'Deleted', attempts: 1 }),
     ]);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
   });
 
   it('later sends: Invalidated and PlatformExcluded; an installation deleted after the send keeps its entry, its client id and its user at fan-out', async () => {
