@@ -2,7 +2,7 @@ import { Test } from '@nestjs/testing';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { EnvironmentVariables } from '../config/env';
 import { DeliveryTraceRepository, TraceQuery, TraceRow } from './delivery-trace.repository';
-import { DeliveryTraceService, pageOf, TRACE_SCAN_ROWS } from './delivery-trace.service';
+import { DeliveryTraceService, pageOf, providerAttempts, TRACE_SCAN_ROWS } from './delivery-trace.service';
 import { encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
 const APP_KEY = 'dGVzdC1rZXktdGVzdC1rZXktdGVzdC1rZXktdGVzdC0=';
@@ -120,6 +120,23 @@ describe('delivery trace (docs/api.md 13)', () => {
     const cut = [row(1), { ...row(10, 'accepted'), matches: false, scanned: 10 }];
     expect(pageOf(cut, 5, 10)).toEqual({ entries: [row(1)], next: position(10) });
     expect(pageOf([], 5, 10)).toEqual({ entries: [], next: null });
+  });
+
+  it.each<[TraceRow['status'], string | null, number, number]>([
+    ['accepted', null, 1, 1],
+    ['failed', 'BadDeviceToken', 3, 3],
+    ['pending', 'ServiceUnavailable', 2, 2],
+    ['sending', null, 1, 1],
+    // Skipped at the fan-out: never claimed.
+    ['skipped', 'PermissionDenied', 0, 0],
+    // Skipped at its claim (the claim counted, no provider asked), after one provider attempt or none.
+    ['skipped', 'Deleted', 2, 1],
+    ['skipped', 'NoToken', 1, 0],
+    ['skipped', 'Invalidated', 1, 0],
+    // Cancelled while waiting for its retry: both claims asked the provider.
+    ['skipped', 'Canceled', 2, 2],
+  ])('attempts: %s (%s) after %d claims is %d provider attempts', (status, reason, claims, attempts) => {
+    expect(providerAttempts({ status, reason, attempts: claims })).toBe(attempts);
   });
 
   it('maps every field, times as ISO 8601 with milliseconds', async () => {

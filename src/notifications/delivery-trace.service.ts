@@ -55,7 +55,7 @@ export class DeliveryTraceService {
     const rows = await this.trace.page({ notificationId: id, startedAt: notification.started_at, after, status, reason, scanLimit: TRACE_SCAN_ROWS, rows: limit + 1 });
     const { entries, next } = pageOf(rows, limit, TRACE_SCAN_ROWS);
     return {
-      data: entries.map(toDeliveryResource),
+      data: entries.map((row) => toDeliveryResource({ ...row, attempts: providerAttempts(row) })),
       meta: { next_cursor: next === null ? null : encodeTraceCursor(this.cursorKey, id, next) },
     };
   }
@@ -84,4 +84,14 @@ export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: numb
   }
   const last = rows[rows.length - 1];
   return { entries: matching, next: last && last.scanned >= scanLimit ? last.position : null };
+}
+
+/**
+ * Provider attempts so far (docs/api.md 13). The row counts claims: each claim is an attempt,
+ * except the last one of a delivery skipped when it was claimed (its installation deleted,
+ * invalidated, without a token or credentials by then), which asked no provider. Skips at the
+ * fan-out were never claimed (0), and a cancel skips without claiming.
+ */
+export function providerAttempts(row: Pick<TraceRow, 'status' | 'reason' | 'attempts'>): number {
+  return row.status === 'skipped' && row.reason !== 'Canceled' && row.attempts > 0 ? row.attempts - 1 : row.attempts;
 }

@@ -12,7 +12,7 @@ import type { Request, Response } from 'express';
 import { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
-import { DeliveryTraceService } from './delivery-trace.service';
+import { DeliveryTraceService, TRACE_SCAN_ROWS } from './delivery-trace.service';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries.dto';
 import { ListNotificationsQueryDto } from './dto/list-notifications.dto';
 import {
@@ -171,7 +171,7 @@ export class NotificationsController {
     summary: "List a notification's deliveries",
     description:
       'One entry per installation the fan-out considered: its status, the reason it was skipped or failed, attempts, when it is due ' +
-      'and the client events it reported. In a stable order, cursor paginated. With `status`, a page looks at up to 10,000 deliveries ' +
+      `and the client events it reported. In a stable order, cursor paginated. With \`status\`, a page looks at up to ${TRACE_SCAN_ROWS.toLocaleString('en')} deliveries ` +
       'and may hold fewer entries than `limit` (even none) while `next_cursor` is not null. Empty until the fan-out has begun.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The notification id returned by the send.' })

@@ -150,10 +150,29 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     expect(waiting).toMatchObject({ installation_id: gone.installation_id, reason: 'TooManyRequests' });
     await ctx.http().delete(`/api/v1/installations/${gone.installation_id}`).set(bearer(tenant.token)).expect(204);
     await completed(id);
-    // Claimed a second time (attempts count claims), then found deleted; the client's id and user stay.
+    // The retry's claim found it deleted and asked no provider: one provider attempt. The client's id and user stay.
     expect((await walk(id)).entries).toEqual([
-      expect.objectContaining({ installation_id: gone.installation_id, user_id: user, status: 'skipped', reason: 'Deleted', attempts: 2 }),
+      expect.objectContaining({ installation_id: gone.installation_id, user_id: user, status: 'skipped', reason: 'Deleted', attempts: 1 }),
     ]);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
+  });
+
+  it('shows sending while the provider is being asked, filtered too', async () => {
+    const user = 'slow-provider';
+    const installation = await newInstallation(ctx, tenant.token, { platform: 'ios', user_id: user });
+    stack.fakes.apns.delayMs = 2_000;
+    try {
+      const id = await send({ recipients: { user_ids: [user] } });
+      const sending = await waitFor(async () => {
+        const res = await trace(id, { status: 'sending' }).expect(200);
+        return res.body.data.length === 1 ? res.body.data[0] : null;
+      }, 'the delivery to be sending');
+      expect(sending).toMatchObject({ installation_id: installation.installation_id, status: 'sending', reason: null, attempts: 1 });
+      await completed(id);
+      expect((await walk(id)).entries).toEqual([expect.objectContaining({ status: 'accepted', attempts: 1 })]);
+    } finally {
+      stack.fakes.apns.delayMs = 0;
+    }
   });
 
   it('later sends: Invalidated and PlatformExcluded; an installation deleted after the send keeps its entry, its client id and its user at fan-out', async () => {
