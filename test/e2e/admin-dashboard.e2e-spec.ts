@@ -150,14 +150,22 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   });
 
   it('logs in, then shows the overview: deliveries per minute and the queues', async () => {
-    await page.getByLabel('User name').fill(ADMIN.user);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByLabel('Password').press('Enter');
+    // With the keyboard alone: the user name field has the focus, Tab goes to the password, Enter logs in.
+    await page.keyboard.type(ADMIN.user);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
     const cookie = (await context.cookies()).find((c) => c.name === 'pns_admin')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
 
-    await page.getByRole('link', { name: 'Overview' }).click();
+    // The opened page's heading has the focus; backwards from it: Log out, Apps, Overview. A focused
+    // link shows a visible outline.
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+Tab');
+    const overviewLink = page.getByRole('link', { name: 'Overview' });
+    await expect(overviewLink.evaluate((a) => (a as any).ownerDocument.activeElement === a)).resolves.toBe(true);
+    await expect(overviewLink.evaluate((a) => (globalThis as any).getComputedStyle(a).outlineStyle)).resolves.toBe('solid');
+    await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
     // The sale to 13 installations (12 accepted, one token refused) and the digest to alice's phone.
     await expect(figure('Accepted').textContent()).resolves.toBe('13');
