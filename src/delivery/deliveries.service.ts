@@ -6,7 +6,7 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/metrics.service';
 import { DeliverJobs } from '../queue/jobs';
-import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { ClaimedRow, DeliveriesRepository, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, PushContent } from './providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
@@ -27,7 +27,7 @@ const CONTENT_CACHE_SIZE = 500;
  */
 @Injectable()
 export class DeliveriesService {
-  private readonly contents = new Map<string, { appId: string; content: PushContent }>();
+  private readonly contents = new Map<string, NotificationToSend>();
   private readonly byPlatform: Map<Platform, PushProvider>;
 
   constructor(
@@ -52,7 +52,7 @@ export class DeliveriesService {
       return { sent: 0 };
     }
 
-    const { appId, content } = await this.outage.retrying('reading a notification', () => this.content(notificationId));
+    const { appId, startedAt, content } = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     const credentials = await this.outage.retrying('reading credentials', () => this.credentials.forDelivery(appId));
     const writes = new Set<Promise<void>>();
     let retryDue = 0;
@@ -61,7 +61,15 @@ export class DeliveriesService {
       const outcome = await this.sendOne(credentials, content, row);
       const final = this.finalize(row, outcome);
       if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());
-      writes.add(this.outcomes.record({ notificationId, installationId: row.installation_id, outcome: final, invalidation: this.invalidation(row, outcome) }));
+      writes.add(
+        this.outcomes.record({
+          notificationId,
+          notificationStartedAt: startedAt,
+          installationId: row.installation_id,
+          outcome: final,
+          invalidation: this.invalidation(row, outcome),
+        }),
+      );
     });
     // The job ends once its outcomes are written: its retry must find its rows pending again.
     await Promise.all(writes);
@@ -126,7 +134,7 @@ export class DeliveriesService {
   }
 
   /** Notifications never change once accepted, so their content is cached per process. */
-  private async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
+  private async content(notificationId: string): Promise<NotificationToSend> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
     const entry = await this.deliveries.content(notificationId);
