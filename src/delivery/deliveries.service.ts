@@ -45,14 +45,19 @@ export class DeliveriesService {
 
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
-    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, batch, reclaim));
+    // Read first (cached per process): its start names the partition of the rows to claim.
+    const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
+    // Gone (its app deleted) or never fanned out: no rows to send.
+    const startedAt = notification?.startedAt;
+    if (!notification || !startedAt) return { sent: 0 };
+    const { appId, content } = notification;
+    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim));
     if (claimed.length === 0) {
       // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md 11).
       await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
       return { sent: 0 };
     }
 
-    const { appId, startedAt, content } = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     const credentials = await this.outage.retrying('reading credentials', () => this.credentials.forDelivery(appId));
     const writes = new Set<Promise<void>>();
     let retryDue = 0;
@@ -134,11 +139,12 @@ export class DeliveriesService {
   }
 
   /** Notifications never change once accepted, so their content is cached per process. */
-  private async content(notificationId: string): Promise<NotificationToSend> {
+  private async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
     const entry = await this.deliveries.content(notificationId);
-    if (!entry) throw new Error(`Notification ${notificationId} not found`);
+    // Cached once its fan-out has started: from then on nothing in it changes.
+    if (!entry?.startedAt) return entry;
     if (this.contents.size >= CONTENT_CACHE_SIZE) this.contents.delete(this.contents.keys().next().value!);
     this.contents.set(notificationId, entry);
     return entry;
