@@ -20,6 +20,14 @@ export interface ClaimedRow {
   locale: string | null;
 }
 
+/** A notification as its delivery jobs need it. */
+export interface NotificationToSend {
+  appId: string;
+  /** processing_started_at: the partition key of its rows (delivery.entity.ts), to the millisecond; null before its fan-out. */
+  startedAt: Date | null;
+  content: PushContent;
+}
+
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
 export interface RecordedOutcome {
   status: 'accepted' | 'failed' | 'skipped' | 'pending';
@@ -30,6 +38,8 @@ export interface RecordedOutcome {
 /** One claimed delivery row's outcome, to be written; `invalidation` when the provider refused its token. */
 export interface DeliveryRecord {
   notificationId: string;
+  /** The notification's processing_started_at (its rows' partition key), to the millisecond. */
+  notificationStartedAt: Date;
   installationId: string;
   outcome: RecordedOutcome;
   invalidation?: Invalidation;
@@ -51,15 +61,22 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 
 // Targeting and timing (docs/api.md 11): "scheduled" rows are due at next_attempt_at like retries;
 // a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
-// locale picks the localized content (docs/api.md 12).
+// locale picks the localized content (docs/api.md 12). $4 and $5 bound the notification's start
+// (its partition), parameters known when execution begins, so the other partitions are left out
+// before they are opened. Prepared: it runs once per batch, and planning it cost as much as a
+// claim of 500 rows.
 const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
          FROM installations i
-         WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND i.id = d.installation_id
+         WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+           AND d.batch = $2 AND i.id = d.installation_id
            AND (d.status IN ('pending', 'scheduled') OR ($3::boolean AND d.status = 'sending'))
            AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
            AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
          RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
            i.device ->> 'locale' AS locale`;
+
+/** The bounds of a notification's start for the statements above: a Date has milliseconds, the column microseconds. */
+export const startedRange = (startedAt: Date): [Date, Date] => [startedAt, new Date(startedAt.getTime() + 1)];
 
 /**
  * A cancelled notification's rows of one batch that are still to send (left by a retry or a
@@ -90,6 +107,14 @@ const CANCEL_LEFTOVERS_SQL = `
  * over the unnested lists), so the cost follows the outcomes written, not the size of the batch or
  * the send. A token is invalidated only if it is still the installation's.
  *
+ * Its plan must probe the primary key once per outcome, whatever the statistics say. They are
+ * taken while a send's rows are still pending (autovacuum analyzes a partition soon after a big
+ * fan-out), so "sending" rows look rare: with \`d.status = 'sending'\` PostgreSQL estimated one
+ * such row, and its plan compared every "sending" row of the notification with every outcome
+ * (550,000 comparisons to write 138 outcomes, in the bench). The same test written as a CASE has
+ * no statistics to go by (estimated true for half the rows), which keeps the estimate of the rows
+ * in the notification's range honest; the plan probes the key (test/e2e/delivery-storage.e2e-spec.ts).
+ *
  * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
  * statement's own transaction: PostgreSQL applies the value in effect when a transaction commits).
  * That wait was most of the cost of a write of 100 outcomes. It risks only duplicates: if the
@@ -97,11 +122,11 @@ const CANCEL_LEFTOVERS_SQL = `
  * within the fraction of a second before its WAL writer flushes, the rows come back "sending"
  * with their counters, and the sweeper sends them again.
  *
- * Deliveries are partitioned by the notification's start (delivery.entity.ts): each outcome takes
- * it from its notification, and the range of those starts (subqueries, known when execution
- * begins) lets PostgreSQL drop every partition outside it from the plan; a join value alone, or
- * a list (`= ANY`) that is not a constant, does not. The notifications this
- * statement completed answer `completed` (completed_at = now() holds only in the transaction that
+ * Deliveries are partitioned by the notification's start (delivery.entity.ts): $9 and $10 bound
+ * the starts of the outcomes' notifications, parameters known when execution begins, so
+ * PostgreSQL leaves every other partition out before it opens them (a join value or a subquery
+ * would leave it to execution, after each partition's indexes were opened). The notifications this
+ * statement completed answer \`completed\` (completed_at = now() holds only in the transaction that
  * set it: now() is when its own transaction began).
  *
  * The invalidations and completions it makes write their webhook events (docs/api.md 14) in the
@@ -115,22 +140,20 @@ const CANCEL_LEFTOVERS_SQL = `
  */
 export const RECORD_OUTCOMES_SQL = `
   WITH outcome AS (
-    SELECT o.*, n.processing_started_at AS started_at, n.app_id
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
       AS o(notification_id, installation_id, status, reason, next_attempt_at)
-    JOIN notifications n ON n.id = o.notification_id
     WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
   ), recorded AS (
     UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
     FROM outcome o
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
-      AND d.notification_started_at = o.started_at AND d.status = 'sending'
-      AND d.notification_started_at BETWEEN (SELECT min(started_at) FROM outcome) AND (SELECT max(started_at) FROM outcome)
-    RETURNING d.notification_id, d.status, o.app_id
+      AND d.notification_started_at >= $9 AND d.notification_started_at < $10
+      AND CASE d.status WHEN 'sending' THEN true ELSE false END
+    RETURNING d.notification_id, d.status
   ), per_minute AS (
-    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, app_id, count)
-    SELECT notification_id, date_trunc('minute', now()), status, app_id, count(*)::int
-    FROM recorded GROUP BY notification_id, status, app_id
+    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+    SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+    FROM recorded GROUP BY notification_id, status
     ORDER BY notification_id, status
     ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
   ), invalidated AS (
@@ -161,7 +184,7 @@ export const RECORD_OUTCOMES_SQL = `
   )
   SELECT id, completed FROM finished`;
 
-/** The parameters of RECORD_OUTCOMES_SQL: one list per column. */
+/** The parameters of RECORD_OUTCOMES_SQL: one list per column, then the range of the starts. */
 export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
   const invalidations = records.flatMap((r) => (r.invalidation ? [r.invalidation] : []));
   return [
@@ -173,6 +196,8 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
     invalidations.map((i) => i.installationId),
     invalidations.map((i) => i.reason.slice(0, 255)),
     invalidations.map((i) => i.token),
+    startedRange(new Date(Math.min(...records.map((r) => r.notificationStartedAt.getTime()))))[0],
+    startedRange(new Date(Math.max(...records.map((r) => r.notificationStartedAt.getTime()))))[1],
   ];
 }
 
@@ -198,20 +223,20 @@ const COMPLETE_ALL_SQL = completeWhere('');
 export class DeliveriesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending". */
-  async claim(notificationId: string, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-    return (await this.db.query(CLAIM_SQL, [notificationId, batch, reclaim]))[0];
+  /**
+   * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
+   * `startedAt`: the notification's processing_started_at (NotificationToSend).
+   */
+  async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
+    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [notificationId, batch, reclaim, ...startedRange(startedAt)]);
+    return rows;
   }
 
   /**
    * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
-   * statement (RECORD_OUTCOMES_SQL); answers the notifications it completed. Prepared once per
-   * connection: planning it cost as much as
-   * running it for 100 outcomes, and the worker runs it several times a second. Its generic plan
-   * probes the primary key (test/e2e/delivery-storage.e2e-spec.ts); one made while the table held
-   * a handful of rows may scan the table instead, until the next (auto)ANALYZE or VACUUM of it
-   * replans, or the connection is closed (idle for 10 s).
+   * statement (RECORD_OUTCOMES_SQL); answers the notifications it
+   * completed. Prepared once per connection: planning it cost as much as running it for 100
+   * outcomes, and the worker runs it several times a second.
    */
   async recordOutcomes(records: readonly DeliveryRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
@@ -225,14 +250,15 @@ export class DeliveriesRepository {
   }
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
-  async content(notificationId: string): Promise<{ appId: string; content: PushContent } | undefined> {
+  async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const [row] = await this.db.query(
-      `SELECT id, app_id, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
+      `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
     if (!row) return undefined;
     return {
       appId: row.app_id,
+      startedAt: row.processing_started_at,
       content: {
         id: row.id,
         title: row.title,

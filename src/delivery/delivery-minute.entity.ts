@@ -25,10 +25,6 @@ export class DeliveryMinute {
   @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'delivery_minutes_notification_id_fkey' })
   notification?: unknown;
 
-  /** The notification's app, so an app's minutes are read without a join. */
-  @Column({ name: 'app_id', type: 'uuid' })
-  appId: string;
-
   @Column({ type: 'integer' })
   count: number;
 }

@@ -17,7 +17,6 @@ export class DeliveryMinutes1764600000000 implements MigrationInterface {
         "notification_id" uuid NOT NULL,
         "minute" timestamptz NOT NULL,
         "outcome" varchar(16) NOT NULL,
-        "app_id" uuid NOT NULL,
         "count" integer NOT NULL,
         CONSTRAINT "delivery_minutes_pkey" PRIMARY KEY ("notification_id", "minute", "outcome"),
         CONSTRAINT "delivery_minutes_notification_id_fkey" FOREIGN KEY ("notification_id") REFERENCES "notifications"("id") ON DELETE CASCADE
