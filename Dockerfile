@@ -6,10 +6,12 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 # npm workspaces (clients/*): npm ci needs each one's package.json, and npm run build builds them too.
 COPY clients/web/package.json ./clients/web/
+COPY clients/admin/package.json ./clients/admin/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY clients ./clients
+# Also builds the operator dashboard (clients/admin) into dist/admin, which the api serves at /admin.
 RUN npm run build
 
 FROM node:24.21.0-bookworm-slim AS runtime

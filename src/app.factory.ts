@@ -1,6 +1,7 @@
 import { INestApplication, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
+import { AdminSessionsService } from './admin/admin-sessions.service';
 import { authenticateRequest } from './auth/request-authentication';
 import { answerClientErrors } from './common/http/client-errors';
 import { enableApiCors } from './common/http/cors';
@@ -24,10 +25,23 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   app.use(httpMetrics(app.get(MetricsService, { strict: false })));
   // Before the body parser and the guard: a preflight carries no token (docs/api.md 3).
   enableApiCors(app, app.get(EnvironmentVariables, { strict: false }).CORS_ALLOWED_ORIGINS);
-  app.use(deferredJsonBody(async (req, res) => (await authenticateRequest(req, res)) !== null));
+  // The operator dashboard's calls carry its session cookie instead of a token (docs/operations.md).
+  const admin = optional(() => app.get(AdminSessionsService, { strict: false }));
+  const adminSession = (req: { path: string; headers: Record<string, unknown> }) =>
+    admin !== null && req.path.startsWith('/admin/api/') && admin.sessionOf(req as never) !== null;
+  app.use(deferredJsonBody(async (req, res) => adminSession(req) || (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app);
   answerClientErrors(app.getHttpServer());
   return app;
+}
+
+/** A provider the app may not have (a test app built from a smaller module). */
+function optional<T>(get: () => T): T | null {
+  try {
+    return get();
+  } catch {
+    return null;
+  }
 }
 
 /**

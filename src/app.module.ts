@@ -18,6 +18,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { QueueModule } from './queue/queue.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
+import { WebhookWorkerModule } from './webhooks/webhook-worker.module';
 
 /** What every mode needs: configuration, logs, PostgreSQL, the queues and metrics. */
 @Module({ imports: [ConfigModule, LoggingModule, DatabaseModule, QueueModule, MetricsModule] })
@@ -43,7 +44,7 @@ export class CoreModule {}
 export class ApiModule {}
 
 /** Queue processors, without an HTTP server. Processors are loaded only here. */
-@Module({ imports: [CoreModule, DeliveryModule] })
+@Module({ imports: [CoreModule, DeliveryModule, WebhookWorkerModule] })
 export class WorkerModule {}
 
 /** APP_MODE=all: the API and the worker in one process. */

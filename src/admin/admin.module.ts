@@ -1,20 +1,41 @@
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { BULL_BOARD_ADAPTER, BullBoardInstance, BullBoardModule, BullBoardModuleOptions, InjectBullBoard } from '@bull-board/nestjs';
-import { Inject, Module, OnModuleInit } from '@nestjs/common';
+import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
+import { AppsModule } from '../apps/apps.module';
+import { CredentialsModule } from '../credentials/credentials.module';
+import { InstallationsModule } from '../installations/installations.module';
+import { NotificationsModule } from '../notifications/notifications.module';
+import { RateLimitStorageModule } from '../rate-limit/rate-limit.module';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 import { EnvironmentVariables } from '../config/env';
 import { QueueInspector } from '../queue/queue-inspector';
 import { QueueInspectorModule } from '../queue/queue-inspector.module';
 import { ADMIN_ROUTE, adminBasicAuth } from './admin-auth.middleware';
+import { adminPages, adminPagesDir } from './admin-pages.middleware';
+import { AdminSessionsService } from './admin-sessions.service';
+import { AdminController } from './admin.controller';
+import { AdminGuard } from './admin.guard';
+import { AdminRepository } from './admin.repository';
+import { AdminService } from './admin.service';
 
 /**
- * The BullMQ dashboard (bull-board) at /admin/queues, in processes that serve HTTP (api, all).
+ * The operator dashboard (docs/operations.md "Operator dashboard"), in processes that serve HTTP
+ * (api, all), on when ADMIN_USER and ADMIN_PASSWORD are set: the single-page app at /admin
+ * (clients/admin, built into dist/admin), its API at /admin/api (AdminController, reusing the
+ * features' services), and the BullMQ dashboard (bull-board) at /admin/queues.
  * It is mounted as Express middleware, ahead of Nest's guards: basic auth protects it instead of
  * a bearer token, and it is not rate limited. Queues are added only when the dashboard is on,
  * so a process without ADMIN_USER / ADMIN_PASSWORD opens no Redis connection for it.
  */
 @Module({
   imports: [
+    AppsModule,
+    CredentialsModule,
+    InstallationsModule,
+    NotificationsModule,
+    RateLimitStorageModule,
+    WebhooksModule,
     QueueInspectorModule,
     BullBoardModule.forRootAsync({
       inject: [EnvironmentVariables],
@@ -28,14 +49,22 @@ import { ADMIN_ROUTE, adminBasicAuth } from './admin-auth.middleware';
       }),
     }),
   ],
+  controllers: [AdminController],
+  providers: [AdminService, AdminRepository, AdminSessionsService, AdminGuard],
+  exports: [AdminSessionsService],
 })
-export class AdminModule implements OnModuleInit {
+export class AdminModule implements OnModuleInit, NestModule {
   constructor(
     @InjectBullBoard() private readonly board: BullBoardInstance,
     @Inject(BULL_BOARD_ADAPTER) private readonly adapter: ExpressAdapter,
     private readonly inspector: QueueInspector,
     private readonly config: EnvironmentVariables,
   ) {}
+
+  configure(consumer: MiddlewareConsumer): void {
+    const on = Boolean(this.config.ADMIN_USER && this.config.ADMIN_PASSWORD);
+    consumer.apply(adminPages(on, adminPagesDir())).forRoutes('admin', 'admin/*path');
+  }
 
   onModuleInit(): void {
     // The dashboard is its own Express app: it would advertise Express, which the API does not.

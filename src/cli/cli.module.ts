@@ -11,6 +11,8 @@ import { CliError } from './cli-error';
 import { AppKeyRotateCommand, AppsCredentialsCommand, AppsCredentialsRemoveCommand } from './credentials.command';
 import { MigrateCommand, SetupCommand } from './setup.commands';
 import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './tokens.commands';
+import { WebhooksCreateCommand, WebhooksDeleteCommand, WebhooksListCommand } from './webhooks.commands';
+import { WebhooksModule } from '../webhooks/webhooks.module';
 
 /**
  * The CLI's connection: a single attempt, since an operator at a terminal wants the cause now,
@@ -32,7 +34,7 @@ const CliDatabaseModule = TypeOrmModule.forRootAsync({
 
 /** The operator CLI: PostgreSQL only, no Redis, no HTTP. */
 @Module({
-  imports: [ConfigModule, CliDatabaseModule, AppsModule, AuthModule, CredentialsModule],
+  imports: [ConfigModule, CliDatabaseModule, AppsModule, AuthModule, CredentialsModule, WebhooksModule],
   providers: [
     MigrateCommand,
     SetupCommand,
@@ -45,6 +47,9 @@ const CliDatabaseModule = TypeOrmModule.forRootAsync({
     TokensCreateCommand,
     TokensListCommand,
     TokensRevokeCommand,
+    WebhooksCreateCommand,
+    WebhooksListCommand,
+    WebhooksDeleteCommand,
   ],
 })
 export class CliModule {}

@@ -7,6 +7,8 @@ import {
   CredentialsProvider,
   CredentialsService,
 } from '../credentials/credentials.service';
+import { WebhookError } from '../webhooks/webhook-rules';
+import { WebhooksService } from '../webhooks/webhooks.service';
 import { CliError, printJson } from './cli-error';
 
 interface CredentialsOptions {
@@ -186,15 +188,29 @@ export class AppsCredentialsRemoveCommand extends CommandRunner {
  */
 @Command({ name: 'app-key:rotate', description: 'Re-seal every stored secret under APP_KEY (the old key in APP_KEY_PREVIOUS)' })
 export class AppKeyRotateCommand extends CommandRunner {
-  constructor(private readonly credentials: CredentialsService) {
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly webhooks: WebhooksService,
+  ) {
     super();
   }
 
+  /**
+   * Provider secrets, then webhook signing secrets (docs/api.md 14), each in its own transaction;
+   * the counts add both. Should the second fail, running the command again finishes it.
+   */
   async run(): Promise<void> {
     try {
-      printJson(await this.credentials.rotateAppKey());
+      const totals = await this.credentials.rotateAppKey();
+      const webhooks = await this.webhooks.rotateAppKey();
+      printJson({
+        apps: totals.apps,
+        secrets: totals.secrets + webhooks.secrets,
+        resealed: totals.resealed + webhooks.resealed,
+        already_current: totals.already_current + webhooks.already_current,
+      });
     } catch (error) {
-      if (error instanceof CredentialsError) throw new CliError(error.message);
+      if (error instanceof CredentialsError || error instanceof WebhookError) throw new CliError(error.message);
       throw error;
     }
   }

@@ -5,7 +5,9 @@
 export const FANOUT_QUEUE = 'fanout';
 export const DELIVER_QUEUE = 'deliver';
 export const MAINTENANCE_QUEUE = 'maintenance';
-export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE] as const;
+/** Webhook calls (docs/api.md 14): their own queue and concurrency, so a slow receiver never holds up a send. */
+export const WEBHOOK_QUEUE = 'webhook';
+export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE] as const;
 
 export interface FanoutJob {
   notificationId: string;
@@ -16,11 +18,19 @@ export interface DeliverJob {
   batch: number;
 }
 
+/** One attempt (`attempt`, from 1) to call a webhook endpoint with one message. */
+export interface WebhookJob {
+  messageId: string;
+  attempt: number;
+}
+
 /** Job names (src/queue/jobs.ts adds every job). */
 export const FANOUT_JOB = 'fanout';
 export const DELIVER_JOB = 'deliver';
+export const WEBHOOK_JOB = 'webhook';
 
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) =>
   `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
+export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;

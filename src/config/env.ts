@@ -193,6 +193,17 @@ export class EnvironmentVariables {
   @Int(0)
   RETENTION_DAYS = 30;
 
+  /**
+   * Calls of one webhook event before it is given up (docs/api.md 14): 5 s after the first, then
+   * each wait five times the last, so the default 8 spread over about a day.
+   */
+  @Int(1, 30)
+  WEBHOOK_MAX_ATTEMPTS = 8;
+
+  /** Webhook calls one worker process makes at once (each waits at most 10 s for its answer). */
+  @Int(1, 1000)
+  WEBHOOK_CONCURRENCY = 32;
+
   /** BullMQ job lock: a job of a crashed worker is taken over after about this long. */
   @Int(1000)
   QUEUE_LOCK_MS = 30000;
@@ -267,6 +278,8 @@ export const VARIABLES = [
   'SWEEP_INTERVAL_MS',
   'DELIVERY_STUCK_MS',
   'RETENTION_DAYS',
+  'WEBHOOK_MAX_ATTEMPTS',
+  'WEBHOOK_CONCURRENCY',
   'QUEUE_LOCK_MS',
   'LOG_LEVEL',
   'LOG_PRETTY',

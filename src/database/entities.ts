@@ -1,11 +1,26 @@
 import { App } from '../apps/app.entity';
 import { AppCredentials } from '../credentials/app-credentials.entity';
 import { Delivery } from '../delivery/delivery.entity';
+import { DeliveryMinute } from '../delivery/delivery-minute.entity';
 import { NotificationEvent } from '../notifications/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
 import { IdempotencyKey } from '../notifications/idempotency-key.entity';
 import { Notification } from '../notifications/notification.entity';
+import { WebhookMessage } from '../webhooks/webhook-message.entity';
+import { Webhook } from '../webhooks/webhook.entity';
 
 /** Every entity, listed once for Nest and for the TypeORM CLI. */
-export const ENTITIES = [App, ApiToken, Installation, Notification, IdempotencyKey, AppCredentials, Delivery, NotificationEvent];
+export const ENTITIES = [
+  App,
+  ApiToken,
+  Installation,
+  Notification,
+  IdempotencyKey,
+  AppCredentials,
+  Delivery,
+  NotificationEvent,
+  Webhook,
+  WebhookMessage,
+  DeliveryMinute,
+];

@@ -3,7 +3,7 @@ import { Job } from 'bullmq';
 import { DELIVER_QUEUE, DeliverJob } from '../common/queues';
 import { env } from '../config/env';
 import { DeliveriesService } from './deliveries.service';
-import { workerOptions } from './worker-options';
+import { workerOptions } from '../queue/worker-options';
 
 @Processor(DELIVER_QUEUE, workerOptions(() => env().WORKER_CONCURRENCY))
 export class DeliverProcessor extends WorkerHost {

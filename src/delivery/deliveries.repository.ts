@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import { completionCondition } from '../common/completion-condition';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { preparedQuery } from '../common/prepared-query';
+import { webhookOutboxInsert } from '../common/webhook-events';
 import { PushContent } from './providers/payloads';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
@@ -19,6 +20,14 @@ export interface ClaimedRow {
   locale: string | null;
 }
 
+/** A notification as its delivery jobs need it. */
+export interface NotificationToSend {
+  appId: string;
+  /** processing_started_at: the partition key of its rows (delivery.entity.ts), to the millisecond; null before its fan-out. */
+  startedAt: Date | null;
+  content: PushContent;
+}
+
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
 export interface RecordedOutcome {
   status: 'accepted' | 'failed' | 'skipped' | 'pending';
@@ -29,6 +38,8 @@ export interface RecordedOutcome {
 /** One claimed delivery row's outcome, to be written; `invalidation` when the provider refused its token. */
 export interface DeliveryRecord {
   notificationId: string;
+  /** The notification's processing_started_at (its rows' partition key), to the millisecond. */
+  notificationStartedAt: Date;
   installationId: string;
   outcome: RecordedOutcome;
   invalidation?: Invalidation;
@@ -50,19 +61,27 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 
 // Targeting and timing (docs/api.md 11): "scheduled" rows are due at next_attempt_at like retries;
 // a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
-// locale picks the localized content (docs/api.md 12).
+// locale picks the localized content (docs/api.md 12). $4 and $5 bound the notification's start
+// (its partition), parameters known when execution begins, so the other partitions are left out
+// before they are opened. Prepared: it runs once per batch, and planning it cost as much as a
+// claim of 500 rows.
 const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
          FROM installations i
-         WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND i.id = d.installation_id
+         WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+           AND d.batch = $2 AND i.id = d.installation_id
            AND (d.status IN ('pending', 'scheduled') OR ($3::boolean AND d.status = 'sending'))
            AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
            AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
          RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
            i.device ->> 'locale' AS locale`;
 
+/** The bounds of a notification's start for the statements above: a Date has milliseconds, the column microseconds. */
+export const startedRange = (startedAt: Date): [Date, Date] => [startedAt, new Date(startedAt.getTime() + 1)];
+
 /**
  * A cancelled notification's rows of one batch that are still to send (left by a retry or a
- * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification.
+ * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification
+ * (with its webhook event, docs/api.md 14).
  */
 const CANCEL_LEFTOVERS_SQL = `
   WITH canceled AS (
@@ -70,11 +89,14 @@ const CANCEL_LEFTOVERS_SQL = `
     WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND d.status IN ('pending', 'scheduled')
       AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
     RETURNING 1
-  ), counted AS (SELECT count(*)::int AS n FROM canceled)
-  UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
-    completed_at = CASE WHEN completed_at IS NULL AND ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
-  FROM counted
-  WHERE id = $1 AND counted.n > 0`;
+  ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
+    UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+      completed_at = CASE WHEN completed_at IS NULL AND ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
+    FROM counted
+    WHERE id = $1 AND counted.n > 0
+    RETURNING id, app_id, completed_at = now() AS completed
+  )
+  ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}`;
 
 /**
  * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
@@ -85,6 +107,14 @@ const CANCEL_LEFTOVERS_SQL = `
  * over the unnested lists), so the cost follows the outcomes written, not the size of the batch or
  * the send. A token is invalidated only if it is still the installation's.
  *
+ * Its plan must probe the primary key once per outcome, whatever the statistics say. They are
+ * taken while a send's rows are still pending (autovacuum analyzes a partition soon after a big
+ * fan-out), so "sending" rows look rare: with \`d.status = 'sending'\` PostgreSQL estimated one
+ * such row, and its plan compared every "sending" row of the notification with every outcome
+ * (550,000 comparisons to write 138 outcomes, in the bench). The same test written as a CASE has
+ * no statistics to go by (estimated true for half the rows), which keeps the estimate of the rows
+ * in the notification's range honest; the plan probes the key (test/e2e/delivery-storage.e2e-spec.ts).
+ *
  * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
  * statement's own transaction: PostgreSQL applies the value in effect when a transaction commits).
  * That wait was most of the cost of a write of 100 outcomes. It risks only duplicates: if the
@@ -92,49 +122,69 @@ const CANCEL_LEFTOVERS_SQL = `
  * within the fraction of a second before its WAL writer flushes, the rows come back "sending"
  * with their counters, and the sweeper sends them again.
  *
- * Deliveries are partitioned by the notification's start (delivery.entity.ts): each outcome takes
- * it from its notification, and the range of those starts (subqueries, known when execution
- * begins) lets PostgreSQL drop every partition outside it from the plan; a join value alone, or
- * a list (`= ANY`) that is not a constant, does not. The notifications this
- * statement completed answer `completed` (completed_at = now() holds only in the transaction that
+ * Deliveries are partitioned by the notification's start (delivery.entity.ts): $9 and $10 bound
+ * the starts of the outcomes' notifications, parameters known when execution begins, so
+ * PostgreSQL leaves every other partition out before it opens them (a join value or a subquery
+ * would leave it to execution, after each partition's indexes were opened). The notifications this
+ * statement completed answer \`completed\` (completed_at = now() holds only in the transaction that
  * set it: now() is when its own transaction began).
+ *
+ * The invalidations and completions it makes write their webhook events (docs/api.md 14) in the
+ * same statement (`invalidated_events`, `completed_events`): work in proportion to those, none for
+ * an ordinary outcome.
+ *
+ * The same statement adds the outcomes it wrote to the per-minute counters (`delivery_minutes`,
+ * delivery-minute.entity.ts) that the operator dashboard draws: one row per notification, minute
+ * and outcome per write, not per delivery, in a stable order so two workers' writes lock them
+ * alike. So the time series never read `deliveries`, which has no index on time, by design.
  */
 export const RECORD_OUTCOMES_SQL = `
   WITH outcome AS (
-    SELECT o.*, n.processing_started_at AS started_at
-    FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
       AS o(notification_id, installation_id, status, reason, next_attempt_at)
-    JOIN notifications n ON n.id = o.notification_id
     WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
   ), recorded AS (
     UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
     FROM outcome o
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
-      AND d.notification_started_at = o.started_at AND d.status = 'sending'
-      AND d.notification_started_at BETWEEN (SELECT min(started_at) FROM outcome) AND (SELECT max(started_at) FROM outcome)
+      AND d.notification_started_at >= $9 AND d.notification_started_at < $10
+      AND CASE d.status WHEN 'sending' THEN true ELSE false END
     RETURNING d.notification_id, d.status
+  ), per_minute AS (
+    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+    SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+    FROM recorded GROUP BY notification_id, status
+    ORDER BY notification_id, status
+    ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
   ), invalidated AS (
     UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
     FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
     WHERE i.id = u.id AND i.invalidated_at IS NULL
       AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
+    RETURNING i.app_id, i.id
+  ), invalidated_events AS (
+    ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
   ), counted AS (
     SELECT notification_id,
            count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
            count(*) FILTER (WHERE status = 'failed')::int AS failed,
            count(*) FILTER (WHERE status = 'skipped')::int AS skipped
     FROM recorded GROUP BY notification_id
+  ), finished AS (
+    UPDATE notifications n SET
+      stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
+      completed_at = CASE
+        WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
+        ELSE completed_at END
+    FROM counted c
+    WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
+    RETURNING n.id, n.app_id, n.completed_at = now() AS completed
+  ), completed_events AS (
+    ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
   )
-  UPDATE notifications n SET
-    stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
-    completed_at = CASE
-      WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
-      ELSE completed_at END
-  FROM counted c
-  WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
-  RETURNING n.id, n.completed_at = now() AS completed`;
+  SELECT id, completed FROM finished`;
 
-/** The parameters of RECORD_OUTCOMES_SQL: one list per column. */
+/** The parameters of RECORD_OUTCOMES_SQL: one list per column, then the range of the starts. */
 export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
   const invalidations = records.flatMap((r) => (r.invalidation ? [r.invalidation] : []));
   return [
@@ -146,16 +196,24 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
     invalidations.map((i) => i.installationId),
     invalidations.map((i) => i.reason.slice(0, 255)),
     invalidations.map((i) => i.token),
+    startedRange(new Date(Math.min(...records.map((r) => r.notificationStartedAt.getTime()))))[0],
+    startedRange(new Date(Math.max(...records.map((r) => r.notificationStartedAt.getTime()))))[1],
   ];
 }
 
-const COMPLETE_ONE_SQL = `UPDATE notifications SET completed_at = now()
-       WHERE id = $1 AND completed_at IS NULL AND ${completionCondition()}
-       RETURNING id`;
+/** Completes what is complete, writing each completion's webhook events with it (docs/api.md 14). */
+const completeWhere = (where: string) => `WITH finished AS (
+         UPDATE notifications SET completed_at = now()
+         WHERE ${where} completed_at IS NULL AND ${completionCondition()}
+         RETURNING id, app_id
+       ), completed_events AS (
+         ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished')}
+       )
+       SELECT id FROM finished`;
 
-const COMPLETE_ALL_SQL = `UPDATE notifications SET completed_at = now()
-       WHERE completed_at IS NULL AND ${completionCondition()}
-       RETURNING id`;
+const COMPLETE_ONE_SQL = completeWhere('id = $1 AND');
+
+const COMPLETE_ALL_SQL = completeWhere('');
 
 /**
  * The worker's delivery rows: claiming a batch, recording outcomes with the invalidations and
@@ -165,20 +223,20 @@ const COMPLETE_ALL_SQL = `UPDATE notifications SET completed_at = now()
 export class DeliveriesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending". */
-  async claim(notificationId: string, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
-    return (await this.db.query(CLAIM_SQL, [notificationId, batch, reclaim]))[0];
+  /**
+   * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
+   * `startedAt`: the notification's processing_started_at (NotificationToSend).
+   */
+  async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
+    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [notificationId, batch, reclaim, ...startedRange(startedAt)]);
+    return rows;
   }
 
   /**
    * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
-   * statement (RECORD_OUTCOMES_SQL); answers the notifications it completed. Prepared once per
-   * connection: planning it cost as much as
-   * running it for 100 outcomes, and the worker runs it several times a second. Its generic plan
-   * probes the primary key (test/e2e/delivery-storage.e2e-spec.ts); one made while the table held
-   * a handful of rows may scan the table instead, until the next (auto)ANALYZE or VACUUM of it
-   * replans, or the connection is closed (idle for 10 s).
+   * statement (RECORD_OUTCOMES_SQL); answers the notifications it
+   * completed. Prepared once per connection: planning it cost as much as running it for 100
+   * outcomes, and the worker runs it several times a second.
    */
   async recordOutcomes(records: readonly DeliveryRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
@@ -192,14 +250,15 @@ export class DeliveriesRepository {
   }
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
-  async content(notificationId: string): Promise<{ appId: string; content: PushContent } | undefined> {
+  async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const [row] = await this.db.query(
-      `SELECT id, app_id, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
+      `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
     if (!row) return undefined;
     return {
       appId: row.app_id,
+      startedAt: row.processing_started_at,
       content: {
         id: row.id,
         title: row.title,
@@ -229,13 +288,13 @@ export class DeliveriesRepository {
 
   /** Sets completed_at if the notification is complete (see completion.ts); true when this did. */
   async completeIfDone(notificationId: string): Promise<boolean> {
-    const [rows]: [unknown[], number] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
+    const rows: unknown[] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
     return rows.length > 0;
   }
 
   /** Sets completed_at on every complete notification that lacks it; their ids. */
   async completeFinished(): Promise<string[]> {
-    const [rows]: [{ id: string }[], number] = await this.db.query(COMPLETE_ALL_SQL);
+    const rows: { id: string }[] = await this.db.query(COMPLETE_ALL_SQL);
     return rows.map((row) => row.id);
   }
 }

@@ -6,7 +6,7 @@ import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService } from '../metrics/metrics.service';
 import { CompletionReportService } from './completion-report.service';
 import { DeliverJobs } from '../queue/jobs';
-import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { OutcomeRecorder } from './outcome-recorder';
 import { PushContent } from './providers/payloads';
@@ -52,9 +52,10 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
     return this.completes ? [...new Set(records.map((r) => r.notificationId))] : [];
   }
 
-  async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
+  async content(notificationId: string): Promise<NotificationToSend> {
     return {
       appId: 'app-1',
+      startedAt: new Date(0),
       content: { id: notificationId, title: 'T', body: 'B', image_url: null, action_url: null, data: null, options: null, localizations: this.localizations },
     };
   }

@@ -6,7 +6,7 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
 import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/metrics.service';
 import { DeliverJobs } from '../queue/jobs';
-import { ClaimedRow, DeliveriesRepository, Invalidation, RecordedOutcome } from './deliveries.repository';
+import { ClaimedRow, DeliveriesRepository, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, PushContent } from './providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
@@ -27,7 +27,7 @@ const CONTENT_CACHE_SIZE = 500;
  */
 @Injectable()
 export class DeliveriesService {
-  private readonly contents = new Map<string, { appId: string; content: PushContent }>();
+  private readonly contents = new Map<string, NotificationToSend>();
   private readonly byPlatform: Map<Platform, PushProvider>;
 
   constructor(
@@ -45,14 +45,19 @@ export class DeliveriesService {
 
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
-    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, batch, reclaim));
+    // Read first (cached per process): its start names the partition of the rows to claim.
+    const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
+    // Gone (its app deleted) or never fanned out: no rows to send.
+    const startedAt = notification?.startedAt;
+    if (!notification || !startedAt) return { sent: 0 };
+    const { appId, content } = notification;
+    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim));
     if (claimed.length === 0) {
       // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md 11).
       await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
       return { sent: 0 };
     }
 
-    const { appId, content } = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     const credentials = await this.outage.retrying('reading credentials', () => this.credentials.forDelivery(appId));
     const writes = new Set<Promise<void>>();
     let retryDue = 0;
@@ -61,7 +66,15 @@ export class DeliveriesService {
       const outcome = await this.sendOne(credentials, content, row);
       const final = this.finalize(row, outcome);
       if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());
-      writes.add(this.outcomes.record({ notificationId, installationId: row.installation_id, outcome: final, invalidation: this.invalidation(row, outcome) }));
+      writes.add(
+        this.outcomes.record({
+          notificationId,
+          notificationStartedAt: startedAt,
+          installationId: row.installation_id,
+          outcome: final,
+          invalidation: this.invalidation(row, outcome),
+        }),
+      );
     });
     // The job ends once its outcomes are written: its retry must find its rows pending again.
     await Promise.all(writes);
@@ -126,11 +139,12 @@ export class DeliveriesService {
   }
 
   /** Notifications never change once accepted, so their content is cached per process. */
-  private async content(notificationId: string): Promise<{ appId: string; content: PushContent }> {
+  private async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
     const entry = await this.deliveries.content(notificationId);
-    if (!entry) throw new Error(`Notification ${notificationId} not found`);
+    // Cached once its fan-out has started: from then on nothing in it changes.
+    if (!entry?.startedAt) return entry;
     if (this.contents.size >= CONTENT_CACHE_SIZE) this.contents.delete(this.contents.keys().next().value!);
     this.contents.set(notificationId, entry);
     return entry;

@@ -1,6 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-
-export type DeliveryStatus = 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
+import type { DeliveryStatus } from '../common/delivery-status';
 
 /**
  * One message of a notification to one installation. Recorded (unique per pair) before it is
@@ -37,6 +36,13 @@ export class Delivery {
 
   @Column({ type: 'varchar', length: 16 })
   platform: string;
+
+  /**
+   * The installation's user when the fan-out considered it, for the delivery trace (docs/api.md
+   * 13): the installation's own may change later, or be cleared by its deletion. Written once.
+   */
+  @Column({ name: 'user_id', type: 'varchar', length: 255, nullable: true })
+  userId: string | null;
 
   /** Delivery jobs work on one batch of a notification each. */
   @Column({ type: 'integer' })

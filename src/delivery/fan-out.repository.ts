@@ -37,7 +37,8 @@ function chunkTargets(kind: RecipientKind, p: number): string {
  * local time; `send_at` or null otherwise). Batches never mix due times, so one delayed job per
  * due time and batch sends them. Each row carries the notification's processing_started_at, its
  * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
- * microseconds and no longer match.
+ * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
+ * trace (docs/api.md 13).
  */
 export const fanOutChunkSql = (kind: RecipientKind) => `
   WITH chosen AS (
@@ -69,8 +70,8 @@ export const fanOutChunkSql = (kind: RecipientKind) => `
     SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
   ),
   inserted AS (
-    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status, reason, scheduled_for, next_attempt_at)
-    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, COALESCE($6 + g.first_batch + n.local_batch, -1),
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
       CASE WHEN n.skip_reason IS NOT NULL THEN 'skipped' WHEN n.due > now() THEN 'scheduled' ELSE 'pending' END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
     FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due

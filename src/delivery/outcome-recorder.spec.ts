@@ -5,6 +5,7 @@ import { StoreOutage } from './store-outage';
 
 const record = (n: number): DeliveryRecord => ({
   notificationId: 'n-1',
+  notificationStartedAt: new Date(0),
   installationId: `i-${n}`,
   outcome: { status: 'accepted', reason: null, nextAttemptAt: null },
 });

@@ -150,6 +150,16 @@ export class RetentionRepository {
     return deleted;
   }
 
+  /** Deletes up to `limit` webhook messages delivered or given up before `cutoff`; how many. */
+  async deleteFinishedWebhookMessages(cutoff: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM webhook_messages WHERE id IN (
+         SELECT id FROM webhook_messages WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2)`,
+      [cutoff, limit],
+    );
+    return deleted;
+  }
+
   /** Deletes the notification row itself (its deliveries and events gone before). */
   async deleteNotification(notificationId: string): Promise<void> {
     await this.db.query(`DELETE FROM notifications WHERE id = $1`, [notificationId]);

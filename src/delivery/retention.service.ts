@@ -21,6 +21,8 @@ export interface RetentionReport {
   /** Estimates for dropped weeks (the planner's row counts), exact for rows deleted one by one. */
   deliveriesDeleted: number;
   eventsDeleted: number;
+  /** Webhook messages delivered or given up before the cutoff (docs/api.md 14). */
+  webhookMessagesDeleted: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export class RetentionService {
       notificationsDeleted: 0,
       deliveriesDeleted: 0,
       eventsDeleted: 0,
+      webhookMessagesDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
     return report;
@@ -96,6 +99,22 @@ export class RetentionService {
     // delivery to count: 422 rather than 404, for the few milliseconds this takes).
     const remaining = partitions.filter((p) => !report.weeksDropped.includes(p.name));
     report.notificationsDeleted += await this.repository.deleteUncovered(cutoff, remaining);
+    report.webhookMessagesDeleted = await this.deleteFinishedWebhookMessages(cutoff);
+  }
+
+  /**
+   * The webhook outbox keeps a message once it is delivered or given up only as a record; those
+   * that finished before the cutoff go, in short statements, up to LATE_ROWS_PER_RUN a run.
+   */
+  private async deleteFinishedWebhookMessages(cutoff: Date): Promise<number> {
+    let deleted = 0;
+    while (deleted < LATE_ROWS_PER_RUN) {
+      const rows = await this.repository.deleteFinishedWebhookMessages(cutoff, ROWS_PER_STATEMENT);
+      deleted += rows;
+      if (rows < ROWS_PER_STATEMENT) break;
+    }
+    if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} finished webhook messages`);
+    return deleted;
   }
 
   /**

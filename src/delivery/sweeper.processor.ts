@@ -5,7 +5,7 @@ import { MAINTENANCE_QUEUE } from '../common/queues';
 import { EnvironmentVariables } from '../config/env';
 import { RetentionService } from './retention.service';
 import { SweeperService } from './sweeper.service';
-import { workerOptions } from './worker-options';
+import { workerOptions } from '../queue/worker-options';
 
 /** Retention (partitions ahead, old weeks dropped) runs hourly: weeks are its unit, and each run is short. */
 const RETENTION_EVERY_MS = 60 * 60 * 1000;

@@ -103,6 +103,25 @@ export class InstallationsRepository {
     return row;
   }
 
+  /** The live installations of a user, most recently seen first (the app_id, user_id index). */
+  findByUser(appId: string, userId: string, limit: number): Promise<InstallationRow[]> {
+    return this.db.query(
+      `SELECT ${INSTALLATION_COLUMNS} FROM installations
+       WHERE app_id = $1 AND user_id = $2 AND deleted_at IS NULL ORDER BY last_seen_at DESC LIMIT $3`,
+      [appId, userId, limit],
+    );
+  }
+
+  /**
+   * Live installations per app and platform, every app at once (the operator dashboard's app
+   * list). A count reads every live row: fine for a page an operator opens, not for a hot path.
+   */
+  countByApp(): Promise<{ app_id: string; platform: Platform; count: number }[]> {
+    return this.db.query(
+      `SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform`,
+    );
+  }
+
   async platformOf(appId: string, installationId: string): Promise<Platform | null> {
     const [row] = await this.db.query(
       `SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,

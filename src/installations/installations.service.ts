@@ -21,6 +21,22 @@ export class InstallationsService {
     return toInstallationResource(row);
   }
 
+  /** A user's live installations, most recently seen first (at most `limit`). */
+  async findByUser(appId: string, userId: string, limit = 20): Promise<InstallationResource[]> {
+    return (await this.installations.findByUser(appId, userId, limit)).map(toInstallationResource);
+  }
+
+  /** Live installations per app and platform (for the operator dashboard). */
+  async countByApp(): Promise<Map<string, Record<Platform, number>>> {
+    const counts = new Map<string, Record<Platform, number>>();
+    for (const row of await this.installations.countByApp()) {
+      const app = counts.get(row.app_id) ?? { ios: 0, android: 0, web: 0 };
+      app[row.platform] = row.count;
+      counts.set(row.app_id, app);
+    }
+    return counts;
+  }
+
   /** PUT: creates (created = true) or refreshes the installation. */
   async register(
     appId: string,

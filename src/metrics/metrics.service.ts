@@ -4,6 +4,9 @@ import { Platform } from '../common/platform';
 
 export type DeliveryMetricOutcome = 'accepted' | 'failed' | 'retried' | 'invalidated' | 'skipped';
 
+/** A webhook call: answered 2xx, to be tried again, or the last attempt failed (given up). */
+export type WebhookCallOutcome = 'delivered' | 'retried' | 'failed';
+
 /** The `provider` label of each platform's series. */
 export const PROVIDER_LABELS: Record<Platform, string> = { ios: 'apns', android: 'fcm', web: 'web_push' };
 
@@ -58,6 +61,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly webhookCalls = new Counter({
+    name: 'pns_webhook_calls_total',
+    help: 'Webhook calls by event type and outcome',
+    labelNames: ['event', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly queueDepth = new Gauge({
     name: 'pns_queue_jobs',
     help: 'Jobs per queue and state',
@@ -71,6 +81,11 @@ export class MetricsService {
 
   recordDelivery(provider: string, outcome: DeliveryMetricOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
+  }
+
+  /** `event` is a webhook event type (docs/api.md 14). */
+  recordWebhookCall(event: string, outcome: WebhookCallOutcome): void {
+    this.webhookCalls.inc({ event, outcome });
   }
 
   /** `reason` is one of the skip reasons of docs/api.md 6 (NoCredentials, PermissionDenied...). */

@@ -1,7 +1,10 @@
 import { iso } from '../common/time';
 import type { NotificationRow } from './notifications.repository';
 
-export function toNotificationResource(row: NotificationRow) {
+/** What the resource is made of: a notifications row; whom it targeted is not part of it. */
+export type NotificationResourceRow = Omit<NotificationRow, 'recipient_kind' | 'tags'>;
+
+export function toNotificationResource(row: NotificationResourceRow) {
   return {
     id: row.id,
     notification: {

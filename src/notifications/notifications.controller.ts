@@ -12,8 +12,11 @@ import type { Request, Response } from 'express';
 import { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
+import { DeliveryTraceService, TRACE_SCAN_ROWS } from './delivery-trace.service';
+import { ListDeliveriesQueryDto } from './dto/list-deliveries.dto';
 import { ListNotificationsQueryDto } from './dto/list-notifications.dto';
 import {
+  DeliveryPage,
   NotificationEnvelope,
   NotificationPage,
   RecordedEventEnvelope,
@@ -66,6 +69,7 @@ export class NotificationsController {
   constructor(
     private readonly notifications: NotificationsService,
     private readonly events: NotificationEventsService,
+    private readonly trace: DeliveryTraceService,
   ) {}
 
   @Post()
@@ -158,6 +162,24 @@ export class NotificationsController {
   @ApiConflict('The notification had completed before the cancel.', 'This notification has already completed.')
   async cancel(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
     return { data: await this.notifications.cancel(auth.appId, id) };
+  }
+
+  /** The delivery trace (docs/api.md 13). */
+  @Get(':id/deliveries')
+  @RequireAbilities('notifications:read')
+  @ApiOperation({
+    summary: "List a notification's deliveries",
+    description:
+      'One entry per installation the fan-out considered: its status, the reason it was skipped or failed, attempts, when it is due ' +
+      `and the client events it reported. In a stable order, cursor paginated. With \`status\`, a page looks at up to ${TRACE_SCAN_ROWS.toLocaleString('en')} deliveries ` +
+      'and may hold fewer entries than `limit` (even none) while `next_cursor` is not null. Empty until the fan-out has begun.',
+  })
+  @ApiParam({ name: 'id', format: 'uuid', description: 'The notification id returned by the send.' })
+  @ApiOkResponse({ description: 'One page.', type: DeliveryPage })
+  @ApiValidationErrors('A bad `limit`, `status` or `cursor`.')
+  @ApiNotFound('No notification with this id in the calling app.')
+  deliveries(@CurrentAuth() auth: AuthContext, @Param('id') id: string, @Query() query: ListDeliveriesQueryDto) {
+    return this.trace.page(auth.appId, id, query.limit === undefined ? 100 : Number(query.limit), query.status ?? null, query.cursor);
   }
 
   @Get(':id')

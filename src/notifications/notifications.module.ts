@@ -5,6 +5,8 @@ import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { FanoutJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
+import { DeliveryTraceRepository } from './delivery-trace.repository';
+import { DeliveryTraceService } from './delivery-trace.service';
 import { IdempotencyService } from './idempotency.service';
 import { NotificationEventsService } from './notification-events.service';
 import { NotificationsController } from './notifications.controller';
@@ -23,6 +25,16 @@ import { NotificationsService } from './notifications.service';
     }),
   ],
   controllers: [NotificationsController],
-  providers: [NotificationsService, IdempotencyService, NotificationEventsService, NotificationsRepository, FanoutJobs],
+  providers: [
+    NotificationsService,
+    IdempotencyService,
+    NotificationEventsService,
+    NotificationsRepository,
+    DeliveryTraceService,
+    DeliveryTraceRepository,
+    FanoutJobs,
+  ],
+  // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
+  exports: [NotificationsService, DeliveryTraceService],
 })
 export class NotificationsModule {}

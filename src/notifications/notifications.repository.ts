@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { completionCondition } from '../common/completion-condition';
 import { preparedQuery } from '../common/prepared-query';
+import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
 import { NotificationOptions } from './notification.entity';
 
@@ -32,12 +33,15 @@ export interface NotificationRow {
   canceled_at: Date | null;
   localizations: Record<string, Record<string, string>> | null;
   fanned_out_at: Date | null;
+  /** Which recipients key the send used, and its tags when it was `tags` (the dashboard shows them). */
+  recipient_kind: 'user_ids' | 'installation_ids' | 'tags' | 'all';
+  tags: string[] | null;
 }
 
-/** Every column but the (possibly long) target list. */
+/** Every column but the (possibly long) lists of user and installation ids. */
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at`;
+  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
 
 const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
          recipient_kind, installation_ids, tags, send_at, localizations)
@@ -160,27 +164,38 @@ export class NotificationsRepository {
    * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
    * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
    * notification completed when nothing else is left. Rows "sending" finish as they would have.
+   * Its webhook events (notification.canceled, and notification.completed when it completes; docs/api.md
+   * 14) are written in the same transaction.
    * Undefined when the notification is not this app's, or had completed or been cancelled already.
    */
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
     return this.db.transaction(async (manager) => {
-      const [[marked]]: [{ id: string }[], number] = await manager.query(
-        `UPDATE notifications SET canceled_at = now()
-         WHERE id = $1 AND app_id = $2 AND completed_at IS NULL AND canceled_at IS NULL RETURNING id`,
+      const [marked]: { id: string }[] = await manager.query(
+        `WITH marked AS (
+           UPDATE notifications SET canceled_at = now()
+           WHERE id = $1 AND app_id = $2 AND completed_at IS NULL AND canceled_at IS NULL RETURNING app_id, id
+         ), canceled_events AS (
+           ${webhookOutboxInsert('notification.canceled', 'SELECT app_id, id FROM marked')}
+         )
+         SELECT id FROM marked`,
         [id, appId],
       );
       if (!marked) return undefined;
-      const [[row]]: [NotificationRow[], number] = await manager.query(
+      const [row]: NotificationRow[] = await manager.query(
         `WITH canceled AS (
            UPDATE deliveries SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
            WHERE notification_id = $1 AND status IN ('pending', 'scheduled')
            RETURNING 1
-         ), counted AS (SELECT count(*)::int AS n FROM canceled)
-         UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
-           completed_at = CASE WHEN ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
-         FROM counted
-         WHERE id = $1
-         RETURNING ${NOTIFICATION_COLUMNS}`,
+         ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
+           UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+             completed_at = CASE WHEN ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
+           FROM counted
+           WHERE id = $1
+           RETURNING ${NOTIFICATION_COLUMNS}
+         ), completed_events AS (
+           ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed_at IS NOT NULL')}
+         )
+         SELECT * FROM finished`,
         [id],
       );
       return row;
@@ -196,13 +211,43 @@ export class NotificationsRepository {
     appId: string,
     limit: number,
     after: { createdAtMicros: string; id: string } | null,
+    titleContains: string | null = null,
   ): Promise<(NotificationRow & { created_at_micros: string })[]> {
+    // The title filter (the operator dashboard's search) walks the app's notifications newest
+    // first on the (app_id, created_at, id) index, as the unfiltered list does, until it has a page.
     return this.db.query(
       `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
        WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
+         AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
        ORDER BY created_at DESC, id DESC
        LIMIT $4`,
-      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit],
+      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit, titleContains],
+    );
+  }
+
+  /** How many notifications each app created since `since` (the notifications_app_id_created_at index). */
+  countSince(since: Date): Promise<{ app_id: string; count: number }[]> {
+    return this.db.query(`SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 GROUP BY app_id`, [since]);
+  }
+
+  /**
+   * Of the app's `scan` newest notifications, those that have a delivery row for the installation
+   * (its internal id), newest first, with that row's status and reason. Each candidate costs one
+   * probe of the deliveries primary key (notification, installation, start): `deliveries` has no
+   * index by installation, by design (its updates stay heap-only), so this never scans it.
+   */
+  lastForInstallation(
+    appId: string,
+    installationId: string,
+    scan: number,
+  ): Promise<(NotificationRow & { delivery_status: string; delivery_reason: string | null; delivery_updated_at: Date })[]> {
+    return this.db.query(
+      `SELECT ${NOTIFICATION_COLUMNS.replace(/(\w+)/g, 'n.$1')}, d.status AS delivery_status, d.reason AS delivery_reason,
+              d.updated_at AS delivery_updated_at
+       FROM (SELECT * FROM notifications WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $3) n
+       JOIN deliveries d ON d.notification_id = n.id AND d.installation_id = $2 AND d.notification_started_at = n.processing_started_at
+       ORDER BY n.created_at DESC, n.id DESC`,
+      [appId, installationId, scan],
     );
   }
 

@@ -126,31 +126,58 @@ export class NotificationsService {
     throw new StateConflictError('This notification has already completed.');
   }
 
-  async find(appId: string, id: string): Promise<NotificationResource> {
+  /** The Notification resource, or (the operator dashboard) what `view` makes of the row. */
+  async find<T = NotificationResource>(appId: string, id: string, view: (row: NotificationRow) => T = toNotificationResource as never): Promise<T> {
     if (!isUuid(id)) throw new NotFoundError();
     const row = await this.notifications.find(appId, id);
     if (!row) throw new NotFoundError();
-    return toNotificationResource(row);
+    return view(row);
   }
 
-  /** Newest first; the cursor is the (created_at, id) of the last item of the previous page. */
-  async list(appId: string, limit: number, cursor?: string) {
+  /**
+   * Newest first; the cursor is the (created_at, id) of the last item of the previous page. The
+   * operator dashboard also filters by title and asks for its own `view` of each row.
+   */
+  async list<T = NotificationResource>(
+    appId: string,
+    limit: number,
+    cursor?: string,
+    titleContains?: string,
+    view: (row: NotificationRow) => T = toNotificationResource as never,
+  ) {
     const after = cursor === undefined ? null : this.positionOf(cursor);
-    const rows = await this.notifications.list(appId, limit + 1, after);
+    const rows = await this.notifications.list(appId, limit + 1, after, titleContains || null);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {
-      data: page.map(toNotificationResource),
+      data: page.map((row) => view(row)),
       meta: { next_cursor: rows.length > limit && last ? encodeCursor(this.cursorKey, { createdAtMicros: last.created_at_micros, id: last.id }) : null },
     };
   }
 
+  /** How many notifications each app created in the last `hours` hours, by app id. */
+  async countRecent(hours: number): Promise<Map<string, number>> {
+    const rows = await this.notifications.countSince(new Date(Date.now() - hours * 3_600_000));
+    return new Map(rows.map((row) => [row.app_id, row.count]));
+  }
+
   /**
-   * A payload over a provider's limit can be known now: the send is refused instead of failing
-   * later, but only for a platform it can reach, one in options.platforms (when given) that the app
-   * has credentials for (docs/api.md 5.1). The credentials are looked up only for a payload that
-   * is too large somewhere, so an ordinary send costs no query.
+   * The latest notifications that targeted an installation (its internal id), with what its
+   * delivery became: looked for among the app's `scan` newest (NotificationsRepository.lastForInstallation).
    */
+  async lastForInstallation<T = NotificationResource>(
+    appId: string,
+    installationId: string,
+    scan = 50,
+    view: (row: NotificationRow) => T = toNotificationResource as never,
+  ) {
+    const rows = await this.notifications.lastForInstallation(appId, installationId, scan);
+    return rows.map((row) => ({
+      ...view(row),
+      delivery: { status: row.delivery_status, reason: row.delivery_reason, updated_at: row.delivery_updated_at.toISOString() },
+    }));
+  }
+
   /**
    * A payload over a provider's limit can be known now: reject the send instead of failing later.
    * Only platforms the send can reach count (the app's credentials; docs/api.md 5.1), and every

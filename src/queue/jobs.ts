@@ -1,7 +1,20 @@
 import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job, JobsOptions, Queue } from 'bullmq';
-import { DELIVER_JOB, DELIVER_QUEUE, DeliverJob, deliverJobId, FANOUT_JOB, FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../common/queues';
+import {
+  DELIVER_JOB,
+  DELIVER_QUEUE,
+  DeliverJob,
+  deliverJobId,
+  FANOUT_JOB,
+  FANOUT_QUEUE,
+  FanoutJob,
+  fanoutJobId,
+  WEBHOOK_JOB,
+  WEBHOOK_QUEUE,
+  WebhookJob,
+  webhookJobId,
+} from '../common/queues';
 
 /**
  * The one place that queues fan-outs. Each module that uses it registers FANOUT_QUEUE with its
@@ -62,3 +75,35 @@ export class DeliverJobs {
     return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
   }
 }
+
+/** The one place that queues webhook calls (docs/api.md 14), one job per attempt of a message. */
+@Injectable()
+export class WebhookJobs {
+  constructor(@InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<WebhookJob>) {}
+
+  /** Attempts of messages, each after its `delayMs`; an attempt already queued is not queued twice (its id). */
+  async add(calls: readonly (WebhookJob & { delayMs?: number })[]): Promise<void> {
+    if (calls.length === 0) return;
+    await this.queue.addBulk(
+      calls.map(({ delayMs, ...data }) => ({
+        name: WEBHOOK_JOB,
+        data,
+        opts: { jobId: webhookJobId(data.messageId, data.attempt), ...(delayMs && delayMs > 0 ? { delay: delayMs } : {}) },
+      })),
+    );
+  }
+
+  /**
+   * Queues attempts that PostgreSQL says are owed now. A job of the same id that Redis still keeps
+   * as completed or failed (its worker died, or PostgreSQL was away, before the outcome was written)
+   * would swallow the add, so it goes first; one waiting, delayed or running is left alone.
+   */
+  async requeue(calls: readonly WebhookJob[]): Promise<void> {
+    for (const call of calls) {
+      const job = await this.queue.getJob(webhookJobId(call.messageId, call.attempt));
+      if (job && ((await job.isCompleted()) || (await job.isFailed()))) await job.remove();
+    }
+    await this.add(calls);
+  }
+}
+

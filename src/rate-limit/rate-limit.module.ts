@@ -5,7 +5,7 @@ import { RedisThrottlerStorage } from './redis-throttler.storage';
 
 /** The storage lives in its own module so Nest owns its lifecycle (connect, then quit on close). */
 @Module({ providers: [RedisThrottlerStorage], exports: [RedisThrottlerStorage] })
-class RateLimitStorageModule {}
+export class RateLimitStorageModule {}
 
 /**
  * RATE_LIMIT_PER_MINUTE requests per minute per token, counted in Redis so the limit holds across

@@ -83,7 +83,9 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
    * RedisThrottlerStorage provider and the library's ThrottlerStorage provider (options.storage).
    */
   onModuleInit(): Promise<void> {
-    if (this.config.RATE_LIMIT_PER_MINUTE === 0) return Promise.resolve();
+    // The operator dashboard's failed-login limit (admin/admin-sessions.service.ts) uses it too.
+    const adminOn = Boolean(this.config.ADMIN_USER && this.config.ADMIN_PASSWORD);
+    if (this.config.RATE_LIMIT_PER_MINUTE === 0 && !adminOn) return Promise.resolve();
     this.connecting ??= this.redis.connect().catch((error: Error) => redisStatus.down(error));
     return this.connecting;
   }
@@ -115,6 +117,20 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     } catch (error) {
       this.warn(`Rate limit not enforced, Redis did not answer: ${(error as Error).message}`);
       return { totalHits: 0, timeToExpire: Math.ceil(ttl / 1000), isBlocked: false, timeToBlockExpire: 0 };
+    }
+  }
+
+  /**
+   * Milliseconds the tracker stays blocked (0: not blocked), without counting a hit: a login is
+   * refused while blocked even with the right password, so guessing gains nothing meanwhile.
+   * When Redis does not answer, not blocked (as `increment` lets requests through).
+   */
+  async blockedFor(key: string, throttlerName: string): Promise<number> {
+    try {
+      return Math.max(0, await this.redis.pttl(`${this.prefix}:${throttlerName}:${key}:block`));
+    } catch (error) {
+      this.warn(`Rate limit not enforced, Redis did not answer: ${(error as Error).message}`);
+      return 0;
     }
   }
 

@@ -28,14 +28,14 @@ describe('queue dashboard at /admin/queues (issue #4.4)', () => {
     expect((await ctx.http().get('/admin/queues').set(bearer(token))).status).toBe(401);
   });
 
-  it('serves the dashboard, and its API lists the fanout and deliver queues, with the right credentials', async () => {
+  it('serves the dashboard, and its API lists the fanout, deliver and webhook queues, with the right credentials', async () => {
     const page = await ctx.http().get('/admin/queues').set(basic(USER, PASSWORD));
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.headers['x-powered-by']).toBeUndefined();
     const api = await ctx.http().get('/admin/queues/api/queues').set(basic(USER, PASSWORD));
     expect(api.status).toBe(200);
-    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['deliver', 'fanout']);
+    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['deliver', 'fanout', 'webhook']);
     // Below the dashboard's path, everything needs the credentials too.
     expect((await ctx.http().get('/admin/queues/api/queues')).status).toBe(401);
   });

@@ -290,11 +290,14 @@ describe('docker-compose.yml (issue #4.6)', () => {
   });
 
   it("caps only the worker's V8 heap, and the benchmark runs its worker with that cap", () => {
-    const limit = Number(/^--max-old-space-size=(\d+)$/.exec(String(services.worker.environment!.NODE_OPTIONS))?.[1]);
+    const options = String(services.worker.environment!.NODE_OPTIONS);
+    const [, limit, semiSpace] = (/^--max-old-space-size=(\d+) --max-semi-space-size=(\d+)$/.exec(options) ?? []).map(Number);
     expect(limit).toBeGreaterThanOrEqual(128);
     expect(limit).toBeLessThanOrEqual(512);
+    expect(semiSpace).toBeGreaterThanOrEqual(1);
+    expect(semiSpace).toBeLessThanOrEqual(16);
     expect(services.api.environment!.NODE_OPTIONS).toBeUndefined();
-    expect(deployedNodeOptions('worker')).toBe(`--max-old-space-size=${limit}`);
+    expect(deployedNodeOptions('worker')).toBe(options);
     expect(deployedNodeOptions('api')).toBe('');
   });
 

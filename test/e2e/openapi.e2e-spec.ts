@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
@@ -77,11 +79,23 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
         'POST /api/v1/notifications',
         'GET /api/v1/notifications',
         'GET /api/v1/notifications/{id}',
+        'GET /api/v1/notifications/{id}/deliveries',
         'GET /health/live',
         'GET /health/ready',
       ]),
     );
-    expect(documented).toEqual(served);
+    // The operator dashboard's API is no part of the apps' API: docs/operations.md lists it (below).
+    expect(documented).toEqual(served.filter((route) => !route.includes(' /admin/api/')));
+  });
+
+  it("lists every route of the operator dashboard's API in docs/operations.md instead", () => {
+    const operationsDoc = readFileSync(resolve(__dirname, '../../docs/operations.md'), 'utf8');
+    const admin = servedRoutes(ctx.app)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .filter((route) => route.includes(' /admin/api/'));
+    expect(admin.length).toBeGreaterThanOrEqual(10);
+    expect(admin.filter((route) => !operationsDoc.includes(`\`${route}\``))).toEqual([]);
+    expect(operations().filter(({ path }) => path.startsWith('/admin'))).toEqual([]);
   });
 
   it('declares the bearer scheme, and on every API route the ability and the answers given before the handler', () => {
@@ -280,6 +294,51 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       );
     });
 
+    it('GET /api/v1/notifications/{id}/deliveries with generated query parameters: entries and pages as documented', async () => {
+      const path = '/api/v1/notifications/{id}/deliveries';
+      const user = `trace-${Date.now()}`;
+      const targets = [
+        await newInstallation(ctx, tenant.token, { user_id: user }),
+        await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user }),
+        await newInstallation(ctx, tenant.token, { user_id: user }),
+      ];
+      const sent = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
+      // What the worker's fan-out and outcomes would have written (this app has no worker), and an event.
+      await ctx.db.query(
+        `WITH started AS (UPDATE notifications SET processing_started_at = now() WHERE id = $1 RETURNING processing_started_at)
+         INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, attempts, scheduled_for)
+         SELECT $1, t.id, processing_started_at, t.platform, $3, 0, t.status, t.reason, t.attempts, t.scheduled_for
+         FROM started, unnest($2::uuid[], ARRAY['ios', 'android', 'ios'], ARRAY['accepted', 'skipped', 'pending'],
+           ARRAY[NULL, 'NoCredentials', 'ServiceUnavailable'], ARRAY[1, 0, 1], ARRAY[NULL, NULL, now()]::timestamptz[])
+           AS t(id, platform, status, reason, attempts, scheduled_for)`,
+        [sent.body.data.id, targets.map((t) => t.id), user],
+      );
+      await ctx.http().post(`/api/v1/notifications/${sent.body.data.id}/events`).set(bearer(tenant.token)).send({ installation_id: targets[0].installation_id, type: 'opened' }).expect(202);
+      const parameters = (doc.paths[path].get.parameters ?? []) as unknown as { name: string; schema: Schema }[];
+      const schema = (name: string) => ({ ...parameters.find((p) => p.name === name)!.schema, nullable: false });
+      const url = `/api/v1/notifications/${sent.body.data.id}/deliveries`;
+      await fc.assert(
+        fc.asyncProperty(
+          arbitraryOf(doc as unknown as OpenApiDocument, schema('limit'), limits),
+          fc.option(arbitraryOf(doc as unknown as OpenApiDocument, schema('status'), limits), { nil: undefined }),
+          async (limit, status) => {
+            const query = { limit: limit as number, ...(status === undefined ? {} : { status: status as string }) };
+            const res = await ctx.http().get(url).query(query).set(bearer(tenant.token));
+            expectAccepted(path, 'get', res, query, [200]);
+            if (res.body.meta.next_cursor) {
+              const next = await ctx.http().get(url).query({ ...query, cursor: res.body.meta.next_cursor }).set(bearer(tenant.token));
+              expectAccepted(path, 'get', next, query, [200]);
+            }
+          },
+        ),
+        { ...settings, numRuns: 20 },
+      );
+      // The whole trace, every field documented and present.
+      const all = await ctx.http().get(url).set(bearer(tenant.token)).expect(200);
+      expectDocumented(path, 'get', all, null);
+      expect(all.body.data).toHaveLength(3);
+    });
+
     it('answers that are not 2xx are documented too: 400, 401, 403, 404, 409, 413, 415, 422', async () => {
       const readOnly = await newApp(ctx, 'Documented errors');
       const cases: [string, string, () => Promise<Response>][] = [
@@ -290,6 +349,10 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
         ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send(`{"x":"${'a'.repeat(1_100_000)}"}`)],
         ['/api/v1/notifications', 'get', () => ctx.http().get('/api/v1/notifications').query({ cursor: 'forged' }).set(bearer(tenant.token))],
         ['/api/v1/notifications/{id}', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10').set(bearer(tenant.token))],
+        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').set(bearer(tenant.token))],
+        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').query({ limit: 0 }).set(bearer(tenant.token))],
+        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').query({ cursor: 'forged' }).set(bearer(tenant.token))],
+        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').set(bearer(readOnly.token))],
         ['/api/v1/installations/{installationId}', 'get', () => ctx.http().get(`/api/v1/installations/${'i'.repeat(256)}`).set(bearer(tenant.token))],
         ['/api/v1/installations/{installationId}', 'get', () => ctx.http().get('/api/v1/installations/%E0%A4%A').set(bearer(tenant.token))],
         ['/api/v1/installations/{installationId}', 'delete', () => ctx.http().delete('/api/v1/installations/missing').set(bearer(tenant.token))],

@@ -119,7 +119,7 @@ describe('retention', () => {
     let plan;
     try {
       const [row] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, recordOutcomesParams(
-          installations.map((installationId) => ({ notificationId: unfinished, installationId, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } })),
+          installations.map((installationId) => ({ notificationId: unfinished, notificationStartedAt: at(8 * DAY), installationId, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } })),
         ));
       plan = row['QUERY PLAN'][0].Plan;
     } finally {

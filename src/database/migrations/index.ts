@@ -4,6 +4,9 @@ import { DeliveriesHotUpdates1764057600000 } from './1764057600000-DeliveriesHot
 import { IdempotencyResponseText1764100000000 } from './1764100000000-IdempotencyResponseText';
 import { PartitionedDeliveries1764200000000 } from './1764200000000-PartitionedDeliveries';
 import { TargetingAndTiming1764300000000 } from './1764300000000-TargetingAndTiming';
+import { DeliveryUserAtFanOut1764400000000 } from './1764400000000-DeliveryUserAtFanOut';
+import { Webhooks1764500000000 } from './1764500000000-Webhooks';
+import { DeliveryMinutes1764600000000 } from './1764600000000-DeliveryMinutes';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -13,4 +16,7 @@ export const MIGRATIONS = [
   IdempotencyResponseText1764100000000,
   PartitionedDeliveries1764200000000,
   TargetingAndTiming1764300000000,
+  DeliveryUserAtFanOut1764400000000,
+  Webhooks1764500000000,
+  DeliveryMinutes1764600000000,
 ];

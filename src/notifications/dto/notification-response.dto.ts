@@ -1,5 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../../common/delivery-status';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
+import { Platform, PLATFORMS } from '../../common/platform';
+import type { DeliveryResource as MappedDelivery } from '../delivery.resource';
 import { EVENT_TYPES, EventType } from '../notification-event.entity';
 import type { NotificationResource as MappedNotification } from '../notification.resource';
 import { NotificationOptionsDto } from './send-notification.dto';
@@ -99,3 +102,41 @@ export type NotificationDocMatches = [
   Expect<SameKeys<NotificationContentResource, MappedNotification['notification']>>,
   Expect<SameKeys<NotificationStatistics, MappedNotification['statistics']>>,
 ];
+
+export class DeliveryEntry {
+  @ApiProperty({ description: "The client's installation id; kept after the installation is deleted.", example: '3f1c-device-install' })
+  installation_id: string;
+  @ApiProperty({ type: String, nullable: true, description: "The installation's user when the fan-out considered it.", example: 'user-1' })
+  user_id: string | null;
+  @ApiProperty({ enum: PLATFORMS, example: 'ios' }) platform: Platform;
+  @ApiProperty({
+    enum: DELIVERY_STATUSES,
+    description: '`scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.',
+    example: 'accepted',
+  })
+  status: DeliveryStatus;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      'Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `Canceled`) or failed ' +
+      "(the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.",
+    example: null,
+  })
+  reason: string | null;
+  @ApiProperty({ type: 'integer', description: 'Provider attempts so far.', example: 1 }) attempts: number;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When it is due (its local time or the send_at); null for an immediate send.' })
+  scheduled_for: string | null;
+  @ApiProperty({ ...TIMESTAMP, description: 'When its status last changed.' }) updated_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `received`.' }) received_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `displayed`.' }) displayed_at: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `opened`.' }) opened_at: string | null;
+}
+
+export class DeliveryPage {
+  @ApiProperty({ type: () => [DeliveryEntry] }) data: DeliveryEntry[];
+  @ApiProperty({ type: () => PageMeta }) meta: PageMeta;
+}
+
+/** Fails to compile when the documented delivery fields drift from what the trace returns. */
+export type DeliveryDocMatches = [Expect<SameKeys<DeliveryEntry, MappedDelivery>>];

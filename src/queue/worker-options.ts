@@ -1,6 +1,6 @@
 import type { WorkerOptions } from 'bullmq';
 import { env } from '../config/env';
-import { workerConnection } from '../queue/queue.module';
+import { workerConnection } from './queue.module';
 
 /**
  * Worker options for @Processor. Getters, because @nestjs/bullmq spreads these when it creates

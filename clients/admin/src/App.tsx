@@ -1,0 +1,118 @@
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
+import { ApiError, type Session, api, setCsrfToken } from './api';
+import { ErrorNote, Loading } from './components/Page';
+import { AppsPage } from './features/apps/AppsPage';
+import { InstallationsPage } from './features/installations/InstallationsPage';
+import { NotificationPage } from './features/notifications/NotificationPage';
+import { NotificationsPage } from './features/notifications/NotificationsPage';
+import { SendTestPage } from './features/notifications/SendTestPage';
+import { OverviewPage } from './features/overview/OverviewPage';
+import { LoginPage } from './features/session/LoginPage';
+import { Link, match, useLocation } from './router';
+
+/** The routes, under /admin. */
+function Routes({ path }: { path: string }) {
+  let params: Record<string, string> | null;
+  if (path === '/') return <OverviewPage />;
+  if (path === '/apps') return <AppsPage />;
+  if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/send', path))) return <SendTestPage appId={params.app} />;
+  if ((params = match('/apps/:app/installations', path))) return <InstallationsPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/notifications/:id', path))) return <NotificationPage key={params.id} appId={params.app} id={params.id} />;
+  return (
+    <p role="alert">
+      No page here. <Link to="/">Go to the overview</Link>.
+    </p>
+  );
+}
+
+export function App() {
+  const client = useQueryClient();
+  const { path } = useLocation();
+  const session = useQuery({ queryKey: ['session'], queryFn: api.session, staleTime: Infinity });
+
+  useEffect(() => setCsrfToken(session.data?.csrf_token ?? null), [session.data]);
+  // A session that ended (expired, credentials changed) shows the login form again.
+  useEffect(
+    () =>
+      client.getQueryCache().subscribe((event) => {
+        const error = event.query.state.error;
+        if (error instanceof ApiError && error.status === 401 && event.query.queryKey[0] !== 'session') {
+          client.setQueryData(['session'], null);
+        }
+      }),
+    [client],
+  );
+
+  if (session.isPending) return <Loading what="the dashboard" />;
+  if (session.isError) return <ErrorNote error={session.error} />;
+  if (!session.data) {
+    const onLogin = (s: Session) => {
+      setCsrfToken(s.csrf_token);
+      client.setQueryData(['session'], s);
+    };
+    return <LoginPage onLogin={onLogin} />;
+  }
+
+  const appId = match('/apps/:app(?:/.*)?', path)?.app;
+  const logout = async () => {
+    await api.logout();
+    setCsrfToken(null);
+    client.clear();
+    client.setQueryData(['session'], null);
+  };
+
+  return (
+    <>
+      <a className="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header className="top">
+        <span className="brand">Push admin</span>
+        <nav aria-label="Main">
+          <ul>
+            <li>
+              <Link to="/" aria-current={path === '/' ? 'page' : undefined}>
+                Overview
+              </Link>
+            </li>
+            <li>
+              <Link to="/apps" aria-current={path === '/apps' ? 'page' : undefined}>
+                Apps
+              </Link>
+            </li>
+            {appId ? (
+              <>
+                <li>
+                  <Link to={`/apps/${appId}`} aria-current={path === `/apps/${appId}` ? 'page' : undefined}>
+                    Notifications
+                  </Link>
+                </li>
+                <li>
+                  <Link to={`/apps/${appId}/installations`} aria-current={path === `/apps/${appId}/installations` ? 'page' : undefined}>
+                    Installations
+                  </Link>
+                </li>
+                <li>
+                  <Link to={`/apps/${appId}/send`} aria-current={path === `/apps/${appId}/send` ? 'page' : undefined}>
+                    Send a test
+                  </Link>
+                </li>
+              </>
+            ) : null}
+          </ul>
+        </nav>
+        <span className="session">
+          {session.data.user}{' '}
+          <button type="button" className="link-button" onClick={logout}>
+            Log out
+          </button>
+        </span>
+      </header>
+      <main id="main">
+        <Routes path={path} />
+      </main>
+    </>
+  );
+}

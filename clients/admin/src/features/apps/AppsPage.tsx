@@ -1,0 +1,66 @@
+import { useQuery } from '@tanstack/react-query';
+import { type AppSummary, api } from '../../api';
+import { ErrorNote, Loading, Page } from '../../components/Page';
+import { formatNumber } from '../../format';
+import { Link } from '../../router';
+
+/** Every app: installations by platform, which providers are configured (never a secret), sends in the last 24 hours. */
+export function AppsPage() {
+  const apps = useQuery({ queryKey: ['apps'], queryFn: api.apps });
+  return (
+    <Page title="Apps">
+      {apps.isPending ? <Loading what="apps" /> : apps.isError ? <ErrorNote error={apps.error} /> : <AppsTable apps={apps.data} />}
+    </Page>
+  );
+}
+
+export function AppsTable({ apps }: { apps: AppSummary[] }) {
+  if (apps.length === 0) return <p>No apps yet. Create one with <code>npx pns apps:create --name NAME</code>.</p>;
+  return (
+    <table className="data">
+      <caption className="visually-hidden">Apps, with their installations, credentials and recent notifications</caption>
+      <thead>
+        <tr>
+          <th scope="col">App</th>
+          <th scope="col" className="num">iOS</th>
+          <th scope="col" className="num">Android</th>
+          <th scope="col" className="num">Web</th>
+          <th scope="col" className="num">Installations</th>
+          <th scope="col">Credentials</th>
+          <th scope="col" className="num">Notifications, 24 h</th>
+        </tr>
+      </thead>
+      <tbody>
+        {apps.map((app) => (
+          <tr key={app.id}>
+            <th scope="row">
+              <Link to={`/apps/${app.id}`}>{app.name}</Link>
+              <div className="muted small mono">{app.id}</div>
+            </th>
+            <td className="num">{formatNumber(app.installations.ios)}</td>
+            <td className="num">{formatNumber(app.installations.android)}</td>
+            <td className="num">{formatNumber(app.installations.web)}</td>
+            <td className="num">{formatNumber(app.installations.total)}</td>
+            <td>
+              <Credentials credentials={app.credentials} />
+            </td>
+            <td className="num">{formatNumber(app.notifications_24h)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Credentials({ credentials }: { credentials: AppSummary['credentials'] }) {
+  const { apns, fcm, web_push } = credentials;
+  return (
+    <ul className="plain">
+      <li>
+        APNs: {apns ? `${apns.topic} (${apns.production ? 'production' : 'sandbox'}, key ${apns.key_id})` : <span className="muted">not configured</span>}
+      </li>
+      <li>FCM: {fcm ? `project ${fcm.project_id}` : <span className="muted">not configured</span>}</li>
+      <li>Web Push: {web_push ? web_push.subject : <span className="muted">not configured</span>}</li>
+    </ul>
+  );
+}

@@ -1,0 +1,122 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
+import { ApiError, type SendRequest, api } from '../../api';
+import { Page } from '../../components/Page';
+import { navigate } from '../../router';
+import { fieldErrors, type SendField } from './sendErrors';
+
+/**
+ * Send a test: title, body and an optional URL to one user id or installation id of the app,
+ * through the same validation and service as POST /api/v1/notifications; its errors are shown
+ * next to the fields. On success the notification's page opens and follows it.
+ */
+export function SendTestPage({ appId }: { appId: string }) {
+  const app = useQuery({ queryKey: ['app', appId], queryFn: () => api.app(appId) });
+  const [kind, setKind] = useState<'user_id' | 'installation_id'>('user_id');
+  const [recipient, setRecipient] = useState('');
+  const [title, setTitle] = useState('');
+  const [body, setBody] = useState('');
+  const [url, setUrl] = useState('');
+  const send = useMutation({
+    mutationFn: (request: SendRequest) => api.send(appId, request),
+    onSuccess: (notification) => navigate(`/apps/${appId}/notifications/${notification.id}`),
+  });
+
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    const recipients = kind === 'user_id' ? { user_ids: [recipient] } : { installation_ids: [recipient] };
+    send.mutate({ recipients, notification: { title, body, ...(url ? { action_url: url } : {}) } });
+  };
+
+  const errors = send.error instanceof ApiError ? fieldErrors(send.error.errors) : { fields: {}, other: [] };
+  const other = send.error && !(send.error instanceof ApiError && send.error.status === 422) ? [send.error.message] : errors.other;
+  const describedBy = (field: SendField) => (errors.fields[field] ? `${field}-error` : undefined);
+  const fieldError = (field: SendField) =>
+    errors.fields[field] ? (
+      <p id={`${field}-error`} className="field-error">
+        {errors.fields[field]!.join(' ')}
+      </p>
+    ) : null;
+
+  return (
+    <Page title={app.data ? `Send a test from ${app.data.name}` : 'Send a test'}>
+      <form onSubmit={submit} className="form" noValidate>
+        {other.length > 0 ? (
+          <div role="alert" className="error">
+            {other.join(' ')}
+          </div>
+        ) : send.error ? (
+          <p role="alert" className="error">
+            The notification was not sent: see the fields below.
+          </p>
+        ) : null}
+        <fieldset>
+          <legend>Send to</legend>
+          <label className="choice">
+            <input type="radio" name="kind" value="user_id" checked={kind === 'user_id'} onChange={() => setKind('user_id')} /> a user id
+          </label>
+          <label className="choice">
+            <input
+              type="radio"
+              name="kind"
+              value="installation_id"
+              checked={kind === 'installation_id'}
+              onChange={() => setKind('installation_id')}
+            />{' '}
+            an installation id
+          </label>
+        </fieldset>
+        <div className="field">
+          <label htmlFor="send-recipient">{kind === 'user_id' ? 'User id' : 'Installation id'}</label>
+          <input
+            id="send-recipient"
+            value={recipient}
+            onChange={(e) => setRecipient(e.target.value)}
+            aria-invalid={!!errors.fields.recipient}
+            aria-describedby={describedBy('recipient')}
+          />
+          {fieldError('recipient')}
+        </div>
+        <div className="field">
+          <label htmlFor="send-title">Title</label>
+          <input
+            id="send-title"
+            value={title}
+            onChange={(e) => setTitle(e.target.value)}
+            aria-invalid={!!errors.fields.title}
+            aria-describedby={describedBy('title')}
+          />
+          {fieldError('title')}
+        </div>
+        <div className="field">
+          <label htmlFor="send-body">Body</label>
+          <textarea
+            id="send-body"
+            rows={3}
+            value={body}
+            onChange={(e) => setBody(e.target.value)}
+            aria-invalid={!!errors.fields.body}
+            aria-describedby={describedBy('body')}
+          />
+          {fieldError('body')}
+        </div>
+        <div className="field">
+          <label htmlFor="send-url">URL to open (optional)</label>
+          <input
+            id="send-url"
+            type="url"
+            inputMode="url"
+            value={url}
+            onChange={(e) => setUrl(e.target.value)}
+            aria-invalid={!!errors.fields.url}
+            aria-describedby={describedBy('url')}
+          />
+          {fieldError('url')}
+        </div>
+        <button type="submit" disabled={send.isPending}>
+          {send.isPending ? 'Sending…' : 'Send'}
+        </button>
+      </form>
+    </Page>
+  );
+}

@@ -1,0 +1,141 @@
+import { useInfiniteQuery } from '@tanstack/react-query';
+import { type FormEvent, useEffect, useState } from 'react';
+import { type DeliveryStatus, api } from '../../api';
+import { ErrorNote, Loading } from '../../components/Page';
+import { StatusBadge } from '../../components/StatusBadge';
+import { Time } from '../../components/Time';
+import { formatNumber } from '../../format';
+import { Link } from '../../router';
+
+const STATUSES: DeliveryStatus[] = ['scheduled', 'pending', 'sending', 'accepted', 'failed', 'skipped'];
+/** The reasons the service itself gives (docs/api.md 13); a provider's own reason can be typed in. */
+export const KNOWN_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoToken', 'NoCredentials', 'PlatformExcluded', 'Canceled', 'BadDeviceToken', 'Unregistered', 'UNREGISTERED'];
+
+/**
+ * The per-installation trace of a notification (docs/api.md 13), filtered by status and reason.
+ * Pages are appended; they are read again whenever `revision` (the notification's progress) changes. A filtered page looks at a bounded stretch of the deliveries, so it can come
+ * back short, even empty, with more to look at: the button then says so.
+ */
+export function Trace({ appId, id, live, revision }: { appId: string; id: string; live: boolean; revision?: string }) {
+  const [filters, setFilters] = useState<{ status: string; reason: string }>({ status: '', reason: '' });
+  const [status, setStatus] = useState('');
+  const [reason, setReason] = useState('');
+  const trace = useInfiniteQuery({
+    queryKey: ['trace', appId, id, filters],
+    queryFn: ({ pageParam }) =>
+      api.deliveries(appId, id, { status: filters.status || undefined, reason: filters.reason || undefined, cursor: pageParam, limit: '50' }),
+    initialPageParam: undefined as string | undefined,
+    getNextPageParam: (last) => last.meta.next_cursor ?? undefined,
+    // While it is sending, the first pages follow it.
+    refetchInterval: live ? 2_000 : false,
+  });
+
+  // The notification moved on (its status or counts changed): the pages shown are read again, so a
+  // trace first read before the fan-out ran does not stay empty once it has completed.
+  const { refetch } = trace;
+  useEffect(() => {
+    if (revision !== undefined) void refetch();
+  }, [revision, refetch]);
+
+  const apply = (event: FormEvent) => {
+    event.preventDefault();
+    setFilters({ status, reason: reason.trim() });
+  };
+  const rows = trace.data?.pages.flatMap((page) => page.data) ?? [];
+  const filtered = filters.status !== '' || filters.reason !== '';
+
+  return (
+    <section aria-labelledby="trace-title">
+      <h2 id="trace-title">Deliveries, one per installation</h2>
+      <p className="muted small">Times of day in your time zone; hover one for its date and UTC.</p>
+      <form className="filters" onSubmit={apply} aria-label="Filter the deliveries">
+        <div className="field">
+          <label htmlFor="trace-status">Status</label>
+          <select id="trace-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">any</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="trace-reason">Reason</label>
+          <input id="trace-reason" list="trace-reasons" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="any" />
+          <datalist id="trace-reasons">
+            {KNOWN_REASONS.map((r) => (
+              <option key={r} value={r} />
+            ))}
+          </datalist>
+        </div>
+        <button type="submit">Filter</button>
+      </form>
+      {trace.isPending ? (
+        <Loading what="deliveries" />
+      ) : trace.isError ? (
+        <ErrorNote error={trace.error} />
+      ) : (
+        <>
+          <p role="status" className="muted">
+            {formatNumber(rows.length)} {rows.length === 1 ? 'delivery' : 'deliveries'} shown
+            {filtered ? ` with ${[filters.status && `status ${filters.status}`, filters.reason && `reason ${filters.reason}`].filter(Boolean).join(' and ')}` : ''}
+            {trace.hasNextPage ? ', more to look at' : ''}.
+          </p>
+          {rows.length > 0 ? (
+            <table className="data">
+              <caption className="visually-hidden">Deliveries of this notification</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Installation</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Platform</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Reason</th>
+                  <th scope="col" className="num">Attempts</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Received</th>
+                  <th scope="col">Displayed</th>
+                  <th scope="col">Opened</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map((d) => (
+                  <tr key={d.installation_id}>
+                    <th scope="row" className="mono">
+                      <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: d.installation_id })}`}>{d.installation_id}</Link>
+                    </th>
+                    <td>{d.user_id ?? '–'}</td>
+                    <td>{d.platform}</td>
+                    <td>
+                      <StatusBadge status={d.status} />
+                    </td>
+                    <td>{d.reason ?? '–'}</td>
+                    <td className="num">{formatNumber(d.attempts)}</td>
+                    <td>
+                      <Time iso={d.updated_at} short />
+                    </td>
+                    <td>
+                      <Time iso={d.received_at} short />
+                    </td>
+                    <td>
+                      <Time iso={d.displayed_at} short />
+                    </td>
+                    <td>
+                      <Time iso={d.opened_at} short />
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : null}
+          {trace.hasNextPage ? (
+            <button type="button" className="secondary-button" onClick={() => trace.fetchNextPage()} disabled={trace.isFetchingNextPage}>
+              {trace.isFetchingNextPage ? 'Loading…' : filtered ? 'Look further' : 'Show more'}
+            </button>
+          ) : null}
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,164 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { setCsrfToken } from '../../api';
+import { fakeFetch, renderWithQueries } from '../../testing/render';
+import { NotificationPage } from './NotificationPage';
+import { fieldErrors } from './sendErrors';
+import { SendTestPage } from './SendTestPage';
+import { Trace } from './Trace';
+
+const APP = '6f1c2b1e-0000-4000-8000-000000000001';
+const ID = '6f1c2b1e-0000-4000-8000-0000000000aa';
+
+const notification = (fields: Record<string, unknown> = {}) => ({
+  id: ID,
+  notification: { title: 'Spring sale', body: 'Everything half price', image_url: null, action_url: null, localizations: { fr: { title: 'Soldes' } } },
+  data: null,
+  options: { ttl: 3600 },
+  target_users: 1500,
+  statistics: { users: 1500, installations: 12345, accepted: 12000, received: 9000, displayed: 6000, opened: 1200, failed: 300, skipped: 45 },
+  created_at: '2026-11-24T10:00:00.000Z',
+  processing_started_at: '2026-11-24T10:00:01.000Z',
+  completed_at: null,
+  send_at: null,
+  canceled_at: null,
+  status: 'sending',
+  cancelable: true,
+  target: { kind: 'user_ids', users: 1500, tags: null },
+  minutes: [{ minute: '2026-11-24T10:00:00.000Z', accepted: 12000, failed: 300, skipped: 45, retried: 7 }],
+  ...fields,
+});
+
+afterEach(() => {
+  vi.unstubAllGlobals();
+  vi.restoreAllMocks();
+  setCsrfToken(null);
+});
+
+describe('fieldErrors', () => {
+  it('puts request paths on the form fields and keeps the rest', () => {
+    expect(
+      fieldErrors({
+        'recipients.user_ids.0': ['The recipients.user_ids.0 field must not be empty.'],
+        'notification.title': ['The notification.title field is required.'],
+        'notification.action_url': ['Bad URL.'],
+        options: ['Something else.'],
+      }),
+    ).toEqual({
+      fields: {
+        recipient: ['The recipients.user_ids.0 field must not be empty.'],
+        title: ['The notification.title field is required.'],
+        url: ['Bad URL.'],
+      },
+      other: ['Something else.'],
+    });
+  });
+});
+
+describe('NotificationPage', () => {
+  it('shows the content, the numbers with thousands separators and rates, and the funnel table', async () => {
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({ status: 200, body: { data: notification() } }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Spring sale' })).toBeTruthy();
+    const installations = screen.getByText('Installations').closest('.figure') as HTMLElement;
+    expect(within(installations).getByText('12,345')).toBeTruthy();
+    const opened = screen.getByText('Opened').closest('.figure') as HTMLElement;
+    expect(within(opened).getByText('10%')).toBeTruthy();
+    expect(screen.getByRole('row', { name: /fr Soldes/ })).toBeTruthy();
+    expect(screen.getByRole('img', { name: /Funnel/ })).toBeTruthy();
+    const funnelTable = screen.getByText('Numbers of “Funnel”').closest('details') as HTMLElement;
+    expect(within(funnelTable).getByRole('row', { name: 'opened 1,200' })).toBeTruthy();
+  });
+
+  it('cancels after confirmation, sending the CSRF token', async () => {
+    setCsrfToken('csrf-123');
+    let canceled = false;
+    const calls = fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({
+        status: 200,
+        body: { data: notification(canceled ? { status: 'canceled', cancelable: false, canceled_at: '2026-11-24T10:01:00.000Z' } : {}) },
+      }),
+      [`POST /admin/api/apps/${APP}/notifications/${ID}/cancel`]: () => {
+        canceled = true;
+        return { status: 200, body: { data: notification({ status: 'canceled', cancelable: false }) } };
+      },
+    });
+    vi.spyOn(window, 'confirm').mockReturnValue(true);
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    await userEvent.click(await screen.findByRole('button', { name: 'Cancel notification' }));
+    await waitFor(() => expect(screen.getByText('canceled')).toBeTruthy());
+    expect(screen.queryByRole('button', { name: 'Cancel notification' })).toBeNull();
+    const cancel = calls.find((c) => c.method === 'POST')!;
+    expect((cancel.init.headers as Record<string, string>)['x-csrf-token']).toBe('csrf-123');
+  });
+});
+
+describe('SendTestPage', () => {
+  it('sends the API request body and shows the 422 errors next to their fields', async () => {
+    let sent: unknown;
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
+      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
+        sent = JSON.parse(String(init.body));
+        return {
+          status: 422,
+          body: { message: 'The notification.title field is required.', errors: { 'notification.title': ['The notification.title field is required.'] } },
+        };
+      },
+    });
+    renderWithQueries(<SendTestPage appId={APP} />);
+    await userEvent.type(screen.getByLabelText('User id'), 'alice');
+    await userEvent.type(screen.getByLabelText('Body'), 'Hello');
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    const title = screen.getByLabelText('Title');
+    await waitFor(() => expect(title.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById(title.getAttribute('aria-describedby')!)!.textContent).toBe('The notification.title field is required.');
+    expect(sent).toEqual({ recipients: { user_ids: ['alice'] }, notification: { title: '', body: 'Hello' } });
+  });
+});
+
+describe('Trace', () => {
+  const delivery = (n: number, status: string, reason: string | null) => ({
+    installation_id: `inst-${n}`,
+    user_id: `user-${n}`,
+    platform: 'ios',
+    status,
+    reason,
+    attempts: 1,
+    scheduled_for: null,
+    updated_at: '2026-11-24T10:00:00.000Z',
+    received_at: null,
+    displayed_at: null,
+    opened_at: null,
+  });
+
+  it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {
+    const calls = fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: (init) => {
+        const url = new URL(String(calls.at(-1)!.path), 'http://admin.test');
+        const params = url.searchParams;
+        if (!params.get('status')) return { status: 200, body: { data: [delivery(1, 'accepted', null), delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };
+        // A bounded scan found nothing in its first stretch; the second has the match.
+        if (!params.get('cursor')) return { status: 200, body: { data: [], meta: { next_cursor: 'c1' } } };
+        return { status: 200, body: { data: [delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };
+      },
+    });
+    renderWithQueries(<Trace appId={APP} id={ID} live={false} />);
+    expect(await screen.findByText('2 deliveries shown.')).toBeTruthy();
+    await userEvent.selectOptions(screen.getByLabelText('Status'), 'failed');
+    await userEvent.type(screen.getByLabelText('Reason'), 'BadDeviceToken');
+    await userEvent.click(screen.getByRole('button', { name: 'Filter' }));
+    expect(await screen.findByText('0 deliveries shown with status failed and reason BadDeviceToken, more to look at.')).toBeTruthy();
+    await userEvent.click(screen.getByRole('button', { name: 'Look further' }));
+    expect(await screen.findByText('1 delivery shown with status failed and reason BadDeviceToken.')).toBeTruthy();
+    expect(screen.getByRole('row', { name: /inst-2 user-2 ios failed BadDeviceToken/ })).toBeTruthy();
+    expect(calls.map((c) => c.path).slice(1)).toEqual([
+      `/admin/api/apps/${APP}/notifications/${ID}/deliveries?status=failed&reason=BadDeviceToken&limit=50`,
+      `/admin/api/apps/${APP}/notifications/${ID}/deliveries?status=failed&reason=BadDeviceToken&cursor=c1&limit=50`,
+    ]);
+  });
+});

@@ -1,0 +1,60 @@
+import { type FormEvent, useState } from 'react';
+import { ApiError, type Session, api } from '../../api';
+import { Page } from '../../components/Page';
+
+/** The login form: ADMIN_USER and ADMIN_PASSWORD, checked by the server, which sets the session cookie. */
+export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) {
+  const [user, setUser] = useState('');
+  const [password, setPassword] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const submit = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      onLogin(await api.login(user, password));
+    } catch (caught) {
+      if (caught instanceof ApiError && caught.status === 401) setError('Wrong user name or password.');
+      else if (caught instanceof ApiError && caught.status === 429) setError('Too many failed logins from here. Try again later.');
+      else setError(caught instanceof Error ? caught.message : 'Login failed.');
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main className="login">
+      <Page title="Log in to Push admin" focusHeading={false}>
+        <p className="muted">The operator credentials: ADMIN_USER and ADMIN_PASSWORD of the service.</p>
+        <form onSubmit={submit} className="form narrow" noValidate>
+          <div className="field">
+            <label htmlFor="login-user">User name</label>
+            <input id="login-user" name="username" autoComplete="username" autoFocus value={user} onChange={(e) => setUser(e.target.value)} required />
+          </div>
+          <div className="field">
+            <label htmlFor="login-password">Password</label>
+            <input
+              id="login-password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              value={password}
+              onChange={(e) => setPassword(e.target.value)}
+              required
+            />
+          </div>
+          {error ? (
+            <p role="alert" className="error">
+              {error}
+            </p>
+          ) : null}
+          <button type="submit" disabled={busy}>
+            {busy ? 'Logging in…' : 'Log in'}
+          </button>
+        </form>
+      </Page>
+    </main>
+  );
+}

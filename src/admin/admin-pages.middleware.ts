@@ -1,0 +1,60 @@
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import express from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+
+/**
+ * Where `npm run build` puts the dashboard's pages (clients/admin builds into dist/admin): beside
+ * dist/src when running the build, under dist/ when running from the sources (tests).
+ */
+export function adminPagesDir(): string | null {
+  const candidates = [resolve(__dirname, '../../admin'), resolve(__dirname, '../../dist/admin')];
+  return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
+}
+
+/**
+ * Everything the pages load comes from this origin: the policy makes the browser refuse anything
+ * else, so a dependency that reached for a CDN would fail loudly in the e2e test.
+ */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // Chart.js and React set element styles at run time.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/**
+ * The dashboard's single-page app at /admin (its API, /admin/api, and the queue dashboard,
+ * /admin/queues, pass through). Hashed assets are cached for good; any other path is the app's
+ * own route and gets index.html, never cached, so a new build is picked up at once. Off (404 as
+ * an unknown route) when `enabled` is false.
+ */
+export function adminPages(enabled: boolean, dir: string | null): RequestHandler {
+  const assets = dir ? express.static(dir, { index: false, immutable: true, maxAge: '365d', fallthrough: true }) : null;
+  return (req: Request, res: Response, next: NextFunction) => {
+    const path = req.originalUrl.split('?')[0];
+    if (!/^\/admin(\/|$)/.test(path) || /^\/admin\/(api|queues)(\/|$)/.test(path)) return next();
+    if (!enabled || !dir || !assets || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.status(404).json({ message: 'Not Found' });
+      return;
+    }
+    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'same-origin');
+    const relative = path.slice('/admin'.length) || '/';
+    if (relative.startsWith('/assets/')) {
+      req.url = relative;
+      assets(req, res, () => res.status(404).json({ message: 'Not Found' }));
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(join(dir, 'index.html'));
+  };
+}

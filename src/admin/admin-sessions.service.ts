@@ -1,0 +1,92 @@
+import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { EnvironmentVariables } from '../config/env';
+import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
+import { AdminSession, cookieValue, issueSession, SESSION_COOKIE, SESSION_SECONDS, sessionKey, verifySession } from './admin-session';
+
+/** Failed logins per client address and window before its logins are refused for the block time. */
+export const LOGIN_FAILURES_ALLOWED = 10;
+export const LOGIN_WINDOW_MS = 15 * 60_000;
+export const LOGIN_BLOCK_MS = 15 * 60_000;
+const THROTTLER = 'admin-login';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
+
+/** A refused login: 401 (wrong credentials) or 429 (too many failures; Retry-After in seconds). */
+export class AdminLoginRefused extends HttpException {
+  constructor(
+    status: HttpStatus.UNAUTHORIZED | HttpStatus.TOO_MANY_REQUESTS,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(status === HttpStatus.UNAUTHORIZED ? 'Unauthenticated.' : 'Too Many Attempts.', status);
+  }
+}
+
+/**
+ * The operator dashboard's logins (docs/operations.md "Operator dashboard"): ADMIN_USER and
+ * ADMIN_PASSWORD, checked in constant time, failures counted per client address in Redis (the
+ * rate limiter's storage, so every api process shares the count), and signed session cookies
+ * (admin-session.ts). Off when the credentials are unset.
+ */
+@Injectable()
+export class AdminSessionsService {
+  private readonly key: Buffer | null;
+
+  constructor(
+    private readonly config: EnvironmentVariables,
+    private readonly throttle: RedisThrottlerStorage,
+  ) {
+    const { ADMIN_USER: user, ADMIN_PASSWORD: password } = config;
+    this.key = user && password ? sessionKey(config.APP_KEY, user, password) : null;
+  }
+
+  get enabled(): boolean {
+    return this.key !== null;
+  }
+
+  get user(): string {
+    return this.config.ADMIN_USER ?? '';
+  }
+
+  /** The session of a request's cookie, or null. */
+  sessionOf(req: Pick<IncomingMessage, 'headers'>): AdminSession | null {
+    if (!this.key) return null;
+    return verifySession(this.key, cookieValue(req.headers.cookie, SESSION_COOKIE));
+  }
+
+  /**
+   * Checks `Authorization: Basic` credentials; a new session when they are right. A client that
+   * failed LOGIN_FAILURES_ALLOWED times within the window is refused (429) for LOGIN_BLOCK_MS,
+   * even with the right password.
+   */
+  async login(authorization: string | undefined, client: string): Promise<{ token: string; session: AdminSession }> {
+    if (!this.key) throw new Error('The operator dashboard is off');
+    const tracker = `ip:${client}`;
+    const blockedMs = await this.throttle.blockedFor(tracker, THROTTLER);
+    if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
+    if (this.rightCredentials(authorization)) return issueSession(this.key);
+    const counted = await this.throttle.increment(tracker, LOGIN_WINDOW_MS, LOGIN_FAILURES_ALLOWED, LOGIN_BLOCK_MS, THROTTLER);
+    if (counted.isBlocked) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, counted.timeToBlockExpire);
+    throw new AdminLoginRefused(HttpStatus.UNAUTHORIZED);
+  }
+
+  /** The Set-Cookie value of a session (null token: the cookie cleared). */
+  cookie(token: string | null, secure: boolean): string {
+    const attributes = ['Path=/admin', 'HttpOnly', 'SameSite=Strict', `Max-Age=${token ? SESSION_SECONDS : 0}`];
+    if (secure) attributes.push('Secure');
+    return [`${SESSION_COOKIE}=${token ?? ''}`, ...attributes].join('; ');
+  }
+
+  private rightCredentials(authorization: string | undefined): boolean {
+    const [scheme, encoded] = (authorization ?? '').split(' ');
+    if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
+    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    // Both halves are always compared, so a wrong user takes as long as a wrong password.
+    const userOk = colon >= 0 && same(decoded.slice(0, colon), this.config.ADMIN_USER!);
+    const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), this.config.ADMIN_PASSWORD!);
+    return userOk && passwordOk;
+  }
+}

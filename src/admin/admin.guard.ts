@@ -1,0 +1,33 @@
+import { CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import { CSRF_HEADER, sameToken } from './admin-session';
+import { AdminSessionsService } from './admin-sessions.service';
+
+const NO_SESSION_KEY = 'adminNoSession';
+/** The login route: no session needed yet (the dashboard must still be on). */
+export const WithoutSession = () => SetMetadata(NO_SESSION_KEY, true);
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Every /admin/api route: 404 when the dashboard is off (as an unknown route), 401 without a
+ * valid session cookie, 403 for a state-changing call whose X-CSRF-Token is not the session's.
+ */
+@Injectable()
+export class AdminGuard implements CanActivate {
+  constructor(
+    private readonly sessions: AdminSessionsService,
+    private readonly reflector: Reflector,
+  ) {}
+
+  canActivate(context: ExecutionContext): boolean {
+    if (!this.sessions.enabled) throw new NotFoundException();
+    if (this.reflector.getAllAndOverride<boolean>(NO_SESSION_KEY, [context.getHandler(), context.getClass()])) return true;
+    const req = context.switchToHttp().getRequest<Request>();
+    const session = this.sessions.sessionOf(req);
+    if (!session) throw new UnauthorizedException();
+    if (!SAFE_METHODS.has(req.method) && !sameToken(req.header(CSRF_HEADER), session.csrf)) throw new ForbiddenException();
+    return true;
+  }
+}

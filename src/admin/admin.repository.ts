@@ -1,0 +1,37 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+
+/** One (minute, outcome) count; outcome is what a delivery became (`pending`: retried). */
+export interface MinuteCountRow {
+  minute: Date;
+  outcome: 'accepted' | 'failed' | 'skipped' | 'pending';
+  count: number;
+}
+
+/**
+ * The dashboard's reads of the per-minute counters (`delivery_minutes`, written by
+ * RECORD_OUTCOMES_SQL in delivery/deliveries.repository.ts). Never `deliveries`: it has no index
+ * on time, by design (docs/architecture.md, "The admin room").
+ */
+@Injectable()
+export class AdminRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Every app's outcomes per minute since `since` (the minute index). */
+  minutesSince(since: Date): Promise<MinuteCountRow[]> {
+    return this.db.query(
+      `SELECT minute, outcome, sum(count)::int AS count FROM delivery_minutes WHERE minute >= $1
+       GROUP BY minute, outcome ORDER BY minute, outcome`,
+      [since],
+    );
+  }
+
+  /** One notification's outcomes per minute, first minutes first (its primary key prefix), at most `limit` rows. */
+  minutesOf(notificationId: string, limit: number): Promise<MinuteCountRow[]> {
+    return this.db.query(
+      `SELECT minute, outcome, count FROM delivery_minutes WHERE notification_id = $1 ORDER BY minute, outcome LIMIT $2`,
+      [notificationId, limit],
+    );
+  }
+}

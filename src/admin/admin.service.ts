@@ -1,0 +1,174 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { AppsService } from '../apps/apps.service';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { PLATFORMS } from '../common/platform';
+import { CredentialsService } from '../credentials/credentials.service';
+import { InstallationsService } from '../installations/installations.service';
+import { operatorView } from '../notifications/notification-status';
+import { DeliveryTraceService } from '../notifications/delivery-trace.service';
+import type { DeliveryStatus } from '../common/delivery-status';
+import { NotificationsService } from '../notifications/notifications.service';
+import { QueueInspector } from '../queue/queue-inspector';
+import { WebhooksService } from '../webhooks/webhooks.service';
+import { AdminRepository, MinuteCountRow } from './admin.repository';
+
+/** The overview's window, in minutes. */
+export const OVERVIEW_MINUTES = 60;
+/** The most per-minute rows one notification's chart reads (a day and more of minutes). */
+const NOTIFICATION_MINUTES_LIMIT = 4 * 1500;
+/** How many of the app's newest notifications an installation lookup looks through. */
+const LOOKUP_SCAN = 50;
+const LOOKUP_INSTALLATIONS = 10;
+const QUEUE_TIMEOUT_MS = 1_000;
+const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
+
+/** Outcomes per minute, the shape every chart of the dashboard draws. `retried`: the row became pending again. */
+export interface MinutePoint {
+  minute: string;
+  accepted: number;
+  failed: number;
+  skipped: number;
+  retried: number;
+}
+
+const OUTCOME_KEY = { accepted: 'accepted', failed: 'failed', skipped: 'skipped', pending: 'retried' } as const;
+
+/** Rows (minute, outcome, count) as one point per minute; with `fill`, every minute of that range, zeros included. */
+export function toMinutePoints(rows: MinuteCountRow[], fill?: { from: Date; minutes: number }): MinutePoint[] {
+  const points = new Map<number, MinutePoint>();
+  const point = (time: number) => {
+    let p = points.get(time);
+    if (!p) points.set(time, (p = { minute: new Date(time).toISOString(), accepted: 0, failed: 0, skipped: 0, retried: 0 }));
+    return p;
+  };
+  if (fill) for (let i = 0; i < fill.minutes; i++) point(fill.from.getTime() + i * 60_000);
+  for (const row of rows) point(new Date(row.minute).getTime())[OUTCOME_KEY[row.outcome]] += row.count;
+  return [...points.values()].sort((a, b) => a.minute.localeCompare(b.minute));
+}
+
+/**
+ * What the operator dashboard shows, put together from the features' own services (the same
+ * rules and queries as the API; docs/architecture.md, "The admin room"). The operator sees
+ * every app.
+ */
+@Injectable()
+export class AdminService {
+  private readonly logger = new Logger(AdminService.name);
+
+  constructor(
+    private readonly apps: AppsService,
+    private readonly credentials: CredentialsService,
+    private readonly installations: InstallationsService,
+    private readonly notifications: NotificationsService,
+    private readonly trace: DeliveryTraceService,
+    private readonly inspector: QueueInspector,
+    private readonly webhooks: WebhooksService,
+    private readonly repository: AdminRepository,
+  ) {}
+
+  /** Every app, its live installations by platform, which providers it has credentials for (no secret), and its sends of the last 24 h. */
+  async listApps() {
+    const [apps, installations, recent] = await Promise.all([
+      this.apps.list(),
+      this.installations.countByApp(),
+      this.notifications.countRecent(24),
+    ]);
+    return Promise.all(
+      apps.map(async (app) => {
+        const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0 };
+        const { apns, fcm, web_push } = await this.credentials.summary(app.id);
+        return {
+          ...app,
+          installations: { ...counts, total: PLATFORMS.reduce((sum, p) => sum + counts[p], 0) },
+          credentials: { apns, fcm, web_push },
+          notifications_24h: recent.get(app.id) ?? 0,
+        };
+      }),
+    );
+  }
+
+  async app(appId: string) {
+    const app = await this.apps.find(appId);
+    if (!app) throw new NotFoundError();
+    return app;
+  }
+
+  async listNotifications(appId: string, limit: number, cursor?: string, search?: string) {
+    await this.app(appId);
+    return this.notifications.list(appId, limit, cursor, search, operatorView);
+  }
+
+  /** A notification with its outcomes per minute (from the counters, never from `deliveries`). */
+  async notification(appId: string, id: string) {
+    const notification = await this.notifications.find(appId, id, operatorView);
+    const rows = await this.repository.minutesOf(id, NOTIFICATION_MINUTES_LIMIT);
+    return { ...notification, minutes: toMinutePoints(rows) };
+  }
+
+  /** One page of the delivery trace, filtered by status and reason (DeliveryTraceService, the API's). */
+  deliveries(appId: string, id: string, query: { limit?: string | number; cursor?: string; status?: DeliveryStatus; reason?: string }) {
+    return this.trace.page(appId, id, query.limit === undefined ? 50 : Number(query.limit), query.status ?? null, query.cursor, query.reason ?? null);
+  }
+
+  async cancel(appId: string, id: string) {
+    await this.notifications.cancel(appId, id);
+    return this.notifications.find(appId, id, operatorView);
+  }
+
+  /** Sends through NotificationsService.send, as POST /api/v1/notifications does (its validation and size checks). */
+  async send(appId: string, dto: Parameters<NotificationsService['send']>[1], rawBody: unknown) {
+    await this.app(appId);
+    const result = await this.notifications.send(appId, dto, rawBody);
+    const { id } = (JSON.parse(result.body) as { data: { id: string } }).data;
+    return this.notifications.find(appId, id, operatorView);
+  }
+
+  /** An installation by its id, or a user's installations, each with the latest notifications that targeted it. */
+  async lookUpInstallations(appId: string, query: { installation_id?: string; user_id?: string }) {
+    await this.app(appId);
+    if ((query.installation_id === undefined) === (query.user_id === undefined)) {
+      throw ValidationFailedError.of('installation_id', 'Give either installation_id or user_id.');
+    }
+    const found = query.installation_id
+      ? await this.installations.find(appId, query.installation_id).then(
+          (installation) => [installation],
+          (error: unknown) => {
+            if (error instanceof NotFoundError) return [];
+            throw error;
+          },
+        )
+      : await this.installations.findByUser(appId, query.user_id!, LOOKUP_INSTALLATIONS);
+    return Promise.all(
+      found.map(async (installation) => ({
+        installation,
+        notifications: await this.notifications.lastForInstallation(appId, installation.id, LOOKUP_SCAN, operatorView),
+      })),
+    );
+  }
+
+  /** Outcomes per minute of the last hour, every app together, the queues' job counts and the webhook failures of the last day. */
+  async overview() {
+    const now = Date.now();
+    const from = new Date(Math.floor(now / 60_000) * 60_000 - (OVERVIEW_MINUTES - 1) * 60_000);
+    const [rows, queues, webhooks] = await Promise.all([this.repository.minutesSince(from), this.queueDepths(), this.webhooks.failures(24)]);
+    return { minutes: toMinutePoints(rows, { from, minutes: OVERVIEW_MINUTES }), queues, webhooks };
+  }
+
+  /** Job counts per queue, or null when Redis does not answer in time (the page says so). */
+  private async queueDepths() {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        Promise.all(this.inspector.queues().map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...QUEUE_STATES) }))),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer from Redis within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (error) {
+      this.logger.warn(`Queue depths not read: ${(error as Error).message}`);
+      return null;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { DeliveryStatus } from '../common/delivery-status';
+import type { Platform } from '../common/platform';
+
+/** One delivery as the trace reads it, with its installation's client id and its client events. */
+export interface TraceRow {
+  /** The installation's row id: the trace's order and the cursor's position. */
+  position: string;
+  /** The client's installation id (kept on the row when the installation is deleted). */
+  installation_id: string;
+  user_id: string | null;
+  platform: Platform;
+  status: DeliveryStatus;
+  reason: string | null;
+  attempts: number;
+  scheduled_for: Date | null;
+  updated_at: Date;
+  received_at: Date | null;
+  displayed_at: Date | null;
+  opened_at: Date | null;
+  /** The row has the status asked for (always, without a status). */
+  matches: boolean;
+  /** Its rank among the rows this statement looked at, from 1. */
+  scanned: number;
+}
+
+/** Where a page starts and what it looks at. */
+export interface TraceQuery {
+  notificationId: string;
+  /**
+   * The notification's processing_started_at as PostgreSQL's text (microseconds included; a
+   * JavaScript Date would drop them and match nothing): the partition key, so that only the
+   * notification's partition is read, chosen when the statement is planned.
+   */
+  startedAt: string;
+  /** The last position of the previous page (its rows are after it), or null for the first. */
+  after: string | null;
+  status: DeliveryStatus | null;
+  /**
+   * Only rows with this reason (the operator dashboard's filter; the API offers `status` alone),
+   * applied with the status, in the same bounded scan. Absent or null: any reason.
+   */
+  reason?: string | null;
+  /** At most this many rows are looked at. */
+  scanLimit: number;
+  /** At most this many rows are returned. */
+  rows: number;
+}
+
+/**
+ * The delivery trace (docs/api.md 13): `deliveries` read in primary-key order (the installation's
+ * row id within the notification), so a page is a range scan of the primary key from the cursor
+ * on, in the one partition of the notification; never a sort, never an OFFSET.
+ *
+ * The status filter (and the dashboard's reason filter) is applied to the rows as they are scanned, deliberately without an index:
+ * an index covering `status` would turn every outcome update into one that writes index entries,
+ * where they are heap-only today (delivery.entity.ts). So the scan is bounded instead: it looks at
+ * no more than `scanLimit` rows; it returns the rows that match, up to `rows` of them, plus the
+ * last row looked at when it stopped at that bound (`scanned = scanLimit`) so that the next page
+ * starts after it. A page without a status stops as soon as it has `rows` rows.
+ *
+ * Only the rows returned are joined with their installation (the client id) and their events,
+ * each through its primary key.
+ */
+export const TRACE_PAGE_SQL = `
+  SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
+         p.scheduled_for, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, p.matches, p.scanned::int AS scanned
+  FROM (
+    SELECT s.*, (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) AS matches
+    FROM (
+      SELECT d.*, row_number() OVER (ORDER BY d.installation_id) AS scanned
+      FROM (
+        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.scheduled_for, d.updated_at
+        FROM deliveries d
+        WHERE d.notification_id = $1 AND d.notification_started_at = $2::timestamptz AND d.installation_id > $3::uuid
+        ORDER BY d.installation_id
+        LIMIT $5
+      ) d
+    ) s
+    WHERE (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) OR s.scanned = $5
+    ORDER BY s.installation_id
+    LIMIT $6
+  ) p
+  JOIN installations i ON i.id = p.installation_id
+  LEFT JOIN LATERAL (
+    SELECT max(e.occurred_at) FILTER (WHERE e.type = 'received') AS received_at,
+           max(e.occurred_at) FILTER (WHERE e.type = 'displayed') AS displayed_at,
+           max(e.occurred_at) FILTER (WHERE e.type = 'opened') AS opened_at
+    FROM notification_events e
+    WHERE e.notification_id = $1 AND e.notification_started_at = $2::timestamptz AND e.installation_id = p.installation_id
+  ) ev ON true
+  ORDER BY p.installation_id`;
+
+/** Sorts before every row id (installations' ids are random UUIDs, never this one): the first page's start. */
+const BEFORE_ALL = '00000000-0000-0000-0000-000000000000';
+
+/** The parameters of TRACE_PAGE_SQL. */
+export function traceParams(q: TraceQuery): unknown[] {
+  return [q.notificationId, q.startedAt, q.after ?? BEFORE_ALL, q.status, q.scanLimit, q.rows, q.reason ?? null];
+}
+
+@Injectable()
+export class DeliveryTraceRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * The app's notification: when its fan-out began, as text for TraceQuery.startedAt (null: not
+   * yet); undefined when the app has no such notification.
+   */
+  async notification(appId: string, id: string): Promise<{ started_at: string | null } | undefined> {
+    const [row]: { started_at: string | null }[] = await this.db.query(
+      `SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $1 AND app_id = $2`,
+      [id, appId],
+    );
+    return row;
+  }
+
+  page(q: TraceQuery): Promise<TraceRow[]> {
+    return this.db.query(TRACE_PAGE_SQL, traceParams(q));
+  }
+}

@@ -1,0 +1,97 @@
+import { Injectable } from '@nestjs/common';
+import type { DeliveryStatus } from '../common/delivery-status';
+import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { isUuid } from '../common/uuid';
+import { EnvironmentVariables } from '../config/env';
+import { DeliveryTraceRepository, TraceRow } from './delivery-trace.repository';
+import { DeliveryResource, toDeliveryResource } from './delivery.resource';
+import { InvalidCursorError } from './list-cursor';
+import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
+
+/**
+ * How many deliveries one page may look at when it filters by status (docs/api.md 13). Statuses
+ * are not indexed (outcome updates must stay heap-only, delivery.entity.ts), so a rare status
+ * would otherwise mean reading every delivery of the notification in one request; this keeps
+ * every page to a few milliseconds, at the price of pages shorter than `limit` (even empty) with
+ * a `next_cursor` until the whole notification has been looked at.
+ */
+export const TRACE_SCAN_ROWS = 10_000;
+
+export interface TracePage {
+  data: DeliveryResource[];
+  meta: { next_cursor: string | null };
+}
+
+/** The delivery trace of a notification (docs/api.md 13): one entry per installation its fan-out considered. */
+@Injectable()
+export class DeliveryTraceService {
+  private readonly cursorKey: Buffer;
+
+  constructor(
+    private readonly trace: DeliveryTraceRepository,
+    config: EnvironmentVariables,
+  ) {
+    this.cursorKey = traceCursorKey(config.APP_KEY);
+  }
+
+  /** `reason` filters as `status` does (the operator dashboard's trace; the API has no such parameter). */
+  async page(
+    appId: string,
+    notificationId: string,
+    limit: number,
+    status: DeliveryStatus | null,
+    cursor?: string,
+    reason: string | null = null,
+  ): Promise<TracePage> {
+    if (!isUuid(notificationId)) throw new NotFoundError();
+    const id = notificationId.toLowerCase();
+    // A bad cursor is a 422 even for an unknown notification: validation comes first (docs/api.md 2).
+    const after = cursor === undefined ? null : this.positionOf(cursor, id);
+    const notification = await this.trace.notification(appId, id);
+    if (!notification) throw new NotFoundError();
+    // Not started (held until its send_at): the fan-out has considered no installation yet.
+    if (notification.started_at === null) return { data: [], meta: { next_cursor: null } };
+
+    const rows = await this.trace.page({ notificationId: id, startedAt: notification.started_at, after, status, reason, scanLimit: TRACE_SCAN_ROWS, rows: limit + 1 });
+    const { entries, next } = pageOf(rows, limit, TRACE_SCAN_ROWS);
+    return {
+      data: entries.map((row) => toDeliveryResource({ ...row, attempts: providerAttempts(row) })),
+      meta: { next_cursor: next === null ? null : encodeTraceCursor(this.cursorKey, id, next) },
+    };
+  }
+
+  private positionOf(cursor: string, notificationId: string): string {
+    try {
+      return decodeTraceCursor(this.cursorKey, cursor, notificationId);
+    } catch (error) {
+      if (error instanceof InvalidCursorError) throw ValidationFailedError.of('cursor', 'The cursor field is invalid.');
+      throw error;
+    }
+  }
+}
+
+/**
+ * A page from the rows of one statement (DeliveryTraceRepository.page, asked for `limit + 1`
+ * rows): the matching rows up to `limit`, and where the next page starts. More matches than
+ * `limit`: after the last entry. Fewer, but the scan stopped at its bound: after the last row it
+ * looked at (which the statement returned for that purpose). Otherwise the trace is done.
+ */
+export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: number): { entries: TraceRow[]; next: string | null } {
+  const matching = rows.filter((row) => row.matches);
+  if (matching.length > limit) {
+    const entries = matching.slice(0, limit);
+    return { entries, next: entries[entries.length - 1].position };
+  }
+  const last = rows[rows.length - 1];
+  return { entries: matching, next: last && last.scanned >= scanLimit ? last.position : null };
+}
+
+/**
+ * Provider attempts so far (docs/api.md 13). The row counts claims: each claim is an attempt,
+ * except the last one of a delivery skipped when it was claimed (its installation deleted,
+ * invalidated, without a token or credentials by then), which asked no provider. Skips at the
+ * fan-out were never claimed (0), and a cancel skips without claiming.
+ */
+export function providerAttempts(row: Pick<TraceRow, 'status' | 'reason' | 'attempts'>): number {
+  return row.status === 'skipped' && row.reason !== 'Canceled' && row.attempts > 0 ? row.attempts - 1 : row.attempts;
+}

@@ -1,0 +1,35 @@
+import { NotificationResource, toNotificationResource } from './notification.resource';
+import type { NotificationRow } from './notifications.repository';
+
+/** Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard"). */
+export type NotificationStatus = 'scheduled' | 'sending' | 'completed' | 'canceled';
+
+/**
+ * Canceled and completed are final (a cancelled notification also completes: canceled wins).
+ * Scheduled: waiting for its send_at, or for its devices' local time (options.local_time,
+ * docs/api.md 11) with nothing attempted yet. Anything else is under way: sending.
+ */
+export function notificationStatus(n: NotificationResource, now = Date.now()): NotificationStatus {
+  if (n.canceled_at) return 'canceled';
+  if (n.completed_at) return 'completed';
+  if (n.send_at && Date.parse(n.send_at) > now) return 'scheduled';
+  const attempted = n.statistics.accepted + n.statistics.failed;
+  if (n.options?.local_time && attempted === 0) return 'scheduled';
+  return 'sending';
+}
+
+/** A notification can be cancelled until it has completed (docs/api.md 11). */
+export const cancelable = (n: NotificationResource) => !n.completed_at && !n.canceled_at;
+
+/** Whom a send targeted, in the words of its recipients key (docs/api.md 10). */
+export function targetOf(row: NotificationRow) {
+  return { kind: row.recipient_kind, users: row.recipient_kind === 'user_ids' ? row.target_users : null, tags: row.tags };
+}
+
+/** The operator dashboard's view of a notification: the API resource, where it stands and whom it targeted. */
+export function operatorView(row: NotificationRow) {
+  const resource = toNotificationResource(row);
+  return { ...resource, status: notificationStatus(resource), cancelable: cancelable(resource), target: targetOf(row) };
+}
+
+export type OperatorNotification = ReturnType<typeof operatorView>;

@@ -1,0 +1,28 @@
+import { isUuid } from '../common/uuid';
+import { cursorKey, InvalidCursorError, openCursor, sealCursor } from './list-cursor';
+
+/**
+ * Cursors of the delivery trace (docs/api.md 13), signed as list cursors are (list-cursor.ts) but
+ * under a key of their own, so neither list takes the other's cursors. The payload is
+ * `<notification id>:<position>`: the position is the last delivery the page looked at, by the
+ * installation's row id (the trace's order, deliveries' primary key), and the notification binds
+ * the cursor to the trace it came from.
+ */
+export function traceCursorKey(appKey: string): Buffer {
+  return cursorKey(appKey, 'pns delivery trace cursor v1');
+}
+
+export function encodeTraceCursor(key: Buffer, notificationId: string, position: string): string {
+  return sealCursor(key, `${notificationId}:${position}`);
+}
+
+/** The position a cursor names for this notification, or InvalidCursorError. */
+export function decodeTraceCursor(key: Buffer, cursor: string, notificationId: string): string {
+  const fields = openCursor(key, cursor).split(':');
+  if (fields.length !== 2) throw new InvalidCursorError('wrong number of parts');
+  const [notification, position] = fields;
+  if (notification !== notificationId.toLowerCase()) throw new InvalidCursorError('another notification');
+  // Lower case only, as PostgreSQL prints uuids: a position has exactly one spelling.
+  if (!isUuid(position) || position !== position.toLowerCase()) throw new InvalidCursorError('bad position');
+  return position;
+}

@@ -1,0 +1,99 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { WebhookEventType } from '../common/webhook-events';
+import { EnvironmentVariables } from '../config/env';
+import { openWithAny } from '../credentials/secret-box';
+import { toInstallationResource } from '../installations/installation.resource';
+import { MetricsService } from '../metrics/metrics.service';
+import { toNotificationResource } from '../notifications/notification.resource';
+import { WebhookJobs } from '../queue/jobs';
+import { isDelivered, retryDelayMs, signedHeaders, WEBHOOK_TIMEOUT_MS } from './webhook-rules';
+import { secretContext } from './webhooks.service';
+import { MessageAttempt, WebhooksRepository } from './webhooks.repository';
+
+/**
+ * How long a message taken for an attempt is held from the dispatcher: the call's timeout and some
+ * margin. A worker killed mid-call leaves it due again after this, should its job be lost too.
+ */
+export const ATTEMPT_LEASE_SECONDS = WEBHOOK_TIMEOUT_MS / 1000 + 5;
+
+/**
+ * Calls a webhook endpoint with one message (docs/api.md 14): the body is made from the public
+ * resource at the first attempt and kept, so every attempt sends the same bytes under the same
+ * `webhook-id`; a failed attempt queues the next after the backoff until WEBHOOK_MAX_ATTEMPTS.
+ */
+@Injectable()
+export class WebhookSender {
+  private readonly logger = new Logger(WebhookSender.name);
+
+  constructor(
+    private readonly messages: WebhooksRepository,
+    private readonly jobs: WebhookJobs,
+    private readonly metrics: MetricsService,
+    private readonly config: EnvironmentVariables,
+  ) {}
+
+  async attempt(messageId: string): Promise<void> {
+    const message = await this.messages.startAttempt(messageId, ATTEMPT_LEASE_SECONDS);
+    if (!message) return; // delivered, given up, or its webhook deleted
+    const type = message.type as WebhookEventType;
+    const error = await this.call(message).catch((failure: Error) => failure.message);
+    if (error === undefined) {
+      await this.messages.delivered(message.id);
+      this.metrics.recordWebhookCall(type, 'delivered');
+      return;
+    }
+    if (message.attempts >= this.config.WEBHOOK_MAX_ATTEMPTS) {
+      await this.messages.failed(message.id, error);
+      this.metrics.recordWebhookCall(type, 'failed');
+      this.logger.warn(`Webhook ${message.webhook_id}: gave up ${type} message ${message.id} after ${message.attempts} attempts (${error})`);
+      return;
+    }
+    const delayMs = retryDelayMs(message.attempts);
+    await this.messages.retryLater(message.id, error, delayMs + ATTEMPT_LEASE_SECONDS * 1000);
+    await this.jobs.add([{ messageId: message.id, attempt: message.attempts + 1, delayMs }]);
+    this.metrics.recordWebhookCall(type, 'retried');
+  }
+
+  /** One call; undefined when answered 2xx within the timeout, else why not. */
+  private async call(message: MessageAttempt): Promise<string | undefined> {
+    const body = message.body ?? (await this.makeBody(message));
+    const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), this.keys).plaintext;
+    try {
+      const response = await fetch(message.url, {
+        method: 'POST',
+        headers: signedHeaders(secret, message.id, body, new Date()),
+        body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+      });
+      // The answer's body means nothing to us: not read, so a slow one does not hold the call.
+      await response.body?.cancel().catch(() => undefined);
+      return isDelivered(response.status) ? undefined : `HTTP ${response.status}`;
+    } catch (failure) {
+      const { name, message: text, cause } = failure as Error & { cause?: { code?: string } };
+      if (name === 'TimeoutError') return `no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s`;
+      return cause?.code ?? text;
+    }
+  }
+
+  /** `{type, timestamp, data}` with the public resource (never a token, a subscription or a secret). */
+  private async makeBody(message: MessageAttempt): Promise<string> {
+    const data = await this.resource(message);
+    if (data === undefined) throw new Error(`its ${message.type.split('.')[0]} ${message.subject_id} no longer exists`);
+    const body = JSON.stringify({ type: message.type, timestamp: message.created_at.toISOString(), data });
+    return this.messages.keepBody(message.id, body);
+  }
+
+  private async resource(message: MessageAttempt): Promise<object | undefined> {
+    if (message.type === 'installation.invalidated') {
+      const row = await this.messages.installation(message.subject_id);
+      return row && toInstallationResource(row);
+    }
+    const row = await this.messages.notification(message.subject_id);
+    return row && toNotificationResource(row);
+  }
+
+  private get keys(): string[] {
+    return this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
+  }
+}

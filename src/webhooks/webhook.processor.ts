@@ -1,0 +1,21 @@
+import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Job } from 'bullmq';
+import { WEBHOOK_QUEUE, WebhookJob } from '../common/queues';
+import { env } from '../config/env';
+import { workerOptions } from '../queue/worker-options';
+import { WebhookSender } from './webhook-sender.service';
+
+/**
+ * Webhook calls, on their own queue with their own concurrency (WEBHOOK_CONCURRENCY), so a slow,
+ * failing or dead receiver holds only these slots, each for at most 10 s, never a delivery.
+ */
+@Processor(WEBHOOK_QUEUE, workerOptions(() => env().WEBHOOK_CONCURRENCY))
+export class WebhookProcessor extends WorkerHost {
+  constructor(private readonly sender: WebhookSender) {
+    super();
+  }
+
+  async process(job: Job<WebhookJob>): Promise<void> {
+    await this.sender.attempt(job.data.messageId);
+  }
+}

@@ -1,0 +1,196 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { toInstallationResource } from '../installations/installation.resource';
+import type { toNotificationResource } from '../notifications/notification.resource';
+
+/** A webhook as listed: never its secret. */
+export interface WebhookRow {
+  id: string;
+  app_id: string;
+  url: string;
+  events: string[];
+  created_at: Date;
+}
+
+/** A message taken for one attempt, with its endpoint. */
+export interface MessageAttempt {
+  id: string;
+  type: string;
+  subject_id: string;
+  created_at: Date;
+  body: string | null;
+  /** Attempts made, this one included. */
+  attempts: number;
+  webhook_id: string;
+  url: string;
+  secret_enc: string;
+}
+
+/** A webhook message that went wrong: given up (`failed`) or still being retried (`pending` after a failed attempt). */
+export interface WebhookTroubleRow {
+  id: string;
+  app_id: string;
+  url: string;
+  type: string;
+  subject_id: string;
+  status: 'pending' | 'failed';
+  attempts: number;
+  last_error: string | null;
+  created_at: Date;
+  finished_at: Date | null;
+}
+
+/** The rows the resource mappers take, read here with this module's own column lists. */
+export type NotificationSubject = Parameters<typeof toNotificationResource>[0];
+export type InstallationSubject = Parameters<typeof toInstallationResource>[0];
+
+const WEBHOOK_COLUMNS = 'id, app_id, url, events, created_at';
+
+const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
+  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at`;
+
+const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags`;
+
+/**
+ * The `webhooks` table and the `webhook_messages` outbox. Messages are inserted by the statements
+ * that change the state (common/webhook-events.ts, in the delivery and notification repositories);
+ * this class queues, attempts and finishes them.
+ */
+@Injectable()
+export class WebhooksRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Undefined when the app does not exist. */
+  async insert(id: string, appId: string, url: string, events: readonly string[], secretEnc: string): Promise<WebhookRow | undefined> {
+    const [row]: WebhookRow[] = await this.db.query(
+      `INSERT INTO webhooks (id, app_id, url, events, secret_enc)
+       SELECT $1, a.id, $3, $4::text[], $5 FROM apps a WHERE a.id = $2
+       RETURNING ${WEBHOOK_COLUMNS}`,
+      [id, appId, url, events, secretEnc],
+    );
+    return row;
+  }
+
+  list(appId: string): Promise<WebhookRow[]> {
+    return this.db.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE app_id = $1 ORDER BY created_at, id`, [appId]);
+  }
+
+  /** Deletes a webhook with its messages (no call starts after this); undefined when it did not exist. */
+  async delete(id: string): Promise<WebhookRow | undefined> {
+    const [rows]: [WebhookRow[], number] = await this.db.query(`DELETE FROM webhooks WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`, [id]);
+    return rows[0];
+  }
+
+  /**
+   * Every webhook's sealed secret, locked, handed one at a time to `reseal`, which answers the new
+   * sealed value or null to keep it; one transaction, so a failure changes nothing.
+   */
+  async resealAll(reseal: (row: { id: string; secret_enc: string }) => string | null): Promise<void> {
+    await this.db.transaction(async (manager) => {
+      const rows: { id: string; secret_enc: string }[] = await manager.query(`SELECT id, secret_enc FROM webhooks ORDER BY id FOR UPDATE`);
+      for (const row of rows) {
+        const sealed = reseal(row);
+        if (sealed !== null) await manager.query(`UPDATE webhooks SET secret_enc = $2 WHERE id = $1`, [row.id, sealed]);
+      }
+    });
+  }
+
+  /**
+   * Up to `limit` messages that are owed and due (new ones, and those whose queued attempt is
+   * overdue by its grace period: lost with Redis or a crash), pushed `leaseSeconds` into the future
+   * so the next look does not queue them again; with the attempt each is at.
+   */
+  dispatchDue(limit: number, leaseSeconds: number): Promise<{ id: string; attempts: number }[]> {
+    return this.db.query(
+      `UPDATE webhook_messages m SET due_at = now() + make_interval(secs => $2)
+       WHERE m.id IN (
+         SELECT id FROM webhook_messages WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+       RETURNING m.id, m.attempts`,
+      [limit, leaseSeconds],
+    ).then(([rows]: [{ id: string; attempts: number }[], number]) => rows);
+  }
+
+  /**
+   * Takes a message that is still owed for one more attempt: counts it, and holds it `leaseSeconds`
+   * from the dispatcher. Undefined when it was delivered, given up, or its webhook deleted.
+   */
+  async startAttempt(messageId: string, leaseSeconds: number): Promise<MessageAttempt | undefined> {
+    const [rows]: [MessageAttempt[], number] = await this.db.query(
+      `UPDATE webhook_messages m SET attempts = m.attempts + 1, due_at = now() + make_interval(secs => $2)
+       FROM webhooks w
+       WHERE m.id = $1 AND m.status = 'pending' AND w.id = m.webhook_id
+       RETURNING m.id, m.type, m.subject_id, m.created_at, m.body, m.attempts, w.id AS webhook_id, w.url, w.secret_enc`,
+      [messageId, leaseSeconds],
+    );
+    return rows[0];
+  }
+
+  /** Stores the body unless one is stored already; the stored one (every attempt sends the same). */
+  async keepBody(messageId: string, body: string): Promise<string> {
+    const [rows]: [{ body: string }[], number] = await this.db.query(
+      `UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`,
+      [messageId, body],
+    );
+    return rows[0]?.body ?? body;
+  }
+
+  async notification(id: string): Promise<NotificationSubject | undefined> {
+    const [row] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id]);
+    return row;
+  }
+
+  async installation(id: string): Promise<InstallationSubject | undefined> {
+    const [row] = await this.db.query(`SELECT ${INSTALLATION_COLUMNS} FROM installations WHERE id = $1`, [id]);
+    return row;
+  }
+
+  /**
+   * Messages given up since `since` and those being retried now, newest first, at most `limit`,
+   * with how many of each there are (the operator dashboard). Each half reads its own partial
+   * index (finished, pending): the retried ones are among the pending messages, few unless an
+   * endpoint is down.
+   */
+  async troubles(since: Date, limit: number): Promise<{ failed: number; retrying: number; recent: WebhookTroubleRow[] }> {
+    const [counts]: { failed: number; retrying: number }[] = await this.db.query(
+      `SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1)::int AS failed,
+              (SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL)::int AS retrying`,
+      [since],
+    );
+    const recent: WebhookTroubleRow[] = await this.db.query(
+      `SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
+       FROM (
+         (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+         UNION ALL
+         (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
+       ) m JOIN webhooks w ON w.id = m.webhook_id
+       ORDER BY coalesce(m.finished_at, m.created_at) DESC
+       LIMIT $2`,
+      [since, limit],
+    );
+    return { ...counts, recent };
+  }
+
+  /** The attempt was answered 2xx: nothing more is owed. */
+  async delivered(messageId: string): Promise<void> {
+    await this.db.query(`UPDATE webhook_messages SET status = 'delivered', finished_at = now(), last_error = NULL WHERE id = $1`, [messageId]);
+  }
+
+  /** The last attempt failed too: given up. */
+  async failed(messageId: string, error: string): Promise<void> {
+    await this.db.query(`UPDATE webhook_messages SET status = 'failed', finished_at = now(), last_error = $2 WHERE id = $1`, [
+      messageId,
+      error.slice(0, 255),
+    ]);
+  }
+
+  /** The attempt failed; the next is queued, and due for the dispatcher `dueInMs` from now if its job is lost. */
+  async retryLater(messageId: string, error: string, dueInMs: number): Promise<void> {
+    await this.db.query(
+      `UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND status = 'pending'`,
+      [messageId, error.slice(0, 255), dueInMs],
+    );
+  }
+}

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { AppsRepository } from '../apps/apps.repository';
+import { isUuid } from '../common/uuid';
+import { EnvironmentVariables } from '../config/env';
+import { openWithAny, seal } from '../credentials/secret-box';
+import { newSecret, parseEvents, parseUrl, WebhookError } from './webhook-rules';
+import { WebhookRow, WebhooksRepository } from './webhooks.repository';
+
+/** A webhook as the CLI shows it (docs/api.md 14); the secret only in what `create` answers. */
+export interface WebhookView {
+  id: string;
+  app_id: string;
+  url: string;
+  events: string[];
+  created_at: string;
+}
+
+/** Secrets are sealed for their row, so a value copied to another webhook will not open. */
+export const secretContext = (webhookId: string) => `webhooks:${webhookId}:secret_enc`;
+
+const view = (row: WebhookRow): WebhookView => ({
+  id: row.id,
+  app_id: row.app_id,
+  url: row.url,
+  events: row.events,
+  created_at: row.created_at.toISOString(),
+});
+
+/** The operator's webhooks: created with a new secret sealed under APP_KEY, listed without it, deleted. */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    private readonly webhooks: WebhooksRepository,
+    private readonly apps: AppsRepository,
+    private readonly config: EnvironmentVariables,
+  ) {}
+
+  /**
+   * What went wrong in the last `hours` hours: how many messages were given up, how many are being
+   * retried, and the latest of them (no secret, no body), for the operator dashboard.
+   */
+  async failures(hours = 24, limit = 20) {
+    const { failed, retrying, recent } = await this.webhooks.troubles(new Date(Date.now() - hours * 3_600_000), limit);
+    return {
+      hours,
+      failed,
+      retrying,
+      recent: recent.map((m) => ({
+        id: m.id,
+        app_id: m.app_id,
+        url: m.url,
+        type: m.type,
+        subject_id: m.subject_id,
+        status: m.status,
+        attempts: m.attempts,
+        last_error: m.last_error,
+        created_at: m.created_at.toISOString(),
+        finished_at: m.finished_at?.toISOString() ?? null,
+      })),
+    };
+  }
+
+  /** The new webhook with its secret, which is never shown again. */
+  async create(appId: string, url: string, events: string): Promise<{ id: string; url: string; events: string[]; secret: string }> {
+    const parsedUrl = parseUrl(url);
+    const parsedEvents = parseEvents(events);
+    if (!isUuid(appId)) throw new WebhookError(`App ${appId} not found`);
+    const id = randomUUID();
+    const secret = newSecret();
+    const row = await this.webhooks.insert(id, appId, parsedUrl, parsedEvents, seal(secret, secretContext(id), this.config.APP_KEY));
+    if (!row) throw new WebhookError(`App ${appId} not found`);
+    return { id: row.id, url: row.url, events: row.events, secret };
+  }
+
+  async list(appId: string): Promise<WebhookView[]> {
+    if (!isUuid(appId) || !(await this.apps.exists(appId))) throw new WebhookError(`App ${appId} not found`);
+    return (await this.webhooks.list(appId)).map(view);
+  }
+
+  /** The deleted webhook; its messages go with it, so no call to it starts afterwards. */
+  async delete(id: string): Promise<WebhookView> {
+    const row = isUuid(id) ? await this.webhooks.delete(id) : undefined;
+    if (!row) throw new WebhookError(`Webhook ${id} not found`);
+    return view(row);
+  }
+
+  /**
+   * Re-seals under APP_KEY every signing secret that opens only under APP_KEY_PREVIOUS, in one
+   * transaction (docs/operations.md "Rotating APP_KEY"); one that opens under neither stops it.
+   */
+  async rotateAppKey(): Promise<{ secrets: number; resealed: number; already_current: number }> {
+    const totals = { secrets: 0, resealed: 0, already_current: 0 };
+    const keys = this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
+    await this.webhooks.resealAll((row) => {
+      totals.secrets++;
+      let opened: { plaintext: string; index: number };
+      try {
+        opened = openWithAny(row.secret_enc, secretContext(row.id), keys);
+      } catch {
+        throw new WebhookError(`The secret of webhook ${row.id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`);
+      }
+      if (opened.index === 0) {
+        totals.already_current++;
+        return null;
+      }
+      totals.resealed++;
+      return seal(opened.plaintext, secretContext(row.id), this.config.APP_KEY);
+    });
+    return totals;
+  }
+}

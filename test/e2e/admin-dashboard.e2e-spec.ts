@@ -1,0 +1,339 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { ApiModule } from '../../src/app.module';
+import { useTestApp } from '../support/create-test-app';
+import { newApp, newInstallation, type TestTenant } from '../support/factories';
+import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
+import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
+
+/**
+ * Issue 16: the operator dashboard at /admin, in Debian's Chromium, against the built service
+ * (APP_MODE=all: the api serving the pages and the worker delivering to the loopback providers).
+ * As an operator would: log in, find the app, find the notification, read its numbers, look up an
+ * installation, send a test and see it complete, cancel a scheduled one. No request may leave the
+ * service's origin and the console must stay free of errors (but the one 422 the test provokes).
+ * Screenshots of each page go to test/artifacts/admin/ (ignored by git).
+ */
+jest.setTimeout(120_000);
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
+const SEEDED = 12;
+
+describe('operator dashboard in Chromium (issue 16)', () => {
+  let fakes: FakeProviders;
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  // The built service uses this app's database; it is killed first (hooks run in declaration order).
+  afterAll(() => killAllServices());
+  // In-process, without ADMIN_USER / ADMIN_PASSWORD: seeds the data, and shows the dashboard off.
+  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
+  afterAll(() => fakes?.stop());
+  const receiver = new WebhookReceiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
+
+  let shop: TestTenant;
+  let origin: string;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  const foreignRequests: string[] = [];
+  const consoleErrors: string[] = [];
+  const ids: Record<string, string> = {};
+
+  const api = async (path: string, body?: unknown) => {
+    const res = await fetch(`${origin}/api/v1${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { authorization: `Bearer ${shop.token}`, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { data: Record<string, any> } };
+  };
+  const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const figure = (label: string) => page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`, 'i') }) }).locator('.figure-value');
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+    if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+
+    shop = await newApp(ctx, 'Acme Shop');
+    await newApp(ctx, 'Internal tools');
+    await configureProviders(ctx, shop.appId, fakes);
+    const seeded = await seedInstallations(ctx, shop.appId, fakes, SEEDED);
+    // One device whose token APNs refuses: a failed delivery with the provider's reason.
+    fakes.apns.script(seeded[0].address, [{ status: 400, reason: 'BadDeviceToken' }]);
+    // The shop's back end is down: its completion webhook fails and, with one attempt allowed, is given up.
+    receiver.script('/down', [500, 500, 500, 500, 500]);
+    await ctx.get(WebhooksService).create(shop.appId, receiver.url('/down'), 'notification.completed');
+    await newInstallation(ctx, shop.token, { user_id: 'alice', tags: ['beta', 'vip'], device: { model: 'iPhone16,1', locale: 'fr-FR' } }, 'alice-iphone');
+
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    const service = ServiceProcess.start(
+      serviceEnv(ctx, {
+        ...fakes.env,
+        APP_MODE: 'all',
+        PORT: String(port),
+        ADMIN_USER: ADMIN.user,
+        ADMIN_PASSWORD: ADMIN.password,
+        WEBHOOK_MAX_ATTEMPTS: '1',
+        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
+      }),
+    );
+    await service.waitForHttp(port);
+
+    // Sends as the app's back end would: a broadcast with a French variant, one to alice, one for tomorrow.
+    const sale = await api('/notifications', {
+      recipients: { all: true },
+      notification: { title: 'Spring sale', body: 'Everything half price until Sunday', localizations: { fr: { title: 'Soldes de printemps' } } },
+      options: { ttl: 3600, collapse_id: 'sale' },
+    });
+    ids.sale = sale.body.data.id;
+    ids.digest = (await api('/notifications', { recipients: { user_ids: ['alice'] }, notification: { title: 'Weekly digest', body: 'Your week' } })).body.data.id;
+    ids.tomorrow = (
+      await api('/notifications', {
+        recipients: { all: true },
+        notification: { title: 'Tomorrow news', body: 'Later' },
+        send_at: new Date(Date.now() + 86_400_000).toISOString(),
+      })
+    ).body.data.id;
+    const completed = async (id: string) => (await api(`/notifications/${id}`)).body.data.completed_at !== null;
+    await waitUntil(async () => (await completed(ids.sale)) && (await completed(ids.digest)), 'the sends to complete', 30_000);
+    const givenUp = async () => ((await ctx.db.query(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = 'failed'`)) as { n: number }[])[0].n;
+    await waitUntil(async () => (await givenUp()) === 2, 'the two completion webhooks to be given up', 20_000);
+    // The devices report back: 4 received, 3 displayed, 2 opened.
+    for (const [n, types] of [[1, ['received', 'displayed', 'opened']], [2, ['received', 'displayed', 'opened']], [3, ['received', 'displayed']], [5, ['received']]] as const) {
+      for (const type of types) expect((await api(`/notifications/${ids.sale}/events`, { installation_id: `inst-user-${n}`, type })).status).toBe(202);
+    }
+
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    // A viewer in Paris: times show in their zone, UTC on hover.
+    context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: { width: 1280, height: 900 } });
+    page = await context.newPage();
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) foreignRequests.push(url);
+    });
+    page.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('answers 401 to the API and shows only the login form without a session', async () => {
+    expect((await fetch(`${origin}/admin/api/apps`)).status).toBe(401);
+    expect((await fetch(`${origin}/admin/api/session`, { method: 'POST', headers: { authorization: 'Basic b3BzOndyb25n' } })).status).toBe(401);
+    await page.goto(`${origin}/admin/apps`);
+    await page.getByRole('heading', { name: 'Log in to Push admin' }).waitFor();
+    expect(await page.getByText('Acme Shop').count()).toBe(0);
+    await shot('1-login');
+  });
+
+  it('logs in, then shows the overview: deliveries per minute and the queues', async () => {
+    // With the keyboard alone: the user name field has the focus, Tab goes to the password, Enter logs in.
+    await page.keyboard.type(ADMIN.user);
+    await page.keyboard.press('Tab');
+    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
+    const cookie = (await context.cookies()).find((c) => c.name === 'pns_admin')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
+
+    // The opened page's heading has the focus; backwards from it: Log out, Apps, Overview. A focused
+    // link shows a visible outline.
+    for (let i = 0; i < 3; i++) await page.keyboard.press('Shift+Tab');
+    const overviewLink = page.getByRole('link', { name: 'Overview' });
+    await expect(overviewLink.evaluate((a) => (a as any).ownerDocument.activeElement === a)).resolves.toBe(true);
+    await expect(overviewLink.evaluate((a) => (globalThis as any).getComputedStyle(a).outlineStyle)).resolves.toBe('solid');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    // The sale to 13 installations (12 accepted, one token refused) and the digest to alice's phone.
+    await expect(figure('Accepted').textContent()).resolves.toBe('13');
+    await expect(figure('Failed').textContent()).resolves.toBe('1');
+    await page.getByRole('row', { name: /^fanout/ }).waitFor();
+    await page.getByRole('row', { name: /^deliver/ }).waitFor();
+    // The two completed sends' webhooks, each answered 500 and given up.
+    const webhooks = page.getByRole('region', { name: 'Webhook failures' });
+    await expect(webhooks.locator('.figure-value').first().textContent()).resolves.toBe('2');
+    await expect(webhooks.getByRole('row', { name: /\/down notification\.completed failed 1 .*500/ }).count()).resolves.toBe(2);
+    await shot('2-overview');
+  });
+
+  it('finds the app among every app, with its installations and credentials', async () => {
+    await page.getByRole('link', { name: 'Apps', exact: true }).click();
+    const row = page.getByRole('row', { name: /Acme Shop/ });
+    await row.waitFor();
+    // 12 seeded (6 iOS, 3 Android, 3 web) and alice's iPhone; 3 sends in 24 h.
+    await expect(row.locator('td').allTextContents()).resolves.toEqual([
+      '7',
+      '3',
+      '3',
+      '13',
+      expect.stringMatching(/^APNs: com\.example\.pushapp \(sandbox, key \w+\)FCM: project project-\w+Web Push: mailto:ops@example\.com$/),
+      '3',
+    ]);
+    await page.getByRole('row', { name: /Internal tools/ }).waitFor();
+    expect(await page.content()).not.toMatch(/PRIVATE KEY|private_key/);
+    await shot('3-apps');
+    await row.getByRole('link', { name: 'Acme Shop' }).click();
+    await page.getByRole('heading', { name: 'Notifications of Acme Shop' }).waitFor();
+  });
+
+  it('finds the notification by its title and reads its numbers', async () => {
+    await page.getByLabel('Search by title').fill('spring');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/search=spring/);
+    // The previous page stays on screen until the search answers.
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table.data tbody tr').length === 1);
+    const rows = page.locator('table.data tbody tr');
+    await expect(rows.first().textContent()).resolves.toMatch(/Spring sale.*every installation.*completed/);
+    await expect(rows.first().getByRole('list', { name: 'Funnel' }).textContent()).resolves.toBe(
+      'accepted 12received 4 (33.3%)displayed 3 (25%)opened 2 (16.7%)',
+    );
+    await shot('4-notifications');
+
+    await page.getByRole('link', { name: 'Spring sale' }).click();
+    await page.getByRole('heading', { name: 'Spring sale', level: 1 }).waitFor();
+    await expect(figure('Installations').textContent()).resolves.toBe('13');
+    await expect(figure('Accepted').textContent()).resolves.toBe('12');
+    await expect(figure('Failed').textContent()).resolves.toBe('1');
+    await expect(figure('Opened').textContent()).resolves.toBe('2');
+    await page.getByRole('row', { name: 'fr Soldes de printemps –' }).waitFor();
+    await page.getByText('collapse_id').waitFor();
+    // Completed: no cancel button. Times in Paris, UTC on hover.
+    expect(await page.getByRole('button', { name: 'Cancel notification' }).count()).toBe(0);
+    const created = page.locator('dt:has-text("Created") + dd time');
+    await expect(created.getAttribute('title')).resolves.toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    await page.getByRole('img', { name: /Deliveries per minute/ }).waitFor();
+    await shot('5-notification');
+  });
+
+  it("reads the notification's trace and filters it by status and by reason", async () => {
+    const trace = page.getByRole('region', { name: 'Deliveries, one per installation' });
+    await trace.getByText('13 deliveries shown.').waitFor();
+    await trace.getByRole('row', { name: /^inst-user-3 user-3 web accepted/ }).waitFor();
+    await trace.getByLabel('Status').selectOption('failed');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('1 delivery shown with status failed.').waitFor();
+    await expect(trace.locator('tbody tr').textContent()).resolves.toMatch(/^inst-user-0user-0iosfailedBadDeviceToken1/);
+    await trace.getByLabel('Status').selectOption('');
+    await trace.getByLabel('Reason').fill('BadDeviceToken');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('1 delivery shown with reason BadDeviceToken.').waitFor();
+    await trace.getByLabel('Reason').fill('NoCredentials');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('0 deliveries shown with reason NoCredentials.').waitFor();
+    await trace.getByLabel('Reason').fill('BadDeviceToken');
+    await trace.getByRole('button', { name: 'Filter' }).click();
+    await trace.getByText('1 delivery shown with reason BadDeviceToken.').waitFor();
+    await shot('5b-trace-filtered');
+  });
+
+  it('looks up an installation by user id: its fields, tags and the notifications it got', async () => {
+    await page.getByRole('link', { name: 'Installations' }).click();
+    await page.getByLabel('Look up by').selectOption('user_id');
+    await page.getByLabel('User id').fill('alice');
+    await page.getByRole('button', { name: 'Look up' }).click();
+    const card = page.getByRole('article', { name: 'alice-iphone' });
+    await card.waitFor();
+    await expect(card.locator('.tag').allTextContents()).resolves.toEqual(['beta', 'vip']);
+    await expect(card.textContent()).resolves.toMatch(/valid/);
+    await card.getByRole('row', { name: /Weekly digest .* accepted/ }).waitFor();
+    await card.getByRole('row', { name: /Spring sale .* accepted/ }).waitFor();
+    expect(await card.textContent()).not.toContain('push_token');
+    await shot('6-installation');
+  });
+
+  it('sends a test: errors next to the fields, then the sent notification completes', async () => {
+    await page.getByRole('link', { name: 'Send a test' }).click();
+    await page.getByRole('textbox', { name: 'User id' }).fill('alice');
+    await page.getByLabel('Body').fill('Is this thing on?');
+    await page.getByRole('button', { name: 'Send' }).click();
+    const title = page.getByLabel('Title');
+    await page.locator('#title-error').waitFor();
+    await expect(title.getAttribute('aria-invalid')).resolves.toBe('true');
+    await expect(page.locator('#title-error').textContent()).resolves.toMatch(/title/i);
+    await shot('7-send-errors');
+
+    await title.fill('Test from the dashboard');
+    await page.getByLabel('URL to open (optional)').fill('https://shop.example.com/sale');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'Test from the dashboard', level: 1 }).waitFor();
+    await page.locator('.page-actions .badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await expect(figure('Accepted').textContent()).resolves.toBe('1');
+    // Its trace, first read before the fan-out ran, shows the delivery to alice's phone.
+    const trace = page.getByRole('region', { name: 'Deliveries, one per installation' });
+    await trace.getByText('1 delivery shown.').waitFor();
+    await trace.getByRole('row', { name: /^alice-iphone alice ios accepted/ }).waitFor();
+    await shot('8-test-sent');
+  });
+
+  it('cancels a scheduled notification', async () => {
+    await page.getByRole('link', { name: 'Notifications', exact: true }).click();
+    await page.getByRole('row', { name: /Tomorrow news .* scheduled/ }).getByRole('link', { name: 'Tomorrow news' }).click();
+    await page.getByRole('heading', { name: 'Tomorrow news', level: 1 }).waitFor();
+    page.once('dialog', (dialog) => void dialog.accept());
+    await page.getByRole('button', { name: 'Cancel notification' }).click();
+    await page.locator('.page-actions .badge', { hasText: 'canceled' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel notification' }).count()).toBe(0);
+    await shot('9-canceled');
+    expect((await api(`/notifications/${ids.tomorrow}`)).body.data.canceled_at).not.toBeNull();
+  });
+
+  it('made no request to another host, and logged no error but the provoked 422', () => {
+    expect(foreignRequests).toEqual([]);
+    expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);
+  });
+
+  it('refuses a state-changing call without the CSRF token, even with the session cookie', async () => {
+    const cookie = (await context.cookies()).find((c) => c.name === 'pns_admin')!;
+    const res = await fetch(`${origin}/admin/api/apps/${shop.appId}/notifications/${ids.sale}/cancel`, {
+      method: 'POST',
+      headers: { cookie: `pns_admin=${cookie.value}` },
+    });
+    expect(res.status).toBe(403);
+    const read = await fetch(`${origin}/admin/api/apps`, { headers: { cookie: `pns_admin=${cookie.value}` } });
+    expect(read.status).toBe(200);
+  });
+
+  it('limits failed logins: after 10 failures even the right password is refused for a while', async () => {
+    const login = (password: string) =>
+      fetch(`${origin}/admin/api/session`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${ADMIN.user}:${password}`).toString('base64')}` },
+      });
+    // One failure was counted by the first test.
+    for (let i = 0; i < 9; i++) expect((await login('wrong')).status).toBe(401);
+    const blocked = await login('wrong');
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await login(ADMIN.password)).status).toBe(429);
+  });
+
+  it('is off (404, like any unknown route) without ADMIN_USER and ADMIN_PASSWORD', async () => {
+    for (const path of ['/admin', '/admin/apps', '/admin/api/apps', '/admin/api/session']) {
+      expect({ path, status: (await ctx.http().get(path)).status }).toEqual({ path, status: 404 });
+    }
+    expect((await ctx.http().post('/admin/api/session').set('authorization', 'Basic b3BzOnBhc3M=')).status).toBe(404);
+  });
+});
