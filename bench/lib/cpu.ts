@@ -29,8 +29,29 @@ function pidsNamed(prefix: string): number[] {
   return pids;
 }
 
+/**
+ * With BENCH_PG_OWN_ONLY=1 the PostgreSQL side counts only the processes serving the bench's own
+ * database (backends and autovacuum workers name it in their process title), not the server's
+ * shared background processes nor anything else using the server: for a machine where other
+ * databases are busy (CI, other people's tests). Set by startStack.
+ */
+let ownDatabase: string | undefined;
+export function countPostgresOf(databaseName: string): void {
+  if (process.env.BENCH_PG_OWN_ONLY === '1') ownDatabase = databaseName;
+}
+
+function serves(pid: number, database: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(` ${database} `);
+  } catch {
+    return false;
+  }
+}
+
 function cpuOf(prefix: string): Map<number, number> {
-  return new Map(pidsNamed(prefix).map((pid) => [pid, cpuSeconds(pid)]));
+  const own = prefix === 'postgres' ? ownDatabase : undefined;
+  const pids = pidsNamed(prefix).filter((pid) => !own || serves(pid, own));
+  return new Map(pids.map((pid) => [pid, cpuSeconds(pid)]));
 }
 
 /** What processes that are still alive used since `before` (one started meanwhile counts whole). */

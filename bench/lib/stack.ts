@@ -11,6 +11,7 @@ import { databaseUrl, deleteRedisPrefix, withAdminClient } from '../../test/supp
 import { dropTestDatabase } from '../../test/support/test-database';
 
 import { APNS_TOPIC } from '../clients';
+import { countPostgresOf } from './cpu';
 
 export { APNS_TOPIC };
 /** Pool size of the api process, and of the raw `pg` baseline it is compared with. */
@@ -59,6 +60,11 @@ export async function startStack(label: string): Promise<Stack> {
   // Not push_test_*: jest's global setup drops those, and tests may start while a bench runs.
   const databaseName = `push_bench_test_${label}_${randomBytes(4).toString('hex')}`;
   await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
+  countPostgresOf(databaseName);
+  // Each statement's CPU in the server log, for bench/pg-statements.ts (bench/README.md).
+  if (process.env.BENCH_PG_STATEMENT_STATS === '1') {
+    await withAdminClient((client) => client.query(`ALTER DATABASE "${databaseName}" SET log_statement_stats = on`));
+  }
   const database = { url: databaseUrl(databaseName) };
   const queuePrefix = `bench-${randomBytes(6).toString('hex')}`;
   const baseEnv: Record<string, string> = {
