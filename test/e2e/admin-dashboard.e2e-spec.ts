@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
@@ -19,17 +20,7 @@ import { WebhooksService } from '../../src/webhooks/webhooks.service';
  */
 jest.setTimeout(120_000);
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
 const SEEDED = 12;
 
@@ -68,7 +59,6 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   const figure = (label: string) => page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`, 'i') }) }).locator('.figure-value');
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
     if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
     mkdirSync(SCREENSHOTS, { recursive: true });
 
@@ -122,7 +112,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       for (const type of types) expect((await api(`/notifications/${ids.sale}/events`, { installation_id: `inst-user-${n}`, type })).status).toBe(202);
     }
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     // A viewer in Paris: times show in their zone, UTC on hover.
     context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: { width: 1280, height: 900 } });
     page = await context.newPage();

@@ -1,7 +1,8 @@
 import { createReadStream, existsSync, mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { extname, resolve } from 'node:path';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../support/chromium';
 import { FakeWebPush } from '../fakes';
 import { freePort, ROOT, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
 import { useBuiltServices } from '../support/use-built-services';
@@ -29,17 +30,7 @@ declare const navigator: {
 };
 
 const SDK_DIST = resolve(ROOT, 'clients/web/dist');
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOTS = resolve(ROOT, 'test/artifacts/web-sdk');
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 const INDEX_HTML = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Test shop</title></head>
@@ -169,7 +160,6 @@ describe('web SDK in Chromium (issue #17)', () => {
   const statistics = async (id: string) => (await api(`/notifications/${id}`)).body.data.statistics;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
     if (!existsSync(resolve(SDK_DIST, 'worker.iife.js'))) throw new Error('clients/web/dist is missing: run `npm run build` first');
     mkdirSync(SCREENSHOTS, { recursive: true });
     await web.start();
@@ -197,7 +187,7 @@ describe('web SDK in Chromium (issue #17)', () => {
     const subscription = web.createSubscription({ applicationServerKey: vapidPublicKey });
     siteConfig = { baseUrl: apiUrl, token: client.token, vapidPublicKey, subscription };
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     context = await browser.newContext({ locale: 'fr-FR', timezoneId: 'Europe/Paris', viewport: { width: 900, height: 600 } });
     await context.grantPermissions(['notifications'], { origin: site.origin });
     page = await context.newPage();
