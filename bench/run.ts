@@ -19,7 +19,11 @@ function parseArgs(argv: string[]): Omit<BenchOptions, 'log'> & { out: string } 
   number('--installations', (n) => (options.installations = n));
   number('--users', (n) => (options.users = n));
   number('--request-users', (n) => (options.requestUsers = n));
-  number('--memory', (n) => (options.memoryInstallations = n));
+  // A memory run added to --quick keeps the full run's deadline: a million deliveries take minutes.
+  number('--memory', (n) => {
+    options.memoryInstallations = n;
+    options.timeoutMs = Math.max(options.timeoutMs, FULL.timeoutMs);
+  });
   number('--api-seconds', (n) => (options.apiSeconds = n));
   number('--parse-timeout', (n) => (options.parseTimeoutMs = n * 1000));
   if (argv.includes('--no-parse')) options.parse = false;
