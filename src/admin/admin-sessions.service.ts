@@ -1,8 +1,8 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { EnvironmentVariables } from '../config/env';
 import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
+import { adminCredentialsMatch } from './admin-auth.middleware';
 import { AdminSession, cookieValue, issueSession, SESSION_COOKIE, SESSION_SECONDS, sessionKey, verifySession } from './admin-session';
 
 /** Failed logins per client address and window before its logins are refused for the block time. */
@@ -10,9 +10,6 @@ export const LOGIN_FAILURES_ALLOWED = 10;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
 export const LOGIN_BLOCK_MS = 15 * 60_000;
 const THROTTLER = 'admin-login';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
 
 /** A refused login: 401 (wrong credentials) or 429 (too many failures; Retry-After in seconds). */
 export class AdminLoginRefused extends HttpException {
@@ -66,7 +63,7 @@ export class AdminSessionsService {
     const tracker = `ip:${client}`;
     const blockedMs = await this.throttle.blockedFor(tracker, THROTTLER);
     if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
-    if (this.rightCredentials(authorization)) return issueSession(this.key);
+    if (adminCredentialsMatch(authorization, this.config.ADMIN_USER!, this.config.ADMIN_PASSWORD!)) return issueSession(this.key);
     const counted = await this.throttle.increment(tracker, LOGIN_WINDOW_MS, LOGIN_FAILURES_ALLOWED, LOGIN_BLOCK_MS, THROTTLER);
     if (counted.isBlocked) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, counted.timeToBlockExpire);
     throw new AdminLoginRefused(HttpStatus.UNAUTHORIZED);
@@ -77,16 +74,5 @@ export class AdminSessionsService {
     const attributes = ['Path=/admin', 'HttpOnly', 'SameSite=Strict', `Max-Age=${token ? SESSION_SECONDS : 0}`];
     if (secure) attributes.push('Secure');
     return [`${SESSION_COOKIE}=${token ?? ''}`, ...attributes].join('; ');
-  }
-
-  private rightCredentials(authorization: string | undefined): boolean {
-    const [scheme, encoded] = (authorization ?? '').split(' ');
-    if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
-    const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-    const colon = decoded.indexOf(':');
-    // Both halves are always compared, so a wrong user takes as long as a wrong password.
-    const userOk = colon >= 0 && same(decoded.slice(0, colon), this.config.ADMIN_USER!);
-    const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), this.config.ADMIN_PASSWORD!);
-    return userOk && passwordOk;
   }
 }
