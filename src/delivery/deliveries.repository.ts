@@ -75,8 +75,14 @@ const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.atte
          RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
            i.device ->> 'locale' AS locale`;
 
-/** The bounds of a notification's start for the statements above: a Date has milliseconds, the column microseconds. */
-export const startedRange = (startedAt: Date): [Date, Date] => [startedAt, new Date(startedAt.getTime() + 1)];
+/**
+ * Bounds [from, to) covering notifications' starts, for the statements above: a Date has
+ * milliseconds, the column microseconds, so `to` is one millisecond past the last.
+ */
+export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
+  const times = starts.map((start) => start.getTime());
+  return [new Date(Math.min(...times)), new Date(Math.max(...times) + 1)];
+};
 
 /**
  * A cancelled notification's rows of one batch that are still to send (left by a retry or a
@@ -196,8 +202,7 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
     invalidations.map((i) => i.installationId),
     invalidations.map((i) => i.reason.slice(0, 255)),
     invalidations.map((i) => i.token),
-    startedRange(new Date(Math.min(...records.map((r) => r.notificationStartedAt.getTime()))))[0],
-    startedRange(new Date(Math.max(...records.map((r) => r.notificationStartedAt.getTime()))))[1],
+    ...startedSpan(records.map((r) => r.notificationStartedAt)),
   ];
 }
 
@@ -228,7 +233,7 @@ export class DeliveriesRepository {
    * `startedAt`: the notification's processing_started_at (NotificationToSend).
    */
   async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
-    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [notificationId, batch, reclaim, ...startedRange(startedAt)]);
+    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [notificationId, batch, reclaim, ...startedSpan([startedAt])]);
     return rows;
   }
 
