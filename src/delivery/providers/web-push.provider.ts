@@ -6,6 +6,7 @@ import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts'
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
+import { encryptWebPushMessage } from './web-push-encryption';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
@@ -20,8 +21,9 @@ const VAPID_CACHE_SIZE = 1000;
  * Web Push (RFC 8030) with aes128gcm payload encryption (RFC 8291) and VAPID (RFC 8292), through
  * the `web-push` package. Every subscription names its push service (FCM, Mozilla autopush, Apple,
  * Microsoft). Those that negotiate HTTP/2 (ALPN `h2`, asked once per origin by OriginTransport, as
- * for FCM) get the messages as streams on a few pooled connections; the others get web-push's own
- * HTTP/1.1 requests over the transport's keep-alive agent.
+ * for FCM) get the messages as streams on a few pooled connections, encrypted by
+ * web-push-encryption.ts; the others get web-push's own HTTP/1.1 requests (and its encryption)
+ * over the transport's keep-alive agent.
  */
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
@@ -78,10 +80,19 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
         await webpush.sendNotification(checked, payload, options);
         return { kind: 'accepted' };
       }
-      // request.endpoint is subscription.endpoint, parsed above.
-      const request = webpush.generateRequestDetails(checked, payload, options);
-      const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name.toLowerCase(), String(value)]));
-      return outcomeOfAnswer(await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, request.body, this.timeoutMs));
+      // The headers web-push's generateRequestDetails would give, with our own encryption
+      // (web-push-encryption.ts: the same bytes at about two thirds of the CPU).
+      const { body } = encryptWebPushMessage(Buffer.from(payload), Buffer.from(subscription.keys.p256dh, 'base64url'), Buffer.from(subscription.keys.auth, 'base64url'));
+      const headers: Record<string, string> = {
+        ttl: String(options.TTL),
+        authorization: options.headers!.Authorization,
+        'content-length': String(body.length),
+        'content-type': 'application/octet-stream',
+        'content-encoding': 'aes128gcm',
+        urgency: options.urgency!,
+        topic: options.topic!,
+      };
+      return outcomeOfAnswer(await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(subscription)) return { kind: 'invalid', reason: 'InvalidSubscription' };
       return outcomeOf(error);
