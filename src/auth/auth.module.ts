@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { BearerStrategy } from './bearer.strategy';
+import { TokenCache } from './token-cache';
+import { TokenChangesRepository } from './token-changes.repository';
 import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
-  providers: [TokensService, TokensRepository, BearerStrategy],
+  providers: [TokensService, TokensRepository, TokenCache, TokenChangesRepository, BearerStrategy],
   exports: [TokensService],
 })
 export class AuthModule {}

@@ -59,7 +59,12 @@ export class TokensRepository {
     return rows[0];
   }
 
-  async touchLastUsed(id: string): Promise<void> {
-    await this.db.query(`UPDATE api_tokens SET last_used_at = now() WHERE id = $1`, [id]);
+  /** Records a use, unless another process recorded one within `resolutionMs`. */
+  async touchLastUsed(id: string, resolutionMs: number): Promise<void> {
+    await this.db.query(
+      `UPDATE api_tokens SET last_used_at = now()
+       WHERE id = $1 AND (last_used_at IS NULL OR last_used_at <= now() - make_interval(secs => $2))`,
+      [id, resolutionMs / 1000],
+    );
   }
 }

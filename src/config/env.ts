@@ -89,6 +89,15 @@ export class EnvironmentVariables {
   @IsBoolean({ message: 'must be true or false' })
   DATABASE_PREPARED_STATEMENTS = true;
 
+  /**
+   * Keep authenticated tokens in memory while a connection LISTENs for token changes
+   * (auth/token-cache.ts); false reads every token from the database, for a transaction pooler
+   * that does not pass notifications on (PgBouncer in transaction mode).
+   */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  TOKEN_CACHE = true;
+
   /** How long start-up waits for PostgreSQL to accept a connection before exiting 1. */
   @Transform(toInt)
   @IsInt({ message: 'must be an integer' })
@@ -257,6 +266,7 @@ export const VARIABLES = [
   'DATABASE_URL',
   'DATABASE_POOL_SIZE',
   'DATABASE_PREPARED_STATEMENTS',
+  'TOKEN_CACHE',
   'DATABASE_CONNECT_TIMEOUT_MS',
   'MIGRATE_ON_START',
   'REDIS_URL',

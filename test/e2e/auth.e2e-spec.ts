@@ -1,3 +1,4 @@
+import { TokenCache } from '../../src/auth/token-cache';
 import { TokensService } from '../../src/auth/tokens.service';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
@@ -105,11 +106,94 @@ describe('authentication and abilities (docs/api.md sections 2 and 3)', () => {
     await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(await lastUsed()).toEqual(first);
-    // Once the last use is over a minute old, the next request records it again.
+    // Once the last use is over a minute old, the next request records it again. (The NOTIFY stands
+    // for the minute passing in this process, which remembers its own last write in the kept token.)
     await ctx.db.query(`UPDATE api_tokens SET last_used_at = now() - interval '61 seconds' WHERE id = $1`, [created.id]);
+    const epoch = ctx.get(TokenCache).epoch;
+    await ctx.db.query(`NOTIFY api_tokens_changed`);
+    await waitFor(async () => ctx.get(TokenCache).epoch > epoch);
     const old = await lastUsed();
     await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
     await waitFor(async () => (await lastUsed())!.getTime() > old!.getTime());
+  });
+
+  describe('valid tokens kept in memory while token changes are listened to (docs/operations.md)', () => {
+    const cache = () => ctx.get(TokenCache);
+    const list = (token: string) => ctx.http().get('/api/v1/notifications').set(bearer(token));
+    const listening = async () => {
+      // The listener starts with the first lookup after it was lost.
+      await list(tenant.token);
+      return cache().listening;
+    };
+    const listenerPids = async (): Promise<number[]> =>
+      (
+        await ctx.db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'push-all-tokens'`)
+      ).map((row: { pid: number }) => row.pid);
+    /** A change PostgreSQL does not announce: the trigger off while it is made. */
+    const unannounced = async (statement: string, id: string) => {
+      await ctx.db.query(`ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_changed`);
+      try {
+        await ctx.db.query(statement, [id]);
+      } finally {
+        await ctx.db.query(`ALTER TABLE api_tokens ENABLE TRIGGER api_tokens_changed`);
+      }
+    };
+
+    beforeEach(() => waitFor(listening));
+
+    it('serves a known token from memory: a change PostgreSQL does not announce goes unseen, an announced one at once', async () => {
+      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+      await list(created.token).expect(200);
+      await unannounced(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, created.id);
+      await list(created.token).expect(200);
+      // Any announced change (here of another token) drops everything kept.
+      const other = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+      await ctx.get(TokensService).revoke(other.id);
+      await list(created.token).expect(401);
+    });
+
+    it.each([
+      ['revoked', `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`],
+      ['expired', `UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`],
+      ['narrowed to another ability', `UPDATE api_tokens SET abilities = '{installations:read}' WHERE id = $1`],
+      ['deleted', `DELETE FROM api_tokens WHERE id = $1`],
+    ])('a token %s in SQL by someone else stops working on the next request', async (_change, statement) => {
+      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+      await list(created.token).expect(200);
+      await list(created.token).expect(200);
+      await ctx.db.query(statement, [created.id]);
+      expect([401, 403]).toContain((await list(created.token)).status);
+    });
+
+    it('a kept token still expires on time, without any announcement', async () => {
+      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+      await unannounced(`UPDATE api_tokens SET expires_at = now() + interval '1 second' WHERE id = $1`, created.id);
+      await list(created.token).expect(200);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await list(created.token).expect(401);
+    });
+
+    it('never keeps an unknown or revoked token: one created or restored later works at once', async () => {
+      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+      await unannounced(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, created.id);
+      await list(created.token).expect(401);
+      await unannounced(`UPDATE api_tokens SET revoked_at = NULL WHERE id = $1`, created.id);
+      await list(created.token).expect(200);
+    });
+
+    it('without its listener, every request reads the database; listening resumes by itself', async () => {
+      const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
+      await list(created.token).expect(200);
+      const [pid] = await listenerPids();
+      await ctx.db.query(`SELECT pg_terminate_backend($1)`, [pid]);
+      await waitFor(async () => !cache().listening);
+
+      await unannounced(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, created.id);
+      await list(created.token).expect(401);
+      await waitFor(listening, 5000);
+      expect(await listenerPids()).toHaveLength(1);
+      expect(await listenerPids()).not.toContain(pid);
+    });
   });
 
   it("a token only sees its own app: another app's installation is 404 and stays unchanged", async () => {

@@ -8,7 +8,10 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { ABILITIES } from '../../src/auth/abilities';
 import { TokensRepository } from '../../src/auth/tokens.repository';
+import { TokenCache } from '../../src/auth/token-cache';
+import { TokenChangesRepository } from '../../src/auth/token-changes.repository';
 import { TokensService } from '../../src/auth/tokens.service';
+import { EnvironmentVariables } from '../../src/config/env';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { assertBuilt, childEnv, inParallel, lines, ROOT, runCli, RunResult, TEST_APP_KEY } from '../support/processes';
 import { databaseUrl, withAdminClient } from '../support/services';
@@ -129,6 +132,7 @@ describe('operator CLI (docs/api.md section 8)', () => {
   describe('tokens', () => {
     let app: { id: string; name: string };
     let tokens: TokensService;
+    let cache: TokenCache;
     let dataSource: DataSource;
 
     beforeAll(async () => {
@@ -136,9 +140,14 @@ describe('operator CLI (docs/api.md section 8)', () => {
       // The service's own authentication path, on the CLI's database.
       dataSource = new DataSource({ ...dataSourceOptions(url), extra: { max: 2 } });
       await dataSource.initialize();
-      tokens = new TokensService(new TokensRepository(dataSource));
+      const config = Object.assign(new EnvironmentVariables(), { APP_MODE: 'api' });
+      cache = new TokenCache(new TokenChangesRepository(dataSource, config), config);
+      tokens = new TokensService(new TokensRepository(dataSource), cache);
     });
-    afterAll(() => dataSource?.destroy());
+    afterAll(async () => {
+      await cache?.onModuleDestroy();
+      await dataSource?.destroy();
+    });
 
     it('tokens:create prints {id, token, abilities}; the token is pns_ + 40+ base62 and only its SHA-256 is stored', async () => {
       const out = json(await cli('tokens:create', '--app', app.id, '--abilities', 'installations:write,notifications:send'));

@@ -7,6 +7,7 @@ import { TargetingAndTiming1764300000000 } from './1764300000000-TargetingAndTim
 import { DeliveryUserAtFanOut1764400000000 } from './1764400000000-DeliveryUserAtFanOut';
 import { Webhooks1764500000000 } from './1764500000000-Webhooks';
 import { DeliveryMinutes1764600000000 } from './1764600000000-DeliveryMinutes';
+import { TokenChanges1764700000000 } from './1764700000000-TokenChanges';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -19,4 +20,5 @@ export const MIGRATIONS = [
   DeliveryUserAtFanOut1764400000000,
   Webhooks1764500000000,
   DeliveryMinutes1764600000000,
+  TokenChanges1764700000000,
 ];

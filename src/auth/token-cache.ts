@@ -1,0 +1,137 @@
+import { Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
+import { EnvironmentVariables } from '../config/env';
+import { TokenChangesListener, TokenChangesRepository } from './token-changes.repository';
+import type { TokenCheckRow } from './tokens.repository';
+
+/** A valid token as authentication needs it (never a revoked one). */
+export type TokenRecord = Omit<TokenCheckRow, 'revoked_at'>;
+
+const MAX_ENTRIES = 10_000;
+/**
+ * Backstop for a listening connection that dies silently (a NAT dropping it without a reset,
+ * before TCP keep-alive notices): even then, a kept token is read again after this long.
+ */
+const MAX_AGE_MS = 60_000;
+/** Wait after losing the listener before a request tries to listen again. */
+const RECONNECT_DELAY_MS = 1_000;
+
+/**
+ * Valid tokens kept in memory, so that an authenticated request costs one database round trip
+ * instead of two (bench/README.md, "Going after our own CPU": the token SELECT was a quarter of
+ * the api's CPU per PATCH). They are kept only while this process listens to token changes
+ * (TokenChangesRepository): triggers on `api_tokens` announce every revocation, expiry change,
+ * ability change or deletion, also one made by hand in SQL, and each announcement drops
+ * everything kept, so a revocation takes effect as soon as PostgreSQL delivers it. Without a
+ * working listener nothing is kept and every request reads the database (docs/operations.md,
+ * "Tokens in memory").
+ *
+ * Unknown and revoked tokens are never kept: a token created later must work at once, and random
+ * tokens must not fill the memory. The listener starts on the first lookup, so processes that
+ * never authenticate (worker, CLI) never open it.
+ */
+@Injectable()
+export class TokenCache implements OnModuleDestroy {
+  private readonly logger = new Logger(TokenCache.name);
+  private readonly entries = new Map<string, TokenRecord & { keptAt: number }>();
+  private listener?: TokenChangesListener;
+  private live = false;
+  private connecting = false;
+  private closed = false;
+  private retryTimer?: NodeJS.Timeout;
+  /** Which attempt to listen is current; events of an older one are ignored. */
+  private attempt = 0;
+  /**
+   * Moves on every announcement, on going live and on losing the listener. A read that began in an
+   * earlier epoch may predate a change nobody told us about, so it is not kept.
+   */
+  private epochCounter = 0;
+
+  constructor(
+    private readonly changes: TokenChangesRepository,
+    private readonly config: EnvironmentVariables,
+  ) {}
+
+  /** The epoch to hand back to keep() for a database read that starts now. */
+  get epoch(): number {
+    return this.epochCounter;
+  }
+
+  /** True while changes are being listened to (for tests and diagnostics). */
+  get listening(): boolean {
+    return this.live;
+  }
+
+  get(hash: string, now = Date.now()): TokenRecord | undefined {
+    if (!this.config.TOKEN_CACHE) return undefined;
+    if (!this.live) {
+      this.listen();
+      return undefined;
+    }
+    const entry = this.entries.get(hash);
+    if (entry && now - entry.keptAt > MAX_AGE_MS) {
+      this.entries.delete(hash);
+      return undefined;
+    }
+    return entry;
+  }
+
+  /** Keeps a valid token read in `epoch`, unless something changed since that read began. */
+  keep(hash: string, record: TokenRecord, epoch: number, now = Date.now()): void {
+    if (!this.live || epoch !== this.epochCounter) return;
+    if (this.entries.size >= MAX_ENTRIES && !this.entries.has(hash)) this.entries.delete(this.entries.keys().next().value!);
+    this.entries.set(hash, { ...record, keptAt: now });
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.retryTimer);
+    this.attempt++;
+    this.live = false;
+    this.forget();
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.close();
+  }
+
+  private listen(): void {
+    if (this.connecting || this.closed || this.retryTimer) return;
+    this.connecting = true;
+    const attempt = ++this.attempt;
+    this.changes
+      .listen({
+        changed: () => {
+          if (attempt === this.attempt) this.forget();
+        },
+        lost: (error) => this.lost(attempt, error),
+      })
+      .then((listener) => {
+        if (attempt !== this.attempt) return void listener.close();
+        this.connecting = false;
+        this.listener = listener;
+        this.forget();
+        this.live = true;
+      })
+      .catch((error: Error) => this.lost(attempt, error));
+  }
+
+  private lost(attempt: number, error?: Error): void {
+    if (attempt !== this.attempt) return;
+    this.attempt++;
+    this.connecting = false;
+    this.live = false;
+    this.forget();
+    void this.listener?.close();
+    this.listener = undefined;
+    if (this.closed) return;
+    this.logger.warn(
+      `Not listening to token changes (${error?.message ?? 'connection closed'}); every request reads its token from the database until listening again`,
+    );
+    this.retryTimer = setTimeout(() => (this.retryTimer = undefined), RECONNECT_DELAY_MS);
+    this.retryTimer.unref();
+  }
+
+  private forget(): void {
+    this.epochCounter++;
+    this.entries.clear();
+  }
+}
