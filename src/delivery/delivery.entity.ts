@@ -30,8 +30,11 @@ export class Delivery {
   @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'deliveries_notification_id_fkey' })
   notification?: unknown;
 
-  @ManyToOne('Installation', { onDelete: 'CASCADE' })
-  @JoinColumn({ name: 'installation_id', foreignKeyConstraintName: 'deliveries_installation_id_fkey' })
+  // No foreign key (migration DeliveriesWithoutInstallationKey): a per-row check and lock at
+  // fan-out for what the schema already guarantees; an app's deletion reaches its deliveries
+  // through its notifications.
+  @ManyToOne('Installation', { createForeignKeyConstraints: false })
+  @JoinColumn({ name: 'installation_id' })
   installation?: unknown;
 
   @Column({ type: 'varchar', length: 16 })

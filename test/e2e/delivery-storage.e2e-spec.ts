@@ -100,6 +100,21 @@ describe('the sweeper and the deliveries table', () => {
     expect(await completedAt(id)).toBeNull();
   });
 
+  it('fans out without locking the installations it reads (no per-row key check: migration DeliveriesWithoutInstallationKey)', async () => {
+    const { installations } = await completedSend('not-locked');
+    // A foreign-key check takes FOR KEY SHARE on each installation, which writes the locker into
+    // the tuple's xmax (and the page and WAL); a plain read leaves xmax at 0.
+    const rows: { xmax: string }[] = await ctx.db.query(`SELECT xmax::text FROM installations WHERE id = ANY($1::uuid[])`, [
+      installations.map((installation) => installation.id),
+    ]);
+    expect(rows.map((row) => row.xmax)).toEqual(['0', '0', '0']);
+    // The deliveries are still deleted with their notification, which an app's deletion reaches.
+    const [{ count }] = await ctx.db.query(`SELECT count(*)::int AS count FROM deliveries WHERE installation_id = ANY($1::uuid[])`, [
+      installations.map((installation) => installation.id),
+    ]);
+    expect(count).toBe(3);
+  });
+
   it('keeps the columns a delivery updates out of every index, so its updates stay on the page (HOT)', async () => {
     const indexes: { indexdef: string }[] = await ctx.db.query(`SELECT indexdef FROM pg_indexes WHERE tablename = 'deliveries'`);
     expect(indexes.length).toBeGreaterThan(0);

@@ -8,6 +8,7 @@ import { DeliveryUserAtFanOut1764400000000 } from './1764400000000-DeliveryUserA
 import { Webhooks1764500000000 } from './1764500000000-Webhooks';
 import { DeliveryMinutes1764600000000 } from './1764600000000-DeliveryMinutes';
 import { TokenChanges1764700000000 } from './1764700000000-TokenChanges';
+import { DeliveriesWithoutInstallationKey1764800000000 } from './1764800000000-DeliveriesWithoutInstallationKey';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -21,4 +22,5 @@ export const MIGRATIONS = [
   Webhooks1764500000000,
   DeliveryMinutes1764600000000,
   TokenChanges1764700000000,
+  DeliveriesWithoutInstallationKey1764800000000,
 ];
