@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { requestId } from './log-options';
+import { redactRequest, redactResponse, requestId } from './log-options';
 
 describe('requestId', () => {
   const call = (header?: string) => {
@@ -20,3 +20,25 @@ describe('requestId', () => {
   });
 });
 
+
+describe('redactRequest and redactResponse', () => {
+  it('censor secret-named headers, secret query parameters and nothing else', () => {
+    expect(
+      redactRequest({
+        method: 'GET',
+        url: '/x?access_token=abc&page=2',
+        query: { access_token: 'abc', page: '2' },
+        headers: { authorization: 'Bearer pns_x', cookie: 'a=b', 'user-agent': 'curl' },
+      }),
+    ).toEqual({
+      method: 'GET',
+      url: '/x?access_token=[Redacted]&page=2',
+      query: { access_token: '[Redacted]', page: '2' },
+      headers: { authorization: '[Redacted]', cookie: '[Redacted]', 'user-agent': 'curl' },
+    });
+    expect(redactResponse({ statusCode: 200, headers: { 'set-cookie': ['pns_admin=s'], 'content-type': 'application/json' } })).toEqual({
+      statusCode: 200,
+      headers: { 'set-cookie': '[Redacted]', 'content-type': 'application/json' },
+    });
+  });
+});

@@ -67,6 +67,27 @@ describe('structured logs (issue #4.3)', () => {
     expect(capture.raw).not.toContain(pushToken);
   });
 
+  it('censors every secret-named header on the request line, and secrets in a child logger\'s bindings', async () => {
+    await ctx
+      .http()
+      .get('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .set('Cookie', 'session=SECRET-COOKIE')
+      .set('Proxy-Authorization', 'Basic SECRET-PROXY')
+      .set('X-Api-Key', 'SECRET-API-KEY')
+      .set('X-Request-Id', 'req-headers-1')
+      .expect(200);
+    expect(capture.requestLine('req-headers-1')).toMatchObject({
+      req: {
+        headers: { authorization: '[Redacted]', cookie: '[Redacted]', 'proxy-authorization': '[Redacted]', 'x-api-key': '[Redacted]', 'x-request-id': 'req-headers-1' },
+      },
+    });
+    const logger = await ctx.app.resolve(PinoLogger);
+    logger.logger.child({ token: tenant.token, context: 'bound' }).info('from a child');
+    expect(capture.lines().find((entry) => entry.msg === 'from a child')).toMatchObject({ token: '[Redacted]', context: 'bound' });
+    for (const secret of [tenant.token, 'SECRET-']) expect(capture.raw).not.toContain(secret);
+  });
+
   it('generates a request id when none (or an unusable one) is sent', async () => {
     const plain = await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token)).expect(200);
     expect(plain.headers['x-request-id']).toMatch(UUID);
