@@ -1,10 +1,10 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_GUARD, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { AbilitiesGuard } from './auth/abilities.guard';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
-import { RequestBodyInterceptor } from './common/http/request-body.interceptor';
+import { RequestBodyGuard } from './common/http/request-body.guard';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
 import { ConfigModule } from './config/config.module';
 import { DatabaseModule } from './database/database.module';
@@ -36,7 +36,8 @@ export class CoreModule {}
     { provide: APP_GUARD, useClass: AbilitiesGuard },
     // Guards run in this order: the rate limit counts per token, so it needs the caller first.
     { provide: APP_GUARD, useClass: TokenThrottlerGuard },
-    { provide: APP_INTERCEPTOR, useClass: RequestBodyInterceptor },
+    // Last: body errors (413, 415, malformed JSON) only for a known caller within its rate.
+    { provide: APP_GUARD, useClass: RequestBodyGuard },
     { provide: APP_PIPE, useClass: RequestValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
   ],
