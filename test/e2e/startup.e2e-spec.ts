@@ -1,5 +1,6 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { parseEnv, WORKER_METRICS_PORT } from '../../src/config/env';
+import { MIGRATIONS } from '../../src/database/migrations';
 import { REDIS_LOG_INTERVAL_MS } from '../../src/queue/redis-status';
 import {
   ChildEnv,
@@ -195,7 +196,7 @@ describe('start-up and outages', () => {
 
       const ready = await call(port, '/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body.error.migrations.message).toMatch(/9 database migration\(s\) pending .*npx pns migrate.*MIGRATE_ON_START=true/);
+      expect(ready.body.error.migrations.message).toMatch(new RegExp(`^${MIGRATIONS.length} database migration\\(s\\) pending .*npx pns migrate.*MIGRATE_ON_START=true`));
       for (const path of ['/api/v1/notifications/00000000-0000-4000-8000-000000000000', '/api/v1/installations/abc']) {
         const res = await call(port, path, { headers: bearer('pns_whatever') });
         expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: { message: 'Service Unavailable.' } });
