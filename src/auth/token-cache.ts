@@ -82,6 +82,11 @@ export class TokenCache implements OnModuleDestroy {
     this.entries.set(hash, { ...record, keptAt: now });
   }
 
+  /** Drops everything kept, as an announcement does (after this process changed a token itself). */
+  forgetAll(): void {
+    this.forget();
+  }
+
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
     clearTimeout(this.retryTimer);

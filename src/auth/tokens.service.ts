@@ -75,6 +75,9 @@ export class TokensService {
   /** Revokes a token; revoking twice keeps the first revocation time. Null when unknown. */
   async revoke(id: string): Promise<TokenSummary | null> {
     const row = await this.tokens.revoke(id);
+    // Other processes hear of it from PostgreSQL (TokenCache); this one must not wait for the
+    // announcement to come back before refusing the token.
+    this.cache.forgetAll();
     return row ? summary(row) : null;
   }
 

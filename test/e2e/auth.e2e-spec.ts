@@ -152,6 +152,19 @@ describe('authentication and abilities (docs/api.md sections 2 and 3)', () => {
       await list(created.token).expect(401);
     });
 
+    it('a token revoked through this process is refused by the very next request, announcement or not', async () => {
+      const tokens = ctx.get(TokensService);
+      const created = await tokens.create({ appId: tenant.appId, abilities: ['*'] });
+      await list(created.token).expect(200);
+      await ctx.db.query(`ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_changed`);
+      try {
+        await tokens.revoke(created.id);
+        await list(created.token).expect(401);
+      } finally {
+        await ctx.db.query(`ALTER TABLE api_tokens ENABLE TRIGGER api_tokens_changed`);
+      }
+    });
+
     it.each([
       ['revoked', `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`],
       ['expired', `UPDATE api_tokens SET expires_at = now() - interval '1 second' WHERE id = $1`],
