@@ -32,7 +32,22 @@ describe('scrubSecrets', () => {
     expect(out.err).toBe(error);
   });
 
-  it.each(['token', 'push_token', 'web_push_subscription', 'private_key', 'apns_private_key', 'APP_KEY', 'api_key', 'refresh_token', 'Cookie'])(
+  it.each([
+    'token',
+    'push_token',
+    'web_push_subscription',
+    'private_key',
+    'apns_private_key',
+    'APP_KEY',
+    'api_key',
+    'refresh_token',
+    'Cookie',
+    // Header names join their words with hyphens.
+    'X-Api-Key',
+    'x-access-token',
+    'app-key',
+    'app-key-previous',
+  ])(
     '%s is a secret key',
     (key) => expect(isSecretKey(key)).toBe(true),
   );

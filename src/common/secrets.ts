@@ -7,10 +7,11 @@ export const CENSOR = '[Redacted]';
 /**
  * Key names whose values never reach a log line, wherever they sit: bearer tokens, device push
  * tokens and subscriptions, provider private keys (APNs .p8, FCM service account, VAPID),
- * passwords and the APP_KEY (and APP_KEY_PREVIOUS). `tokenId`/`token_id` stay: they identify a token without revealing it.
+ * passwords and the APP_KEY (and APP_KEY_PREVIOUS). Words may be joined by `_`, `-` (header names:
+ * X-Api-Key) or nothing. `tokenId`/`token_id` stay: they identify a token without revealing it.
  */
 const SECRET_KEY =
-  /^(authorization|proxy-authorization|cookie|set-cookie|token|app_key|app_key_previous|appkey)$|password|passphrase|secret|private_?key|push_?token|web_?push_?subscription|access_?token|refresh_?token|api_?key/i;
+  /^(authorization|proxy-authorization|cookie|set-cookie|token|app[-_]?key|app[-_]key[-_]previous)$|password|passphrase|secret|private[-_]?key|push[-_]?token|web[-_]?push[-_]?subscription|access[-_]?token|refresh[-_]?token|api[-_]?key/i;
 const MAX_DEPTH = 8;
 
 export function isSecretKey(key: string): boolean {

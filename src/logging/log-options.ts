@@ -9,20 +9,7 @@ import type { EnvironmentVariables } from '../config/env';
 export const REQUEST_ID_HEADER = 'X-Request-Id';
 
 /** Secret names a child logger could be bound with (`logger.child({ token })`). */
-export const BINDING_SECRET_KEYS = ['token', 'push_token', 'web_push_subscription', 'private_key', 'authorization', 'password', 'secret'];
-
-/** Header names already classified: the same dozen arrive on every request. Bounded, since clients choose them. */
-const secretHeaders = new Map<string, boolean>();
-
-function isSecretHeader(name: string): boolean {
-  let secret = secretHeaders.get(name);
-  if (secret === undefined) {
-    // Header names spell words with hyphens: X-Api-Key is api_key.
-    secret = isSecretKey(name) || isSecretKey(name.replace(/-/g, '_'));
-    if (secretHeaders.size < 1000) secretHeaders.set(name, secret);
-  }
-  return secret;
-}
+const BINDING_SECRET_KEYS = ['token', 'push_token', 'web_push_subscription', 'private_key', 'authorization', 'password', 'secret'];
 
 /**
  * A header object with the value of every secret-named header (Authorization, Cookie,
@@ -32,7 +19,7 @@ function censorHeaders(headers: unknown): unknown {
   if (!headers || typeof headers !== 'object') return headers;
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
-    out[name] = value != null && isSecretHeader(name) ? CENSOR : value;
+    out[name] = value != null && isSecretKey(name) ? CENSOR : value;
   }
   return out;
 }
