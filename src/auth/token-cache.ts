@@ -32,7 +32,8 @@ const RECONNECT_DELAY_MS = 1_000;
 @Injectable()
 export class TokenCache implements OnModuleDestroy {
   private readonly logger = new Logger(TokenCache.name);
-  private readonly entries = new Map<string, TokenRecord & { keptAt: number }>();
+  /** The record itself, not a copy: authenticate() updates its last_used_at in place. */
+  private readonly entries = new Map<string, { record: TokenRecord; keptAt: number }>();
   private listener?: TokenChangesListener;
   private live = false;
   private connecting = false;
@@ -72,19 +73,14 @@ export class TokenCache implements OnModuleDestroy {
       this.entries.delete(hash);
       return undefined;
     }
-    return entry;
+    return entry?.record;
   }
 
   /** Keeps a valid token read in `epoch`, unless something changed since that read began. */
   keep(hash: string, record: TokenRecord, epoch: number, now = Date.now()): void {
     if (!this.live || epoch !== this.epochCounter) return;
     if (this.entries.size >= MAX_ENTRIES && !this.entries.has(hash)) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(hash, { ...record, keptAt: now });
-  }
-
-  /** Drops everything kept, as an announcement does (after this process changed a token itself). */
-  forgetAll(): void {
-    this.forget();
+    this.entries.set(hash, { record, keptAt: now });
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -92,7 +88,7 @@ export class TokenCache implements OnModuleDestroy {
     clearTimeout(this.retryTimer);
     this.attempt++;
     this.live = false;
-    this.forget();
+    this.forgetAll();
     const listener = this.listener;
     this.listener = undefined;
     await listener?.close();
@@ -105,7 +101,7 @@ export class TokenCache implements OnModuleDestroy {
     this.changes
       .listen({
         changed: () => {
-          if (attempt === this.attempt) this.forget();
+          if (attempt === this.attempt) this.forgetAll();
         },
         lost: (error) => this.lost(attempt, error),
       })
@@ -113,7 +109,7 @@ export class TokenCache implements OnModuleDestroy {
         if (attempt !== this.attempt) return void listener.close();
         this.connecting = false;
         this.listener = listener;
-        this.forget();
+        this.forgetAll();
         this.live = true;
       })
       .catch((error: Error) => this.lost(attempt, error));
@@ -124,7 +120,7 @@ export class TokenCache implements OnModuleDestroy {
     this.attempt++;
     this.connecting = false;
     this.live = false;
-    this.forget();
+    this.forgetAll();
     void this.listener?.close();
     this.listener = undefined;
     if (this.closed) return;
@@ -135,7 +131,8 @@ export class TokenCache implements OnModuleDestroy {
     this.retryTimer.unref();
   }
 
-  private forget(): void {
+  /** Drops everything kept: on an announcement, and after this process changed a token itself. */
+  forgetAll(): void {
     this.epochCounter++;
     this.entries.clear();
   }

@@ -94,7 +94,7 @@ export class TokensService {
       const epoch = this.cache.epoch;
       const row = await this.tokens.findByHash(hash);
       if (!row || row.revoked_at) return null;
-      record = { id: row.id, app_id: row.app_id, abilities: row.abilities, expires_at: row.expires_at, last_used_at: row.last_used_at };
+      record = row;
       this.cache.keep(hash, record, epoch);
     }
     const now = Date.now();
