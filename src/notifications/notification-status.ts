@@ -2,7 +2,8 @@ import { NotificationResource, toNotificationResource } from './notification.res
 import type { NotificationRow } from './notifications.repository';
 
 /** Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard"). */
-export type NotificationStatus = 'scheduled' | 'sending' | 'completed' | 'canceled';
+export const NOTIFICATION_STATUSES = ['scheduled', 'sending', 'completed', 'canceled'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /**
  * Canceled and completed are final (a cancelled notification also completes: canceled wins).
