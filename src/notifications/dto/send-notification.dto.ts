@@ -1,29 +1,33 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import {
-  checkHttpsUrl,
-  checkIn,
-  checkLinkUrl,
-  checkString,
   DescribeObject,
+  Optional,
+  OptionalNotNull,
+  Required,
+  RequiredNaming,
+} from '../../common/validation/framework';
+import {
+  checkIn,
+  checkString,
   ExactlyOneOf,
-  HttpsUrl,
   In,
   Instant,
   Int,
   KeyedObjects,
-  LinkUrl,
   List,
   Nested,
-  Optional,
-  OptionalNotNull,
   PlainObject,
-  Required,
-  RequiredNaming,
   Str,
-  TAG,
   True,
 } from '../../common/validation/rules';
+import {
+  checkHttpsUrl,
+  checkLinkUrl,
+  HttpsUrl,
+  LinkUrl,
+  TAG,
+} from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 
 /** Keys the service itself puts into FCM data, or that FCM reserves. */
@@ -33,7 +37,7 @@ const RESERVED_DATA_KEY = (key: string) =>
   key.startsWith('gcm.');
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
-// (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
+// (common/validation/); @ApiProperty here adds only descriptions and examples.
 
 export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
