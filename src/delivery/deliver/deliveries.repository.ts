@@ -16,7 +16,7 @@ export interface ClaimedRow {
   web_push_subscription: WebPushSubscription | null;
   deleted_at: Date | null;
   invalidated_at: Date | null;
-  /** device.locale, for the localized content (docs/api.md 12). */
+  /** device.locale, for the localized content (docs/api.md#localization). */
   locale: string | null;
 }
 
@@ -59,9 +59,9 @@ export interface Invalidation {
 export const ownPartition = (alias: string, notificationIdParam: string) =>
   `${alias}.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = ${notificationIdParam})`;
 
-// Targeting and timing (docs/api.md 11): "scheduled" rows are due at next_attempt_at like retries;
+// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like retries;
 // a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
-// locale picks the localized content (docs/api.md 12). $4 and $5 bound the notification's start
+// locale picks the localized content (docs/api.md#localization). $4 and $5 bound the notification's start
 // (its partition), parameters known when execution begins, so the other partitions are left out
 // before they are opened. Prepared: it runs once per batch
 // (docs/decisions/0001-prepared-hot-statements.md).
@@ -87,7 +87,7 @@ export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
 /**
  * A cancelled notification's rows of one batch that are still to send (left by a retry or a
  * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification
- * (with its webhook event, docs/api.md 14).
+ * (with its webhook event, docs/api.md#webhooks).
  */
 const CANCEL_LEFTOVERS_SQL = `
   WITH canceled AS (
@@ -128,7 +128,7 @@ const CANCEL_LEFTOVERS_SQL = `
  * statement completed answer \`completed\` (completed_at = now() holds only in the transaction that
  * set it: now() is when its own transaction began).
  *
- * The invalidations and completions it makes write their webhook events (docs/api.md 14) in the
+ * The invalidations and completions it makes write their webhook events (docs/api.md#webhooks) in the
  * same statement (`invalidated_events`, `completed_events`): work in proportion to those, none for
  * an ordinary outcome.
  *
@@ -199,7 +199,7 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
   ];
 }
 
-/** Completes what is complete, writing each completion's webhook events with it (docs/api.md 14). */
+/** Completes what is complete, writing each completion's webhook events with it (docs/api.md#webhooks). */
 const completeWhere = (where: string) => `WITH finished AS (
          UPDATE notifications SET completed_at = now()
          WHERE ${where} completed_at IS NULL AND ${completionCondition()}
