@@ -51,6 +51,17 @@ describe('links into docs/', () => {
     expect(cited.filter(({ target }) => !anchors.has(target)).map(({ where }) => where)).toEqual([]);
   });
 
+  it('cites docs/api.md by anchor, never by a section number, which changes', () => {
+    const byNumber = citations(/(docs\/api\.md,?(?: |\n[ \t]*(?:\*|\/\/)[ \t]*)(?:sections? )?\d[\d.]*|\[docs\/api\.md\]\([^)]*\),? \d[\d.]*)/g);
+    expect(byNumber.map(({ where }) => where)).toEqual([]);
+  });
+
+  it('gives every numbered heading of docs/api.md a number-free anchor on the line before it', () => {
+    const lines = API.split('\n');
+    const bare = lines.filter((line, i) => /^#{2,3} \d/.test(line) && !/^<a id="[a-z-]+"><\/a>$/.test(lines[i - 2] ?? ''));
+    expect(bare).toEqual([]);
+  });
+
   it('cites docs/decisions/ pages that exist', () => {
     const cited = citations(/docs\/decisions\/(\d{4}-[\w-]+\.md)/g);
     expect(cited.length).toBeGreaterThan(0);
