@@ -148,7 +148,7 @@ export class AdminController {
   /** Send a test: the API's send request body, validated by the same DTO and service. */
   @Post('apps/:app/notifications')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Send a test', description: 'The body of `POST /api/v1/notifications` (docs/api.md 5.1), with its validation and payload size checks.' })
+  @ApiOperation({ summary: 'Send a test', description: 'The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.' })
   @APP
   @ApiBody({ type: SendNotificationDto })
   @ApiAcceptedResponse({ description: 'Stored and queued.', type: OperatorNotificationEnvelope })
@@ -168,9 +168,9 @@ export class AdminController {
     return { data: await this.admin.notification(appId, id) };
   }
 
-  /** The delivery trace (docs/api.md 13) through the API's own service, with a reason filter besides the status. */
+  /** The delivery trace (docs/api.md#delivery-trace) through the API's own service, with a reason filter besides the status. */
   @Get('apps/:app/notifications/:id/deliveries')
-  @ApiOperation({ summary: "A notification's deliveries", description: 'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md 13), also filtered by reason.' })
+  @ApiOperation({ summary: "A notification's deliveries", description: 'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.' })
   @APP
   @NOTIFICATION
   @ApiOkResponse({ description: 'One page.', type: DeliveryPage })
@@ -182,7 +182,7 @@ export class AdminController {
 
   @Post('apps/:app/notifications/:id/cancel')
   @HttpCode(200)
-  @ApiOperation({ summary: 'Cancel a notification', description: 'As `POST /api/v1/notifications/{id}/cancel` (docs/api.md 11). No body.' })
+  @ApiOperation({ summary: 'Cancel a notification', description: 'As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.' })
   @APP
   @NOTIFICATION
   @ApiOkResponse({ description: 'The notification, `canceled_at` set.', type: OperatorNotificationEnvelope })

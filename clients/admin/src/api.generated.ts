@@ -101,7 +101,7 @@ export interface paths {
         put?: never;
         /**
          * Send a test
-         * @description The body of `POST /api/v1/notifications` (docs/api.md 5.1), with its validation and payload size checks.
+         * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
          */
         post: operations["Admin_send"];
         delete?: never;
@@ -139,7 +139,7 @@ export interface paths {
         };
         /**
          * A notification's deliveries
-         * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md 13), also filtered by reason.
+         * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.
          */
         get: operations["Admin_deliveries"];
         put?: never;
@@ -161,7 +161,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a notification
-         * @description As `POST /api/v1/notifications/{id}/cancel` (docs/api.md 11). No body.
+         * @description As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.
          */
         post: operations["Admin_cancel"];
         delete?: never;
@@ -385,7 +385,7 @@ export interface components {
             /** @example myapp://orders/42 */
             action_url: string | null;
             /**
-             * @description The variants by language tag, as sent (docs/api.md 12); null when none.
+             * @description The variants by language tag, as sent (docs/api.md#localization); null when none.
              * @example {
              *       "fr": {
              *         "title": "Expédiée"

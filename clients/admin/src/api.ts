@@ -26,7 +26,7 @@ export type Delivery = Schemas['DeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
 
-/** A refused call: its status, message and, for a 422, the errors per field (docs/api.md 2). */
+/** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

@@ -88,7 +88,7 @@ export class AdminAppList {
   @ApiProperty({ type: () => [AdminAppSummary] }) data: AdminAppSummary[];
 }
 
-/** Every recipients key of a send (docs/api.md 10); a Record, so a kind added to the row type must be added here. */
+/** Every recipients key of a send (docs/api.md#recipients); a Record, so a kind added to the row type must be added here. */
 const RECIPIENT_KINDS = Object.keys({ user_ids: 1, installation_ids: 1, tags: 1, all: 1 } satisfies Record<RecipientKind, 1>);
 
 export class NotificationTarget {

@@ -8,11 +8,11 @@ import { formatNumber } from '../../format';
 import { Link } from '../../router';
 
 const STATUSES: DeliveryStatus[] = ['scheduled', 'pending', 'sending', 'accepted', 'failed', 'skipped'];
-/** The reasons the service itself gives (docs/api.md 13); a provider's own reason can be typed in. */
+/** The reasons the service itself gives (docs/api.md#delivery-trace); a provider's own reason can be typed in. */
 export const KNOWN_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoToken', 'NoCredentials', 'PlatformExcluded', 'Canceled', 'BadDeviceToken', 'Unregistered', 'UNREGISTERED'];
 
 /**
- * The per-installation trace of a notification (docs/api.md 13), filtered by status and reason.
+ * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
  * Pages are appended; they are read again whenever `revision` (the notification's progress) changes. A filtered page looks at a bounded stretch of the deliveries, so it can come
  * back short, even empty, with more to look at: the button then says so.
  */
