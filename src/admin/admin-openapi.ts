@@ -1,13 +1,15 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject } from '@nestjs/swagger';
 import { errorContent, scanOpenApiDocument } from '../common/http/openapi';
-import { CSRF_HEADER, SESSION_COOKIE } from './admin-session';
+import { SESSION_COOKIE } from './admin-session';
 import { NO_SESSION_EXTENSION, SAFE_METHODS } from './admin.guard';
 
 /** The name AdminController is described under (InOpenApiDocument): it is no part of the public document. */
 export const ADMIN_OPENAPI_DOCUMENT = 'admin';
 export const SESSION_SCHEME = 'session';
 export const CSRF_SCHEME = 'csrf';
+/** admin-session.ts's CSRF_HEADER, capitalized as documents write header names. */
+const CSRF_HEADER_NAME = 'X-CSRF-Token';
 
 const DESCRIPTION = `
 The operator dashboard's own API (docs/operations.md "Operator dashboard"), called by the page at
@@ -33,7 +35,7 @@ export function buildAdminOpenApiDocument(app: INestApplication): OpenAPIObject 
       { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The session cookie `POST /admin/api/session` sets.' },
       SESSION_SCHEME,
     )
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: "The session's `csrf_token`." }, CSRF_SCHEME)
+    .addApiKey({ type: 'apiKey', in: 'header', name: CSRF_HEADER_NAME, description: "The session's `csrf_token`." }, CSRF_SCHEME)
     .build();
   return describeSessionGuard(scanOpenApiDocument(app, config, ADMIN_OPENAPI_DOCUMENT));
 }
@@ -60,7 +62,7 @@ export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
         const safe = SAFE_METHODS.has(method.toUpperCase());
         operation.security = [safe ? { [SESSION_SCHEME]: [] } : { [SESSION_SCHEME]: [], [CSRF_SCHEME]: [] }];
         responses['401'] = { description: 'No valid session cookie (logged out, expired, or the credentials changed).', content: errorContent('Unauthenticated.') };
-        if (!safe) responses['403'] = { description: `No \`${CSRF_HEADER}\` header with the session's CSRF token.`, content: errorContent('This action is unauthorized.') };
+        if (!safe) responses['403'] = { description: `No \`${CSRF_HEADER_NAME}\` header with the session's CSRF token.`, content: errorContent('This action is unauthorized.') };
       }
       responses['500'] = {
         description: 'Anything unexpected; the details are only in the log, under the `X-Error-Id` header.',

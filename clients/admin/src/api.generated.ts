@@ -1232,7 +1232,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `x-csrf-token` header with the session's CSRF token. */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1790,7 +1790,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `x-csrf-token` header with the session's CSRF token. */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2186,7 +2186,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `x-csrf-token` header with the session's CSRF token. */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
             403: {
                 headers: {
                     [name: string]: unknown;
