@@ -119,7 +119,7 @@ const CANCEL_LEFTOVERS_SQL = `
  * such row, and its plan compared every "sending" row of the notification with every outcome
  * (550,000 comparisons to write 138 outcomes, in the bench). The same test written as a CASE has
  * no statistics to go by (estimated true for half the rows), which keeps the estimate of the rows
- * in the notification's range honest; the plan probes the key (test/e2e/delivery-storage.e2e-spec.ts).
+ * in the notification's range honest; the plan probes the key (test/integration/delivery-storage.int-spec.ts).
  *
  * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
  * statement's own transaction: PostgreSQL applies the value in effect when a transaction commits).

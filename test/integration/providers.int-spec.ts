@@ -1,5 +1,5 @@
 // The three delivery providers against the loopback fakes, over real TLS (NODE_EXTRA_CA_CERTS=
-// test/fakes/certs/ca.pem, as `npm run test:e2e` sets). Asserts what the fakes recorded: the exact
+// test/fakes/certs/ca.pem, as the npm test scripts set). Asserts what the fakes recorded: the exact
 // payloads and headers of docs/api.md 6.1, every outcome mapping, and connection / token reuse.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants as h2, createSecureServer, type Http2SecureServer } from 'node:http2';

@@ -43,7 +43,7 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * Issue #12.7: docs/api.md is the project's own API reference. Its route index is the app's
- * routes (read from the OpenAPI document, which openapi.e2e-spec.ts keeps equal to the router),
+ * routes (read from the OpenAPI document, which openapi.int-spec.ts keeps equal to the router),
  * its sections keep the specification's numbering, and every code comment citing it points at a
  * section that exists.
  */
