@@ -11,7 +11,7 @@ export interface Progress {
  * The completion rule: a notification is complete once its fan-out has finished and every
  * installation it counted is accepted, failed or skipped. Its SQL twin is
  * `completionCondition()` in common/completion-condition.ts, which the statements that set
- * `completed_at` use; test/e2e/delivery-storage.e2e-spec.ts checks that both agree.
+ * `completed_at` use; test/integration/delivery-storage.int-spec.ts checks that both agree.
  */
 export function isComplete(p: Progress): boolean {
   return p.fannedOut && p.accepted + p.failed + p.skipped >= p.installations;

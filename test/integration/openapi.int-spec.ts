@@ -70,7 +70,7 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       ]),
     );
     // The operator dashboard's API is no part of the apps' API: docs/operations.md lists it (below), and its own
-    // document describes it (clients/admin/openapi.json, checked by admin-api.e2e-spec.ts).
+    // document describes it (clients/admin/openapi.json, checked by admin-api.int-spec.ts).
     expect(documented).toEqual(served.filter((route) => !route.includes(' /admin/api/')));
   });
 
