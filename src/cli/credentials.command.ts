@@ -4,7 +4,7 @@ import {
   CREDENTIALS_PROVIDERS,
   CredentialsError,
   CredentialsInput,
-  CredentialsProvider,
+  type CredentialsProvider,
   CredentialsService,
 } from '../credentials/credentials.service';
 import { WebhookError } from '../webhooks/webhook-rules';

@@ -1,8 +1,9 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 import { ValidationFailedError } from '../common/errors';
 import { checkString } from '../common/validation/rules';
 
+// eslint-disable-next-line no-control-regex -- the pattern exists to refuse NUL
 const check = checkString({ min: 1, max: 255, pattern: /^[^\u0000]*$/, patternMessage: 'The :attribute field must not contain NUL characters.' });
 
 /** The OpenAPI schema of the path parameter, from the same check. */

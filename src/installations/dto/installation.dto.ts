@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
+import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { Base64Url, DescribeObject, In, List, Nested, Optional, OptionalNotNull, Str, TAG, WebPushEndpoint } from '../../common/validation/rules';
 
 const TAGS_DESCRIPTION = 'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
