@@ -1,5 +1,5 @@
 /**
- * What the delivery trace (docs/api.md 13) costs on a notification of 1,000,000 deliveries, and
+ * What the delivery trace (docs/api.md#delivery-trace) costs on a notification of 1,000,000 deliveries, and
  * what keeping each delivery's user (deliveries.user_id) costs the fan-out. In a scratch database:
  *
  *   1. 1,000,000 installations (2% with permission denied), fanned out twice with the fan-out's
@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { fanOutChunkSql } from '../src/delivery/fan-out.repository';
+import { fanOutChunkSql } from '../src/delivery/fan-out/fan-out.repository';
 import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../src/notifications/delivery-trace.repository';
 import { pageOf, TRACE_SCAN_ROWS } from '../src/notifications/delivery-trace.service';
 import { TEST_APP_KEY } from '../test/support/processes';

@@ -83,12 +83,12 @@ export class MetricsService {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
   }
 
-  /** `event` is a webhook event type (docs/api.md 14). */
+  /** `event` is a webhook event type (docs/api.md#webhooks). */
   recordWebhookCall(event: string, outcome: WebhookCallOutcome): void {
     this.webhookCalls.inc({ event, outcome });
   }
 
-  /** `reason` is one of the skip reasons of docs/api.md 6 (NoCredentials, PermissionDenied...). */
+  /** `reason` is one of the skip reasons of docs/api.md#delivery (NoCredentials, PermissionDenied...). */
   recordSkipped(provider: string, reason: string, count = 1): void {
     if (count > 0) this.deliveriesSkipped.inc({ provider, reason }, count);
   }

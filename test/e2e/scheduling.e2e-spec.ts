@@ -3,7 +3,7 @@ import { AllModule } from '../../src/app.module';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
 import { redisOptionsFromUrl } from '../../src/config/redis-options';
 import { FanoutJobs } from '../../src/queue/jobs';
-import { nextLocalTime } from '../../src/delivery/local-time';
+import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
@@ -12,8 +12,8 @@ import { waitFor } from '../support/wait-for';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** send_at, options.local_time and cancelling (docs/api.md 11), through API, fan-out and delivery in one process. */
-describe('scheduling and cancelling (docs/api.md 11)', () => {
+/** send_at, options.local_time and cancelling (docs/api.md#scheduling), through API, fan-out and delivery in one process. */
+describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
   let fakes: FakeProviders;
   beforeAll(async () => {
     fakes = await startFakeProviders();

@@ -1,9 +1,10 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/delivery-status';
-import { In, IntLike, Optional, Str } from '../../common/validation/rules';
+import { Optional } from '../../common/validation/framework';
+import { In, IntLike, Str } from '../../common/validation/rules';
 import { TRACE_SCAN_ROWS } from '../delivery-trace.service';
 
-/** The delivery trace's query (docs/api.md 13). */
+/** The delivery trace's query (docs/api.md#delivery-trace). */
 export class ListDeliveriesQueryDto {
   @ApiPropertyOptional({ description: "The previous page's `meta.next_cursor` (opaque)." })
   @Optional() @Str({ min: 1, max: 200 }) cursor?: string;

@@ -1,8 +1,9 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { In, Instant, Optional, Required, Str } from '../../common/validation/rules';
+import { Optional, Required } from '../../common/validation/framework';
+import { In, Instant, Str } from '../../common/validation/rules';
 import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 
-/** POST /notifications/{id}/events (docs/api.md 5.4). */
+/** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
 export class RecordEventDto {
   /** The client's own installation id, as in /installations/{installationId}. */
   @ApiProperty({ description: "The client's own installation id, as in /installations/{installationId}.", example: '3f1c-device-install' })

@@ -1,29 +1,33 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import {
-  checkHttpsUrl,
-  checkIn,
-  checkLinkUrl,
-  checkString,
   DescribeObject,
+  Optional,
+  OptionalNotNull,
+  Required,
+  RequiredNaming,
+} from '../../common/validation/framework';
+import {
+  checkIn,
+  checkString,
   ExactlyOneOf,
-  HttpsUrl,
   In,
   Instant,
   Int,
   KeyedObjects,
-  LinkUrl,
   List,
   Nested,
-  Optional,
-  OptionalNotNull,
   PlainObject,
-  Required,
-  RequiredNaming,
   Str,
-  TAG,
   True,
 } from '../../common/validation/rules';
+import {
+  checkHttpsUrl,
+  checkLinkUrl,
+  HttpsUrl,
+  LinkUrl,
+  TAG,
+} from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 
 /** Keys the service itself puts into FCM data, or that FCM reserves. */
@@ -33,14 +37,14 @@ const RESERVED_DATA_KEY = (key: string) =>
   key.startsWith('gcm.');
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
-// (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
+// (common/validation/); @ApiProperty here adds only descriptions and examples.
 
 export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 export const RECIPIENTS_MESSAGE =
   'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
 
-/** Exactly one key (docs/api.md 10). */
+/** Exactly one key (docs/api.md#recipients). */
 @DescribeObject({ minProperties: 1, maxProperties: 1 })
 export class RecipientsDto {
   /** 1..10,000 external user ids of 1..255 characters; duplicates are collapsed. */
@@ -60,7 +64,7 @@ export class RecipientsDto {
   @OptionalNotNull() @True() all?: true;
 }
 
-/** One language's variant of the content (docs/api.md 12): each field under the default field's rule. */
+/** One language's variant of the content (docs/api.md#localization): each field under the default field's rule. */
 const LOCALIZED_FIELDS = {
   title: checkString({ min: 1, max: 256 }),
   body: checkString({ min: 1, max: 4000 }),
@@ -134,7 +138,7 @@ export class NotificationOptionsDto implements NotificationOptions {
   local_time?: string;
 }
 
-/** POST /notifications (docs/api.md 5.1). */
+/** POST /notifications (docs/api.md#send). */
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
   @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;

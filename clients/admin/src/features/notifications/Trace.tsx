@@ -8,22 +8,22 @@ import { formatNumber } from '../../format';
 import { Link } from '../../router';
 
 const STATUSES: DeliveryStatus[] = ['scheduled', 'pending', 'sending', 'accepted', 'failed', 'skipped'];
-/** The reasons the service itself gives (docs/api.md 13); a provider's own reason can be typed in. */
+/** The reasons the service itself gives (docs/api.md#delivery-trace); a provider's own reason can be typed in. */
 export const KNOWN_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoToken', 'NoCredentials', 'PlatformExcluded', 'Canceled', 'BadDeviceToken', 'Unregistered', 'UNREGISTERED'];
 
 /**
- * The per-installation trace of a notification (docs/api.md 13), filtered by status and reason.
+ * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
  * Pages are appended; they are read again whenever `revision` (the notification's progress) changes. A filtered page looks at a bounded stretch of the deliveries, so it can come
  * back short, even empty, with more to look at: the button then says so.
  */
 export function Trace({ appId, id, live, revision }: { appId: string; id: string; live: boolean; revision?: string }) {
-  const [filters, setFilters] = useState<{ status: string; reason: string }>({ status: '', reason: '' });
-  const [status, setStatus] = useState('');
+  const [filters, setFilters] = useState<{ status: DeliveryStatus | ''; reason: string }>({ status: '', reason: '' });
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const [reason, setReason] = useState('');
   const trace = useInfiniteQuery({
     queryKey: ['trace', appId, id, filters],
     queryFn: ({ pageParam }) =>
-      api.deliveries(appId, id, { status: filters.status || undefined, reason: filters.reason || undefined, cursor: pageParam, limit: '50' }),
+      api.deliveries(appId, id, { status: filters.status || undefined, reason: filters.reason || undefined, cursor: pageParam, limit: 50 }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.meta.next_cursor ?? undefined,
     // While it is sending, the first pages follow it.
@@ -51,7 +51,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
       <form className="filters" onSubmit={apply} aria-label="Filter the deliveries">
         <div className="field">
           <label htmlFor="trace-status">Status</label>
-          <select id="trace-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select id="trace-status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
             <option value="">any</option>
             {STATUSES.map((s) => (
               <option key={s} value={s}>

@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { mapLimit } from '../common/map-limit';
-import { Platform } from '../common/platform';
-import { EnvironmentVariables } from '../config/env';
-import { CredentialsService } from '../credentials/credentials.service';
-import { ProviderCredentials } from '../credentials/provider-credentials';
-import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/metrics.service';
-import { DeliverJobs } from '../queue/jobs';
+import { mapLimit } from '../../common/map-limit';
+import { Platform } from '../../common/platform';
+import { EnvironmentVariables } from '../../config/env';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../../metrics/metrics.service';
+import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-import { contentFor, PushContent } from './providers/payloads';
-import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { contentFor, PushContent } from '../providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 import { StoreOutage } from './store-outage';
 
@@ -53,7 +53,7 @@ export class DeliveriesService {
     const { appId, content } = notification;
     const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim));
     if (claimed.length === 0) {
-      // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md 11).
+      // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md#scheduling).
       await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
       return { sent: 0 };
     }

@@ -1,16 +1,16 @@
 import { Test, TestingModule } from '@nestjs/testing';
-import { Platform } from '../common/platform';
-import { EnvironmentVariables } from '../config/env';
-import { CredentialsService } from '../credentials/credentials.service';
-import { ProviderCredentials } from '../credentials/provider-credentials';
-import { MetricsService } from '../metrics/metrics.service';
-import { CompletionReportService } from './completion-report.service';
-import { DeliverJobs } from '../queue/jobs';
+import { Platform } from '../../common/platform';
+import { EnvironmentVariables } from '../../config/env';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { MetricsService } from '../../metrics/metrics.service';
+import { CompletionReportService } from '../completion-report.service';
+import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { OutcomeRecorder } from './outcome-recorder';
-import { PushContent } from './providers/payloads';
-import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { PushContent } from '../providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { StoreOutage } from './store-outage';
 
 const NOTIFICATION = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';
@@ -222,7 +222,7 @@ describe('DeliveriesService', () => {
     expect(reported).toEqual([NOTIFICATION]);
   });
 
-  it("sends each installation the localized variant of its device.locale (docs/api.md 12)", async () => {
+  it("sends each installation the localized variant of its device.locale (docs/api.md#localization)", async () => {
     store.localizations = { fr: { title: 'Bonjour' }, 'pt-BR': { title: 'Olá' } };
     store.rows = [row('fr', { locale: 'fr_CA' }), row('pt', { locale: 'pt-PT' }), row('de', { locale: 'de' }), row('none')];
     await service.deliverBatch(NOTIFICATION, 0);
@@ -232,7 +232,7 @@ describe('DeliveriesService', () => {
   it('does nothing when the batch has nothing to claim (a duplicate job), but skips what a cancel left', async () => {
     expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 0 });
     expect(store.recorded.size).toBe(0);
-    // The statement skips rows only of a cancelled notification (docs/api.md 11).
+    // The statement skips rows only of a cancelled notification (docs/api.md#scheduling).
     expect(store.leftoversCanceled).toEqual([0]);
   });
 

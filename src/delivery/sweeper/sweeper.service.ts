@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EnvironmentVariables } from '../config/env';
-import { DeliverJobs, FanoutJobs } from '../queue/jobs';
-import { CompletionReportService } from './completion-report.service';
-import { DeliveriesRepository } from './deliveries.repository';
+import { EnvironmentVariables } from '../../config/env';
+import { DeliverJobs, FanoutJobs } from '../../queue/jobs';
+import { CompletionReportService } from '../completion-report.service';
+import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
 /** A notification this old with no fan-out progress is looked after (its enqueue may have failed). */
@@ -63,7 +63,7 @@ export class SweeperService {
       if (state === 'failed') {
         await job!.retry();
       } else if (state === 'delayed') {
-        // Held for a send_at that has passed, or cancelled since: due now (docs/api.md 11).
+        // Held for a send_at that has passed, or cancelled since: due now (docs/api.md#scheduling).
         await job!.promote();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
         // A completed job id would swallow the add, so it goes first.

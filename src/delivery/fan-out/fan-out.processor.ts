@@ -1,10 +1,10 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { FANOUT_QUEUE, FanoutJob } from '../common/queues';
-import { MetricsService } from '../metrics/metrics.service';
+import { FANOUT_QUEUE, FanoutJob } from '../../common/queues';
+import { MetricsService } from '../../metrics/metrics.service';
 import { FanOutService } from './fan-out.service';
-import { workerOptions } from '../queue/worker-options';
+import { workerOptions } from '../../queue/worker-options';
 
 /** Few fan-outs at once: each one is a sequence of database transactions. */
 @Processor(FANOUT_QUEUE, workerOptions(() => 2))
@@ -22,7 +22,7 @@ export class FanOutProcessor extends WorkerHost {
     const started = process.hrtime.bigint();
     const result = await this.fanOut.fanOut(job.data.notificationId, job.attemptsStarted > 1 || job.stalledCounter > 0);
     if (result.heldUntil) {
-      // Early (clocks, or the sweeper's re-queue): the same job waits until send_at (docs/api.md 11).
+      // Early (clocks, or the sweeper's re-queue): the same job waits until send_at (docs/api.md#scheduling).
       await job.moveToDelayed(Math.max(Date.now(), result.heldUntil.getTime()) + 1, token);
       throw new DelayedError();
     }

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { NotificationOptions } from '../common/notification-options';
-import { Platform } from '../common/platform';
+import { NotificationOptions } from '../../common/notification-options';
+import { Platform } from '../../common/platform';
 
-/** Which recipients key a send used (docs/api.md 10). */
+/** Which recipients key a send used (docs/api.md#recipients). */
 export type RecipientKind = 'user_ids' | 'installation_ids' | 'tags' | 'all';
 
 /**
@@ -30,15 +30,15 @@ function chunkTargets(kind: RecipientKind, p: number): string {
 
 /**
  * One chunk of targets: every installation becomes a delivery row in one statement, inside
- * PostgreSQL (nothing is read into the worker): skipped with its reason (docs/api.md 5.2; every
+ * PostgreSQL (nothing is read into the worker): skipped with its reason (docs/api.md#notification-resource; every
  * one `Canceled` once the notification is cancelled), or numbered into delivery batches by due
- * time, `scheduled` until then (a local time, docs/api.md 11) or `pending`. Each installation's
+ * time, `scheduled` until then (a local time, docs/api.md#scheduling) or `pending`. Each installation's
  * due time is its zone's in $8/$9 (computed by the worker from Intl), else $10 (UTC's for a
  * local time; `send_at` or null otherwise). Batches never mix due times, so one delayed job per
  * due time and batch sends them. Each row carries the notification's processing_started_at, its
  * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
- * trace (docs/api.md 13).
+ * trace (docs/api.md#delivery-trace).
  */
 export const fanOutChunkSql = (kind: RecipientKind) => `
   WITH chosen AS (
@@ -268,7 +268,7 @@ export class FanOutRepository {
 
   /**
    * Marks the fan-out done. For the kinds other than user ids, target_users and statistics.users
-   * are the distinct users of the installations it found (docs/api.md 10), counted here, in
+   * are the distinct users of the installations it found (docs/api.md#recipients), counted here, in
    * PostgreSQL, once every row is written.
    */
   private async finish(manager: EntityManager, notificationId: string, kind: RecipientKind): Promise<void> {
