@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
+import { Redis } from 'ioredis';
 import { benchPatch, benchPost, benchRawUpdate, CONNECTIONS, type HttpResult, type RawResult } from './api';
 import type { CpuUse } from './lib/cpu';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
@@ -141,7 +142,6 @@ async function machine(stack: Stack): Promise<BenchResults['machine']> {
   const { rows } = await stack.db.query<{ server_version: string }>('SHOW server_version');
   let redis = 'unknown';
   try {
-    const { Redis } = await import('ioredis');
     const client = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { lazyConnect: true, maxRetriesPerRequest: 1 });
     await client.connect();
     redis = /redis_version:(\S+)/.exec(await client.info('server'))?.[1] ?? 'unknown';

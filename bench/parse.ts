@@ -103,13 +103,14 @@ async function startParse(stack: Stack, databaseUri: string, config: ParseConfig
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
-  let exit: string | null = null;
+  // Set by the exit listener; `as` keeps TypeScript from narrowing it to null for good.
+  let exit = null as string | null;
   const keep = (chunk: string) => {
     out += chunk;
     if (out.length > 200_000) out = out.slice(-100_000);
   };
-  child.stdout!.setEncoding('utf8').on('data', keep);
-  child.stderr!.setEncoding('utf8').on('data', keep);
+  child.stdout.setEncoding('utf8').on('data', keep);
+  child.stderr.setEncoding('utf8').on('data', keep);
   const exited = new Promise<void>((resolve) =>
     child.on('exit', (code, signal) => {
       exit = `exited with ${signal ?? code}`;

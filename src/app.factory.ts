@@ -1,4 +1,6 @@
 import { INestApplication, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
+import type { Express } from 'express';
+import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { AdminSessionsService } from './admin/admin-sessions.service';
@@ -18,7 +20,7 @@ import { EnvironmentVariables } from './config/env';
  * and the OpenAPI document with Swagger UI at /docs. Used by main.ts and by the e2e tests, so both run the same app.
  */
 export function configureHttpApp(app: INestApplication): INestApplication {
-  const express = app.getHttpAdapter().getInstance();
+  const express = app.getHttpAdapter().getInstance() as Express;
   express.disable('x-powered-by');
   express.set('trust proxy', true);
   // First, so every request is timed, including those refused before any route runs.
@@ -31,7 +33,7 @@ export function configureHttpApp(app: INestApplication): INestApplication {
     admin !== null && req.path.startsWith('/admin/api/') && admin.sessionOf(req as never) !== null;
   app.use(deferredJsonBody(async (req, res) => adminSession(req) || (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app);
-  answerClientErrors(app.getHttpServer());
+  answerClientErrors(app.getHttpServer() as Server);
   return app;
 }
 

@@ -183,7 +183,7 @@ export async function startStack(label: string): Promise<Stack> {
  */
 export function deployedNodeOptions(mode: 'api' | 'worker'): string {
   const compose = parse(readFileSync(join(__dirname, '..', '..', 'docker-compose.yml'), 'utf8'), { merge: true }) as {
-    services: Record<string, { environment?: Record<string, unknown> }>;
+    services: Record<string, { environment?: Record<string, string | number | undefined> }>;
   };
   return String(compose.services[mode]?.environment?.NODE_OPTIONS ?? '');
 }

@@ -1,7 +1,8 @@
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
-import { BULL_BOARD_ADAPTER, BullBoardInstance, BullBoardModule, BullBoardModuleOptions, InjectBullBoard } from '@bull-board/nestjs';
+import { BULL_BOARD_ADAPTER, type BullBoardInstance, BullBoardModule, BullBoardModuleOptions, InjectBullBoard } from '@bull-board/nestjs';
 import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
+import type { Express } from 'express';
 import { AppsModule } from '../apps/apps.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { InstallationsModule } from '../installations/installations.module';
@@ -68,7 +69,7 @@ export class AdminModule implements OnModuleInit, NestModule {
 
   onModuleInit(): void {
     // The dashboard is its own Express app: it would advertise Express, which the API does not.
-    this.adapter.getRouter().disable('x-powered-by');
+    (this.adapter.getRouter() as Express).disable('x-powered-by');
     if (!this.config.ADMIN_USER || !this.config.ADMIN_PASSWORD) return;
     this.board.replaceQueues(this.inspector.queues().map((queue) => new BullMQAdapter(queue)));
   }

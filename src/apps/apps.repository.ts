@@ -23,16 +23,16 @@ export class AppsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async insert(name: string): Promise<AppRow> {
-    const [row] = await this.db.query(`INSERT INTO apps (name) VALUES ($1) RETURNING id, name, created_at`, [name]);
+    const [row] = await this.db.query<[AppRow]>(`INSERT INTO apps (name) VALUES ($1) RETURNING id, name, created_at`, [name]);
     return row;
   }
 
   list(): Promise<AppRow[]> {
-    return this.db.query(`SELECT id, name, created_at FROM apps ORDER BY created_at, id`);
+    return this.db.query<AppRow[]>(`SELECT id, name, created_at FROM apps ORDER BY created_at, id`);
   }
 
   async find(id: string): Promise<AppRow | undefined> {
-    const [row] = await this.db.query(`SELECT id, name, created_at FROM apps WHERE id = $1`, [id]);
+    const [row] = await this.db.query<AppRow[]>(`SELECT id, name, created_at FROM apps WHERE id = $1`, [id]);
     return row;
   }
 

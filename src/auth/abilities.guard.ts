@@ -1,6 +1,8 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Ability, grants } from './abilities';
+import type { AuthContext } from './auth-context';
 import { ABILITIES_KEY, PUBLIC_KEY } from './auth.decorators';
 import { authenticateRequest } from './request-authentication';
 
@@ -19,8 +21,8 @@ export class AbilitiesGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_KEY, targets)) return true;
     const http = context.switchToHttp();
-    const req = http.getRequest();
-    const auth = await authenticateRequest(req, http.getResponse());
+    const req = http.getRequest<IncomingMessage & { user?: AuthContext }>();
+    const auth = await authenticateRequest(req, http.getResponse<ServerResponse>());
     if (!auth) throw new UnauthorizedException();
     req.user = auth;
     const required = this.reflector.getAllAndOverride<Ability[] | undefined>(ABILITIES_KEY, targets);

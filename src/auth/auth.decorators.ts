@@ -53,5 +53,5 @@ export const RequireAbilities = (...abilities: Ability[]) =>
 export const Public = () => SetMetadata(PUBLIC_KEY, true);
 
 export const CurrentAuth = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): AuthContext => context.switchToHttp().getRequest().user,
+  (_data: unknown, context: ExecutionContext): AuthContext => context.switchToHttp().getRequest<{ user: AuthContext }>().user,
 );

@@ -15,9 +15,10 @@ export function authenticateRequest(req: IncomingMessage, res: ServerResponse): 
   const request = req as RequestWithAuthentication;
   request[AUTHENTICATION] ??= new Promise((resolve, reject) => {
     // With a callback passport only reports: it neither answers the request nor touches a session.
-    passport.authenticate('bearer', { session: false }, (error: unknown, user: AuthContext | false) =>
+    const authenticate = passport.authenticate('bearer', { session: false }, (error: Error | null, user: AuthContext | false) =>
       error ? reject(error) : resolve(user || null),
-    )(req, res, (error?: unknown) => (error ? reject(error) : resolve(null)));
+    ) as (req: IncomingMessage, res: ServerResponse, next: (error?: Error) => void) => void;
+    authenticate(req, res, (error?: Error) => (error ? reject(error) : resolve(null)));
   });
   return request[AUTHENTICATION];
 }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { CREDENTIALS_PROVIDERS, CredentialsInput, CredentialsProvider, CredentialsService } from '../credentials/credentials.service';
+import { CREDENTIALS_PROVIDERS, CredentialsInput, type CredentialsProvider, CredentialsService } from '../credentials/credentials.service';
 import { CredentialsError } from '../credentials/provider-credentials';
 import { WebhookError } from '../webhooks/webhook-rules';
 import { WebhooksService } from '../webhooks/webhooks.service';

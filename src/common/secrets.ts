@@ -24,8 +24,8 @@ export function isSecretKey(key: string): boolean {
  */
 export function scrubSecrets<T>(value: T, depth = 0): T {
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => scrubSecrets(item, depth + 1)) as T;
-  const proto = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) return (value as unknown[]).map((item) => scrubSecrets(item, depth + 1)) as T;
+  const proto: unknown = Object.getPrototypeOf(value);
   if (proto !== Object.prototype && proto !== null) return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value as Record<string, unknown>)) {

@@ -76,7 +76,7 @@ function validateServiceAccount(text: string): ServiceAccountFields {
     throw new CredentialsError('FCM service account file must have "type": "service_account" (Firebase console > Project settings > Service accounts)');
   }
   const missing = ['project_id', 'client_email', 'private_key', 'private_key_id'].filter(
-    (field) => typeof account[field] !== 'string' || (account[field] as string).trim() === '',
+    (field) => typeof account[field] !== 'string' || account[field].trim() === '',
   );
   if (missing.length > 0) throw new CredentialsError(`FCM service account file lacks ${missing.join(', ')}`);
   const fields = account as unknown as ServiceAccountFields;

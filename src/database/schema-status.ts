@@ -56,9 +56,9 @@ export class SchemaStatus implements OnApplicationBootstrap, OnModuleDestroy {
   async refresh(): Promise<void> {
     const known = this.dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name);
     const table = this.dataSource.options.migrationsTableName ?? 'migrations';
-    const [{ present }] = await this.dataSource.query(`SELECT to_regclass($1) IS NOT NULL AS present`, [table]);
+    const [{ present }] = await this.dataSource.query<[{ present: boolean }]>(`SELECT to_regclass($1) IS NOT NULL AS present`, [table]);
     const applied = new Set<string>(
-      present ? (await this.dataSource.query(`SELECT name FROM "${table}"`)).map((row: { name: string }) => row.name) : [],
+      present ? (await this.dataSource.query<{ name: string }[]>(`SELECT name FROM "${table}"`)).map((row) => row.name) : [],
     );
     this.missing = known.filter((name) => !applied.has(name));
   }

@@ -1,5 +1,5 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
-import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
+import type { SchemaObject } from '@nestjs/swagger';
 import { ValidationFailedError } from '../common/errors';
 import { INSTALLATION_ID } from '../common/validation/domain-rules';
 

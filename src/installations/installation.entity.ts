@@ -1,6 +1,6 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
-import { Platform, WebPushSubscription } from '../common/platform';
+import { type Platform, WebPushSubscription } from '../common/platform';
 
 // Defined once in common/platform.ts; re-exported here for the installation DTOs.
 export { PLATFORMS } from '../common/platform';

@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { AuthContext } from '../auth/auth-context';
+import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';

@@ -123,7 +123,7 @@ export class InstallationsRepository {
   }
 
   async platformOf(appId: string, installationId: string): Promise<Platform | null> {
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<{ platform: Platform }[]>(
       `SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
       [appId, installationId],
     );

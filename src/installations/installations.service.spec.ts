@@ -1,7 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { Platform } from '../common/platform';
-import { RegisterInstallationDto } from './dto/installation.dto';
 import { InstallationChanges, InstallationRow, InstallationsRepository, NewInstallation } from './installations.repository';
 import { InstallationsService } from './installations.service';
 
@@ -78,31 +77,31 @@ describe('InstallationsService', () => {
   });
 
   it('creates on the first PUT, with the token each platform needs, an APNs token in lower case', async () => {
-    const result = await service.register(APP, 'phone', { platform: 'ios', push_token: APNS_TOKEN } as RegisterInstallationDto);
+    const result = await service.register(APP, 'phone', { platform: 'ios', push_token: APNS_TOKEN });
     expect(result.created).toBe(true);
     expect(store.creates[0]).toMatchObject({ platform: 'ios', pushToken: APNS_TOKEN.toLowerCase(), device: '{}' });
 
-    expect(await errorsOf(service.register(APP, 'new-1', {} as RegisterInstallationDto))).toEqual({
+    expect(await errorsOf(service.register(APP, 'new-1', {}))).toEqual({
       platform: ['The platform field is required when the installation is registered.'],
     });
-    expect(await errorsOf(service.register(APP, 'new-2', { platform: 'android' } as RegisterInstallationDto))).toEqual({
+    expect(await errorsOf(service.register(APP, 'new-2', { platform: 'android' }))).toEqual({
       push_token: ['The push_token field is required when platform is android.'],
     });
-    expect(await errorsOf(service.register(APP, 'new-3', { platform: 'web', push_token: 'x' } as RegisterInstallationDto))).toEqual({
+    expect(await errorsOf(service.register(APP, 'new-3', { platform: 'web', push_token: 'x' }))).toEqual({
       push_token: ['The push_token field is prohibited when platform is web; send web_push_subscription.'],
       web_push_subscription: ['The web_push_subscription field is required when platform is web.'],
     });
-    expect(await errorsOf(service.register(APP, 'new-4', { platform: 'ios', push_token: 'not-hex' } as RegisterInstallationDto))).toEqual({
+    expect(await errorsOf(service.register(APP, 'new-4', { platform: 'ios', push_token: 'not-hex' }))).toEqual({
       push_token: ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'],
     });
   });
 
   it('refreshes an existing installation on a later PUT, and refuses a change of platform', async () => {
     store.rows.set('phone', installationRow('phone', 'android'));
-    const result = await service.register(APP, 'phone', { user_id: 'alice' } as RegisterInstallationDto);
+    const result = await service.register(APP, 'phone', { user_id: 'alice' });
     expect(result.created).toBe(false);
     expect(store.updates[0]).toMatchObject({ setUserId: true, userId: 'alice', pushToken: null });
-    expect(await errorsOf(service.register(APP, 'phone', { platform: 'ios' } as RegisterInstallationDto))).toEqual({
+    expect(await errorsOf(service.register(APP, 'phone', { platform: 'ios' }))).toEqual({
       platform: ['The platform field cannot be changed (the installation is android).'],
     });
   });

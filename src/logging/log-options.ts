@@ -49,7 +49,7 @@ export function redactResponse(res: Record<string, unknown>): Record<string, unk
  */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers['x-request-id'];
-  const id = typeof given === 'string' && /^[A-Za-z0-9._:@\/+=-]{1,128}$/.test(given) ? given : randomUUID();
+  const id = typeof given === 'string' && /^[A-Za-z0-9._:@/+=-]{1,128}$/.test(given) ? given : randomUUID();
   res.setHeader(REQUEST_ID_HEADER, id);
   return id;
 }
@@ -78,8 +78,8 @@ export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>)
     customAttributeKeys: { reqId: 'request_id' },
     // Added to the final line only, once the guard has authenticated the caller. (customProps
     // would do the same through two extra child loggers per request, each serialized anew.)
-    customSuccessObject: (req, _res, value) => ({ ...value, ...callerOf(req) }),
-    customErrorObject: (req, _res, _error, value) => ({ ...value, ...callerOf(req) }),
+    customSuccessObject: (req, _res, value: object) => ({ ...value, ...callerOf(req) }),
+    customErrorObject: (req, _res, _error, value: object) => ({ ...value, ...callerOf(req) }),
     customLogLevel: (_req, res, error): LevelWithSilent => (error || res.statusCode >= 500 ? 'error' : 'info'),
     // Probes hit these every few seconds; their lines would drown everything else.
     autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health/') },
@@ -99,6 +99,7 @@ export function logDestination(config: Pick<EnvironmentVariables, 'LOG_PRETTY'>)
   if (config.LOG_PRETTY) {
     try {
       // Required lazily so the production image, which lacks it, still starts.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, loaded only when asked for
       const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
       return pretty({ colorize: process.stdout.isTTY, sync: true, translateTime: 'SYS:standard' });
     } catch {

@@ -44,7 +44,11 @@ function notSentMessage(result: EventResult): string {
       return `The notification was not sent to this installation (${why}), so its events are not counted.`;
     case 'failed':
       return `The notification was not delivered to this installation (${why}), so its events are not counted.`;
-    default:
+    case 'scheduled':
+    case 'pending':
+    case 'sending':
+    case 'accepted':
+    case null:
       return 'The notification has not been sent to this installation yet, so its events are not counted.';
   }
 }

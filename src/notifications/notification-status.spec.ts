@@ -8,7 +8,7 @@ const base = {
   completed_at: null,
   canceled_at: null,
 } as unknown as NotificationResource;
-const at = (fields: Partial<Record<string, unknown>>) => ({ ...base, ...fields }) as NotificationResource;
+const at = (fields: Partial<Record<string, unknown>>) => ({ ...base, ...fields });
 const NOW = Date.parse('2026-11-24T10:00:00Z');
 
 describe('notificationStatus', () => {

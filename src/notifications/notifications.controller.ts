@@ -9,7 +9,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { AuthContext } from '../auth/auth-context';
+import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
 import { DeliveryTraceService, TRACE_SCAN_ROWS } from './delivery-trace.service';

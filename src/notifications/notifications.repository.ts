@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { completionCondition } from '../common/completion-condition';
+import { DeliveryStatus } from '../common/delivery-status';
 import { preparedQuery } from '../common/prepared-query';
 import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
@@ -107,7 +108,7 @@ export interface EventResult {
   /** Its delivery is accepted or under way, so its events count (docs/api.md#reads-and-events). */
   eligible: boolean;
   /** That row's status and reason (null when not targeted). */
-  status: 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped' | null;
+  status: DeliveryStatus | null;
   reason: string | null;
   counted: boolean;
 }

@@ -20,5 +20,5 @@ export function workerOptions(concurrency: () => number): Partial<WorkerOptions>
     get stalledInterval() {
       return Math.max(1000, Math.floor(env().QUEUE_LOCK_MS / 2));
     },
-  } as Partial<WorkerOptions>;
+  };
 }

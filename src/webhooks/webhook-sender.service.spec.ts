@@ -126,11 +126,12 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
     const [url, init] = fetchMock.mock.calls[0] as [string, RequestInit & { headers: Record<string, string> }];
     expect(url).toBe('https://hooks.example.com/push');
     expect(init).toMatchObject({ method: 'POST', redirect: 'manual' });
-    const body = JSON.parse(init.body as string);
+    const sentBody = init.body as string;
+    const body = JSON.parse(sentBody);
     expect(body).toMatchObject({ type: 'notification.completed', timestamp: '2026-11-24T10:00:00.000Z', data: { id: NOTIFICATION } });
     expect(body.data.statistics).toEqual({ users: 1, installations: 2, accepted: 1, received: 0, displayed: 0, opened: 0, failed: 1, skipped: 0 });
     const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
-      .update(`${MESSAGE}.${init.headers['webhook-timestamp']}.${init.body}`)
+      .update(`${MESSAGE}.${init.headers['webhook-timestamp']}.${sentBody}`)
       .digest('base64');
     expect(init.headers).toMatchObject({ 'content-type': 'application/json', 'webhook-id': MESSAGE, 'webhook-signature': `v1,${expected}` });
     expect(await calls('notification.completed', 'delivered')).toBe(1);

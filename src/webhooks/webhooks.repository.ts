@@ -138,12 +138,12 @@ export class WebhooksRepository {
   }
 
   async notification(id: string): Promise<NotificationSubject | undefined> {
-    const [row] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id]);
+    const [row] = await this.db.query<NotificationSubject[]>(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id]);
     return row;
   }
 
   async installation(id: string): Promise<InstallationSubject | undefined> {
-    const [row] = await this.db.query(`SELECT ${INSTALLATION_COLUMNS} FROM installations WHERE id = $1`, [id]);
+    const [row] = await this.db.query<InstallationSubject[]>(`SELECT ${INSTALLATION_COLUMNS} FROM installations WHERE id = $1`, [id]);
     return row;
   }
 

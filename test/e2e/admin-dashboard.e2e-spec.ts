@@ -108,7 +108,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     ).body.data.id;
     const completed = async (id: string) => (await api(`/notifications/${id}`)).body.data.completed_at !== null;
     await waitUntil(async () => (await completed(ids.sale)) && (await completed(ids.digest)), 'the sends to complete', 30_000);
-    const givenUp = async () => ((await ctx.db.query(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = 'failed'`)) as { n: number }[])[0].n;
+    const givenUp = async () => (await ctx.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = 'failed'`))[0].n;
     await waitUntil(async () => (await givenUp()) === 2, 'the two completion webhooks to be given up', 20_000);
     // The devices report back: 4 received, 3 displayed, 2 opened.
     for (const [n, types] of [[1, ['received', 'displayed', 'opened']], [2, ['received', 'displayed', 'opened']], [3, ['received', 'displayed']], [5, ['received']]] as const) {

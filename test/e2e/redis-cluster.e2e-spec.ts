@@ -58,7 +58,7 @@ class LocalRedisCluster {
   async stop(): Promise<void> {
     await Promise.all(
       this.nodes.map((node) =>
-        node.exitCode !== null || node.signalCode !== null ? undefined : new Promise((done) => node.once('exit', done).kill('SIGKILL')),
+        node.exitCode !== null || node.signalCode !== null ? Promise.resolve() : new Promise((done) => node.once('exit', done).kill('SIGKILL')),
       ),
     );
     if (this.dir) rmSync(this.dir, { recursive: true, force: true });

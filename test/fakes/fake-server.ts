@@ -152,7 +152,7 @@ export function headerValue(headers: IncomingHttpHeaders, name: string): string 
 /** Plain copy of request headers with one string per name (HTTP/2 pseudo-headers included). */
 export function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const result: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
     const text = headerValue(headers, name);
     if (text !== undefined) result[name.toLowerCase()] = text;
   }

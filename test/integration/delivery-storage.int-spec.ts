@@ -276,7 +276,7 @@ describe('the sweeper and the deliveries table', () => {
 
 /** A value as an SQL literal (EXECUTE takes no bind parameters): arrays of text, uuid or timestamps. */
 function literal(value: unknown): string {
-  const item = (v: unknown) => (v === null ? 'NULL' : `"${(v instanceof Date ? v.toISOString() : String(v)).replace(/["\\]/g, '\\$&')}"`);
+  const item = (v: string | Date | null) => (v === null ? 'NULL' : `"${(v instanceof Date ? v.toISOString() : String(v)).replace(/["\\]/g, '\\$&')}"`);
   if (value instanceof Date) return `'${value.toISOString()}'`;
-  return `'{${(value as unknown[]).map(item).join(',').replaceAll("'", "''")}}'`;
+  return `'{${(value as (string | Date | null)[]).map(item).join(',').replaceAll("'", "''")}}'`;
 }

@@ -1,4 +1,4 @@
-import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
+import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
 import { APNS_TOPIC, configureProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
 import { waitForQueues } from '../support/wait-for-queues';
@@ -241,7 +241,6 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
       const res = await send({ recipients: { user_ids: [user] } });
       notificationId = res.body.data.id;
       await completed(notificationId);
-      const { newToken } = await import('../support/factories');
       eventToken = await newToken(ctx, tenant.appId, ['events:write', 'installations:write']);
     });
 
@@ -274,7 +273,7 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
       const bad = await event({ installation_id: target, type: 'clicked', occurred_at: 'yesterday' });
       expect(bad.status).toBe(422);
       expect(Object.keys(bad.body.errors).sort()).toEqual(['occurred_at', 'type']);
-      const reader = await (await import('../support/factories')).newToken(ctx, tenant.appId, ['notifications:read']);
+      const reader = await newToken(ctx, tenant.appId, ['notifications:read']);
       expect((await event({ installation_id: target, type: 'opened' }, notificationId, reader)).status).toBe(403);
     });
 

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson, requestHash } from '../../src/notifications/idempotency.service';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 import { configureCredentials } from '../support/providers';
@@ -79,8 +81,6 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
 
   it('409 while the first request with the key is still in progress', async () => {
     const key = freshKey();
-    const { createHash } = await import('node:crypto');
-    const { canonicalJson } = await import('../../src/notifications/idempotency.service');
     const hash = createHash('sha256').update(canonicalJson(body())).digest('hex');
     await ctx.db.query(
       `INSERT INTO idempotency_keys (app_id, key, request_hash, status, locked_until, expires_at)
@@ -94,7 +94,6 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
 
   it('a claim left by a request that died is taken over by a retry once its lock expires', async () => {
     const key = freshKey();
-    const { requestHash } = await import('../../src/notifications/idempotency.service');
     await ctx.db.query(
       `INSERT INTO idempotency_keys (app_id, key, request_hash, status, locked_until, expires_at)
        VALUES ($1, $2, $3, 'in_progress', now() - interval '1 second', now() + interval '1 day')`,

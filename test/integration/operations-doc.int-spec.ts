@@ -42,7 +42,7 @@ describe('docs/operations.md (issue #4.7)', () => {
   it('lists exactly the variables of the configuration schema, with their defaults', () => {
     const rows = tableRows(section(DOC, 'Environment variables'));
     expect([...rows.keys()].sort()).toEqual([...VARIABLES].sort());
-    const defaults = new EnvironmentVariables() as unknown as Record<string, unknown>;
+    const defaults = new EnvironmentVariables() as unknown as Record<string, string | number | boolean | undefined>;
     for (const name of VARIABLES) {
       const [cell] = rows.get(name)!;
       const value = defaults[name];
@@ -58,7 +58,7 @@ describe('docs/operations.md (issue #4.7)', () => {
   it("README's configuration table lists the same variables, with the same defaults", () => {
     const rows = tableRows(section(readFileSync(resolve(ROOT, 'README.md'), 'utf8'), 'Configuration'));
     expect([...rows.keys()].sort()).toEqual([...VARIABLES].sort());
-    const defaults = new EnvironmentVariables() as unknown as Record<string, unknown>;
+    const defaults = new EnvironmentVariables() as unknown as Record<string, string | number | boolean | undefined>;
     for (const name of VARIABLES) {
       const value = defaults[name];
       if (value !== undefined) expect({ name, cell: rows.get(name)![0] }).toEqual({ name, cell: `\`${String(value)}\`` });

@@ -11,7 +11,7 @@ import { bearer, fcmToken, newApp, newInstallation } from '../support/factories'
  */
 describe('with DATABASE_PREPARED_STATEMENTS=false', () => {
   const ctx = useTestApp({ env: { DATABASE_PREPARED_STATEMENTS: 'false', DATABASE_POOL_SIZE: '1' } });
-  const preparedNames = async () => ((await ctx.db.query('SELECT name FROM pg_prepared_statements')) as { name: string }[]).map((row) => row.name);
+  const preparedNames = async () => (await ctx.db.query<{ name: string }[]>('SELECT name FROM pg_prepared_statements')).map((row) => row.name);
 
   it('answers the hot paths without preparing a named statement', async () => {
     const tenant = await newApp(ctx);

@@ -83,6 +83,7 @@ export function useTestApp(options: TestAppOptions | (() => TestAppOptions | Pro
       // Not a thenable: `await` on the context must not reach the guard below.
       if (key === 'then') return undefined;
       if (!ctx) throw new Error(`The test app was used (${String(key)}) before useTestApp's beforeAll built it`);
+      // eslint-disable-next-line @typescript-eslint/unbound-method -- called on the proxy, whose reads reach ctx: `this` works
       return ctx[key as keyof TestContext];
     },
   });

@@ -33,14 +33,14 @@ export default async function globalSetup(): Promise<void> {
       }
     });
   } catch (error) {
-    throw new Error(`PostgreSQL is not reachable (${(error as Error).message}). Start it, e.g. 'docker compose up -d postgres'.`);
+    throw new Error(`PostgreSQL is not reachable (${(error as Error).message}). Start it, e.g. 'docker compose up -d postgres'.`, { cause: error });
   }
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   try {
     await redis.connect();
     await redis.ping();
   } catch (error) {
-    throw new Error(`Redis is not reachable (${(error as Error).message}). Start it, e.g. 'docker compose up -d redis'.`);
+    throw new Error(`Redis is not reachable (${(error as Error).message}). Start it, e.g. 'docker compose up -d redis'.`, { cause: error });
   } finally {
     redis.disconnect();
   }

@@ -134,7 +134,7 @@ export function freePort(): Promise<number> {
 }
 
 /** Resolves with 'open' when a TCP connection to the port succeeds, else with the error code. */
-export function probePort(port: number, host = '127.0.0.1'): Promise<'open' | string> {
+export function probePort(port: number, host = '127.0.0.1'): Promise<string> {
   return new Promise((done) => {
     const socket = new Socket();
     socket.once('connect', () => {

@@ -111,7 +111,6 @@ export async function seedInstallations(
   prefix = 'user',
   only?: SeededInstallation['platform'],
 ): Promise<SeededInstallation[]> {
-  const { randomBytes } = await import('node:crypto');
   const seeded: SeededInstallation[] = [];
   const subscriptions: (string | null)[] = [];
   for (let n = 0; n < count; n++) {

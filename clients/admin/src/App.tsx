@@ -37,8 +37,8 @@ export function App() {
   useEffect(
     () =>
       client.getQueryCache().subscribe((event) => {
-        const error = event.query.state.error;
-        if (error instanceof ApiError && error.status === 401 && event.query.queryKey[0] !== 'session') {
+        const error: unknown = event.query.state.error;
+        if (error instanceof ApiError && error.status === 401 && (event.query.queryKey as readonly unknown[])[0] !== 'session') {
           client.setQueryData(['session'], null);
         }
       }),
@@ -105,7 +105,7 @@ export function App() {
         </nav>
         <span className="session">
           {session.data.user}{' '}
-          <button type="button" className="link-button" onClick={logout}>
+          <button type="button" className="link-button" onClick={() => void logout()}>
             Log out
           </button>
         </span>

@@ -160,6 +160,7 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     if (!isPayload(payload)) return; // not one of ours: another handler of the app may show it
     const id = payload.notification_id;
     const reports = [report(id, 'received'), flushReports()];
+    const pns = { notification_id: id, action_url: payload.action_url ?? null };
     const display: NotificationDisplay = {
       title: payload.title,
       options: {
@@ -169,17 +170,17 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
         icon: options.icon,
         badge: options.badge,
         image: payload.image_url,
-        data: { ...(payload.data === undefined ? {} : { data: payload.data }), pns: { notification_id: id, action_url: payload.action_url ?? null } },
+        data: { ...(payload.data === undefined ? {} : { data: payload.data }), pns },
       },
     };
-    let shown: NotificationDisplay | null = display;
+    let shown: NotificationDisplay | null;
     try {
       shown = options.render ? await options.render(payload, display) : display;
     } catch {
       shown = display; // a failing hook must not leave the push invisible
     }
     if (shown) {
-      const data = { ...(shown.options.data ?? {}), pns: display.options.data.pns };
+      const data = { ...(shown.options.data as Record<string, unknown> | undefined), pns };
       await scope.registration.showNotification(shown.title, { ...shown.options, data });
       reports.push(report(id, 'displayed'));
     }

@@ -54,12 +54,12 @@ export class AllExceptionsFilter implements ExceptionFilter {
   toResponse(exception: unknown, req: Request): ErrorResponse {
     if (exception instanceof DomainError) return this.fromDomainError(exception);
     if (exception instanceof HttpException) {
-      const status = exception.getStatus();
-      if (status < 500) return this.fromHttpException(exception, status);
+      const status: HttpStatus = exception.getStatus();
+      if (status < HttpStatus.INTERNAL_SERVER_ERROR) return this.fromHttpException(exception, status);
       const response = exception.getResponse();
       // Health checks answer 503 with their own report.
       if (status === HttpStatus.SERVICE_UNAVAILABLE && typeof response === 'object' && 'status' in response) {
-        return { status, body: response as Record<string, unknown>, headers: UNAVAILABLE.headers };
+        return { status, body: response, headers: UNAVAILABLE.headers };
       }
       // Raised on purpose (SchemaGuard): the service cannot answer yet, and says so.
       if (status === HttpStatus.SERVICE_UNAVAILABLE) return UNAVAILABLE;

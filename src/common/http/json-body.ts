@@ -33,7 +33,7 @@ export function deferredJsonBody(authenticated: (req: Request, res: Response) =>
       (known) => {
         if (!known) return next();
         parse(req, res, (error?: unknown) => {
-          if (error) (req as RequestWithBodyError).bodyError = error as RequestWithBodyError['bodyError'];
+          if (error) (req as RequestWithBodyError).bodyError = error;
           next();
         });
       },

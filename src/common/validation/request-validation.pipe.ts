@@ -50,7 +50,7 @@ export class RequestValidationPipe extends ValidationPipe {
     if (shape.tooDeep || shape.tooManyKeys) throw new ValidationFailedError(shape.errors);
     const unstorable = Object.keys(shape.errors).length > 0;
     try {
-      const result = await super.transform(holdVerbatimFields(value as Record<string, unknown>, metadata.metatype!), metadata);
+      const result: unknown = await super.transform(holdVerbatimFields(value as Record<string, unknown>, metadata.metatype), metadata);
       if (unstorable) throw new ValidationFailedError(shape.errors);
       return result;
     } catch (error) {

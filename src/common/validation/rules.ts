@@ -118,7 +118,7 @@ export const Instant = ({ maxDaysAhead }: { maxDaysAhead?: number } = {}) => {
         }.`,
         // JSON Schema cannot say "after now": the bound, for tools that read it.
         ...(maxDaysAhead === undefined ? {} : { 'x-max-days-ahead': maxDaysAhead }),
-      } as ApiPropertyOptions,
+      },
     ),
   );
 };
@@ -137,7 +137,7 @@ export const True = () =>
 export const ExactlyOneOf = (keys: readonly string[], message: string) =>
   rule('exactlyOne', (value) => {
     if (!isPlainObject(value)) return null; // the object rule reports it
-    return keys.filter((key) => (value as Record<string, unknown>)[key] !== undefined).length === 1 ? null : message;
+    return keys.filter((key) => value[key] !== undefined).length === 1 ? null : message;
   });
 
 /**

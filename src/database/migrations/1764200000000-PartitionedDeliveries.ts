@@ -64,9 +64,9 @@ export class PartitionedDeliveries1764200000000 implements MigrationInterface {
 
     // Weeks begin on Monday 00:00 UTC (date_trunc('week')), as RetentionService's do. The bounds
     // go back as text with their offset, so they read back as the same instants.
-    const [{ week, from, to }]: { week: string; from: string; to: string }[] = await q.query(`
+    const [{ week, from, to }] = (await q.query(`
       SELECT to_char(w, 'YYYYMMDD') AS week, (w AT TIME ZONE 'UTC')::text AS from, ((w + interval '7 days') AT TIME ZONE 'UTC')::text AS to
-      FROM date_trunc('week', now() AT TIME ZONE 'UTC') AS w`);
+      FROM date_trunc('week', now() AT TIME ZONE 'UTC') AS w`)) as { week: string; from: string; to: string }[];
     for (const table of ['deliveries', 'notification_events']) {
       const fill = table === 'deliveries' ? ' WITH (fillfactor = 50)' : '';
       await q.query(`CREATE TABLE "${table}_before_${week}" PARTITION OF "${table}" FOR VALUES FROM (MINVALUE) TO ('${from}')${fill}`);

@@ -249,7 +249,7 @@ export class DeliveriesRepository {
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
   async content(notificationId: string): Promise<NotificationToSend | undefined> {
-    const [row] = await this.db.query(
+    const [row] = await this.db.query<(PushContent & { app_id: string; processing_started_at: Date | null })[]>(
       `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );

@@ -125,6 +125,18 @@ export interface ChunkResult {
   skipped: { platform: Platform; reason: string; count: number }[];
 }
 
+/** The one row fanOutChunkSql returns. */
+interface ChunkRow {
+  found: number;
+  last_installation_id: string | null;
+  users: number;
+  installations: number;
+  skipped: number;
+  skipped_by_reason: ChunkResult['skipped'];
+  batches_used: number;
+  batches: { batch: number; due: string | null }[];
+}
+
 /** Due times of a chunk's installations by time zone; zones not listed (and none) use `fallback`. */
 export interface ChunkDueTimes {
   zones: string[];
@@ -210,9 +222,9 @@ export class FanOutRepository {
       }
       const due: ChunkDueTimes =
         params.dueTimes && !n.canceled
-          ? params.dueTimes(((await manager.query(chunkZonesSql(n.kind), [params.appId, ...target])) as { zone: string }[]).map((z) => z.zone))
+          ? params.dueTimes((await manager.query<{ zone: string }[]>(chunkZonesSql(n.kind), [params.appId, ...target])).map((z) => z.zone))
           : { zones: [], dues: [], fallback: params.fixedDue };
-      const [r] = await manager.query(fanOutChunkSql(n.kind), [
+      const [r] = await manager.query<[ChunkRow]>(fanOutChunkSql(n.kind), [
         params.appId,
         notificationId,
         params.batchSize,
@@ -247,9 +259,9 @@ export class FanOutRepository {
         ],
       );
       return {
-        installations: r.installations as number,
-        batches: (r.batches as { batch: number; due: string | null }[]).map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
-        skipped: r.skipped_by_reason as ChunkResult['skipped'],
+        installations: r.installations,
+        batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
+        skipped: r.skipped_by_reason,
       };
     });
   }

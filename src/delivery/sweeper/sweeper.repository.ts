@@ -64,6 +64,7 @@ export class SweeperRepository {
 
   /** Deletes expired idempotency keys; how many. */
   async purgeIdempotencyKeys(): Promise<number> {
-    return (await this.db.query(`DELETE FROM idempotency_keys WHERE expires_at <= now()`))[1];
+    // TypeORM answers a DELETE with [rows, affected count].
+    return (await this.db.query<[unknown[], number]>(`DELETE FROM idempotency_keys WHERE expires_at <= now()`))[1];
   }
 }

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
-import { Permission, PERMISSIONS, Platform, PLATFORMS } from '../installation.entity';
+import { type Permission, PERMISSIONS, type Platform, PLATFORMS } from '../installation.entity';
 import type { InstallationResource as MappedInstallation } from '../installation.resource';
 
 // OpenAPI shapes of what toInstallationResource() returns: every field present, unset ones null.

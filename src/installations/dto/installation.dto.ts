@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
-import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
+import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, List, Nested, Str } from '../../common/validation/rules';
 import { TAG, WebPushEndpoint } from '../../common/validation/domain-rules';

@@ -1,9 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, DeliveryStatus } from '../../common/delivery-status';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/delivery-status';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
-import { Platform, PLATFORMS } from '../../common/platform';
+import { type Platform, PLATFORMS } from '../../common/platform';
 import type { DeliveryResource as MappedDelivery } from '../delivery.resource';
-import { EVENT_TYPES, EventType } from '../notification-event.entity';
+import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 import type { NotificationResource as MappedNotification } from '../notification.resource';
 import { NotificationOptionsDto } from './send-notification.dto';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Optional, Required } from '../../common/validation/framework';
 import { In, Instant, Str } from '../../common/validation/rules';
-import { EVENT_TYPES, EventType } from '../notification-event.entity';
+import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 
 /** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
 export class RecordEventDto {

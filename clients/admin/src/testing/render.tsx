@@ -13,7 +13,7 @@ export function renderWithQueries(ui: ReactElement) {
 export function fakeFetch(routes: Record<string, (init: RequestInit) => { status: number; body?: unknown }>) {
   const calls: { method: string; path: string; init: RequestInit }[] = [];
   const fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
-    const url = new URL(String(input), 'http://admin.test');
+    const url = new URL(input instanceof Request ? input.url : input, 'http://admin.test');
     const method = init.method ?? 'GET';
     calls.push({ method, path: url.pathname + url.search, init });
     const route = routes[`${method} ${url.pathname}`];

@@ -15,7 +15,7 @@ function database(): Promise<IDBDatabase> {
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => {
       opened = undefined;
-      reject(request.error);
+      reject(request.error ?? new Error('IndexedDB could not be opened.'));
     };
   });
   return opened;
@@ -24,7 +24,7 @@ function database(): Promise<IDBDatabase> {
 function done<T>(request: IDBRequest<T>, transaction: IDBTransaction): Promise<T> {
   return new Promise((resolve, reject) => {
     transaction.oncomplete = () => resolve(request.result);
-    transaction.onerror = transaction.onabort = () => reject(transaction.error ?? request.error);
+    transaction.onerror = transaction.onabort = () => reject(transaction.error ?? request.error ?? new Error('IndexedDB transaction failed.'));
   });
 }
 

@@ -24,7 +24,7 @@ export class FakeFetch {
   readonly fetch = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}): Promise<Response> => {
     this.sent.push({
       method: init.method ?? 'GET',
-      url: String(input),
+      url: input instanceof Request ? input.url : String(input),
       headers: init.headers as Record<string, string>,
       body: typeof init.body === 'string' ? JSON.parse(init.body) : undefined,
     });

@@ -156,9 +156,9 @@ function OptionPair({ name, value }: { name: string; value: unknown }) {
 
 function Statistics({ n }: { n: NotificationDetail }) {
   const s = n.statistics;
-  const steps = funnel(s);
-  const funnelLabels = useMemo(() => steps.map((step) => step.step), [s]);
-  const funnelSeries = useMemo(() => [{ label: 'Deliveries', values: steps.map((step) => step.count), color: '#0969da' }], [s]);
+  const steps = useMemo(() => funnel(s), [s]);
+  const funnelLabels = useMemo(() => steps.map((step) => step.step), [steps]);
+  const funnelSeries = useMemo(() => [{ label: 'Deliveries', values: steps.map((step) => step.count), color: '#0969da' }], [steps]);
   const minuteLabels = useMemo(() => n.minutes.map((m) => formatMinute(m.minute)), [n.minutes]);
   const minuteSeries = useMemo(
     () =>

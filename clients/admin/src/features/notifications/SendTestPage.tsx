@@ -34,7 +34,7 @@ export function SendTestPage({ appId }: { appId: string }) {
   const fieldError = (field: SendField) =>
     errors.fields[field] ? (
       <p id={`${field}-error`} className="field-error">
-        {errors.fields[field]!.join(' ')}
+        {errors.fields[field].join(' ')}
       </p>
     ) : null;
 

@@ -130,7 +130,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
             </table>
           ) : null}
           {trace.hasNextPage ? (
-            <button type="button" className="secondary-button" onClick={() => trace.fetchNextPage()} disabled={trace.isFetchingNextPage}>
+            <button type="button" className="secondary-button" onClick={() => void trace.fetchNextPage()} disabled={trace.isFetchingNextPage}>
               {trace.isFetchingNextPage ? 'Loading…' : filtered ? 'Look further' : 'Show more'}
             </button>
           ) : null}

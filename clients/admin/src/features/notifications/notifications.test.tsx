@@ -103,7 +103,7 @@ describe('SendTestPage', () => {
     fakeFetch({
       [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
       [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
-        sent = JSON.parse(String(init.body));
+        sent = JSON.parse(init.body as string);
         return {
           status: 422,
           body: { message: 'The notification.title field is required.', errors: { 'notification.title': ['The notification.title field is required.'] } },
@@ -138,7 +138,7 @@ describe('Trace', () => {
 
   it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {
     const calls = fakeFetch({
-      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: (init) => {
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => {
         const url = new URL(String(calls.at(-1)!.path), 'http://admin.test');
         const params = url.searchParams;
         if (!params.get('status')) return { status: 200, body: { data: [delivery(1, 'accepted', null), delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };

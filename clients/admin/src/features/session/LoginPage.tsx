@@ -28,7 +28,7 @@ export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) 
     <main className="login">
       <Page title="Log in to Push admin" focusHeading={false}>
         <p className="muted">The operator credentials: ADMIN_USER and ADMIN_PASSWORD of the service.</p>
-        <form onSubmit={submit} className="form narrow" noValidate>
+        <form onSubmit={(event) => void submit(event)} className="form narrow" noValidate>
           <div className="field">
             <label htmlFor="login-user">User name</label>
             <input id="login-user" name="username" autoComplete="username" autoFocus value={user} onChange={(e) => setUser(e.target.value)} required />
