@@ -1,6 +1,7 @@
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, TestTenant } from '../support/factories';
+import { notificationRowCompleted } from '../support/notifications';
 import { assertBuilt, freePort, killAllServices, serviceEnv, ServiceProcess } from '../support/processes';
 import { configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 import { ADMIN_DATABASE_URL, TEST_REDIS_URL } from '../support/services';
@@ -116,10 +117,7 @@ describe('stores cut off in the middle of a send', () => {
     const sentAtRestore = sent().length;
     await proxy.start();
 
-    const done = await waitFor(async () => {
-      const [n] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [id]);
-      return n;
-    }, 'the send to complete after the cut', 90_000, 100);
+    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the cut', 90_000, 100);
     // And the API answers again.
     expect((await api(`/api/v1/notifications/${id}`)).status).toBe(200);
 
