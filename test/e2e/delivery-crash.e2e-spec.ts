@@ -1,8 +1,8 @@
 import { newApp, TestTenant } from '../support/factories';
 import { notificationRowCompleted, sendToUsers } from '../support/notifications';
-import { ChildEnv, serviceEnv, ServiceProcess } from '../support/processes';
+import { ChildEnv, ServiceProcess } from '../support/processes';
 import { acceptedPerAddress, configureProviders, seedInstallations } from '../support/providers';
-import { useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
+import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitFor } from '../support/wait-for';
 
 const COUNT = 4000;
@@ -27,16 +27,12 @@ describe('a worker killed mid-send', () => {
   beforeAll(async () => {
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, stack.fakes);
-    workerEnv = serviceEnv(ctx, {
-      ...stack.fakes.env,
-      APP_MODE: 'worker',
-      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
+    workerEnv = fakeProvidersWorkerEnv(ctx, stack.fakes, {
       DELIVERY_BATCH_SIZE: '50',
       DELIVERY_CONCURRENCY: '20',
       WORKER_CONCURRENCY: '4',
       // A dead worker's jobs are taken over after ~2 s instead of 30 s.
       QUEUE_LOCK_MS: '2000',
-      LOG_LEVEL: 'info',
     });
   });
 

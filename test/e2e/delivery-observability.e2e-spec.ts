@@ -1,9 +1,9 @@
 import { apnsToken, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
 import { notificationRowCompleted, sendToUsers } from '../support/notifications';
-import { freePort, lines, serviceEnv, ServiceProcess } from '../support/processes';
+import { freePort, lines, ServiceProcess } from '../support/processes';
 import { sample, scrape } from '../support/prometheus';
 import { configureProviders } from '../support/providers';
-import { useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
+import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitForQueues } from '../support/wait-for-queues';
 
 jest.setTimeout(60_000);
@@ -31,16 +31,12 @@ describe('a completed notification is visible in the worker log and metrics', ()
     await configureProviders(ctx, withCredentials.appId, stack.fakes);
     withoutCredentials = await newApp(ctx, 'Without credentials');
     worker = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...stack.fakes.env,
-        APP_MODE: 'worker',
+      fakeProvidersWorkerEnv(ctx, stack.fakes, {
         PORT: String(await freePort()),
         METRICS_PORT: String(workerPort),
         // RFC 6761: `.invalid` never resolves. Two attempts, then the delivery fails with its cause.
         APNS_URL: 'https://apns.invalid',
         DELIVERY_MAX_ATTEMPTS: '2',
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
-        LOG_LEVEL: 'info',
       }),
     );
     await worker.waitForOutput(/Started in worker mode/);

@@ -1,9 +1,9 @@
 import { apnsToken, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
 import { notificationRowCompleted, sendToUsers } from '../support/notifications';
-import { freePort, lines, listeningPorts, serviceEnv, ServiceProcess } from '../support/processes';
+import { freePort, lines, listeningPorts, ServiceProcess } from '../support/processes';
 import { sample, scrape } from '../support/prometheus';
 import { configureProviders } from '../support/providers';
-import { useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
+import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitForQueues } from '../support/wait-for-queues';
 
 jest.setTimeout(60_000);
@@ -29,14 +29,7 @@ describe('metrics move with a send: the api and a worker process each expose MET
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, stack.fakes);
     worker = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...stack.fakes.env,
-        APP_MODE: 'worker',
-        PORT: String(await freePort()),
-        METRICS_PORT: String(workerPort),
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
-        LOG_LEVEL: 'info',
-      }),
+      fakeProvidersWorkerEnv(ctx, stack.fakes, { PORT: String(await freePort()), METRICS_PORT: String(workerPort) }),
     );
     await worker.waitForOutput(/Started in worker mode/);
   });

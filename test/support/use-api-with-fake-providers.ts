@@ -1,6 +1,6 @@
 import { ApiModule } from '../../src/app.module';
 import { TestContext, useTestApp } from './create-test-app';
-import { assertBuilt, killAllServices } from './processes';
+import { assertBuilt, ChildEnv, killAllServices, serviceEnv } from './processes';
 import { FakeProviders, startFakeProviders } from './providers';
 
 /**
@@ -25,4 +25,18 @@ export function useApiWithFakeProviders(env: () => Record<string, string> = () =
       return fakes;
     },
   };
+}
+
+/**
+ * The environment of a built APP_MODE=worker on the app's database and queue prefix, delivering to the
+ * fakes (trusting their CA) and logging at info; `extra` on top.
+ */
+export function fakeProvidersWorkerEnv(ctx: TestContext, fakes: FakeProviders, extra: ChildEnv = {}): ChildEnv {
+  return serviceEnv(ctx, {
+    ...fakes.env,
+    APP_MODE: 'worker',
+    NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
+    LOG_LEVEL: 'info',
+    ...extra,
+  });
 }
