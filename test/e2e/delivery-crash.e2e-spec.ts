@@ -1,8 +1,8 @@
-import { ApiModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
-import { bearer, newApp, TestTenant } from '../support/factories';
-import { assertBuilt, ChildEnv, killAllServices, serviceEnv, ServiceProcess } from '../support/processes';
-import { acceptedPerAddress, configureProviders, FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { newApp, TestTenant } from '../support/factories';
+import { notificationRowCompleted, sendToUsers } from '../support/notifications';
+import { ChildEnv, ServiceProcess } from '../support/processes';
+import { acceptedPerAddress, configureProviders, seedInstallations } from '../support/providers';
+import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitFor } from '../support/wait-for';
 
 const COUNT = 4000;
@@ -13,52 +13,37 @@ const COUNT = 4000;
  * The worker is the built service in APP_MODE=worker, a separate process, as in production.
  */
 describe('a worker killed mid-send', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    assertBuilt();
-    fakes = await startFakeProviders();
+  const stack = useApiWithFakeProviders();
+  const { ctx } = stack;
+  beforeAll(() => {
     // Slow providers keep many messages in flight when the kill comes.
-    fakes.apns.delayMs = 30;
-    fakes.fcm.delayMs = 30;
-    fakes.web.delayMs = 30;
+    stack.fakes.apns.delayMs = 30;
+    stack.fakes.fcm.delayMs = 30;
+    stack.fakes.web.delayMs = 30;
   });
-  // The worker processes use the app's database: they go first (hooks run in declaration order).
-  afterAll(() => killAllServices());
-  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
   let tenant: TestTenant;
   let workerEnv: ChildEnv;
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, fakes);
-    workerEnv = serviceEnv(ctx, {
-      ...fakes.env,
-      APP_MODE: 'worker',
-      NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
+    await configureProviders(ctx, tenant.appId, stack.fakes);
+    workerEnv = fakeProvidersWorkerEnv(ctx, stack.fakes, {
       DELIVERY_BATCH_SIZE: '50',
       DELIVERY_CONCURRENCY: '20',
       WORKER_CONCURRENCY: '4',
       // A dead worker's jobs are taken over after ~2 s instead of 30 s.
       QUEUE_LOCK_MS: '2000',
-      LOG_LEVEL: 'info',
     });
   });
 
   it('completes after a restart, re-sending only what was in flight', async () => {
-    const seeded = await seedInstallations(ctx, tenant.appId, fakes, COUNT);
+    const seeded = await seedInstallations(ctx, tenant.appId, stack.fakes, COUNT);
     const first = ServiceProcess.start(workerEnv);
     await first.waitForOutput(/Started in worker mode/);
 
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: seeded.map((s) => s.userId) }, notification: { title: 'Crash', body: 'Test' } })
-      .expect(202);
-    const id = res.body.data.id;
+    const id = await sendToUsers(ctx, tenant.token, seeded.map((s) => s.userId), { title: 'Crash', body: 'Test' });
 
-    await waitFor(async () => fakes.apns.requests.length + fakes.fcm.requests.length + fakes.web.requests.length >= 200, 'deliveries to start');
+    await waitFor(async () => stack.fakes.apns.requests.length + stack.fakes.fcm.requests.length + stack.fakes.web.requests.length >= 200, 'deliveries to start');
     first.child.kill('SIGKILL');
     await first.exited;
     const [atKill] = await ctx.db.query(`SELECT fanned_out_at, stat_installations FROM notifications WHERE id = $1`, [id]);
@@ -68,27 +53,24 @@ describe('a worker killed mid-send', () => {
        WHERE d.notification_id = $1 AND d.status = 'sending'`,
       [id],
     );
-    const acceptedBefore = acceptedPerAddress(fakes);
+    const acceptedBefore = acceptedPerAddress(stack.fakes);
     expect(acceptedBefore.size).toBeLessThan(COUNT);
 
     const second = ServiceProcess.start(workerEnv);
     await second.waitForOutput(/Started in worker mode/);
-    const done = await waitFor(async () => {
-      const [n] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [id]);
-      return n;
-    }, 'the send to complete after the restart', 60_000, 100);
+    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100);
     await second.stop('SIGTERM');
 
     expect(done).toMatchObject({ stat_users: COUNT, stat_installations: COUNT, stat_accepted: COUNT, stat_failed: 0, stat_skipped: 0 });
-    const accepted = acceptedPerAddress(fakes);
+    const accepted = acceptedPerAddress(stack.fakes);
     for (const s of seeded) expect(accepted.get(s.address) ?? 0).toBeGreaterThanOrEqual(1);
     const duplicated = [...accepted.entries()].filter(([, n]) => n > 1).map(([address]) => address);
     const inFlightSet = new Set(inFlight.map((r) => r.address));
     // Only messages that were in flight at the kill may have gone out twice.
     for (const address of duplicated) expect(inFlightSet.has(address)).toBe(true);
     // Every message of the notification carries its collapse identifier, duplicates included.
-    for (const r of fakes.apns.requests) expect(r.headers['apns-collapse-id']).toBe(id);
-    for (const r of fakes.fcm.requests) expect((r.message as { android: { collapse_key: string } }).android.collapse_key).toBe(id);
+    for (const r of stack.fakes.apns.requests) expect(r.headers['apns-collapse-id']).toBe(id);
+    for (const r of stack.fakes.fcm.requests) expect((r.message as { android: { collapse_key: string } }).android.collapse_key).toBe(id);
     process.stdout.write(
       `\nkilled with ${acceptedBefore.size}/${COUNT} delivered, fan-out ${atKill.fanned_out_at ? 'finished' : `at ${atKill.stat_installations} installations`}, ` +
         `${inFlight.length} in flight, ${duplicated.length} sent twice\n`,
@@ -97,21 +79,15 @@ describe('a worker killed mid-send', () => {
 
   it('with 500-row batches and 100 requests in flight, re-sends only what was in flight or not yet recorded: at most 300 of 3,000', async () => {
     const count = 3000;
-    const seeded = await seedInstallations(ctx, tenant.appId, fakes, count, 'ios-crash', 'ios');
+    const seeded = await seedInstallations(ctx, tenant.appId, stack.fakes, count, 'ios-crash', 'ios');
     const addresses = new Set(seeded.map((s) => s.address));
     // The production batch size: outcomes were once written per batch, so a kill lost every claimed one.
     const env = { ...workerEnv, DELIVERY_BATCH_SIZE: undefined, WORKER_CONCURRENCY: '2', DELIVERY_CONCURRENCY: '50' };
     const first = ServiceProcess.start(env);
     await first.waitForOutput(/Started in worker mode/);
-    const accepted = () => fakes.apns.requests.filter((r) => r.status === 200 && addresses.has(r.token));
+    const accepted = () => stack.fakes.apns.requests.filter((r) => r.status === 200 && addresses.has(r.token));
 
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: seeded.map((s) => s.userId) }, notification: { title: 'Crash', body: 'In flight' } })
-      .expect(202);
-    const id = res.body.data.id;
+    const id = await sendToUsers(ctx, tenant.token, seeded.map((s) => s.userId), { title: 'Crash', body: 'In flight' });
 
     // Mid-batch: two 500-row batches are done, the next two half sent.
     await waitFor(async () => accepted().length >= 1250, 'the middle of the third and fourth batches', 60_000, 10);
@@ -127,10 +103,7 @@ describe('a worker killed mid-send', () => {
 
     const second = ServiceProcess.start(env);
     await second.waitForOutput(/Started in worker mode/);
-    const done = await waitFor(async () => {
-      const [n] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [id]);
-      return n;
-    }, 'the send to complete after the restart', 60_000, 100);
+    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100);
     await second.stop('SIGTERM');
 
     // Statistics exact: each installation counted once, whatever was sent twice.

@@ -1,10 +1,9 @@
-import { ApiModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
-import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
-import { assertBuilt, freePort, killAllServices, lines, serviceEnv, ServiceProcess } from '../support/processes';
+import { apnsToken, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
+import { notificationRowCompleted, sendToUsers } from '../support/notifications';
+import { freePort, lines, ServiceProcess } from '../support/processes';
 import { sample, scrape } from '../support/prometheus';
-import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
-import { waitFor } from '../support/wait-for';
+import { configureProviders } from '../support/providers';
+import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitForQueues } from '../support/wait-for-queues';
 
 jest.setTimeout(60_000);
@@ -16,17 +15,12 @@ jest.setTimeout(60_000);
  * errors recorded by their cause (APNs pointed at a host that does not resolve: ENOTFOUND).
  */
 describe('a completed notification is visible in the worker log and metrics', () => {
-  let fakes: FakeProviders;
+  const stack = useApiWithFakeProviders();
+  const { ctx } = stack;
   let workerPort: number;
   beforeAll(async () => {
-    assertBuilt();
-    fakes = await startFakeProviders();
     workerPort = await freePort();
   });
-  // The worker uses the app's database: it is killed first (hooks run in declaration order).
-  afterAll(() => killAllServices());
-  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
 
   let worker: ServiceProcess;
   let withCredentials: TestTenant;
@@ -34,38 +28,22 @@ describe('a completed notification is visible in the worker log and metrics', ()
 
   beforeAll(async () => {
     withCredentials = await newApp(ctx, 'With credentials');
-    await configureProviders(ctx, withCredentials.appId, fakes);
+    await configureProviders(ctx, withCredentials.appId, stack.fakes);
     withoutCredentials = await newApp(ctx, 'Without credentials');
     worker = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...fakes.env,
-        APP_MODE: 'worker',
+      fakeProvidersWorkerEnv(ctx, stack.fakes, {
         PORT: String(await freePort()),
         METRICS_PORT: String(workerPort),
         // RFC 6761: `.invalid` never resolves. Two attempts, then the delivery fails with its cause.
         APNS_URL: 'https://apns.invalid',
         DELIVERY_MAX_ATTEMPTS: '2',
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
-        LOG_LEVEL: 'info',
       }),
     );
     await worker.waitForOutput(/Started in worker mode/);
   });
 
-  const send = async (tenant: TestTenant, users: string[]) =>
-    (
-      await ctx
-        .http()
-        .post('/api/v1/notifications')
-        .set(bearer(tenant.token))
-        .send({ recipients: { user_ids: users }, notification: { title: 'Hi', body: 'Observed' } })
-        .expect(202)
-    ).body.data.id as string;
-  const completed = (id: string) =>
-    waitFor(async () => {
-      const [row] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [id]);
-      return row;
-    }, `notification ${id} to complete`);
+  const send = (tenant: TestTenant, users: string[]) => sendToUsers(ctx, tenant.token, users, { title: 'Hi', body: 'Observed' });
+  const completed = (id: string) => notificationRowCompleted(ctx, id);
   /** The worker's JSON lines about one notification's completion. */
   const completionLines = (id: string) =>
     lines(worker.stdout)
@@ -82,7 +60,7 @@ describe('a completed notification is visible in the worker log and metrics', ()
     await newInstallation(ctx, withCredentials.token, {
       platform: 'web',
       push_token: undefined,
-      web_push_subscription: fakes.web.createSubscription(),
+      web_push_subscription: stack.fakes.web.createSubscription(),
       user_id: 'obs-2',
     });
     const mixed = await send(withCredentials, ['obs-1', 'obs-2']);

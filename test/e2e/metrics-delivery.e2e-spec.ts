@@ -1,10 +1,9 @@
-import { ApiModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
-import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
-import { assertBuilt, freePort, killAllServices, lines, listeningPorts, serviceEnv, ServiceProcess } from '../support/processes';
+import { apnsToken, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
+import { notificationRowCompleted, sendToUsers } from '../support/notifications';
+import { freePort, lines, listeningPorts, ServiceProcess } from '../support/processes';
 import { sample, scrape } from '../support/prometheus';
-import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
-import { waitFor } from '../support/wait-for';
+import { configureProviders } from '../support/providers';
+import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitForQueues } from '../support/wait-for-queues';
 
 jest.setTimeout(60_000);
@@ -15,34 +14,22 @@ jest.setTimeout(60_000);
  * delivered it through the loopback providers, the worker's delivery, latency and fan-out series.
  */
 describe('metrics move with a send: the api and a worker process each expose METRICS_PORT', () => {
-  let fakes: FakeProviders;
   let apiPort: number;
   let workerPort: number;
   beforeAll(async () => {
-    assertBuilt();
-    fakes = await startFakeProviders();
     apiPort = await freePort();
     workerPort = await freePort();
   });
-  // The worker process uses the app's database: it goes first (hooks run in declaration order).
-  afterAll(() => killAllServices());
-  const ctx = useTestApp(() => ({ module: ApiModule, env: { ...fakes.env, METRICS_PORT: String(apiPort) } }));
-  afterAll(() => fakes?.stop());
+  const stack = useApiWithFakeProviders(() => ({ METRICS_PORT: String(apiPort) }));
+  const { ctx } = stack;
   let tenant: TestTenant;
   let worker: ServiceProcess;
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, fakes);
+    await configureProviders(ctx, tenant.appId, stack.fakes);
     worker = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...fakes.env,
-        APP_MODE: 'worker',
-        PORT: String(await freePort()),
-        METRICS_PORT: String(workerPort),
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${__dirname}/../fakes/certs/ca.pem`,
-        LOG_LEVEL: 'info',
-      }),
+      fakeProvidersWorkerEnv(ctx, stack.fakes, { PORT: String(await freePort()), METRICS_PORT: String(workerPort) }),
     );
     await worker.waitForOutput(/Started in worker mode/);
   });
@@ -65,22 +52,14 @@ describe('metrics move with a send: the api and a worker process each expose MET
     };
     await ios('accepted');
     await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user('accepted') });
-    await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: fakes.web.createSubscription(), user_id: user('accepted') });
-    fakes.apns.script(await ios('retried'), [{ status: 503, reason: 'ServiceUnavailable' }]);
-    fakes.apns.script(await ios('invalidated'), [{ status: 410, reason: 'Unregistered' }]);
-    fakes.apns.script(await ios('failed'), [{ status: 400, reason: 'PayloadTooLarge' }]);
+    await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: stack.fakes.web.createSubscription(), user_id: user('accepted') });
+    stack.fakes.apns.script(await ios('retried'), [{ status: 503, reason: 'ServiceUnavailable' }]);
+    stack.fakes.apns.script(await ios('invalidated'), [{ status: 410, reason: 'Unregistered' }]);
+    stack.fakes.apns.script(await ios('failed'), [{ status: 400, reason: 'PayloadTooLarge' }]);
 
     const before = { api: (await scrape(apiPort)).text, worker: (await scrape(workerPort)).text };
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: ['accepted', 'retried', 'invalidated', 'failed'].map(user) }, notification: { title: 'Hi', body: 'Measured' } })
-      .expect(202);
-    const done = await waitFor(async () => {
-      const [row] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [res.body.data.id]);
-      return row;
-    }, 'the worker to deliver the send');
+    const id = await sendToUsers(ctx, tenant.token, ['accepted', 'retried', 'invalidated', 'failed'].map(user), { title: 'Hi', body: 'Measured' });
+    const done = await notificationRowCompleted(ctx, id, 'the worker to deliver the send');
     expect(done).toMatchObject({ stat_installations: 6, stat_accepted: 4, stat_failed: 2 });
     // The last delivery job records the completion; the fan-out job may still be ending in the
     // worker, observing its duration as it does.

@@ -4,6 +4,7 @@ import { open } from '../../src/credentials/secret-box';
 import { RetentionService } from '../../src/delivery/retention/retention.service';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
+import { notificationCompleted, readNotification } from '../support/notifications';
 import { runCli, RunResult, TEST_APP_KEY } from '../support/processes';
 import { configureProviders } from '../support/providers';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
@@ -55,12 +56,8 @@ describe('webhooks (docs/api.md#webhooks)', () => {
     expect(res.status).toBe(202);
     return res.body.data.id as string;
   };
-  const read = async (id: string) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token)).expect(200)).body.data;
-  const completed = (id: string) =>
-    waitFor(async () => {
-      const n = await read(id);
-      return n.completed_at ? n : null;
-    }, `notification ${id} to complete`);
+  const read = (id: string) => readNotification(ctx, tenant.token, id);
+  const completed = (id: string) => notificationCompleted(ctx, tenant.token, id);
   /** The calls to `path` about `subjectId`, once there are at least `count`. */
   const callsAbout = (path: string, type: string, subjectId: string, count = 1, timeoutMs = 20_000) =>
     waitFor(

@@ -1,10 +1,9 @@
-import { AllModule } from '../../src/app.module';
 import { isComplete } from '../../src/delivery/completion';
 import { completionCondition } from '../../src/common/completion-condition';
 import { RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
-import { useTestApp } from '../support/create-test-app';
-import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
-import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { apnsToken, bearer, newInstallation } from '../support/factories';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 
 /**
@@ -15,18 +14,9 @@ import { waitFor } from '../support/wait-for';
  * their own rows only.
  */
 describe('the sweeper and the deliveries table', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  const ctx = useTestApp(() => ({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '2000' } }));
-  afterAll(() => fakes?.stop());
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, fakes);
-  });
+  const stack = useAppWithFakeProviders({ DELIVERY_STUCK_MS: '2000' });
+  const { ctx } = stack;
+  const tenant = useTenantWithProviders(stack);
 
   const completedAt = async (id: string) =>
     (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at as Date | null;
@@ -50,7 +40,7 @@ describe('the sweeper and the deliveries table', () => {
     return { id, installations, tokens };
   }
 
-  const sentTo = (token: string) => fakes.apns.requests.filter((r) => r.token === token && r.status === 200).length;
+  const sentTo = (token: string) => stack.fakes.apns.requests.filter((r) => r.token === token && r.status === 200).length;
 
   it('delivers rows a dead worker left "sending" and pending rows whose job was lost', async () => {
     const { id, installations, tokens } = await completedSend('swept-user');

@@ -2,6 +2,7 @@ import { CredentialsService } from '../../src/credentials/credentials.service';
 import { TRACE_SCAN_ROWS } from '../../src/notifications/delivery-trace.service';
 import { generateApnsKey } from '../fakes';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
+import { notificationCompleted, readNotification } from '../support/notifications';
 import { APNS_TOPIC, seedInstallations } from '../support/providers';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { waitFor } from '../support/wait-for';
@@ -47,12 +48,8 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
 
   const send = async (body: Record<string, unknown>, token = tenant.token): Promise<string> =>
     (await ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body }).expect(202)).body.data.id;
-  const read = async (id: string, token = tenant.token) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(token)).expect(200)).body.data;
-  const completed = (id: string, token = tenant.token) =>
-    waitFor(async () => {
-      const n = await read(id, token);
-      return n.completed_at ? n : null;
-    }, `notification ${id} to complete`);
+  const read = (id: string, token = tenant.token) => readNotification(ctx, token, id);
+  const completed = (id: string, token = tenant.token) => notificationCompleted(ctx, token, id);
   const trace = (id: string, query: Record<string, string | number> = {}, token = tenant.token) =>
     ctx.http().get(`/api/v1/notifications/${id}/deliveries`).query(query).set(bearer(token));
   /** Every entry, page after page; and the pages' sizes. */

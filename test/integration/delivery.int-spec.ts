@@ -1,6 +1,7 @@
-import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
-import { APNS_TOPIC, configureProviders } from '../support/providers';
-import { waitFor } from '../support/wait-for';
+import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken } from '../support/factories';
+import { notificationCompleted, readNotification } from '../support/notifications';
+import { APNS_TOPIC } from '../support/providers';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitForQueues } from '../support/wait-for-queues';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
@@ -11,22 +12,12 @@ import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers'
 describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-events, docs/api.md#delivery, docs/api.md#what-a-device-receives)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, stack.fakes);
-  });
+  const tenant = useTenantWithProviders(stack);
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
     ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body });
-  const read = async (id: string, token = tenant.token) =>
-    (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(token)).expect(200)).body.data;
-  const completed = (id: string, token = tenant.token) =>
-    waitFor(async () => {
-      const n = await read(id, token);
-      return n.completed_at ? n : null;
-    }, `notification ${id} to complete`);
+  const read = (id: string, token = tenant.token) => readNotification(ctx, token, id);
+  const completed = (id: string, token = tenant.token) => notificationCompleted(ctx, token, id);
   const ios = (body: Record<string, unknown> = {}) => newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), ...body });
   const android = (body: Record<string, unknown> = {}) =>
     newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), ...body });

@@ -1,5 +1,6 @@
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
-import { configureProviders } from '../support/providers';
+import { notificationCompleted, readNotification } from '../support/notifications';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
@@ -19,13 +20,8 @@ describe('client events count only for installations that were sent the notifica
       .set(bearer(tenant.token))
       .send({ recipients: { user_ids: users }, notification: { title: 'Hello', body: 'World' } })
       .expect(202);
-  const read = async (tenant: TestTenant, id: string) =>
-    (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token)).expect(200)).body.data;
-  const completed = (tenant: TestTenant, id: string) =>
-    waitFor(async () => {
-      const n = await read(tenant, id);
-      return n.completed_at ? n : null;
-    }, `notification ${id} to complete`);
+  const read = (tenant: TestTenant, id: string) => readNotification(ctx, tenant.token, id);
+  const completed = (tenant: TestTenant, id: string) => notificationCompleted(ctx, tenant.token, id);
   const event = (tenant: TestTenant, id: string, installationId: string, type = 'received') =>
     ctx.http().post(`/api/v1/notifications/${id}/events`).set(bearer(tenant.token)).send({ installation_id: installationId, type });
 
@@ -54,11 +50,7 @@ describe('client events count only for installations that were sent the notifica
   });
 
   describe('an app with credentials', () => {
-    let tenant: TestTenant;
-    beforeAll(async () => {
-      tenant = await newApp(ctx, 'With credentials');
-      await configureProviders(ctx, tenant.appId, stack.fakes);
-    });
+    const tenant = useTenantWithProviders(stack, 'With credentials');
 
     it('an installation registered without a permission is "unknown", is sent to, and its events count', async () => {
       const token = apnsToken();

@@ -1,5 +1,5 @@
-import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
-import { configureProviders } from '../support/providers';
+import { apnsToken, bearer, newInstallation } from '../support/factories';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
@@ -7,12 +7,7 @@ import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers'
 describe('localized content (docs/api.md#localization)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    tenant = await newApp(ctx, 'Localized');
-    await configureProviders(ctx, tenant.appId, stack.fakes);
-  });
+  const tenant = useTenantWithProviders(stack, 'Localized');
 
   const send = (notification: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     ctx

@@ -1,51 +1,34 @@
 import { Queue } from 'bullmq';
-import { AllModule } from '../../src/app.module';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
 import { redisOptionsFromUrl } from '../../src/config/redis-options';
 import { FanoutJobs } from '../../src/queue/jobs';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
-import { useTestApp } from '../support/create-test-app';
-import { apnsToken, bearer, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
-import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { apnsToken, bearer, newApp, newInstallation, newToken } from '../support/factories';
+import { notificationCompleted, readNotification } from '../support/notifications';
 import { TEST_REDIS_URL } from '../support/services';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /** send_at, options.local_time and cancelling (docs/api.md#scheduling), through API, fan-out and delivery in one process. */
 describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
   // Due work whose job is lost is found by the sweeper DELIVERY_STUCK_MS after it fell due.
-  const ctx = useTestApp(() => ({ module: AllModule, env: { ...fakes.env, DELIVERY_STUCK_MS: '1000' } }));
-  afterAll(() => fakes?.stop());
-  let tenant: TestTenant;
-
-  beforeAll(async () => {
-    tenant = await newApp(ctx, 'Scheduling');
-    await configureProviders(ctx, tenant.appId, fakes);
-  });
+  const stack = useAppWithFakeProviders({ DELIVERY_STUCK_MS: '1000' });
+  const { ctx } = stack;
+  const tenant = useTenantWithProviders(stack, 'Scheduling');
 
   const send = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set(headers).send({ notification: { title: 'Hello', body: 'World' }, ...body });
   const cancel = (id: string, token = tenant.token) => ctx.http().post(`/api/v1/notifications/${id}/cancel`).set(bearer(token));
-  const read = async (id: string) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token)).expect(200)).body.data;
-  const completed = (id: string, timeoutMs?: number) =>
-    waitFor(
-      async () => {
-        const n = await read(id);
-        return n.completed_at ? n : null;
-      },
-      `notification ${id} to complete`,
-      timeoutMs,
-    );
+  const read = (id: string) => readNotification(ctx, tenant.token, id);
+  const completed = (id: string, timeoutMs?: number) => notificationCompleted(ctx, tenant.token, id, timeoutMs);
   const ios = async (body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
     const push_token = apnsToken();
     return { ...(await newInstallation(ctx, tenant.token, { platform: 'ios', push_token, ...body })), push_token };
   };
-  const apnsRequests = (pushToken: string) => fakes.apns.requests.filter((r) => r.token === pushToken);
+  const apnsRequests = (pushToken: string) => stack.fakes.apns.requests.filter((r) => r.token === pushToken);
   const deliveries = (id: string) =>
     ctx.db.query(
       `SELECT i.installation_id, d.status, d.reason, d.scheduled_for, d.batch FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -202,7 +185,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
     it('during retries: the rows not yet sent are Canceled at once and the notification completes', async () => {
       const sent = await ios({ user_id: 'r1' });
       const retried = await ios({ user_id: 'r1' });
-      fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 30 }]);
+      stack.fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 30 }]);
       const res = await send({ recipients: { user_ids: ['r1'] } });
       const id = res.body.data.id;
       await waitFor(async () => apnsRequests(retried.push_token).length === 1 && apnsRequests(sent.push_token).length === 1, 'the first attempts');
@@ -217,7 +200,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
 
     it('a delivery job that wakes up for a cancelled notification sends nothing', async () => {
       const retried = await ios({ user_id: 'w1' });
-      fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 1 }]);
+      stack.fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 1 }]);
       const res = await send({ recipients: { user_ids: ['w1'] } });
       const id = res.body.data.id;
       await waitFor(async () => (await deliveries(id))[0]?.status === 'pending' && apnsRequests(retried.push_token).length === 1, 'the retry to be pending');

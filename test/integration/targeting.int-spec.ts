@@ -1,6 +1,6 @@
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
+import { notificationCompleted } from '../support/notifications';
 import { configureProviders, seedInstallations } from '../support/providers';
-import { waitFor } from '../support/wait-for';
 import { waitForQueues } from '../support/wait-for-queues';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
@@ -22,12 +22,7 @@ describe('targeting (docs/api.md#recipients)', () => {
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
     ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body });
-  const read = async (id: string, token = tenant.token) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(token)).expect(200)).body.data;
-  const completed = (id: string, token = tenant.token) =>
-    waitFor(async () => {
-      const n = await read(id, token);
-      return n.completed_at ? n : null;
-    }, `notification ${id} to complete`);
+  const completed = (id: string, token = tenant.token) => notificationCompleted(ctx, token, id);
   const ios = async (token: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
     const push_token = apnsToken();
     const installation = await newInstallation(ctx, token, { platform: 'ios', push_token, ...body });

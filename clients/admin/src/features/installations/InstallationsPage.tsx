@@ -1,10 +1,11 @@
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type InstallationLookup, api } from '../../api';
+import { NotificationCells } from '../../components/NotificationCells';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
-import { Link, navigate, useLocation } from '../../router';
+import { navigate, useLocation } from '../../router';
 
 type Kind = 'installation_id' | 'user_id';
 
@@ -112,12 +113,7 @@ function InstallationCard({ appId, entry }: { appId: string; entry: Installation
           <tbody>
             {entry.notifications.map((n) => (
               <tr key={n.id}>
-                <th scope="row">
-                  <Link to={`/apps/${appId}/notifications/${n.id}`}>{n.notification.title}</Link>
-                </th>
-                <td>
-                  <Time iso={n.created_at} />
-                </td>
+                <NotificationCells appId={appId} n={n} />
                 <td>
                   <StatusBadge status={n.delivery.status} />
                 </td>

@@ -1,9 +1,9 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api';
+import { NotificationCells } from '../../components/NotificationCells';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
-import { Time } from '../../components/Time';
 import { describeTarget } from '../../format';
 import { Link, navigate, useLocation } from '../../router';
 import { FunnelSteps } from './Funnel';
@@ -68,12 +68,7 @@ export function NotificationsPage({ appId }: { appId: string }) {
             <tbody>
               {page.data.data.map((n) => (
                 <tr key={n.id}>
-                  <th scope="row">
-                    <Link to={`/apps/${appId}/notifications/${n.id}`}>{n.notification.title}</Link>
-                  </th>
-                  <td>
-                    <Time iso={n.created_at} />
-                  </td>
+                  <NotificationCells appId={appId} n={n} />
                   <td>{describeTarget(n.target)}</td>
                   <td>
                     <StatusBadge status={n.status} />
