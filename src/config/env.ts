@@ -254,6 +254,17 @@ export class EnvironmentVariables {
 
   @Int(1000)
   SHUTDOWN_TIMEOUT_MS = 30000;
+
+  /**
+   * How long a client may take to send a request's headers, and the whole request, before it is
+   * answered 408 and its connection closed (Node's defaults, 60 s and 300 s, let slow clients hold
+   * connections open). docs/operations.md "Security".
+   */
+  @Int(100)
+  HTTP_HEADERS_TIMEOUT_MS = 10000;
+
+  @Int(100)
+  HTTP_REQUEST_TIMEOUT_MS = 30000;
 }
 
 /** METRICS_PORT's default in worker mode; api and all modes keep the class default, 9464. */
@@ -299,6 +310,8 @@ export const VARIABLES = [
   'ADMIN_USER',
   'ADMIN_PASSWORD',
   'SHUTDOWN_TIMEOUT_MS',
+  'HTTP_HEADERS_TIMEOUT_MS',
+  'HTTP_REQUEST_TIMEOUT_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 function firstMessage(error: ValidationError): string {
