@@ -159,6 +159,14 @@ export class EnvironmentVariables {
   WEB_PUSH_ALLOWED_HOSTS?: string;
 
   /**
+   * Hosts webhooks may call although they are not public (receivers inside the operator's network):
+   * comma-separated host names (IPv4 addresses included) or `.suffix`es. docs/operations.md "Security".
+   */
+  @IsOptional()
+  @Matches(ALLOWED_HOSTS_PATTERN, { message: 'must be comma-separated host names or .suffixes' })
+  WEBHOOK_ALLOWED_HOSTS?: string;
+
+  /**
    * Web page origins allowed to call /api/ from the browser (the web SDK): `*` or a comma-separated
    * list like `https://shop.example.com`. Unset: no CORS headers (docs/api.md 3).
    */
@@ -289,6 +297,7 @@ export const VARIABLES = [
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
   'WEB_PUSH_ALLOWED_HOSTS',
+  'WEBHOOK_ALLOWED_HOSTS',
   'CORS_ALLOWED_ORIGINS',
   'DELIVERY_MAX_ATTEMPTS',
   'DELIVERY_RETRY_BASE_MS',
