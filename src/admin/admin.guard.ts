@@ -1,14 +1,12 @@
 import { CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException, SetMetadata, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { Request } from 'express';
-import { CSRF_HEADER, sameToken } from './admin-session';
+import { csrfHeld } from './admin-session';
 import { AdminSessionsService } from './admin-sessions.service';
 
 const NO_SESSION_KEY = 'adminNoSession';
 /** The login route: no session needed yet (the dashboard must still be on). */
 export const WithoutSession = () => SetMetadata(NO_SESSION_KEY, true);
-
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Every /admin/api route: 404 when the dashboard is off (as an unknown route), 401 without a
@@ -27,7 +25,7 @@ export class AdminGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const session = this.sessions.sessionOf(req);
     if (!session) throw new UnauthorizedException();
-    if (!SAFE_METHODS.has(req.method) && !sameToken(req.header(CSRF_HEADER), session.csrf)) throw new ForbiddenException();
+    if (!csrfHeld(req, session)) throw new ForbiddenException();
     return true;
   }
 }
