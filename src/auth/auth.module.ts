@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { AppsModule } from '../apps/apps.module';
+import { AppController } from './app.controller';
 import { BearerStrategy } from './bearer.strategy';
 import { TokenCache } from './token-cache';
 import { TokenChangesRepository } from './token-changes.repository';
@@ -6,6 +8,8 @@ import { TokensRepository } from './tokens.repository';
 import { TokensService } from './tokens.service';
 
 @Module({
+  imports: [AppsModule],
+  controllers: [AppController],
   providers: [TokensService, TokensRepository, TokenCache, TokenChangesRepository, BearerStrategy],
   exports: [TokensService],
 })
