@@ -88,7 +88,8 @@ export class AppsRepository {
   async updateSettings(id: string, change: AppSettingsChange): Promise<AppSettingsRow | undefined> {
     const cap = change.frequencyCap;
     const quiet = change.quietHours;
-    const [row] = await this.db.query(
+    // TypeORM answers an UPDATE with [rows, count].
+    const [[row]]: [AppSettingsRow[], number] = await this.db.query(
       `UPDATE apps SET
          frequency_cap_max = CASE WHEN $2 THEN $3::smallint ELSE frequency_cap_max END,
          frequency_cap_hours = CASE WHEN $2 THEN $4::smallint ELSE frequency_cap_hours END,
@@ -115,7 +116,7 @@ export class AppsRepository {
       if (!row) return undefined;
       const pair = next(row);
       if (!pair) return row;
-      const [written] = await manager.query(
+      const [[written]]: [AppSettingsRow[], number] = await manager.query(
         `UPDATE apps SET identity_secret_enc = $2, identity_secret_previous_enc = $3 WHERE id = $1 RETURNING ${SETTINGS_COLUMNS}`,
         [id, pair.current, pair.previous],
       );

@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { AppsService } from '../../src/apps/apps.service';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, newToken, TestTenant } from '../support/factories';
+import { runCli, TEST_APP_KEY } from '../support/processes';
 
 const hash = (secret: string, userId: string) => createHmac('sha256', secret).update(userId).digest('hex');
 
@@ -33,7 +34,7 @@ describe('identity verification', () => {
   it('when on, a client token must prove the user id with user_id_hash; a server token need not', async () => {
     secret = (await ctx.get(AppsService).identitySecret(tenant.appId, {}))!.secret;
     expect(secret).toMatch(/^idv_[A-Za-z0-9]{40,}$/);
-    await ctx.get(AppsService).updateSettings(tenant.appId, { identity_verification: true });
+    expect((await ctx.get(AppsService).updateSettings(tenant.appId, { identity_verification: true }))!.settings.identity_verification).toBe(true);
 
     const missing = await put(client, { user_id: 'victim' });
     expect(missing.status).toBe(422);
@@ -66,4 +67,33 @@ describe('identity verification', () => {
     const [row] = await ctx.db.query(`SELECT * FROM apps WHERE id = $1`, [tenant.appId]);
     expect(JSON.stringify(row)).not.toContain(rotated.slice(4));
   });
+
+  it('the CLI: apps:settings prints and changes every setting, apps:identity-secret prints, rotates and revokes (built CLI)', async () => {
+    const cli = (args: string[]) => runCli(args, { env: { DATABASE_URL: ctx.databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' } });
+    const other = await newApp(ctx);
+    const set = await cli(['apps:settings', '--app', other.appId, '--frequency-cap', '3/24', '--quiet-hours', '22:00-07:00', '--identity-verification', 'on']);
+    expect({ code: set.code, stderr: set.stderr, stdout: set.stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
+    expect(JSON.parse(set.stdout)).toEqual({
+      id: other.appId,
+      name: expect.any(String),
+      settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true },
+    });
+    const off = JSON.parse((await cli(['apps:settings', '--app', other.appId, '--frequency-cap', 'off'])).stdout);
+    expect(off.settings).toEqual({ frequency_cap: null, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true });
+    for (const bad of [['--frequency-cap', '0/24'], ['--frequency-cap', '3/721'], ['--quiet-hours', '25:00-07:00'], ['--identity-verification', 'yes']]) {
+      const refused = await cli(['apps:settings', '--app', other.appId, ...bad]);
+      expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
+    }
+
+    const first = JSON.parse((await cli(['apps:identity-secret', '--app', other.appId])).stdout).secret;
+    expect(first).toMatch(/^idv_/);
+    expect(JSON.parse((await cli(['apps:identity-secret', '--app', other.appId])).stdout).secret).toBe(first);
+    const second = JSON.parse((await cli(['apps:identity-secret', '--app', other.appId, '--rotate'])).stdout).secret;
+    expect(second).not.toBe(first);
+    const client = await newToken(ctx, other.appId, ['installations:write']);
+    expect((await put(client, { user_id: 'erin', user_id_hash: hash(first, 'erin') })).status).toBe(201);
+    await cli(['apps:identity-secret', '--app', other.appId, '--revoke-previous']);
+    expect((await put(client, { user_id: 'erin', user_id_hash: hash(first, 'erin') })).status).toBe(422);
+    expect((await put(client, { user_id: 'erin', user_id_hash: hash(second, 'erin') })).status).toBe(201);
+  }, 240_000);
 });
