@@ -1,6 +1,6 @@
+import type { Server } from 'node:http';
 import { INestApplication, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
 import type { Express } from 'express';
-import type { Server } from 'node:http';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
 import { AdminSessionsService } from './admin/admin-sessions.service';
@@ -15,7 +15,7 @@ import { EnvironmentVariables } from './config/env';
 
 /**
  * HTTP setup that is not a module concern: request timing for the metrics, CORS for the pages
- * of CORS_ALLOWED_ORIGINS, our own JSON body
+ * of CORS_ALLOWED_ORIGINS, timeouts for slow clients, our own JSON body
  * parser (it reads bodies of authenticated callers only; its errors are raised after the guard)
  * and the OpenAPI document with Swagger UI at /docs. Used by main.ts and by the e2e tests, so both run the same app.
  */
@@ -26,15 +26,29 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   // First, so every request is timed, including those refused before any route runs.
   app.use(httpMetrics(app.get(MetricsService, { strict: false })));
   // Before the body parser and the guard: a preflight carries no token (docs/api.md#tokens).
-  enableApiCors(app, app.get(EnvironmentVariables, { strict: false }).CORS_ALLOWED_ORIGINS);
+  const config = app.get(EnvironmentVariables, { strict: false });
+  enableApiCors(app, config.CORS_ALLOWED_ORIGINS);
   // The operator dashboard's calls carry its session cookie instead of a token (docs/operations.md).
   const admin = optional(() => app.get(AdminSessionsService, { strict: false }));
   const adminSession = (req: { path: string; headers: Record<string, unknown> }) =>
     admin !== null && req.path.startsWith('/admin/api/') && admin.sessionOf(req as never) !== null;
   app.use(deferredJsonBody(async (req, res) => adminSession(req) || (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app);
+  limitSlowClients(app.getHttpServer() as Server, config);
   answerClientErrors(app.getHttpServer() as Server);
   return app;
+}
+
+/**
+ * A client gets HTTP_HEADERS_TIMEOUT_MS for its headers and HTTP_REQUEST_TIMEOUT_MS for the whole
+ * request, then a 408 (answerClientErrors). Node checks them every connectionsCheckingInterval
+ * (30 s by default, read when the server starts listening), so that is shortened to a quarter of
+ * the shorter timeout.
+ */
+function limitSlowClients(server: Server, config: Pick<EnvironmentVariables, 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS'>): void {
+  server.requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
+  server.headersTimeout = Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS);
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(30000, Math.ceil(server.headersTimeout / 4));
 }
 
 /** A provider the app may not have (a test app built from a smaller module). */

@@ -14,7 +14,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   queue: ['common', 'config'],
   metrics: ['common', 'config', 'queue'],
   logging: ['auth', 'common', 'config'],
-  apps: ['common', 'config'],
+  // apps seals its identity secrets with credentials' secret box (secret-box.ts only).
+  apps: ['common', 'config', 'credentials'],
   auth: ['apps', 'common', 'config'],
   credentials: ['apps', 'common', 'config'],
   installations: ['apps', 'auth', 'common', 'config'],

@@ -1,6 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { EnvironmentVariables } from '../config/env';
+import { CONTENT_SECURITY_POLICY } from './admin-pages.middleware';
+import type { AdminSessionsService } from './admin-sessions.service';
+import { csrfHeld } from './admin-session';
 
 export const ADMIN_ROUTE = '/admin/queues';
 
@@ -22,23 +24,72 @@ export function adminCredentialsMatch(authorization: string | undefined, user: s
   return userOk && passwordOk;
 }
 
+/** What the queue dashboard's page and the script it gets are allowed to do in the browser. */
+const QUEUES_FRAME_HEADERS = { 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
+
 /**
- * HTTP basic auth in front of the queue dashboard, with ADMIN_USER / ADMIN_PASSWORD. When they
- * are unset the dashboard is off and its path answers like any unknown route. The bodies are
- * those of docs/api.md#errors, so the dashboard's errors look like the rest of the API's.
+ * The one script added to the queue dashboard's page (served from this origin, so the CSP allows
+ * it): it adds the session's CSRF token, from the page's meta tag, to every state-changing request
+ * the dashboard makes (bull-board's UI uses XMLHttpRequest).
  */
-export function adminBasicAuth(config: Pick<EnvironmentVariables, 'ADMIN_USER' | 'ADMIN_PASSWORD'>): RequestHandler {
-  const { ADMIN_USER: user, ADMIN_PASSWORD: password } = config;
+export const QUEUES_CSRF_SCRIPT = `(() => {
+  const token = document.querySelector('meta[name="csrf-token"]').content;
+  const open = XMLHttpRequest.prototype.open;
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.open = function (method, ...rest) {
+    this.pnsMethod = String(method).toUpperCase();
+    return open.call(this, method, ...rest);
+  };
+  XMLHttpRequest.prototype.send = function (body) {
+    if (!['GET', 'HEAD', 'OPTIONS'].includes(this.pnsMethod)) this.setRequestHeader('X-CSRF-Token', token);
+    return send.call(this, body);
+  };
+})();
+`;
+const SCRIPT_PATH = '/pns-csrf.js';
+
+/**
+ * The page bull-board renders, made to load nothing from outside (its web fonts come from Google:
+ * the system's fonts instead) and to carry the session's CSRF token and the script that sends it.
+ */
+export function queuesPage(html: string, csrf: string): string {
+  return html
+    .replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '')
+    .replace('</head>', `<meta name="csrf-token" content="${csrf}"><script src="${ADMIN_ROUTE}${SCRIPT_PATH}"></script></head>`);
+}
+
+/**
+ * The queue dashboard's door is the operator dashboard's (docs/operations.md "Operator dashboard"):
+ * 404 when off; without its session, 401 (a page request is sent to the login at /admin); a
+ * state-changing request needs the session's X-CSRF-Token (the check AdminGuard makes), 403
+ * otherwise. Every answer gets the dashboard's same-origin CSP and no framing.
+ */
+export function adminQueuesDoor(sessions: AdminSessionsService): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (!user || !password) {
+    if (!sessions.enabled) {
       res.status(404).json({ message: 'Not Found' });
       return;
     }
-    if (adminCredentialsMatch(req.headers.authorization, user, password)) {
-      next();
+    const session = sessions.sessionOf(req);
+    if (!session) {
+      if (req.method === 'GET' && req.accepts(['json', 'html']) === 'html') res.redirect(303, '/admin');
+      else res.status(401).json({ message: 'Unauthenticated.' });
       return;
     }
-    res.setHeader('WWW-Authenticate', 'Basic realm="Push queues", charset="UTF-8"');
-    res.status(401).json({ message: 'Unauthenticated.' });
+    if (!csrfHeld(req, session)) {
+      res.status(403).json({ message: 'This action is unauthorized.' });
+      return;
+    }
+    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    for (const [name, value] of Object.entries(QUEUES_FRAME_HEADERS)) res.setHeader(name, value);
+    if (req.path === SCRIPT_PATH) {
+      res.type('application/javascript').setHeader('Cache-Control', 'no-cache');
+      res.send(QUEUES_CSRF_SCRIPT);
+      return;
+    }
+    // bull-board renders its page with res.render, which ends in res.send.
+    const send = res.send.bind(res);
+    res.send = (body?: unknown) => send(typeof body === 'string' && /^\s*<!DOCTYPE html>/i.test(body) ? queuesPage(body, session.csrf) : body);
+    next();
   };
 }

@@ -2,7 +2,8 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject } from '@nestjs/swagger';
 import { errorContent, scanOpenApiDocument } from '../common/http/openapi';
 import { SESSION_COOKIE } from './admin-session';
-import { NO_SESSION_EXTENSION, SAFE_METHODS } from './admin.guard';
+import { SAFE_METHODS } from './admin-session';
+import { NO_SESSION_EXTENSION } from './admin.guard';
 
 /** The name AdminController is described under (InOpenApiDocument): it is no part of the public document. */
 export const ADMIN_OPENAPI_DOCUMENT = 'admin';

@@ -16,7 +16,7 @@ export function adminPagesDir(): string | null {
  * Everything the pages load comes from this origin: the policy makes the browser refuse anything
  * else, so a dependency that reached for a CDN would fail loudly in the e2e test.
  */
-const CONTENT_SECURITY_POLICY = [
+export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
   // Chart.js and React set element styles at run time.

@@ -60,3 +60,14 @@ export function sameToken(given: string | undefined, expected: string): boolean 
   const b = createHash('sha256').update(expected).digest();
   return timingSafeEqual(a, b);
 }
+
+/** The methods that need no CSRF token. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Whether a request may go on with its session: a safe method, or the session's X-CSRF-Token.
+ * The one CSRF check of the dashboard's API (AdminGuard) and of the queue dashboard.
+ */
+export function csrfHeld(req: { method: string; header(name: string): string | undefined }, session: AdminSession): boolean {
+  return SAFE_METHODS.has(req.method) || sameToken(req.header(CSRF_HEADER), session.csrf);
+}

@@ -2,7 +2,7 @@ import { applyDecorators, CanActivate, ExecutionContext, ForbiddenException, Inj
 import { Reflector } from '@nestjs/core';
 import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
-import { CSRF_HEADER, sameToken } from './admin-session';
+import { csrfHeld } from './admin-session';
 import { AdminSessionsService } from './admin-sessions.service';
 
 const NO_SESSION_KEY = 'adminNoSession';
@@ -10,9 +10,6 @@ const NO_SESSION_KEY = 'adminNoSession';
 export const NO_SESSION_EXTENSION = 'x-without-session';
 /** The login route: no session needed yet (the dashboard must still be on). */
 export const WithoutSession = () => applyDecorators(SetMetadata(NO_SESSION_KEY, true), ApiExtension(NO_SESSION_EXTENSION, true));
-
-/** The methods that need no CSRF token. */
-export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Every /admin/api route: 404 when the dashboard is off (as an unknown route), 401 without a
@@ -31,7 +28,7 @@ export class AdminGuard implements CanActivate {
     const req = context.switchToHttp().getRequest<Request>();
     const session = this.sessions.sessionOf(req);
     if (!session) throw new UnauthorizedException();
-    if (!SAFE_METHODS.has(req.method) && !sameToken(req.header(CSRF_HEADER), session.csrf)) throw new ForbiddenException();
+    if (!csrfHeld(req, session)) throw new ForbiddenException();
     return true;
   }
 }

@@ -12,8 +12,9 @@ import { WebhooksModule } from '../webhooks/webhooks.module';
 import { EnvironmentVariables } from '../config/env';
 import { QueueInspector } from '../queue/queue-inspector';
 import { QueueInspectorModule } from '../queue/queue-inspector.module';
-import { ADMIN_ROUTE, adminBasicAuth } from './admin-auth.middleware';
+import { ADMIN_ROUTE, adminQueuesDoor } from './admin-auth.middleware';
 import { adminPages, adminPagesDir } from './admin-pages.middleware';
+import { AdminSessionsModule } from './admin-sessions.module';
 import { AdminSessionsService } from './admin-sessions.service';
 import { AdminController } from './admin.controller';
 import { AdminGuard } from './admin.guard';
@@ -25,8 +26,8 @@ import { AdminService } from './admin.service';
  * (api, all), on when ADMIN_USER and ADMIN_PASSWORD are set: the single-page app at /admin
  * (clients/admin, built into dist/admin), its API at /admin/api (AdminController, reusing the
  * features' services), and the BullMQ dashboard (bull-board) at /admin/queues.
- * It is mounted as Express middleware, ahead of Nest's guards: basic auth protects it instead of
- * a bearer token, and it is not rate limited. Queues are added only when the dashboard is on,
+ * The queue dashboard is mounted as Express middleware, ahead of Nest's guards, behind the
+ * operator dashboard's own door (adminQueuesDoor: its session, lockout and CSRF check). Queues are added only when the dashboard is on,
  * so a process without ADMIN_USER / ADMIN_PASSWORD opens no Redis connection for it.
  */
 @Module({
@@ -38,21 +39,23 @@ import { AdminService } from './admin.service';
     RateLimitStorageModule,
     WebhooksModule,
     QueueInspectorModule,
+    AdminSessionsModule,
     BullBoardModule.forRootAsync({
-      inject: [EnvironmentVariables],
-      useFactory: (config: EnvironmentVariables) => ({
+      imports: [AdminSessionsModule],
+      inject: [AdminSessionsService],
+      useFactory: (sessions: AdminSessionsService) => ({
         route: ADMIN_ROUTE,
         // @bull-board/express 9.10.1 pins its own @bull-board/api 9.10.1 while @bull-board/nestjs uses
         // 9.10.2: the classes are the same at runtime, but TypeScript sees two declarations.
         adapter: ExpressAdapter as unknown as BullBoardModuleOptions['adapter'],
-        middleware: adminBasicAuth(config),
+        middleware: adminQueuesDoor(sessions),
         boardOptions: { uiConfig: { boardTitle: 'Push queues' } },
       }),
     }),
   ],
   controllers: [AdminController],
-  providers: [AdminService, AdminRepository, AdminSessionsService, AdminGuard],
-  exports: [AdminSessionsService],
+  providers: [AdminService, AdminRepository, AdminGuard],
+  exports: [AdminSessionsModule],
 })
 export class AdminModule implements OnModuleInit, NestModule {
   constructor(

@@ -9,6 +9,29 @@ export interface AppRow {
   created_at: Date;
 }
 
+/** An app's settings columns (docs/api.md "App settings"); the secrets sealed. */
+export interface AppSettingsRow {
+  id: string;
+  name: string;
+  frequency_cap_max: number | null;
+  frequency_cap_hours: number | null;
+  quiet_hours_start: string | null;
+  quiet_hours_end: string | null;
+  identity_verification: boolean;
+  identity_secret_enc: string | null;
+  identity_secret_previous_enc: string | null;
+}
+
+/** The settings a change sets; an absent key keeps its column. */
+export interface AppSettingsChange {
+  frequencyCap?: { max: number; hours: number } | null;
+  quietHours?: { start: string; end: string } | null;
+  identityVerification?: boolean;
+}
+
+const SETTINGS_COLUMNS = `id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
+  identity_verification, identity_secret_enc, identity_secret_previous_enc`;
+
 /** What a deleted app held. */
 export interface DeletedCounts {
   tokens: number;
@@ -55,6 +78,50 @@ export class AppsRepository {
       [id],
     );
     return row;
+  }
+
+  async settings(id: string): Promise<AppSettingsRow | undefined> {
+    const [row] = await this.db.query(`SELECT ${SETTINGS_COLUMNS} FROM apps WHERE id = $1`, [id]);
+    return row;
+  }
+
+  async updateSettings(id: string, change: AppSettingsChange): Promise<AppSettingsRow | undefined> {
+    const cap = change.frequencyCap;
+    const quiet = change.quietHours;
+    // TypeORM answers an UPDATE with [rows, count].
+    const [[row]]: [AppSettingsRow[], number] = await this.db.query(
+      `UPDATE apps SET
+         frequency_cap_max = CASE WHEN $2 THEN $3::smallint ELSE frequency_cap_max END,
+         frequency_cap_hours = CASE WHEN $2 THEN $4::smallint ELSE frequency_cap_hours END,
+         quiet_hours_start = CASE WHEN $5 THEN $6::character(5) ELSE quiet_hours_start END,
+         quiet_hours_end = CASE WHEN $5 THEN $7::character(5) ELSE quiet_hours_end END,
+         identity_verification = coalesce($8::boolean, identity_verification)
+       WHERE id = $1
+       RETURNING ${SETTINGS_COLUMNS}`,
+      [id, cap !== undefined, cap?.max ?? null, cap?.hours ?? null, quiet !== undefined, quiet?.start ?? null, quiet?.end ?? null, change.identityVerification ?? null],
+    );
+    return row;
+  }
+
+  /**
+   * Sets the identity secrets under a lock of the row: `next(row)` answers the new sealed pair,
+   * or null to leave them. Returns the row as written; undefined when there is no such app.
+   */
+  async changeIdentitySecrets(
+    id: string,
+    next: (row: AppSettingsRow) => { current: string | null; previous: string | null } | null,
+  ): Promise<AppSettingsRow | undefined> {
+    return this.db.transaction(async (manager) => {
+      const [row]: AppSettingsRow[] = await manager.query(`SELECT ${SETTINGS_COLUMNS} FROM apps WHERE id = $1 FOR UPDATE`, [id]);
+      if (!row) return undefined;
+      const pair = next(row);
+      if (!pair) return row;
+      const [[written]]: [AppSettingsRow[], number] = await manager.query(
+        `UPDATE apps SET identity_secret_enc = $2, identity_secret_previous_enc = $3 WHERE id = $1 RETURNING ${SETTINGS_COLUMNS}`,
+        [id, pair.current, pair.previous],
+      );
+      return written;
+    });
   }
 
   async exists(id: string): Promise<boolean> {

@@ -1,6 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { isUuid } from '../common/uuid';
-import { AppRow, AppsRepository, DeletedCounts } from './apps.repository';
+import { EnvironmentVariables } from '../config/env';
+import { openWithAny, seal } from '../credentials/secret-box';
+import { AppWithSettings, newIdentitySecret, toAppWithSettings, userIdHashMatches } from './app-settings';
+import { AppRow, AppSettingsChange, AppSettingsRow, AppsRepository, DeletedCounts } from './apps.repository';
+
+/** Identity secrets are sealed for their app and slot, so a value copied elsewhere will not open. */
+const identityContext = (appId: string, column: 'identity_secret_enc' | 'identity_secret_previous_enc') => `apps:${appId}:${column}`;
 
 export interface AppSummary {
   id: string;
@@ -12,7 +18,10 @@ const summary = (row: AppRow): AppSummary => ({ id: row.id, name: row.name, crea
 
 @Injectable()
 export class AppsService {
-  constructor(private readonly apps: AppsRepository) {}
+  constructor(
+    private readonly apps: AppsRepository,
+    private readonly config: EnvironmentVariables,
+  ) {}
 
   async create(name: string): Promise<AppSummary> {
     return summary(await this.apps.insert(name));
@@ -35,5 +44,71 @@ export class AppsService {
     if (!isUuid(id)) return null;
     const row = await this.apps.find(id);
     return row ? summary(row) : null;
+  }
+
+  /** The app with its settings (docs/api.md "App settings"); null when there is no such app. */
+  async settings(id: string): Promise<AppWithSettings | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.apps.settings(id);
+    return row ? toAppWithSettings(row) : null;
+  }
+
+  /** Changes the given settings, keeps the others; null when there is no such app. */
+  async updateSettings(
+    id: string,
+    change: { frequency_cap?: AppSettingsChange['frequencyCap']; quiet_hours?: AppSettingsChange['quietHours']; identity_verification?: boolean },
+  ): Promise<AppWithSettings | null> {
+    if (!isUuid(id)) return null;
+    const row = await this.apps.updateSettings(id, {
+      frequencyCap: change.frequency_cap,
+      quietHours: change.quiet_hours,
+      identityVerification: change.identity_verification,
+    });
+    return row ? toAppWithSettings(row) : null;
+  }
+
+  /**
+   * `apps:identity-secret`: the current secret, made on first use; with `rotate` a new one (the
+   * current one stays valid as the previous until revoked); with `revokePrevious` the previous one
+   * stops being accepted. Null when there is no such app.
+   */
+  async identitySecret(id: string, options: { rotate?: boolean; revokePrevious?: boolean }): Promise<{ secret: string } | null> {
+    if (!isUuid(id)) return null;
+    let secret = '';
+    const row = await this.apps.changeIdentitySecrets(id, (current) => {
+      const sealedCurrent = current.identity_secret_enc;
+      const previous = options.revokePrevious ? null : current.identity_secret_previous_enc;
+      if (sealedCurrent && !options.rotate) {
+        secret = this.open(id, 'identity_secret_enc', sealedCurrent);
+        return options.revokePrevious ? { current: sealedCurrent, previous: null } : null;
+      }
+      secret = newIdentitySecret();
+      const demoted = sealedCurrent ? seal(this.open(id, 'identity_secret_enc', sealedCurrent), identityContext(id, 'identity_secret_previous_enc'), this.config.APP_KEY) : previous;
+      return { current: seal(secret, identityContext(id, 'identity_secret_enc'), this.config.APP_KEY), previous: demoted };
+    });
+    return row ? { secret } : null;
+  }
+
+  /**
+   * Why the app refuses this `user_id` from a token without `installations:identify`, or null
+   * (docs/api.md "Identity verification"): a missing or wrong `user_id_hash` while it is on.
+   */
+  async userIdHashProblem(appId: string, userId: string, hash: string | undefined): Promise<'missing' | 'mismatch' | null> {
+    const row = await this.apps.settings(appId);
+    if (!row?.identity_verification) return null;
+    if (hash === undefined || hash === null) return 'missing';
+    return userIdHashMatches(this.identitySecrets(row), userId, hash) ? null : 'mismatch';
+  }
+
+  private identitySecrets(row: AppSettingsRow): string[] {
+    const secrets: string[] = [];
+    if (row.identity_secret_enc) secrets.push(this.open(row.id, 'identity_secret_enc', row.identity_secret_enc));
+    if (row.identity_secret_previous_enc) secrets.push(this.open(row.id, 'identity_secret_previous_enc', row.identity_secret_previous_enc));
+    return secrets;
+  }
+
+  private open(appId: string, column: 'identity_secret_enc' | 'identity_secret_previous_enc', sealed: string): string {
+    const keys = this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
+    return openWithAny(sealed, identityContext(appId, column), keys).plaintext;
   }
 }

@@ -5,6 +5,7 @@ export const ABILITIES = [
   'notifications:send',
   'notifications:read',
   'events:write',
+  'installations:identify',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 export const ALL_ABILITIES = '*';

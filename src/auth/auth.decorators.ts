@@ -16,7 +16,7 @@ export const ABILITIES_KEY = 'requiredAbilities';
 export const PUBLIC_KEY = 'publicRoute';
 
 /**
- * The abilities a route needs; routes without it (and not @Public) are refused. It also documents
+ * The abilities a route needs (none: any valid token); routes without it (and not @Public) are refused. It also documents
  * the route in OpenAPI: bearer security, the ability, and the answers AbilitiesGuard and the rate
  * limiter give before the handler runs (401, 403, 429), plus the 500 any route can give.
  */
@@ -31,7 +31,9 @@ export const RequireAbilities = (...abilities: Ability[]) =>
       example: { message: 'Unauthenticated.' },
     }),
     ApiForbiddenResponse({
-      description: `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).`,
+      description: abilities.length
+        ? `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).`
+        : 'Never for this route: any ability will do.',
       type: ErrorResponse,
       example: { message: 'This action is unauthorized.' },
     }),

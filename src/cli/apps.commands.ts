@@ -1,4 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
+import { parseFrequencyCap, parseOnOff, parseQuietHours } from '../apps/app-settings';
 import { AppsService } from '../apps/apps.service';
 import { CliError, printJson } from './cli-error';
 
@@ -51,5 +52,92 @@ export class AppsDeleteCommand extends CommandRunner {
   @Option({ flags: '--id <id>', description: 'app id', required: true })
   parseId(value: string): string {
     return value;
+  }
+}
+
+/** Bad option values as one line (CliError), in the words the parsers chose. */
+function option<T>(parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new CliError((error as Error).message);
+  }
+}
+
+/**
+ * `apps:settings --app ID [--frequency-cap N/HOURS|off] [--quiet-hours HH:MM-HH:MM|off]
+ * [--identity-verification on|off]`: changes the given settings and prints the app with all of
+ * them (docs/api.md "App settings"); without options, only prints.
+ */
+@Command({ name: 'apps:settings', description: "Show or change an app's settings (frequency cap, quiet hours, identity verification)" })
+export class AppsSettingsCommand extends CommandRunner {
+  constructor(private readonly apps: AppsService) {
+    super();
+  }
+
+  async run(_params: string[], options: { app: string; frequencyCap?: string; quietHours?: string; identityVerification?: string }): Promise<void> {
+    const change = {
+      ...(options.frequencyCap !== undefined ? { frequency_cap: option(() => parseFrequencyCap(options.frequencyCap!)) } : {}),
+      ...(options.quietHours !== undefined ? { quiet_hours: option(() => parseQuietHours(options.quietHours!)) } : {}),
+      ...(options.identityVerification !== undefined
+        ? { identity_verification: option(() => parseOnOff('--identity-verification', options.identityVerification!)) }
+        : {}),
+    };
+    const app = Object.keys(change).length > 0 ? await this.apps.updateSettings(options.app, change) : await this.apps.settings(options.app);
+    if (!app) throw new CliError(`App ${options.app} not found`);
+    printJson(app);
+  }
+
+  @Option({ flags: '--app <id>', description: 'app id', required: true })
+  parseApp(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--frequency-cap <cap>', description: 'N/HOURS (N 1-100, HOURS 1-720) or off: stored, applied to marketing sends later' })
+  parseFrequencyCap(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--quiet-hours <window>', description: 'HH:MM-HH:MM or off: stored, applied to marketing sends later' })
+  parseQuietHours(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--identity-verification <state>', description: 'on or off: setting user_id then needs user_id_hash (or installations:identify)' })
+  parseIdentityVerification(value: string): string {
+    return value;
+  }
+}
+
+/**
+ * `apps:identity-secret --app ID [--rotate] [--revoke-previous]`: prints `{"secret": "idv_..."}`,
+ * the app's identity secret (made on first use); `--rotate` makes a new one, the previous staying
+ * valid until `--revoke-previous`.
+ */
+@Command({ name: 'apps:identity-secret', description: "Print, rotate or revoke an app's identity verification secret" })
+export class AppsIdentitySecretCommand extends CommandRunner {
+  constructor(private readonly apps: AppsService) {
+    super();
+  }
+
+  async run(_params: string[], options: { app: string; rotate?: boolean; revokePrevious?: boolean }): Promise<void> {
+    const result = await this.apps.identitySecret(options.app, { rotate: options.rotate, revokePrevious: options.revokePrevious });
+    if (!result) throw new CliError(`App ${options.app} not found`);
+    printJson(result);
+  }
+
+  @Option({ flags: '--app <id>', description: 'app id', required: true })
+  parseApp(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--rotate', description: 'make a new secret; the current one stays valid until --revoke-previous' })
+  parseRotate(): boolean {
+    return true;
+  }
+
+  @Option({ flags: '--revoke-previous', description: 'stop accepting the secret before the last rotation' })
+  parseRevokePrevious(): boolean {
+    return true;
   }
 }

@@ -6,7 +6,7 @@ import { AuthModule } from '../auth/auth.module';
 import { ConfigModule } from '../config/config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { typeOrmModuleOptions } from '../database/data-source';
-import { AppsCreateCommand, AppsDeleteCommand, AppsListCommand } from './apps.commands';
+import { AppsCreateCommand, AppsDeleteCommand, AppsIdentitySecretCommand, AppsListCommand, AppsSettingsCommand } from './apps.commands';
 import { CliError } from './cli-error';
 import { AppKeyRotateCommand, AppsCredentialsCommand, AppsCredentialsRemoveCommand } from './credentials.command';
 import { MigrateCommand, SetupCommand } from './setup.commands';
@@ -41,6 +41,8 @@ const CliDatabaseModule = TypeOrmModule.forRootAsync({
     AppsCreateCommand,
     AppsListCommand,
     AppsDeleteCommand,
+    AppsSettingsCommand,
+    AppsIdentitySecretCommand,
     AppsCredentialsCommand,
     AppsCredentialsRemoveCommand,
     AppKeyRotateCommand,

@@ -1,4 +1,4 @@
-import { CENSOR, isSecretKey, redactUrl, scrubSecrets } from './secrets';
+import { CENSOR, censorSecretValues, isSecretKey, redactUrl, scrubSecrets } from './secrets';
 
 describe('scrubSecrets', () => {
   it('censors secret-named keys at any depth, in objects and arrays, and keeps the rest', () => {
@@ -66,4 +66,19 @@ describe('redactUrl', () => {
     ['/a/token=b', '/a/token=b'],
     ['/a?bad%E0=1&token', '/a?bad%E0=1&token'],
   ])('%s', (url, expected) => expect(redactUrl(url)).toBe(expected));
+});
+
+describe('secrets by their shape (issue 26 item 5)', () => {
+  const token = 'pns_' + 'aB3'.repeat(15);
+  it.each(['api_token', 'bearer', 'auth', 'X-Auth-Token', 'X-Token', 'Api-Token', 'Bearer'])('%s is a secret key', (key) =>
+    expect(isSecretKey(key)).toBe(true),
+  );
+
+  it('censors our tokens, identity and webhook secrets wherever they sit', () => {
+    expect(scrubSecrets({ note: `was ${token} then`, list: ['idv_' + 'x'.repeat(32)], n: 3 })).toEqual({ note: `was ${CENSOR} then`, list: [CENSOR], n: 3 });
+    expect(censorSecretValues('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw=')).toBe(CENSOR);
+    expect(redactUrl(`/api/v1/notifications/${token}?page=${token}`)).toBe(`/api/v1/notifications/${CENSOR}?page=${CENSOR}`);
+    // Short look-alikes (the session cookie's name) are left alone.
+    expect(censorSecretValues('pns_admin=1')).toBe('pns_admin=1');
+  });
 });

@@ -57,19 +57,61 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** `[::1]` -> `::1`, and one trailing dot (`host.`) dropped: the name DNS would look up. */
-const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
 
-type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
-const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
+/** A host that names no public service by itself: an IP literal, `localhost`, `*.localhost` or a single label. */
+export function isAddressOrLocalName(host: string): boolean {
+  return isIP(host) !== 0 || host === 'localhost' || host.endsWith('.localhost') || !host.includes('.');
+}
+
+export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
+
+/** A comma-separated host list setting (`name,.suffix`), lower-cased; undefined when unset or empty. */
+export function parseHostList(setting: string | undefined): string[] | undefined {
+  const listed = setting
+    ?.split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry !== '');
+  return listed && listed.length > 0 ? listed : undefined;
+}
+
+/** Whether `hostname` is one of `entries`: exact names, or `.suffix` for any name under it. */
+export function hostListAllows(entries: readonly string[], hostname: string): boolean {
+  const host = bareHost(hostname);
+  return entries.some((entry) => (entry.startsWith('.') ? host.endsWith(entry) && host.length > entry.length : host === entry));
+}
+
+/**
+ * A `lookup` for net/tls/http2 connections: resolves as usual, but fails with PRIVATE_ADDRESS_CODE
+ * when any address of a host that is not `trusted` is not public. The socket then connects to the
+ * address this returned, the one that was checked, so DNS cannot change in between.
+ */
+export function publicAddressLookup(trusted: (hostname: string) => boolean, resolver: Resolver = systemResolver): LookupFunction {
+  return (hostname, options, callback) => {
+    const isTrusted = trusted(hostname);
+    resolver(hostname, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+      const candidates = addresses.filter((a) => !family || a.family === family);
+      if (candidates.length === 0) {
+        return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
+      }
+      if (!isTrusted && !addresses.every((a) => isPublicAddress(a.address))) {
+        const refused = Object.assign(new Error(`${hostname} resolves to a private or reserved address`), { code: PRIVATE_ADDRESS_CODE });
+        return callback(refused, '', 0);
+      }
+      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, candidates);
+      callback(null, candidates[0].address, candidates[0].family);
+    });
+  };
+}
 
 export class WebPushHosts {
   /** `setting` is WEB_PUSH_ALLOWED_HOSTS: when given it replaces the default list, and its hosts are trusted. */
   static fromSetting(setting: string | undefined, resolver: Resolver = systemResolver): WebPushHosts {
-    const listed = setting
-      ?.split(',')
-      .map((entry) => entry.trim().toLowerCase())
-      .filter((entry) => entry !== '');
-    return listed && listed.length > 0 ? new WebPushHosts(listed, true, resolver) : new WebPushHosts([...DEFAULT_WEB_PUSH_HOSTS], false, resolver);
+    const listed = parseHostList(setting);
+    return listed ? new WebPushHosts(listed, true, resolver) : new WebPushHosts([...DEFAULT_WEB_PUSH_HOSTS], false, resolver);
   }
 
   private constructor(
@@ -80,8 +122,7 @@ export class WebPushHosts {
   ) {}
 
   allows(hostname: string): boolean {
-    const host = bareHost(hostname);
-    return this.entries.some((entry) => (entry.startsWith('.') ? host.endsWith(entry) && host.length > entry.length : host === entry));
+    return hostListAllows(this.entries, hostname);
   }
 
   /** The message template (`:attribute`) for an endpoint this server will not send to, or null. */
@@ -100,34 +141,16 @@ export class WebPushHosts {
     if (url.protocol !== 'https:' || !url.hostname) return ENDPOINT_MESSAGES.https;
     if (url.username !== '' || url.password !== '') return ENDPOINT_MESSAGES.credentials;
     if (this.allows(url.hostname)) return null;
-    const host = bareHost(url.hostname);
     // The URL parser has already turned 0x7f.1, 2130706433 and %31%32%37.0.0.1 into 127.0.0.1.
-    if (isIP(host) !== 0 || host === 'localhost' || host.endsWith('.localhost') || !host.includes('.')) return ENDPOINT_MESSAGES.address;
+    if (isAddressOrLocalName(bareHost(url.hostname))) return ENDPOINT_MESSAGES.address;
     return ENDPOINT_MESSAGES.notAllowed;
   }
 
   /**
-   * A `lookup` for net/tls/http2 connections to push services: resolves as usual, but fails with
-   * PRIVATE_ADDRESS_CODE when any address of a host the operator did not list is not public.
-   * The socket then connects to the address this returned, the one that was checked.
+   * A `lookup` for net/tls/http2 connections to push services (publicAddressLookup): hosts the
+   * operator listed are trusted wherever they resolve; the built-in list is checked.
    */
-  readonly lookup: LookupFunction = (hostname, options, callback) => {
-    const trusted = this.operatorListed && this.allows(hostname);
-    this.resolver(hostname, (error, addresses) => {
-      if (error) return callback(error, '', 0);
-      const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
-      const candidates = addresses.filter((a) => !family || a.family === family);
-      if (candidates.length === 0) {
-        return callback(Object.assign(new Error(`No address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      }
-      if (!trusted && !addresses.every((a) => isPublicAddress(a.address))) {
-        const refused = Object.assign(new Error(`${hostname} resolves to a private or reserved address`), { code: PRIVATE_ADDRESS_CODE });
-        return callback(refused, '', 0);
-      }
-      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, candidates);
-      callback(null, candidates[0].address, candidates[0].family);
-    });
-  };
+  readonly lookup: LookupFunction = publicAddressLookup((hostname) => this.operatorListed && this.allows(hostname), this.resolver);
 
   /**
    * The allow-list as a JSON Schema (ECMA-262) pattern for a whole endpoint URL, for the OpenAPI

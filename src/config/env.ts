@@ -163,6 +163,14 @@ export class EnvironmentVariables {
   WEB_PUSH_ALLOWED_HOSTS?: string;
 
   /**
+   * Hosts webhooks may call although they are not public (receivers inside the operator's network):
+   * comma-separated host names (IPv4 addresses included) or `.suffix`es. docs/operations.md "Security".
+   */
+  @IsOptional()
+  @Matches(ALLOWED_HOSTS_PATTERN, { message: 'must be comma-separated host names or .suffixes' })
+  WEBHOOK_ALLOWED_HOSTS?: string;
+
+  /**
    * Web page origins allowed to call /api/ from the browser (the web SDK): `*` or a comma-separated
    * list like `https://shop.example.com`. Unset: no CORS headers (docs/api.md#tokens).
    */
@@ -258,6 +266,17 @@ export class EnvironmentVariables {
 
   @Int(1000)
   SHUTDOWN_TIMEOUT_MS = 30000;
+
+  /**
+   * How long a client may take to send a request's headers, and the whole request, before it is
+   * answered 408 and its connection closed (Node's defaults, 60 s and 300 s, let slow clients hold
+   * connections open). docs/operations.md "Security".
+   */
+  @Int(100)
+  HTTP_HEADERS_TIMEOUT_MS = 10000;
+
+  @Int(100)
+  HTTP_REQUEST_TIMEOUT_MS = 30000;
 }
 
 /** METRICS_PORT's default in worker mode; api and all modes keep the class default, 9464. */
@@ -283,6 +302,7 @@ export const VARIABLES = [
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
   'WEB_PUSH_ALLOWED_HOSTS',
+  'WEBHOOK_ALLOWED_HOSTS',
   'CORS_ALLOWED_ORIGINS',
   'DELIVERY_MAX_ATTEMPTS',
   'DELIVERY_RETRY_BASE_MS',
@@ -304,6 +324,8 @@ export const VARIABLES = [
   'ADMIN_USER',
   'ADMIN_PASSWORD',
   'SHUTDOWN_TIMEOUT_MS',
+  'HTTP_HEADERS_TIMEOUT_MS',
+  'HTTP_REQUEST_TIMEOUT_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 function firstMessage(error: ValidationError): string {

@@ -9,8 +9,11 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Response } from 'express';
+import { AppsService } from '../apps/apps.service';
+import { grants } from '../auth/abilities';
 import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
+import { ValidationFailedError } from '../common/errors';
 import { ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { InstallationEnvelope } from './dto/installation-response.dto';
@@ -67,7 +70,21 @@ const UPDATE_EXAMPLES = {
 })
 @Controller('api/v1/installations')
 export class InstallationsController {
-  constructor(private readonly installations: InstallationsService) {}
+  constructor(
+    private readonly installations: InstallationsService,
+    private readonly apps: AppsService,
+  ) {}
+
+  /**
+   * Identity verification (docs/api.md "Identity verification"): while the app has it on, setting
+   * `user_id` to a string with a token lacking `installations:identify` needs its `user_id_hash`.
+   */
+  private async verifyIdentity(auth: AuthContext, dto: { user_id?: string | null; user_id_hash?: string }): Promise<void> {
+    if (typeof dto.user_id !== 'string' || grants(auth.abilities, 'installations:identify')) return;
+    const problem = await this.apps.userIdHashProblem(auth.appId, dto.user_id, dto.user_id_hash);
+    if (problem === 'missing') throw ValidationFailedError.of('user_id_hash', 'The user_id_hash field is required to set user_id.');
+    if (problem === 'mismatch') throw ValidationFailedError.of('user_id_hash', 'The user_id_hash does not match user_id.');
+  }
 
   @Put(':installationId')
   @RequireAbilities('installations:write')
@@ -88,6 +105,7 @@ export class InstallationsController {
     @Body() dto: RegisterInstallationDto,
     @Res({ passthrough: true }) res: Response,
   ) {
+    await this.verifyIdentity(auth, dto);
     const { created, installation } = await this.installations.register(auth.appId, installationId, dto);
     res.status(created ? 201 : 200);
     return { data: installation };
@@ -110,6 +128,7 @@ export class InstallationsController {
     @Param('installationId', InstallationIdPipe) installationId: string,
     @Body() dto: UpdateInstallationDto,
   ) {
+    await this.verifyIdentity(auth, dto);
     return { data: await this.installations.update(auth.appId, installationId, dto) };
   }
 

@@ -1,9 +1,11 @@
 import { Module } from '@nestjs/common';
+import { AppsModule } from '../apps/apps.module';
 import { InstallationsController } from './installations.controller';
 import { InstallationsRepository } from './installations.repository';
 import { InstallationsService } from './installations.service';
 
 @Module({
+  imports: [AppsModule],
   controllers: [InstallationsController],
   providers: [InstallationsService, InstallationsRepository],
   exports: [InstallationsService],

@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import pino, { DestinationStream, LevelWithSilent } from 'pino';
 import type { Options } from 'pino-http';
 import type { AuthContext } from '../auth/auth-context';
-import { CENSOR, isSecretKey, redactUrl, scrubSecrets } from '../common/secrets';
+import { CENSOR, censorSecretValues, isSecretKey, redactUrl, scrubSecrets } from '../common/secrets';
 import type { EnvironmentVariables } from '../config/env';
 
 export const REQUEST_ID_HEADER = 'X-Request-Id';
@@ -13,13 +13,13 @@ const BINDING_SECRET_KEYS = ['token', 'push_token', 'web_push_subscription', 'pr
 
 /**
  * A header object with the value of every secret-named header (Authorization, Cookie,
- * Proxy-Authorization, Set-Cookie, ...) censored.
+ * Proxy-Authorization, Set-Cookie, X-Auth-Token, ...) censored, and secret-shaped values in the others.
  */
 function censorHeaders(headers: unknown): unknown {
   if (!headers || typeof headers !== 'object') return headers;
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(headers as Record<string, unknown>)) {
-    out[name] = value != null && isSecretKey(name) ? CENSOR : value;
+    out[name] = value != null && isSecretKey(name) ? CENSOR : typeof value === 'string' ? censorSecretValues(value) : scrubSecrets(value);
   }
   return out;
 }
@@ -35,6 +35,7 @@ export function redactRequest(req: Record<string, unknown>): Record<string, unkn
   if ('headers' in out) out.headers = censorHeaders(out.headers);
   if (typeof out.url === 'string') out.url = redactUrl(out.url);
   if (out.query && typeof out.query === 'object') out.query = scrubSecrets(out.query);
+  if (out.params && typeof out.params === 'object') out.params = scrubSecrets(out.params);
   return out;
 }
 
@@ -68,6 +69,13 @@ export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>)
     timestamp: pino.stdTimeFunctions.isoTime,
     // Secret-named keys at any depth of what is logged...
     formatters: { log: (object) => scrubSecrets(object) },
+    // The message and its interpolation arguments, which no formatter sees.
+    hooks: {
+      logMethod(args, method) {
+        for (let i = 0; i < args.length; i++) if (typeof args[i] === 'string') args[i] = censorSecretValues(args[i] as string);
+        return method.apply(this, args);
+      },
+    },
     // ...and at the top of a child logger's bindings, which pino passes through no formatter.
     // Top-level paths only: a wildcard path would make pino redact every key of every line.
     redact: { paths: BINDING_SECRET_KEYS, censor: CENSOR },

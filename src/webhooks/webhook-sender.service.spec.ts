@@ -1,9 +1,12 @@
 import { Test } from '@nestjs/testing';
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { EnvironmentVariables } from '../config/env';
 import { seal } from '../credentials/secret-box';
 import { MetricsService } from '../metrics/metrics.service';
 import { WebhookJobs } from '../queue/jobs';
+import { WebhookHosts } from '../common/webhook-hosts';
 import { newSecret } from './webhook-rules';
 import { ATTEMPT_LEASE_SECONDS, WebhookSender } from './webhook-sender.service';
 import { InstallationSubject, MessageAttempt, NotificationSubject, WebhooksRepository } from './webhooks.repository';
@@ -27,6 +30,7 @@ class InMemoryMessages implements Pick<WebhooksRepository, 'startAttempt' | 'kee
   constructor(
     private readonly type: string,
     private readonly secret: string,
+    private readonly url = 'https://hooks.example.com/push',
   ) {}
 
   async startAttempt(_id: string, leaseSeconds: number): Promise<MessageAttempt | undefined> {
@@ -41,7 +45,7 @@ class InMemoryMessages implements Pick<WebhooksRepository, 'startAttempt' | 'kee
       body: this.body,
       attempts: this.attempts,
       webhook_id: WEBHOOK,
-      url: 'https://hooks.example.com/push',
+      url: this.url,
       secret_enc: seal(this.secret, secretContext(WEBHOOK), APP_KEY),
     };
   }
@@ -91,7 +95,7 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
   let queued: { messageId: string; attempt: number; delayMs?: number }[];
   let metrics: MetricsService;
 
-  const sender = async (messages: InMemoryMessages, maxAttempts = 3) => {
+  const sender = async (messages: InMemoryMessages, maxAttempts = 3, hosts = WebhookHosts.fromSetting(undefined)) => {
     const config = Object.assign(new EnvironmentVariables(), { APP_KEY, WEBHOOK_MAX_ATTEMPTS: maxAttempts });
     const moduleRef = await Test.createTestingModule({
       providers: [
@@ -100,6 +104,7 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
         { provide: WebhookJobs, useValue: { add: async (calls: typeof queued) => void queued.push(...calls) } },
         { provide: MetricsService, useValue: metrics },
         { provide: EnvironmentVariables, useValue: config },
+        { provide: WebhookHosts, useValue: hosts },
       ],
     }).compile();
     return moduleRef.get(WebhookSender);
@@ -179,5 +184,49 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
     answer(302);
     await (await sender(messages)).attempt(MESSAGE);
     expect(messages).toMatchObject({ status: 'pending', lastError: 'HTTP 302' });
+  });
+
+  describe('egress (issue 26 item 3)', () => {
+    it.each(['http://127.0.0.1:6379/', 'http://10.0.0.1/x', 'http://169.254.169.254/latest/meta-data', 'http://0x7f000001/', 'http://[::ffff:7f00:1]/', 'http://localhost:8080/'])(
+      'calls nobody at %s, a stored URL to a non-public address, and says only that it is not allowed',
+      async (url) => {
+        const messages = new InMemoryMessages('notification.completed', secret, url);
+        await (await sender(messages)).attempt(MESSAGE);
+        expect(fetchMock).not.toHaveBeenCalled();
+        expect(messages).toMatchObject({ status: 'pending', lastError: 'EndpointNotAllowed' });
+      },
+    );
+
+    /** A receiver on loopback, and how many calls reached it. */
+    const receiver = async () => {
+      let calls = 0;
+      const server = createServer((_req, res) => {
+        calls++;
+        res.writeHead(204).end();
+      });
+      await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+      return { port: (server.address() as AddressInfo).port, calls: () => calls, close: () => new Promise((done) => server.close(done)) };
+    };
+
+    it('connects only to the address it checked: a name that resolves to loopback (DNS rebinding) is refused at connection time', async () => {
+      fetchMock.mockRestore();
+      const loopback = await receiver();
+      try {
+        const rebinding = WebhookHosts.fromSetting(undefined, (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+        const messages = new InMemoryMessages('notification.completed', secret, `http://hooks.example.com:${loopback.port}/push`);
+        await (await sender(messages, 3, rebinding)).attempt(MESSAGE);
+        expect(loopback.calls()).toBe(0);
+        expect(messages).toMatchObject({ status: 'pending', lastError: 'PrivateAddress' });
+
+        // Listed in WEBHOOK_ALLOWED_HOSTS: a receiver inside the operator's network is called.
+        const listed = WebhookHosts.fromSetting('hooks.example.com', (_host, callback) => callback(null, [{ address: '127.0.0.1', family: 4 }]));
+        const allowed = new InMemoryMessages('notification.completed', secret, `http://hooks.example.com:${loopback.port}/push`);
+        await (await sender(allowed, 3, listed)).attempt(MESSAGE);
+        expect(allowed.status).toBe('delivered');
+        expect(loopback.calls()).toBe(1);
+      } finally {
+        await loopback.close();
+      }
+    });
   });
 });

@@ -1,5 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { Agent } from 'undici';
+import { PRIVATE_ADDRESS_CODE } from '../common/web-push-hosts';
 import { WebhookEventType } from '../common/webhook-events';
+import { WebhookHosts } from '../common/webhook-hosts';
 import { EnvironmentVariables } from '../config/env';
 import { openWithAny } from '../credentials/secret-box';
 import { toInstallationResource } from '../installations/installation.resource';
@@ -16,6 +19,10 @@ import { MessageAttempt, WebhooksRepository } from './webhooks.repository';
  */
 export const ATTEMPT_LEASE_SECONDS = WEBHOOK_TIMEOUT_MS / 1000 + 5;
 
+/** The recorded error of a call refused by WebhookHosts: before any connection, or at the address check. */
+export const ENDPOINT_NOT_ALLOWED = 'EndpointNotAllowed';
+export const PRIVATE_ADDRESS = 'PrivateAddress';
+
 /**
  * Calls a webhook endpoint with one message (docs/api.md#webhooks): the body is made from the public
  * resource at the first attempt and kept, so every attempt sends the same bytes under the same
@@ -30,7 +37,13 @@ export class WebhookSender {
     private readonly jobs: WebhookJobs,
     private readonly metrics: MetricsService,
     private readonly config: EnvironmentVariables,
-  ) {}
+    private readonly hosts: WebhookHosts,
+  ) {
+    // Every connection goes through the address check, to the address checked (DNS rebinding).
+    this.dispatcher = new Agent({ connect: { lookup: hosts.lookup } });
+  }
+
+  private readonly dispatcher: Agent;
 
   async attempt(messageId: string): Promise<void> {
     const message = await this.messages.startAttempt(messageId, ATTEMPT_LEASE_SECONDS);
@@ -58,6 +71,8 @@ export class WebhookSender {
   private async call(message: MessageAttempt): Promise<string | undefined> {
     const body = message.body ?? (await this.makeBody(message));
     const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), this.keys).plaintext;
+    // Checked again: the row may predate the check, or WEBHOOK_ALLOWED_HOSTS may have changed.
+    if (!this.hosts.permits(new URL(message.url))) return ENDPOINT_NOT_ALLOWED;
     try {
       const response = await fetch(message.url, {
         method: 'POST',
@@ -65,13 +80,15 @@ export class WebhookSender {
         body,
         redirect: 'manual',
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
-      });
+        dispatcher: this.dispatcher,
+      } as RequestInit);
       // The answer's body means nothing to us: not read, so a slow one does not hold the call.
       await response.body?.cancel().catch(() => undefined);
       return isDelivered(response.status) ? undefined : `HTTP ${response.status}`;
     } catch (failure) {
       const { name, message: text, cause } = failure as Error & { cause?: { code?: string } };
       if (name === 'TimeoutError') return `no answer within ${WEBHOOK_TIMEOUT_MS / 1000} s`;
+      if (cause?.code === PRIVATE_ADDRESS_CODE) return PRIVATE_ADDRESS;
       return cause?.code ?? text;
     }
   }

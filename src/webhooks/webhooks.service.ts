@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { AppsRepository } from '../apps/apps.repository';
 import { isUuid } from '../common/uuid';
+import { WebhookHosts } from '../common/webhook-hosts';
 import { EnvironmentVariables } from '../config/env';
 import { openWithAny, seal } from '../credentials/secret-box';
 import { newSecret, parseEvents, parseUrl, WebhookError } from './webhook-rules';
@@ -15,6 +16,9 @@ export interface WebhookView {
   events: string[];
   created_at: string;
 }
+
+const NOT_PUBLIC =
+  '--url must name a public host, not a private, loopback or link-local address, localhost or a single-label name (or list it in WEBHOOK_ALLOWED_HOSTS)';
 
 /** Secrets are sealed for their row, so a value copied to another webhook will not open. */
 export const secretContext = (webhookId: string) => `webhooks:${webhookId}:secret_enc`;
@@ -34,6 +38,7 @@ export class WebhooksService {
     private readonly webhooks: WebhooksRepository,
     private readonly apps: AppsRepository,
     private readonly config: EnvironmentVariables,
+    private readonly hosts: WebhookHosts,
   ) {}
 
   /**
@@ -64,6 +69,7 @@ export class WebhooksService {
   /** The new webhook with its secret, which is never shown again. */
   async create(appId: string, url: string, events: string): Promise<{ id: string; url: string; events: string[]; secret: string }> {
     const parsedUrl = parseUrl(url);
+    if (!this.hosts.permits(new URL(parsedUrl))) throw new WebhookError(NOT_PUBLIC);
     const parsedEvents = parseEvents(events);
     if (!isUuid(appId)) throw new WebhookError(`App ${appId} not found`);
     const id = randomUUID();

@@ -33,7 +33,8 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   // The built service uses this app's database; it is killed first (hooks run in declaration order).
   afterAll(() => killAllServices());
   // In-process, without ADMIN_USER / ADMIN_PASSWORD: seeds the data, and shows the dashboard off.
-  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
+  // The webhook receiver is on loopback, which webhooks may call only when listed.
+  const ctx = useTestApp(() => ({ module: ApiModule, env: { ...fakes.env, WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } }));
   afterAll(() => fakes?.stop());
   const receiver = new WebhookReceiver();
   beforeAll(() => receiver.start());
@@ -86,6 +87,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         ADMIN_USER: ADMIN.user,
         ADMIN_PASSWORD: ADMIN.password,
         WEBHOOK_MAX_ATTEMPTS: '1',
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
         NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
       }),
     );

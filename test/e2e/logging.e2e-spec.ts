@@ -146,6 +146,25 @@ describe('structured logs (issue #4.3)', () => {
     }
   });
 
+  it('censors our tokens by their shape, in any query parameter, header or field (issue 26 item 5)', async () => {
+    const identitySecret = 'idv_' + 'A1b2C3d4'.repeat(6);
+    const webhookSecret = 'whsec_' + 'QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVo0NTY3ODk='.slice(0, 43) + '=';
+    for (const name of ['api_token', 'bearer', 'auth', 'whatever']) {
+      await ctx.http().get(`/api/v1/notifications?${name}=${tenant.token}`).set(bearer(tenant.token)).set('X-Request-Id', `req-query-${name}`);
+    }
+    for (const header of ['X-Auth-Token', 'X-Token', 'Api-Token', 'Bearer', 'X-Something-Else']) {
+      await ctx.http().get('/api/v1/notifications').set(bearer(tenant.token)).set(header, tenant.token).set('X-Request-Id', `req-header-${header}`);
+    }
+    await ctx.http().get(`/api/v1/notifications/${tenant.token}`).set(bearer(tenant.token)).set('X-Request-Id', 'req-path');
+    const logger = await ctx.app.resolve(PinoLogger);
+    logger.info({ note: `rotated to ${identitySecret}`, list: [webhookSecret], deep: { a: { b: tenant.token } } }, 'shapes');
+    logger.info(`message carrying ${tenant.token}`);
+    expect(capture.requestLine('req-query-api_token')).toMatchObject({ req: { url: '/api/v1/notifications?api_token=[Redacted]' } });
+    expect(capture.requestLine('req-header-X-Auth-Token')).toMatchObject({ req: { headers: { 'x-auth-token': '[Redacted]' } } });
+    expect(capture.lines().find((entry) => entry.msg === 'shapes')).toMatchObject({ note: 'rotated to [Redacted]', list: ['[Redacted]'], deep: { a: { b: '[Redacted]' } } });
+    for (const secret of [tenant.token, tenant.token.slice(4), identitySecret, webhookSecret.slice(0, 20)]) expect(capture.raw).not.toContain(secret);
+  });
+
   it('honours LOG_LEVEL', async () => {
     const logger = await ctx.app.resolve(PinoLogger);
     logger.debug('a debug line');

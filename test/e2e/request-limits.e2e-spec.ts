@@ -263,7 +263,7 @@ describe('request limits and refusals (issue 11)', () => {
 
 describe("a request slower than Node's request timeout", () => {
   it('gets 408 with a JSON body from the same clientError handler', async () => {
-    // The app's server keeps Node's 300 s default; a short one here exercises the same handler.
+    // A bare server with a short timeout exercises the same handler (the app's: slow-clients.e2e-spec.ts).
     const server = createServer({ requestTimeout: 300, connectionsCheckingInterval: 50 }, (_req, res) => res.end('unreachable'));
     answerClientErrors(server);
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));

@@ -20,6 +20,9 @@ function signatureOk(call: ReceivedCall, secret: string): boolean {
  * outbox survives a worker killed between the completion and the call, and Redis losing the
  * queue; the operator commands that touch webhooks (app-key:rotate, apps:delete).
  */
+/** The receiver is on loopback, which webhooks may call only when listed. */
+const RECEIVER_HOST = '127.0.0.1';
+
 describe('webhooks across crashes and operator commands (docs/api.md#webhooks)', () => {
   const receiver = new WebhookReceiver();
   let sql: Client;
@@ -35,13 +38,13 @@ describe('webhooks across crashes and operator commands (docs/api.md#webhooks)',
   });
 
   const cli = (args: string[], keys: Record<string, string> = { APP_KEY: TEST_APP_KEY }) =>
-    runCli(args, { env: { DATABASE_URL: stores.database.url, NODE_ENV: 'test', ...keys } });
+    runCli(args, { env: { DATABASE_URL: stores.database.url, NODE_ENV: 'test', WEBHOOK_ALLOWED_HOSTS: RECEIVER_HOST, ...keys } });
   const json = (result: RunResult): any => {
     if (result.code !== 0) throw new Error(`command failed (${result.code}):\n${result.stderr}`);
     return JSON.parse(result.stdout);
   };
   const start = (extra: Record<string, string>) =>
-    ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { QUEUE_LOCK_MS: '2000', ...extra }));
+    ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { QUEUE_LOCK_MS: '2000', WEBHOOK_ALLOWED_HOSTS: RECEIVER_HOST, ...extra }));
   const newTenant = async (name: string, keys?: Record<string, string>) => {
     const app = json(await cli(['apps:create', '--name', name], keys));
     const token = json(await cli(['tokens:create', '--app', app.id, '--abilities', '*'], keys)).token as string;

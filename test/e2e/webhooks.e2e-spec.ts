@@ -27,7 +27,8 @@ function signatureOk(call: ReceivedCall, secret: string): boolean {
  * real HTTP receiver on loopback. The CLI runs as built (dist/), against the same database.
  */
 describe('webhooks (docs/api.md#webhooks)', () => {
-  const stack = useAppWithFakeProviders();
+  // The receiver is on loopback, which webhooks may call only when listed.
+  const stack = useAppWithFakeProviders({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
   const { ctx } = stack;
   const receiver = new WebhookReceiver();
   let tenant: TestTenant;
@@ -39,7 +40,7 @@ describe('webhooks (docs/api.md#webhooks)', () => {
   });
   afterAll(() => receiver.stop());
 
-  const cli = (args: string[]) => runCli(args, { env: { DATABASE_URL: ctx.databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' } });
+  const cli = (args: string[]) => runCli(args, { env: { DATABASE_URL: ctx.databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
   const json = (result: RunResult): any => {
     if (result.code !== 0) throw new Error(`command failed (${result.code}):\n${result.stderr}`);
     return JSON.parse(result.stdout);
@@ -112,6 +113,10 @@ describe('webhooks (docs/api.md#webhooks)', () => {
       ['no event', ['--events', ','], /^--events must name at least one of/],
       ['an unknown app', ['--app', randomUUID()], /^App [0-9a-f-]{36} not found\n$/],
       ['an app id that is no uuid', ['--app', 'nope'], /^App nope not found\n$/],
+      // Issue 26 item 3: not a public host (127.0.0.1 alone is listed here, for the receiver).
+      ['a link-local address', ['--url', 'http://169.254.169.254/latest/meta-data'], /^--url must name a public host/],
+      ['another loopback address, in hex', ['--url', 'http://0x7f000002:6379/'], /^--url must name a public host/],
+      ['a private address', ['--url', 'http://10.0.0.1/hook'], /^--url must name a public host/],
     ])('webhooks:create refuses %s: one line on stderr, exit 1, nothing stored', async (_what, override, message) => {
       const options: Record<string, string> = { '--app': tenant.appId, '--url': 'https://hooks.example.com/x', '--events': 'notification.completed' };
       for (let i = 0; i < override.length; i += 2) options[override[i]] = override[i + 1];

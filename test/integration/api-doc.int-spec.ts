@@ -16,7 +16,7 @@ function section(text: string, title: string): string {
   return text.slice(start, end < 0 ? undefined : end);
 }
 
-/** Rows of the route index: "METHOD /path" -> the abilities cell ("none" for a public route). */
+/** Rows of the route index: "METHOD /path" -> the abilities cell ("none" for a public route, "any" for any token). */
 function routeIndex(): Map<string, string> {
   const rows = new Map<string, string>();
   for (const line of section(DOC, 'Route index').split('\n')) {
@@ -48,7 +48,8 @@ describe('docs/api.md (issue #12.7)', () => {
       for (const [method, op] of Object.entries(item)) {
         if (!METHODS.includes(method)) continue;
         const abilities = op['x-required-abilities'];
-        served.set(`${method.toUpperCase()} ${path}`, abilities?.length ? abilities.map((a) => `\`${a}\``).join(', ') : 'none');
+        // No list: a public route; an empty one: any valid token.
+        served.set(`${method.toUpperCase()} ${path}`, !abilities ? 'none' : abilities.length ? abilities.map((a) => `\`${a}\``).join(', ') : 'any');
       }
     }
     const documented = routeIndex();

@@ -129,6 +129,16 @@ describe('PushClient (page API)', () => {
     expect(api.sent).toEqual([]);
   });
 
+  it('setUser(userId, userIdHash) sends the backend\'s hash beside the user id, in the PUT and in a PATCH (identity verification)', async () => {
+    const push = await init();
+    await push.setUser('alice', 'a'.repeat(64));
+    await push.subscribe();
+    expect(api.sent[0].body).toMatchObject({ user_id: 'alice', user_id_hash: 'a'.repeat(64) });
+    await push.setUser('bob', 'b'.repeat(64));
+    await push.setUser(null);
+    expect(api.sent.slice(1).map((r) => r.body)).toEqual([{ user_id: 'bob', user_id_hash: 'b'.repeat(64) }, { user_id: null }]);
+  });
+
   it('setUser() before subscribing is kept for the PUT; afterwards it PATCHes, only when the user changes', async () => {
     const push = await init();
     await push.setUser('alice');

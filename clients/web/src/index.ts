@@ -162,9 +162,13 @@ export class PushClient {
     return permission;
   }
 
-  /** Attaches the installation to your user (`null` detaches it, e.g. at logout). */
-  async setUser(userId: string | null): Promise<void> {
-    if (!(await patchField(this.api, this.fetcher, 'user_id', userId))) await this.sync();
+  /**
+   * Attaches the installation to your user (`null` detaches it, e.g. at logout). With identity
+   * verification on (docs/api.md), pass `userIdHash`: HMAC-SHA256 of `userId` under the app's
+   * identity secret, computed by your backend at login and handed to the page (never the secret).
+   */
+  async setUser(userId: string | null, userIdHash?: string): Promise<void> {
+    if (!(await patchField(this.api, this.fetcher, 'user_id', userId, userId === null ? null : (userIdHash ?? null)))) await this.sync();
   }
 
   /** Replaces the installation's tags (docs/api.md#recipients). */

@@ -152,7 +152,9 @@ export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
     for (const operation of Object.values(item)) {
       if (typeof operation !== 'object' || operation === null || !(ABILITIES_EXTENSION in operation)) continue;
       const abilities = (operation as Record<string, unknown>)[ABILITIES_EXTENSION] as string[];
-      const line = `**Ability:** ${abilities.map((ability) => `\`${ability}\``).join(', ')} (or \`*\`).`;
+      const line = abilities.length
+        ? `**Ability:** ${abilities.map((ability) => `\`${ability}\``).join(', ')} (or \`*\`).`
+        : '**Ability:** any (every valid token of the app).';
       const op = operation as { description?: string };
       op.description = op.description ? `${line}\n\n${op.description}` : line;
     }

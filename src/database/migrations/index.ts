@@ -9,6 +9,7 @@ import { Webhooks1764500000000 } from './1764500000000-Webhooks';
 import { DeliveryMinutes1764600000000 } from './1764600000000-DeliveryMinutes';
 import { TokenChanges1764700000000 } from './1764700000000-TokenChanges';
 import { DeliveriesWithoutInstallationKey1764800000000 } from './1764800000000-DeliveriesWithoutInstallationKey';
+import { AppSettings1764900000000 } from './1764900000000-AppSettings';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   DeliveryMinutes1764600000000,
   TokenChanges1764700000000,
   DeliveriesWithoutInstallationKey1764800000000,
+  AppSettings1764900000000,
 ];

@@ -7,6 +7,11 @@ import { TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 
 const TAGS_DESCRIPTION = 'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
 
+const USER_ID_HASH_DESCRIPTION =
+  'With identity verification on (docs/api.md "Identity verification"), required to set `user_id` with a token lacking `installations:identify`: ' +
+  "lower-case hex of HMAC-SHA256(the app's identity secret, user_id), computed by your backend at login. Not stored.";
+const USER_ID_HASH_EXAMPLE = '5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592';
+
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
 
@@ -60,6 +65,8 @@ export class RegisterInstallationDto {
   /** null detaches the installation from its user. */
   @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-1' })
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
+  @ApiPropertyOptional({ description: USER_ID_HASH_DESCRIPTION, example: USER_ID_HASH_EXAMPLE })
+  @OptionalNotNull() @Str({ min: 64, max: 64 }) user_id_hash?: string;
   @ApiPropertyOptional({ description: 'Push permission as the client reports it; `unknown` on creation when absent.', example: 'granted' })
   @OptionalNotNull() @In(PERMISSIONS) permission?: Permission;
   @ApiPropertyOptional({ description: TAGS_DESCRIPTION, example: ['beta', 'plan:pro'] })
@@ -71,6 +78,8 @@ export class RegisterInstallationDto {
 export class UpdateInstallationDto {
   @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-2' })
   @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
+  @ApiPropertyOptional({ description: USER_ID_HASH_DESCRIPTION, example: USER_ID_HASH_EXAMPLE })
+  @OptionalNotNull() @Str({ min: 64, max: 64 }) user_id_hash?: string;
   @ApiPropertyOptional({ example: 'denied' })
   @OptionalNotNull() @In(['granted', 'denied']) permission?: Exclude<Permission, 'unknown'>;
   @ApiPropertyOptional({ description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })

@@ -13,6 +13,8 @@ export interface InstallationState {
   /** What the app asked for; `undefined` when it never called setUser / setTags. */
   userId?: string | null;
   tags?: string[];
+  /** The user_id_hash your backend computed for `userId` (identity verification), sent with it. */
+  userIdHash?: string | null;
   /** The last body the service accepted for this installation, and when; absent when not registered. */
   registered?: { body: RegistrationBody; at: number };
   /** A PUT on its way, so another tab does not send the same one meanwhile. */
@@ -25,6 +27,7 @@ export interface RegistrationBody {
   permission: 'granted' | 'denied' | 'unknown';
   device: { app_version: string | null; locale: string | null; timezone: string | null };
   user_id?: string | null;
+  user_id_hash?: string;
   tags?: string[];
 }
 
@@ -80,6 +83,7 @@ export function registrationBody(
     },
   };
   if (state.userId !== undefined) body.user_id = state.userId;
+  if (typeof state.userId === 'string' && state.userIdHash) body.user_id_hash = state.userIdHash;
   // Only once the app used tags, so a service without them is never sent the field.
   if (state.tags !== undefined) body.tags = state.tags;
   return body;
@@ -146,9 +150,10 @@ export async function patchField(
   fetcher: Fetch,
   field: 'user_id' | 'tags',
   value: string | null | string[],
+  userIdHash: string | null = null,
 ): Promise<boolean> {
   const apply = (state: InstallationState): InstallationState =>
-    field === 'user_id' ? { ...state, userId: value as string | null } : { ...state, tags: value as string[] };
+    field === 'user_id' ? { ...state, userId: value as string | null, userIdHash } : { ...state, tags: value as string[] };
   const state = await installationState();
   const registered = state.registered;
   if (!registered) {
@@ -158,7 +163,9 @@ export async function patchField(
   // The service already has this value (from the last PUT or PATCH): nothing to send.
   if (registered.body[field] !== undefined && canonical(registered.body[field]) === canonical(value)) return false;
   try {
-    await callApi(config, fetcher, 'PATCH', installationPath(state.id), { [field]: value });
+    // With identity verification on, the service wants the backend's proof beside a user id.
+    const proof = field === 'user_id' && typeof value === 'string' && userIdHash ? { user_id_hash: userIdHash } : {};
+    await callApi(config, fetcher, 'PATCH', installationPath(state.id), { [field]: value, ...proof });
   } catch (error) {
     if (error instanceof PushApiError && error.status === 404) {
       await update<InstallationState>(INSTALLATION_KEY, (s) => ({ ...apply(s ?? state), registered: undefined }));

@@ -1,0 +1,85 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AppSettingsRow } from './apps.repository';
+
+/** Bounds of the settings (docs/api.md "App settings"). */
+export const FREQUENCY_CAP_MAX = { min: 1, max: 100 } as const;
+export const FREQUENCY_CAP_HOURS = { min: 1, max: 720 } as const;
+
+/** An app's settings as `GET /api/v1/app` and `apps:settings` show them. */
+export interface AppSettings {
+  frequency_cap: { max: number; hours: number } | null;
+  quiet_hours: { start: string; end: string } | null;
+  identity_verification: boolean;
+}
+
+export interface AppWithSettings {
+  id: string;
+  name: string;
+  settings: AppSettings;
+}
+
+export function toAppWithSettings(row: AppSettingsRow): AppWithSettings {
+  return {
+    id: row.id,
+    name: row.name,
+    settings: {
+      frequency_cap: row.frequency_cap_max === null ? null : { max: row.frequency_cap_max, hours: row.frequency_cap_hours! },
+      quiet_hours: row.quiet_hours_start === null ? null : { start: row.quiet_hours_start, end: row.quiet_hours_end! },
+      identity_verification: row.identity_verification,
+    },
+  };
+}
+
+/** `--frequency-cap N/HOURS|off`; null for off. Throws a sentence when malformed or out of bounds. */
+export function parseFrequencyCap(text: string): { max: number; hours: number } | null {
+  if (text === 'off') return null;
+  const match = /^(\d{1,4})\/(\d{1,4})$/.exec(text);
+  const max = Number(match?.[1]);
+  const hours = Number(match?.[2]);
+  if (!match || max < FREQUENCY_CAP_MAX.min || max > FREQUENCY_CAP_MAX.max || hours < FREQUENCY_CAP_HOURS.min || hours > FREQUENCY_CAP_HOURS.max) {
+    throw new Error(`--frequency-cap must be N/HOURS (N ${FREQUENCY_CAP_MAX.min} to ${FREQUENCY_CAP_MAX.max}, HOURS ${FREQUENCY_CAP_HOURS.min} to ${FREQUENCY_CAP_HOURS.max}) or off, not "${text}"`);
+  }
+  return { max, hours };
+}
+
+const CLOCK = '(?:[01]\\d|2[0-3]):[0-5]\\d';
+
+/** `--quiet-hours HH:MM-HH:MM|off` (a window may cross midnight; start and end differ); null for off. */
+export function parseQuietHours(text: string): { start: string; end: string } | null {
+  if (text === 'off') return null;
+  const match = new RegExp(`^(${CLOCK})-(${CLOCK})$`).exec(text);
+  if (!match || match[1] === match[2]) throw new Error(`--quiet-hours must be HH:MM-HH:MM (two different times, 24-hour clock) or off, not "${text}"`);
+  return { start: match[1], end: match[2] };
+}
+
+/** `--identity-verification on|off`. */
+export function parseOnOff(option: string, text: string): boolean {
+  if (text === 'on' || text === 'off') return text === 'on';
+  throw new Error(`${option} must be on or off, not "${text}"`);
+}
+
+const SECRET_PREFIX = 'idv_';
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A new identity secret: `idv_` and 43 base62 characters (256 random bits, as API tokens). */
+export function newIdentitySecret(): string {
+  let out = '';
+  while (out.length < 43) {
+    for (const byte of randomBytes(64)) if (byte < 248 && out.length < 43) out += BASE62[byte % 62];
+  }
+  return SECRET_PREFIX + out;
+}
+
+/** Lower-case hex of HMAC-SHA256(secret, user_id): what a backend computes at login (docs/api.md). */
+export function userIdHash(secret: string, userId: string): string {
+  return createHmac('sha256', secret).update(userId).digest('hex');
+}
+
+/** Whether `given` is the hash of `userId` under any of `secrets`, compared in constant time. */
+export function userIdHashMatches(secrets: readonly string[], userId: string, given: string): boolean {
+  const wanted = Buffer.from(given.toLowerCase());
+  return secrets.some((secret) => {
+    const expected = Buffer.from(userIdHash(secret, userId));
+    return expected.length === wanted.length && timingSafeEqual(expected, wanted);
+  });
+}
