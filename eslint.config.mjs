@@ -46,7 +46,7 @@ export default defineConfig(
   },
   {
     // The service runs on Node: its scripts and tests see Node's globals.
-    files: ['src/**', 'test/**', 'bench/**', '*.ts', '*.mjs', 'clients/*/scripts/**', 'clients/*/vite.config.ts'],
+    files: ['src/**', 'test/**', 'bench/**', '*.ts', '*.js', '*.mjs', 'clients/*/scripts/**', 'clients/*/vite.config.ts'],
     languageOptions: { globals: globals.node },
   },
   {

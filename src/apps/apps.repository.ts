@@ -81,7 +81,7 @@ export class AppsRepository {
   }
 
   async settings(id: string): Promise<AppSettingsRow | undefined> {
-    const [row] = await this.db.query(`SELECT ${SETTINGS_COLUMNS} FROM apps WHERE id = $1`, [id]);
+    const [row] = await this.db.query<AppSettingsRow[]>(`SELECT ${SETTINGS_COLUMNS} FROM apps WHERE id = $1`, [id]);
     return row;
   }
 

@@ -81,7 +81,7 @@ export class WebhookSender {
         redirect: 'manual',
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
         dispatcher: this.dispatcher,
-      } as RequestInit);
+      });
       // The answer's body means nothing to us: not read, so a slow one does not hold the call.
       await response.body?.cancel().catch(() => undefined);
       return isDelivered(response.status) ? undefined : `HTTP ${response.status}`;
