@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, DeliveryStatus } from '../../common/delivery-status';
+import { DELIVERY_STATUSES, DeliveryStatus } from '../../common/vocabulary';
 import { In, IntLike, Optional, Str } from '../../common/validation/rules';
 import { TRACE_SCAN_ROWS } from '../delivery-trace.service';
 
