@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { WebhookEventType } from '../common/webhook-events';
 import { EnvironmentVariables } from '../config/env';
-import { openWithAny } from '../credentials/secret-box';
+import { appKeys, openWithAny } from '../credentials/secret-box';
 import { toInstallationResource } from '../installations/installation.resource';
 import { MetricsService } from '../metrics/metrics.service';
 import { toNotificationResource } from '../notifications/notification.resource';
@@ -57,7 +57,7 @@ export class WebhookSender {
   /** One call; undefined when answered 2xx within the timeout, else why not. */
   private async call(message: MessageAttempt): Promise<string | undefined> {
     const body = message.body ?? (await this.makeBody(message));
-    const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), this.keys).plaintext;
+    const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), appKeys(this.config)).plaintext;
     try {
       const response = await fetch(message.url, {
         method: 'POST',
@@ -93,7 +93,4 @@ export class WebhookSender {
     return row && toNotificationResource(row);
   }
 
-  private get keys(): string[] {
-    return this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
-  }
 }
