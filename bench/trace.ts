@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { fanOutChunkSql } from '../src/delivery/fan-out.repository';
+import { fanOutChunkSql } from '../src/delivery/fan-out/fan-out.repository';
 import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../src/notifications/delivery-trace.repository';
 import { pageOf, TRACE_SCAN_ROWS } from '../src/notifications/delivery-trace.service';
 import { TEST_APP_KEY } from '../test/support/processes';

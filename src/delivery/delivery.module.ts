@@ -5,20 +5,20 @@ import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverJobs, FanoutJobs } from '../queue/jobs';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
-import { DeliverProcessor } from './deliver.processor';
-import { DeliveriesRepository } from './deliveries.repository';
-import { DeliveriesService } from './deliveries.service';
-import { FanOutProcessor } from './fan-out.processor';
-import { FanOutRepository } from './fan-out.repository';
-import { FanOutService } from './fan-out.service';
-import { OutcomeRecorder } from './outcome-recorder';
+import { DeliverProcessor } from './deliver/deliver.processor';
+import { DeliveriesRepository } from './deliver/deliveries.repository';
+import { DeliveriesService } from './deliver/deliveries.service';
+import { FanOutProcessor } from './fan-out/fan-out.processor';
+import { FanOutRepository } from './fan-out/fan-out.repository';
+import { FanOutService } from './fan-out/fan-out.service';
+import { OutcomeRecorder } from './deliver/outcome-recorder';
 import { ProvidersModule } from './providers/providers.module';
-import { RetentionRepository } from './retention.repository';
-import { RetentionService } from './retention.service';
-import { SweeperProcessor } from './sweeper.processor';
-import { SweeperRepository } from './sweeper.repository';
-import { StoreOutage } from './store-outage';
-import { SweeperService } from './sweeper.service';
+import { RetentionRepository } from './retention/retention.repository';
+import { RetentionService } from './retention/retention.service';
+import { SweeperProcessor } from './sweeper/sweeper.processor';
+import { SweeperRepository } from './sweeper/sweeper.repository';
+import { StoreOutage } from './deliver/store-outage';
+import { SweeperService } from './sweeper/sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
 @Module({

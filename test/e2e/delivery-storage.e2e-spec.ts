@@ -1,7 +1,7 @@
 import { AllModule } from '../../src/app.module';
 import { isComplete } from '../../src/delivery/completion';
 import { completionCondition } from '../../src/common/completion-condition';
-import { RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliveries.repository';
+import { RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';

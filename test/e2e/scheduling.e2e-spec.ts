@@ -3,7 +3,7 @@ import { AllModule } from '../../src/app.module';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
 import { redisOptionsFromUrl } from '../../src/config/redis-options';
 import { FanoutJobs } from '../../src/queue/jobs';
-import { nextLocalTime } from '../../src/delivery/local-time';
+import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
 import { configureProviders, FakeProviders, startFakeProviders } from '../support/providers';

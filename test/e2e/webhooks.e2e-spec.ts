@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { open } from '../../src/credentials/secret-box';
-import { RetentionService } from '../../src/delivery/retention.service';
+import { RetentionService } from '../../src/delivery/retention/retention.service';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, TestTenant } from '../support/factories';
 import { runCli, RunResult, TEST_APP_KEY } from '../support/processes';

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { NotificationOptions } from '../common/notification-options';
-import { Platform } from '../common/platform';
+import { NotificationOptions } from '../../common/notification-options';
+import { Platform } from '../../common/platform';
 
 /** Which recipients key a send used (docs/api.md 10). */
 export type RecipientKind = 'user_ids' | 'installation_ids' | 'tags' | 'all';

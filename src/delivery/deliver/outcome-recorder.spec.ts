@@ -1,4 +1,4 @@
-import { CompletionReportService } from './completion-report.service';
+import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
 import { FLUSH_INTERVAL_MS, FLUSH_SIZE, OutcomeRecorder } from './outcome-recorder';
 import { StoreOutage } from './store-outage';

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EnvironmentVariables } from '../config/env';
+import { EnvironmentVariables } from '../../config/env';
 import { heldTooLong, partitionName, PartitionRange, partitionsDue, retentionCutoff, WEEK_MS, weeksToCreate } from './retention-rules';
 import { eventsPartitionOf, PARTITIONED_TABLES, RetentionRepository } from './retention.repository';
 

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { completionCondition } from '../common/completion-condition';
-import { Platform, WebPushSubscription } from '../common/platform';
-import { preparedQuery } from '../common/prepared-query';
-import { webhookOutboxInsert } from '../common/webhook-events';
-import { PushContent } from './providers/payloads';
+import { completionCondition } from '../../common/completion-condition';
+import { Platform, WebPushSubscription } from '../../common/platform';
+import { preparedQuery } from '../../common/prepared-query';
+import { webhookOutboxInsert } from '../../common/webhook-events';
+import { PushContent } from '../providers/payloads';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { CompletionReportService } from './completion-report.service';
+import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
 import { StoreOutage } from './store-outage';
 

@@ -1,9 +1,9 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Job } from 'bullmq';
-import { DELIVER_QUEUE, DeliverJob } from '../common/queues';
-import { env } from '../config/env';
+import { DELIVER_QUEUE, DeliverJob } from '../../common/queues';
+import { env } from '../../config/env';
 import { DeliveriesService } from './deliveries.service';
-import { workerOptions } from '../queue/worker-options';
+import { workerOptions } from '../../queue/worker-options';
 
 @Processor(DELIVER_QUEUE, workerOptions(() => env().WORKER_CONCURRENCY))
 export class DeliverProcessor extends WorkerHost {

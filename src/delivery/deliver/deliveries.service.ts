@@ -1,15 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { mapLimit } from '../common/map-limit';
-import { Platform } from '../common/platform';
-import { EnvironmentVariables } from '../config/env';
-import { CredentialsService } from '../credentials/credentials.service';
-import { ProviderCredentials } from '../credentials/provider-credentials';
-import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../metrics/metrics.service';
-import { DeliverJobs } from '../queue/jobs';
+import { mapLimit } from '../../common/map-limit';
+import { Platform } from '../../common/platform';
+import { EnvironmentVariables } from '../../config/env';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../../metrics/metrics.service';
+import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-import { contentFor, PushContent } from './providers/payloads';
-import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { contentFor, PushContent } from '../providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 import { StoreOutage } from './store-outage';
 

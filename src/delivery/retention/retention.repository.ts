@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
-import { ownPartition } from './deliveries.repository';
+import { ownPartition } from '../deliver/deliveries.repository';
 import { PartitionRange } from './retention-rules';
 
 /** The tables partitioned by week of their notification's start (migration PartitionedDeliveries). */

@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { isStoreUnavailable } from '../common/http/unavailable';
+import { isStoreUnavailable } from '../../common/http/unavailable';
 
 /** Waits between tries while the database is unreachable: from the first to the last, doubling. */
 const FIRST_RETRY_MS = 100;

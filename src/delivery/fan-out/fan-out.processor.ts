@@ -1,10 +1,10 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
-import { FANOUT_QUEUE, FanoutJob } from '../common/queues';
-import { MetricsService } from '../metrics/metrics.service';
+import { FANOUT_QUEUE, FanoutJob } from '../../common/queues';
+import { MetricsService } from '../../metrics/metrics.service';
 import { FanOutService } from './fan-out.service';
-import { workerOptions } from '../queue/worker-options';
+import { workerOptions } from '../../queue/worker-options';
 
 /** Few fan-outs at once: each one is a sequence of database transactions. */
 @Processor(FANOUT_QUEUE, workerOptions(() => 2))

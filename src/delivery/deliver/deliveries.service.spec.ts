@@ -1,16 +1,16 @@
 import { Test, TestingModule } from '@nestjs/testing';
-import { Platform } from '../common/platform';
-import { EnvironmentVariables } from '../config/env';
-import { CredentialsService } from '../credentials/credentials.service';
-import { ProviderCredentials } from '../credentials/provider-credentials';
-import { MetricsService } from '../metrics/metrics.service';
-import { CompletionReportService } from './completion-report.service';
-import { DeliverJobs } from '../queue/jobs';
+import { Platform } from '../../common/platform';
+import { EnvironmentVariables } from '../../config/env';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { MetricsService } from '../../metrics/metrics.service';
+import { CompletionReportService } from '../completion-report.service';
+import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { DeliveriesService } from './deliveries.service';
 import { OutcomeRecorder } from './outcome-recorder';
-import { PushContent } from './providers/payloads';
-import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { PushContent } from '../providers/payloads';
+import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { StoreOutage } from './store-outage';
 
 const NOTIFICATION = '6f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f';

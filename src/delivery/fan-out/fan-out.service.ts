@@ -1,14 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PLATFORMS } from '../common/platform';
-import { EnvironmentVariables } from '../config/env';
-import { CredentialsService } from '../credentials/credentials.service';
-import { MetricsService, PROVIDER_LABELS } from '../metrics/metrics.service';
-import { DeliverJobs } from '../queue/jobs';
-import { CompletionReportService } from './completion-report.service';
-import { DeliveriesRepository } from './deliveries.repository';
+import { PLATFORMS } from '../../common/platform';
+import { EnvironmentVariables } from '../../config/env';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { MetricsService, PROVIDER_LABELS } from '../../metrics/metrics.service';
+import { DeliverJobs } from '../../queue/jobs';
+import { CompletionReportService } from '../completion-report.service';
+import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { ChunkDueTimes, FanOutRepository, FilledBatch } from './fan-out.repository';
 import { isTimeZone, nextLocalTime } from './local-time';
-import { PUSH_PROVIDERS, PushProvider } from './providers/push-provider';
+import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 
 /**
  * Target users (or installation ids, or installations of a tag or broadcast walk) handled per

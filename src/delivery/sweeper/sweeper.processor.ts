@@ -1,11 +1,11 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
-import { MAINTENANCE_QUEUE } from '../common/queues';
-import { EnvironmentVariables } from '../config/env';
-import { RetentionService } from './retention.service';
+import { MAINTENANCE_QUEUE } from '../../common/queues';
+import { EnvironmentVariables } from '../../config/env';
+import { RetentionService } from '../retention/retention.service';
 import { SweeperService } from './sweeper.service';
-import { workerOptions } from '../queue/worker-options';
+import { workerOptions } from '../../queue/worker-options';
 
 /** Retention (partitions ahead, old weeks dropped) runs hourly: weeks are its unit, and each run is short. */
 const RETENTION_EVERY_MS = 60 * 60 * 1000;

@@ -1,8 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { EnvironmentVariables } from '../config/env';
-import { DeliverJobs, FanoutJobs } from '../queue/jobs';
-import { CompletionReportService } from './completion-report.service';
-import { DeliveriesRepository } from './deliveries.repository';
+import { EnvironmentVariables } from '../../config/env';
+import { DeliverJobs, FanoutJobs } from '../../queue/jobs';
+import { CompletionReportService } from '../completion-report.service';
+import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
 /** A notification this old with no fan-out progress is looked after (its enqueue may have failed). */
