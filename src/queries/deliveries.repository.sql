@@ -1,11 +1,11 @@
 -- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
 
 -- DeliveriesRepository.claim
-UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
+UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
 FROM installations i
 WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
   AND d.batch = $2 AND i.id = d.installation_id
-  AND (d.status IN ('pending', 'scheduled') OR ($3::boolean AND d.status = 'sending'))
+  AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
   AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
   AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
 RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
@@ -21,7 +21,7 @@ WITH outcome AS (
   FROM outcome o
   WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
     AND d.notification_started_at >= $9 AND d.notification_started_at < $10
-    AND CASE d.status WHEN 'sending' THEN true ELSE false END
+    AND CASE d.status WHEN $11::text THEN true ELSE false END
   RETURNING d.notification_id, d.status
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -41,9 +41,9 @@ WITH outcome AS (
   JOIN webhooks w ON w.app_id = s.app_id AND 'installation.invalidated' = ANY (w.events)
 ), counted AS (
   SELECT notification_id,
-         count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
-         count(*) FILTER (WHERE status = 'failed')::int AS failed,
-         count(*) FILTER (WHERE status = 'skipped')::int AS skipped
+         count(*) FILTER (WHERE status = $12::text)::int AS accepted,
+         count(*) FILTER (WHERE status = $13::text)::int AS failed,
+         count(*) FILTER (WHERE status = $14::text)::int AS skipped
   FROM recorded GROUP BY notification_id
 ), finished AS (
   UPDATE notifications n SET
@@ -66,24 +66,28 @@ SELECT id, app_id, processing_started_at, title, body, image_url, action_url, da
 
 -- DeliveriesRepository.pendingBatches
 SELECT batch, max(next_attempt_at) AS due FROM deliveries d
-WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1) AND d.status IN ('pending', 'scheduled') GROUP BY batch;
+WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1) AND d.status = ANY($2::text[]) GROUP BY batch;
 
 -- DeliveriesRepository.cancelLeftovers
 WITH canceled AS (
-  UPDATE deliveries d SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
-  WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1) AND d.batch = $2 AND d.status IN ('pending', 'scheduled')
+  UPDATE deliveries d SET status = $4::text, reason = $5::text, next_attempt_at = NULL, updated_at = now()
+  WHERE d.notification_id = $1
+    AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
+    AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
     AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
   RETURNING 1
 ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
   UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
     completed_at = CASE WHEN completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped + counted.n >= stat_installations THEN now() ELSE completed_at END
   FROM counted
-  WHERE id = $1 AND counted.n > 0
+  WHERE id = $1 AND (counted.n > 0 OR $2::int IS NULL)
   RETURNING id, app_id, completed_at = now() AS completed
-)
-INSERT INTO webhook_messages (webhook_id, type, subject_id)
+), completed_events AS (
+  INSERT INTO webhook_messages (webhook_id, type, subject_id)
   SELECT w.id, 'notification.completed', s.subject_id FROM (SELECT app_id, id FROM finished WHERE completed) AS s(app_id, subject_id)
-  JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events);
+  JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events)
+)
+SELECT id, completed FROM finished;
 
 -- DeliveriesRepository.completeIfDone
 WITH finished AS (
