@@ -4,7 +4,7 @@ import type { Platform } from './platform';
  * The service's words, each written once: services use these names, SQL receives them as
  * parameters (`= ANY($n)`, never a literal copied into the text), DTOs list them as enums in the
  * OpenAPI document, and the operator dashboard reads them from clients/admin/src/vocabulary.ts,
- * which `npm run sql:sync` writes from this file (src/queries/sync-sql.spec.ts fails when stale).
+ * which `npm run vocabulary:sync` writes from this file (vocabulary-file.spec.ts fails when stale).
  */
 
 /**
@@ -69,6 +69,8 @@ export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 /** Where a notification stands, as the operator dashboard shows it (notifications/notification-status.ts decides). */
 export const NOTIFICATION_STATUSES = ['scheduled', 'sending', 'completed', 'canceled'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+/** The statuses a notification never leaves: nothing more happens to it. */
+export const FINAL_NOTIFICATION_STATUSES = ['completed', 'canceled'] as const satisfies readonly NotificationStatus[];
 
 /** The push services, by the id the metrics' `provider` label, the credentials summary and the completion log use. */
 export const PROVIDER_IDS = ['apns', 'fcm', 'web_push'] as const;

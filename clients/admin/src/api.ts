@@ -4,9 +4,9 @@
  * state-changing calls add the session's CSRF token.
  */
 
-export type Platform = 'ios' | 'android' | 'web';
-export type NotificationStatus = 'scheduled' | 'sending' | 'completed' | 'canceled';
-export type DeliveryStatus = 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
+import type { DeliveryStatus, NotificationStatus, Platform, RecipientKind } from './vocabulary';
+
+export type { DeliveryStatus, NotificationStatus, Platform } from './vocabulary';
 
 export interface Session {
   user: string;
@@ -58,7 +58,7 @@ export interface Notification {
   canceled_at: string | null;
   status: NotificationStatus;
   cancelable: boolean;
-  target: { kind: 'user_ids' | 'installation_ids' | 'tags' | 'all'; users: number | null; tags: string[] | null };
+  target: { kind: RecipientKind; users: number | null; tags: string[] | null };
 }
 
 export interface MinutePoint {
