@@ -60,6 +60,9 @@ const ONLY_THROUGH: Record<string, { files: RegExp; why: string; except?: string
   },
 };
 
+/** delivery's job folders; providers/ speaks the push services' protocols and imports none of them. */
+const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention)\//;
+
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
 const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^queries\//;
 
@@ -107,6 +110,9 @@ export function violations(imports: Import[]): string[] {
       continue;
     }
     const target = moduleOf(to);
+    if (from.startsWith('delivery/providers/') && DELIVERY_JOB.test(to)) {
+      problems.push(`${from} imports ${to}: delivery/providers/ imports no job folder`);
+    }
     if (WIRING.has(from) || target === source) {
       if (REPOSITORY.test(from) && UPPER_LAYER.test(to)) {
         problems.push(`${from} imports ${to}: a repository imports no service, controller or processor`);
@@ -148,13 +154,14 @@ describe('module boundaries (docs/architecture.md)', () => {
   it('refuses the crossings the page forbids', () => {
     expect(
       violations([
-        { from: 'delivery/deliveries.service.ts', to: 'notifications/notification.entity' },
+        { from: 'delivery/deliver/deliveries.service.ts', to: 'notifications/notification.entity' },
         { from: 'common/http/openapi.ts', to: 'auth/auth.decorators' },
-        { from: 'notifications/notifications.service.ts', to: 'delivery/deliveries.service' },
+        { from: 'notifications/notifications.service.ts', to: 'delivery/deliver/deliveries.service' },
         { from: 'credentials/credentials.service.ts', to: 'delivery/providers/push-provider' },
         { from: 'installations/installations.service.ts', to: 'typeorm', pkg: true },
-        { from: 'delivery/deliveries.repository.ts', to: 'delivery/deliveries.service' },
+        { from: 'delivery/deliver/deliveries.repository.ts', to: 'delivery/deliver/deliveries.service' },
+        { from: 'delivery/providers/apns.provider.ts', to: 'delivery/deliver/retry-policy' },
       ]),
-    ).toHaveLength(6);
+    ).toHaveLength(7);
   });
 });

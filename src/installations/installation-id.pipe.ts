@@ -1,18 +1,16 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import type { SchemaObject } from '@nestjs/swagger/dist/interfaces/open-api-spec.interface';
 import { ValidationFailedError } from '../common/errors';
-import { checkString } from '../common/validation/rules';
-
-const check = checkString({ min: 1, max: 255, pattern: /^[^\u0000]*$/, patternMessage: 'The :attribute field must not contain NUL characters.' });
+import { INSTALLATION_ID } from '../common/validation/domain-rules';
 
 /** The OpenAPI schema of the path parameter, from the same check. */
-export const INSTALLATION_ID_SCHEMA = check.schema as SchemaObject;
+export const INSTALLATION_ID_SCHEMA = INSTALLATION_ID.schema as SchemaObject;
 
 /** The `{installationId}` path parameter: 1..255 characters, reported as `installation_id`. */
 @Injectable()
 export class InstallationIdPipe implements PipeTransform<string, string> {
   transform(value: string): string {
-    const problem = check(value);
+    const problem = INSTALLATION_ID(value);
     if (problem) throw ValidationFailedError.of('installation_id', problem.replaceAll(':attribute', 'installation_id'));
     return value;
   }

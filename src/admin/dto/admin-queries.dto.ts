@@ -1,5 +1,6 @@
 import { ListDeliveriesQueryDto } from '../../notifications/dto/list-deliveries.dto';
-import { IntLike, Optional, Str } from '../../common/validation/rules';
+import { Optional } from '../../common/validation/framework';
+import { IntLike, Str } from '../../common/validation/rules';
 
 /** GET /admin/api/apps/{app}/notifications (docs/operations.md "Operator dashboard"). */
 export class AdminNotificationsQueryDto {

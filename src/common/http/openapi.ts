@@ -1,7 +1,8 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
-import { CLASS_SCHEMAS, webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/rules';
+import { CLASS_SCHEMAS } from '../validation/framework';
+import { webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/domain-rules';
 import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 

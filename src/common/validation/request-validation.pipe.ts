@@ -2,7 +2,7 @@ import { ArgumentMetadata, Injectable, Type, ValidationPipe } from '@nestjs/comm
 import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
 import { ClassTransformOptions, instanceToPlain, plainToInstance } from 'class-transformer';
 import { ValidationFailedError } from '../errors';
-import { isPlainObject, verbatimProperties } from './rules';
+import { isPlainObject, verbatimProperties } from './framework';
 import { mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
 /**

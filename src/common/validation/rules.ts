@@ -1,89 +1,11 @@
-import { applyDecorators } from '@nestjs/common';
-import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import {
-  IsDefined,
-  IsOptional,
-  registerDecorator,
-  ValidateIf,
-  ValidateNested,
-  ValidationArguments,
-} from 'class-validator';
-import { env } from '../../config/env';
-import { URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
+import { ValidateNested } from 'class-validator';
+import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
+import { Check, described, INNER_ERRORS, isPlainObject, ITEM_ERRORS, plural, rule, VERBATIM_PROPERTIES, verbatimProperties } from './framework';
 
-/**
- * Validation rules that produce the API's messages ("The notification.title field is
- * required."). A rule returns a message template with `:attribute`, which the validation pipe
- * replaces by the dotted request path, or null when the value passes. One decorator per field
- * type keeps a single, predictable message per field (the pipe stops at a field's first error).
- *
- * Each rule also describes itself to OpenAPI (type, bounds, pattern, enum), so a bound is written
- * once, here, and the document cannot say something else than the check. A field's own
- * @ApiProperty adds only prose: description and example.
- */
-export type Check = ((value: unknown) => string | null) & { schema?: ApiPropertyOptions };
+/** Generic rules: strings, numbers, instants, lists and objects, each one decorator (see framework.ts). */
 
-/** A check with the OpenAPI schema of what it accepts. */
-const described = (check: (value: unknown) => string | null, schema: ApiPropertyOptions): Check => Object.assign(check, { schema });
-
-/** Marker a list rule returns when only its items failed: the pipe reports each item's path. */
-export const ITEM_ERRORS = '__item_errors__';
-
-export interface ListContext {
-  item: Check;
-}
-
-/**
- * Marker a rule returns when the problems are inside the value (an object with free-form keys):
- * the pipe reports each at its own path, from the rule's `problems` (paths relative to the field).
- */
-export const INNER_ERRORS = '__inner_errors__';
-
-export interface InnerContext {
-  problems: (value: unknown) => [string, string][];
-}
-
-/** Marker of a required field whose absence also names fields inside it (see RequiredNaming). */
-export const REQUIRED_NAMING = '__required_naming__';
-
-export interface RequiredNamingContext {
-  inner: string[];
-}
-
-function rule(name: string, check: Check, context?: ListContext | InnerContext): PropertyDecorator {
-  const validate: PropertyDecorator = (target, propertyName) =>
-    registerDecorator({
-      name,
-      target: target.constructor,
-      propertyName: propertyName as string,
-      options: context ? { context } : {},
-      validator: {
-        validate: (value: unknown) => check(value) === null,
-        defaultMessage: (args?: ValidationArguments) => check(args?.value) ?? '',
-      },
-    });
-  return check.schema ? applyDecorators(validate, ApiProperty(check.schema)) : validate;
-}
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 const codePoints = (s: string) => (s.length > 0 && /[\uD800-\uDFFF]/.test(s) ? Array.from(s).length : s.length);
-
-/** Absent and null are both "not given". */
-export const Optional = () => applyDecorators(IsOptional(), ApiProperty({ required: false, nullable: true }));
-/** Absent is "not given"; null is checked (and rejected) like any other value. */
-export const OptionalNotNull = () =>
-  applyDecorators(
-    ValidateIf((_object: unknown, value: unknown) => value !== undefined),
-    ApiProperty({ required: false }),
-  );
-export const Required = () => applyDecorators(IsDefined({ message: 'The :attribute field is required.' }), ApiProperty({ required: true }));
-/**
- * Required; when absent, the error also names these fields inside it (`recipients` names
- * `recipients.user_ids`, the form most callers use: docs/api.md 10).
- */
-export const RequiredNaming = (...inner: string[]) =>
-  applyDecorators(IsDefined({ message: REQUIRED_NAMING, context: { inner } satisfies RequiredNamingContext }), ApiProperty({ required: true }));
 
 export interface StringRule {
   min?: number;
@@ -108,14 +30,6 @@ export function checkString({ min = 0, max, pattern, patternMessage }: StringRul
 }
 
 export const Str = (options: StringRule = {}) => rule('string', checkString(options));
-
-/** One installation tag (docs/api.md 10): an installation's `tags` and a send's `recipients.tags` share it. */
-export const TAG = checkString({
-  min: 1,
-  max: 64,
-  pattern: /^[A-Za-z0-9_.:-]+$/,
-  patternMessage: 'The :attribute field may contain only letters, digits, _ . : and -.',
-});
 
 export function checkInt({ min, max }: { min?: number; max?: number }): Check {
   return described(
@@ -145,13 +59,6 @@ export function checkIn(values: readonly string[]): Check {
 }
 
 export const In = (values: readonly string[]) => rule('in', checkIn(values));
-
-/**
- * What HttpsUrl documents: an https URL with a DNS host name (its last label starts with a letter:
- * a numeric one makes the URL parser read an IPv4 address) and an RFC 3986 path. The check (WHATWG
- * URL parsing) accepts more; a client that keeps to the pattern is never refused.
- */
-const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
 
 /** Instants the API accepts: from 2000-01-01T00:00:00Z (inclusive) to 2101-01-01T00:00:00Z (exclusive). */
 export const INSTANT_MIN = Date.UTC(2000, 0, 1);
@@ -233,79 +140,6 @@ export const ExactlyOneOf = (keys: readonly string[], message: string) =>
     return keys.filter((key) => (value as Record<string, unknown>)[key] !== undefined).length === 1 ? null : message;
   });
 
-export function checkHttpsUrl(max: number): Check {
-  const asString = checkString({ max });
-  return described(
-    (value) => {
-      const problem = asString(value);
-      if (problem) return problem;
-      try {
-        const url = new URL(value as string);
-        if (url.protocol === 'https:' && url.hostname) return null;
-      } catch {
-        // fall through to the message
-      }
-      return 'The :attribute field must be an absolute https:// URL.';
-    },
-    { type: 'string', format: 'uri', maxLength: max, pattern: HTTPS_URL_PATTERN },
-  );
-}
-
-export const HttpsUrl = (max: number) => rule('httpsUrl', checkHttpsUrl(max));
-
-let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
-
-/**
- * The allow-list from WEB_PUSH_ALLOWED_HOSTS. Validation decorators live outside Nest's container,
- * so this reads the cached environment, as main.ts does.
- */
-export function webPushHosts(): WebPushHosts {
-  const setting = env().WEB_PUSH_ALLOWED_HOSTS;
-  if (!configuredHosts || configuredHosts.setting !== setting) configuredHosts = { setting, hosts: WebPushHosts.fromSetting(setting) };
-  return configuredHosts.hosts;
-}
-
-/** Object-level OpenAPI keywords of request classes, by class name (read by buildOpenApiDocument). */
-export const CLASS_SCHEMAS = new Map<string, Record<string, unknown>>();
-
-/**
- * Documents an object-level rule that the service checks (the check itself stays where it needs
- * state, e.g. "at least one field" in the service): `@DescribeObject({ minProperties: 1 })`.
- */
-export const DescribeObject =
-  (schema: Record<string, unknown>): ClassDecorator =>
-  (target) => {
-    CLASS_SCHEMAS.set(target.name, schema);
-  };
-
-/** Schema extension that buildOpenApiDocument replaces by the configured allow-list's pattern. */
-export const WEB_PUSH_ENDPOINT_EXTENSION = 'x-web-push-endpoint';
-
-/** A Web Push subscription endpoint: https, no credentials, a host on the allow-list (web-push-hosts.ts). */
-export function WebPushEndpoint(max: number) {
-  const asString = checkString({ max });
-  return rule(
-    'webPushEndpoint',
-    described((value) => asString(value) ?? webPushHosts().endpointProblem(value as string), {
-      type: 'string',
-      format: 'uri',
-      maxLength: max,
-      // The allow-list is configuration, read when the document is built, not when this loads.
-      [WEB_PUSH_ENDPOINT_EXTENSION]: true,
-    } as ApiPropertyOptions),
-  );
-}
-
-/** An absolute URL (https://...) or an app deep link (myapp://path). */
-export const checkLinkUrl = (max: number) =>
-  checkString({
-    max,
-    pattern: /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
-    patternMessage: 'The :attribute field must be an absolute URL or an app deep link (scheme://...).',
-  });
-
-export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));
-
 /**
  * An object of free-form keys whose values are objects of known fields (`notification.localizations`):
  * at most `maxKeys` keys matching `key`, each value an object of `fields` only (`minFields` of them
@@ -358,9 +192,6 @@ export function KeyedObjects({
   );
 }
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
 export function checkObject({ maxBytes, reservedKeys }: { maxBytes?: number; reservedKeys?: (key: string) => boolean } = {}): Check {
   return (value) => {
     if (!isPlainObject(value)) return 'The :attribute field must be an object.';
@@ -371,14 +202,6 @@ export function checkObject({ maxBytes, reservedKeys }: { maxBytes?: number; res
     }
     return null;
   };
-}
-
-/** Metadata key: the properties of a DTO whose value is kept exactly as parsed (see PlainObject). */
-export const VERBATIM_PROPERTIES = 'verbatimProperties';
-
-/** The properties of `cls` declared with PlainObject. */
-export function verbatimProperties(cls: object): string[] {
-  return (Reflect.getMetadata(VERBATIM_PROPERTIES, cls) as string[] | undefined) ?? [];
 }
 
 /**

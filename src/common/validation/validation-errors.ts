@@ -1,5 +1,5 @@
 import { ValidationError } from 'class-validator';
-import { INNER_ERRORS, InnerContext, ITEM_ERRORS, ListContext, REQUIRED_NAMING, RequiredNamingContext } from './rules';
+import { INNER_ERRORS, InnerContext, ITEM_ERRORS, ListContext, REQUIRED_NAMING, RequiredNamingContext } from './framework';
 
 export type ErrorBag = Record<string, string[]>;
 

@@ -1,12 +1,14 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, Permission, Platform, PLATFORMS } from '../installation.entity';
-import { Base64Url, DescribeObject, In, List, Nested, Optional, OptionalNotNull, Str, TAG, WebPushEndpoint } from '../../common/validation/rules';
+import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
+import { Base64Url, In, List, Nested, Str } from '../../common/validation/rules';
+import { TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 
 const TAGS_DESCRIPTION = 'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
-// (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
+// (common/validation/); @ApiProperty here adds only descriptions and examples.
 
 export class DeviceDto {
   @ApiPropertyOptional({ example: '1.4.0' })

@@ -1,6 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, DeliveryStatus } from '../../common/vocabulary';
-import { In, IntLike, Optional, Str } from '../../common/validation/rules';
+import { Optional } from '../../common/validation/framework';
+import { In, IntLike, Str } from '../../common/validation/rules';
 import { TRACE_SCAN_ROWS } from '../delivery-trace.service';
 
 /** The delivery trace's query (docs/api.md 13). */

@@ -1,5 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { IntLike, Optional, Str } from '../../common/validation/rules';
+import { Optional } from '../../common/validation/framework';
+import { IntLike, Str } from '../../common/validation/rules';
 
 export class ListNotificationsQueryDto {
   @ApiPropertyOptional({ description: "The previous page's `meta.next_cursor` (opaque)." })

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { In, Instant, Optional, Required, Str } from '../../common/validation/rules';
+import { Optional, Required } from '../../common/validation/framework';
+import { In, Instant, Str } from '../../common/validation/rules';
 import { EVENT_TYPES, EventType } from '../notification-event.entity';
 
 /** POST /notifications/{id}/events (docs/api.md 5.4). */

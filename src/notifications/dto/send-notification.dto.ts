@@ -2,29 +2,33 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import {
-  checkHttpsUrl,
-  checkIn,
-  checkLinkUrl,
-  checkString,
   DescribeObject,
+  Optional,
+  OptionalNotNull,
+  Required,
+  RequiredNaming,
+} from '../../common/validation/framework';
+import {
+  checkIn,
+  checkString,
   ExactlyOneOf,
-  HttpsUrl,
   In,
   Instant,
   Int,
   KeyedObjects,
-  LinkUrl,
   List,
   Nested,
-  Optional,
-  OptionalNotNull,
   PlainObject,
-  Required,
-  RequiredNaming,
   Str,
-  TAG,
   True,
 } from '../../common/validation/rules';
+import {
+  checkHttpsUrl,
+  checkLinkUrl,
+  HttpsUrl,
+  LinkUrl,
+  TAG,
+} from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 
 /** Keys the service itself puts into FCM data, or that FCM reserves. */
@@ -34,7 +38,7 @@ const RESERVED_DATA_KEY = (key: string) =>
   key.startsWith('gcm.');
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
-// (common/validation/rules.ts); @ApiProperty here adds only descriptions and examples.
+// (common/validation/); @ApiProperty here adds only descriptions and examples.
 
 export const RECIPIENTS_MESSAGE =
   'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';

@@ -1,0 +1,85 @@
+import { ApiPropertyOptions } from '@nestjs/swagger';
+import { env } from '../../config/env';
+import { URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
+import { Check, described, rule } from './framework';
+import { checkString } from './rules';
+
+/** The API's own rules: installation ids and tags, URLs, Web Push subscriptions (see framework.ts). */
+
+/** An installation id (the `{installationId}` path parameter): 1..255 characters, no NUL. */
+export const INSTALLATION_ID = checkString({ min: 1, max: 255, pattern: /^[^\u0000]*$/, patternMessage: 'The :attribute field must not contain NUL characters.' });
+
+/** One installation tag (docs/api.md 10): an installation's `tags` and a send's `recipients.tags` share it. */
+export const TAG = checkString({
+  min: 1,
+  max: 64,
+  pattern: /^[A-Za-z0-9_.:-]+$/,
+  patternMessage: 'The :attribute field may contain only letters, digits, _ . : and -.',
+});
+
+/**
+ * What HttpsUrl documents: an https URL with a DNS host name (its last label starts with a letter:
+ * a numeric one makes the URL parser read an IPv4 address) and an RFC 3986 path. The check (WHATWG
+ * URL parsing) accepts more; a client that keeps to the pattern is never refused.
+ */
+const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
+
+export function checkHttpsUrl(max: number): Check {
+  const asString = checkString({ max });
+  return described(
+    (value) => {
+      const problem = asString(value);
+      if (problem) return problem;
+      try {
+        const url = new URL(value as string);
+        if (url.protocol === 'https:' && url.hostname) return null;
+      } catch {
+        // fall through to the message
+      }
+      return 'The :attribute field must be an absolute https:// URL.';
+    },
+    { type: 'string', format: 'uri', maxLength: max, pattern: HTTPS_URL_PATTERN },
+  );
+}
+
+export const HttpsUrl = (max: number) => rule('httpsUrl', checkHttpsUrl(max));
+
+let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
+
+/**
+ * The allow-list from WEB_PUSH_ALLOWED_HOSTS. Validation decorators live outside Nest's container,
+ * so this reads the cached environment, as main.ts does.
+ */
+export function webPushHosts(): WebPushHosts {
+  const setting = env().WEB_PUSH_ALLOWED_HOSTS;
+  if (!configuredHosts || configuredHosts.setting !== setting) configuredHosts = { setting, hosts: WebPushHosts.fromSetting(setting) };
+  return configuredHosts.hosts;
+}
+
+/** Schema extension that buildOpenApiDocument replaces by the configured allow-list's pattern. */
+export const WEB_PUSH_ENDPOINT_EXTENSION = 'x-web-push-endpoint';
+
+/** A Web Push subscription endpoint: https, no credentials, a host on the allow-list (web-push-hosts.ts). */
+export function WebPushEndpoint(max: number) {
+  const asString = checkString({ max });
+  return rule(
+    'webPushEndpoint',
+    described((value) => asString(value) ?? webPushHosts().endpointProblem(value as string), {
+      type: 'string',
+      format: 'uri',
+      maxLength: max,
+      // The allow-list is configuration, read when the document is built, not when this loads.
+      [WEB_PUSH_ENDPOINT_EXTENSION]: true,
+    } as ApiPropertyOptions),
+  );
+}
+
+/** An absolute URL (https://...) or an app deep link (myapp://path). */
+export const checkLinkUrl = (max: number) =>
+  checkString({
+    max,
+    pattern: /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
+    patternMessage: 'The :attribute field must be an absolute URL or an app deep link (scheme://...).',
+  });
+
+export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));
