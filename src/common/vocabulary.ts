@@ -62,6 +62,10 @@ export const FAILURE_REASONS = Object.values(FailureReason);
 /** Reasons seen often enough that the dashboard offers them in its trace filter; any other can be typed. */
 export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'];
 
+/** An installation's notification permission (docs/api.md 4.1): `denied` is skipped, `unknown` is sent to. */
+export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
 /** Which recipients key a send used (docs/api.md#10-recipients-and-installation-tags). */
 export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];

@@ -283,7 +283,7 @@ export class NotificationsRepository {
          SELECT id, processing_started_at FROM notifications WHERE id = $1 AND app_id = $2
        ), target AS (
          SELECT d.installation_id, d.notification_started_at, d.status, d.reason,
-                d.status IN ('accepted', 'sending') OR (d.status = 'pending' AND d.attempts > 0) AS eligible
+                d.status = ANY($6::text[]) OR (d.status = $7::text AND d.attempts > 0) AS eligible
          FROM deliveries d
          JOIN installations i ON i.id = d.installation_id
          WHERE d.notification_id = (SELECT id FROM notification)
@@ -303,7 +303,7 @@ export class NotificationsRepository {
               EXISTS (SELECT 1 FROM target WHERE eligible) AS eligible,
               (SELECT status FROM target) AS status, (SELECT reason FROM target) AS reason,
               EXISTS (SELECT 1 FROM counted) AS counted`,
-      [notificationId, appId, installationId, type, occurredAt],
+      [notificationId, appId, installationId, type, occurredAt, ['accepted', 'sending'] satisfies DeliveryStatus[], 'pending' satisfies DeliveryStatus],
     );
     return result;
   }

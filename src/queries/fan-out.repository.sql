@@ -25,12 +25,12 @@ WITH chosen AS (
       WHEN $7::boolean THEN $11::text
       WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
       WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = 'denied' THEN $14::text
+      WHEN i.permission = $20::text THEN $14::text
       WHEN i.invalidated_at IS NOT NULL THEN $15::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($20::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($21::text[])
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -91,12 +91,12 @@ WITH chosen AS (
       WHEN $7::boolean THEN $11::text
       WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
       WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = 'denied' THEN $14::text
+      WHEN i.permission = $20::text THEN $14::text
       WHEN i.invalidated_at IS NOT NULL THEN $15::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($20::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($21::text[])
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -157,12 +157,12 @@ WITH chosen AS (
       WHEN $7::boolean THEN $11::text
       WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
       WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = 'denied' THEN $14::text
+      WHEN i.permission = $20::text THEN $14::text
       WHEN i.invalidated_at IS NOT NULL THEN $15::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $20::text[] AND i.installation_id > $21::text ORDER BY i.installation_id LIMIT $22
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $21::text[] AND i.installation_id > $22::text ORDER BY i.installation_id LIMIT $23
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -223,12 +223,12 @@ WITH chosen AS (
       WHEN $7::boolean THEN $11::text
       WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
       WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = 'denied' THEN $14::text
+      WHEN i.permission = $20::text THEN $14::text
       WHEN i.invalidated_at IS NOT NULL THEN $15::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $20::text ORDER BY i.installation_id LIMIT $21
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $21::text ORDER BY i.installation_id LIMIT $22
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -311,12 +311,12 @@ WITH chosen AS (
       WHEN $7::boolean THEN $11::text
       WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
       WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = 'denied' THEN $14::text
+      WHEN i.permission = $20::text THEN $14::text
       WHEN i.invalidated_at IS NOT NULL THEN $15::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $20::text[] AND i.installation_id > $21::text ORDER BY i.installation_id LIMIT $22
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $21::text[] AND i.installation_id > $22::text ORDER BY i.installation_id LIMIT $23
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -374,12 +374,12 @@ WITH chosen AS (
       WHEN $7::boolean THEN $11::text
       WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
       WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = 'denied' THEN $14::text
+      WHEN i.permission = $20::text THEN $14::text
       WHEN i.invalidated_at IS NOT NULL THEN $15::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $20::text ORDER BY i.installation_id LIMIT $21
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $21::text ORDER BY i.installation_id LIMIT $22
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due

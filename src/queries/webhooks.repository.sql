@@ -41,12 +41,12 @@ SELECT id, app_id, installation_id, platform, push_token, web_push_subscription,
 permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags FROM installations WHERE id = $1;
 
 -- WebhooksRepository.troubles
-SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1)::int AS failed,
+SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = $2::text AND finished_at >= $1)::int AS failed,
 (SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL)::int AS retrying;
 
 SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
 FROM (
-  (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+  (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = $3::text AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
   UNION ALL
   (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
 ) m JOIN webhooks w ON w.id = m.webhook_id
@@ -54,10 +54,10 @@ ORDER BY coalesce(m.finished_at, m.created_at) DESC
 LIMIT $2;
 
 -- WebhooksRepository.delivered
-UPDATE webhook_messages SET status = 'delivered', finished_at = now(), last_error = NULL WHERE id = $1;
+UPDATE webhook_messages SET status = $2::text, finished_at = now(), last_error = NULL WHERE id = $1;
 
 -- WebhooksRepository.failed
-UPDATE webhook_messages SET status = 'failed', finished_at = now(), last_error = $2 WHERE id = $1;
+UPDATE webhook_messages SET status = $3::text, finished_at = now(), last_error = $2 WHERE id = $1;
 
 -- WebhooksRepository.retryLater
 UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND status = 'pending';

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
 import { Platform } from '../../common/platform';
-import { DeliveryStatus, RecipientKind, SkipReason } from '../../common/vocabulary';
+import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 
 /**
  * The installations one chunk covers, as SQL after `FROM installations i`; $1 is the app, and the
@@ -27,7 +27,7 @@ function chunkTargets(kind: RecipientKind, p: number): string {
 }
 
 /**
- * The words the chunk statement writes, as its parameters $11 to $19 in this order (the vocabulary
+ * The words the chunk statement writes and compares, as its parameters from $11 in this order (the vocabulary
  * reaches SQL as parameters, docs/architecture.md "SQL files"); the chunk's targets follow from $20.
  */
 const WORDS = [
@@ -40,7 +40,8 @@ const WORDS = [
   'skipped',
   'scheduled',
   'pending',
-] as const satisfies readonly (SkipReason | DeliveryStatus)[];
+  'denied',
+] as const satisfies readonly (SkipReason | DeliveryStatus | Permission)[];
 const word = (w: (typeof WORDS)[number]) => `$${11 + WORDS.indexOf(w)}::text`;
 const FIRST_TARGET_PARAM = 11 + WORDS.length;
 
@@ -51,7 +52,7 @@ const chosen = (kind: RecipientKind) => `chosen AS (
         WHEN $7::boolean THEN ${word(SkipReason.Canceled)}
         WHEN NOT (i.platform = ANY($4::text[])) THEN ${word(SkipReason.PlatformExcluded)}
         WHEN NOT (i.platform = ANY($5::text[])) THEN ${word(SkipReason.NoCredentials)}
-        WHEN i.permission = 'denied' THEN ${word(SkipReason.PermissionDenied)}
+        WHEN i.permission = ${word('denied')} THEN ${word(SkipReason.PermissionDenied)}
         WHEN i.invalidated_at IS NOT NULL THEN ${word(SkipReason.Invalidated)}
         WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN ${word(SkipReason.NoToken)}
       END AS skip_reason
