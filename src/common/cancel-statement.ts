@@ -2,18 +2,7 @@ import { completionCondition } from './completion-condition';
 import { DeliveryStatus, SkipReason, STILL_TO_SEND } from './vocabulary';
 import { webhookOutboxInsert } from './webhook-events';
 
-/**
- * The one statement that skips a cancelled notification's rows still to send (docs/api.md 11):
- * the API's cancel runs it for every batch, in the transaction that sets canceled_at; the worker
- * for one batch, on rows left by a retry or a worker that died while the cancel ran. Each row
- * becomes skipped/Canceled, counted, and the notification completes when nothing else is left,
- * with its webhook event (docs/api.md 14). Nothing happens unless the notification is cancelled.
- *
- * $1 notification, $2 batch (null: every batch), $3 the statuses still to send, $4 and $5 the
- * status and reason they take.
- * It answers the notification's id and whether this statement completed it; no row when there
- * was nothing to skip, except for a cancel of every batch, which always answers.
- */
+/** A cancelled notification's rows still to send ($3) of batch $2 (null: every batch) take status $4 and reason $5. */
 const canceled = `canceled AS (
     UPDATE deliveries d SET status = $4::text, reason = $5::text, next_attempt_at = NULL, updated_at = now()
     WHERE d.notification_id = $1
@@ -37,6 +26,17 @@ const completedEvents = `completed_events AS (
     ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
   )`;
 
+/**
+ * The one statement that skips a cancelled notification's rows still to send (docs/api.md 11):
+ * the API's cancel runs it for every batch, in the transaction that sets canceled_at; the worker
+ * for one batch, on rows left by a retry or a worker that died while the cancel ran. Each row
+ * becomes skipped/Canceled, counted, and the notification completes when nothing else is left,
+ * with its webhook event (docs/api.md 14). Nothing happens unless the notification is cancelled.
+ *
+ * Parameters: cancelRowsParams.
+ * It answers the notification's id and whether this statement completed it; no row when there
+ * was nothing to skip, except for a cancel of every batch, which always answers.
+ */
 export const CANCEL_ROWS_SQL = `
   WITH ${canceled}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;

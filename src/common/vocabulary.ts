@@ -57,7 +57,6 @@ export const FailureReason = {
   PayloadTooLarge: 'PayloadTooLarge',
 } as const;
 export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
-export const FAILURE_REASONS = Object.values(FailureReason);
 
 /** Reasons seen often enough that the dashboard offers them in its trace filter; any other can be typed. */
 export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'];

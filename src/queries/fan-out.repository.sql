@@ -11,8 +11,8 @@ SELECT send_at FROM notifications WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -77,8 +77,8 @@ WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -143,8 +143,8 @@ WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -209,8 +209,8 @@ WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -275,8 +275,8 @@ WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -286,8 +286,8 @@ UPDATE notifications SET fanned_out_at = now() WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -300,8 +300,8 @@ WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
@@ -363,8 +363,8 @@ WHERE id = $1;
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
   CASE recipient_kind
-    WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 

@@ -261,11 +261,11 @@ export class FanOutRepository {
         `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
            fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
            CASE recipient_kind
-             WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-             WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+             WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+             WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
            END AS ids
          FROM notifications WHERE id = $1 FOR UPDATE`,
-        [notificationId, params.chunkSize],
+        [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
       );
       if (n.fanned_out_at) return null;
       const target = targetParams(n, params.chunkSize);
