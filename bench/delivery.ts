@@ -69,7 +69,7 @@ export async function postNotification(stack: Stack, userIds: string[], extra: R
   return postTo(stack, { user_ids: userIds }, extra);
 }
 
-/** A send with any recipients (docs/api.md 10): `{"all": true}` for a broadcast. */
+/** A send with any recipients (docs/api.md#recipients): `{"all": true}` for a broadcast. */
 export async function postTo(stack: Stack, recipients: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
   const res = await fetch(`http://127.0.0.1:${stack.apiPort}/api/v1/notifications`, {
     method: 'POST',

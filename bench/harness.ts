@@ -104,7 +104,7 @@ export interface BenchResults {
     ours: DeliveryResult;
     /** The same users again with options.platforms = ["ios"]: APNs only, like the ceiling and the peer. */
     oursIos: DeliveryResult;
-    /** The same installations as one broadcast (`recipients.all`, docs/api.md 10): the fan-out walks them in PostgreSQL. */
+    /** The same installations as one broadcast (`recipients.all`, docs/api.md#recipients): the fan-out walks them in PostgreSQL. */
     oursBroadcast: DeliveryResult;
     ceiling: RateResult;
     peer: RateResult;

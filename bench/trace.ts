@@ -1,5 +1,5 @@
 /**
- * What the delivery trace (docs/api.md 13) costs on a notification of 1,000,000 deliveries, and
+ * What the delivery trace (docs/api.md#delivery-trace) costs on a notification of 1,000,000 deliveries, and
  * what keeping each delivery's user (deliveries.user_id) costs the fan-out. In a scratch database:
  *
  *   1. 1,000,000 installations (2% with permission denied), fanned out twice with the fan-out's

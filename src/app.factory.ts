@@ -23,7 +23,7 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   express.set('trust proxy', true);
   // First, so every request is timed, including those refused before any route runs.
   app.use(httpMetrics(app.get(MetricsService, { strict: false })));
-  // Before the body parser and the guard: a preflight carries no token (docs/api.md 3).
+  // Before the body parser and the guard: a preflight carries no token (docs/api.md#tokens).
   enableApiCors(app, app.get(EnvironmentVariables, { strict: false }).CORS_ALLOWED_ORIGINS);
   // The operator dashboard's calls carry its session cookie instead of a token (docs/operations.md).
   const admin = optional(() => app.get(AdminSessionsService, { strict: false }));

@@ -9,7 +9,7 @@ import { CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/stderr.logger';
 import { ConfigError, env, loadDotEnv } from './config/env';
 
-/** Operator CLI (docs/api.md section 8): JSON on stdout, logs and errors on stderr, exit 1 on failure. */
+/** Operator CLI (docs/api.md#cli): JSON on stdout, logs and errors on stderr, exit 1 on failure. */
 function fail(message: string): never {
   process.stderr.write(`${message.split('\n')[0]}\n`);
   process.exit(1);

@@ -25,7 +25,7 @@ export function adminCredentialsMatch(authorization: string | undefined, user: s
 /**
  * HTTP basic auth in front of the queue dashboard, with ADMIN_USER / ADMIN_PASSWORD. When they
  * are unset the dashboard is off and its path answers like any unknown route. The bodies are
- * those of docs/api.md 2, so the dashboard's errors look like the rest of the API's.
+ * those of docs/api.md#errors, so the dashboard's errors look like the rest of the API's.
  */
 export function adminBasicAuth(config: Pick<EnvironmentVariables, 'ADMIN_USER' | 'ADMIN_PASSWORD'>): RequestHandler {
   const { ADMIN_USER: user, ADMIN_PASSWORD: password } = config;

@@ -90,7 +90,7 @@ export class AdminController {
     return { data: await this.admin.notification(appId, id) };
   }
 
-  /** The delivery trace (docs/api.md 13) through the API's own service, with a reason filter besides the status. */
+  /** The delivery trace (docs/api.md#delivery-trace) through the API's own service, with a reason filter besides the status. */
   @Get('apps/:app/notifications/:id/deliveries')
   deliveries(@Param('app') appId: string, @Param('id') id: string, @Query() query: AdminDeliveriesQueryDto) {
     return this.admin.deliveries(appId, id, query);

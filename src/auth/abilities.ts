@@ -1,4 +1,4 @@
-/** Abilities a token can hold (docs/api.md section 3); `*` grants all of them. */
+/** Abilities a token can hold (docs/api.md#tokens); `*` grants all of them. */
 export const ABILITIES = [
   'installations:write',
   'installations:read',

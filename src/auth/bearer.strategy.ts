@@ -8,7 +8,7 @@ import { TokensService } from './tokens.service';
 /**
  * `Authorization: Bearer pns_...`, looked up by its SHA-256 hash. Only the header counts:
  * passport-http-bearer also takes `access_token` from the query string and the body, where a token
- * ends up in logs, proxies and browser histories; docs/api.md 1 documents the header alone.
+ * ends up in logs, proxies and browser histories; docs/api.md#conventions documents the header alone.
  */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {

@@ -17,9 +17,8 @@ const RECONNECT_DELAY_MS = 1_000;
 
 /**
  * Valid tokens kept in memory, so that an authenticated request costs one database round trip
- * instead of two (bench/README.md, "Going after our own CPU": the token SELECT was a quarter of
- * the api's CPU per PATCH). They are kept only while this process listens to token changes
- * (TokenChangesRepository): triggers on `api_tokens` announce every revocation, expiry change,
+ * instead of two (docs/decisions/0005-tokens-in-memory.md). They are kept only while this
+ * process listens to token changes (TokenChangesRepository): triggers on `api_tokens` announce every revocation, expiry change,
  * ability change or deletion, also one made by hand in SQL, and each announcement drops
  * everything kept, so a revocation takes effect as soon as PostgreSQL delivers it. Without a
  * working listener nothing is kept and every request reads the database (docs/operations.md,

@@ -101,8 +101,8 @@ export class TokensService {
     if (record.expires_at && record.expires_at.getTime() <= now) return null;
     if ((!record.last_used_at || now - record.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(record.id)) {
       // Every request in flight when the minute turns reads the old value: without this, each
-      // of them (64 under the bench) queued an UPDATE of the same row, holding pool connections
-      // behind its row lock. Only the write is deduplicated, and only while it runs.
+      // of them would queue an UPDATE of the same row (docs/decisions/0005-tokens-in-memory.md).
+      // Only the write is deduplicated, and only while it runs.
       const { id } = record;
       this.recording.add(id);
       // A kept token remembers this write, so the next one is a minute later in this process;

@@ -37,7 +37,7 @@ function readInputFile(flag: string, path: string): string {
 }
 
 /**
- * Sets an app's provider credentials (docs/api.md section 8) and prints the secret-free summary.
+ * Sets an app's provider credentials (docs/api.md#cli) and prints the secret-free summary.
  * With only --app it just prints the summary. Secrets are read from files, never from flags
  * (except a VAPID private key, which is a short string), so they stay out of shell history.
  */
@@ -193,7 +193,7 @@ export class AppKeyRotateCommand extends CommandRunner {
   }
 
   /**
-   * Provider secrets, then webhook signing secrets (docs/api.md 14), each in its own transaction;
+   * Provider secrets, then webhook signing secrets (docs/api.md#webhooks), each in its own transaction;
    * the counts add both. Should the second fail, running the command again finishes it.
    */
   async run(): Promise<void> {

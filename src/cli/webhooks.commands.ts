@@ -14,7 +14,7 @@ async function asCliErrors<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-/** docs/api.md 14: prints the new webhook with its signing secret, shown only this once. */
+/** docs/api.md#webhooks: prints the new webhook with its signing secret, shown only this once. */
 @Command({ name: 'webhooks:create', description: 'Create a webhook; its signing secret is shown only this once' })
 export class WebhooksCreateCommand extends CommandRunner {
   constructor(private readonly webhooks: WebhooksService) {

@@ -27,11 +27,11 @@ const completedEvents = `completed_events AS (
   )`;
 
 /**
- * The one statement that skips a cancelled notification's rows still to send (docs/api.md 11):
+ * The one statement that skips a cancelled notification's rows still to send (docs/api.md#scheduling):
  * the API's cancel runs it for every batch, in the transaction that sets canceled_at; the worker
  * for one batch, on rows left by a retry or a worker that died while the cancel ran. Each row
  * becomes skipped/Canceled, counted, and the notification completes when nothing else is left,
- * with its webhook event (docs/api.md 14). Nothing happens unless the notification is cancelled.
+ * with its webhook event (docs/api.md#webhooks). Nothing happens unless the notification is cancelled.
  *
  * Parameters: cancelRowsParams.
  * It answers the notification's id and whether this statement completed it; no row when there

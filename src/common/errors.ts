@@ -1,6 +1,6 @@
 /**
  * Domain errors carry a code; AllExceptionsFilter maps each code to the API's status and body
- * (docs/api.md section 2). Services throw these, never HTTP exceptions.
+ * (docs/api.md#errors). Services throw these, never HTTP exceptions.
  */
 export abstract class DomainError extends Error {
   abstract readonly code: string;
@@ -52,7 +52,7 @@ export function reportedErrors(errors: Record<string, string[]>): Record<string,
   return out;
 }
 
-/** "<first error>[ (and N more error[s])]", as docs/api.md 2 specifies. */
+/** "<first error>[ (and N more error[s])]", as docs/api.md#errors specifies. */
 export function validationSummary(errors: Record<string, string[]>): string {
   const messages = Object.values(errors).flat();
   const rest = messages.length - 1;

@@ -1,7 +1,7 @@
 import { Platform } from './platform';
 
 /**
- * The delivery options of a send (docs/api.md 5.1), as stored with the notification and read by the
+ * The delivery options of a send (docs/api.md#send), as stored with the notification and read by the
  * worker: here, so that notifications and delivery share the type without importing each other.
  */
 export interface NotificationOptions {
@@ -11,6 +11,6 @@ export interface NotificationOptions {
   badge?: number;
   sound?: string;
   platforms?: Platform[];
-  /** "HH:MM": each installation's due time in its own time zone (docs/api.md 11). */
+  /** "HH:MM": each installation's due time in its own time zone (docs/api.md#scheduling). */
   local_time?: string;
 }

@@ -6,8 +6,8 @@ import { env } from '../config/env';
 /**
  * Runs a statement of the request hot path as a named prepared statement, straight on the pool
  * TypeORM already holds. Each pg connection parses and plans it once; afterwards a request sends
- * only Bind/Execute, not the statement text (the PATCH UPDATE is 1.5 KB), which saves
- * PostgreSQL the parse and plan and the api the bytes. `name` must be unique per `text`.
+ * only Bind/Execute, not the statement text (docs/decisions/0001-prepared-hot-statements.md).
+ * `name` must be unique per `text`.
  * Statements prepared this way list their columns rather than `*`, so a migration that adds a
  * column does not invalidate ("cached plan must not change result type") a live connection's plan.
  * DATABASE_PREPARED_STATEMENTS=false sends the same statements unnamed, parsed every time: for a

@@ -5,7 +5,7 @@
 export const FANOUT_QUEUE = 'fanout';
 export const DELIVER_QUEUE = 'deliver';
 export const MAINTENANCE_QUEUE = 'maintenance';
-/** Webhook calls (docs/api.md 14): their own queue and concurrency, so a slow receiver never holds up a send. */
+/** Webhook calls (docs/api.md#webhooks): their own queue and concurrency, so a slow receiver never holds up a send. */
 export const WEBHOOK_QUEUE = 'webhook';
 export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE] as const;
 

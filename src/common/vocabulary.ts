@@ -8,7 +8,7 @@ import type { Platform } from './platform';
  */
 
 /**
- * The states of one delivery (docs/api.md#6-delivery, #13-delivery-trace): `scheduled` until its local time,
+ * The states of one delivery (docs/api.md#delivery, #delivery-trace): `scheduled` until its local time,
  * `pending` when due (or waiting for a retry), `sending` while a provider is asked, then one of the
  * three ends. The worker writes them; the delivery trace filters on them.
  */
@@ -21,7 +21,7 @@ export const STILL_TO_SEND = ['pending', 'scheduled'] as const satisfies readonl
 /** The ends of a delivery that carry a reason: failed (the provider's) or skipped (ours). */
 export const REASONED_ENDS = ['failed', 'skipped'] as const satisfies readonly DeliveryStatus[];
 
-/** Why a delivery was skipped (docs/api.md#6-delivery): decided by the service, never by a provider. */
+/** Why a delivery was skipped (docs/api.md#delivery): decided by the service, never by a provider. */
 export const SkipReason = {
   /** The send's `options.platforms` leaves the installation's platform out. */
   PlatformExcluded: 'PlatformExcluded',
@@ -33,7 +33,7 @@ export const SkipReason = {
   NoToken: 'NoToken',
   /** Deleted between the fan-out and the attempt. */
   Deleted: 'Deleted',
-  /** The notification was cancelled before the row was attempted (docs/api.md#11-scheduling-local-time-and-cancelling). */
+  /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
@@ -61,11 +61,11 @@ export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
 /** Reasons seen often enough that the dashboard offers them in its trace filter; any other can be typed. */
 export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'];
 
-/** An installation's notification permission (docs/api.md 4.1): `denied` is skipped, `unknown` is sent to. */
+/** An installation's notification permission (docs/api.md#installation-resource): `denied` is skipped, `unknown` is sent to. */
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-/** Which recipients key a send used (docs/api.md#10-recipients-and-installation-tags). */
+/** Which recipients key a send used (docs/api.md#recipients). */
 export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 

@@ -1,5 +1,5 @@
 /**
- * Webhook event types (docs/api.md 14), and the outbox insert that the statements changing the
+ * Webhook event types (docs/api.md#webhooks), and the outbox insert that the statements changing the
  * state carry, so an event is written in the same transaction as the change it reports. Shared
  * by `delivery` and `notifications` (which write the events) and `webhooks` (which sends them).
  */

@@ -13,8 +13,8 @@ function problem(source: Record<string, string | undefined>): string | null {
   }
 }
 
-describe('parseEnv (docs/api.md sections 7 and 9)', () => {
-  it('applies the defaults of docs/api.md section 9 exactly', () => {
+describe('parseEnv (docs/api.md#processes and docs/api.md#environment)', () => {
+  it('applies the defaults of docs/api.md#environment exactly', () => {
     const env = parseEnv({ APP_KEY });
     expect(env).toBeInstanceOf(EnvironmentVariables);
     expect(env).toEqual(

@@ -60,7 +60,7 @@ const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) 
   env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
 
 /**
- * Every environment variable the service reads (docs/api.md section 9, plus the operational ones
+ * Every environment variable the service reads (docs/api.md#environment, plus the operational ones
  * documented in the README). Defaults suit a local checkout with PostgreSQL and Redis running.
  */
 export class EnvironmentVariables {
@@ -160,7 +160,7 @@ export class EnvironmentVariables {
 
   /**
    * Web page origins allowed to call /api/ from the browser (the web SDK): `*` or a comma-separated
-   * list like `https://shop.example.com`. Unset: no CORS headers (docs/api.md 3).
+   * list like `https://shop.example.com`. Unset: no CORS headers (docs/api.md#tokens).
    */
   @IsOptional()
   @Matches(CORS_ORIGINS_PATTERN, { message: 'must be * or comma-separated origins like https://app.example.com (no path)' })
@@ -197,13 +197,13 @@ export class EnvironmentVariables {
 
   /**
    * Notifications completed more than this many days ago are deleted with their deliveries and
-   * events (docs/api.md 15, docs/operations.md "Data retention"); 0 keeps everything.
+   * events (docs/api.md#data-lifecycle, docs/operations.md "Data retention"); 0 keeps everything.
    */
   @Int(0)
   RETENTION_DAYS = 30;
 
   /**
-   * Calls of one webhook event before it is given up (docs/api.md 14): 5 s after the first, then
+   * Calls of one webhook event before it is given up (docs/api.md#webhooks): 5 s after the first, then
    * each wait five times the last, so the default 8 spread over about a day.
    */
   @Int(1, 30)

@@ -95,7 +95,7 @@ export class CredentialsService {
 
   /**
    * The platforms the app has credentials for, where its sends can go (the others are skipped as
-   * NoCredentials). Nothing is decrypted: the API asks this to size a send (docs/api.md 5.1).
+   * NoCredentials). Nothing is decrypted: the API asks this to size a send (docs/api.md#send).
    */
   async platforms(appId: string): Promise<Platform[]> {
     const summary = await this.summary(appId);

@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Seals provider secrets at rest with AES-256-GCM under APP_KEY (docs/api.md section 8).
+ * Seals provider secrets at rest with AES-256-GCM under APP_KEY (docs/api.md#cli).
  *
  * Format: `v1:` + base64(iv[12] | tag[16] | ciphertext). The version prefix lets a later key
  * rotation or algorithm change tell old values from new ones without guessing.

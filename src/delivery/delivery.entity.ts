@@ -41,8 +41,8 @@ export class Delivery {
   platform: string;
 
   /**
-   * The installation's user when the fan-out considered it, for the delivery trace (docs/api.md
-   * 13): the installation's own may change later, or be cleared by its deletion. Written once.
+   * The installation's user when the fan-out considered it, for the delivery trace
+   * (docs/api.md#delivery-trace): the installation's own may change later, or be cleared by its deletion. Written once.
    */
   @Column({ name: 'user_id', type: 'varchar', length: 255, nullable: true })
   userId: string | null;
@@ -63,7 +63,7 @@ export class Delivery {
   @Column({ name: 'next_attempt_at', type: 'timestamptz', nullable: true })
   nextAttemptAt: Date | null;
 
-  /** When it is due: its local time or the send's send_at (docs/api.md 11); null for an immediate send. */
+  /** When it is due: its local time or the send's send_at (docs/api.md#scheduling); null for an immediate send. */
   @Column({ name: 'scheduled_for', type: 'timestamptz', nullable: true })
   scheduledFor: Date | null;
 

@@ -79,7 +79,7 @@ export class Installation {
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;
 
-  /** Sorted, without duplicates (docs/api.md 10); GIN-indexed for "carries any of these tags". */
+  /** Sorted, without duplicates (docs/api.md#recipients); GIN-indexed for "carries any of these tags". */
   @Index('installations_tags_idx', { synchronize: false })
   @Column({ type: 'text', array: true, default: () => `'{}'` })
   tags: string[];

@@ -32,7 +32,7 @@ export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push
 
 /**
  * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
- * only when their value really changes (docs/api.md 4.3); a new token revives an invalidated row.
+ * only when their value really changes (docs/api.md#update-installation); a new token revives an invalidated row.
  */
 const UPDATE_SQL = `
   UPDATE installations SET

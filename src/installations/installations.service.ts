@@ -10,7 +10,7 @@ const APNS_TOKEN = /^[0-9a-f]{64,200}$/i;
 
 type Changes = Omit<UpdateInstallationDto, 'permission'> & { permission?: RegisterInstallationDto['permission'] };
 
-/** Installations of one app: registration, updates, reads and deletion (docs/api.md section 4). */
+/** Installations of one app: registration, updates, reads and deletion (docs/api.md#installations). */
 @Injectable()
 export class InstallationsService {
   constructor(private readonly installations: InstallationsRepository) {}
@@ -128,7 +128,7 @@ export class InstallationsService {
   }
 }
 
-/** The stored form of a tag set (docs/api.md 10): sorted, without duplicates. Tags are ASCII, so code-unit order is byte order. */
+/** The stored form of a tag set (docs/api.md#recipients): sorted, without duplicates. Tags are ASCII, so code-unit order is byte order. */
 export function tagSet(tags: readonly string[]): string[] {
   return [...new Set(tags)].sort();
 }

@@ -27,9 +27,8 @@ function censorHeaders(headers: unknown): unknown {
 /**
  * pino-http's request serializer output, with secret headers censored and secrets taken out of the
  * URL and the parsed query. Secrets are censored here, in the serializers, and by scrubSecrets for
- * everything else logged, rather than by pino's `redact` paths: those made pino clone and walk
- * every request line and both per-request child loggers, about 5% of the api's CPU per request
- * (bench/README.md, "Going after our own CPU").
+ * everything else logged, rather than by pino's `redact` paths, which clone and walk every line
+ * (docs/decisions/0007-secrets-censored-by-serializers.md).
  */
 export function redactRequest(req: Record<string, unknown>): Record<string, unknown> {
   const out = { ...req };
@@ -89,8 +88,8 @@ export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>)
 
 /**
  * Where log lines go: stdout as JSON lines. Written asynchronously: a synchronous write is one
- * syscall per line on the event loop (about 4% of the api's CPU under load, one line per
- * request), while the asynchronous stream batches the lines that arrive during a write. pino
+ * syscall per line on the event loop, while the asynchronous stream batches the lines that arrive
+ * during a write (docs/decisions/0008-asynchronous-log-destination.md). pino
  * flushes it synchronously on process exit (process.exit(), an uncaught exception), so those
  * last lines are still written; only a hard kill (SIGKILL, OOM) can lose the few lines of the
  * write in flight. LOG_PRETTY=true swaps in pino-pretty, a development

@@ -82,12 +82,12 @@ export class MetricsService {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
   }
 
-  /** `event` is a webhook event type (docs/api.md 14). */
+  /** `event` is a webhook event type (docs/api.md#webhooks). */
   recordWebhookCall(event: string, outcome: WebhookCallOutcome): void {
     this.webhookCalls.inc({ event, outcome });
   }
 
-  /** `reason` is one of the skip reasons of docs/api.md 6 (common/vocabulary.ts SkipReason). */
+  /** `reason` is one of the skip reasons of docs/api.md#delivery (common/vocabulary.ts SkipReason). */
   recordSkipped(provider: ProviderId, reason: SkipReason, count = 1): void {
     if (count > 0) this.deliveriesSkipped.inc({ provider, reason }, count);
   }

@@ -50,7 +50,7 @@ export interface TraceQuery {
 }
 
 /**
- * The delivery trace (docs/api.md 13): `deliveries` read in primary-key order (the installation's
+ * The delivery trace (docs/api.md#delivery-trace): `deliveries` read in primary-key order (the installation's
  * row id within the notification), so a page is a range scan of the primary key from the cursor
  * on, in the one partition of the notification; never a sort, never an OFFSET.
  *

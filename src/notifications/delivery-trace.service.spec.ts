@@ -52,7 +52,7 @@ class InMemoryTrace {
   }
 }
 
-describe('delivery trace (docs/api.md 13)', () => {
+describe('delivery trace (docs/api.md#delivery-trace)', () => {
   let service: DeliveryTraceService;
   let trace: InMemoryTrace;
 

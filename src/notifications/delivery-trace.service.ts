@@ -9,7 +9,7 @@ import { InvalidCursorError } from './list-cursor';
 import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
 /**
- * How many deliveries one page may look at when it filters by status (docs/api.md 13). Statuses
+ * How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace). Statuses
  * are not indexed (outcome updates must stay heap-only, delivery.entity.ts), so a rare status
  * would otherwise mean reading every delivery of the notification in one request; this keeps
  * every page to a few milliseconds, at the price of pages shorter than `limit` (even empty) with
@@ -22,7 +22,7 @@ export interface TracePage {
   meta: { next_cursor: string | null };
 }
 
-/** The delivery trace of a notification (docs/api.md 13): one entry per installation its fan-out considered. */
+/** The delivery trace of a notification (docs/api.md#delivery-trace): one entry per installation its fan-out considered. */
 @Injectable()
 export class DeliveryTraceService {
   private readonly cursorKey: Buffer;
@@ -45,7 +45,7 @@ export class DeliveryTraceService {
   ): Promise<TracePage> {
     if (!isUuid(notificationId)) throw new NotFoundError();
     const id = notificationId.toLowerCase();
-    // A bad cursor is a 422 even for an unknown notification: validation comes first (docs/api.md 2).
+    // A bad cursor is a 422 even for an unknown notification: validation comes first (docs/api.md#errors).
     const after = cursor === undefined ? null : this.positionOf(cursor, id);
     const notification = await this.trace.notification(appId, id);
     if (!notification) throw new NotFoundError();
@@ -87,7 +87,7 @@ export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: numb
 }
 
 /**
- * Provider attempts so far (docs/api.md 13). The row counts claims: each claim is an attempt,
+ * Provider attempts so far (docs/api.md#delivery-trace). The row counts claims: each claim is an attempt,
  * except the last one of a delivery skipped when it was claimed (its installation deleted,
  * invalidated, without a token or credentials by then), which asked no provider. Skips at the
  * fan-out were never claimed (0), and a cancel skips without claiming.

@@ -1,7 +1,7 @@
 import { iso } from '../common/time';
 import type { TraceRow } from './delivery-trace.repository';
 
-/** One entry of the delivery trace (docs/api.md 13). */
+/** One entry of the delivery trace (docs/api.md#delivery-trace). */
 export function toDeliveryResource(row: TraceRow) {
   return {
     installation_id: row.installation_id,

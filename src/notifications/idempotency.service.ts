@@ -25,7 +25,7 @@ export function canonicalJson(value: unknown): string {
 export const requestHash = (body: unknown) => createHash('sha256').update(canonicalJson(body)).digest('hex');
 
 /**
- * `Idempotency-Key` handling (docs/api.md 5.3). A key is claimed atomically (primary key + ON
+ * `Idempotency-Key` handling (docs/api.md#idempotency). A key is claimed atomically (primary key + ON
  * CONFLICT), completed in the same transaction that stores the notification
  * (NotificationsRepository.insertWithResponse), and released if that fails, so only successful
  * responses are remembered.

@@ -6,7 +6,7 @@ import type { NotificationRow } from './notifications.repository';
  * Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard").
  * Canceled and completed are final (a cancelled notification also completes: canceled wins).
  * Scheduled: waiting for its send_at, or for its devices' local time (options.local_time,
- * docs/api.md 11) with nothing attempted yet. Anything else is under way: sending.
+ * docs/api.md#scheduling) with nothing attempted yet. Anything else is under way: sending.
  */
 export function notificationStatus(n: NotificationResource, now = Date.now()): NotificationStatus {
   if (n.canceled_at) return 'canceled';
@@ -17,10 +17,10 @@ export function notificationStatus(n: NotificationResource, now = Date.now()): N
   return 'sending';
 }
 
-/** A notification can be cancelled until it has completed (docs/api.md 11). */
+/** A notification can be cancelled until it has completed (docs/api.md#scheduling). */
 export const cancelable = (n: NotificationResource) => !n.completed_at && !n.canceled_at;
 
-/** Whom a send targeted, in the words of its recipients key (docs/api.md 10). */
+/** Whom a send targeted, in the words of its recipients key (docs/api.md#recipients). */
 export function targetOf(row: NotificationRow) {
   return { kind: row.recipient_kind, users: row.recipient_kind === 'user_ids' ? row.target_users : null, tags: row.tags };
 }

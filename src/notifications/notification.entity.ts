@@ -6,7 +6,7 @@ export type { NotificationOptions };
 
 /**
  * A send. `user_ids` is the de-duplicated target list that the fan-out reads; the counters are the
- * statistics of docs/api.md 5.2, updated by the workers.
+ * statistics of docs/api.md#notification-resource, updated by the workers.
  */
 @Entity('notifications')
 @Index('notifications_app_id_created_at_idx', ['appId', 'createdAt', 'id'])
@@ -92,7 +92,7 @@ export class Notification {
   @Column({ name: 'fanned_out_at', type: 'timestamptz', nullable: true })
   fannedOutAt: Date | null;
 
-  /** `user_ids`, `installation_ids`, `tags` or `all` (docs/api.md 10). */
+  /** `user_ids`, `installation_ids`, `tags` or `all` (docs/api.md#recipients). */
   @Column({ name: 'recipient_kind', type: 'varchar', length: 16, default: 'user_ids' })
   recipientKind: string;
 
@@ -112,7 +112,7 @@ export class Notification {
   @Column({ name: 'canceled_at', type: 'timestamptz', nullable: true })
   canceledAt: Date | null;
 
-  /** json (not jsonb) keeps the keys' request order, which the matching rule uses (docs/api.md 12). */
+  /** json (not jsonb) keeps the keys' request order, which the matching rule uses (docs/api.md#localization). */
   @Column({ type: 'json', nullable: true })
   localizations: Record<string, unknown> | null;
 }

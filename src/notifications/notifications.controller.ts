@@ -125,7 +125,7 @@ export class NotificationsController {
     return this.notifications.list(auth.appId, query.limit === undefined ? 20 : Number(query.limit), query.cursor);
   }
 
-  /** Client events (docs/api.md 5.4); a repeat is accepted and ignored (`counted: false`). */
+  /** Client events (docs/api.md#reads-and-events); a repeat is accepted and ignored (`counted: false`). */
   @Post(':id/events')
   @HttpCode(202)
   @RequireAbilities('events:write')
@@ -164,7 +164,7 @@ export class NotificationsController {
     return { data: await this.notifications.cancel(auth.appId, id) };
   }
 
-  /** The delivery trace (docs/api.md 13). */
+  /** The delivery trace (docs/api.md#delivery-trace). */
   @Get(':id/deliveries')
   @RequireAbilities('notifications:read')
   @ApiOperation({

@@ -61,7 +61,7 @@ export interface NewNotification {
   actionUrl: string | null;
   data: string | null;
   options: string | null;
-  /** Which recipients key the send used (docs/api.md 10), and its values. */
+  /** Which recipients key the send used (docs/api.md#recipients), and its values. */
   recipientKind: RecipientKind;
   userIds: string[];
   installationIds: string[] | null;
@@ -107,7 +107,7 @@ export interface EventResult {
   found: boolean;
   /** The installation has a delivery row for the notification. */
   targeted: boolean;
-  /** Its delivery is accepted or under way, so its events count (docs/api.md 5.4). */
+  /** Its delivery is accepted or under way, so its events count (docs/api.md#reads-and-events). */
   eligible: boolean;
   /** That row's status and reason (null when not targeted). */
   status: DeliveryStatus | null;
@@ -160,13 +160,13 @@ export class NotificationsRepository {
   }
 
   /**
-   * Cancels an unfinished notification (docs/api.md 11), in one transaction: `canceled_at` (whose
+   * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at` (whose
    * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
    * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
    * notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the worker
    * runs for a batch's leftovers). Rows "sending" finish as they would have.
-   * Its webhook events (notification.canceled, and notification.completed when it completes; docs/api.md
-   * 14) are written in the same transaction.
+   * Its webhook events (notification.canceled, and notification.completed when it completes;
+   * docs/api.md#webhooks) are written in the same transaction.
    * Undefined when the notification is not this app's, or had completed or been cancelled already.
    */
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
@@ -272,7 +272,7 @@ export class NotificationsRepository {
   /**
    * Records an event once per (notification, installation, type) and moves its counter, only for
    * an installation whose delivery is accepted or under way: "sending", or "pending" after an
-   * attempt (docs/api.md 5.4; a device may report before its outcome is written). One statement.
+   * attempt (docs/api.md#reads-and-events; a device may report before its outcome is written). One statement.
    * Both tables are partitioned by the notification's start (delivery.entity.ts): naming it keeps
    * the look-up to one partition.
    */

@@ -22,7 +22,7 @@ export interface SendResult {
   status: number;
   /**
    * `{"data": Notification, "meta": {"accepted": true}}` as JSON text: serialized once, stored as
-   * is under an Idempotency-Key, so a replay sends the very same bytes (docs/api.md 5.3).
+   * is under an Idempotency-Key, so a replay sends the very same bytes (docs/api.md#idempotency).
    */
   body: string;
   replayed: boolean;
@@ -110,7 +110,7 @@ export class NotificationsService {
   }
 
   /**
-   * Cancels a notification (docs/api.md 11): 200 with it; again, unchanged; 409 once it had
+   * Cancels a notification (docs/api.md#scheduling): 200 with it; again, unchanged; 409 once it had
    * completed. A notification not yet fanned out is fanned out now, every row skipped/Canceled,
    * so that it completes with the statistics adding up.
    */
@@ -181,8 +181,8 @@ export class NotificationsService {
 
   /**
    * A payload over a provider's limit can be known now: reject the send instead of failing later.
-   * Only platforms the send can reach count (the app's credentials; docs/api.md 5.1), and every
-   * localized variant a device may get must fit too, reported at its path (docs/api.md 12).
+   * Only platforms the send can reach count (the app's credentials; docs/api.md#send), and every
+   * localized variant a device may get must fit too, reported at its path (docs/api.md#localization).
    */
   private async assertFits(appId: string, content: PushContent): Promise<void> {
     const variants: [PushContent, string][] = [[content, 'notification']];

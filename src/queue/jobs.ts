@@ -26,7 +26,7 @@ export class FanoutJobs {
 
   /**
    * A notification's fan-out; its job id makes a second add a no-op while the job is kept.
-   * `delayMs` holds it until the send's `send_at` (docs/api.md 11).
+   * `delayMs` holds it until the send's `send_at` (docs/api.md#scheduling).
    */
   add(notificationId: string, delayMs = 0): Promise<Job<FanoutJob>> {
     return this.queue.add(FANOUT_JOB, { notificationId }, { jobId: fanoutJobId(notificationId), ...(delayMs > 0 ? { delay: delayMs } : {}) });
@@ -63,7 +63,7 @@ export class DeliverJobs {
       batches.map(({ delayMs, ...data }) => ({
         name: DELIVER_JOB,
         data,
-        // A batch due later (a local time, docs/api.md 11) waits in Redis as one delayed job.
+        // A batch due later (a local time, docs/api.md#scheduling) waits in Redis as one delayed job.
         opts: { jobId: deliverJobId(data.notificationId, data.batch, suffix), ...(delayMs && delayMs > 0 ? { delay: delayMs } : {}) },
       })),
     );
@@ -76,7 +76,7 @@ export class DeliverJobs {
   }
 }
 
-/** The one place that queues webhook calls (docs/api.md 14), one job per attempt of a message. */
+/** The one place that queues webhook calls (docs/api.md#webhooks), one job per attempt of a message. */
 @Injectable()
 export class WebhookJobs {
   constructor(@InjectQueue(WEBHOOK_QUEUE) private readonly queue: Queue<WebhookJob>) {}

@@ -8,7 +8,7 @@ export const DISPATCH_EVERY_MS = 1000;
 const DISPATCH_LIMIT = 500;
 
 /**
- * Moves the webhook outbox to the queue (docs/api.md 14). The statements that complete, cancel or
+ * Moves the webhook outbox to the queue (docs/api.md#webhooks). The statements that complete, cancel or
  * invalidate write their messages; this queues every message that is due: new ones, and those
  * whose attempt is overdue because its job was lost (a worker killed, Redis flushed or failed
  * over). Each is first pushed ATTEMPT_LEASE_SECONDS ahead, so it is queued once; if the queueing

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { isDelivered, newSecret, parseEvents, parseUrl, retryDelayMs, signedHeaders, WebhookError } from './webhook-rules';
 
-describe('webhook rules (docs/api.md 14)', () => {
+describe('webhook rules (docs/api.md#webhooks)', () => {
   describe('retryDelayMs', () => {
     it('waits about 5 s before the first retry, five times longer each time', () => {
       expect([1, 2, 3, 4, 5, 6, 7].map(retryDelayMs)).toEqual([5_000, 25_000, 125_000, 625_000, 3_125_000, 15_625_000, 78_125_000]);

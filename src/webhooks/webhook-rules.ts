@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../common/webhook-events';
 
-/** A call answered 2xx within this long is delivered; anything else is retried (docs/api.md 14). */
+/** A call answered 2xx within this long is delivered; anything else is retried (docs/api.md#webhooks). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** The wait before the first retry, and how much longer each next wait is (docs/api.md 14). */
+/** The wait before the first retry, and how much longer each next wait is (docs/api.md#webhooks). */
 export const FIRST_RETRY_MS = 5_000;
 export const RETRY_FACTOR = 5;
 /** No single wait is longer than a day, whatever WEBHOOK_MAX_ATTEMPTS says. */
@@ -64,7 +64,7 @@ export function newSecret(): string {
 }
 
 /**
- * The headers of one call (docs/api.md 14), signed by the Standard Webhooks reference library:
+ * The headers of one call (docs/api.md#webhooks), signed by the Standard Webhooks reference library:
  * `v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}` under the secret's decoded bytes.
  */
 export function signedHeaders(secret: string, messageId: string, body: string, now: Date): Record<string, string> {

@@ -85,7 +85,7 @@ class InMemoryMessages implements Pick<WebhooksRepository, 'startAttempt' | 'kee
   }
 }
 
-describe('WebhookSender (docs/api.md 14)', () => {
+describe('WebhookSender (docs/api.md#webhooks)', () => {
   const secret = newSecret();
   let fetchMock: jest.SpyInstance;
   let queued: { messageId: string; attempt: number; delayMs?: number }[];

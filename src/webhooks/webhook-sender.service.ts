@@ -17,7 +17,7 @@ import { MessageAttempt, WebhooksRepository } from './webhooks.repository';
 export const ATTEMPT_LEASE_SECONDS = WEBHOOK_TIMEOUT_MS / 1000 + 5;
 
 /**
- * Calls a webhook endpoint with one message (docs/api.md 14): the body is made from the public
+ * Calls a webhook endpoint with one message (docs/api.md#webhooks): the body is made from the public
  * resource at the first attempt and kept, so every attempt sends the same bytes under the same
  * `webhook-id`; a failed attempt queues the next after the backoff until WEBHOOK_MAX_ATTEMPTS.
  */

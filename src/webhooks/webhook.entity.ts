@@ -2,7 +2,7 @@ import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, Primary
 import { App } from '../apps/app.entity';
 
 /**
- * An app's webhook endpoint (docs/api.md 14). `secret_enc` holds the signing secret sealed under
+ * An app's webhook endpoint (docs/api.md#webhooks). `secret_enc` holds the signing secret sealed under
  * APP_KEY (credentials/secret-box.ts), bound to this row: the database alone never reveals it.
  */
 @Entity('webhooks')

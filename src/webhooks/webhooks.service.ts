@@ -7,7 +7,7 @@ import { appKeys, reseal, ResealTotals, seal } from '../credentials/secret-box';
 import { newSecret, parseEvents, parseUrl, WebhookError } from './webhook-rules';
 import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
-/** A webhook as the CLI shows it (docs/api.md 14); the secret only in what `create` answers. */
+/** A webhook as the CLI shows it (docs/api.md#webhooks); the secret only in what `create` answers. */
 export interface WebhookView {
   id: string;
   app_id: string;

@@ -5,7 +5,7 @@ import { bearer, installationId, newApp, newInstallation, newToken, TestTenant }
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
-describe('authentication and abilities (docs/api.md sections 2 and 3)', () => {
+describe('authentication and abilities (docs/api.md#errors and docs/api.md#tokens)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 

@@ -9,7 +9,7 @@ import { assertBuilt, lines, runCli, RunResult, TEST_APP_KEY } from '../support/
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
 /**
- * `apps:credentials` (docs/api.md section 8), run as built: stores each provider's credentials with
+ * `apps:credentials` (docs/api.md#cli), run as built: stores each provider's credentials with
  * the secrets sealed under APP_KEY, prints a summary that never holds a secret, and generates a
  * VAPID pair when none is given.
  */
@@ -20,7 +20,7 @@ function json(result: RunResult): any {
   return JSON.parse(result.stdout);
 }
 
-describe('apps:credentials (docs/api.md section 8)', () => {
+describe('apps:credentials (docs/api.md#cli)', () => {
   let database: { name: string; url: string };
   let sql: Client;
   let dir: string;

@@ -18,7 +18,7 @@ import { databaseUrl, withAdminClient } from '../support/services';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../support/test-database';
 
 /**
- * The operator CLI (docs/api.md section 8), run as built: `node dist/src/cli.js <command>`.
+ * The operator CLI (docs/api.md#cli), run as built: `node dist/src/cli.js <command>`.
  * Stdout carries only the command's JSON; a failure exits non-zero with one line on stderr.
  */
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -40,7 +40,7 @@ function expectOneLineFailure(result: RunResult, pattern?: RegExp): void {
   if (pattern) expect(result.stderr).toMatch(pattern);
 }
 
-describe('operator CLI (docs/api.md section 8)', () => {
+describe('operator CLI (docs/api.md#cli)', () => {
   const created: string[] = [];
   let url: string;
   let sql: Client;

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { assertBuilt, BUILT_MAIN, ChildEnv, inParallel, lines, runNode, RunResult, TEST_APP_KEY } from '../support/processes';
 
 /**
- * docs/api.md section 7: configuration is validated at start; a bad or missing value stops the
+ * docs/api.md#processes: configuration is validated at start; a bad or missing value stops the
  * built service (`node dist/src/main.js`) with exit code 1 and one line naming the variable.
  * Nothing here needs PostgreSQL or Redis: the process must stop before connecting to anything
  * (both URLs point at ports where nothing listens, so a process that tried would hang, not pass).
@@ -39,7 +39,7 @@ const label = (c: (typeof cases)[number]) =>
     .map(([key, value]) => (value === undefined ? `${key} unset` : `${key}=${JSON.stringify(value)}`))
     .join(' ');
 
-describe('configuration errors stop the built service (docs/api.md 7 and 9)', () => {
+describe('configuration errors stop the built service (docs/api.md#processes and docs/api.md#environment)', () => {
   let results: RunResult[];
   let dir: string;
 

@@ -8,7 +8,7 @@ import { waitFor } from '../support/wait-for';
 const COUNT = 4000;
 
 /**
- * docs/api.md 6: a worker killed with SIGKILL in the middle of a send, then restarted, completes it;
+ * docs/api.md#delivery: a worker killed with SIGKILL in the middle of a send, then restarted, completes it;
  * only the messages in flight at the kill may be sent twice, and those carry the same collapse id.
  * The worker is the built service in APP_MODE=worker, a separate process, as in production.
  */

@@ -17,7 +17,7 @@ interface Answer {
 }
 
 /**
- * docs/api.md 6: PostgreSQL or Redis cut off for five seconds in the middle of a send. The built
+ * docs/api.md#delivery: PostgreSQL or Redis cut off for five seconds in the middle of a send. The built
  * `api` and `worker` reach both stores through TCP proxies the test cuts and restores; the test's
  * own connections do not go through them. The API answers 200/202 or 503 with a message, never
  * 500, and readiness says "not ready"; the worker pauses and resumes by itself, keeps the outcomes

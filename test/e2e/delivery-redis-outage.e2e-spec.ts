@@ -7,7 +7,7 @@ import { TcpProxy } from '../support/tcp-proxy';
 import { waitFor } from '../support/wait-for';
 
 /**
- * docs/api.md 6: a notification accepted while Redis is unreachable is still delivered once Redis is
+ * docs/api.md#delivery: a notification accepted while Redis is unreachable is still delivered once Redis is
  * back. The service reaches Redis through a proxy the test can cut and restore.
  */
 describe('Redis unavailable at send time', () => {

@@ -7,7 +7,7 @@ import { configureProviders, FakeProviders, startFakeProviders } from '../suppor
 import { waitFor } from '../support/wait-for';
 
 /**
- * What the sweeper owes a send whose worker died (docs/api.md 6): rows it left "sending" longer than
+ * What the sweeper owes a send whose worker died (docs/api.md#delivery): rows it left "sending" longer than
  * DELIVERY_STUCK_MS, and pending rows whose job was lost, are delivered by the next sweep; rows
  * still within that time are left to their worker. And what keeps a delivery's two status updates
  * cheap however big the send: no index on what they change, and outcomes recorded by reading
@@ -228,7 +228,7 @@ describe('the sweeper and the deliveries table', () => {
         for (const child of node.Plans ?? []) walk(child);
       };
       walk(plan.Plan);
-      // The webhook outbox (docs/api.md 14) reads webhooks once per invalidation or completion, never per outcome:
+      // The webhook outbox (docs/api.md#webhooks) reads webhooks once per invalidation or completion, never per outcome:
       // here one invalidation, no completion.
       const webhookProbes: number[] = [];
       const probes = (node: Record<string, any>) => {

@@ -23,11 +23,11 @@ type Entry = {
 };
 
 /**
- * The delivery trace (docs/api.md 13), through API, fan-out and delivery in one process with the
+ * The delivery trace (docs/api.md#delivery-trace), through API, fan-out and delivery in one process with the
  * loopback providers: every field, each status and reason as the worker really writes them, the
  * order and the cursor while deliveries change, the status filter and its bounded scan.
  */
-describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md 13)', () => {
+describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md#delivery-trace)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
   let tenant: TestTenant;
@@ -244,7 +244,7 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     expect(entries).toEqual([expect.objectContaining({ installation_id: installation.installation_id, status: 'accepted', scheduled_for: sendAt.toISOString() })]);
   });
 
-  it("shows the client events' times (docs/api.md 5.4)", async () => {
+  it("shows the client events' times (docs/api.md#reads-and-events)", async () => {
     const user = 'eventful';
     const installation = await newInstallation(ctx, tenant.token, { platform: 'ios', user_id: user });
     const quiet = await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user });

@@ -8,7 +8,7 @@ import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers'
  * The whole path in one process (APP_MODE=all): API send, fan-out, delivery through the three
  * providers (loopback fakes speaking the real protocols), statistics and client events.
  */
-describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
+describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-events, docs/api.md#delivery, docs/api.md#what-a-device-receives)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
   let tenant: TestTenant;
@@ -113,7 +113,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     expect(stack.fakes.apns.requests.filter((r) => r.token === fresh && r.status === 200)).toHaveLength(1);
   });
 
-  it('sends the payloads and headers of docs/api.md 6.1 to each provider', async () => {
+  it('sends the payloads and headers of docs/api.md#what-a-device-receives to each provider', async () => {
     const user = `payload-${Date.now()}`;
     const [i, a, w] = [await ios({ user_id: user }), await android({ user_id: user }), await web({ user_id: user })];
     const res = await send({
@@ -230,7 +230,7 @@ describe('delivery (docs/api.md 5.2, 5.4, 6, 6.1)', () => {
     expect(installation.body.data.invalidated_at).toBeNull();
   }, 30_000);
 
-  describe('client events (docs/api.md 5.4)', () => {
+  describe('client events (docs/api.md#reads-and-events)', () => {
     let notificationId: string;
     let target: string;
     let eventToken: string;

@@ -5,10 +5,10 @@ import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers'
 
 /**
  * Client events count only for installations the notification was accepted for or is being sent
- * to (docs/api.md 5.4): a device that was skipped, failed or never attempted cannot move
+ * to (docs/api.md#reads-and-events): a device that was skipped, failed or never attempted cannot move
  * `received`, `displayed` or `opened`. And the default permission, `unknown`, is sent to (4.1).
  */
-describe('client events count only for installations that were sent the notification (docs/api.md 5.4)', () => {
+describe('client events count only for installations that were sent the notification (docs/api.md#reads-and-events)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
 

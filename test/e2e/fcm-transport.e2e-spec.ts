@@ -1,4 +1,4 @@
-// FCM's transport, negotiated per origin (docs/api.md section 6, docs/operations.md "TLS and
+// FCM's transport, negotiated per origin (docs/api.md#delivery, docs/operations.md "TLS and
 // connection poolers"): HTTP/2 where the server picks h2 by ALPN, keep-alive HTTP/1.1 where it does
 // not, and HTTP/1.1 on a plain http:// URL. The OAuth token endpoint (GOOGLE_TOKEN_URL, here the same fake)
 // is asked over HTTP/1.1, which every mode serves. Against the loopback FCM fake in each

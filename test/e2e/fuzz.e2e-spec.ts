@@ -6,7 +6,7 @@ import { OpenApiDocument, responseChecker } from '../support/openapi-schemas';
 
 /**
  * Random and hostile input against the two specified operations (interface.md 4.1 and 4.2):
- * whatever arrives, the answer is never a 5xx, and every 4xx has the API's body (docs/api.md 2):
+ * whatever arrives, the answer is never a 5xx, and every 4xx has the API's body (docs/api.md#errors):
  * a string `message`, plus for 422 an `errors` object of string arrays.
  */
 jest.setTimeout(60_000);

@@ -3,7 +3,7 @@ import { bearer, newApp, newInstallation, TestTenant } from '../support/factorie
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
-describe('HTTP error bodies (docs/api.md section 2)', () => {
+describe('HTTP error bodies (docs/api.md#errors)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
   let installation: string;

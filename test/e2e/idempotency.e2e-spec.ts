@@ -6,13 +6,13 @@ const body = (title = 'Hello') => ({ recipients: { user_ids: ['u1'] }, notificat
 let counter = 0;
 const freshKey = () => `key-${Date.now()}-${counter++}`;
 
-describe('Idempotency-Key (docs/api.md 5.3)', () => {
+describe('Idempotency-Key (docs/api.md#idempotency)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
-    // The payload size check applies to the platforms the app can reach (docs/api.md 5.1).
+    // The payload size check applies to the platforms the app can reach (docs/api.md#send).
     await configureCredentials(ctx, tenant.appId);
   });
 

@@ -8,7 +8,7 @@ const AUTH = Buffer.alloc(16, 3).toString('base64url');
 const subscription = (n = 1) => ({ endpoint: `https://fcm.googleapis.com/fcm/send/${n}`, keys: { p256dh: P256DH, auth: AUTH } });
 const withEndpoint = (endpoint: string) => ({ endpoint, keys: { p256dh: P256DH, auth: AUTH } });
 
-describe('installations (docs/api.md section 4)', () => {
+describe('installations (docs/api.md#installations)', () => {
   // WEB_PUSH_ALLOWED_HOSTS empty: the built-in list of public push services, as in production.
   const ctx = useTestApp({ env: { WEB_PUSH_ALLOWED_HOSTS: '' } });
   let tenant: TestTenant;
@@ -232,7 +232,7 @@ describe('installations (docs/api.md section 4)', () => {
       expect(revived.body.data.invalidated_at).toBeNull();
       expect(revived.body.data.invalid_reason).toBeNull();
       expect((await stored(inst.installation_id)).push_token).toBe(fresh);
-      // PUT follows the same rule (docs/api.md 4.2).
+      // PUT follows the same rule (docs/api.md#register-installation).
       await invalidate();
       const viaPut = await put(inst.installation_id, { push_token: apnsToken() });
       expect(viaPut.status).toBe(200);

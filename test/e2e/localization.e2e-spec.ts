@@ -3,8 +3,8 @@ import { configureProviders } from '../support/providers';
 import { waitFor } from '../support/wait-for';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
-/** Localized content (docs/api.md 12): validation, the size check of every variant, and which device gets which. */
-describe('localized content (docs/api.md 12)', () => {
+/** Localized content (docs/api.md#localization): validation, the size check of every variant, and which device gets which. */
+describe('localized content (docs/api.md#localization)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
   let tenant: TestTenant;

@@ -7,7 +7,7 @@ import { TEST_REDIS_URL } from '../support/services';
 import { useBuiltServices } from '../support/use-built-services';
 
 /**
- * docs/api.md section 7: one build, three modes (APP_MODE), and SIGTERM stops accepting, finishes
+ * docs/api.md#processes: one build, three modes (APP_MODE), and SIGTERM stops accepting, finishes
  * in-flight requests and exits 0. The built service runs as a child process on a free port,
  * against a migrated test database and its own queue prefix.
  */
@@ -62,7 +62,7 @@ async function getJson(port: number, path: string): Promise<Reply> {
   return { status: res.status, body: text ? JSON.parse(text) : null };
 }
 
-describe('APP_MODE and graceful shutdown (docs/api.md section 7)', () => {
+describe('APP_MODE and graceful shutdown (docs/api.md#processes)', () => {
   const stores = useBuiltServices();
   let token: string;
   /** A notification accepted by the api process, whose fan-out waits for a worker. */

@@ -8,13 +8,13 @@ import { configureCredentials } from '../support/providers';
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const valid = () => ({ recipients: { user_ids: ['u1', 'u2'] }, notification: { title: 'Hello', body: 'World' } });
 
-describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
+describe('sending notifications (docs/api.md#send, docs/api.md#notification-resource, docs/api.md#reads-and-events)', () => {
   const ctx = useTestApp();
   let tenant: TestTenant;
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
-    // Every provider, so the payload limits of every platform apply (docs/api.md 5.1).
+    // Every provider, so the payload limits of every platform apply (docs/api.md#send).
     await configureCredentials(ctx, tenant.appId);
   });
 
@@ -65,7 +65,7 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
     expect(queue.opts.prefix).toBe(ctx.queuePrefix);
   });
 
-  it('422 for no recipients, naming recipients.user_ids too (docs/api.md 5.1)', async () => {
+  it('422 for no recipients, naming recipients.user_ids too (docs/api.md#send)', async () => {
     const { recipients: _, ...body } = valid();
     const res = await send(body);
     expect(res.status).toBe(422);
@@ -152,7 +152,7 @@ describe('sending notifications (docs/api.md 5.1, 5.2, 5.4)', () => {
     expect(webOnly.body.errors.notification[0]).toMatch(/Web Push.*limit is 3993/);
   });
 
-  describe('payload size: only the platforms the send can reach, counted in bytes (docs/api.md 5.1)', () => {
+  describe('payload size: only the platforms the send can reach, counted in bytes (docs/api.md#send)', () => {
     const sendAs = (token: string, body: unknown) => ctx.http().post('/api/v1/notifications').set(bearer(token)).send(body as object);
     const withBody = (text: string, options?: object) => ({ ...valid(), notification: { title: 'T', body: text }, ...(options ? { options } : {}) });
     const tenantWith = async (providers: readonly ('apns' | 'fcm' | 'web_push')[]) => {

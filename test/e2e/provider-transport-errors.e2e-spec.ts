@@ -1,6 +1,6 @@
 // What each provider records when it cannot reach its service at all: the underlying cause of the
 // transport error (ENOTFOUND for a host that does not resolve, ECONNREFUSED for a closed port), as
-// the delivery row stores it and the completion log line reports it (docs/api.md 6). `.invalid`
+// the delivery row stores it and the completion log line reports it (docs/api.md#delivery). `.invalid`
 // never resolves (RFC 6761), so no test here depends on the machine's DNS beyond that.
 import { createECDH, randomBytes, randomUUID } from 'node:crypto';
 import webpush from 'web-push';

@@ -1,6 +1,6 @@
 // The three delivery providers against the loopback fakes, over real TLS (NODE_EXTRA_CA_CERTS=
 // test/fakes/certs/ca.pem, as `npm run test:e2e` sets). Asserts what the fakes recorded: the exact
-// payloads and headers of docs/api.md 6.1, every outcome mapping, and connection / token reuse.
+// payloads and headers of docs/api.md#what-a-device-receives, every outcome mapping, and connection / token reuse.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants as h2, createSecureServer, type Http2SecureServer } from 'node:http2';
 import { createServer as createTcpServer, connect as tcpConnect, type AddressInfo, type Server, type Socket } from 'node:net';
@@ -143,7 +143,7 @@ describe('ApnsProvider', () => {
     expect(provider.configured({ ...credentials, apns: null })).toBe(false);
   });
 
-  it('sends the docs/api.md 6.1 payload and headers for a full notification', async () => {
+  it('sends the docs/api.md#what-a-device-receives payload and headers for a full notification', async () => {
     const token = randomApnsToken();
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
@@ -434,7 +434,7 @@ describe('FcmProvider', () => {
     expect(provider.configured({ ...credentials, fcm: null })).toBe(false);
   });
 
-  it('sends the docs/api.md 6.1 v1 message: string data, notification_id, android options', async () => {
+  it('sends the docs/api.md#what-a-device-receives v1 message: string data, notification_id, android options', async () => {
     const token = `fcm-${randomUUID()}`;
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
@@ -631,7 +631,7 @@ describe.each([
     }
   });
 
-  it('sends the docs/api.md 6.1 encrypted JSON with TTL, Urgency and Topic', async () => {
+  it('sends the docs/api.md#what-a-device-receives encrypted JSON with TTL, Urgency and Topic', async () => {
     const message = content({
       image_url: 'https://cdn.example.com/box.png',
       action_url: 'https://shop.example.com/orders/42',

@@ -3,7 +3,7 @@ import { serviceEnv, ServiceProcess } from '../support/processes';
 import { useBuiltServices } from '../support/use-built-services';
 
 /**
- * Data lifecycle (docs/api.md 15) as an operator runs it: nobody calls anything, the built worker
+ * Data lifecycle (docs/api.md#data-lifecycle) as an operator runs it: nobody calls anything, the built worker
  * runs retention itself at start-up (then hourly) and says what it did. Which weeks are dropped
  * depends on the calendar, so the dropping rules are tested "as of" chosen dates in
  * retention.e2e-spec.ts; here the run's visible part is creating the weeks ahead.

@@ -14,7 +14,7 @@ const DAY = 24 * 60 * 60 * 1000;
 const HOUR = 60 * 60 * 1000;
 
 /**
- * Data lifecycle (docs/api.md 15): notifications completed more than RETENTION_DAYS ago go with
+ * Data lifecycle (docs/api.md#data-lifecycle): notifications completed more than RETENTION_DAYS ago go with
  * their deliveries and events, a week at a time (deliveries and events are partitioned by week of
  * the notification's start); unfinished and recently completed ones stay, and so does their week.
  * Runs are made "as of" later dates instead of waiting for them.

@@ -12,8 +12,8 @@ import { waitFor } from '../support/wait-for';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** send_at, options.local_time and cancelling (docs/api.md 11), through API, fan-out and delivery in one process. */
-describe('scheduling and cancelling (docs/api.md 11)', () => {
+/** send_at, options.local_time and cancelling (docs/api.md#scheduling), through API, fan-out and delivery in one process. */
+describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
   let fakes: FakeProviders;
   beforeAll(async () => {
     fakes = await startFakeProviders();

@@ -6,8 +6,8 @@ import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers'
 
 const EXACTLY_ONE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
 
-/** Recipients and installation tags (docs/api.md 10), through API, fan-out and delivery in one process. */
-describe('targeting (docs/api.md 10)', () => {
+/** Recipients and installation tags (docs/api.md#recipients), through API, fan-out and delivery in one process. */
+describe('targeting (docs/api.md#recipients)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
   let tenant: TestTenant;

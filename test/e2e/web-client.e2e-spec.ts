@@ -5,10 +5,10 @@ import { bearer, newApp, newInstallation, newToken, TestTenant } from '../suppor
 const SHOP = 'https://shop.example.com';
 
 /**
- * The token a web page embeds (docs/api.md 3, "Client tokens") and the CORS that lets the page use
+ * The token a web page embeds (docs/api.md#tokens, "Client tokens") and the CORS that lets the page use
  * it: what the web SDK (clients/web) relies on, and what a leaked client token cannot do.
  */
-describe('web clients (docs/api.md 3)', () => {
+describe('web clients (docs/api.md#tokens)', () => {
   const ctx = useTestApp({ env: { CORS_ALLOWED_ORIGINS: `${SHOP}, http://127.0.0.1:8080` } });
   let tenant: TestTenant;
   let clientToken: string;

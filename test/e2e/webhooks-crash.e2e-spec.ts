@@ -16,11 +16,11 @@ function signatureOk(call: ReceivedCall, secret: string): boolean {
 }
 
 /**
- * Webhooks (docs/api.md 14) with the built service as separate api and worker processes: the
+ * Webhooks (docs/api.md#webhooks) with the built service as separate api and worker processes: the
  * outbox survives a worker killed between the completion and the call, and Redis losing the
  * queue; the operator commands that touch webhooks (app-key:rotate, apps:delete).
  */
-describe('webhooks across crashes and operator commands (docs/api.md 14)', () => {
+describe('webhooks across crashes and operator commands (docs/api.md#webhooks)', () => {
   const receiver = new WebhookReceiver();
   let sql: Client;
   beforeAll(() => receiver.start());

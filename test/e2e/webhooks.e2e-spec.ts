@@ -22,10 +22,10 @@ function signatureOk(call: ReceivedCall, secret: string): boolean {
 }
 
 /**
- * Webhooks (docs/api.md 14) in one APP_MODE=all process, with the loopback push providers and a
+ * Webhooks (docs/api.md#webhooks) in one APP_MODE=all process, with the loopback push providers and a
  * real HTTP receiver on loopback. The CLI runs as built (dist/), against the same database.
  */
-describe('webhooks (docs/api.md 14)', () => {
+describe('webhooks (docs/api.md#webhooks)', () => {
   const stack = useAppWithFakeProviders();
   const { ctx } = stack;
   const receiver = new WebhookReceiver();
@@ -291,7 +291,7 @@ describe('webhooks (docs/api.md 14)', () => {
     });
   });
 
-  it('retention deletes messages delivered or given up more than RETENTION_DAYS ago, and keeps those still owed (docs/api.md 15)', async () => {
+  it('retention deletes messages delivered or given up more than RETENTION_DAYS ago, and keeps those still owed (docs/api.md#data-lifecycle)', async () => {
     const kept = await createWebhook('/retention', 'notification.completed');
     const insert = async (status: string, finishedDaysAgo: number | null, dueInDays = 0) =>
       (

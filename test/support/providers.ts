@@ -59,7 +59,7 @@ export async function configureProviders(ctx: TestContext, appId: string, fakes:
 
 /**
  * Gives an app valid credentials for the named providers without any fake behind them: for tests
- * of what the API decides from the credentials an app has (the payload size check, docs/api.md 5.1).
+ * of what the API decides from the credentials an app has (the payload size check, docs/api.md#send).
  */
 export async function configureCredentials(
   ctx: TestContext,

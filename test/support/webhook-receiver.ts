@@ -16,7 +16,7 @@ export interface ReceivedCall {
 export type Answer = number | { hangMs: number };
 
 /**
- * A webhook receiver on loopback (docs/api.md 14): records every call and answers each path as
+ * A webhook receiver on loopback (docs/api.md#webhooks): records every call and answers each path as
  * scripted. A hanging answer holds the request open `hangMs` (the caller should give up first).
  */
 export class WebhookReceiver {

@@ -143,7 +143,7 @@ export interface SendRequest {
   notification: { title: string; body: string; action_url?: string };
 }
 
-/** A refused call: its status, message and, for a 422, the errors per field (docs/api.md 2). */
+/** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
   constructor(
     readonly status: number,

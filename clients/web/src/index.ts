@@ -85,7 +85,7 @@ function activated(registration: ServiceWorkerRegistration): Promise<void> {
 
 /**
  * The page side of Web Push for the push notification service: keeps this browser's
- * installation registered (docs/api.md 4) and its user, tags and permission current.
+ * installation registered (docs/api.md#installations) and its user, tags and permission current.
  */
 export class PushClient {
   private constructor(
@@ -167,7 +167,7 @@ export class PushClient {
     if (!(await patchField(this.api, this.fetcher, 'user_id', userId))) await this.sync();
   }
 
-  /** Replaces the installation's tags (docs/api.md 10). */
+  /** Replaces the installation's tags (docs/api.md#recipients). */
   async setTags(tags: string[]): Promise<void> {
     const normalized = [...new Set(tags)].sort();
     if (!(await patchField(this.api, this.fetcher, 'tags', normalized))) await this.sync();

@@ -2,7 +2,7 @@ import { ApiConfig, callApi, Fetch, PushApiError } from './shared/api';
 import { browserPermission, INSTALLATION_KEY, InstallationState, readConfig, register } from './shared/installation';
 import { read, update } from './shared/store';
 
-/** What our service puts in a Web Push message (docs/api.md 6.1). */
+/** What our service puts in a Web Push message (docs/api.md#what-a-device-receives). */
 export interface PushPayload {
   notification_id: string;
   title: string;
@@ -20,7 +20,7 @@ export interface NotificationDisplay {
 
 export type EventType = 'received' | 'displayed' | 'opened';
 
-/** A report waiting for the network (docs/api.md 5.4). */
+/** A report waiting for the network (docs/api.md#reads-and-events). */
 export interface PendingReport {
   notification_id: string;
   installation_id: string;

@@ -11,7 +11,7 @@ interface ErrorResponse {
   headers?: Record<string, string>;
 }
 
-/** The API's fixed messages per status (docs/api.md 2). */
+/** The API's fixed messages per status (docs/api.md#errors). */
 const MESSAGES: Record<number, string> = {
   400: 'Bad Request.',
   401: 'Unauthenticated.',

@@ -11,7 +11,7 @@ import {
 } from '@nestjs/swagger';
 
 /**
- * OpenAPI descriptions of the API's error bodies (docs/api.md 2) and decorators that attach
+ * OpenAPI descriptions of the API's error bodies (docs/api.md#errors) and decorators that attach
  * them to routes. AllExceptionsFilter is what actually produces these bodies.
  */
 export class ErrorResponse {

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** Requests Node's HTTP parser refuses before any route sees them, with docs/api.md 2's JSON bodies. */
+/** Requests Node's HTTP parser refuses before any route sees them, with docs/api.md#errors's JSON bodies. */
 const ANSWERS: Record<string, { status: number; reason: string; message: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', message: 'Request Header Fields Too Large.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'Request Timeout.' },

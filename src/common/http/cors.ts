@@ -13,7 +13,7 @@ export function parseCorsOrigins(value: string | undefined): '*' | Set<string> {
 
 /**
  * Lets web pages on `CORS_ALLOWED_ORIGINS` call the API from the browser (the web SDK,
- * docs/api.md 3), on `/api/` routes only. Tokens travel in the Authorization header and never
+ * docs/api.md#tokens), on `/api/` routes only. Tokens travel in the Authorization header and never
  * as cookies, so no credentials mode is allowed: a page can do nothing a holder of its token could
  * not do from anywhere. An origin not listed gets no CORS headers (its preflight is a 404, as
  * before), so the browser keeps the page from reading any answer.

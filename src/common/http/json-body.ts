@@ -21,7 +21,7 @@ export interface RequestWithBodyError extends Request {
 /**
  * JSON body parsing whose failures (malformed, too large, bad charset) are only recorded on the
  * request. RequestBodyGuard raises them after the other guards, so authentication is checked
- * first, as docs/api.md 2 orders it. A body is read only when `authenticated` says the caller is
+ * first, as docs/api.md#errors orders it. A body is read only when `authenticated` says the caller is
  * known: anonymous requests are answered (401, or 404 for an unknown route) without parsing
  * their body, so they cost next to nothing however large or deeply nested it is.
  */

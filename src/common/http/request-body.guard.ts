@@ -5,8 +5,8 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
  * Raises the body problems that deferredJsonBody recorded; the last APP_GUARD, so it runs after
- * authentication and the rate limit. A guard rather than an interceptor: the only interceptor
- * made Nest wrap every handler in an RxJS pipeline (bench/README.md, "Going after our own CPU").
+ * authentication and the rate limit. A guard rather than an interceptor: any interceptor makes
+ * Nest wrap every handler in an RxJS pipeline (docs/decisions/0009-request-body-errors-in-a-guard.md).
  */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {

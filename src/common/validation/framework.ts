@@ -72,7 +72,7 @@ export const OptionalNotNull = () =>
 export const Required = () => applyDecorators(IsDefined({ message: 'The :attribute field is required.' }), ApiProperty({ required: true }));
 /**
  * Required; when absent, the error also names these fields inside it (`recipients` names
- * `recipients.user_ids`, the form most callers use: docs/api.md 10).
+ * `recipients.user_ids`, the form most callers use: docs/api.md#recipients).
  */
 export const RequiredNaming = (...inner: string[]) =>
   applyDecorators(IsDefined({ message: REQUIRED_NAMING, context: { inner } satisfies RequiredNamingContext }), ApiProperty({ required: true }));

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * A replayed send answers with the very bytes of the first answer (docs/api.md 5.3). jsonb keeps
+ * A replayed send answers with the very bytes of the first answer (docs/api.md#idempotency). jsonb keeps
  * neither key order nor spacing, so the stored answer becomes text, written as it was sent.
  * Answers stored before this migration are converted with their jsonb formatting: the same JSON
  * values, possibly in another key order, for the 24 hours they still live.

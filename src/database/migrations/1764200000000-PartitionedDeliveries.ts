@@ -3,7 +3,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * `deliveries` and `notification_events` become tables partitioned by week on
  * `notification_started_at`, a copy of the notification's `processing_started_at` (set once, when
- * its fan-out begins), so that retention (docs/api.md 15) drops a week of rows as one partition
+ * its fan-out begins), so that retention (docs/api.md#data-lifecycle) drops a week of rows as one partition
  * instead of deleting them one by one: brief locks, no dead rows left behind (docs/operations.md).
  * Every row of a notification lies in one partition, and statements that know the notification
  * can name it. The key joins both primary keys (PostgreSQL requires it); since it follows from

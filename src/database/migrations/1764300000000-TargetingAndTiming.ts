@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Targeting and timing (docs/api.md 10 to 12): installation tags with a GIN index for "carries any
+ * Targeting and timing (docs/api.md#recipients to docs/api.md#localization): installation tags with a GIN index for "carries any
  * of these tags" (`tags && $1`), the other recipient kinds, `send_at`, cancelling, localized
  * content, and each delivery's due time. Columns are added (never tables rebuilt), so this applies
  * whether `deliveries` is a plain or a partitioned table.

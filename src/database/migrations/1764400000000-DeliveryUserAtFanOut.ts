@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The delivery trace (docs/api.md 13) shows each delivery's user as it was when the fan-out
+ * The delivery trace (docs/api.md#delivery-trace) shows each delivery's user as it was when the fan-out
  * considered the installation: the installation's own `user_id` may change since, and is cleared
  * when it is deleted. Written once by the fan-out INSERT and never updated, so it costs the row's
  * bytes and no index, and outcome updates stay heap-only.

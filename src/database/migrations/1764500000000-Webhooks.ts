@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Webhooks (docs/api.md 14): each app's endpoints with their signing secret sealed under APP_KEY,
+ * Webhooks (docs/api.md#webhooks): each app's endpoints with their signing secret sealed under APP_KEY,
  * and the outbox of messages to them. A message row is written by the very statement that
  * completes, cancels or invalidates (so a crash cannot lose it), then called from the worker
  * until it is delivered or its attempts run out.

@@ -18,7 +18,7 @@ export interface ClaimedRow {
   web_push_subscription: WebPushSubscription | null;
   deleted_at: Date | null;
   invalidated_at: Date | null;
-  /** device.locale, for the localized content (docs/api.md 12). */
+  /** device.locale, for the localized content (docs/api.md#localization). */
   locale: string | null;
 }
 
@@ -61,12 +61,12 @@ export interface Invalidation {
 export const ownPartition = (alias: string, notificationIdParam: string) =>
   `${alias}.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = ${notificationIdParam})`;
 
-// Targeting and timing (docs/api.md 11): "scheduled" rows are due at next_attempt_at like retries;
+// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like retries;
 // a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
-// locale picks the localized content (docs/api.md 12). $4 and $5 bound the notification's start
+// locale picks the localized content (docs/api.md#localization). $4 and $5 bound the notification's start
 // (its partition), parameters known when execution begins, so the other partitions are left out
 // before they are opened; $6 is `sending`, $7 the statuses still to send. Prepared: it runs once
-// per batch, and planning it cost as much as a claim of 500 rows.
+// per batch (docs/decisions/0001-prepared-hot-statements.md).
 const CLAIM_SQL = `UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
          FROM installations i
          WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
@@ -86,46 +86,6 @@ export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
   return [new Date(Math.min(...times)), new Date(Math.max(...times) + 1)];
 };
 
-/**
- * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
- * transaction): each row takes its outcome, the refused tokens are invalidated, and each
- * notification's counters move by what its rows became. Only rows still "sending" are ours: the
- * counters move exactly with these transitions, so a statement repeated after its answer was lost
- * changes nothing. The rows are found by primary key, one index probe per outcome (a nested loop
- * over the unnested lists), so the cost follows the outcomes written, not the size of the batch or
- * the send. A token is invalidated only if it is still the installation's.
- *
- * Its plan must probe the primary key once per outcome, whatever the statistics say. They are
- * taken while a send's rows are still pending (autovacuum analyzes a partition soon after a big
- * fan-out), so "sending" rows look rare: with \`d.status = 'sending'\` PostgreSQL estimated one
- * such row, and its plan compared every "sending" row of the notification with every outcome
- * (550,000 comparisons to write 138 outcomes, in the bench). The same test written as a CASE has
- * no statistics to go by (estimated true for half the rows), which keeps the estimate of the rows
- * in the notification's range honest; the plan probes the key (test/e2e/delivery-storage.e2e-spec.ts).
- *
- * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
- * statement's own transaction: PostgreSQL applies the value in effect when a transaction commits).
- * That wait was most of the cost of a write of 100 outcomes. It risks only duplicates: if the
- * PostgreSQL server itself crashes (a worker crash does not matter, the server has the commit)
- * within the fraction of a second before its WAL writer flushes, the rows come back "sending"
- * with their counters, and the sweeper sends them again.
- *
- * Deliveries are partitioned by the notification's start (delivery.entity.ts): $9 and $10 bound
- * the starts of the outcomes' notifications, parameters known when execution begins, so
- * PostgreSQL leaves every other partition out before it opens them (a join value or a subquery
- * would leave it to execution, after each partition's indexes were opened). The notifications this
- * statement completed answer \`completed\` (completed_at = now() holds only in the transaction that
- * set it: now() is when its own transaction began).
- *
- * The invalidations and completions it makes write their webhook events (docs/api.md 14) in the
- * same statement (`invalidated_events`, `completed_events`): work in proportion to those, none for
- * an ordinary outcome.
- *
- * The same statement adds the outcomes it wrote to the per-minute counters (`delivery_minutes`,
- * delivery-minute.entity.ts) that the operator dashboard draws: one row per notification, minute
- * and outcome per write, not per delivery, in a stable order so two workers' writes lock them
- * alike. So the time series never read `deliveries`, which has no index on time, by design.
- */
 /** The outcomes, one list per column ($1-$5); the set_config turns synchronous_commit off for this transaction. */
 const outcome = `outcome AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
@@ -188,6 +148,39 @@ const completedEvents = `completed_events AS (
     ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
   )`;
 
+/**
+ * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
+ * transaction): each row takes its outcome, the refused tokens are invalidated, and each
+ * notification's counters move by what its rows became. Only rows still "sending" are ours: the
+ * counters move exactly with these transitions, so a statement repeated after its answer was lost
+ * changes nothing. The rows are found by primary key, one index probe per outcome (a nested loop
+ * over the unnested lists), so the cost follows the outcomes written, not the size of the batch or
+ * the send. A token is invalidated only if it is still the installation's.
+ *
+ * Its plan must probe the primary key once per outcome, whatever the statistics say: the
+ * "sending" test is a CASE, which statistics taken while the rows were pending cannot mislead
+ * (docs/decisions/0002-outcomes-probe-the-primary-key.md; test/e2e/delivery-storage.e2e-spec.ts).
+ *
+ * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
+ * statement's own transaction). It risks only duplicates, sent again by the sweeper after a crash
+ * of the PostgreSQL server (docs/decisions/0003-outcomes-commit-without-waiting-for-wal.md).
+ *
+ * Deliveries are partitioned by the notification's start (delivery.entity.ts): $9 and $10 bound
+ * the starts of the outcomes' notifications, parameters known when execution begins, so
+ * PostgreSQL leaves every other partition out before it opens them (a join value or a subquery
+ * would leave it to execution, after each partition's indexes were opened). The notifications this
+ * statement completed answer \`completed\` (completed_at = now() holds only in the transaction that
+ * set it: now() is when its own transaction began).
+ *
+ * The invalidations and completions it makes write their webhook events (docs/api.md#webhooks) in the
+ * same statement (`invalidated_events`, `completed_events`): work in proportion to those, none for
+ * an ordinary outcome.
+ *
+ * The same statement adds the outcomes it wrote to the per-minute counters (`delivery_minutes`,
+ * delivery-minute.entity.ts) that the operator dashboard draws: one row per notification, minute
+ * and outcome per write, not per delivery, in a stable order so two workers' writes lock them
+ * alike. So the time series never read `deliveries`, which has no index on time, by design.
+ */
 export const RECORD_OUTCOMES_SQL = `
   WITH ${outcome}, ${recorded}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;
@@ -212,7 +205,7 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
   ];
 }
 
-/** Completes what is complete, writing each completion's webhook events with it (docs/api.md 14). */
+/** Completes what is complete, writing each completion's webhook events with it (docs/api.md#webhooks). */
 const completeWhere = (where: string) => `WITH finished AS (
          UPDATE notifications SET completed_at = now()
          WHERE ${where} completed_at IS NULL AND ${completionCondition()}
@@ -253,8 +246,8 @@ export class DeliveriesRepository {
   /**
    * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
    * statement (RECORD_OUTCOMES_SQL); answers the notifications it
-   * completed. Prepared once per connection: planning it cost as much as running it for 100
-   * outcomes, and the worker runs it several times a second.
+   * completed. Prepared once per connection: the worker runs it several times a second
+   * (docs/decisions/0001-prepared-hot-statements.md).
    */
   async recordOutcomes(records: readonly DeliveryRecord[]): Promise<string[]> {
     if (records.length === 0) return [];

@@ -222,7 +222,7 @@ describe('DeliveriesService', () => {
     expect(reported).toEqual([NOTIFICATION]);
   });
 
-  it("sends each installation the localized variant of its device.locale (docs/api.md 12)", async () => {
+  it("sends each installation the localized variant of its device.locale (docs/api.md#localization)", async () => {
     store.localizations = { fr: { title: 'Bonjour' }, 'pt-BR': { title: 'Olá' } };
     store.rows = [row('fr', { locale: 'fr_CA' }), row('pt', { locale: 'pt-PT' }), row('de', { locale: 'de' }), row('none')];
     await service.deliverBatch(NOTIFICATION, 0);
@@ -232,7 +232,7 @@ describe('DeliveriesService', () => {
   it('does nothing when the batch has nothing to claim (a duplicate job), but skips what a cancel left', async () => {
     expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 0 });
     expect(store.recorded.size).toBe(0);
-    // The statement skips rows only of a cancelled notification (docs/api.md 11).
+    // The statement skips rows only of a cancelled notification (docs/api.md#scheduling).
     expect(store.leftoversCanceled).toEqual([0]);
   });
 

@@ -56,7 +56,7 @@ export class DeliveriesService {
     const { appId, content } = notification;
     const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim));
     if (claimed.length === 0) {
-      // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md 11).
+      // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md#scheduling).
       await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
       return { sent: 0 };
     }

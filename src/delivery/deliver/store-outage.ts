@@ -10,7 +10,7 @@ const LAST_RETRY_MS = 1_000;
  * what to send, writing outcomes) goes through `retrying`: while PostgreSQL is unreachable it waits
  * and tries again instead of failing, so a job holds on to what it claimed and sent, and its
  * outcomes are written once the database is back rather than dropped and their batch sent again
- * (docs/api.md 6). Sending waits on `over()` meanwhile, so nothing more goes out unrecorded.
+ * (docs/api.md#delivery). Sending waits on `over()` meanwhile, so nothing more goes out unrecorded.
  * Any other error is thrown as before.
  */
 @Injectable()

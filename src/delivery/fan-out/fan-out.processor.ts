@@ -22,7 +22,7 @@ export class FanOutProcessor extends WorkerHost {
     const started = process.hrtime.bigint();
     const result = await this.fanOut.fanOut(job.data.notificationId, job.attemptsStarted > 1 || job.stalledCounter > 0);
     if (result.heldUntil) {
-      // Early (clocks, or the sweeper's re-queue): the same job waits until send_at (docs/api.md 11).
+      // Early (clocks, or the sweeper's re-queue): the same job waits until send_at (docs/api.md#scheduling).
       await job.moveToDelayed(Math.max(Date.now(), result.heldUntil.getTime()) + 1, token);
       throw new DelayedError();
     }

@@ -45,7 +45,7 @@ const WORDS = [
 const word = (w: (typeof WORDS)[number]) => `$${11 + WORDS.indexOf(w)}::text`;
 const FIRST_TARGET_PARAM = 11 + WORDS.length;
 
-/** The chunk's installations, each with its skip reason (docs/api.md 6: the first that applies) or null. */
+/** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
 const chosen = (kind: RecipientKind) => `chosen AS (
     SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
       CASE
@@ -106,15 +106,15 @@ const report = `SELECT
 
 /**
  * One chunk of targets: every installation becomes a delivery row in one statement, inside
- * PostgreSQL (nothing is read into the worker): skipped with its reason (docs/api.md 5.2; every
+ * PostgreSQL (nothing is read into the worker): skipped with its reason (docs/api.md#notification-resource; every
  * one `Canceled` once the notification is cancelled), or numbered into delivery batches by due
- * time, `scheduled` until then (a local time, docs/api.md 11) or `pending`. Each installation's
+ * time, `scheduled` until then (a local time, docs/api.md#scheduling) or `pending`. Each installation's
  * due time is its zone's in $8/$9 (computed by the worker from Intl), else $10 (UTC's for a
  * local time; `send_at` or null otherwise). Batches never mix due times, so one delayed job per
  * due time and batch sends them. Each row carries the notification's processing_started_at, its
  * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
- * trace (docs/api.md 13). Its parameters: fanOutChunkParams.
+ * trace (docs/api.md#delivery-trace). Its parameters: fanOutChunkParams.
  */
 export const fanOutChunkSql = (kind: RecipientKind) => `
   WITH ${chosen(kind)},
@@ -322,7 +322,7 @@ export class FanOutRepository {
 
   /**
    * Marks the fan-out done. For the kinds other than user ids, target_users and statistics.users
-   * are the distinct users of the installations it found (docs/api.md 10), counted here, in
+   * are the distinct users of the installations it found (docs/api.md#recipients), counted here, in
    * PostgreSQL, once every row is written.
    */
   private async finish(manager: EntityManager, notificationId: string, kind: RecipientKind): Promise<void> {

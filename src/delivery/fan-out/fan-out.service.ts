@@ -102,7 +102,7 @@ export class FanOutService {
 }
 
 /**
- * Each zone's due instant for `options.local_time` (docs/api.md 11): the first `localTime` at or
+ * Each zone's due instant for `options.local_time` (docs/api.md#scheduling): the first `localTime` at or
  * after `reference` there. Zones Intl does not know are left out, so their installations fall back
  * to UTC's due time, as do those without a zone.
  */

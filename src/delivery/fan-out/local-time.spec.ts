@@ -3,7 +3,7 @@ import { isTimeZone, nextLocalTime } from './local-time';
 const at = (iso: string) => new Date(iso);
 const next = (from: string, hhmm: string, zone: string | null) => nextLocalTime(at(from), hhmm, zone).toISOString();
 
-describe('nextLocalTime (docs/api.md 11)', () => {
+describe('nextLocalTime (docs/api.md#scheduling)', () => {
   it('is later the same day when the local time has not come yet', () => {
     // Paris is UTC+1 in winter: 09:00 there is 08:00Z.
     expect(next('2026-01-15T06:00:00.000Z', '09:00', 'Europe/Paris')).toBe('2026-01-15T08:00:00.000Z');

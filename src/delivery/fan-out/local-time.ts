@@ -1,5 +1,5 @@
 /**
- * Due instants of `options.local_time` (docs/api.md 11), from the platform's time-zone data
+ * Due instants of `options.local_time` (docs/api.md#scheduling), from the platform's time-zone data
  * (`Intl`, i.e. ICU's copy of the IANA database): no offsets are written here.
  */
 

@@ -76,7 +76,7 @@ async function refreshProviderToken(apns: ApnsCredentials, staleJwt: string): Pr
 }
 
 /**
- * APNs provider API over HTTP/2 with token (.p8) authentication (docs/api.md section 6). No client
+ * APNs provider API over HTTP/2 with token (.p8) authentication (docs/api.md#delivery). No client
  * library: node:http2 for the transport and jose for the ES256 provider token.
  */
 @Injectable()

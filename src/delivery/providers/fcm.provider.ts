@@ -33,7 +33,7 @@ interface GoogleErrorBody {
 const UNAUTHORIZED = Symbol('unauthorized');
 
 /**
- * FCM HTTP v1 (docs/api.md section 6): OAuth2 access tokens from the app's service account, then one
+ * FCM HTTP v1 (docs/api.md#delivery): OAuth2 access tokens from the app's service account, then one
  * `messages:send` per device. Google serves the v1 API over HTTP/2, so sends are streams on a few
  * long-lived connections (as the Firebase Admin SDK does since v12): over HTTP/1.1 each in-flight
  * send needs a TLS connection of its own, and the worker spent about five times the CPU per

@@ -1,6 +1,6 @@
 import { bestLocalization, contentFor, localizedVariants, PushContent } from './payloads';
 
-describe('bestLocalization (docs/api.md 12)', () => {
+describe('bestLocalization (docs/api.md#localization)', () => {
   const keys = ['fr', 'pt-BR', 'pt-AO', 'zh-Hant-TW', 'en-GB'];
 
   it('prefers the key equal to the whole tag, case-insensitively, with _ or -', () => {

@@ -22,7 +22,7 @@ export interface OriginTransportOptions {
 }
 
 /**
- * Requests to provider origins over whatever each origin speaks (docs/api.md section 6): asked
+ * Requests to provider origins over whatever each origin speaks (docs/api.md#delivery): asked
  * once per origin with a TLS handshake offering `h2` and `http/1.1` (ALPN), then HTTP/2 streams on
  * a few pooled connections (Http2Pools) where the server picked h2, and keep-alive HTTP/1.1
  * otherwise. Shared by FCM and Web Push; APNs speaks only HTTP/2 and uses Http2Pools directly.

@@ -3,7 +3,7 @@ import { Platform, PLATFORMS } from '../../common/platform';
 import { NotificationOptions } from '../../common/notification-options';
 
 /**
- * What each provider receives for one notification (docs/api.md 6.1). Pure functions with no state
+ * What each provider receives for one notification (docs/api.md#what-a-device-receives). Pure functions with no state
  * and no Nest provider: the providers build their requests with them, and the API imports this
  * file (and only this one of delivery's) to reject a send whose payload cannot fit, with a 422.
  */
@@ -16,7 +16,7 @@ export interface PushContent {
   action_url: string | null;
   data: Record<string, unknown> | null;
   options: NotificationOptions | null;
-  /** Variants by language tag, in request order (docs/api.md 12); null when none. */
+  /** Variants by language tag, in request order (docs/api.md#localization); null when none. */
   localizations?: Record<string, LocalizedFields> | null;
 }
 
@@ -33,7 +33,7 @@ const normalizeTag = (tag: string) => tag.replace(/_/g, '-').toLowerCase();
 const languageOf = (tag: string) => tag.split('-')[0];
 
 /**
- * The key of `localizations` that best matches `locale` (docs/api.md 12): the whole tag; else its
+ * The key of `localizations` that best matches `locale` (docs/api.md#localization): the whole tag; else its
  * language subtag (`pt` for `pt-PT`); else the first key, in request order, with the same language
  * subtag (`pt-BR` for `pt-PT`); else none (the default fields). Case-insensitive, `_` as `-`.
  */
@@ -75,7 +75,7 @@ function withVariant(content: PushContent, variant: LocalizedFields): PushConten
 }
 
 /**
- * Bytes each provider accepts, as payloadSize counts them (docs/api.md 5.1): APNs 4096 bytes of
+ * Bytes each provider accepts, as payloadSize counts them (docs/api.md#send): APNs 4096 bytes of
  * JSON payload; FCM 4096 bytes of data keys, data values and notification texts; Web Push 4096
  * encrypted bytes, 103 of them aes128gcm overhead, so 3993 bytes of plaintext JSON.
  */

@@ -4,12 +4,9 @@ import { createCipheriv, createECDH, createHmac, createSecretKey, ECDH, KeyObjec
  * RFC 8291 message encryption (the `aes128gcm` content coding of RFC 8188, one record), written on
  * node:crypto rather than through web-push's `http_ece`: the result is byte for byte what
  * http_ece produces for the same key pair and salt (web-push-encryption.spec.ts checks it, and
- * the fake push service decrypts every message with http_ece), at about two thirds of the CPU.
- * http_ece builds HKDF from five `createHmac` calls with Buffer keys and derives the key and nonce
- * from the same pseudorandom key twice; on Node 24 every Buffer key costs about 10 us of checks
- * (is it a KeyObject? a CryptoKey?) before the hash starts, which was a tenth of the worker's
- * CPU in a mixed send (bench/README.md, "Going after our own CPU"). Here each secret becomes a
- * KeyObject once and HKDF's extract step is shared.
+ * the fake push service decrypts every message with http_ece), at less CPU: each secret becomes a
+ * KeyObject once and HKDF's extract step is shared, where http_ece pays Node's key checks on
+ * every Buffer key (docs/decisions/0006-web-push-encryption-on-node-crypto.md).
  */
 
 /** RFC 8291 §4: the message is one record; 4096 is the record size web-push (http_ece) writes. */

@@ -1,5 +1,5 @@
 /**
- * The date rules of retention (docs/api.md 15, docs/operations.md "Data retention"): deliveries and
+ * The date rules of retention (docs/api.md#data-lifecycle, docs/operations.md "Data retention"): deliveries and
  * notification events are partitioned by week of their notification's start, and a week goes as a
  * whole once every notification in it completed more than RETENTION_DAYS ago.
  */

@@ -21,12 +21,12 @@ export interface RetentionReport {
   /** Estimates for dropped weeks (the planner's row counts), exact for rows deleted one by one. */
   deliveriesDeleted: number;
   eventsDeleted: number;
-  /** Webhook messages delivered or given up before the cutoff (docs/api.md 14). */
+  /** Webhook messages delivered or given up before the cutoff (docs/api.md#webhooks). */
   webhookMessagesDeleted: number;
 }
 
 /**
- * Data lifecycle (docs/api.md 15, docs/operations.md "Data retention"): notifications completed
+ * Data lifecycle (docs/api.md#data-lifecycle, docs/operations.md "Data retention"): notifications completed
  * more than RETENTION_DAYS ago go with their deliveries and events, a whole week at a time, by
  * dropping the week's partitions; the weeks ahead are created before anything is written to them.
  */

@@ -25,7 +25,7 @@ export class SweeperRepository {
 
   /**
    * Unfinished notifications not fanned out, accepted more than `olderThanMs` ago and due as long
-   * (their send_at, docs/api.md 11, passed; or cancelled, which fans out at once); oldest first.
+   * (their send_at, docs/api.md#scheduling, passed; or cancelled, which fans out at once); oldest first.
    */
   async unfannedNotifications(olderThanMs: number, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
@@ -51,7 +51,7 @@ export class SweeperRepository {
     return reset;
   }
 
-  /** Batches with rows pending or scheduled (docs/api.md 11), and due, for longer than `stuckSeconds`. */
+  /** Batches with rows pending or scheduled (docs/api.md#scheduling), and due, for longer than `stuckSeconds`. */
   overdueBatches(stuckSeconds: number, limit: number): Promise<BatchRef[]> {
     return this.db.query(
       `SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries d ON d.notification_id = n.id

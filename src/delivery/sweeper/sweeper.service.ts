@@ -63,7 +63,7 @@ export class SweeperService {
       if (state === 'failed') {
         await job!.retry();
       } else if (state === 'delayed') {
-        // Held for a send_at that has passed, or cancelled since: due now (docs/api.md 11).
+        // Held for a send_at that has passed, or cancelled since: due now (docs/api.md#scheduling).
         await job!.promote();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
         // A completed job id would swallow the add, so it goes first.

@@ -4,7 +4,7 @@ import { Optional } from '../../common/validation/framework';
 import { In, IntLike, Str } from '../../common/validation/rules';
 import { TRACE_SCAN_ROWS } from '../delivery-trace.service';
 
-/** The delivery trace's query (docs/api.md 13). */
+/** The delivery trace's query (docs/api.md#delivery-trace). */
 export class ListDeliveriesQueryDto {
   @ApiPropertyOptional({ description: "The previous page's `meta.next_cursor` (opaque)." })
   @Optional() @Str({ min: 1, max: 200 }) cursor?: string;

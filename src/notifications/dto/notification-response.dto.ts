@@ -19,7 +19,7 @@ export class NotificationContentResource {
   @ApiProperty({
     type: 'object',
     nullable: true,
-    description: 'The variants by language tag, as sent (docs/api.md 12); null when none.',
+    description: 'The variants by language tag, as sent (docs/api.md#localization); null when none.',
     additionalProperties: {
       type: 'object',
       properties: { title: { type: 'string' }, body: { type: 'string' }, image_url: { type: 'string' }, action_url: { type: 'string' } },

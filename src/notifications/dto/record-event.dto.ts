@@ -3,7 +3,7 @@ import { Optional, Required } from '../../common/validation/framework';
 import { In, Instant, Str } from '../../common/validation/rules';
 import { EVENT_TYPES, EventType } from '../notification-event.entity';
 
-/** POST /notifications/{id}/events (docs/api.md 5.4). */
+/** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
 export class RecordEventDto {
   /** The client's own installation id, as in /installations/{installationId}. */
   @ApiProperty({ description: "The client's own installation id, as in /installations/{installationId}.", example: '3f1c-device-install' })

@@ -43,7 +43,7 @@ const RESERVED_DATA_KEY = (key: string) =>
 export const RECIPIENTS_MESSAGE =
   'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
 
-/** Exactly one key (docs/api.md 10). */
+/** Exactly one key (docs/api.md#recipients). */
 @DescribeObject({ minProperties: 1, maxProperties: 1 })
 export class RecipientsDto {
   /** 1..10,000 external user ids of 1..255 characters; duplicates are collapsed. */
@@ -63,7 +63,7 @@ export class RecipientsDto {
   @OptionalNotNull() @True() all?: true;
 }
 
-/** One language's variant of the content (docs/api.md 12): each field under the default field's rule. */
+/** One language's variant of the content (docs/api.md#localization): each field under the default field's rule. */
 const LOCALIZED_FIELDS = {
   title: checkString({ min: 1, max: 256 }),
   body: checkString({ min: 1, max: 4000 }),
@@ -137,7 +137,7 @@ export class NotificationOptionsDto implements NotificationOptions {
   local_time?: string;
 }
 
-/** POST /notifications (docs/api.md 5.1). */
+/** POST /notifications (docs/api.md#send). */
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
   @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;

@@ -1,4 +1,4 @@
-/** The few routes of the service the SDK calls (docs/api.md 4 and 5.4), with its bearer token. */
+/** The few routes of the service the SDK calls (docs/api.md#installations and docs/api.md#reads-and-events), with its bearer token. */
 export interface ApiConfig {
   baseUrl: string;
   token: string;
@@ -6,7 +6,7 @@ export interface ApiConfig {
 
 export type Fetch = typeof fetch;
 
-/** A refusal by the service: `status` and its `{"message"}` (docs/api.md 2). */
+/** A refusal by the service: `status` and its `{"message"}` (docs/api.md#errors). */
 export class PushApiError extends Error {
   constructor(
     readonly status: number,

@@ -99,7 +99,7 @@ export function canonical(value: unknown): string {
 }
 
 /**
- * Registers (PUT, docs/api.md 4.2) unless the service already has exactly this body from less
+ * Registers (PUT, docs/api.md#register-installation) unless the service already has exactly this body from less
  * than a day ago: the same PUT is never sent twice in a row for nothing, not even by two tabs
  * reacting to the same change (the first claims it in IndexedDB). Returns whether it sent.
  */
@@ -137,7 +137,7 @@ export async function register(
 }
 
 /**
- * Changes one field (PATCH, docs/api.md 4.3) when the installation is registered, else only
+ * Changes one field (PATCH, docs/api.md#update-installation) when the installation is registered, else only
  * remembers it for the next PUT. Returns whether it sent. A 404 (deleted on the server) forgets
  * the registration, so the next sync registers anew.
  */

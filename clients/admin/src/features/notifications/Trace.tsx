@@ -10,7 +10,7 @@ import { COMMON_REASONS, DELIVERY_STATUSES } from '../../vocabulary';
 
 
 /**
- * The per-installation trace of a notification (docs/api.md 13), filtered by status and reason.
+ * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
  * Pages are appended; they are read again whenever `revision` (the notification's progress) changes. A filtered page looks at a bounded stretch of the deliveries, so it can come
  * back short, even empty, with more to look at: the button then says so.
  */
@@ -62,7 +62,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
           <label htmlFor="trace-reason">Reason</label>
           <input id="trace-reason" list="trace-reasons" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="any" />
           <datalist id="trace-reasons">
-            {/* The reasons the service gives (docs/api.md 13) and the providers' commonest; any other can be typed in. */}
+            {/* The reasons the service gives (docs/api.md#delivery-trace) and the providers' commonest; any other can be typed in. */}
             {COMMON_REASONS.map((r) => (
               <option key={r} value={r} />
             ))}

@@ -2,7 +2,7 @@
 export type SendField = 'recipient' | 'title' | 'body' | 'url';
 
 /**
- * The API's 422 errors (keys are request paths, docs/api.md 2) placed on the form's fields:
+ * The API's 422 errors (keys are request paths, docs/api.md#errors) placed on the form's fields:
  * `recipients.user_ids.0` on the recipient, `notification.action_url` on the URL. What fits no
  * field is shown above the form.
  */
