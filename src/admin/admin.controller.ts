@@ -1,20 +1,53 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
-import { ApiExcludeController } from '@nestjs/swagger';
+import {
+  ApiAcceptedResponse,
+  ApiBody,
+  ApiHeader,
+  ApiNoContentResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiParam,
+  ApiTooManyRequestsResponse,
+  ApiUnauthorizedResponse,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { Public } from '../auth/auth.decorators';
+import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors, ErrorResponse } from '../common/http/api-responses';
+import { InOpenApiDocument } from '../common/http/openapi';
+import { DeliveryPage } from '../notifications/dto/notification-response.dto';
 import { SendNotificationDto } from '../notifications/dto/send-notification.dto';
+import type { AdminSession } from './admin-session';
 import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
+import { ADMIN_OPENAPI_DOCUMENT } from './admin-openapi';
 import { AdminGuard, WithoutSession } from './admin.guard';
 import { AdminService } from './admin.service';
 import { AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
+import {
+  AdminAppList,
+  AdminOverviewEnvelope,
+  AdminSessionEnvelope,
+  AdminSessionOrNoneEnvelope,
+  AdminSessionResource,
+  AppEnvelope,
+  InstallationLookupList,
+  NotificationDetailEnvelope,
+  OperatorNotificationEnvelope,
+  OperatorNotificationPage,
+} from './dto/admin-responses.dto';
+
+const APP = ApiParam({ name: 'app', format: 'uuid', description: 'The app id.' });
+const NOTIFICATION = ApiParam({ name: 'id', format: 'uuid', description: 'The notification id.' });
+const NO_APP = 'No such app.';
+const NO_NOTIFICATION = 'No such app, or no notification with this id in it.';
 
 /**
  * The operator dashboard's API, /admin/api (docs/operations.md "Operator dashboard", where every
- * route is listed; kept out of the OpenAPI document, which describes the bearer-token API of
- * apps). No bearer token: AdminGuard checks the session cookie, and the CSRF token on every
+ * route is listed). Described in its own OpenAPI document (admin-openapi.ts, checked in as
+ * clients/admin/openapi.json), not in the public one, which describes the bearer-token API of
+ * apps. No bearer token: AdminGuard checks the session cookie, and the CSRF token on every
  * state-changing call.
  */
-@ApiExcludeController()
+@InOpenApiDocument(ADMIN_OPENAPI_DOCUMENT)
 @Public()
 @UseGuards(AdminGuard)
 @Controller('admin/api')
@@ -28,12 +61,26 @@ export class AdminController {
   @Post('session')
   @HttpCode(200)
   @WithoutSession()
-  async login(@Req() req: Request, @Res({ passthrough: true }) res: Response) {
+  @ApiOperation({ summary: 'Log in', description: 'With ADMIN_USER and ADMIN_PASSWORD as `Authorization: Basic`; no body.' })
+  @ApiHeader({ name: 'Authorization', required: true, description: '`Basic ` and base64 of `user:password` (UTF-8).', schema: { type: 'string' } })
+  @ApiOkResponse({
+    description: 'Logged in: the session cookie is set.',
+    type: AdminSessionEnvelope,
+    headers: { 'Set-Cookie': { description: 'The session cookie (HttpOnly, SameSite=Strict, Path=/admin).', schema: { type: 'string' } } },
+  })
+  @ApiUnauthorizedResponse({ description: 'Wrong credentials (each failure is counted).', type: ErrorResponse, example: { message: 'Unauthenticated.' } })
+  @ApiTooManyRequestsResponse({
+    description: 'Too many failed logins from this address: refused, even with the right credentials, until Retry-After.',
+    type: ErrorResponse,
+    example: { message: 'Too Many Attempts.' },
+    headers: { 'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer' } } },
+  })
+  async login(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<AdminSessionEnvelope> {
     try {
       // The socket's address, not X-Forwarded-For, which a client could vary to dodge the count.
       const { token, session } = await this.sessions.login(req.headers.authorization, req.socket.remoteAddress ?? 'unknown');
       res.setHeader('Set-Cookie', this.sessions.cookie(token, req.secure));
-      return { data: { user: this.sessions.user, csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() } };
+      return { data: this.sessionResource(session) };
     } catch (error) {
       if (error instanceof AdminLoginRefused && error.retryAfterSeconds) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       throw error;
@@ -46,63 +93,114 @@ export class AdminController {
    */
   @Get('session')
   @WithoutSession()
-  session(@Req() req: Request) {
+  @ApiOperation({ summary: 'The current session' })
+  @ApiOkResponse({ description: 'The session of the cookie sent, or `data: null`.', type: AdminSessionOrNoneEnvelope })
+  session(@Req() req: Request): AdminSessionOrNoneEnvelope {
     const session = this.sessions.sessionOf(req);
-    if (!session) return { data: null };
-    return { data: { user: this.sessions.user, csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() } };
+    return { data: session ? this.sessionResource(session) : null };
+  }
+
+  private sessionResource(session: AdminSession): AdminSessionResource {
+    return { user: this.sessions.user, csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() };
   }
 
   @Delete('session')
   @HttpCode(204)
+  @ApiOperation({ summary: 'Log out', description: 'Clears the session cookie.' })
+  @ApiNoContentResponse({ description: 'Logged out.', headers: { 'Set-Cookie': { description: 'The cleared session cookie.', schema: { type: 'string' } } } })
   logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): void {
     res.setHeader('Set-Cookie', this.sessions.cookie(null, req.secure));
   }
 
   @Get('overview')
-  async overview() {
+  @ApiOperation({ summary: 'The overview', description: 'Outcomes per minute of the last hour, queue depths and webhook failures of the last day.' })
+  @ApiOkResponse({ description: 'The overview.', type: AdminOverviewEnvelope })
+  async overview(): Promise<AdminOverviewEnvelope> {
     return { data: await this.admin.overview() };
   }
 
   @Get('apps')
-  async apps() {
+  @ApiOperation({ summary: 'Every app', description: 'With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.' })
+  @ApiOkResponse({ description: 'Every app, oldest first.', type: AdminAppList })
+  async apps(): Promise<AdminAppList> {
     return { data: await this.admin.listApps() };
   }
 
   @Get('apps/:app')
-  async app(@Param('app') appId: string) {
+  @ApiOperation({ summary: 'An app' })
+  @APP
+  @ApiOkResponse({ description: 'The app.', type: AppEnvelope })
+  @ApiNotFound(NO_APP)
+  async app(@Param('app') appId: string): Promise<AppEnvelope> {
     return { data: await this.admin.app(appId) };
   }
 
   @Get('apps/:app/notifications')
-  notifications(@Param('app') appId: string, @Query() query: AdminNotificationsQueryDto) {
+  @ApiOperation({ summary: "An app's notifications", description: 'Newest first, cursor paginated, optionally those whose title contains `search`.' })
+  @APP
+  @ApiOkResponse({ description: 'One page.', type: OperatorNotificationPage })
+  @ApiValidationErrors('A bad `limit`, `cursor` or `search`.')
+  @ApiNotFound(NO_APP)
+  notifications(@Param('app') appId: string, @Query() query: AdminNotificationsQueryDto): Promise<OperatorNotificationPage> {
     return this.admin.listNotifications(appId, query.limit === undefined ? 20 : Number(query.limit), query.cursor, query.search);
   }
 
   /** Send a test: the API's send request body, validated by the same DTO and service. */
   @Post('apps/:app/notifications')
   @HttpCode(202)
-  async send(@Param('app') appId: string, @Body() dto: SendNotificationDto, @Req() req: Request) {
+  @ApiOperation({ summary: 'Send a test', description: 'The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.' })
+  @APP
+  @ApiBody({ type: SendNotificationDto })
+  @ApiAcceptedResponse({ description: 'Stored and queued.', type: OperatorNotificationEnvelope })
+  @ApiJsonBodyErrors()
+  @ApiNotFound(NO_APP)
+  async send(@Param('app') appId: string, @Body() dto: SendNotificationDto, @Req() req: Request): Promise<OperatorNotificationEnvelope> {
     return { data: await this.admin.send(appId, dto, req.body) };
   }
 
   @Get('apps/:app/notifications/:id')
-  async notification(@Param('app') appId: string, @Param('id') id: string) {
+  @ApiOperation({ summary: 'A notification', description: 'With its outcomes per minute.' })
+  @APP
+  @NOTIFICATION
+  @ApiOkResponse({ description: 'The notification.', type: NotificationDetailEnvelope })
+  @ApiNotFound(NO_NOTIFICATION)
+  async notification(@Param('app') appId: string, @Param('id') id: string): Promise<NotificationDetailEnvelope> {
     return { data: await this.admin.notification(appId, id) };
   }
 
   /** The delivery trace (docs/api.md#delivery-trace) through the API's own service, with a reason filter besides the status. */
   @Get('apps/:app/notifications/:id/deliveries')
-  deliveries(@Param('app') appId: string, @Param('id') id: string, @Query() query: AdminDeliveriesQueryDto) {
+  @ApiOperation({ summary: "A notification's deliveries", description: 'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.' })
+  @APP
+  @NOTIFICATION
+  @ApiOkResponse({ description: 'One page.', type: DeliveryPage })
+  @ApiValidationErrors('A bad `limit`, `status`, `reason` or `cursor`.')
+  @ApiNotFound(NO_NOTIFICATION)
+  deliveries(@Param('app') appId: string, @Param('id') id: string, @Query() query: AdminDeliveriesQueryDto): Promise<DeliveryPage> {
     return this.admin.deliveries(appId, id, query);
   }
 
   @Post('apps/:app/notifications/:id/cancel')
   @HttpCode(200)
-  async cancel(@Param('app') appId: string, @Param('id') id: string) {
+  @ApiOperation({ summary: 'Cancel a notification', description: 'As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.' })
+  @APP
+  @NOTIFICATION
+  @ApiOkResponse({ description: 'The notification, `canceled_at` set.', type: OperatorNotificationEnvelope })
+  @ApiNotFound(NO_NOTIFICATION)
+  @ApiConflict('The notification had completed before the cancel.', 'This notification has already completed.')
+  async cancel(@Param('app') appId: string, @Param('id') id: string): Promise<OperatorNotificationEnvelope> {
     return { data: await this.admin.cancel(appId, id) };
   }
 
   @Get('apps/:app/installations')
+  @ApiOperation({
+    summary: 'Look installations up',
+    description: 'By `installation_id` or by `user_id` (one of the two), each with the latest notifications that targeted it.',
+  })
+  @APP
+  @ApiOkResponse({ description: 'The installations found (none is an empty list).', type: InstallationLookupList })
+  @ApiValidationErrors('Neither or both of `installation_id` and `user_id`, or a bad value.')
+  @ApiNotFound(NO_APP)
   async installations(@Param('app') appId: string, @Query() query: AdminInstallationsQueryDto) {
     return { data: await this.admin.lookUpInstallations(appId, query) };
   }

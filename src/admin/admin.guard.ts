@@ -1,14 +1,18 @@
-import { CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException, SetMetadata, UnauthorizedException } from '@nestjs/common';
+import { applyDecorators, CanActivate, ExecutionContext, ForbiddenException, Injectable, NotFoundException, SetMetadata, UnauthorizedException } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
+import { ApiExtension } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { CSRF_HEADER, sameToken } from './admin-session';
 import { AdminSessionsService } from './admin-sessions.service';
 
 const NO_SESSION_KEY = 'adminNoSession';
+/** OpenAPI extension on the operations that need no session (admin-openapi.ts reads it, then drops it). */
+export const NO_SESSION_EXTENSION = 'x-without-session';
 /** The login route: no session needed yet (the dashboard must still be on). */
-export const WithoutSession = () => SetMetadata(NO_SESSION_KEY, true);
+export const WithoutSession = () => applyDecorators(SetMetadata(NO_SESSION_KEY, true), ApiExtension(NO_SESSION_EXTENSION, true));
 
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** The methods that need no CSRF token. */
+export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Every /admin/api route: 404 when the dashboard is off (as an unknown route), 401 without a

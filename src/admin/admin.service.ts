@@ -20,7 +20,8 @@ const NOTIFICATION_MINUTES_LIMIT = 4 * 1500;
 const LOOKUP_SCAN = 50;
 const LOOKUP_INSTALLATIONS = 10;
 const QUEUE_TIMEOUT_MS = 1_000;
-const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
+/** The job states the overview counts per queue. */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
 /** Outcomes per minute, the shape every chart of the dashboard draws. `retried`: the row became pending again. */
 export interface MinutePoint {
@@ -159,7 +160,13 @@ export class AdminService {
     let timer: NodeJS.Timeout | undefined;
     try {
       return await Promise.race([
-        Promise.all(this.inspector.queues().map(async (queue) => ({ name: queue.name, counts: await queue.getJobCounts(...QUEUE_STATES) }))),
+        Promise.all(
+          this.inspector.queues().map(async (queue) => ({
+            name: queue.name,
+            // BullMQ answers exactly the states asked for.
+            counts: (await queue.getJobCounts(...QUEUE_STATES)) as Record<(typeof QUEUE_STATES)[number], number>,
+          })),
+        ),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer from Redis within ${QUEUE_TIMEOUT_MS} ms`)), QUEUE_TIMEOUT_MS);
         }),

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { createHash, randomBytes } from 'node:crypto';
+import { Clock } from '../common/time';
 import { AuthContext } from './auth-context';
 import { TokenCache } from './token-cache';
 import { TokenRow, TokensRepository } from './tokens.repository';
@@ -54,6 +55,7 @@ export class TokensService {
   constructor(
     private readonly tokens: TokensRepository,
     private readonly cache: TokenCache,
+    private readonly clock: Clock = new Clock(),
   ) {}
 
   async create(input: { appId: string; abilities: string[]; name?: string | null; expiresInDays?: number }) {
@@ -89,15 +91,15 @@ export class TokensService {
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
     const hash = hashToken(token);
-    let record = this.cache.get(hash);
+    let record = this.cache.get(hash, this.clock.now());
     if (!record) {
       const epoch = this.cache.epoch;
       const row = await this.tokens.findByHash(hash);
       if (!row || row.revoked_at) return null;
       record = row;
-      this.cache.keep(hash, record, epoch);
+      this.cache.keep(hash, record, epoch, this.clock.now());
     }
-    const now = Date.now();
+    const now = this.clock.now();
     if (record.expires_at && record.expires_at.getTime() <= now) return null;
     if ((!record.last_used_at || now - record.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(record.id)) {
       // Every request in flight when the minute turns reads the old value: without this, each

@@ -4,7 +4,7 @@
  * `added` is SQL for outcomes counted in the same statement, not yet in the row. Here, in common,
  * because both the worker (outcomes) and the API (cancelling, docs/api.md#scheduling) complete
  * notifications; every statement that sets `completed_at` uses it. Its cases are tested in
- * test/e2e/delivery-storage.e2e-spec.ts.
+ * test/integration/delivery-storage.int-spec.ts.
  */
 export const completionCondition = (added = '') =>
   `fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped${added} >= stat_installations`;

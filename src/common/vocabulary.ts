@@ -23,16 +23,16 @@ export const REASONED_ENDS = ['failed', 'skipped'] as const satisfies readonly D
 
 /** Why a delivery was skipped (docs/api.md#delivery): decided by the service, never by a provider. */
 export const SkipReason = {
-  /** The send's `options.platforms` leaves the installation's platform out. */
-  PlatformExcluded: 'PlatformExcluded',
-  /** The app has no credentials for the platform's provider. */
-  NoCredentials: 'NoCredentials',
   PermissionDenied: 'PermissionDenied',
   /** A provider refused the installation's token earlier. */
   Invalidated: 'Invalidated',
-  NoToken: 'NoToken',
   /** Deleted between the fan-out and the attempt. */
   Deleted: 'Deleted',
+  NoToken: 'NoToken',
+  /** The app has no credentials for the platform's provider. */
+  NoCredentials: 'NoCredentials',
+  /** The send's `options.platforms` leaves the installation's platform out. */
+  PlatformExcluded: 'PlatformExcluded',
   /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
 } as const;

@@ -126,6 +126,10 @@ export class EnvironmentVariables {
   @Matches(QUEUE_PREFIX_PATTERN, { message: 'must be 1 to 64 letters, digits, - or _, with at most one {hash tag} (e.g. {pns})' })
   QUEUE_PREFIX = 'pns';
 
+  /** While Redis stays unreachable, one log line per this interval, however many clients retry. */
+  @Int(100)
+  REDIS_LOG_INTERVAL_MS = 10000;
+
   @IsString({ message: 'is required: a 32-byte key in base64 (openssl rand -base64 32)' })
   @Matches(/^[A-Za-z0-9+/]{43}=$/, {
     message: 'must be 32 bytes encoded in base64 (openssl rand -base64 32)',
@@ -272,6 +276,7 @@ export const VARIABLES = [
   'REDIS_URL',
   'REDIS_CLUSTER_NODES',
   'QUEUE_PREFIX',
+  'REDIS_LOG_INTERVAL_MS',
   'APP_KEY',
   'APP_KEY_PREVIOUS',
   'APNS_URL',

@@ -64,7 +64,7 @@ const errorsOf = async (promise: Promise<unknown>) => {
   return (error as ValidationFailedError).errors;
 };
 
-/** The installation rules, with storage in memory (storage itself: test/e2e/installations.e2e-spec.ts). */
+/** The installation rules, with storage in memory (storage itself: test/integration/installations.int-spec.ts). */
 describe('InstallationsService', () => {
   let service: InstallationsService;
   let store: InMemoryInstallations;

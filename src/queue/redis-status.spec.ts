@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
-import { REDIS_LOG_INTERVAL_MS, RedisStatus } from './redis-status';
+import { RedisStatus } from './redis-status';
+
+const REDIS_LOG_INTERVAL_MS = 10_000;
 
 describe('RedisStatus', () => {
   let now = 0;
@@ -11,7 +13,7 @@ describe('RedisStatus', () => {
     logged.length = 0;
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void logged.push(`warn ${String(message)}`));
     jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logged.push(`log ${String(message)}`));
-    status = new RedisStatus(() => now);
+    status = new RedisStatus(() => now, () => REDIS_LOG_INTERVAL_MS);
   });
   afterEach(() => jest.restoreAllMocks());
 

@@ -1,21 +1,23 @@
 import { Logger } from '@nestjs/common';
 import { Processor, Queue, QueueOptions, Worker, WorkerOptions } from 'bullmq';
-
-/** While Redis stays unreachable, one line per this interval, however many clients retry. */
-export const REDIS_LOG_INTERVAL_MS = 10_000;
+import { env } from '../config/env';
 
 /**
  * What this process knows of Redis, fed by the error and ready events of every BullMQ client and
  * of the rate limiter. Each of those clients reconnects on its own, several times a second at
  * first; this turns their errors into one JSON line when Redis is lost, one per interval while it
- * stays away, and one when it is back, instead of a stack trace per attempt per client.
+ * stays away (REDIS_LOG_INTERVAL_MS), and one when it is back, instead of a stack trace per
+ * attempt per client.
  */
 export class RedisStatus {
   private readonly logger = new Logger('Redis');
   private downSince?: number;
   private lastLine = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly intervalMs: () => number = () => env().REDIS_LOG_INTERVAL_MS,
+  ) {}
 
   get reachable(): boolean {
     return this.downSince === undefined;
@@ -28,7 +30,7 @@ export class RedisStatus {
       this.downSince = now;
       this.lastLine = now;
       this.logger.warn(`Redis unreachable (${reason}): retrying until it answers; sends are stored and queued once it is back`);
-    } else if (now - this.lastLine >= REDIS_LOG_INTERVAL_MS) {
+    } else if (now - this.lastLine >= this.intervalMs()) {
       this.lastLine = now;
       this.logger.warn(`Redis still unreachable after ${Math.round((now - this.downSince) / 1000)} s (${reason}): retrying`);
     }

@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
+import { type OpenApiDocument, responseChecker } from '../support/openapi-schemas';
 import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
 import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -45,6 +46,8 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   let page: Page;
   const foreignRequests: string[] = [];
   const consoleErrors: string[] = [];
+  /** What is wrong with each /admin/api answer the page got, by the dashboard's OpenAPI document (null: nothing). */
+  const answerProblems: Promise<string | null>[] = [];
   const ids: Record<string, string> = {};
 
   const api = async (path: string, body?: unknown) => {
@@ -124,6 +127,21 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       if (message.type() === 'error') consoleErrors.push(message.text());
     });
     page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
+    const document = JSON.parse(readFileSync(resolve(ROOT, 'clients/admin/openapi.json'), 'utf8')) as OpenApiDocument;
+    const check = responseChecker(document);
+    const templates = Object.keys(document.paths).map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
+    page.on('response', (response) => {
+      const { pathname } = new URL(response.url());
+      if (!pathname.startsWith('/admin/api/')) return;
+      const method = response.request().method().toLowerCase();
+      const path = templates.find((template) => template.pattern.test(pathname))?.path ?? pathname;
+      answerProblems.push(
+        response.text().then((text) => {
+          const problem = check(path, method, response.status(), text ? JSON.parse(text) : undefined, text);
+          return problem && `${method.toUpperCase()} ${pathname}: ${problem}`;
+        }),
+      );
+    });
   });
 
   afterAll(async () => {
@@ -290,9 +308,12 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     expect((await api(`/notifications/${ids.tomorrow}`)).body.data.canceled_at).not.toBeNull();
   });
 
-  it('made no request to another host, and logged no error but the provoked 422', () => {
+  it('made no request to another host, and logged no error but the provoked 422', async () => {
     expect(foreignRequests).toEqual([]);
     expect(consoleErrors.filter((text) => !/status of 422/.test(text))).toEqual([]);
+    // Every answer the page got is one the dashboard's OpenAPI document describes (its types are generated from it).
+    expect(answerProblems.length).toBeGreaterThan(20);
+    expect((await Promise.all(answerProblems)).filter(Boolean)).toEqual([]);
   });
 
   it('refuses a state-changing call without the CSRF token, even with the session cookie', async () => {

@@ -9,7 +9,14 @@ import { assertBuilt, BUILT_MAIN } from '../support/processes';
  * The benchmark harness (bench/, `npm run bench`) at a tiny size, so it cannot rot unnoticed:
  * every phase runs against the built service and the fakes, and the report is written. Timings are
  * not asserted; only that every send was delivered and every figure is a number.
+ *
+ * Parse Server, the bench's peer service, is left out unless BENCH_SMOKE_PARSE=1: its four pushes
+ * each start a Parse Server process, which costs tens of seconds (bench/README.md). The
+ * bench itself (`npm run bench`) always runs it.
  */
+const WITH_PARSE = process.env.BENCH_SMOKE_PARSE === '1';
+const PARSE_TARGETS = ['ours / Parse Server deliveries/s', 'ours / Parse Server CPU per delivery', 'ours / Parse Server peak RSS'];
+
 describe('npm run bench, at a tiny size', () => {
   let dir: string;
   let results: BenchResults;
@@ -28,6 +35,7 @@ describe('npm run bench, at a tiny size', () => {
       memoryInstallations: 100,
       memoryRequestUsers: 25,
       timeoutMs: 30_000,
+      parse: WITH_PARSE,
       parseTimeoutMs: 30_000,
       log: () => undefined,
     });
@@ -82,7 +90,7 @@ describe('npm run bench, at a tiny size', () => {
     expect(results.memoryBroadcast!.delivery.accepted).toBe(300);
   });
 
-  it('runs Parse Server as a peer service: each push reaches every iOS installation at the fake', () => {
+  (WITH_PARSE ? it : it.skip)('runs Parse Server as a peer service: each push reaches every iOS installation at the fake', () => {
     const parse = results.parse!;
     expect(parse.versions.parseServer).toMatch(/^9\./);
     expect(parse).toMatchObject({ installations: 100, users: 50 });
@@ -121,16 +129,15 @@ describe('npm run bench, at a tiny size', () => {
       'fan-out RSS growth (MB/100k)',
       'broadcast peak RSS (MB)',
       'broadcast RSS growth (MB/100k)',
-      'ours / Parse Server deliveries/s',
-      'ours / Parse Server CPU per delivery',
-      'ours / Parse Server peak RSS',
+      ...(WITH_PARSE ? PARSE_TARGETS : []),
     ]);
     for (const t of results.targets.filter((t) => t.name.includes(' / '))) expect(t.detail).toMatch(/\d/);
   });
 
   it('prints the table and writes the JSON', () => {
     const text = table(results);
-    for (const label of ['ours / ceiling', 'ours / peer', 'one broadcast', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'as one broadcast', 'Parse Server 9.', 'ours / Parse Server', 'Targets']) {
+    const parseLabels = WITH_PARSE ? ['Parse Server 9.', 'ours / Parse Server'] : ['Parse Server: not run (--no-parse)'];
+    for (const label of ['ours / ceiling', 'ours / peer', 'one broadcast', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'as one broadcast', ...parseLabels, 'Targets']) {
       expect(text).toContain(label);
     }
     const file = writeResults(results, dir);

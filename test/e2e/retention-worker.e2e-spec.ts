@@ -6,7 +6,7 @@ import { useBuiltServices } from '../support/use-built-services';
  * Data lifecycle (docs/api.md#data-lifecycle) as an operator runs it: nobody calls anything, the built worker
  * runs retention itself at start-up (then hourly) and says what it did. Which weeks are dropped
  * depends on the calendar, so the dropping rules are tested "as of" chosen dates in
- * retention.e2e-spec.ts; here the run's visible part is creating the weeks ahead.
+ * test/integration/retention.int-spec.ts; here the run's visible part is creating the weeks ahead.
  */
 describe('retention run by the worker', () => {
   const stores = useBuiltServices();

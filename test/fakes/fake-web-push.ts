@@ -102,6 +102,8 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
    * shares with this fake. Expiry is still checked on every request.
    */
   private readonly verifiedVapid = new Map<string, Vapid & { exp: number }>();
+  /** The clock VAPID expiry is checked against (ms since the epoch): a test moves it rather than waiting. */
+  now: () => number = Date.now;
 
   /** Creates a subscription the way a browser would; keep it to send to. */
   createSubscription(options: { applicationServerKey?: string } = {}): WebPushSubscription {
@@ -241,7 +243,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
   private async verifyVapid(header: string | undefined, audience: string): Promise<Vapid | Outcome> {
     const cacheKey = `${audience} ${header}`;
     const known = this.verifiedVapid.get(cacheKey);
-    if (known && known.exp > Date.now() / 1000) return { sub: known.sub, publicKey: known.publicKey };
+    if (known && known.exp > this.now() / 1000) return { sub: known.sub, publicKey: known.publicKey };
     const result = await this.verifyVapidSignature(header, audience);
     if ('exp' in result) {
       if (this.verifiedVapid.size >= 1000) this.verifiedVapid.clear();
@@ -273,11 +275,12 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
         algorithms: ['ES256'],
         audience,
         requiredClaims: ['exp', 'sub'],
+        currentDate: new Date(this.now()),
       }));
     } catch (error) {
       return unauthorized(`Invalid VAPID token: ${(error as Error).message}`);
     }
-    if ((claims.exp as number) > Date.now() / 1000 + MAX_VAPID_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) {
+    if ((claims.exp as number) > this.now() / 1000 + MAX_VAPID_LIFETIME_SECONDS + CLOCK_SKEW_SECONDS) {
       return unauthorized('VAPID token expires more than 24 hours ahead');
     }
     const sub = claims.sub;

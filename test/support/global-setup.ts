@@ -1,13 +1,18 @@
+// The template's migrations read the configuration, as the test files do: the same environment.
+import './setup-env';
 import { Redis } from 'ioredis';
 import { TEST_REDIS_URL, withAdminClient } from './services';
-import { testDatabaseCreatedAt } from './test-database';
+import { createTemplateDatabase, TEMPLATE_DATABASE_ENV, testDatabaseCreatedAt } from './test-database';
 
 /** No test file runs this long: an older test database was left behind by an interrupted run. */
 const LEFT_BEHIND_AFTER_MS = 3 * 60 * 60_000;
 
 /**
  * Fails fast, with the command to fix it, when PostgreSQL or Redis is not running; drops the
- * databases that earlier interrupted runs left behind (and that no running test uses).
+ * databases that earlier interrupted runs left behind (and that no running test uses); migrates
+ * the run's template database, which every test database of the run copies. The integration and
+ * e2e projects both name this file, and Jest runs it once per run; the test files, started after
+ * it, inherit the environment variable that names the template.
  */
 export default async function globalSetup(): Promise<void> {
   try {
@@ -39,4 +44,5 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     redis.disconnect();
   }
+  process.env[TEMPLATE_DATABASE_ENV] = await createTemplateDatabase();
 }

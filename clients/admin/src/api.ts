@@ -4,144 +4,27 @@
  * state-changing calls add the session's CSRF token.
  */
 
-import type { DeliveryStatus, NotificationStatus, Platform, RecipientKind } from './vocabulary';
+import type { components, operations } from './api.generated';
 
-export type { DeliveryStatus, NotificationStatus, Platform } from './vocabulary';
+// The server's shapes, generated from its OpenAPI document (openapi.json, built from
+// src/admin/admin.controller.ts): `npm run openapi:admin` at the root writes both files.
+type Schemas = components['schemas'];
+type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
+/** The JSON body of operation K's answer with status S. */
+type Answer<K extends keyof operations, S extends keyof operations[K]['responses'] = 200 & keyof operations[K]['responses']> = Json<operations[K]['responses'][S]>;
+/** Operation K's query parameters. */
+type Query<K extends keyof operations> = NonNullable<operations[K]['parameters']['query']>;
 
-export interface Session {
-  user: string;
-  csrf_token: string;
-  expires_at: string;
-}
-
-export interface AppSummary {
-  id: string;
-  name: string;
-  created_at: string;
-  installations: Record<Platform, number> & { total: number };
-  credentials: {
-    apns: { key_id: string; team_id: string; topic: string; production: boolean } | null;
-    fcm: { project_id: string; client_email: string } | null;
-    web_push: { subject: string; public_key: string } | null;
-  };
-  notifications_24h: number;
-}
-
-export interface Statistics {
-  users: number;
-  installations: number;
-  accepted: number;
-  received: number;
-  displayed: number;
-  opened: number;
-  failed: number;
-  skipped: number;
-}
-
-export interface Notification {
-  id: string;
-  notification: {
-    title: string;
-    body: string;
-    image_url: string | null;
-    action_url: string | null;
-    localizations: Record<string, Record<string, string>> | null;
-  };
-  data: Record<string, unknown> | null;
-  options: Record<string, unknown> | null;
-  target_users: number;
-  statistics: Statistics;
-  created_at: string;
-  processing_started_at: string | null;
-  completed_at: string | null;
-  send_at: string | null;
-  canceled_at: string | null;
-  status: NotificationStatus;
-  cancelable: boolean;
-  target: { kind: RecipientKind; users: number | null; tags: string[] | null };
-}
-
-export interface MinutePoint {
-  minute: string;
-  accepted: number;
-  failed: number;
-  skipped: number;
-  retried: number;
-}
-
-export interface NotificationDetail extends Notification {
-  minutes: MinutePoint[];
-}
-
-export interface Page<T> {
-  data: T[];
-  meta: { next_cursor: string | null };
-}
-
-export interface Installation {
-  id: string;
-  installation_id: string;
-  platform: Platform;
-  permission: string;
-  device: Record<string, string | null>;
-  user_id: string | null;
-  registered_at: string;
-  last_seen_at: string;
-  identifier_updated_at: string | null;
-  permission_updated_at: string | null;
-  invalidated_at: string | null;
-  invalid_reason: string | null;
-  tags: string[];
-}
-
-export interface InstallationLookup {
-  installation: Installation;
-  notifications: (Notification & { delivery: { status: DeliveryStatus; reason: string | null; updated_at: string } })[];
-}
-
-export interface Delivery {
-  installation_id: string;
-  user_id: string | null;
-  platform: Platform;
-  status: DeliveryStatus;
-  reason: string | null;
-  attempts: number;
-  scheduled_for: string | null;
-  updated_at: string;
-  received_at: string | null;
-  displayed_at: string | null;
-  opened_at: string | null;
-}
-
-export interface QueueDepth {
-  name: string;
-  counts: Record<string, number>;
-}
-
-export interface WebhookTrouble {
-  id: string;
-  app_id: string;
-  url: string;
-  type: string;
-  subject_id: string;
-  status: 'pending' | 'failed';
-  attempts: number;
-  last_error: string | null;
-  created_at: string;
-  finished_at: string | null;
-}
-
-export interface Overview {
-  minutes: MinutePoint[];
-  queues: QueueDepth[] | null;
-  /** Webhook messages given up in the last `hours` hours, those being retried, and the latest of them. */
-  webhooks: { hours: number; failed: number; retrying: number; recent: WebhookTrouble[] };
-}
-
-export interface SendRequest {
-  recipients: { user_ids: string[] } | { installation_ids: string[] };
-  notification: { title: string; body: string; action_url?: string };
-}
+export type DeliveryStatus = Schemas['DeliveryEntry']['status'];
+export type Session = Schemas['AdminSessionResource'];
+export type AppSummary = Schemas['AdminAppSummary'];
+export type Statistics = Schemas['NotificationStatistics'];
+export type Notification = Schemas['OperatorNotificationResource'];
+export type NotificationDetail = Schemas['NotificationDetailResource'];
+export type InstallationLookup = Schemas['InstallationLookup'];
+export type Delivery = Schemas['DeliveryEntry'];
+export type Overview = Schemas['AdminOverview'];
+export type SendRequest = Schemas['SendNotificationDto'];
 
 /** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
@@ -177,8 +60,11 @@ async function call<T>(method: string, path: string, options: { body?: unknown; 
   return json as T;
 }
 
-const query = (params: Record<string, string | undefined>) => {
-  const search = new URLSearchParams(Object.entries(params).filter((entry): entry is [string, string] => !!entry[1]));
+/** The query string of the given parameters; empty, null and undefined ones are left out. */
+const query = (params: Record<string, string | number | null | undefined>) => {
+  const search = new URLSearchParams(
+    Object.entries(params).flatMap(([name, value]) => (value === undefined || value === null || value === '' ? [] : [[name, String(value)]])),
+  );
   const text = search.toString();
   return text ? `?${text}` : '';
 };
@@ -188,25 +74,25 @@ export const basicCredentials = (user: string, password: string) =>
   `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)))}`;
 
 export const api = {
-  session: () => call<{ data: Session | null }>('GET', '/session').then((r) => r.data),
+  session: () => call<Answer<'Admin_session'>>('GET', '/session').then((r) => r.data),
   login: (user: string, password: string) =>
-    call<{ data: Session }>('POST', '/session', { headers: { authorization: basicCredentials(user, password) } }).then((r) => r.data),
+    call<Answer<'Admin_login'>>('POST', '/session', { headers: { authorization: basicCredentials(user, password) } }).then((r) => r.data),
   logout: () => call<void>('DELETE', '/session'),
-  overview: () => call<{ data: Overview }>('GET', '/overview').then((r) => r.data),
-  apps: () => call<{ data: AppSummary[] }>('GET', '/apps').then((r) => r.data),
-  app: (appId: string) => call<{ data: { id: string; name: string; created_at: string } }>('GET', `/apps/${enc(appId)}`).then((r) => r.data),
-  notifications: (appId: string, params: { cursor?: string; search?: string; limit?: string }) =>
-    call<Page<Notification>>('GET', `/apps/${enc(appId)}/notifications${query(params)}`),
+  overview: () => call<Answer<'Admin_overview'>>('GET', '/overview').then((r) => r.data),
+  apps: () => call<Answer<'Admin_apps'>>('GET', '/apps').then((r) => r.data),
+  app: (appId: string) => call<Answer<'Admin_app'>>('GET', `/apps/${enc(appId)}`).then((r) => r.data),
+  notifications: (appId: string, params: Query<'Admin_notifications'>) =>
+    call<Answer<'Admin_notifications'>>('GET', `/apps/${enc(appId)}/notifications${query(params)}`),
   notification: (appId: string, id: string) =>
-    call<{ data: NotificationDetail }>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}`).then((r) => r.data),
+    call<Answer<'Admin_notification'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}`).then((r) => r.data),
   cancel: (appId: string, id: string) =>
-    call<{ data: Notification }>('POST', `/apps/${enc(appId)}/notifications/${enc(id)}/cancel`).then((r) => r.data),
+    call<Answer<'Admin_cancel'>>('POST', `/apps/${enc(appId)}/notifications/${enc(id)}/cancel`).then((r) => r.data),
   send: (appId: string, body: SendRequest) =>
-    call<{ data: Notification }>('POST', `/apps/${enc(appId)}/notifications`, { body }).then((r) => r.data),
-  installations: (appId: string, params: { installation_id?: string; user_id?: string }) =>
-    call<{ data: InstallationLookup[] }>('GET', `/apps/${enc(appId)}/installations${query(params)}`).then((r) => r.data),
-  deliveries: (appId: string, id: string, params: { status?: string; reason?: string; cursor?: string; limit?: string }) =>
-    call<Page<Delivery>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}/deliveries${query(params)}`),
+    call<Answer<'Admin_send', 202>>('POST', `/apps/${enc(appId)}/notifications`, { body }).then((r) => r.data),
+  installations: (appId: string, params: Query<'Admin_installations'>) =>
+    call<Answer<'Admin_installations'>>('GET', `/apps/${enc(appId)}/installations${query(params)}`).then((r) => r.data),
+  deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>
+    call<Answer<'Admin_deliveries'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}/deliveries${query(params)}`),
 };
 
 function enc(value: string) {

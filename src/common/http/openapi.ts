@@ -1,4 +1,5 @@
-import { INestApplication } from '@nestjs/common';
+import { INestApplication, SetMetadata, Type } from '@nestjs/common';
+import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
 import { CLASS_SCHEMAS } from '../validation/framework';
@@ -36,11 +37,44 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       BEARER_SCHEME,
     )
     .build();
+  return describeAbilities(scanOpenApiDocument(app, config, null));
+}
+
+const DOCUMENT_METADATA = 'pns:openapi-document';
+
+/**
+ * Describes a controller in an OpenAPI document of its own instead of the public one, which is
+ * the apps' bearer-token API only: the operator dashboard's API has `admin` (admin/admin-openapi.ts).
+ */
+export const InOpenApiDocument = (name: string): ClassDecorator => SetMetadata(DOCUMENT_METADATA, name);
+
+/**
+ * The modules whose controllers document `name` describes (null: the public one). The scanner
+ * takes whole modules, so a module whose controllers belong to two documents is refused.
+ */
+export function modulesOfDocument(app: INestApplication, name: string | null): Type[] {
+  const modules: Type[] = [];
+  for (const module of app.get(ModulesContainer).values()) {
+    const documents = new Set([...module.controllers.values()].map(({ metatype }) => (Reflect.getMetadata(DOCUMENT_METADATA, metatype!) as string | undefined) ?? null));
+    if (documents.size > 1) throw new Error(`${module.metatype.name} has controllers of several OpenAPI documents`);
+    if (documents.has(name)) modules.push(module.metatype);
+  }
+  // An empty list would make the scanner take every module.
+  if (!modules.length) throw new Error(`No controller is described in the ${name ?? 'public'} OpenAPI document`);
+  return modules;
+}
+
+/**
+ * The OpenAPI document of one set of controllers (see InOpenApiDocument), with what the
+ * decorators cannot say: closed objects and the HTTP layer's own answers.
+ */
+export function scanOpenApiDocument(app: INestApplication, config: Omit<OpenAPIObject, 'paths'>, name: string | null): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
+    include: modulesOfDocument(app, name),
     extraModels: [ErrorResponse, ValidationErrorResponse],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  return describeHttpErrors(describeSchemas(describeAbilities(document)));
+  return describeHttpErrors(describeSchemas(document));
 }
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
@@ -51,12 +85,13 @@ type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; i
  * Push endpoint must match the configured allow-list.
  */
 export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
-  const endpointPattern = webPushHosts().endpointPattern();
+  // Read only when needed: a document without Web Push endpoints does not depend on the configuration.
+  let endpointPattern: string | undefined;
   const visit = (schema: Schema | undefined) => {
     if (!schema || typeof schema !== 'object') return;
     if (schema[WEB_PUSH_ENDPOINT_EXTENSION]) {
       delete schema[WEB_PUSH_ENDPOINT_EXTENSION];
-      schema.pattern = endpointPattern;
+      schema.pattern = endpointPattern ??= webPushHosts().endpointPattern();
     }
     if (schema.properties) {
       schema.additionalProperties ??= false;
@@ -71,7 +106,8 @@ export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-const errorContent = (...messages: string[]) => ({
+/** An error answer's content: the ErrorResponse schema, with each message as an example. */
+export const errorContent = (...messages: string[]) => ({
   'application/json': {
     schema: { $ref: '#/components/schemas/ErrorResponse' },
     ...(messages.length === 1

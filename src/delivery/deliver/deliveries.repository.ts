@@ -159,7 +159,7 @@ const completedEvents = `completed_events AS (
  *
  * Its plan must probe the primary key once per outcome, whatever the statistics say: the
  * "sending" test is a CASE, which statistics taken while the rows were pending cannot mislead
- * (docs/decisions/0002-outcomes-probe-the-primary-key.md; test/e2e/delivery-storage.e2e-spec.ts).
+ * (docs/decisions/0002-outcomes-probe-the-primary-key.md; test/integration/delivery-storage.int-spec.ts).
  *
  * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
  * statement's own transaction). It risks only duplicates, sent again by the sweeper after a crash

@@ -6,8 +6,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
-import { COMMON_REASONS, DELIVERY_STATUSES } from '../../vocabulary';
-
+import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus } from '../../vocabulary';
 
 /**
  * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
@@ -15,13 +14,13 @@ import { COMMON_REASONS, DELIVERY_STATUSES } from '../../vocabulary';
  * back short, even empty, with more to look at: the button then says so.
  */
 export function Trace({ appId, id, live, revision }: { appId: string; id: string; live: boolean; revision?: string }) {
-  const [filters, setFilters] = useState<{ status: string; reason: string }>({ status: '', reason: '' });
-  const [status, setStatus] = useState('');
+  const [filters, setFilters] = useState<{ status: DeliveryStatus | ''; reason: string }>({ status: '', reason: '' });
+  const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const [reason, setReason] = useState('');
   const trace = useInfiniteQuery({
     queryKey: ['trace', appId, id, filters],
     queryFn: ({ pageParam }) =>
-      api.deliveries(appId, id, { status: filters.status || undefined, reason: filters.reason || undefined, cursor: pageParam, limit: '50' }),
+      api.deliveries(appId, id, { status: filters.status || undefined, reason: filters.reason || undefined, cursor: pageParam, limit: 50 }),
     initialPageParam: undefined as string | undefined,
     getNextPageParam: (last) => last.meta.next_cursor ?? undefined,
     // While it is sending, the first pages follow it.
@@ -49,7 +48,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
       <form className="filters" onSubmit={apply} aria-label="Filter the deliveries">
         <div className="field">
           <label htmlFor="trace-status">Status</label>
-          <select id="trace-status" value={status} onChange={(e) => setStatus(e.target.value)}>
+          <select id="trace-status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
             <option value="">any</option>
             {DELIVERY_STATUSES.map((s) => (
               <option key={s} value={s}>

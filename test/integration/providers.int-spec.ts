@@ -1,5 +1,5 @@
 // The three delivery providers against the loopback fakes, over real TLS (NODE_EXTRA_CA_CERTS=
-// test/fakes/certs/ca.pem, as `npm run test:e2e` sets). Asserts what the fakes recorded: the exact
+// test/fakes/certs/ca.pem, as the npm test scripts set). Asserts what the fakes recorded: the exact
 // payloads and headers of docs/api.md#what-a-device-receives, every outcome mapping, and connection / token reuse.
 import { createHash, randomUUID } from 'node:crypto';
 import { constants as h2, createSecureServer, type Http2SecureServer } from 'node:http2';
@@ -288,13 +288,17 @@ describe('ApnsProvider', () => {
 
   it('on ExpiredProviderToken refreshes the token once and resends at once', async () => {
     const own = newKey();
-    await expect(provider.send(own, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    // The first signature a second and more ago: a refreshed token issued in the same second would
+    // be byte-identical (same header, iss and iat) and the refresh would be invisible here.
+    const realNow = Date.now.bind(Date);
+    const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 1100);
+    try {
+      await expect(provider.send(own, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    } finally {
+      spy.mockRestore();
+    }
     const token = randomApnsToken();
     fakeApns.script(token, [{ status: 403, reason: 'ExpiredProviderToken' }]);
-
-    // Hold back the first signature's second: a refreshed token issued in the same second would
-    // be byte-identical (same header, iss and iat) and the refresh would be invisible here.
-    await new Promise((resolve) => setTimeout(resolve, 1100));
     await expect(provider.send(own, content(), iosTarget(token))).resolves.toEqual({ kind: 'accepted' });
 
     const forToken = fakeApns.requests.filter((r) => r.token === token);

@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import type { INestApplication } from '@nestjs/common';
 import fc from 'fast-check';
 import type { Response } from 'supertest';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, fcmToken, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
 import { arbitraryOf, OpenApiDocument, responseChecker, Schema } from '../support/openapi-schemas';
+import { servedRoutes } from '../support/served-routes';
 
 type Operation = {
   security?: Record<string, string[]>[];
@@ -17,21 +17,6 @@ type Operation = {
   'x-required-abilities'?: string[];
 };
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } };
-
-/**
- * Every route the running app serves, read from Express's router (not from the controllers), so a
- * route added anywhere, the events endpoint included, is checked without touching this test.
- * Swagger UI's own routes and middleware mounted on wildcards are left out.
- */
-function servedRoutes(app: INestApplication): { method: string; path: string }[] {
-  const router = app.getHttpAdapter().getInstance().router as { stack: { route?: { path: string; methods: Record<string, boolean> } }[] };
-  return router.stack
-    .flatMap((layer) => (layer.route ? [layer.route] : []))
-    .filter((route) => !route.path.startsWith('/docs') && !route.path.includes('*'))
-    .flatMap((route) =>
-      Object.keys(route.methods).map((method) => ({ method, path: route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
-    );
-}
 
 describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
   // The built-in allow-list, so the request examples' public push service endpoint is accepted.
@@ -84,7 +69,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
         'GET /health/ready',
       ]),
     );
-    // The operator dashboard's API is no part of the apps' API: docs/operations.md lists it (below).
+    // The operator dashboard's API is no part of the apps' API: docs/operations.md lists it (below), and its own
+    // document describes it (clients/admin/openapi.json, checked by admin-api.int-spec.ts).
     expect(documented).toEqual(served.filter((route) => !route.includes(' /admin/api/')));
   });
 

@@ -426,8 +426,13 @@ describe('FakeWebPush', () => {
 
     await expect(sendWith()).resolves.toMatchObject({ statusCode: 201 });
     await expect(sendWith()).resolves.toMatchObject({ statusCode: 201 });
-    await new Promise((resolve) => setTimeout(resolve, (exp + 1) * 1000 - Date.now()));
-    await expect(sendWith()).rejects.toMatchObject({ statusCode: 401 });
+    // A second past exp on the fake's clock.
+    service.now = () => (exp + 1) * 1000;
+    try {
+      await expect(sendWith()).rejects.toMatchObject({ statusCode: 401 });
+    } finally {
+      service.now = Date.now;
+    }
   });
 
   it('rejects an application server key the subscription is not bound to', async () => {

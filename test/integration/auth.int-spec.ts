@@ -1,12 +1,15 @@
 import { TokenCache } from '../../src/auth/token-cache';
 import { TokensService } from '../../src/auth/tokens.service';
+import { Clock } from '../../src/common/time';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
+import { TestClock } from '../support/test-clock';
 
 const SEND = { recipients: { user_ids: ['u1'] }, notification: { title: 'Hi', body: 'There' } };
 
 describe('authentication and abilities (docs/api.md#errors and docs/api.md#tokens)', () => {
-  const ctx = useTestApp();
+  const clock = new TestClock();
+  const ctx = useTestApp({ override: (builder) => builder.overrideProvider(Clock).useValue(clock) });
   let tenant: TestTenant;
 
   beforeAll(async () => {
@@ -186,8 +189,12 @@ describe('authentication and abilities (docs/api.md#errors and docs/api.md#token
       const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
       await unannounced(`UPDATE api_tokens SET expires_at = now() + interval '1 second' WHERE id = $1`, created.id);
       await list(created.token).expect(200);
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      await list(created.token).expect(401);
+      clock.advance(1100);
+      try {
+        await list(created.token).expect(401);
+      } finally {
+        clock.reset();
+      }
     });
 
     it('never keeps an unknown or revoked token: one created or restored later works at once', async () => {

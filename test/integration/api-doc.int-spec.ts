@@ -30,7 +30,7 @@ function routeIndex(): Map<string, string> {
 
 /**
  * Issue #12.7: docs/api.md is the project's own API reference. Its route index is the app's
- * routes (read from the OpenAPI document, which openapi.e2e-spec.ts keeps equal to the router),
+ * routes (read from the OpenAPI document, which openapi.int-spec.ts keeps equal to the router),
  * and its sections keep the specification's numbering. Citations of it are checked by
  * src/docs-links.spec.ts: by anchor, and an anchor that exists.
  */
