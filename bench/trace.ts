@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { fanOutChunkSql } from '../src/delivery/fan-out/fan-out.repository';
+import { fanOutChunkParams, fanOutChunkSql } from '../src/delivery/fan-out/fan-out.repository';
 import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../src/notifications/delivery-trace.repository';
 import { pageOf, TRACE_SCAN_ROWS } from '../src/notifications/delivery-trace.service';
 import { TEST_APP_KEY } from '../test/support/processes';
@@ -46,7 +46,20 @@ async function fanOut(client: Client, sql: string, appId: string, notificationId
     await client.query('BEGIN');
     const {
       rows: [r],
-    } = await client.query(sql, [appId, notificationId, 500, ['ios', 'android', 'web'], ['ios', 'android', 'web'], batches, false, [], [], null, cursor, CHUNK]);
+    } = await client.query(
+      sql,
+      fanOutChunkParams({
+        appId,
+        notificationId,
+        batchSize: 500,
+        wanted: ['ios', 'android', 'web'],
+        configured: ['ios', 'android', 'web'],
+        batches,
+        canceled: false,
+        due: { zones: [], dues: [], fallback: null },
+        target: [cursor, CHUNK],
+      }),
+    );
     await client.query('COMMIT');
     if (r.found === 0) return batches;
     batches += r.batches_used;

@@ -1,11 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import type { DeliveryStatus } from '../common/vocabulary';
+
+/** What RECORD_OUTCOMES_SQL counts per minute: a delivery's end, or `pending` again (retried). */
+type RecordedStatus = Extract<DeliveryStatus, 'accepted' | 'failed' | 'skipped' | 'pending'>;
 
 /** One (minute, outcome) count; outcome is what a delivery became (`pending`: retried). */
 export interface MinuteCountRow {
   minute: Date;
-  outcome: 'accepted' | 'failed' | 'skipped' | 'pending';
+  outcome: RecordedStatus;
   count: number;
 }
 

@@ -6,7 +6,7 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';
 import { operatorView } from '../notifications/notification-status';
 import { DeliveryTraceService } from '../notifications/delivery-trace.service';
-import type { DeliveryStatus } from '../common/delivery-status';
+import type { DeliveryStatus } from '../common/vocabulary';
 import { NotificationsService } from '../notifications/notifications.service';
 import { QueueInspector } from '../queue/queue-inspector';
 import { WebhooksService } from '../webhooks/webhooks.service';

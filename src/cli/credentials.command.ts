@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { CREDENTIALS_PROVIDERS, CredentialsInput, type CredentialsProvider, CredentialsService } from '../credentials/credentials.service';
+import { CredentialsInput, CredentialsService } from '../credentials/credentials.service';
+import { PROVIDER_CLI_NAMES, PROVIDER_IDS, type ProviderId } from '../common/vocabulary';
 import { CredentialsError } from '../credentials/provider-credentials';
 import { WebhookError } from '../webhooks/webhook-rules';
 import { WebhooksService } from '../webhooks/webhooks.service';
@@ -156,7 +157,7 @@ export class AppsCredentialsRemoveCommand extends CommandRunner {
     super();
   }
 
-  async run(_params: string[], options: { app: string; provider: CredentialsProvider }): Promise<void> {
+  async run(_params: string[], options: { app: string; provider: ProviderId }): Promise<void> {
     try {
       printJson(await this.credentials.remove(options.app, options.provider));
     } catch (error) {
@@ -171,9 +172,10 @@ export class AppsCredentialsRemoveCommand extends CommandRunner {
   }
 
   @Option({ flags: '--provider <provider>', description: 'apns, fcm or web-push', required: true })
-  parseProvider(value: string): CredentialsProvider {
-    if (!(CREDENTIALS_PROVIDERS as readonly string[]).includes(value)) throw new CliError('--provider must be apns, fcm or web-push');
-    return value as CredentialsProvider;
+  parseProvider(value: string): ProviderId {
+    const provider = PROVIDER_IDS.find((id) => PROVIDER_CLI_NAMES[id] === value);
+    if (!provider) throw new CliError(`--provider must be ${PROVIDER_IDS.map((id) => PROVIDER_CLI_NAMES[id]).join(', ').replace(/, ([^,]*)$/, ' or $1')}`);
+    return provider;
   }
 }
 

@@ -17,3 +17,11 @@ export function webhookOutboxInsert(type: WebhookEventType, subjects: string): s
     SELECT w.id, '${type}', s.subject_id FROM (${subjects}) AS s(app_id, subject_id)
     JOIN webhooks w ON w.app_id = s.app_id AND '${type}' = ANY (w.events)`;
 }
+
+/**
+ * The webhook outbox's two partial-index predicates (webhook-message.entity.ts): messages still
+ * owed, and those finished (delivered or given up). Statements use these very texts, never a
+ * parameter: PostgreSQL uses a partial index only when it can prove its predicate from the query.
+ */
+export const WEBHOOK_OWED = `status = 'pending'`;
+export const WEBHOOK_FINISHED = `status <> 'pending'`;

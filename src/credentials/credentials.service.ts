@@ -3,11 +3,12 @@ import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
 import { Platform, PLATFORMS } from '../common/platform';
 import { isUuid } from '../common/uuid';
+import { PROVIDER_OF, ProviderId } from '../common/vocabulary';
 import { APNS_COLUMNS, apnsColumns, ApnsCredentialsInput, apnsSummary, ApnsSummary, openApns } from './apns.credentials';
 import { CredentialsRepository, SEALED_COLUMNS, SealedColumn, UnknownAppError } from './credentials.repository';
 import { FCM_COLUMNS, fcmColumns, FcmCredentialsInput, fcmSummary, FcmSummary, openFcm } from './fcm.credentials';
 import { ColumnValues, CredentialsError, OpenFrom, ProviderCredentials, SealFor } from './provider-credentials';
-import { openWithAny, seal } from './secret-box';
+import { appKeys, openWithAny, reseal, ResealTotals, seal } from './secret-box';
 import { openWebPush, VapidCredentialsInput, WEB_PUSH_COLUMNS, webPushColumns, webPushSummary, WebPushSummary } from './web-push.credentials';
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
@@ -28,19 +29,12 @@ export interface CredentialsSummary {
   web_push: WebPushSummary | null;
 }
 
-/** The providers, as `apps:credentials:remove --provider` names them. */
-export const CREDENTIALS_PROVIDERS = ['apns', 'fcm', 'web-push'] as const;
-export type CredentialsProvider = (typeof CREDENTIALS_PROVIDERS)[number];
-
 /** Every column of each provider, cleared together so no half-set provider is left. */
-const PROVIDER_COLUMNS: Record<CredentialsProvider, readonly string[]> = {
+const PROVIDER_COLUMNS: Record<ProviderId, readonly string[]> = {
   apns: APNS_COLUMNS,
   fcm: FCM_COLUMNS,
-  'web-push': WEB_PUSH_COLUMNS,
+  web_push: WEB_PUSH_COLUMNS,
 };
-
-/** Which part of the summary holds each platform's provider. */
-const PROVIDER_OF = { ios: 'apns', android: 'fcm', web: 'web_push' } as const satisfies Record<Platform, keyof CredentialsSummary>;
 
 /** Secrets are sealed for their row and column, so a value moved elsewhere will not open. */
 const sealContext = (appId: string, column: string) => `app_credentials:${appId}:${column}`;
@@ -86,7 +80,7 @@ export class CredentialsService {
    * Removes one provider's credentials: the app's installations on that platform are skipped as
    * NoCredentials from then on (workers see it within CACHE_TTL_MS). Returns the new summary.
    */
-  async remove(appId: string, provider: CredentialsProvider): Promise<CredentialsSummary> {
+  async remove(appId: string, provider: ProviderId): Promise<CredentialsSummary> {
     if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
     await this.assertAppExists(appId);
     await this.credentials.clear(appId, PROVIDER_COLUMNS[provider]);
@@ -136,13 +130,8 @@ export class CredentialsService {
     return { appId, apns: openApns(row, open), fcm: openFcm(row, open), vapid: openWebPush(row, open) };
   }
 
-  /** APP_KEY, then APP_KEY_PREVIOUS while a rotation is under way. */
-  private get keys(): string[] {
-    return this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
-  }
-
   private open(sealed: string, appId: string, column: SealedColumn): string {
-    return openWithAny(sealed, sealContext(appId, column), this.keys).plaintext;
+    return openWithAny(sealed, sealContext(appId, column), appKeys(this.config)).plaintext;
   }
 
   /**
@@ -150,29 +139,19 @@ export class CredentialsService {
    * transaction (docs/operations.md "Rotating APP_KEY"). Idempotent: a secret already under
    * APP_KEY is left alone. A secret that opens under neither key stops it, and nothing changes.
    */
-  async rotateAppKey(): Promise<{ apps: number; secrets: number; resealed: number; already_current: number }> {
+  async rotateAppKey(): Promise<ResealTotals & { apps: number }> {
     const totals = { apps: 0, secrets: 0, resealed: 0, already_current: 0 };
+    const keys = appKeys(this.config);
     await this.credentials.resealAll((row) => {
       totals.apps++;
       const changed = new Map<SealedColumn, string>();
       for (const column of SEALED_COLUMNS) {
         const sealed = row[column];
         if (sealed === null) continue;
-        totals.secrets++;
-        let opened: { plaintext: string; index: number };
-        try {
-          opened = openWithAny(sealed, sealContext(row.app_id, column), this.keys);
-        } catch {
-          throw new CredentialsError(
-            `The ${column} of app ${row.app_id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`,
-          );
-        }
-        if (opened.index === 0) {
-          totals.already_current++;
-        } else {
-          changed.set(column, seal(opened.plaintext, sealContext(row.app_id, column), this.config.APP_KEY));
-          totals.resealed++;
-        }
+        const unopenable = () =>
+          new CredentialsError(`The ${column} of app ${row.app_id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`);
+        const resealed = reseal(sealed, sealContext(row.app_id, column), keys, totals, unopenable);
+        if (resealed !== null) changed.set(column, resealed);
       }
       return changed;
     });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, openWithAny, seal, SecretBoxError } from './secret-box';
+import { appKeys, open, openWithAny, reseal, seal, SecretBoxError } from './secret-box';
 
 describe('secret box', () => {
   const key = randomBytes(32).toString('base64');
@@ -59,5 +59,19 @@ describe('secret box', () => {
     expect(openWithAny(seal('old', 'ctx', previous), 'ctx', [current, previous])).toEqual({ plaintext: 'old', index: 1 });
     expect(() => openWithAny(seal('old', 'ctx', previous), 'ctx', [current])).toThrow(SecretBoxError);
     expect(() => openWithAny(seal('x', 'ctx', key), 'other ctx', [current, key])).toThrow(/APP_KEY is not the key/);
+  });
+
+  it('reseal seals again under APP_KEY what opens only under APP_KEY_PREVIOUS, counts both, and stops on what opens under neither', () => {
+    const current = randomBytes(32).toString('base64');
+    const previous = randomBytes(32).toString('base64');
+    const totals = { secrets: 0, resealed: 0, already_current: 0 };
+    const refused = () => new Error('refused');
+    const resealed = reseal(seal('old', 'ctx', previous), 'ctx', [current, previous], totals, refused);
+    expect(resealed && open(resealed, 'ctx', current)).toBe('old');
+    expect(reseal(seal('new', 'ctx', current), 'ctx', [current, previous], totals, refused)).toBeNull();
+    expect(totals).toEqual({ secrets: 2, resealed: 1, already_current: 1 });
+    expect(() => reseal(seal('x', 'ctx', key), 'ctx', [current, previous], totals, refused)).toThrow('refused');
+    expect(appKeys({ APP_KEY: current })).toEqual([current]);
+    expect(appKeys({ APP_KEY: current, APP_KEY_PREVIOUS: previous })).toEqual([current, previous]);
   });
 });

@@ -51,6 +51,39 @@ export function openWithAny(sealed: string, context: string, keys: readonly Secr
   throw failure;
 }
 
+/** APP_KEY, then APP_KEY_PREVIOUS while a rotation is under way: the keys `openWithAny` tries. */
+export function appKeys(config: { APP_KEY: string; APP_KEY_PREVIOUS?: string | null }): string[] {
+  return config.APP_KEY_PREVIOUS ? [config.APP_KEY, config.APP_KEY_PREVIOUS] : [config.APP_KEY];
+}
+
+/** What a key rotation looked at and did (`app-key:rotate`). */
+export interface ResealTotals {
+  secrets: number;
+  resealed: number;
+  already_current: number;
+}
+
+/**
+ * One secret of a key rotation (docs/operations.md "Rotating APP_KEY"): sealed again under the
+ * first of `keys` when it opens only under a later one, null when it is current already; counted
+ * in `totals`. A secret that opens under none throws `unopenable()`, which stops the rotation.
+ */
+export function reseal(sealed: string, context: string, keys: readonly SecretKey[], totals: ResealTotals, unopenable: () => Error): string | null {
+  totals.secrets++;
+  let opened: { plaintext: string; index: number };
+  try {
+    opened = openWithAny(sealed, context, keys);
+  } catch {
+    throw unopenable();
+  }
+  if (opened.index === 0) {
+    totals.already_current++;
+    return null;
+  }
+  totals.resealed++;
+  return seal(opened.plaintext, context, keys[0]);
+}
+
 export function open(sealed: string, context: string, key: SecretKey): string {
   if (!sealed.startsWith(VERSION)) throw new SecretBoxError('Not a sealed secret (expected the "v1:" prefix)');
   const raw = Buffer.from(sealed.slice(VERSION.length), 'base64');

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { REASONED_ENDS } from '../common/vocabulary';
 
 /** A completed notification's counters and how many deliveries ended with each failure or skip reason. */
 export interface CompletionSummaryRow {
@@ -12,7 +13,7 @@ export interface CompletionSummaryRow {
   /** From acceptance to completion. */
   duration_ms: number;
   /** Most frequent first. */
-  reasons: { status: 'failed' | 'skipped'; reason: string; count: number }[];
+  reasons: { status: (typeof REASONED_ENDS)[number]; reason: string; count: number }[];
 }
 
 /**
@@ -29,10 +30,10 @@ export class CompletionReportRepository {
          n.stat_skipped AS skipped, (extract(epoch FROM n.completed_at - n.created_at) * 1000)::float8 AS duration_ms,
          COALESCE((SELECT jsonb_agg(jsonb_build_object('status', r.status, 'reason', r.reason, 'count', r.count) ORDER BY r.count DESC, r.reason)
                    FROM (SELECT d.status, COALESCE(d.reason, 'Unknown') AS reason, count(*)::int AS count FROM deliveries d
-                         WHERE d.notification_id = n.id AND d.status IN ('failed', 'skipped')
+                         WHERE d.notification_id = n.id AND d.status = ANY($2::text[])
                          GROUP BY 1, 2) r), '[]'::jsonb) AS reasons
        FROM notifications n WHERE n.id = $1`,
-      [notificationId],
+      [notificationId, REASONED_ENDS],
     );
     return row;
   }

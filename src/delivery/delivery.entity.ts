@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { DeliveryStatus } from '../common/delivery-status';
+import type { DeliveryStatus } from '../common/vocabulary';
 
 /**
  * One message of a notification to one installation. Recorded (unique per pair) before it is

@@ -1,13 +1,15 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
 import { type Platform, WebPushSubscription } from '../common/platform';
+import type { Permission } from '../common/vocabulary';
 
 // Defined once in common/platform.ts; re-exported here for the installation DTOs.
 export { PLATFORMS } from '../common/platform';
 export type { Platform, WebPushSubscription } from '../common/platform';
 
-export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
-export type Permission = (typeof PERMISSIONS)[number];
+// Defined once in common/vocabulary.ts (the fan-out skips `denied`); re-exported for the DTOs.
+export { PERMISSIONS } from '../common/vocabulary';
+export type { Permission } from '../common/vocabulary';
 
 export interface Device {
   app_version: string | null;

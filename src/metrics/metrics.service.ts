@@ -1,14 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { Platform } from '../common/platform';
+import type { ProviderId, SkipReason } from '../common/vocabulary';
 
 export type DeliveryMetricOutcome = 'accepted' | 'failed' | 'retried' | 'invalidated' | 'skipped';
 
 /** A webhook call: answered 2xx, to be tried again, or the last attempt failed (given up). */
 export type WebhookCallOutcome = 'delivered' | 'retried' | 'failed';
 
-/** The `provider` label of each platform's series. */
-export const PROVIDER_LABELS: Record<Platform, string> = { ios: 'apns', android: 'fcm', web: 'web_push' };
 
 /**
  * Every Prometheus metric of the service, on one registry per process. Domain code records
@@ -79,7 +77,8 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  recordDelivery(provider: string, outcome: DeliveryMetricOutcome, count = 1): void {
+  /** `provider`: the platform's provider id (common/vocabulary.ts PROVIDER_OF). */
+  recordDelivery(provider: ProviderId, outcome: DeliveryMetricOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
   }
 
@@ -88,8 +87,8 @@ export class MetricsService {
     this.webhookCalls.inc({ event, outcome });
   }
 
-  /** `reason` is one of the skip reasons of docs/api.md#delivery (NoCredentials, PermissionDenied...). */
-  recordSkipped(provider: string, reason: string, count = 1): void {
+  /** `reason` is one of the skip reasons of docs/api.md#delivery (common/vocabulary.ts SkipReason). */
+  recordSkipped(provider: ProviderId, reason: SkipReason, count = 1): void {
     if (count > 0) this.deliveriesSkipped.inc({ provider, reason }, count);
   }
 }

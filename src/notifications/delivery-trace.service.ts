@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import type { DeliveryStatus } from '../common/delivery-status';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
+import { DeliveryStatus, SkipReason } from '../common/vocabulary';
 import { EnvironmentVariables } from '../config/env';
 import { DeliveryTraceRepository, TraceRow } from './delivery-trace.repository';
 import { DeliveryResource, toDeliveryResource } from './delivery.resource';
@@ -93,5 +93,5 @@ export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: numb
  * fan-out were never claimed (0), and a cancel skips without claiming.
  */
 export function providerAttempts(row: Pick<TraceRow, 'status' | 'reason' | 'attempts'>): number {
-  return row.status === 'skipped' && row.reason !== 'Canceled' && row.attempts > 0 ? row.attempts - 1 : row.attempts;
+  return row.status === 'skipped' && row.reason !== SkipReason.Canceled && row.attempts > 0 ? row.attempts - 1 : row.attempts;
 }

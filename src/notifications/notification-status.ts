@@ -1,11 +1,9 @@
+import type { NotificationStatus } from '../common/vocabulary';
 import { NotificationResource, toNotificationResource } from './notification.resource';
 import type { NotificationRow } from './notifications.repository';
 
-/** Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard"). */
-export const NOTIFICATION_STATUSES = ['scheduled', 'sending', 'completed', 'canceled'] as const;
-export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
-
 /**
+ * Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard").
  * Canceled and completed are final (a cancelled notification also completes: canceled wins).
  * Scheduled: waiting for its send_at, or for its devices' local time (options.local_time,
  * docs/api.md#scheduling) with nothing attempted yet. Anything else is under way: sending.

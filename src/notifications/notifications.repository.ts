@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { completionCondition } from '../common/completion-condition';
-import { DeliveryStatus } from '../common/delivery-status';
+import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
+import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
 import { NotificationOptions } from './notification.entity';
@@ -35,7 +35,7 @@ export interface NotificationRow {
   localizations: Record<string, Record<string, string>> | null;
   fanned_out_at: Date | null;
   /** Which recipients key the send used, and its tags when it was `tags` (the dashboard shows them). */
-  recipient_kind: 'user_ids' | 'installation_ids' | 'tags' | 'all';
+  recipient_kind: RecipientKind;
   tags: string[] | null;
 }
 
@@ -43,6 +43,8 @@ export interface NotificationRow {
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
   created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
+
+const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
 const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
          recipient_kind, installation_ids, tags, send_at, localizations)
@@ -60,7 +62,7 @@ export interface NewNotification {
   data: string | null;
   options: string | null;
   /** Which recipients key the send used (docs/api.md#recipients), and its values. */
-  recipientKind: 'user_ids' | 'installation_ids' | 'tags' | 'all';
+  recipientKind: RecipientKind;
   userIds: string[];
   installationIds: string[] | null;
   tags: string[] | null;
@@ -153,10 +155,7 @@ export class NotificationsRepository {
   }
 
   async find(appId: string, id: string): Promise<NotificationRow | undefined> {
-    const [row]: NotificationRow[] = await this.db.query(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`, [
-      appId,
-      id,
-    ]);
+    const [row]: NotificationRow[] = await this.db.query(FIND_SQL, [appId, id]);
     return row;
   }
 
@@ -164,7 +163,8 @@ export class NotificationsRepository {
    * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at` (whose
    * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
    * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
-   * notification completed when nothing else is left. Rows "sending" finish as they would have.
+   * notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the worker
+   * runs for a batch's leftovers). Rows "sending" finish as they would have.
    * Its webhook events (notification.canceled, and notification.completed when it completes;
    * docs/api.md#webhooks) are written in the same transaction.
    * Undefined when the notification is not this app's, or had completed or been cancelled already.
@@ -182,23 +182,8 @@ export class NotificationsRepository {
         [id, appId],
       );
       if (!marked) return undefined;
-      const [row]: NotificationRow[] = await manager.query(
-        `WITH canceled AS (
-           UPDATE deliveries SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
-           WHERE notification_id = $1 AND status IN ('pending', 'scheduled')
-           RETURNING 1
-         ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
-           UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
-             completed_at = CASE WHEN ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
-           FROM counted
-           WHERE id = $1
-           RETURNING ${NOTIFICATION_COLUMNS}
-         ), completed_events AS (
-           ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed_at IS NOT NULL')}
-         )
-         SELECT * FROM finished`,
-        [id],
-      );
+      await manager.query(CANCEL_ROWS_SQL, cancelRowsParams(id, null));
+      const [row]: NotificationRow[] = await manager.query(FIND_SQL, [appId, id]);
       return row;
     });
   }
@@ -298,7 +283,7 @@ export class NotificationsRepository {
          SELECT id, processing_started_at FROM notifications WHERE id = $1 AND app_id = $2
        ), target AS (
          SELECT d.installation_id, d.notification_started_at, d.status, d.reason,
-                d.status IN ('accepted', 'sending') OR (d.status = 'pending' AND d.attempts > 0) AS eligible
+                d.status = ANY($6::text[]) OR (d.status = $7::text AND d.attempts > 0) AS eligible
          FROM deliveries d
          JOIN installations i ON i.id = d.installation_id
          WHERE d.notification_id = (SELECT id FROM notification)
@@ -318,7 +303,7 @@ export class NotificationsRepository {
               EXISTS (SELECT 1 FROM target WHERE eligible) AS eligible,
               (SELECT status FROM target) AS status, (SELECT reason FROM target) AS reason,
               EXISTS (SELECT 1 FROM counted) AS counted`,
-      [notificationId, appId, installationId, type, occurredAt],
+      [notificationId, appId, installationId, type, occurredAt, ['accepted', 'sending'] satisfies DeliveryStatus[], 'pending' satisfies DeliveryStatus],
     );
     return result;
   }

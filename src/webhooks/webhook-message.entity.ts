@@ -1,4 +1,6 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import type { WebhookMessageStatus } from '../common/vocabulary';
+import { WEBHOOK_FINISHED, WEBHOOK_OWED } from '../common/webhook-events';
 import { Webhook } from './webhook.entity';
 
 /**
@@ -8,9 +10,9 @@ import { Webhook } from './webhook.entity';
  * `webhook-id` header, the same on every attempt.
  */
 @Entity('webhook_messages')
-@Index('webhook_messages_due_idx', ['dueAt'], { where: `status = 'pending'` })
+@Index('webhook_messages_due_idx', ['dueAt'], { where: WEBHOOK_OWED })
 @Index('webhook_messages_webhook_id_idx', ['webhookId'])
-@Index('webhook_messages_finished_idx', ['finishedAt'], { where: `status <> 'pending'` })
+@Index('webhook_messages_finished_idx', ['finishedAt'], { where: WEBHOOK_FINISHED })
 export class WebhookMessage {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'webhook_messages_pkey' })
   id: string;
@@ -39,8 +41,8 @@ export class WebhookMessage {
   body: string | null;
 
   /** pending, delivered or failed. */
-  @Column({ type: 'varchar', length: 16, default: 'pending' })
-  status: string;
+  @Column({ type: 'varchar', length: 16, default: 'pending' satisfies WebhookMessageStatus })
+  status: WebhookMessageStatus;
 
   @Column({ type: 'int', default: 0 })
   attempts: number;

@@ -4,7 +4,7 @@ import { PRIVATE_ADDRESS_CODE } from '../common/web-push-hosts';
 import { WebhookEventType } from '../common/webhook-events';
 import { WebhookHosts } from '../common/webhook-hosts';
 import { EnvironmentVariables } from '../config/env';
-import { openWithAny } from '../credentials/secret-box';
+import { appKeys, openWithAny } from '../credentials/secret-box';
 import { toInstallationResource } from '../installations/installation.resource';
 import { MetricsService } from '../metrics/metrics.service';
 import { toNotificationResource } from '../notifications/notification.resource';
@@ -70,7 +70,7 @@ export class WebhookSender {
   /** One call; undefined when answered 2xx within the timeout, else why not. */
   private async call(message: MessageAttempt): Promise<string | undefined> {
     const body = message.body ?? (await this.makeBody(message));
-    const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), this.keys).plaintext;
+    const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), appKeys(this.config)).plaintext;
     // Checked again: the row may predate the check, or WEBHOOK_ALLOWED_HOSTS may have changed.
     if (!this.hosts.permits(new URL(message.url))) return ENDPOINT_NOT_ALLOWED;
     try {
@@ -110,7 +110,4 @@ export class WebhookSender {
     return row && toNotificationResource(row);
   }
 
-  private get keys(): string[] {
-    return this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
-  }
 }

@@ -3,6 +3,11 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { toInstallationResource } from '../installations/installation.resource';
 import type { toNotificationResource } from '../notifications/notification.resource';
+import type { WebhookMessageStatus } from '../common/vocabulary';
+import { WEBHOOK_FINISHED, WEBHOOK_OWED } from '../common/webhook-events';
+
+/** A message whose last attempt failed: given up. */
+const GIVEN_UP: WebhookMessageStatus = 'failed';
 
 /** A webhook as listed: never its secret. */
 export interface WebhookRow {
@@ -34,7 +39,7 @@ export interface WebhookTroubleRow {
   url: string;
   type: string;
   subject_id: string;
-  status: 'pending' | 'failed';
+  status: Extract<WebhookMessageStatus, 'pending' | 'failed'>;
   attempts: number;
   last_error: string | null;
   created_at: Date;
@@ -107,7 +112,7 @@ export class WebhooksRepository {
     return this.db.query(
       `UPDATE webhook_messages m SET due_at = now() + make_interval(secs => $2)
        WHERE m.id IN (
-         SELECT id FROM webhook_messages WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+         SELECT id FROM webhook_messages WHERE ${WEBHOOK_OWED} AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING m.id, m.attempts`,
       [limit, leaseSeconds],
     ).then(([rows]: [{ id: string; attempts: number }[], number]) => rows);
@@ -121,7 +126,7 @@ export class WebhooksRepository {
     const [rows]: [MessageAttempt[], number] = await this.db.query(
       `UPDATE webhook_messages m SET attempts = m.attempts + 1, due_at = now() + make_interval(secs => $2)
        FROM webhooks w
-       WHERE m.id = $1 AND m.status = 'pending' AND w.id = m.webhook_id
+       WHERE m.id = $1 AND m.${WEBHOOK_OWED} AND w.id = m.webhook_id
        RETURNING m.id, m.type, m.subject_id, m.created_at, m.body, m.attempts, w.id AS webhook_id, w.url, w.secret_enc`,
       [messageId, leaseSeconds],
     );
@@ -155,41 +160,45 @@ export class WebhooksRepository {
    */
   async troubles(since: Date, limit: number): Promise<{ failed: number; retrying: number; recent: WebhookTroubleRow[] }> {
     const [counts]: { failed: number; retrying: number }[] = await this.db.query(
-      `SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1)::int AS failed,
-              (SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL)::int AS retrying`,
-      [since],
+      `SELECT (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $2::text AND finished_at >= $1)::int AS failed,
+              (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_OWED} AND last_error IS NOT NULL)::int AS retrying`,
+      [since, GIVEN_UP],
     );
     const recent: WebhookTroubleRow[] = await this.db.query(
       `SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
        FROM (
-         (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = 'failed' AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+         (SELECT * FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $3::text AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
          UNION ALL
-         (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
+         (SELECT * FROM webhook_messages WHERE ${WEBHOOK_OWED} AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
        ) m JOIN webhooks w ON w.id = m.webhook_id
        ORDER BY coalesce(m.finished_at, m.created_at) DESC
        LIMIT $2`,
-      [since, limit],
+      [since, limit, GIVEN_UP],
     );
     return { ...counts, recent };
   }
 
   /** The attempt was answered 2xx: nothing more is owed. */
   async delivered(messageId: string): Promise<void> {
-    await this.db.query(`UPDATE webhook_messages SET status = 'delivered', finished_at = now(), last_error = NULL WHERE id = $1`, [messageId]);
+    await this.db.query(`UPDATE webhook_messages SET status = $2::text, finished_at = now(), last_error = NULL WHERE id = $1`, [
+      messageId,
+      'delivered' satisfies WebhookMessageStatus,
+    ]);
   }
 
   /** The last attempt failed too: given up. */
   async failed(messageId: string, error: string): Promise<void> {
-    await this.db.query(`UPDATE webhook_messages SET status = 'failed', finished_at = now(), last_error = $2 WHERE id = $1`, [
+    await this.db.query(`UPDATE webhook_messages SET status = $3::text, finished_at = now(), last_error = $2 WHERE id = $1`, [
       messageId,
       error.slice(0, 255),
+      GIVEN_UP,
     ]);
   }
 
   /** The attempt failed; the next is queued, and due for the dispatcher `dueInMs` from now if its job is lost. */
   async retryLater(messageId: string, error: string, dueInMs: number): Promise<void> {
     await this.db.query(
-      `UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND status = 'pending'`,
+      `UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND ${WEBHOOK_OWED}`,
       [messageId, error.slice(0, 255), dueInMs],
     );
   }

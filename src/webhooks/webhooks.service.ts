@@ -4,7 +4,7 @@ import { AppsRepository } from '../apps/apps.repository';
 import { isUuid } from '../common/uuid';
 import { WebhookHosts } from '../common/webhook-hosts';
 import { EnvironmentVariables } from '../config/env';
-import { openWithAny, seal } from '../credentials/secret-box';
+import { appKeys, reseal, ResealTotals, seal } from '../credentials/secret-box';
 import { newSecret, parseEvents, parseUrl, WebhookError } from './webhook-rules';
 import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
@@ -95,24 +95,11 @@ export class WebhooksService {
    * Re-seals under APP_KEY every signing secret that opens only under APP_KEY_PREVIOUS, in one
    * transaction (docs/operations.md "Rotating APP_KEY"); one that opens under neither stops it.
    */
-  async rotateAppKey(): Promise<{ secrets: number; resealed: number; already_current: number }> {
-    const totals = { secrets: 0, resealed: 0, already_current: 0 };
-    const keys = this.config.APP_KEY_PREVIOUS ? [this.config.APP_KEY, this.config.APP_KEY_PREVIOUS] : [this.config.APP_KEY];
-    await this.webhooks.resealAll((row) => {
-      totals.secrets++;
-      let opened: { plaintext: string; index: number };
-      try {
-        opened = openWithAny(row.secret_enc, secretContext(row.id), keys);
-      } catch {
-        throw new WebhookError(`The secret of webhook ${row.id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`);
-      }
-      if (opened.index === 0) {
-        totals.already_current++;
-        return null;
-      }
-      totals.resealed++;
-      return seal(opened.plaintext, secretContext(row.id), this.config.APP_KEY);
-    });
+  async rotateAppKey(): Promise<ResealTotals> {
+    const totals: ResealTotals = { secrets: 0, resealed: 0, already_current: 0 };
+    const keys = appKeys(this.config);
+    const unopenable = (id: string) => () => new WebhookError(`The secret of webhook ${id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`);
+    await this.webhooks.resealAll((row) => reseal(row.secret_enc, secretContext(row.id), keys, totals, unopenable(row.id)));
     return totals;
   }
 }

@@ -2,6 +2,7 @@
  * How the dashboard writes numbers and times: numbers with the viewer's thousands separators,
  * rates as percentages, times in the viewer's time zone (the UTC time on hover, components/Time.tsx).
  */
+import type { RecipientKind } from './vocabulary';
 
 export const formatNumber = (value: number, locale?: string) => new Intl.NumberFormat(locale).format(value);
 
@@ -38,7 +39,7 @@ export function funnel(stats: { accepted: number; received: number; displayed: n
 }
 
 /** Whom a send targeted, in words. */
-export function describeTarget(target: { kind: string; users: number | null; tags: string[] | null }, locale?: string): string {
+export function describeTarget(target: { kind: RecipientKind; users: number | null; tags: string[] | null }, locale?: string): string {
   switch (target.kind) {
     case 'user_ids':
       return target.users === 1 ? '1 user' : `${formatNumber(target.users ?? 0, locale)} users`;
@@ -46,7 +47,7 @@ export function describeTarget(target: { kind: string; users: number | null; tag
       return 'installation ids';
     case 'tags':
       return `tags: ${(target.tags ?? []).join(', ')}`;
-    default:
+    case 'all':
       return 'every installation';
   }
 }

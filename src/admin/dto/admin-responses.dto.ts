@@ -1,13 +1,14 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { AppSummary } from '../../apps/apps.service';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/delivery-status';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/vocabulary';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
 import type { Platform } from '../../common/platform';
 import { WEBHOOK_EVENT_TYPES } from '../../common/webhook-events';
 import type { CredentialsSummary } from '../../credentials/credentials.service';
 import { InstallationResource } from '../../installations/dto/installation-response.dto';
 import { NotificationResource, PageMeta } from '../../notifications/dto/notification-response.dto';
-import { NOTIFICATION_STATUSES, type NotificationStatus, OperatorNotification } from '../../notifications/notification-status';
+import { NOTIFICATION_STATUSES, type NotificationStatus } from '../../common/vocabulary';
+import { OperatorNotification } from '../../notifications/notification-status';
 import { INSPECTED_QUEUES } from '../../queue/queue-inspector';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import { type AdminService, type MinutePoint, QUEUE_STATES } from '../admin.service';

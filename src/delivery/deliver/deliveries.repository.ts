@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { CANCEL_ROWS_SQL, cancelRowsParams } from '../../common/cancel-statement';
 import { completionCondition } from '../../common/completion-condition';
 import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
+import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
 import { PushContent } from '../providers/payloads';
 
@@ -30,7 +32,7 @@ export interface NotificationToSend {
 
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
 export interface RecordedOutcome {
-  status: 'accepted' | 'failed' | 'skipped' | 'pending';
+  status: Extract<DeliveryStatus, 'accepted' | 'failed' | 'skipped' | 'pending'>;
   reason: string | null;
   nextAttemptAt: Date | null;
 }
@@ -63,13 +65,13 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 // a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
 // locale picks the localized content (docs/api.md#localization). $4 and $5 bound the notification's start
 // (its partition), parameters known when execution begins, so the other partitions are left out
-// before they are opened. Prepared: it runs once per batch
-// (docs/decisions/0001-prepared-hot-statements.md).
-const CLAIM_SQL = `UPDATE deliveries d SET status = 'sending', attempts = d.attempts + 1, updated_at = now()
+// before they are opened; $6 is `sending`, $7 the statuses still to send. Prepared: it runs once
+// per batch (docs/decisions/0001-prepared-hot-statements.md).
+const CLAIM_SQL = `UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
          FROM installations i
          WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
            AND d.batch = $2 AND i.id = d.installation_id
-           AND (d.status IN ('pending', 'scheduled') OR ($3::boolean AND d.status = 'sending'))
+           AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
            AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
            AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
          RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
@@ -84,25 +86,67 @@ export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
   return [new Date(Math.min(...times)), new Date(Math.max(...times) + 1)];
 };
 
-/**
- * A cancelled notification's rows of one batch that are still to send (left by a retry or a
- * worker that died while the cancel ran): skipped/Canceled, counted, completing the notification
- * (with its webhook event, docs/api.md#webhooks).
- */
-const CANCEL_LEFTOVERS_SQL = `
-  WITH canceled AS (
-    UPDATE deliveries d SET status = 'skipped', reason = 'Canceled', next_attempt_at = NULL, updated_at = now()
-    WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.batch = $2 AND d.status IN ('pending', 'scheduled')
-      AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-    RETURNING 1
-  ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
-    UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
-      completed_at = CASE WHEN completed_at IS NULL AND ${completionCondition(' + counted.n')} THEN now() ELSE completed_at END
-    FROM counted
-    WHERE id = $1 AND counted.n > 0
-    RETURNING id, app_id, completed_at = now() AS completed
-  )
-  ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}`;
+/** The outcomes, one list per column ($1-$5); the set_config turns synchronous_commit off for this transaction. */
+const outcome = `outcome AS (
+    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+      AS o(notification_id, installation_id, status, reason, next_attempt_at)
+    WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+  )`;
+
+/** Rows still "sending" ($11) take their outcome: one primary-key probe each, in the starts' partitions ($9, $10). */
+const recorded = `recorded AS (
+    UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
+    FROM outcome o
+    WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
+      AND d.notification_started_at >= $9 AND d.notification_started_at < $10
+      AND CASE d.status WHEN $11::text THEN true ELSE false END
+    RETURNING d.notification_id, d.status
+  )`;
+
+const perMinute = `per_minute AS (
+    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+    SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+    FROM recorded GROUP BY notification_id, status
+    ORDER BY notification_id, status
+    ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+  )`;
+
+/** Refused tokens ($6-$8), invalidated only if still the installation's. */
+const invalidated = `invalidated AS (
+    UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
+    FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
+    WHERE i.id = u.id AND i.invalidated_at IS NULL
+      AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
+    RETURNING i.app_id, i.id
+  )`;
+
+const invalidatedEvents = `invalidated_events AS (
+    ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
+  )`;
+
+/** Per notification, what its rows became: accepted ($12), failed ($13), skipped ($14). */
+const counted = `counted AS (
+    SELECT notification_id,
+           count(*) FILTER (WHERE status = $12::text)::int AS accepted,
+           count(*) FILTER (WHERE status = $13::text)::int AS failed,
+           count(*) FILTER (WHERE status = $14::text)::int AS skipped
+    FROM recorded GROUP BY notification_id
+  )`;
+
+const finished = `finished AS (
+    UPDATE notifications n SET
+      stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
+      completed_at = CASE
+        WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
+        ELSE completed_at END
+    FROM counted c
+    WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
+    RETURNING n.id, n.app_id, n.completed_at = now() AS completed
+  )`;
+
+const completedEvents = `completed_events AS (
+    ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
+  )`;
 
 /**
  * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
@@ -138,50 +182,11 @@ const CANCEL_LEFTOVERS_SQL = `
  * alike. So the time series never read `deliveries`, which has no index on time, by design.
  */
 export const RECORD_OUTCOMES_SQL = `
-  WITH outcome AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
-      AS o(notification_id, installation_id, status, reason, next_attempt_at)
-    WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
-  ), recorded AS (
-    UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
-    FROM outcome o
-    WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
-      AND d.notification_started_at >= $9 AND d.notification_started_at < $10
-      AND CASE d.status WHEN 'sending' THEN true ELSE false END
-    RETURNING d.notification_id, d.status
-  ), per_minute AS (
-    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
-    SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-    FROM recorded GROUP BY notification_id, status
-    ORDER BY notification_id, status
-    ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
-  ), invalidated AS (
-    UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
-    FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
-    WHERE i.id = u.id AND i.invalidated_at IS NULL
-      AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
-    RETURNING i.app_id, i.id
-  ), invalidated_events AS (
-    ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
-  ), counted AS (
-    SELECT notification_id,
-           count(*) FILTER (WHERE status = 'accepted')::int AS accepted,
-           count(*) FILTER (WHERE status = 'failed')::int AS failed,
-           count(*) FILTER (WHERE status = 'skipped')::int AS skipped
-    FROM recorded GROUP BY notification_id
-  ), finished AS (
-    UPDATE notifications n SET
-      stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
-      completed_at = CASE
-        WHEN completed_at IS NULL AND ${completionCondition(' + c.accepted + c.failed + c.skipped')} THEN now()
-        ELSE completed_at END
-    FROM counted c
-    WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
-    RETURNING n.id, n.app_id, n.completed_at = now() AS completed
-  ), completed_events AS (
-    ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
-  )
+  WITH ${outcome}, ${recorded}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;
+
+/** The statuses RECORD_OUTCOMES_SQL reads, as its parameters $11-$14. */
+const OUTCOME_WORDS = ['sending', 'accepted', 'failed', 'skipped'] as const satisfies readonly DeliveryStatus[];
 
 /** The parameters of RECORD_OUTCOMES_SQL: one list per column, then the range of the starts. */
 export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
@@ -196,6 +201,7 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
     invalidations.map((i) => i.reason.slice(0, 255)),
     invalidations.map((i) => i.token),
     ...startedSpan(records.map((r) => r.notificationStartedAt)),
+    ...OUTCOME_WORDS,
   ];
 }
 
@@ -226,7 +232,14 @@ export class DeliveriesRepository {
    * `startedAt`: the notification's processing_started_at (NotificationToSend).
    */
   async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
-    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [notificationId, batch, reclaim, ...startedSpan([startedAt])]);
+    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [
+      notificationId,
+      batch,
+      reclaim,
+      ...startedSpan([startedAt]),
+      'sending' satisfies DeliveryStatus,
+      STILL_TO_SEND,
+    ]);
     return rows;
   }
 
@@ -274,17 +287,21 @@ export class DeliveriesRepository {
   async pendingBatches(notificationId: string): Promise<{ batch: number; due: Date | null }[]> {
     return this.db.query(
       `SELECT batch, max(next_attempt_at) AS due FROM deliveries d
-       WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status IN ('pending', 'scheduled') GROUP BY batch`,
-      [notificationId],
+       WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status = ANY($2::text[]) GROUP BY batch`,
+      [notificationId, STILL_TO_SEND],
     );
   }
 
-  /** See CANCEL_LEFTOVERS_SQL; nothing when the notification is not cancelled. */
+  /**
+   * A cancelled notification's rows of one batch that are still to send (left by a retry or a
+   * worker that died while the cancel ran): skipped as the API's cancel skips them, with the same
+   * statement (CANCEL_ROWS_SQL); nothing when the notification is not cancelled.
+   */
   async cancelLeftovers(notificationId: string, batch: number): Promise<void> {
-    await this.db.query(CANCEL_LEFTOVERS_SQL, [notificationId, batch]);
+    await this.db.query(CANCEL_ROWS_SQL, cancelRowsParams(notificationId, batch));
   }
 
-  /** Sets completed_at if the notification is complete (see completion.ts); true when this did. */
+  /** Sets completed_at if the notification is complete (common/completion-condition.ts); true when this did. */
   async completeIfDone(notificationId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
     return rows.length > 0;

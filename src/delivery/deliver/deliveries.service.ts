@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { mapLimit } from '../../common/map-limit';
 import { Platform } from '../../common/platform';
+import { PROVIDER_OF, SkipReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
-import { MetricsService, PROVIDER_LABELS as PROVIDER_NAMES } from '../../metrics/metrics.service';
+import { MetricsService } from '../../metrics/metrics.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
@@ -14,6 +15,8 @@ import { retryDelayMs } from './retry-policy';
 import { StoreOutage } from './store-outage';
 
 type Final = RecordedOutcome;
+/** A row skipped when it was claimed: its installation changed since the fan-out. */
+type Skipped = Final & { status: 'skipped'; reason: SkipReason };
 
 const CONTENT_CACHE_SIZE = 500;
 
@@ -86,27 +89,27 @@ export class DeliveriesService {
     return { sent: claimed.length };
   }
 
-  private async sendOne(credentials: ProviderCredentials, content: PushContent, row: ClaimedRow): Promise<DeliveryOutcome | Final> {
+  private async sendOne(credentials: ProviderCredentials, content: PushContent, row: ClaimedRow): Promise<DeliveryOutcome | Skipped> {
     // The installation may have changed since the fan-out decided to send to it.
-    if (row.deleted_at) return { status: 'skipped', reason: 'Deleted', nextAttemptAt: null };
-    if (row.invalidated_at) return { status: 'skipped', reason: 'Invalidated', nextAttemptAt: null };
-    if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: 'NoToken', nextAttemptAt: null };
+    if (row.deleted_at) return { status: 'skipped', reason: SkipReason.Deleted, nextAttemptAt: null };
+    if (row.invalidated_at) return { status: 'skipped', reason: SkipReason.Invalidated, nextAttemptAt: null };
+    if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: SkipReason.NoToken, nextAttemptAt: null };
     const provider = this.byPlatform.get(row.platform);
-    if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: 'NoCredentials', nextAttemptAt: null };
+    if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const started = process.hrtime.bigint();
     const outcome = await provider.send(credentials, contentFor(content, row.locale), {
       installationId: row.installation_id,
       pushToken: row.push_token,
       webPushSubscription: row.web_push_subscription,
     });
-    this.metrics.providerLatency.observe({ provider: PROVIDER_NAMES[row.platform] }, Number(process.hrtime.bigint() - started) / 1e9);
+    this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, Number(process.hrtime.bigint() - started) / 1e9);
     return outcome;
   }
 
-  private finalize(row: ClaimedRow, outcome: DeliveryOutcome | Final): Final {
-    const provider = PROVIDER_NAMES[row.platform];
+  private finalize(row: ClaimedRow, outcome: DeliveryOutcome | Skipped): Final {
+    const provider = PROVIDER_OF[row.platform];
     if ('status' in outcome) {
-      if (outcome.status === 'skipped') this.metrics.recordSkipped(provider, outcome.reason!);
+      this.metrics.recordSkipped(provider, outcome.reason);
       return outcome;
     }
     switch (outcome.kind) {
@@ -133,7 +136,7 @@ export class DeliveriesService {
   }
 
   /** The token a provider refused, to be invalidated if the installation still has it. */
-  private invalidation(row: ClaimedRow, outcome: DeliveryOutcome | Final): Invalidation | undefined {
+  private invalidation(row: ClaimedRow, outcome: DeliveryOutcome | Skipped): Invalidation | undefined {
     if ('status' in outcome || outcome.kind !== 'invalid') return undefined;
     return { installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' };
   }

@@ -3,9 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
 import { Platform } from '../../common/platform';
-
-/** Which recipients key a send used (docs/api.md#recipients). */
-export type RecipientKind = 'user_ids' | 'installation_ids' | 'tags' | 'all';
+import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 
 /**
  * The installations one chunk covers, as SQL after `FROM installations i`; $1 is the app, and the
@@ -29,6 +27,84 @@ function chunkTargets(kind: RecipientKind, p: number): string {
 }
 
 /**
+ * The words the chunk statement writes and compares, as its parameters from $11 in this order (the vocabulary
+ * reaches SQL as parameters, docs/architecture.md "SQL files"); the chunk's targets follow from $20.
+ */
+const WORDS = [
+  SkipReason.Canceled,
+  SkipReason.PlatformExcluded,
+  SkipReason.NoCredentials,
+  SkipReason.PermissionDenied,
+  SkipReason.Invalidated,
+  SkipReason.NoToken,
+  'skipped',
+  'scheduled',
+  'pending',
+  'denied',
+] as const satisfies readonly (SkipReason | DeliveryStatus | Permission)[];
+const word = (w: (typeof WORDS)[number]) => `$${11 + WORDS.indexOf(w)}::text`;
+const FIRST_TARGET_PARAM = 11 + WORDS.length;
+
+/** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
+const chosen = (kind: RecipientKind) => `chosen AS (
+    SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
+      CASE
+        WHEN $7::boolean THEN ${word(SkipReason.Canceled)}
+        WHEN NOT (i.platform = ANY($4::text[])) THEN ${word(SkipReason.PlatformExcluded)}
+        WHEN NOT (i.platform = ANY($5::text[])) THEN ${word(SkipReason.NoCredentials)}
+        WHEN i.permission = ${word('denied')} THEN ${word(SkipReason.PermissionDenied)}
+        WHEN i.invalidated_at IS NOT NULL THEN ${word(SkipReason.Invalidated)}
+        WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN ${word(SkipReason.NoToken)}
+      END AS skip_reason
+    FROM installations i
+    ${chunkTargets(kind, FIRST_TARGET_PARAM)}
+  )`;
+
+/** Each one's due time: its zone's in $8/$9, else $10. */
+const targets = `targets AS (
+    SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
+    FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  )`;
+
+/** Those to send, numbered into batches of $3 per due time. */
+const numbered = `numbered AS (
+    SELECT t.*, CASE WHEN t.skip_reason IS NULL
+      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    FROM targets t
+  )`;
+
+const dueGroups = `due_groups AS (
+    SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+  )`;
+
+/** Batch numbers continue from $6, the notification's batches so far, one due time after the other. */
+const groupOffsets = `group_offsets AS (
+    SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+  )`;
+
+const inserted = `inserted AS (
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
+      CASE WHEN n.skip_reason IS NOT NULL THEN ${word('skipped')} WHEN n.due > now() THEN ${word('scheduled')} ELSE ${word('pending')} END,
+      n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
+    RETURNING status, batch, next_attempt_at, platform, reason
+  )`;
+
+const report = `SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = ${word('skipped')})::int AS skipped,
+    (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
+       SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = ${word('skipped')} GROUP BY platform, reason) s) AS skipped_by_reason,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
+       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> ${word('skipped')} GROUP BY batch) b) AS batches`;
+
+/**
  * One chunk of targets: every installation becomes a delivery row in one statement, inside
  * PostgreSQL (nothing is read into the worker): skipped with its reason (docs/api.md#notification-resource; every
  * one `Canceled` once the notification is cancelled), or numbered into delivery batches by due
@@ -38,57 +114,46 @@ function chunkTargets(kind: RecipientKind, p: number): string {
  * due time and batch sends them. Each row carries the notification's processing_started_at, its
  * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
- * trace (docs/api.md#delivery-trace).
+ * trace (docs/api.md#delivery-trace). Its parameters: fanOutChunkParams.
  */
 export const fanOutChunkSql = (kind: RecipientKind) => `
-  WITH chosen AS (
-    SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
-      CASE
-        WHEN $7::boolean THEN 'Canceled'
-        WHEN NOT (i.platform = ANY($4::text[])) THEN 'PlatformExcluded'
-        WHEN NOT (i.platform = ANY($5::text[])) THEN 'NoCredentials'
-        WHEN i.permission = 'denied' THEN 'PermissionDenied'
-        WHEN i.invalidated_at IS NOT NULL THEN 'Invalidated'
-        WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN 'NoToken'
-      END AS skip_reason
-    FROM installations i
-    ${chunkTargets(kind, 11)}
-  ),
-  targets AS (
-    SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-    FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
-  ),
-  numbered AS (
-    SELECT t.*, CASE WHEN t.skip_reason IS NULL
-      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
-    FROM targets t
-  ),
-  due_groups AS (
-    SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
-  ),
-  group_offsets AS (
-    SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
-  ),
-  inserted AS (
-    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-      CASE WHEN n.skip_reason IS NOT NULL THEN 'skipped' WHEN n.due > now() THEN 'scheduled' ELSE 'pending' END,
-      n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
-    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
-    RETURNING status, batch, next_attempt_at, platform, reason
-  )
-  SELECT
-    (SELECT count(*) FROM chosen)::int AS found,
-    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-    (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = 'skipped')::int AS skipped,
-    (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-       SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = 'skipped' GROUP BY platform, reason) s) AS skipped_by_reason,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
-    (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> 'skipped' GROUP BY batch) b) AS batches`;
+  WITH ${chosen(kind)},
+  ${targets},
+  ${numbered},
+  ${dueGroups},
+  ${groupOffsets},
+  ${inserted}
+  ${report}`;
+
+/** What fanOutChunkSql needs besides the chunk's targets (`target`, see targetParams). */
+export interface ChunkStatementParams {
+  appId: string;
+  notificationId: string;
+  batchSize: number;
+  wanted: readonly Platform[];
+  configured: readonly Platform[];
+  /** The notification's batches so far. */
+  batches: number;
+  canceled: boolean;
+  due: ChunkDueTimes;
+  target: unknown[];
+}
+
+/** The parameters of fanOutChunkSql, in its order. */
+export const fanOutChunkParams = (p: ChunkStatementParams): unknown[] => [
+  p.appId,
+  p.notificationId,
+  p.batchSize,
+  p.wanted,
+  p.configured,
+  p.batches,
+  p.canceled,
+  p.due.zones,
+  p.due.dues,
+  p.due.fallback,
+  ...WORDS,
+  ...p.target,
+];
 
 /** The time zones (device.timezone) of a chunk's installations: what its due times need. */
 const chunkZonesSql = (kind: RecipientKind) => `
@@ -122,7 +187,7 @@ export interface ChunkResult {
   /** Batches that received rows to send. */
   batches: FilledBatch[];
   /** The rows skipped, by platform and reason (for the skip metric). */
-  skipped: { platform: Platform; reason: string; count: number }[];
+  skipped: { platform: Platform; reason: SkipReason; count: number }[];
 }
 
 /** The one row fanOutChunkSql returns. */
@@ -208,11 +273,11 @@ export class FanOutRepository {
         `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
            fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
            CASE recipient_kind
-             WHEN 'user_ids' THEN user_ids[fanout_position + 1 : fanout_position + $2]
-             WHEN 'installation_ids' THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+             WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+             WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
            END AS ids
          FROM notifications WHERE id = $1 FOR UPDATE`,
-        [notificationId, params.chunkSize],
+        [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
       );
       if (n.fanned_out_at) return null;
       const target = targetParams(n, params.chunkSize);
@@ -224,19 +289,20 @@ export class FanOutRepository {
         params.dueTimes && !n.canceled
           ? params.dueTimes((await manager.query<{ zone: string }[]>(chunkZonesSql(n.kind), [params.appId, ...target])).map((z) => z.zone))
           : { zones: [], dues: [], fallback: params.fixedDue };
-      const [r] = await manager.query<[ChunkRow]>(fanOutChunkSql(n.kind), [
-        params.appId,
-        notificationId,
-        params.batchSize,
-        params.wanted,
-        params.configured,
-        n.batches,
-        n.canceled,
-        due.zones,
-        due.dues,
-        due.fallback,
-        ...target,
-      ]);
+      const [r] = await manager.query<[ChunkRow]>(
+        fanOutChunkSql(n.kind),
+        fanOutChunkParams({
+          appId: params.appId,
+          notificationId,
+          batchSize: params.batchSize,
+          wanted: params.wanted,
+          configured: params.configured,
+          batches: n.batches,
+          canceled: n.canceled,
+          due,
+          target,
+        }),
+      );
       const walked = n.kind === 'tags' || n.kind === 'all';
       if (walked && r.found === 0) {
         await this.finish(manager, notificationId, n.kind);

@@ -1,8 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { PLATFORMS } from '../../common/platform';
+import { PROVIDER_OF } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
-import { MetricsService, PROVIDER_LABELS } from '../../metrics/metrics.service';
+import { MetricsService } from '../../metrics/metrics.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
@@ -77,7 +78,7 @@ export class FanOutService {
       if (!chunk) break;
       installations += chunk.installations;
       batchCount += chunk.batches.length;
-      for (const { platform, reason, count } of chunk.skipped) this.metrics.recordSkipped(PROVIDER_LABELS[platform], reason, count);
+      for (const { platform, reason, count } of chunk.skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
       await this.enqueue(notificationId, chunk.batches);
     }
     await this.completeIfDone(notificationId);

@@ -2,6 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPrivateKey } from 'node:crypto';
 import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
+import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
@@ -94,8 +95,8 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
 
   async send(credentials: ProviderCredentials, content: PushContent, target: DeliveryTarget): Promise<DeliveryOutcome> {
     const apns = credentials.apns;
-    if (!apns) return { kind: 'failed', reason: 'ApnsNotConfigured' };
-    if (!target.pushToken) return { kind: 'failed', reason: 'MissingDeviceToken' };
+    if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
+    if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
     const base = new URL(this.config.APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
     // Apple asks for connections to be kept open and reused (opening one per request is treated as
@@ -110,7 +111,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
       jwt = await providerToken(apns);
     } catch {
       // Validated when stored, so only a corrupted key gets here; retrying cannot help.
-      return { kind: 'failed', reason: 'InvalidProviderKey' };
+      return { kind: 'failed', reason: FailureReason.InvalidProviderKey };
     }
     let answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
     if (!('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken') {

@@ -1,6 +1,7 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
+import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
@@ -62,8 +63,8 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
 
   async send(credentials: ProviderCredentials, content: PushContent, target: DeliveryTarget): Promise<DeliveryOutcome> {
     const fcm = credentials.fcm;
-    if (!fcm) return { kind: 'failed', reason: 'FcmNotConfigured' };
-    if (!target.pushToken) return { kind: 'failed', reason: 'MissingRegistrationToken' };
+    if (!fcm) return { kind: 'failed', reason: FailureReason.FcmNotConfigured };
+    if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingRegistrationToken };
     const body = JSON.stringify({ message: fcmMessage(content, target.pushToken) });
 
     const first = await this.attempt(fcm, body);
@@ -185,7 +186,7 @@ export function outcomeOf(status: number, text: string, retryAfter: string | str
   if (status === 400 && reason === 'INVALID_ARGUMENT' && /registration token/i.test(message) && /not a valid|invalid/i.test(message)) {
     return { kind: 'invalid', reason: 'INVALID_ARGUMENT' };
   }
-  if (status === 413 || (status === 400 && /too big|too large/i.test(message))) return { kind: 'failed', reason: 'PayloadTooLarge' };
+  if (status === 413 || (status === 400 && /too big|too large/i.test(message))) return { kind: 'failed', reason: FailureReason.PayloadTooLarge };
   if (status === 429 || status >= 500) return retryOutcome(reason, retryAfterMs(retryAfter));
   return { kind: 'failed', reason };
 }

@@ -2,6 +2,7 @@ import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { createPublicKey } from 'node:crypto';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { WebPushSubscription } from '../../common/platform';
+import { FailureReason } from '../../common/vocabulary';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
@@ -48,17 +49,17 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
 
   async send(credentials: ProviderCredentials, content: PushContent, target: DeliveryTarget): Promise<DeliveryOutcome> {
     const vapid = credentials.vapid;
-    if (!vapid) return { kind: 'failed', reason: 'VapidNotConfigured' };
+    if (!vapid) return { kind: 'failed', reason: FailureReason.VapidNotConfigured };
     const subscription = target.webPushSubscription;
-    if (!subscription) return { kind: 'failed', reason: 'MissingSubscription' };
+    if (!subscription) return { kind: 'failed', reason: FailureReason.MissingSubscription };
     // Cheap shape checks first; whether p256dh is really a point on the curve is asked only when
     // encryption fails (importing the key for every send cost more than the send itself).
     const endpoint = httpsEndpoint(subscription);
     const keys = wellFormedKeys(subscription);
-    if (!endpoint || !keys) return { kind: 'invalid', reason: 'InvalidSubscription' };
+    if (!endpoint || !keys) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
     // Registration checked it too, but against the allow-list of that day (or not at all, for
     // rows stored before the check existed).
-    if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: 'EndpointNotAllowed' };
+    if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: FailureReason.EndpointNotAllowed };
     // web-push parses the endpoint again with the legacy URL parser: give it the WHATWG
     // normalisation that was checked, so both parsers see the same host.
     const checked = { ...subscription, endpoint: endpoint.href };
@@ -95,7 +96,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       };
       return outcomeOfAnswer(await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs));
     } catch (error) {
-      if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: 'InvalidSubscription' };
+      if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
       return outcomeOf(error);
     }
   }
@@ -177,13 +178,13 @@ function outcomeOf(error: unknown): DeliveryOutcome {
  * installation: DNS (or the operator's list) may be fixed, and nothing is retried meanwhile.
  */
 function transportOutcome(reason: string): DeliveryOutcome {
-  return reason === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: 'PrivateAddress' } : retryOutcome(reason);
+  return reason === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: FailureReason.PrivateAddress } : retryOutcome(reason);
 }
 
 function statusOutcome(status: number, retryAfter: string | string[] | undefined): DeliveryOutcome {
   if (status === 404) return { kind: 'invalid', reason: 'NotFound' };
   if (status === 410) return { kind: 'invalid', reason: 'Gone' };
-  if (status === 413) return { kind: 'failed', reason: 'PayloadTooLarge' };
+  if (status === 413) return { kind: 'failed', reason: FailureReason.PayloadTooLarge };
   if (status === 429 || status >= 500) return retryOutcome(`HTTP ${status}`, retryAfterMs(retryAfter));
   return { kind: 'failed', reason: `HTTP ${status}` };
 }

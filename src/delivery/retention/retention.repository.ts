@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { WEBHOOK_FINISHED } from '../../common/webhook-events';
 import { ownPartition } from '../deliver/deliveries.repository';
 import { PartitionRange } from './retention-rules';
 
@@ -154,7 +155,7 @@ export class RetentionRepository {
   async deleteFinishedWebhookMessages(cutoff: Date, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
       `DELETE FROM webhook_messages WHERE id IN (
-         SELECT id FROM webhook_messages WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2)`,
+         SELECT id FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND finished_at < $1 ORDER BY finished_at LIMIT $2)`,
       [cutoff, limit],
     );
     return deleted;

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 
 /**
  * Notifications whose rows may be stuck: unfinished, and begun more than $1 seconds
@@ -40,12 +41,12 @@ export class SweeperRepository {
   /** Rows "sending" for longer than `stuckSeconds`, pending again; the batches they belong to. */
   async resetStuck(stuckSeconds: number): Promise<BatchRef[]> {
     const [reset]: [BatchRef[], number] = await this.db.query(
-      `UPDATE deliveries d SET status = 'pending', next_attempt_at = NULL, updated_at = now()
+      `UPDATE deliveries d SET status = $2::text, next_attempt_at = NULL, updated_at = now()
        FROM notifications n
        WHERE ${OVERDUE_NOTIFICATION}
-         AND d.notification_id = n.id AND d.status = 'sending' AND d.updated_at < now() - make_interval(secs => $1)
+         AND d.notification_id = n.id AND d.status = $3::text AND d.updated_at < now() - make_interval(secs => $1)
        RETURNING d.notification_id, d.batch`,
-      [stuckSeconds],
+      [stuckSeconds, 'pending' satisfies DeliveryStatus, 'sending' satisfies DeliveryStatus],
     );
     return reset;
   }
@@ -55,10 +56,10 @@ export class SweeperRepository {
     return this.db.query(
       `SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries d ON d.notification_id = n.id
        WHERE ${OVERDUE_NOTIFICATION}
-         AND d.status IN ('pending', 'scheduled') AND d.updated_at < now() - make_interval(secs => $1)
+         AND d.status = ANY($3::text[]) AND d.updated_at < now() - make_interval(secs => $1)
          AND (d.next_attempt_at IS NULL OR d.next_attempt_at < now() - make_interval(secs => $1))
        LIMIT $2`,
-      [stuckSeconds, limit],
+      [stuckSeconds, limit, STILL_TO_SEND],
     );
   }
 

@@ -1,5 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/delivery-status';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/vocabulary';
 import { Optional } from '../../common/validation/framework';
 import { In, IntLike, Str } from '../../common/validation/rules';
 import { TRACE_SCAN_ROWS } from '../delivery-trace.service';

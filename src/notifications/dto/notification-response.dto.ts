@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/delivery-status';
+import { DELIVERY_STATUSES, type DeliveryStatus, SKIP_REASONS } from '../../common/vocabulary';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
 import { type Platform, PLATFORMS } from '../../common/platform';
 import type { DeliveryResource as MappedDelivery } from '../delivery.resource';
@@ -119,7 +119,7 @@ export class DeliveryEntry {
     type: String,
     nullable: true,
     description:
-      'Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `Canceled`) or failed ' +
+      `Why skipped (${SKIP_REASONS.map((r) => `\`${r}\``).join(', ')}) or failed ` +
       "(the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.",
     example: null,
   })

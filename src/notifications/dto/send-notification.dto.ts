@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
+import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import {
   DescribeObject,
   Optional,
@@ -39,8 +40,6 @@ const RESERVED_DATA_KEY = (key: string) =>
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
 
-export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
-export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 export const RECIPIENTS_MESSAGE =
   'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
 

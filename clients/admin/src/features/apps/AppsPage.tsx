@@ -3,6 +3,7 @@ import { type AppSummary, api } from '../../api';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
+import { PROVIDER_LABELS } from '../../vocabulary';
 
 /** Every app: installations by platform, which providers are configured (never a secret), sends in the last 24 hours. */
 export function AppsPage() {
@@ -57,10 +58,10 @@ function Credentials({ credentials }: { credentials: AppSummary['credentials'] }
   return (
     <ul className="plain">
       <li>
-        APNs: {apns ? `${apns.topic} (${apns.production ? 'production' : 'sandbox'}, key ${apns.key_id})` : <span className="muted">not configured</span>}
+        {PROVIDER_LABELS.apns}: {apns ? `${apns.topic} (${apns.production ? 'production' : 'sandbox'}, key ${apns.key_id})` : <span className="muted">not configured</span>}
       </li>
-      <li>FCM: {fcm ? `project ${fcm.project_id}` : <span className="muted">not configured</span>}</li>
-      <li>Web Push: {web_push ? web_push.subject : <span className="muted">not configured</span>}</li>
+      <li>{PROVIDER_LABELS.fcm}: {fcm ? `project ${fcm.project_id}` : <span className="muted">not configured</span>}</li>
+      <li>{PROVIDER_LABELS.web_push}: {web_push ? web_push.subject : <span className="muted">not configured</span>}</li>
     </ul>
   );
 }

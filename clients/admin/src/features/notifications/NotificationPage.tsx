@@ -7,6 +7,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
+import { FINAL_NOTIFICATION_STATUSES } from '../../vocabulary';
 import { Trace } from './Trace';
 
 /** A notification: content, options and schedule, statistics (numbers and charts), and a cancel button while it can be cancelled. */
@@ -16,7 +17,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
     queryKey: ['notification', appId, id],
     queryFn: () => api.notification(appId, id),
     // Followed live until it is final.
-    refetchInterval: (query) => (query.state.data && ['completed', 'canceled'].includes(query.state.data.status) ? false : 1_000),
+    refetchInterval: (query) => (query.state.data && (FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(query.state.data.status) ? false : 1_000),
   });
   const cancel = useMutation({
     mutationFn: () => api.cancel(appId, id),
@@ -57,7 +58,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
       <Trace
         appId={appId}
         id={id}
-        live={!['completed', 'canceled'].includes(n.status)}
+        live={!(FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(n.status)}
         revision={`${n.status}:${n.statistics.installations}:${n.statistics.accepted + n.statistics.failed + n.statistics.skipped}`}
       />
     </Page>

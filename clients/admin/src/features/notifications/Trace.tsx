@@ -1,15 +1,12 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
-import { type DeliveryStatus, api } from '../../api';
+import { api } from '../../api';
 import { ErrorNote, Loading } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
-
-const STATUSES: DeliveryStatus[] = ['scheduled', 'pending', 'sending', 'accepted', 'failed', 'skipped'];
-/** The reasons the service itself gives (docs/api.md#delivery-trace); a provider's own reason can be typed in. */
-export const KNOWN_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoToken', 'NoCredentials', 'PlatformExcluded', 'Canceled', 'BadDeviceToken', 'Unregistered', 'UNREGISTERED'];
+import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus } from '../../vocabulary';
 
 /**
  * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
@@ -53,7 +50,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
           <label htmlFor="trace-status">Status</label>
           <select id="trace-status" value={status} onChange={(e) => setStatus(e.target.value as DeliveryStatus | '')}>
             <option value="">any</option>
-            {STATUSES.map((s) => (
+            {DELIVERY_STATUSES.map((s) => (
               <option key={s} value={s}>
                 {s}
               </option>
@@ -64,7 +61,8 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
           <label htmlFor="trace-reason">Reason</label>
           <input id="trace-reason" list="trace-reasons" value={reason} onChange={(e) => setReason(e.target.value)} placeholder="any" />
           <datalist id="trace-reasons">
-            {KNOWN_REASONS.map((r) => (
+            {/* The reasons the service gives (docs/api.md#delivery-trace) and the providers' commonest; any other can be typed in. */}
+            {COMMON_REASONS.map((r) => (
               <option key={r} value={r} />
             ))}
           </datalist>

@@ -1,0 +1,18 @@
+// Written by `npm run vocabulary:sync` (src/common/vocabulary-file.ts) from src/common/vocabulary.ts; do not edit.
+
+export const PLATFORMS = ['ios', 'android', 'web'] as const;
+export const DELIVERY_STATUSES = ['scheduled', 'pending', 'sending', 'accepted', 'failed', 'skipped'] as const;
+export const NOTIFICATION_STATUSES = ['scheduled', 'sending', 'completed', 'canceled'] as const;
+export const FINAL_NOTIFICATION_STATUSES = ['completed', 'canceled'] as const;
+export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
+export const SKIP_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoToken', 'NoCredentials', 'PlatformExcluded', 'Canceled'] as const;
+export const COMMON_REASONS = ['PermissionDenied', 'Invalidated', 'Deleted', 'NoToken', 'NoCredentials', 'PlatformExcluded', 'Canceled', 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'] as const;
+export const PROVIDER_IDS = ['apns', 'fcm', 'web_push'] as const;
+export const PROVIDER_OF = { ios: 'apns', android: 'fcm', web: 'web_push' } as const;
+export const PROVIDER_LABELS = { apns: 'APNs', fcm: 'FCM', web_push: 'Web Push' } as const;
+
+export type Platform = (typeof PLATFORMS)[number];
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
+export type ProviderId = (typeof PROVIDER_IDS)[number];

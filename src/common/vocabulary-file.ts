@@ -1,0 +1,62 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PLATFORMS } from './platform';
+import * as vocabulary from './vocabulary';
+
+/**
+ * The operator dashboard's copy of the vocabulary (clients/admin/src/vocabulary.ts): the dashboard
+ * is a browser workspace that cannot import src/, so `npm run vocabulary:sync` writes the values of
+ * common/vocabulary.ts there, and vocabulary-file.spec.ts fails when the file is stale.
+ */
+export const DASHBOARD_VOCABULARY = resolve(__dirname, '../../clients/admin/src/vocabulary.ts');
+
+/** What the dashboard shows or filters on, by the name it has here. */
+const EXPORTS: Record<string, unknown> = {
+  PLATFORMS,
+  DELIVERY_STATUSES: vocabulary.DELIVERY_STATUSES,
+  NOTIFICATION_STATUSES: vocabulary.NOTIFICATION_STATUSES,
+  FINAL_NOTIFICATION_STATUSES: vocabulary.FINAL_NOTIFICATION_STATUSES,
+  RECIPIENT_KINDS: vocabulary.RECIPIENT_KINDS,
+  SKIP_REASONS: vocabulary.SKIP_REASONS,
+  COMMON_REASONS: vocabulary.COMMON_REASONS,
+  PROVIDER_IDS: vocabulary.PROVIDER_IDS,
+  PROVIDER_OF: vocabulary.PROVIDER_OF,
+  PROVIDER_LABELS: vocabulary.PROVIDER_LABELS,
+};
+
+const TYPES = `export type Platform = (typeof PLATFORMS)[number];
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
+export type ProviderId = (typeof PROVIDER_IDS)[number];
+`;
+
+/** A list or a record of words as TypeScript, in the house's format. */
+function literal(value: unknown): string {
+  if (typeof value === 'string') return `'${value}'`;
+  if (Array.isArray(value)) return `[${value.map(literal).join(', ')}]`;
+  return `{ ${Object.entries(value as Record<string, unknown>)
+    .map(([key, item]) => `${/^[a-z_]\w*$/i.test(key) ? key : `'${key}'`}: ${literal(item)}`)
+    .join(', ')} }`;
+}
+
+export function dashboardVocabulary(): string {
+  const constants = Object.entries(EXPORTS).map(([name, value]) => `export const ${name} = ${literal(value)} as const;`);
+  return `// Written by \`npm run vocabulary:sync\` (src/common/vocabulary-file.ts) from src/common/vocabulary.ts; do not edit.\n\n${constants.join('\n')}\n\n${TYPES}`;
+}
+
+export const storedDashboardVocabulary = (): string | null => {
+  try {
+    return readFileSync(DASHBOARD_VOCABULARY, 'utf8');
+  } catch {
+    return null;
+  }
+};
+
+if (require.main === module) {
+  const text = dashboardVocabulary();
+  if (storedDashboardVocabulary() !== text) {
+    writeFileSync(DASHBOARD_VOCABULARY, text);
+    process.stderr.write('wrote clients/admin/src/vocabulary.ts\n');
+  }
+}

@@ -1,0 +1,114 @@
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+
+-- DeliveriesRepository.claim
+UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
+FROM installations i
+WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+  AND d.batch = $2 AND i.id = d.installation_id
+  AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
+  AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
+  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
+  i.device ->> 'locale' AS locale;
+
+-- DeliveriesRepository.recordOutcomes
+WITH outcome AS (
+  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+    AS o(notification_id, installation_id, status, reason, next_attempt_at)
+  WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+), recorded AS (
+  UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
+  FROM outcome o
+  WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
+    AND d.notification_started_at >= $9 AND d.notification_started_at < $10
+    AND CASE d.status WHEN $11::text THEN true ELSE false END
+  RETURNING d.notification_id, d.status
+), per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM recorded GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+), invalidated AS (
+  UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
+  FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
+  WHERE i.id = u.id AND i.invalidated_at IS NULL
+    AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
+  RETURNING i.app_id, i.id
+), invalidated_events AS (
+  INSERT INTO webhook_messages (webhook_id, type, subject_id)
+  SELECT w.id, 'installation.invalidated', s.subject_id FROM (SELECT app_id, id FROM invalidated) AS s(app_id, subject_id)
+  JOIN webhooks w ON w.app_id = s.app_id AND 'installation.invalidated' = ANY (w.events)
+), counted AS (
+  SELECT notification_id,
+         count(*) FILTER (WHERE status = $12::text)::int AS accepted,
+         count(*) FILTER (WHERE status = $13::text)::int AS failed,
+         count(*) FILTER (WHERE status = $14::text)::int AS skipped
+  FROM recorded GROUP BY notification_id
+), finished AS (
+  UPDATE notifications n SET
+    stat_accepted = stat_accepted + c.accepted, stat_failed = stat_failed + c.failed, stat_skipped = stat_skipped + c.skipped,
+    completed_at = CASE
+      WHEN completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped + c.accepted + c.failed + c.skipped >= stat_installations THEN now()
+      ELSE completed_at END
+  FROM counted c
+  WHERE n.id = c.notification_id AND c.accepted + c.failed + c.skipped > 0
+  RETURNING n.id, n.app_id, n.completed_at = now() AS completed
+), completed_events AS (
+  INSERT INTO webhook_messages (webhook_id, type, subject_id)
+  SELECT w.id, 'notification.completed', s.subject_id FROM (SELECT app_id, id FROM finished WHERE completed) AS s(app_id, subject_id)
+  JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events)
+)
+SELECT id, completed FROM finished;
+
+-- DeliveriesRepository.content
+SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1;
+
+-- DeliveriesRepository.pendingBatches
+SELECT batch, max(next_attempt_at) AS due FROM deliveries d
+WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1) AND d.status = ANY($2::text[]) GROUP BY batch;
+
+-- DeliveriesRepository.cancelLeftovers
+WITH canceled AS (
+  UPDATE deliveries d SET status = $4::text, reason = $5::text, next_attempt_at = NULL, updated_at = now()
+  WHERE d.notification_id = $1
+    AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
+    AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
+    AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+  RETURNING 1
+), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
+  UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+    completed_at = CASE WHEN completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped + counted.n >= stat_installations THEN now() ELSE completed_at END
+  FROM counted
+  WHERE id = $1 AND (counted.n > 0 OR $2::int IS NULL)
+  RETURNING id, app_id, completed_at = now() AS completed
+), completed_events AS (
+  INSERT INTO webhook_messages (webhook_id, type, subject_id)
+  SELECT w.id, 'notification.completed', s.subject_id FROM (SELECT app_id, id FROM finished WHERE completed) AS s(app_id, subject_id)
+  JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events)
+)
+SELECT id, completed FROM finished;
+
+-- DeliveriesRepository.completeIfDone
+WITH finished AS (
+     UPDATE notifications SET completed_at = now()
+     WHERE id = $1 AND completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped >= stat_installations
+     RETURNING id, app_id
+   ), completed_events AS (
+     INSERT INTO webhook_messages (webhook_id, type, subject_id)
+SELECT w.id, 'notification.completed', s.subject_id FROM (SELECT app_id, id FROM finished) AS s(app_id, subject_id)
+JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events)
+   )
+   SELECT id FROM finished;
+
+-- DeliveriesRepository.completeFinished
+WITH finished AS (
+     UPDATE notifications SET completed_at = now()
+     WHERE  completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped >= stat_installations
+     RETURNING id, app_id
+   ), completed_events AS (
+     INSERT INTO webhook_messages (webhook_id, type, subject_id)
+SELECT w.id, 'notification.completed', s.subject_id FROM (SELECT app_id, id FROM finished) AS s(app_id, subject_id)
+JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events)
+   )
+   SELECT id FROM finished;

@@ -1,0 +1,53 @@
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+
+-- InstallationsRepository.find
+SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;
+
+-- InstallationsRepository.findByUser
+SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags FROM installations
+     WHERE app_id = $1 AND user_id = $2 AND deleted_at IS NULL ORDER BY last_seen_at DESC LIMIT $3;
+
+-- InstallationsRepository.countByApp
+SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform;
+
+-- InstallationsRepository.platformOf
+SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;
+
+-- InstallationsRepository.update
+UPDATE installations SET
+  user_id = CASE WHEN $3::boolean THEN $4::varchar ELSE user_id END,
+  identifier_updated_at = CASE WHEN $3::boolean AND user_id IS DISTINCT FROM $4::varchar THEN now() ELSE identifier_updated_at END,
+  permission = COALESCE($5::varchar, permission),
+  permission_updated_at = CASE WHEN permission IS DISTINCT FROM COALESCE($5::varchar, permission) THEN now() ELSE permission_updated_at END,
+  device = CASE WHEN $6::jsonb IS NULL THEN device ELSE device || $6::jsonb END,
+  push_token = COALESCE($7::text, push_token),
+  web_push_subscription = COALESCE($8::jsonb, web_push_subscription),
+  invalidated_at = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
+    OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalidated_at END,
+  invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
+    OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
+  tags = COALESCE($9::text[], tags),
+  last_seen_at = now()
+WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
+RETURNING id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags;
+
+-- InstallationsRepository.create
+INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags)
+VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
+  CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[])
+ON CONFLICT (app_id, installation_id) DO UPDATE SET
+  platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
+  device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
+  registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
+  identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
+  invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags
+WHERE i.deleted_at IS NOT NULL
+RETURNING *;
+
+-- InstallationsRepository.softDelete
+UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
+  device = '{}'::jsonb, tags = '{}'
+WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;

@@ -1,0 +1,123 @@
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+
+-- NotificationsRepository.insert
+INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+       recipient_kind, installation_ids, tags, send_at, localizations)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json)
+     RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
+
+-- NotificationsRepository.insertWithResponse
+INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+       recipient_kind, installation_ids, tags, send_at, localizations)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json)
+     RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
+
+UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
+WHERE app_id = $1 AND key = $2;
+
+-- NotificationsRepository.find
+SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags FROM notifications WHERE app_id = $1 AND id = $2;
+
+-- NotificationsRepository.cancel
+WITH marked AS (
+       UPDATE notifications SET canceled_at = now()
+       WHERE id = $1 AND app_id = $2 AND completed_at IS NULL AND canceled_at IS NULL RETURNING app_id, id
+     ), canceled_events AS (
+       INSERT INTO webhook_messages (webhook_id, type, subject_id)
+SELECT w.id, 'notification.canceled', s.subject_id FROM (SELECT app_id, id FROM marked) AS s(app_id, subject_id)
+JOIN webhooks w ON w.app_id = s.app_id AND 'notification.canceled' = ANY (w.events)
+     )
+     SELECT id FROM marked;
+
+WITH canceled AS (
+  UPDATE deliveries d SET status = $4::text, reason = $5::text, next_attempt_at = NULL, updated_at = now()
+  WHERE d.notification_id = $1
+    AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
+    AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
+    AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+  RETURNING 1
+), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
+  UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
+    completed_at = CASE WHEN completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped + counted.n >= stat_installations THEN now() ELSE completed_at END
+  FROM counted
+  WHERE id = $1 AND (counted.n > 0 OR $2::int IS NULL)
+  RETURNING id, app_id, completed_at = now() AS completed
+), completed_events AS (
+  INSERT INTO webhook_messages (webhook_id, type, subject_id)
+  SELECT w.id, 'notification.completed', s.subject_id FROM (SELECT app_id, id FROM finished WHERE completed) AS s(app_id, subject_id)
+  JOIN webhooks w ON w.app_id = s.app_id AND 'notification.completed' = ANY (w.events)
+)
+SELECT id, completed FROM finished;
+
+SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags FROM notifications WHERE app_id = $1 AND id = $2;
+
+-- NotificationsRepository.list
+SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+     WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
+       AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
+     ORDER BY created_at DESC, id DESC
+     LIMIT $4;
+
+-- NotificationsRepository.countSince
+SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 GROUP BY app_id;
+
+-- NotificationsRepository.lastForInstallation
+SELECT n.id, n.app_id, n.title, n.body, n.image_url, n.action_url, n.data, n.options, n.target_users,
+n.stat_users, n.stat_installations, n.stat_accepted, n.stat_received, n.stat_displayed, n.stat_opened, n.stat_failed, n.stat_skipped,
+n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at, n.localizations, n.fanned_out_at, n.recipient_kind, n.tags, d.status AS delivery_status, d.reason AS delivery_reason,
+            d.updated_at AS delivery_updated_at
+     FROM (SELECT * FROM notifications WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $3) n
+     JOIN deliveries d ON d.notification_id = n.id AND d.installation_id = $2 AND d.notification_started_at = n.processing_started_at
+     ORDER BY n.created_at DESC, n.id DESC;
+
+-- NotificationsRepository.claimIdempotencyKey
+INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
+VALUES ($1, $2, $3, 'in_progress', now() + make_interval(secs => $4), now() + make_interval(hours => $5))
+ON CONFLICT (app_id, key) DO UPDATE SET
+  request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL,
+  locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at
+WHERE k.expires_at <= now()
+   OR (k.status = 'in_progress' AND k.locked_until <= now() AND k.request_hash = EXCLUDED.request_hash)
+RETURNING key;
+
+-- NotificationsRepository.findIdempotencyKey
+SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE app_id = $1 AND key = $2;
+
+-- NotificationsRepository.releaseIdempotencyKey
+DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress';
+
+-- NotificationsRepository.recordEvent (opened)
+WITH notification AS (
+  SELECT id, processing_started_at FROM notifications WHERE id = $1 AND app_id = $2
+), target AS (
+  SELECT d.installation_id, d.notification_started_at, d.status, d.reason,
+         d.status = ANY($6::text[]) OR (d.status = $7::text AND d.attempts > 0) AS eligible
+  FROM deliveries d
+  JOIN installations i ON i.id = d.installation_id
+  WHERE d.notification_id = (SELECT id FROM notification)
+    AND d.notification_started_at = (SELECT processing_started_at FROM notification)
+    AND i.app_id = $2 AND i.installation_id = $3
+), inserted AS (
+  INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at)
+  SELECT $1, installation_id, $4, notification_started_at, $5 FROM target WHERE eligible
+  ON CONFLICT DO NOTHING
+  RETURNING 1
+), counted AS (
+  UPDATE notifications SET stat_opened = stat_opened + (SELECT count(*) FROM inserted)
+  WHERE id = $1 AND EXISTS (SELECT 1 FROM inserted)
+  RETURNING 1
+)
+SELECT EXISTS (SELECT 1 FROM notification) AS found, EXISTS (SELECT 1 FROM target) AS targeted,
+       EXISTS (SELECT 1 FROM target WHERE eligible) AS eligible,
+       (SELECT status FROM target) AS status, (SELECT reason FROM target) AS reason,
+       EXISTS (SELECT 1 FROM counted) AS counted;

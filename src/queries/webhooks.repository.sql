@@ -1,0 +1,63 @@
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+
+-- WebhooksRepository.insert
+INSERT INTO webhooks (id, app_id, url, events, secret_enc)
+SELECT $1, a.id, $3, $4::text[], $5 FROM apps a WHERE a.id = $2
+RETURNING id, app_id, url, events, created_at;
+
+-- WebhooksRepository.list
+SELECT id, app_id, url, events, created_at FROM webhooks WHERE app_id = $1 ORDER BY created_at, id;
+
+-- WebhooksRepository.delete
+DELETE FROM webhooks WHERE id = $1 RETURNING id, app_id, url, events, created_at;
+
+-- WebhooksRepository.resealAll
+SELECT id, secret_enc FROM webhooks ORDER BY id FOR UPDATE;
+
+UPDATE webhooks SET secret_enc = $2 WHERE id = $1;
+
+-- WebhooksRepository.dispatchDue
+UPDATE webhook_messages m SET due_at = now() + make_interval(secs => $2)
+WHERE m.id IN (
+  SELECT id FROM webhook_messages WHERE status = 'pending' AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+RETURNING m.id, m.attempts;
+
+-- WebhooksRepository.startAttempt
+UPDATE webhook_messages m SET attempts = m.attempts + 1, due_at = now() + make_interval(secs => $2)
+FROM webhooks w
+WHERE m.id = $1 AND m.status = 'pending' AND w.id = m.webhook_id
+RETURNING m.id, m.type, m.subject_id, m.created_at, m.body, m.attempts, w.id AS webhook_id, w.url, w.secret_enc;
+
+-- WebhooksRepository.keepBody
+UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING body;
+
+-- WebhooksRepository.notification
+SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at FROM notifications WHERE id = $1;
+
+-- WebhooksRepository.installation
+SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags FROM installations WHERE id = $1;
+
+-- WebhooksRepository.troubles
+SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = $2::text AND finished_at >= $1)::int AS failed,
+(SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL)::int AS retrying;
+
+SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
+FROM (
+  (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = $3::text AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+  UNION ALL
+  (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
+) m JOIN webhooks w ON w.id = m.webhook_id
+ORDER BY coalesce(m.finished_at, m.created_at) DESC
+LIMIT $2;
+
+-- WebhooksRepository.delivered
+UPDATE webhook_messages SET status = $2::text, finished_at = now(), last_error = NULL WHERE id = $1;
+
+-- WebhooksRepository.failed
+UPDATE webhook_messages SET status = $3::text, finished_at = now(), last_error = $2 WHERE id = $1;
+
+-- WebhooksRepository.retryLater
+UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND status = 'pending';
