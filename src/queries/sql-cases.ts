@@ -88,6 +88,17 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'AppsRepository.find', call: (db) => new AppsRepository(db).find(ID) },
       { name: 'AppsRepository.delete', call: (db) => new AppsRepository(db).delete(ID) },
       { name: 'AppsRepository.exists', call: (db) => new AppsRepository(db).exists(ID) },
+      { name: 'AppsRepository.settings', call: (db) => new AppsRepository(db).settings(ID) },
+      {
+        name: 'AppsRepository.updateSettings',
+        call: (db) =>
+          new AppsRepository(db).updateSettings(ID, { frequencyCap: { max: 3, hours: 24 }, quietHours: { start: '22:00', end: '07:00' }, identityVerification: true }),
+      },
+      {
+        name: 'AppsRepository.changeIdentitySecrets',
+        call: (db) => new AppsRepository(db).changeIdentitySecrets(ID, () => ({ current: 'sealed', previous: null })),
+        answers: [[{ id: ID }]],
+      },
     ],
   },
   {
