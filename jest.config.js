@@ -15,7 +15,11 @@ const base = {
       {
         configFile: false,
         babelrc: false,
-        plugins: [['babel-plugin-transform-import-meta', { module: 'ES6' }], '@babel/plugin-transform-dynamic-import', '@babel/plugin-transform-modules-commonjs'],
+        plugins: [
+          ['babel-plugin-transform-import-meta', { module: 'ES6' }],
+          '@babel/plugin-transform-dynamic-import',
+          '@babel/plugin-transform-modules-commonjs',
+        ],
       },
     ],
   },

@@ -9,7 +9,6 @@ import { rssBytes, type Stack } from './lib/stack';
 
 export type { RateResult };
 
-
 export interface DeliveryResult {
   installations: number;
   requests: number;
@@ -178,7 +177,12 @@ export async function measureDelivery(
  * Runs the ceiling or the peer client (bench/clients.ts) in a process of its own, as our worker
  * is: sharing this process's event loop with the fakes would halve what either can do.
  */
-export async function measureClient(stack: Stack, kind: 'ceiling' | 'peer', tokens: string[], params: Omit<ClientParams, 'kind' | 'tokensFile' | 'baseUrl' | 'key'>): Promise<RateResult> {
+export async function measureClient(
+  stack: Stack,
+  kind: 'ceiling' | 'peer',
+  tokens: string[],
+  params: Omit<ClientParams, 'kind' | 'tokensFile' | 'baseUrl' | 'key'>,
+): Promise<RateResult> {
   stack.resetFakes();
   const dir = mkdtempSync(join(tmpdir(), 'pns-bench-client-'));
   const tokensFile = join(dir, 'tokens.json');

@@ -143,10 +143,16 @@ async function startParse(stack: Stack, databaseUri: string, config: ParseConfig
 
 /** The message of the last error in a process's output: the line above its stack frames. */
 function lastError(output: string): string {
-  const lines = output.split('\n').map((line) => line.trim()).filter(Boolean);
+  const lines = output
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean);
   let i = lines.length - 1;
   while (i > 0 && lines[i].startsWith('at ')) i--;
-  return lines.slice(Math.max(0, i - 2), i + 1).join(' | ').slice(-400);
+  return lines
+    .slice(Math.max(0, i - 2), i + 1)
+    .join(' | ')
+    .slice(-400);
 }
 
 async function parseRequest(parse: ParseProcess, method: string, path: string, body: unknown): Promise<{ status: number; headers: Headers; json: unknown }> {

@@ -34,10 +34,20 @@ export function table(r: BenchResults): string {
     row(`  accepted / failed / skipped`, '', '', `${o.accepted}/${o.failed}/${o.skipped}`),
     row('ours, iOS only (platforms: ["ios"])', int(d.oursIos.deliveriesPerSecond), fixed(d.oursIos.seconds), int(d.oursIos.accepted + d.oursIos.failed)),
     row('  fan-out / provider phase', '', `${fixed(d.oursIos.fanoutSeconds)} / ${fixed(d.oursIos.providerSeconds)}`),
-    row('ours, one broadcast (recipients.all)', int(d.oursBroadcast.deliveriesPerSecond), fixed(d.oursBroadcast.seconds), int(d.oursBroadcast.accepted + d.oursBroadcast.failed)),
+    row(
+      'ours, one broadcast (recipients.all)',
+      int(d.oursBroadcast.deliveriesPerSecond),
+      fixed(d.oursBroadcast.seconds),
+      int(d.oursBroadcast.accepted + d.oursBroadcast.failed),
+    ),
     row('  fan-out / provider phase', '', `${fixed(d.oursBroadcast.fanoutSeconds)} / ${fixed(d.oursBroadcast.providerSeconds)}`),
     row('  worker CPU seconds / peak RSS MB', '', fixed(d.oursBroadcast.workerCpuSeconds, 1), int(d.oursBroadcast.workerPeakRssMb)),
-    row(`ceiling: node:http2, ${r.options.ceilingSessions}x${r.options.ceilingStreams} streams`, int(d.ceiling.perSecond), fixed(d.ceiling.seconds), int(d.ceiling.requests)),
+    row(
+      `ceiling: node:http2, ${r.options.ceilingSessions}x${r.options.ceilingStreams} streams`,
+      int(d.ceiling.perSecond),
+      fixed(d.ceiling.seconds),
+      int(d.ceiling.requests),
+    ),
     row('peer: @parse/node-apn, chunks of 1000', int(d.peer.perSecond), fixed(d.peer.seconds), int(d.peer.requests)),
     row('ours / ceiling', fixed(d.oursOverCeiling)),
     row('ours / peer', fixed(d.oursOverPeer)),
@@ -55,7 +65,13 @@ export function table(r: BenchResults): string {
     `API: autocannon, ${r.api.connections} connections, ${r.options.apiRequests ? `${r.options.apiRequests} requests` : `${r.options.apiSeconds} s`} each; pool ${r.api.poolSize}`,
     row('', 'per second', 'p50 ms', 'p99 ms', 'errors'),
     row('PATCH /installations/{id}', int(r.api.patch.perSecond), fixed(r.api.patch.p50Ms, 1), fixed(r.api.patch.p99Ms, 1), String(r.api.patch.errors)),
-    row(`raw UPDATE via pg (${int(r.api.rawUpdate.statements)})`, int(r.api.rawUpdate.perSecond), fixed(r.api.rawUpdate.p50Ms, 1), fixed(r.api.rawUpdate.p99Ms, 1), String(r.api.rawUpdate.errors)),
+    row(
+      `raw UPDATE via pg (${int(r.api.rawUpdate.statements)})`,
+      int(r.api.rawUpdate.perSecond),
+      fixed(r.api.rawUpdate.p50Ms, 1),
+      fixed(r.api.rawUpdate.p99Ms, 1),
+      String(r.api.rawUpdate.errors),
+    ),
     row('POST /notifications (10 users)', int(r.api.post.perSecond), fixed(r.api.post.p50Ms, 1), fixed(r.api.post.p99Ms, 1), String(r.api.post.errors)),
     row('PATCH / raw UPDATE', fixed(r.api.patchOverRaw)),
     row('CPU per request, microseconds', 'api', 'load', 'PostgreSQL', 'Redis'),
@@ -116,11 +132,20 @@ function parseTable(r: BenchResults): string[] {
   }
   const o = r.delivery.oursIos;
   lines.push(
-    runRow('ours, iOS only (the same users)', o.deliveriesPerSecond, o.seconds, `${int(o.accepted)}/${int(o.accepted + o.failed)}`, serviceCpu(o.cpuMicrosPerDelivery), o.workerPeakRssMb),
+    runRow(
+      'ours, iOS only (the same users)',
+      o.deliveriesPerSecond,
+      o.seconds,
+      `${int(o.accepted)}/${int(o.accepted + o.failed)}`,
+      serviceCpu(o.cpuMicrosPerDelivery),
+      o.workerPeakRssMb,
+    ),
     row('ours / Parse Server', 'per second', 'CPU/msg', 'peak RSS'),
   );
   for (const c of p.comparisons) {
-    lines.push(row(`  ${c.config}, ${c.target === 'users' ? 'userId $in' : 'all iOS'}`, fixed(c.deliveriesPerSecond), fixed(c.cpuPerDelivery), fixed(c.peakRss)));
+    lines.push(
+      row(`  ${c.config}, ${c.target === 'users' ? 'userId $in' : 'all iOS'}`, fixed(c.deliveriesPerSecond), fixed(c.cpuPerDelivery), fixed(c.peakRss)),
+    );
   }
   return lines;
 }

@@ -247,7 +247,18 @@ async function main() {
       const after = await sizes(admin);
       await admin.query(`VACUUM deliveries, notification_events`);
       const afterVacuum = await sizes(admin);
-      const entry = { ms, outcome, before, after, afterVacuum, walBytes, hotPathQuiet: quiet, hotPathDuring: during, lockSamples: sampled.samples, locks: sampled.locks };
+      const entry = {
+        ms,
+        outcome,
+        before,
+        after,
+        afterVacuum,
+        walBytes,
+        hotPathQuiet: quiet,
+        hotPathDuring: during,
+        lockSamples: sampled.samples,
+        locks: sampled.locks,
+      };
       result[label] = entry;
       log(`${label}: ${ms.toFixed(0)} ms, WAL ${mb(walBytes)}, after ${JSON.stringify(after)}`);
       return entry;

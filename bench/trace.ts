@@ -169,7 +169,9 @@ async function main() {
 
     // 2. Outcomes, as the worker writes them (one UPDATE per kind here; HOT either way), and events.
     const [{ relid }] = (await client.query(`SELECT tableoid::regclass::text AS relid FROM deliveries WHERE notification_id = $1 LIMIT 1`, [traced])).rows;
-    const before = (await client.query(`SELECT n_tup_upd::bigint AS upd, n_tup_hot_upd::bigint AS hot FROM pg_stat_user_tables WHERE relid = $1::regclass`, [relid])).rows[0];
+    const before = (
+      await client.query(`SELECT n_tup_upd::bigint AS upd, n_tup_hot_upd::bigint AS hot FROM pg_stat_user_tables WHERE relid = $1::regclass`, [relid])
+    ).rows[0];
     start = process.hrtime.bigint();
     await client.query(
       `UPDATE deliveries SET status = 'accepted', attempts = 1, updated_at = now() WHERE notification_id = $1 AND status = 'pending'
@@ -197,11 +199,15 @@ async function main() {
     );
     await new Promise((r) => setTimeout(r, 1500)); // statistics reach pg_stat_user_tables
     await client.query('SELECT pg_stat_clear_snapshot()');
-    const after = (await client.query(`SELECT n_tup_upd::bigint AS upd, n_tup_hot_upd::bigint AS hot FROM pg_stat_user_tables WHERE relid = $1::regclass`, [relid])).rows[0];
+    const after = (
+      await client.query(`SELECT n_tup_upd::bigint AS upd, n_tup_hot_upd::bigint AS hot FROM pg_stat_user_tables WHERE relid = $1::regclass`, [relid])
+    ).rows[0];
     await client.query('VACUUM ANALYZE deliveries');
     await client.query('VACUUM ANALYZE notification_events');
 
-    const counts = (await client.query(`SELECT status, count(*)::int AS n FROM deliveries WHERE notification_id = $1 GROUP BY status ORDER BY status`, [traced])).rows;
+    const counts = (
+      await client.query(`SELECT status, count(*)::int AS n FROM deliveries WHERE notification_id = $1 GROUP BY status ORDER BY status`, [traced])
+    ).rows;
     const [{ n: events }] = (await client.query(`SELECT count(*)::int AS n FROM notification_events WHERE notification_id = $1`, [traced])).rows;
     const [{ started }] = (await client.query(`SELECT processing_started_at::text AS started FROM notifications WHERE id = $1`, [traced])).rows;
     const [{ middle }] = (
@@ -217,7 +223,9 @@ async function main() {
     out(`  outcome updates heap-only: ${Number(after.hot) - Number(before.hot)} of ${Number(after.upd) - Number(before.upd)}`);
     out();
     out(`deliveries.user_id (the fan-out's user, written once):`);
-    out(`  fan-out of ${DELIVERIES.toLocaleString('en')} installations, ms: with user_id ${timings.with.map((t) => t.toFixed(0)).join(', ')}; without ${timings.without.map((t) => t.toFixed(0)).join(', ')}`);
+    out(
+      `  fan-out of ${DELIVERIES.toLocaleString('en')} installations, ms: with user_id ${timings.with.map((t) => t.toFixed(0)).join(', ')}; without ${timings.without.map((t) => t.toFixed(0)).join(', ')}`,
+    );
     out(`  average row: with ${sizeWith.row} bytes (user_id ${sizeWith.user_id}), without ${sizeWithout.row} bytes`);
 
     const base = { notificationId: traced, startedAt: started, scanLimit: TRACE_SCAN_ROWS };
@@ -236,9 +244,13 @@ async function main() {
     }
     out();
     const all = await walk(client, { ...base, status: null }, 1000);
-    out(`walk, no status, limit 1000: ${all.pages} pages, ${all.entries} entries, ${all.totalMs.toFixed(0)} ms, slowest page ${all.slowestPageMs.toFixed(1)} ms`);
+    out(
+      `walk, no status, limit 1000: ${all.pages} pages, ${all.entries} entries, ${all.totalMs.toFixed(0)} ms, slowest page ${all.slowestPageMs.toFixed(1)} ms`,
+    );
     const failed = await walk(client, { ...base, status: 'failed' }, 100);
-    out(`walk, status=failed, limit 100: ${failed.pages} pages, ${failed.entries} entries, ${failed.totalMs.toFixed(0)} ms, slowest page ${failed.slowestPageMs.toFixed(1)} ms`);
+    out(
+      `walk, status=failed, limit 100: ${failed.pages} pages, ${failed.entries} entries, ${failed.totalMs.toFixed(0)} ms, slowest page ${failed.slowestPageMs.toFixed(1)} ms`,
+    );
   } finally {
     await client.end();
     await dropTestDatabase(name);

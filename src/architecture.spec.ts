@@ -90,7 +90,14 @@ export function importsOf(files: string[]): Import[] {
   return files.flatMap((file) => {
     const from = relative(SRC, file).split(sep).join('/');
     return preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles.map(({ fileName }) =>
-      fileName.startsWith('.') ? { from, to: relative(SRC, resolve(dirname(file), fileName)).split(sep).join('/') } : { from, to: fileName, pkg: true },
+      fileName.startsWith('.')
+        ? {
+            from,
+            to: relative(SRC, resolve(dirname(file), fileName))
+              .split(sep)
+              .join('/'),
+          }
+        : { from, to: fileName, pkg: true },
     );
   });
 }
@@ -130,7 +137,13 @@ export function violations(imports: Import[]): string[] {
       continue;
     }
     const door = ONLY_THROUGH[target];
-    if (door && !door.except?.includes(source) && !(source === 'queries' && REPOSITORY.test(`${to}.ts`)) && !door.files.test(`${to}.ts`) && !(source === 'database' && /\.entity$/.test(to))) {
+    if (
+      door &&
+      !door.except?.includes(source) &&
+      !(source === 'queries' && REPOSITORY.test(`${to}.ts`)) &&
+      !door.files.test(`${to}.ts`) &&
+      !(source === 'database' && /\.entity$/.test(to))
+    ) {
       problems.push(`${from} imports ${to}: ${source} may import ${door.why} of ${target}`);
     }
     if (REPOSITORY.test(from) && UPPER_LAYER.test(to)) {
@@ -148,7 +161,9 @@ describe('module boundaries (docs/architecture.md)', () => {
   });
 
   it('puts every top-level folder on the map', () => {
-    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name);
     expect(folders.filter((folder) => !(folder in MAY_IMPORT))).toEqual([]);
   });
 

@@ -51,7 +51,10 @@ function prepareDotEnv(file = '.env'): void {
       changed = true;
     } else {
       fill.delete(name);
-      const current = lines[at].slice(lines[at].indexOf('=') + 1).trim().replace(/^(["'])(.*)\1$/, '$2');
+      const current = lines[at]
+        .slice(lines[at].indexOf('=') + 1)
+        .trim()
+        .replace(/^(["'])(.*)\1$/, '$2');
       if (current !== value) process.stderr.write(`${name} in ${file} differs from the environment's; ${file} is kept, so \`npm start\` will use its value.\n`);
     }
   }

@@ -94,11 +94,27 @@ export async function startStack(label: string): Promise<Stack> {
     writeFileSync(join(dir, 'AuthKey.p8'), apnsKey.privateKeyPem);
     writeFileSync(join(dir, 'service-account.json'), JSON.stringify(account));
     await cli(
-      'apps:credentials', '--app', appId,
-      '--apns-key-file', join(dir, 'AuthKey.p8'), '--apns-key-id', apnsKey.keyId, '--apns-team-id', apnsKey.teamId,
-      '--apns-topic', APNS_TOPIC, '--apns-production', 'false',
-      '--fcm-service-account-file', join(dir, 'service-account.json'),
-      '--vapid-subject', 'mailto:bench@example.com', '--vapid-public-key', vapid.publicKey, '--vapid-private-key', vapid.privateKey,
+      'apps:credentials',
+      '--app',
+      appId,
+      '--apns-key-file',
+      join(dir, 'AuthKey.p8'),
+      '--apns-key-id',
+      apnsKey.keyId,
+      '--apns-team-id',
+      apnsKey.teamId,
+      '--apns-topic',
+      APNS_TOPIC,
+      '--apns-production',
+      'false',
+      '--fcm-service-account-file',
+      join(dir, 'service-account.json'),
+      '--vapid-subject',
+      'mailto:bench@example.com',
+      '--vapid-public-key',
+      vapid.publicKey,
+      '--vapid-private-key',
+      vapid.privateKey,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -141,12 +157,20 @@ export async function startStack(label: string): Promise<Stack> {
     db,
     async startApi() {
       // Rate limiting off: the benchmark is one token hammering the API on purpose.
-      const api = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' }, undefined, profiling('api'));
+      const api = ServiceProcess.start(
+        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' },
+        undefined,
+        profiling('api'),
+      );
       stack.api = api;
       await api.waitForHttp(apiPort, '/health/live', 60_000);
     },
     async startWorker(extraEnv = {}) {
-      const worker = ServiceProcess.start({ ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('worker'), APP_MODE: 'worker', ...extraEnv }, undefined, profiling('worker'));
+      const worker = ServiceProcess.start(
+        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('worker'), APP_MODE: 'worker', ...extraEnv },
+        undefined,
+        profiling('worker'),
+      );
       stack.worker = worker;
       await worker.waitForOutput(/Started in worker mode/, 60_000);
       return worker;

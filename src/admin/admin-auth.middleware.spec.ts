@@ -59,7 +59,8 @@ describe('adminQueuesDoor', () => {
 
 describe('queuesPage', () => {
   it('drops stylesheets from other hosts and adds the CSRF token and its script', () => {
-    const html = '<!DOCTYPE html><html><head><link href="https://fonts.googleapis.com/css2?family=X" rel="stylesheet">\n<link href="static/css/main.css" rel="stylesheet"></head></html>';
+    const html =
+      '<!DOCTYPE html><html><head><link href="https://fonts.googleapis.com/css2?family=X" rel="stylesheet">\n<link href="static/css/main.css" rel="stylesheet"></head></html>';
     const page = queuesPage(html, 'tok');
     expect(page).not.toContain('googleapis');
     expect(page).toContain('static/css/main.css');

@@ -62,8 +62,15 @@ export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
       } else {
         const safe = SAFE_METHODS.has(method.toUpperCase());
         operation.security = [safe ? { [SESSION_SCHEME]: [] } : { [SESSION_SCHEME]: [], [CSRF_SCHEME]: [] }];
-        responses['401'] = { description: 'No valid session cookie (logged out, expired, or the credentials changed).', content: errorContent('Unauthenticated.') };
-        if (!safe) responses['403'] = { description: `No \`${CSRF_HEADER_NAME}\` header with the session's CSRF token.`, content: errorContent('This action is unauthorized.') };
+        responses['401'] = {
+          description: 'No valid session cookie (logged out, expired, or the credentials changed).',
+          content: errorContent('Unauthenticated.'),
+        };
+        if (!safe)
+          responses['403'] = {
+            description: `No \`${CSRF_HEADER_NAME}\` header with the session's CSRF token.`,
+            content: errorContent('This action is unauthorized.'),
+          };
       }
       responses['500'] = {
         description: 'Anything unexpected; the details are only in the log, under the `X-Error-Id` header.',

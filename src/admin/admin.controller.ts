@@ -120,7 +120,10 @@ export class AdminController {
   }
 
   @Get('apps')
-  @ApiOperation({ summary: 'Every app', description: 'With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.' })
+  @ApiOperation({
+    summary: 'Every app',
+    description: 'With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.',
+  })
   @ApiOkResponse({ description: 'Every app, oldest first.', type: AdminAppList })
   async apps(): Promise<AdminAppList> {
     return { data: await this.admin.listApps() };
@@ -148,7 +151,10 @@ export class AdminController {
   /** Send a test: the API's send request body, validated by the same DTO and service. */
   @Post('apps/:app/notifications')
   @HttpCode(202)
-  @ApiOperation({ summary: 'Send a test', description: 'The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.' })
+  @ApiOperation({
+    summary: 'Send a test',
+    description: 'The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.',
+  })
   @APP
   @ApiBody({ type: SendNotificationDto })
   @ApiAcceptedResponse({ description: 'Stored and queued.', type: OperatorNotificationEnvelope })
@@ -170,7 +176,10 @@ export class AdminController {
 
   /** The delivery trace (docs/api.md#delivery-trace) through the API's own service, with a reason filter besides the status. */
   @Get('apps/:app/notifications/:id/deliveries')
-  @ApiOperation({ summary: "A notification's deliveries", description: 'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.' })
+  @ApiOperation({
+    summary: "A notification's deliveries",
+    description: 'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.',
+  })
   @APP
   @NOTIFICATION
   @ApiOkResponse({ description: 'One page.', type: DeliveryPage })

@@ -33,9 +33,9 @@ export class AdminRepository {
 
   /** One notification's outcomes per minute, first minutes first (its primary key prefix), at most `limit` rows. */
   minutesOf(notificationId: string, limit: number): Promise<MinuteCountRow[]> {
-    return this.db.query(
-      `SELECT minute, outcome, count FROM delivery_minutes WHERE notification_id = $1 ORDER BY minute, outcome LIMIT $2`,
-      [notificationId, limit],
-    );
+    return this.db.query(`SELECT minute, outcome, count FROM delivery_minutes WHERE notification_id = $1 ORDER BY minute, outcome LIMIT $2`, [
+      notificationId,
+      limit,
+    ]);
   }
 }

@@ -69,11 +69,7 @@ export class AdminService {
 
   /** Every app, its live installations by platform, which providers it has credentials for (no secret), and its sends of the last 24 h. */
   async listApps() {
-    const [apps, installations, recent] = await Promise.all([
-      this.apps.list(),
-      this.installations.countByApp(),
-      this.notifications.countRecent(24),
-    ]);
+    const [apps, installations, recent] = await Promise.all([this.apps.list(), this.installations.countByApp(), this.notifications.countRecent(24)]);
     return Promise.all(
       apps.map(async (app) => {
         const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0 };

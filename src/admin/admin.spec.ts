@@ -43,7 +43,16 @@ describe('AdminGuard', () => {
 
 describe('adminPages', () => {
   const run = (enabled: boolean, path: string) => {
-    const res = { statusCode: 200, status(code: number) { this.statusCode = code; return this; }, json: jest.fn(), setHeader: jest.fn(), sendFile: jest.fn() };
+    const res = {
+      statusCode: 200,
+      status(code: number) {
+        this.statusCode = code;
+        return this;
+      },
+      json: jest.fn(),
+      setHeader: jest.fn(),
+      sendFile: jest.fn(),
+    };
     const next = jest.fn();
     adminPages(enabled, '/nonexistent-dir')({ originalUrl: path, method: 'GET' } as never, res as never, next);
     return { res, next };

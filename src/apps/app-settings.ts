@@ -37,7 +37,9 @@ export function parseFrequencyCap(text: string): { max: number; hours: number } 
   const max = Number(match?.[1]);
   const hours = Number(match?.[2]);
   if (!match || max < FREQUENCY_CAP_MAX.min || max > FREQUENCY_CAP_MAX.max || hours < FREQUENCY_CAP_HOURS.min || hours > FREQUENCY_CAP_HOURS.max) {
-    throw new Error(`--frequency-cap must be N/HOURS (N ${FREQUENCY_CAP_MAX.min} to ${FREQUENCY_CAP_MAX.max}, HOURS ${FREQUENCY_CAP_HOURS.min} to ${FREQUENCY_CAP_HOURS.max}) or off, not "${text}"`);
+    throw new Error(
+      `--frequency-cap must be N/HOURS (N ${FREQUENCY_CAP_MAX.min} to ${FREQUENCY_CAP_MAX.max}, HOURS ${FREQUENCY_CAP_HOURS.min} to ${FREQUENCY_CAP_HOURS.max}) or off, not "${text}"`,
+    );
   }
   return { max, hours };
 }

@@ -98,7 +98,16 @@ export class AppsRepository {
          identity_verification = coalesce($8::boolean, identity_verification)
        WHERE id = $1
        RETURNING ${SETTINGS_COLUMNS}`,
-      [id, cap !== undefined, cap?.max ?? null, cap?.hours ?? null, quiet !== undefined, quiet?.start ?? null, quiet?.end ?? null, change.identityVerification ?? null],
+      [
+        id,
+        cap !== undefined,
+        cap?.max ?? null,
+        cap?.hours ?? null,
+        quiet !== undefined,
+        quiet?.start ?? null,
+        quiet?.end ?? null,
+        change.identityVerification ?? null,
+      ],
     );
     return row;
   }

@@ -83,7 +83,9 @@ export class AppsService {
         return options.revokePrevious ? { current: sealedCurrent, previous: null } : null;
       }
       secret = newIdentitySecret();
-      const demoted = sealedCurrent ? seal(this.open(id, 'identity_secret_enc', sealedCurrent), identityContext(id, 'identity_secret_previous_enc'), this.config.APP_KEY) : previous;
+      const demoted = sealedCurrent
+        ? seal(this.open(id, 'identity_secret_enc', sealedCurrent), identityContext(id, 'identity_secret_previous_enc'), this.config.APP_KEY)
+        : previous;
       return { current: seal(secret, identityContext(id, 'identity_secret_enc'), this.config.APP_KEY), previous: demoted };
     });
     return row ? { secret } : null;

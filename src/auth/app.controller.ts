@@ -19,7 +19,11 @@ class QuietHoursDto {
 class AppSettingsDto {
   @ApiPropertyOptional({ type: FrequencyCapDto, nullable: true, description: 'Stored; applied to marketing sends by a later version.' })
   frequency_cap: FrequencyCapDto | null;
-  @ApiPropertyOptional({ type: QuietHoursDto, nullable: true, description: "On the installation's own clock; stored, applied to marketing sends by a later version." })
+  @ApiPropertyOptional({
+    type: QuietHoursDto,
+    nullable: true,
+    description: "On the installation's own clock; stored, applied to marketing sends by a later version.",
+  })
   quiet_hours: QuietHoursDto | null;
   @ApiProperty({ type: Boolean, description: 'Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification").' })
   identity_verification: boolean;

@@ -85,7 +85,9 @@ export class AppsCredentialsCommand extends CommandRunner {
       if (keyGiven) throw new CliError('--vapid-public-key and --vapid-private-key need --vapid-subject');
     } else {
       if (keyGiven && (options.vapidPublicKey === undefined || options.vapidPrivateKey === undefined)) {
-        throw new CliError(`Missing ${options.vapidPublicKey === undefined ? '--vapid-public-key' : '--vapid-private-key'}: give both VAPID keys or neither (to generate them)`);
+        throw new CliError(
+          `Missing ${options.vapidPublicKey === undefined ? '--vapid-public-key' : '--vapid-private-key'}: give both VAPID keys or neither (to generate them)`,
+        );
       }
       input.vapid = { subject: options.vapidSubject, publicKey: options.vapidPublicKey, privateKey: options.vapidPrivateKey };
     }
@@ -174,7 +176,12 @@ export class AppsCredentialsRemoveCommand extends CommandRunner {
   @Option({ flags: '--provider <provider>', description: 'apns, fcm or web-push', required: true })
   parseProvider(value: string): ProviderId {
     const provider = PROVIDER_IDS.find((id) => PROVIDER_CLI_NAMES[id] === value);
-    if (!provider) throw new CliError(`--provider must be ${PROVIDER_IDS.map((id) => PROVIDER_CLI_NAMES[id]).join(', ').replace(/, ([^,]*)$/, ' or $1')}`);
+    if (!provider)
+      throw new CliError(
+        `--provider must be ${PROVIDER_IDS.map((id) => PROVIDER_CLI_NAMES[id])
+          .join(', ')
+          .replace(/, ([^,]*)$/, ' or $1')}`,
+      );
     return provider;
   }
 }

@@ -5,7 +5,6 @@ import { TokensService } from '../auth/tokens.service';
 import { isUuid } from '../common/uuid';
 import { CliError, printJson } from './cli-error';
 
-
 @Command({ name: 'tokens:create', description: 'Create an API token; it is shown only this once' })
 export class TokensCreateCommand extends CommandRunner {
   constructor(
@@ -37,7 +36,14 @@ export class TokensCreateCommand extends CommandRunner {
     required: true,
   })
   parseAbilities(value: string): string[] {
-    const abilities = [...new Set(value.split(',').map((a) => a.trim()).filter(Boolean))];
+    const abilities = [
+      ...new Set(
+        value
+          .split(',')
+          .map((a) => a.trim())
+          .filter(Boolean),
+      ),
+    ];
     const unknown = abilities.find((a) => !isKnownAbility(a));
     if (abilities.length === 0) throw new CliError('--abilities needs at least one ability');
     if (unknown !== undefined) throw new CliError(`Unknown ability "${unknown}"`);

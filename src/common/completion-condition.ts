@@ -6,5 +6,4 @@
  * notifications; every statement that sets `completed_at` uses it. Its cases are tested in
  * test/integration/delivery-storage.int-spec.ts.
  */
-export const completionCondition = (added = '') =>
-  `fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped${added} >= stat_installations`;
+export const completionCondition = (added = '') => `fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped${added} >= stat_installations`;

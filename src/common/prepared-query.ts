@@ -14,12 +14,7 @@ import { env } from '../config/env';
  * transaction pooler that cannot keep a named statement on the connection it lends next
  * (PgBouncer before 1.21, or without max_prepared_statements; docs/operations.md, Scaling).
  */
-export async function preparedQuery<Row>(
-  db: DataSource,
-  name: string,
-  text: string,
-  values: unknown[],
-): Promise<{ rows: Row[]; rowCount: number }> {
+export async function preparedQuery<Row>(db: DataSource, name: string, text: string, values: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
   const pool = (db.driver as PostgresDriver).master as Pool;
   const result = await pool.query(env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };

@@ -31,6 +31,5 @@ export const WEBHOOK_JOB = 'webhook';
 
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;
-export const deliverJobId = (notificationId: string, batch: number, suffix?: string) =>
-  `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
+export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;

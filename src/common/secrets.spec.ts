@@ -47,14 +47,9 @@ describe('scrubSecrets', () => {
     'x-access-token',
     'app-key',
     'app-key-previous',
-  ])(
-    '%s is a secret key',
-    (key) => expect(isSecretKey(key)).toBe(true),
-  );
+  ])('%s is a secret key', (key) => expect(isSecretKey(key)).toBe(true));
 
-  it.each(['token_id', 'tokenId', 'app_id', 'installation_id', 'key_id', 'user_id', 'tokens'])('%s is not', (key) =>
-    expect(isSecretKey(key)).toBe(false),
-  );
+  it.each(['token_id', 'tokenId', 'app_id', 'installation_id', 'key_id', 'user_id', 'tokens'])('%s is not', (key) => expect(isSecretKey(key)).toBe(false));
 });
 
 describe('redactUrl', () => {

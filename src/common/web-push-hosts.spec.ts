@@ -8,11 +8,41 @@ describe('isPublicAddress', () => {
   });
 
   it.each([
-    '127.0.0.1', '127.1.2.3', '10.0.0.1', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
-    '0.0.0.0', '224.0.0.1', '239.255.255.250', '255.255.255.255', '240.0.0.1', '192.0.2.1', '198.18.0.1', '192.0.0.8',
-    '::', '::1', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', 'fec0::1', '2001:db8::1', '100::1',
-    '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '::ffff:169.254.169.254', '64:ff9b::7f00:1', '2002:7f00:1::1', '2001::1',
-    '::127.0.0.1', 'not an address', '',
+    '127.0.0.1',
+    '127.1.2.3',
+    '10.0.0.1',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '0.0.0.0',
+    '224.0.0.1',
+    '239.255.255.250',
+    '255.255.255.255',
+    '240.0.0.1',
+    '192.0.2.1',
+    '198.18.0.1',
+    '192.0.0.8',
+    '::',
+    '::1',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    'ff02::1',
+    'fec0::1',
+    '2001:db8::1',
+    '100::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '::ffff:169.254.169.254',
+    '64:ff9b::7f00:1',
+    '2002:7f00:1::1',
+    '2001::1',
+    '::127.0.0.1',
+    'not an address',
+    '',
   ])('%s is not public', (address) => {
     expect(isPublicAddress(address)).toBe(false);
   });
@@ -92,11 +122,15 @@ describe('WebPushHosts from WEB_PUSH_ALLOWED_HOSTS', () => {
 });
 
 describe('WebPushHosts.lookup (the connect-time check)', () => {
-  const dns = (answers: Record<string, string[]>) => (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
-    const found = answers[hostname];
-    if (!found) return callback(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
-    callback(null, found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
-  };
+  const dns =
+    (answers: Record<string, string[]>) => (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => {
+      const found = answers[hostname];
+      if (!found) return callback(Object.assign(new Error('not found'), { code: 'ENOTFOUND' }), []);
+      callback(
+        null,
+        found.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+    };
   const lookup = (hosts: WebPushHosts, hostname: string, all = false) =>
     new Promise<{ error: NodeJS.ErrnoException | null; address: unknown; family?: number }>((resolve) =>
       hosts.lookup(hostname, { all }, (error: NodeJS.ErrnoException | null, address: unknown, family?: number) => resolve({ error, address, family })),

@@ -33,8 +33,7 @@ const LABEL = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?';
 export const ALLOWED_HOST_ENTRY = new RegExp(`^\\.?${LABEL}(?:\\.${LABEL})*$`, 'i');
 
 /** An RFC 3986 path and query (pct-encoded octets included), as the OpenAPI patterns write them. */
-export const URL_PATH_AND_QUERY =
-  "(?:/(?:[-A-Za-z0-9._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*)?(?:\\?(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?";
+export const URL_PATH_AND_QUERY = "(?:/(?:[-A-Za-z0-9._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*)?(?:\\?(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?";
 
 /** Error code of a connection refused because its host resolved to a non-public address. */
 export const PRIVATE_ADDRESS_CODE = 'EPRIVATEADDRESS';
@@ -57,7 +56,11 @@ export function isPublicAddress(address: string): boolean {
 }
 
 /** `[::1]` -> `::1`, and one trailing dot (`host.`) dropped: the name DNS would look up. */
-export const bareHost = (hostname: string) => hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+export const bareHost = (hostname: string) =>
+  hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
 
 /** A host that names no public service by itself: an IP literal, `localhost`, `*.localhost` or a single label. */
 export function isAddressOrLocalName(host: string): boolean {

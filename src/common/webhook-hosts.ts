@@ -1,5 +1,14 @@
 import type { LookupFunction } from 'node:net';
-import { bareHost, hostListAllows, isAddressOrLocalName, isPublicAddress, parseHostList, publicAddressLookup, Resolver, systemResolver } from './web-push-hosts';
+import {
+  bareHost,
+  hostListAllows,
+  isAddressOrLocalName,
+  isPublicAddress,
+  parseHostList,
+  publicAddressLookup,
+  Resolver,
+  systemResolver,
+} from './web-push-hosts';
 
 /**
  * Where webhooks may call (docs/api.md#webhooks), the Web Push endpoints' policy (web-push-hosts.ts)

@@ -77,9 +77,12 @@ describe('parseEnv (docs/api.md#processes and docs/api.md#environment)', () => {
     expect(problem({ APP_KEY, APNS_URL: 'https://api.sandbox.push.apple.com' })).toBeNull();
   });
 
-  it.each(['localhost', 'push.example.org,.push.example.net', 'fcm.googleapis.com, .push.apple.com', '127.0.0.1'])('accepts WEB_PUSH_ALLOWED_HOSTS=%j', (hosts) => {
-    expect(parseEnv({ APP_KEY, WEB_PUSH_ALLOWED_HOSTS: hosts }).WEB_PUSH_ALLOWED_HOSTS).toBe(hosts);
-  });
+  it.each(['localhost', 'push.example.org,.push.example.net', 'fcm.googleapis.com, .push.apple.com', '127.0.0.1'])(
+    'accepts WEB_PUSH_ALLOWED_HOSTS=%j',
+    (hosts) => {
+      expect(parseEnv({ APP_KEY, WEB_PUSH_ALLOWED_HOSTS: hosts }).WEB_PUSH_ALLOWED_HOSTS).toBe(hosts);
+    },
+  );
 
   it.each(['*', 'https://shop.example.com', 'https://shop.example.com, http://127.0.0.1:8080,http://[::1]:3000'])(
     'accepts CORS_ALLOWED_ORIGINS=%j',
@@ -226,7 +229,9 @@ describe('Redis Cluster settings (issue 18)', () => {
   });
 
   it.each(['{pns', 'pns}', '{}', '{a}{b}', '{{a}}', 'a:b', 'p n s', `{${'x'.repeat(63)}}`])('QUEUE_PREFIX=%s is refused', (prefix) => {
-    expect(problem({ APP_KEY, QUEUE_PREFIX: prefix })).toMatch(/^Invalid environment variable QUEUE_PREFIX must be 1 to 64 letters, digits, - or _, with at most one \{hash tag\}/);
+    expect(problem({ APP_KEY, QUEUE_PREFIX: prefix })).toMatch(
+      /^Invalid environment variable QUEUE_PREFIX must be 1 to 64 letters, digits, - or _, with at most one \{hash tag\}/,
+    );
   });
 
   it('REDIS_CLUSTER_NODES is unset by default and takes host:port seed nodes', () => {

@@ -1,29 +1,14 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { plainToInstance, Transform } from 'class-transformer';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsIP,
-  IsOptional,
-  IsString,
-  Matches,
-  Max,
-  Min,
-  MinLength,
-  ValidateIf,
-  ValidationError,
-  validateSync,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf, ValidationError, validateSync } from 'class-validator';
 import { CORS_ORIGIN } from '../common/http/cors';
 import { ALLOWED_HOST_ENTRY } from '../common/web-push-hosts';
 
 /** Raised when the environment is unusable; its message is the one line an operator sees. */
 export class ConfigError extends Error {}
 
-const toInt = ({ value }: { value: unknown }) =>
-  typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value;
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^-?\d+$/.test(value.trim()) ? Number(value) : value);
 /**
  * An integer variable from `min` to `max` (inclusive; no upper bound when omitted): the decorator
  * run every integer variable had, written once. Applied in the order those decorators ran
@@ -42,8 +27,7 @@ function Int(min: number, max?: number, messages = { min: `must be at least ${mi
 /** A TCP port; 0 where the variable allows turning the listener off. */
 const Port = () => Int(0, 65535, { min: 'must be a port number', max: 'must be a port number' });
 
-const toBool = ({ value }: { value: unknown }) =>
-  value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value;
+const toBool = ({ value }: { value: unknown }) => (value === 'true' || value === '1' ? true : value === 'false' || value === '0' ? false : value);
 const URL_PATTERN = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i;
 /**
  * Letters, digits, - and _, with at most one non-empty `{...}`: Redis hashes a key by its first
@@ -56,8 +40,7 @@ const CLUSTER_NODES_PATTERN = new RegExp(`^${CLUSTER_NODE}(?: *, *${CLUSTER_NODE
 const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, -1)}(?: *, *${ALLOWED_HOST_ENTRY.source.slice(1, -1)})*$`, 'i');
 const CORS_ORIGINS_PATTERN = new RegExp(`^(?:\\*|${CORS_ORIGIN.source.slice(1, -1)}(?: *, *${CORS_ORIGIN.source.slice(1, -1)})*)$`, 'i');
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
-const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) =>
-  env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
+const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) => env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
 
 /**
  * Every environment variable the service reads (docs/api.md#environment, plus the operational ones
@@ -354,7 +337,9 @@ export function parseEnv(source: NodeJS.ProcessEnv): EnvironmentVariables {
       );
     }
     if (!/^rediss?:\/\/[^/]*\/?0?$/.test(env.REDIS_URL)) {
-      throw new ConfigError('Invalid environment variable REDIS_URL must not select a database when REDIS_CLUSTER_NODES is set (a cluster has only database 0)');
+      throw new ConfigError(
+        'Invalid environment variable REDIS_URL must not select a database when REDIS_CLUSTER_NODES is set (a cluster has only database 0)',
+      );
     }
   }
   // A worker's own default, so an api and a worker on one host do not both want 9464.

@@ -13,7 +13,10 @@ describe('redisConnectionOptions', () => {
   });
 
   it("adds the seed nodes, keeping REDIS_URL's credentials and TLS for every node", () => {
-    const options = redisConnectionOptions({ REDIS_URL: 'rediss://push:s%40cret@ignored:6379', REDIS_CLUSTER_NODES: 'a.internal:7000, 10.0.0.2:7001,[fd00::3]:7002' });
+    const options = redisConnectionOptions({
+      REDIS_URL: 'rediss://push:s%40cret@ignored:6379',
+      REDIS_CLUSTER_NODES: 'a.internal:7000, 10.0.0.2:7001,[fd00::3]:7002',
+    });
     expect(options).toMatchObject({ username: 'push', password: 's@cret', tls: {} });
     expect(options.clusterNodes).toEqual([
       { host: 'a.internal', port: 7000 },

@@ -31,7 +31,13 @@ export function redisOptionsFromUrl(url: string): RedisOptions {
 export function clusterNodesFromSetting(setting: string): ClusterNode[] {
   return setting.split(',').map((entry) => {
     const at = entry.trim().lastIndexOf(':');
-    return { host: entry.trim().slice(0, at).replace(/^\[|\]$/g, ''), port: Number(entry.trim().slice(at + 1)) };
+    return {
+      host: entry
+        .trim()
+        .slice(0, at)
+        .replace(/^\[|\]$/g, ''),
+      port: Number(entry.trim().slice(at + 1)),
+    };
   });
 }
 

@@ -24,9 +24,7 @@ export class CredentialsRepository {
    */
   async resealAll(reseal: (row: SealedRow) => Map<SealedColumn, string>): Promise<void> {
     await this.db.transaction(async (manager) => {
-      const rows: SealedRow[] = await manager.query(
-        `SELECT app_id, ${SEALED_COLUMNS.join(', ')} FROM app_credentials ORDER BY app_id FOR UPDATE`,
-      );
+      const rows: SealedRow[] = await manager.query(`SELECT app_id, ${SEALED_COLUMNS.join(', ')} FROM app_credentials ORDER BY app_id FOR UPDATE`);
       for (const row of rows) {
         const changed = reseal(row);
         if (changed.size === 0) continue;

@@ -45,9 +45,7 @@ export function fcmColumns(input: FcmCredentialsInput, seal: SealFor): ColumnVal
 }
 
 export function fcmSummary(row: AppCredentials | null): FcmSummary | null {
-  return row?.fcmProjectId && row.fcmClientEmail && row.fcmServiceAccountEnc
-    ? { project_id: row.fcmProjectId, client_email: row.fcmClientEmail }
-    : null;
+  return row?.fcmProjectId && row.fcmClientEmail && row.fcmServiceAccountEnc ? { project_id: row.fcmProjectId, client_email: row.fcmClientEmail } : null;
 }
 
 export function openFcm(row: AppCredentials, open: OpenFrom): FcmCredentials | null {

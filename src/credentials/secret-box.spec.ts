@@ -23,9 +23,7 @@ describe('secret box', () => {
 
   it('refuses a wrong key with a clear error', () => {
     const sealed = seal('secret', '', key);
-    expect(() => open(sealed, '', randomBytes(32))).toThrow(
-      /APP_KEY is not the key it was sealed with, or the value was modified/,
-    );
+    expect(() => open(sealed, '', randomBytes(32))).toThrow(/APP_KEY is not the key it was sealed with, or the value was modified/);
   });
 
   it('refuses any modified byte (iv, tag or ciphertext)', () => {

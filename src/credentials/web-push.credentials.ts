@@ -88,7 +88,10 @@ function assertVapidPair(publicKey: string, privateKey: string): void {
   }
   try {
     // Rejects points that are not on the curve.
-    createPublicKey({ format: 'jwk', key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') } });
+    createPublicKey({
+      format: 'jwk',
+      key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') },
+    });
   } catch {
     throw new CredentialsError('VAPID public key is not a point on P-256');
   }

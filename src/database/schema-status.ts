@@ -57,9 +57,7 @@ export class SchemaStatus implements OnApplicationBootstrap, OnModuleDestroy {
     const known = this.dataSource.migrations.map((migration) => migration.name ?? migration.constructor.name);
     const table = this.dataSource.options.migrationsTableName ?? 'migrations';
     const [{ present }] = await this.dataSource.query<[{ present: boolean }]>(`SELECT to_regclass($1) IS NOT NULL AS present`, [table]);
-    const applied = new Set<string>(
-      present ? (await this.dataSource.query<{ name: string }[]>(`SELECT name FROM "${table}"`)).map((row) => row.name) : [],
-    );
+    const applied = new Set<string>(present ? (await this.dataSource.query<{ name: string }[]>(`SELECT name FROM "${table}"`)).map((row) => row.name) : []);
     this.missing = known.filter((name) => !applied.has(name));
   }
 }

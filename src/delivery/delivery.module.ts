@@ -22,11 +22,7 @@ import { SweeperService } from './sweeper/sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
 @Module({
-  imports: [
-    BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }),
-    CredentialsModule,
-    ProvidersModule,
-  ],
+  imports: [BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }), CredentialsModule, ProvidersModule],
   providers: [
     FanOutService,
     DeliveriesService,

@@ -8,9 +8,7 @@ const PROBE_TIMEOUT_MS = 2_000;
  * has no HTTP server, the metrics listener (it serves /health/live too). Undefined when a worker
  * runs with METRICS_PORT=0 and so has nothing to probe.
  */
-export function livenessUrl(
-  config: Pick<EnvironmentVariables, 'APP_MODE' | 'PORT' | 'METRICS_PORT' | 'HOST' | 'METRICS_HOST'>,
-): string | undefined {
+export function livenessUrl(config: Pick<EnvironmentVariables, 'APP_MODE' | 'PORT' | 'METRICS_PORT' | 'HOST' | 'METRICS_HOST'>): string | undefined {
   const worker = config.APP_MODE === 'worker';
   const port = worker ? config.METRICS_PORT : config.PORT;
   if (port === 0) return undefined;

@@ -1,13 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Put, Res } from '@nestjs/common';
-import {
-  ApiBody,
-  ApiCreatedResponse,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBody, ApiCreatedResponse, ApiNoContentResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { AppsService } from '../apps/apps.service';
 import { grants } from '../auth/abilities';
@@ -123,11 +115,7 @@ export class InstallationsController {
   @ApiOkResponse({ description: 'Updated.', type: InstallationEnvelope })
   @ApiJsonBodyErrors()
   @ApiNotFound(NOT_FOUND)
-  async update(
-    @CurrentAuth() auth: AuthContext,
-    @Param('installationId', InstallationIdPipe) installationId: string,
-    @Body() dto: UpdateInstallationDto,
-  ) {
+  async update(@CurrentAuth() auth: AuthContext, @Param('installationId', InstallationIdPipe) installationId: string, @Body() dto: UpdateInstallationDto) {
     await this.verifyIdentity(auth, dto);
     return { data: await this.installations.update(auth.appId, installationId, dto) };
   }

@@ -96,10 +96,10 @@ export class InstallationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async find(appId: string, installationId: string): Promise<InstallationRow | undefined> {
-    const [row]: InstallationRow[] = await this.db.query(
-      `SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
-      [appId, installationId],
-    );
+    const [row]: InstallationRow[] = await this.db.query(`SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`, [
+      appId,
+      installationId,
+    ]);
     return row;
   }
 
@@ -117,9 +117,7 @@ export class InstallationsRepository {
    * list). A count reads every live row: fine for a page an operator opens, not for a hot path.
    */
   countByApp(): Promise<{ app_id: string; platform: Platform; count: number }[]> {
-    return this.db.query(
-      `SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform`,
-    );
+    return this.db.query(`SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform`);
   }
 
   async platformOf(appId: string, installationId: string): Promise<Platform | null> {

@@ -58,7 +58,10 @@ function installationRow(id: string, platform: Platform): InstallationRow {
 }
 
 const errorsOf = async (promise: Promise<unknown>) => {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ValidationFailedError);
   return (error as ValidationFailedError).errors;
 };

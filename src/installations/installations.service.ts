@@ -38,11 +38,7 @@ export class InstallationsService {
   }
 
   /** PUT: creates (created = true) or refreshes the installation. */
-  async register(
-    appId: string,
-    installationId: string,
-    dto: RegisterInstallationDto,
-  ): Promise<{ created: boolean; installation: InstallationResource }> {
+  async register(appId: string, installationId: string, dto: RegisterInstallationDto): Promise<{ created: boolean; installation: InstallationResource }> {
     // Two attempts cover a concurrent PUT or DELETE of the same installation between the statements.
     for (let attempt = 0; ; attempt++) {
       const platform = await this.installations.platformOf(appId, installationId);
@@ -83,12 +79,7 @@ export class InstallationsService {
   }
 
   /** One UPDATE (see InstallationsRepository.update); `platform` is needed (and checked) only when a token is being changed. */
-  private async applyChanges(
-    appId: string,
-    installationId: string,
-    platform: Platform | null,
-    dto: Changes,
-  ): Promise<InstallationRow | undefined> {
+  private async applyChanges(appId: string, installationId: string, platform: Platform | null, dto: Changes): Promise<InstallationRow | undefined> {
     if (platform) throwIfInvalid(tokenErrors(platform, dto));
     return this.installations.update(appId, installationId, {
       setUserId: dto.user_id !== undefined,

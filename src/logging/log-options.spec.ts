@@ -20,7 +20,6 @@ describe('requestId', () => {
   });
 });
 
-
 describe('redactRequest and redactResponse', () => {
   it('censor secret-named headers, secret query parameters and nothing else', () => {
     expect(

@@ -7,7 +7,6 @@ export type DeliveryMetricOutcome = 'accepted' | 'failed' | 'retried' | 'invalid
 /** A webhook call: answered 2xx, to be tried again, or the last attempt failed (given up). */
 export type WebhookCallOutcome = 'delivered' | 'retried' | 'failed';
 
-
 /**
  * Every Prometheus metric of the service, on one registry per process. Domain code records
  * through these methods; the /metrics listener (METRICS_PORT) exposes `registry`.

@@ -104,7 +104,12 @@ describe('delivery trace (docs/api.md#delivery-trace)', () => {
   });
 
   it('filters by reason too (the operator dashboard), alone or with the status, passing it to the statement', async () => {
-    trace.rows = [row(1), { ...row(2, 'failed'), reason: 'BadDeviceToken' }, { ...row(3, 'skipped'), reason: 'NoCredentials' }, { ...row(4, 'failed'), reason: 'Unregistered' }];
+    trace.rows = [
+      row(1),
+      { ...row(2, 'failed'), reason: 'BadDeviceToken' },
+      { ...row(3, 'skipped'), reason: 'NoCredentials' },
+      { ...row(4, 'failed'), reason: 'Unregistered' },
+    ];
     const ids = async (status: TraceRow['status'] | null, reason: string | null) =>
       (await service.page('app', NOTIFICATION, 100, status, undefined, reason)).data.map((d) => d.installation_id);
     expect(await ids(null, 'NoCredentials')).toEqual(['inst-3']);

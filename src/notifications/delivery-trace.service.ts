@@ -52,7 +52,15 @@ export class DeliveryTraceService {
     // Not started (held until its send_at): the fan-out has considered no installation yet.
     if (notification.started_at === null) return { data: [], meta: { next_cursor: null } };
 
-    const rows = await this.trace.page({ notificationId: id, startedAt: notification.started_at, after, status, reason, scanLimit: TRACE_SCAN_ROWS, rows: limit + 1 });
+    const rows = await this.trace.page({
+      notificationId: id,
+      startedAt: notification.started_at,
+      after,
+      status,
+      reason,
+      scanLimit: TRACE_SCAN_ROWS,
+      rows: limit + 1,
+    });
     const { entries, next } = pageOf(rows, limit, TRACE_SCAN_ROWS);
     return {
       data: entries.map((row) => toDeliveryResource({ ...row, attempts: providerAttempts(row) })),

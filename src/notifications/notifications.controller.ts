@@ -1,13 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
-import {
-  ApiAcceptedResponse,
-  ApiBody,
-  ApiHeader,
-  ApiOkResponse,
-  ApiOperation,
-  ApiParam,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiAcceptedResponse, ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
@@ -15,13 +7,7 @@ import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from
 import { DeliveryTraceService, TRACE_SCAN_ROWS } from './delivery-trace.service';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries.dto';
 import { ListNotificationsQueryDto } from './dto/list-notifications.dto';
-import {
-  DeliveryPage,
-  NotificationEnvelope,
-  NotificationPage,
-  RecordedEventEnvelope,
-  SendNotificationResponse,
-} from './dto/notification-response.dto';
+import { DeliveryPage, NotificationEnvelope, NotificationPage, RecordedEventEnvelope, SendNotificationResponse } from './dto/notification-response.dto';
 import { RecordEventDto } from './dto/record-event.dto';
 import { NotificationEventsService } from './notification-events.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
@@ -93,7 +79,12 @@ export class NotificationsController {
   @ApiAcceptedResponse({
     description: 'Accepted: stored and queued.',
     type: SendNotificationResponse,
-    headers: { 'Idempotent-Replayed': { description: '`true` when this is the stored answer to an earlier request with the same key.', schema: { type: 'string', enum: ['true'] } } },
+    headers: {
+      'Idempotent-Replayed': {
+        description: '`true` when this is the stored answer to an earlier request with the same key.',
+        schema: { type: 'string', enum: ['true'] },
+      },
+    },
   })
   @ApiJsonBodyErrors()
   @ApiConflict(

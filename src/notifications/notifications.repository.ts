@@ -137,11 +137,7 @@ export class NotificationsRepository {
    * text) under the claimed idempotency key, in one transaction: the key is completed exactly when
    * the send exists.
    */
-  async insertWithResponse(
-    notification: NewNotification,
-    key: string,
-    respond: (row: NotificationRow) => { status: number; body: string },
-  ): Promise<string> {
+  async insertWithResponse(notification: NewNotification, key: string, respond: (row: NotificationRow) => { status: number; body: string }): Promise<string> {
     return this.db.transaction(async (manager) => {
       const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification));
       const response = respond(row);

@@ -203,7 +203,6 @@ export class NotificationsService {
     }
   }
 
-
   private positionOf(cursor: string): CursorPosition {
     try {
       return decodeCursor(this.cursorKey, cursor);
@@ -247,8 +246,6 @@ function accepted(row: NotificationRow): string {
   return JSON.stringify({ data: toNotificationResource(row), meta: { accepted: true } });
 }
 
-
 function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 }
-

@@ -24,9 +24,9 @@ describe('delivery trace cursors', () => {
     const listKey = cursorKey(APP_KEY);
     expect(() => decodeTraceCursor(KEY, encodeCursor(listKey, { createdAtMicros: '1', id: POSITION }), NOTIFICATION)).toThrow(InvalidCursorError);
     expect(() => decodeTraceCursor(KEY, encodeTraceCursor(listKey, NOTIFICATION, POSITION), NOTIFICATION)).toThrow(InvalidCursorError);
-    expect(() => decodeTraceCursor(KEY, encodeTraceCursor(traceCursorKey('b3RoZXIta2V5LW90aGVyLWtleS1vdGhlci1rZXktMDA='), NOTIFICATION, POSITION), NOTIFICATION)).toThrow(
-      InvalidCursorError,
-    );
+    expect(() =>
+      decodeTraceCursor(KEY, encodeTraceCursor(traceCursorKey('b3RoZXIta2V5LW90aGVyLWtleS1vdGhlci1rZXktMDA='), NOTIFICATION, POSITION), NOTIFICATION),
+    ).toThrow(InvalidCursorError);
   });
 
   it('refuses any tampering and anything malformed', () => {

@@ -92,7 +92,11 @@ export const SQL_FILES: SqlFile[] = [
       {
         name: 'AppsRepository.updateSettings',
         call: (db) =>
-          new AppsRepository(db).updateSettings(ID, { frequencyCap: { max: 3, hours: 24 }, quietHours: { start: '22:00', end: '07:00' }, identityVerification: true }),
+          new AppsRepository(db).updateSettings(ID, {
+            frequencyCap: { max: 3, hours: 24 },
+            quietHours: { start: '22:00', end: '07:00' },
+            identityVerification: true,
+          }),
       },
       {
         name: 'AppsRepository.changeIdentitySecrets',
@@ -265,7 +269,10 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'NotificationsRepository.list', call: (db) => new NotificationsRepository(db).list(OTHER_ID, 50, null, 'sale') },
       { name: 'NotificationsRepository.countSince', call: (db) => new NotificationsRepository(db).countSince(AT) },
       { name: 'NotificationsRepository.lastForInstallation', call: (db) => new NotificationsRepository(db).lastForInstallation(OTHER_ID, ID, 200) },
-      { name: 'NotificationsRepository.claimIdempotencyKey', call: (db) => new NotificationsRepository(db).claimIdempotencyKey(OTHER_ID, 'key', 'hash', 30, 24) },
+      {
+        name: 'NotificationsRepository.claimIdempotencyKey',
+        call: (db) => new NotificationsRepository(db).claimIdempotencyKey(OTHER_ID, 'key', 'hash', 30, 24),
+      },
       { name: 'NotificationsRepository.findIdempotencyKey', call: (db) => new NotificationsRepository(db).findIdempotencyKey(OTHER_ID, 'key') },
       { name: 'NotificationsRepository.releaseIdempotencyKey', call: (db) => new NotificationsRepository(db).releaseIdempotencyKey(OTHER_ID, 'key') },
       {

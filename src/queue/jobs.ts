@@ -106,4 +106,3 @@ export class WebhookJobs {
     await this.add(calls);
   }
 }
-

@@ -22,9 +22,7 @@ export class QueueInspector implements OnModuleDestroy {
   constructor(private readonly config: EnvironmentVariables) {}
 
   queues(): Queue[] {
-    this.handles ??= INSPECTED_QUEUES.map(
-      (name) => new ObservedQueue(name, { connection: producerConnection(this.config), prefix: this.config.QUEUE_PREFIX }),
-    );
+    this.handles ??= INSPECTED_QUEUES.map((name) => new ObservedQueue(name, { connection: producerConnection(this.config), prefix: this.config.QUEUE_PREFIX }));
     return this.handles;
   }
 

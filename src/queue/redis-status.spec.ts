@@ -13,7 +13,10 @@ describe('RedisStatus', () => {
     logged.length = 0;
     jest.spyOn(Logger.prototype, 'warn').mockImplementation((message: unknown) => void logged.push(`warn ${String(message)}`));
     jest.spyOn(Logger.prototype, 'log').mockImplementation((message: unknown) => void logged.push(`log ${String(message)}`));
-    status = new RedisStatus(() => now, () => REDIS_LOG_INTERVAL_MS);
+    status = new RedisStatus(
+      () => now,
+      () => REDIS_LOG_INTERVAL_MS,
+    );
   });
   afterEach(() => jest.restoreAllMocks());
 

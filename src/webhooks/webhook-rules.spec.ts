@@ -29,9 +29,9 @@ describe('webhook rules (docs/api.md#webhooks)', () => {
     });
 
     it('refuses an unknown type and an empty list', () => {
-      expect(() => parseEvents('notification.completed,notification.sent')).toThrow(new WebhookError(
-        'Unknown event "notification.sent": --events takes notification.completed, notification.canceled, installation.invalidated',
-      ));
+      expect(() => parseEvents('notification.completed,notification.sent')).toThrow(
+        new WebhookError('Unknown event "notification.sent": --events takes notification.completed, notification.canceled, installation.invalidated'),
+      );
       expect(() => parseEvents(' , ')).toThrow(WebhookError);
     });
   });
@@ -43,7 +43,13 @@ describe('webhook rules (docs/api.md#webhooks)', () => {
     });
 
     it('refuses other schemes, relative URLs, credentials and overly long URLs', () => {
-      for (const bad of ['ftp://example.com/', 'example.com/hook', 'javascript:alert(1)', 'https://user:pw@example.com/', `https://example.com/${'a'.repeat(2048)}`]) {
+      for (const bad of [
+        'ftp://example.com/',
+        'example.com/hook',
+        'javascript:alert(1)',
+        'https://user:pw@example.com/',
+        `https://example.com/${'a'.repeat(2048)}`,
+      ]) {
         expect(() => parseUrl(bad)).toThrow(WebhookError);
       }
     });
@@ -63,7 +69,9 @@ describe('webhook rules (docs/api.md#webhooks)', () => {
     const headers = signedHeaders(secret, 'msg-1', body, now);
 
     it('signs {id}.{timestamp}.{body} with HMAC-SHA256 under the decoded secret', () => {
-      const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64')).update(`msg-1.${headers['webhook-timestamp']}.${body}`).digest('base64');
+      const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
+        .update(`msg-1.${headers['webhook-timestamp']}.${body}`)
+        .digest('base64');
       expect(headers).toEqual({
         'content-type': 'application/json',
         'webhook-id': 'msg-1',

@@ -30,7 +30,14 @@ export function retryDelayMs(attempt: number): number {
 
 /** `--events e1,e2`: known event types, each once, at least one. */
 export function parseEvents(text: string): WebhookEventType[] {
-  const names = [...new Set(text.split(',').map((name) => name.trim()).filter((name) => name !== ''))];
+  const names = [
+    ...new Set(
+      text
+        .split(',')
+        .map((name) => name.trim())
+        .filter((name) => name !== ''),
+    ),
+  ];
   if (names.length === 0) throw new WebhookError(`--events must name at least one of ${WEBHOOK_EVENT_TYPES.join(', ')}`);
   for (const name of names) {
     if (!(WEBHOOK_EVENT_TYPES as readonly string[]).includes(name)) {

@@ -19,7 +19,10 @@ const NOTIFICATION = '6f1c2d3e-3333-4c6d-8e7f-9a0b1c2d3e4f';
 const INSTALLATION = '9a8b7c6d-4444-4c6d-8e7f-9a0b1c2d3e4f';
 
 /** One message's row in memory; `status` is what the sender decided. */
-class InMemoryMessages implements Pick<WebhooksRepository, 'startAttempt' | 'keepBody' | 'notification' | 'installation' | 'delivered' | 'failed' | 'retryLater'> {
+class InMemoryMessages implements Pick<
+  WebhooksRepository,
+  'startAttempt' | 'keepBody' | 'notification' | 'installation' | 'delivered' | 'failed' | 'retryLater'
+> {
   status: 'pending' | 'delivered' | 'failed' = 'pending';
   attempts = 0;
   body: string | null = null;
@@ -58,19 +61,53 @@ class InMemoryMessages implements Pick<WebhooksRepository, 'startAttempt' | 'kee
   async notification(): Promise<NotificationSubject> {
     const at = new Date('2026-11-24T09:00:00.000Z');
     return {
-      id: NOTIFICATION, app_id: 'app', title: 'T', body: 'B', image_url: null, action_url: null, data: null, options: null, target_users: 1,
-      stat_users: 1, stat_installations: 2, stat_accepted: 1, stat_received: 0, stat_displayed: 0, stat_opened: 0, stat_failed: 1, stat_skipped: 0,
-      created_at: at, processing_started_at: at, completed_at: new Date('2026-11-24T10:00:00.000Z'), send_at: null, canceled_at: null,
-      localizations: null, fanned_out_at: at,
+      id: NOTIFICATION,
+      app_id: 'app',
+      title: 'T',
+      body: 'B',
+      image_url: null,
+      action_url: null,
+      data: null,
+      options: null,
+      target_users: 1,
+      stat_users: 1,
+      stat_installations: 2,
+      stat_accepted: 1,
+      stat_received: 0,
+      stat_displayed: 0,
+      stat_opened: 0,
+      stat_failed: 1,
+      stat_skipped: 0,
+      created_at: at,
+      processing_started_at: at,
+      completed_at: new Date('2026-11-24T10:00:00.000Z'),
+      send_at: null,
+      canceled_at: null,
+      localizations: null,
+      fanned_out_at: at,
     };
   }
 
   async installation(): Promise<InstallationSubject> {
     const at = new Date('2026-11-24T09:00:00.000Z');
     return {
-      id: INSTALLATION, app_id: 'app', installation_id: 'device-1', platform: 'ios', push_token: 'SECRET-TOKEN', web_push_subscription: null,
-      device: { locale: 'fr-FR' }, user_id: 'u1', permission: 'granted', registered_at: at, last_seen_at: at, identifier_updated_at: null,
-      permission_updated_at: null, invalidated_at: new Date('2026-11-24T10:00:00.000Z'), invalid_reason: 'Unregistered', deleted_at: null, tags: [],
+      id: INSTALLATION,
+      app_id: 'app',
+      installation_id: 'device-1',
+      platform: 'ios',
+      push_token: 'SECRET-TOKEN',
+      web_push_subscription: null,
+      device: { locale: 'fr-FR' },
+      user_id: 'u1',
+      permission: 'granted',
+      registered_at: at,
+      last_seen_at: at,
+      identifier_updated_at: null,
+      permission_updated_at: null,
+      invalidated_at: new Date('2026-11-24T10:00:00.000Z'),
+      invalid_reason: 'Unregistered',
+      deleted_at: null,
+      tags: [],
     };
   }
 
@@ -187,15 +224,19 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
   });
 
   describe('egress (issue 26 item 3)', () => {
-    it.each(['http://127.0.0.1:6379/', 'http://10.0.0.1/x', 'http://169.254.169.254/latest/meta-data', 'http://0x7f000001/', 'http://[::ffff:7f00:1]/', 'http://localhost:8080/'])(
-      'calls nobody at %s, a stored URL to a non-public address, and says only that it is not allowed',
-      async (url) => {
-        const messages = new InMemoryMessages('notification.completed', secret, url);
-        await (await sender(messages)).attempt(MESSAGE);
-        expect(fetchMock).not.toHaveBeenCalled();
-        expect(messages).toMatchObject({ status: 'pending', lastError: 'EndpointNotAllowed' });
-      },
-    );
+    it.each([
+      'http://127.0.0.1:6379/',
+      'http://10.0.0.1/x',
+      'http://169.254.169.254/latest/meta-data',
+      'http://0x7f000001/',
+      'http://[::ffff:7f00:1]/',
+      'http://localhost:8080/',
+    ])('calls nobody at %s, a stored URL to a non-public address, and says only that it is not allowed', async (url) => {
+      const messages = new InMemoryMessages('notification.completed', secret, url);
+      await (await sender(messages)).attempt(MESSAGE);
+      expect(fetchMock).not.toHaveBeenCalled();
+      expect(messages).toMatchObject({ status: 'pending', lastError: 'EndpointNotAllowed' });
+    });
 
     /** A receiver on loopback, and how many calls reached it. */
     const receiver = async () => {

@@ -109,5 +109,4 @@ export class WebhookSender {
     const row = await this.messages.notification(message.subject_id);
     return row && toNotificationResource(row);
   }
-
 }

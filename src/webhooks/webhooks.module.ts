@@ -11,7 +11,11 @@ import { WebhooksService } from './webhooks.service';
   providers: [
     WebhooksService,
     WebhooksRepository,
-    { provide: WebhookHosts, useFactory: (config: EnvironmentVariables) => WebhookHosts.fromSetting(config.WEBHOOK_ALLOWED_HOSTS), inject: [EnvironmentVariables] },
+    {
+      provide: WebhookHosts,
+      useFactory: (config: EnvironmentVariables) => WebhookHosts.fromSetting(config.WEBHOOK_ALLOWED_HOSTS),
+      inject: [EnvironmentVariables],
+    },
   ],
   exports: [WebhooksService, WebhooksRepository, WebhookHosts],
 })

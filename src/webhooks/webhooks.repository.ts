@@ -109,13 +109,15 @@ export class WebhooksRepository {
    * so the next look does not queue them again; with the attempt each is at.
    */
   dispatchDue(limit: number, leaseSeconds: number): Promise<{ id: string; attempts: number }[]> {
-    return this.db.query(
-      `UPDATE webhook_messages m SET due_at = now() + make_interval(secs => $2)
+    return this.db
+      .query(
+        `UPDATE webhook_messages m SET due_at = now() + make_interval(secs => $2)
        WHERE m.id IN (
          SELECT id FROM webhook_messages WHERE ${WEBHOOK_OWED} AND due_at <= now() ORDER BY due_at LIMIT $1 FOR UPDATE SKIP LOCKED)
        RETURNING m.id, m.attempts`,
-      [limit, leaseSeconds],
-    ).then(([rows]: [{ id: string; attempts: number }[], number]) => rows);
+        [limit, leaseSeconds],
+      )
+      .then(([rows]: [{ id: string; attempts: number }[], number]) => rows);
   }
 
   /**
@@ -135,10 +137,10 @@ export class WebhooksRepository {
 
   /** Stores the body unless one is stored already; the stored one (every attempt sends the same). */
   async keepBody(messageId: string, body: string): Promise<string> {
-    const [rows]: [{ body: string }[], number] = await this.db.query(
-      `UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`,
-      [messageId, body],
-    );
+    const [rows]: [{ body: string }[], number] = await this.db.query(`UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`, [
+      messageId,
+      body,
+    ]);
     return rows[0]?.body ?? body;
   }
 
@@ -197,9 +199,10 @@ export class WebhooksRepository {
 
   /** The attempt failed; the next is queued, and due for the dispatcher `dueInMs` from now if its job is lost. */
   async retryLater(messageId: string, error: string, dueInMs: number): Promise<void> {
-    await this.db.query(
-      `UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND ${WEBHOOK_OWED}`,
-      [messageId, error.slice(0, 255), dueInMs],
-    );
+    await this.db.query(`UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND ${WEBHOOK_OWED}`, [
+      messageId,
+      error.slice(0, 255),
+      dueInMs,
+    ]);
   }
 }

@@ -16,7 +16,12 @@ describe('WebhooksService.create: where a webhook may point (issue 26 item 3)', 
     },
   } as unknown as WebhooksRepository;
   const service = (setting?: string) =>
-    new WebhooksService(repository, {} as AppsRepository, Object.assign(new EnvironmentVariables(), { APP_KEY: Buffer.alloc(32, 1).toString('base64') }), WebhookHosts.fromSetting(setting));
+    new WebhooksService(
+      repository,
+      {} as AppsRepository,
+      Object.assign(new EnvironmentVariables(), { APP_KEY: Buffer.alloc(32, 1).toString('base64') }),
+      WebhookHosts.fromSetting(setting),
+    );
 
   beforeEach(() => (inserted.length = 0));
 
@@ -37,7 +42,9 @@ describe('WebhooksService.create: where a webhook may point (issue 26 item 3)', 
     'https://intranet/hook',
   ])('refuses %s and stores nothing', async (url) => {
     await expect(service().create(APP, url, 'notification.completed')).rejects.toThrow(
-      new WebhookError('--url must name a public host, not a private, loopback or link-local address, localhost or a single-label name (or list it in WEBHOOK_ALLOWED_HOSTS)'),
+      new WebhookError(
+        '--url must name a public host, not a private, loopback or link-local address, localhost or a single-label name (or list it in WEBHOOK_ALLOWED_HOSTS)',
+      ),
     );
     expect(inserted).toEqual([]);
   });

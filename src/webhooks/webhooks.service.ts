@@ -98,7 +98,8 @@ export class WebhooksService {
   async rotateAppKey(): Promise<ResealTotals> {
     const totals: ResealTotals = { secrets: 0, resealed: 0, already_current: 0 };
     const keys = appKeys(this.config);
-    const unopenable = (id: string) => () => new WebhookError(`The secret of webhook ${id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`);
+    const unopenable = (id: string) => () =>
+      new WebhookError(`The secret of webhook ${id} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed`);
     await this.webhooks.resealAll((row) => reseal(row.secret_enc, secretContext(row.id), keys, totals, unopenable(row.id)));
     return totals;
   }

@@ -100,7 +100,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       options: { ttl: 3600, collapse_id: 'sale' },
     });
     ids.sale = sale.body.data.id;
-    ids.digest = (await api('/notifications', { recipients: { user_ids: ['alice'] }, notification: { title: 'Weekly digest', body: 'Your week' } })).body.data.id;
+    ids.digest = (
+      await api('/notifications', { recipients: { user_ids: ['alice'] }, notification: { title: 'Weekly digest', body: 'Your week' } })
+    ).body.data.id;
     ids.tomorrow = (
       await api('/notifications', {
         recipients: { all: true },
@@ -113,7 +115,12 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     const givenUp = async () => (await ctx.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = 'failed'`))[0].n;
     await waitUntil(async () => (await givenUp()) === 2, 'the two completion webhooks to be given up', 20_000);
     // The devices report back: 4 received, 3 displayed, 2 opened.
-    for (const [n, types] of [[1, ['received', 'displayed', 'opened']], [2, ['received', 'displayed', 'opened']], [3, ['received', 'displayed']], [5, ['received']]] as const) {
+    for (const [n, types] of [
+      [1, ['received', 'displayed', 'opened']],
+      [2, ['received', 'displayed', 'opened']],
+      [3, ['received', 'displayed']],
+      [5, ['received']],
+    ] as const) {
       for (const type of types) expect((await api(`/notifications/${ids.sale}/events`, { installation_id: `inst-user-${n}`, type })).status).toBe(202);
     }
 
@@ -300,7 +307,10 @@ describe('operator dashboard in Chromium (issue 16)', () => {
 
   it('cancels a scheduled notification', async () => {
     await page.getByRole('link', { name: 'Notifications', exact: true }).click();
-    await page.getByRole('row', { name: /Tomorrow news .* scheduled/ }).getByRole('link', { name: 'Tomorrow news' }).click();
+    await page
+      .getByRole('row', { name: /Tomorrow news .* scheduled/ })
+      .getByRole('link', { name: 'Tomorrow news' })
+      .click();
     await page.getByRole('heading', { name: 'Tomorrow news', level: 1 }).waitFor();
     page.once('dialog', (dialog) => void dialog.accept());
     await page.getByRole('button', { name: 'Cancel notification' }).click();

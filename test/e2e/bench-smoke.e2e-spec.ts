@@ -64,7 +64,13 @@ describe('npm run bench, at a tiny size', () => {
     // /proc counts CPU in 10 ms ticks, so at this size a side may read 0: only the shape is checked.
     const { ours, oursIos, ceiling, peer } = results.delivery;
     const { patch, post, rawUpdate } = results.api;
-    for (const cpu of [ours.cpuMicrosPerDelivery, oursIos.cpuMicrosPerDelivery, patch.cpuMicrosPerRequest, post.cpuMicrosPerRequest, rawUpdate.cpuMicrosPerStatement]) {
+    for (const cpu of [
+      ours.cpuMicrosPerDelivery,
+      oursIos.cpuMicrosPerDelivery,
+      patch.cpuMicrosPerRequest,
+      post.cpuMicrosPerRequest,
+      rawUpdate.cpuMicrosPerStatement,
+    ]) {
       for (const side of ['service', 'harness', 'postgres', 'redis'] as const) expect(cpu[side]).toBeGreaterThanOrEqual(0);
     }
     // The raw UPDATE loop runs in the harness: no service process is involved.
@@ -94,7 +100,12 @@ describe('npm run bench, at a tiny size', () => {
     const parse = results.parse!;
     expect(parse.versions.parseServer).toMatch(/^9\./);
     expect(parse).toMatchObject({ installations: 100, users: 50 });
-    expect(parse.runs.map((run) => `${run.config} ${run.target}`)).toEqual(['out of the box users', 'raised users', 'out of the box platform', 'raised platform']);
+    expect(parse.runs.map((run) => `${run.config} ${run.target}`)).toEqual([
+      'out of the box users',
+      'raised users',
+      'out of the box platform',
+      'raised platform',
+    ]);
     for (const run of parse.runs) {
       // Counted at the fake, never taken from Parse's push status.
       expect(run).toMatchObject({ expected: 100, received: 100, complete: true });
@@ -137,7 +148,18 @@ describe('npm run bench, at a tiny size', () => {
   it('prints the table and writes the JSON', () => {
     const text = table(results);
     const parseLabels = WITH_PARSE ? ['Parse Server 9.', 'ours / Parse Server'] : ['Parse Server: not run (--no-parse)'];
-    for (const label of ['ours / ceiling', 'ours / peer', 'one broadcast', 'PATCH / raw UPDATE', 'CPU per message', 'CPU per request', 'worker peak RSS', 'as one broadcast', ...parseLabels, 'Targets']) {
+    for (const label of [
+      'ours / ceiling',
+      'ours / peer',
+      'one broadcast',
+      'PATCH / raw UPDATE',
+      'CPU per message',
+      'CPU per request',
+      'worker peak RSS',
+      'as one broadcast',
+      ...parseLabels,
+      'Targets',
+    ]) {
       expect(text).toContain(label);
     }
     const file = writeResults(results, dir);

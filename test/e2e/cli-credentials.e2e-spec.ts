@@ -59,11 +59,23 @@ describe('apps:credentials (docs/api.md#cli)', () => {
 
   it('stores all three providers, prints no secret, and seals every secret under APP_KEY', async () => {
     const result = await cli(
-      'apps:credentials', '--app', appId,
-      '--apns-key-file', join(dir, 'AuthKey.p8'), '--apns-key-id', apnsKey.keyId, '--apns-team-id', apnsKey.teamId,
-      '--apns-topic', 'com.example.app', '--apns-production', 'false',
-      '--fcm-service-account-file', join(dir, 'service-account.json'),
-      '--vapid-subject', 'mailto:ops@example.com',
+      'apps:credentials',
+      '--app',
+      appId,
+      '--apns-key-file',
+      join(dir, 'AuthKey.p8'),
+      '--apns-key-id',
+      apnsKey.keyId,
+      '--apns-team-id',
+      apnsKey.teamId,
+      '--apns-topic',
+      'com.example.app',
+      '--apns-production',
+      'false',
+      '--fcm-service-account-file',
+      join(dir, 'service-account.json'),
+      '--vapid-subject',
+      'mailto:ops@example.com',
     );
     const summary = json(result);
     expect(summary).toEqual({
@@ -106,7 +118,17 @@ describe('apps:credentials (docs/api.md#cli)', () => {
   it('replaces the VAPID pair with one given explicitly', async () => {
     const pair = webpush.generateVAPIDKeys();
     const summary = json(
-      await cli('apps:credentials', '--app', appId, '--vapid-subject', 'mailto:ops@example.com', '--vapid-public-key', pair.publicKey, '--vapid-private-key', pair.privateKey),
+      await cli(
+        'apps:credentials',
+        '--app',
+        appId,
+        '--vapid-subject',
+        'mailto:ops@example.com',
+        '--vapid-public-key',
+        pair.publicKey,
+        '--vapid-private-key',
+        pair.privateKey,
+      ),
     );
     expect(summary.web_push.public_key).toBe(pair.publicKey);
     expect(open((await row()).vapid_private_key_enc, context('vapid_private_key_enc'), TEST_APP_KEY)).toBe(pair.privateKey);
@@ -122,12 +144,40 @@ describe('apps:credentials (docs/api.md#cli)', () => {
       expect(await row()).toEqual(before);
     };
 
-    it('incomplete APNs flags', () => refused(/missing --apns-key-id/, '--app', appId, '--apns-key-file', join(dir, 'AuthKey.p8'), '--apns-team-id', apnsKey.teamId, '--apns-topic', 'com.example.app', '--apns-production', 'true'));
+    it('incomplete APNs flags', () =>
+      refused(
+        /missing --apns-key-id/,
+        '--app',
+        appId,
+        '--apns-key-file',
+        join(dir, 'AuthKey.p8'),
+        '--apns-team-id',
+        apnsKey.teamId,
+        '--apns-topic',
+        'com.example.app',
+        '--apns-production',
+        'true',
+      ));
     it('a file that is not a .p8 key', () =>
-      refused(/APNs key/, '--app', appId, '--apns-key-file', join(dir, 'not-a-key.p8'), '--apns-key-id', apnsKey.keyId, '--apns-team-id', apnsKey.teamId, '--apns-topic', 'com.example.app', '--apns-production', 'true'));
+      refused(
+        /APNs key/,
+        '--app',
+        appId,
+        '--apns-key-file',
+        join(dir, 'not-a-key.p8'),
+        '--apns-key-id',
+        apnsKey.keyId,
+        '--apns-team-id',
+        apnsKey.teamId,
+        '--apns-topic',
+        'com.example.app',
+        '--apns-production',
+        'true',
+      ));
     it('a missing file', () => refused(/Cannot read --fcm-service-account-file/, '--app', appId, '--fcm-service-account-file', join(dir, 'nope.json')));
     it('a service account that is not one', () => refused(/service account/, '--app', appId, '--fcm-service-account-file', join(dir, 'AuthKey.p8')));
-    it('half a VAPID pair', () => refused(/--vapid-private-key/, '--app', appId, '--vapid-subject', 'mailto:a@b.c', '--vapid-public-key', webpush.generateVAPIDKeys().publicKey));
+    it('half a VAPID pair', () =>
+      refused(/--vapid-private-key/, '--app', appId, '--vapid-subject', 'mailto:a@b.c', '--vapid-public-key', webpush.generateVAPIDKeys().publicKey));
     it('a VAPID subject that is neither mailto: nor https:', () => refused(/VAPID subject/, '--app', appId, '--vapid-subject', 'ops@example.com'));
     it('an unknown app', () => refused(/not found/, '--app', '00000000-0000-4000-8000-000000000000', '--vapid-subject', 'mailto:a@b.c'));
   });

@@ -66,11 +66,27 @@ describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app'
     json(
       await cli(
         [
-          'apps:credentials', '--app', app.id,
-          '--apns-key-file', join(dir, 'AuthKey.p8'), '--apns-key-id', apnsIds.keyId, '--apns-team-id', apnsIds.teamId,
-          '--apns-topic', APNS_TOPIC, '--apns-production', 'false',
-          '--fcm-service-account-file', join(dir, 'service-account.json'),
-          '--vapid-subject', 'mailto:ops@example.com', '--vapid-public-key', vapid.publicKey, '--vapid-private-key', vapid.privateKey,
+          'apps:credentials',
+          '--app',
+          app.id,
+          '--apns-key-file',
+          join(dir, 'AuthKey.p8'),
+          '--apns-key-id',
+          apnsIds.keyId,
+          '--apns-team-id',
+          apnsIds.teamId,
+          '--apns-topic',
+          APNS_TOPIC,
+          '--apns-production',
+          'false',
+          '--fcm-service-account-file',
+          join(dir, 'service-account.json'),
+          '--vapid-subject',
+          'mailto:ops@example.com',
+          '--vapid-public-key',
+          vapid.publicKey,
+          '--vapid-private-key',
+          vapid.privateKey,
         ],
         keys,
       ),
@@ -105,7 +121,10 @@ describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app'
   };
   /** Registers an iOS and an Android installation for `user`, sends to it, and returns the completed notification. */
   const deliverTo = async (port: number, token: string, user: string) => {
-    for (const [platform, push_token] of [['ios', apnsToken()], ['android', fcmToken()]]) {
+    for (const [platform, push_token] of [
+      ['ios', apnsToken()],
+      ['android', fcmToken()],
+    ]) {
       expect((await api(port, token, 'PUT', `/api/v1/installations/${user}-${platform}`, { platform, push_token, user_id: user })).status).toBe(201);
     }
     const sent = await api(port, token, 'POST', '/api/v1/notifications', { recipients: { user_ids: [user] }, notification: { title: 'T', body: 'B' } });

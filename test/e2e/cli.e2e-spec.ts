@@ -158,9 +158,7 @@ describe('operator CLI (docs/api.md#cli)', () => {
           abilities: ['installations:write', 'notifications:send'],
         }),
       );
-      const { rows } = await sql.query(`SELECT token_hash, abilities, app_id, row_to_json(t)::text AS everything FROM api_tokens t WHERE id = $1`, [
-        out.id,
-      ]);
+      const { rows } = await sql.query(`SELECT token_hash, abilities, app_id, row_to_json(t)::text AS everything FROM api_tokens t WHERE id = $1`, [out.id]);
       expect(rows).toHaveLength(1);
       expect(rows[0].token_hash).toBe(sha256(out.token));
       expect(rows[0].abilities).toEqual(['installations:write', 'notifications:send']);
@@ -193,10 +191,7 @@ describe('operator CLI (docs/api.md#cli)', () => {
 
     it('--name and --expires-in-days are stored', async () => {
       const out = json(await cli('tokens:create', '--app', app.id, '--abilities', '*', '--name', 'ci deploy', '--expires-in-days', '30'));
-      const { rows } = await sql.query(
-        `SELECT name, (expires_at - created_at) = interval '30 days' AS thirty_days FROM api_tokens WHERE id = $1`,
-        [out.id],
-      );
+      const { rows } = await sql.query(`SELECT name, (expires_at - created_at) = interval '30 days' AS thirty_days FROM api_tokens WHERE id = $1`, [out.id]);
       expect(rows).toEqual([{ name: 'ci deploy', thirty_days: true }]);
       if ('expires_at' in out) expect(out.expires_at).toMatch(ISO);
       if ('name' in out) expect(out.name).toBe('ci deploy');
@@ -284,7 +279,11 @@ describe('operator CLI (docs/api.md#cli)', () => {
       { name: 'apps:create with a blank name', args: () => ['apps:create', '--name', '   '], stderr: /name/ },
       { name: 'apps:create with a 256-character name', args: () => ['apps:create', '--name', 'n'.repeat(256)], stderr: /name/ },
       { name: 'tokens:create for an unknown app', args: () => ['tokens:create', '--app', UNKNOWN, '--abilities', '*'], stderr: /not found/i },
-      { name: 'tokens:create with an unknown ability', args: (id) => ['tokens:create', '--app', id, '--abilities', 'installations:read,push:all'], stderr: /push:all/ },
+      {
+        name: 'tokens:create with an unknown ability',
+        args: (id) => ['tokens:create', '--app', id, '--abilities', 'installations:read,push:all'],
+        stderr: /push:all/,
+      },
       { name: 'tokens:create with an empty ability list', args: (id) => ['tokens:create', '--app', id, '--abilities', ','], stderr: /abilit/ },
       { name: 'tokens:create without --abilities', args: (id) => ['tokens:create', '--app', id], stderr: /abilities/ },
       { name: 'tokens:create with a 256-character --name', args: (id) => ['tokens:create', '--app', id, '--abilities', '*', '--name', 'x'.repeat(256)] },
@@ -350,9 +349,7 @@ describe('operator CLI (docs/api.md#cli)', () => {
       const result = await setup();
       const out = json(result);
       expect(out.app).toEqual(expect.objectContaining({ id: expect.stringMatching(UUID), name: expect.any(String) }));
-      expect(out.token).toEqual(
-        expect.objectContaining({ id: expect.stringMatching(UUID), token: expect.stringMatching(TOKEN), abilities: ['*'] }),
-      );
+      expect(out.token).toEqual(expect.objectContaining({ id: expect.stringMatching(UUID), token: expect.stringMatching(TOKEN), abilities: ['*'] }));
 
       const keys = keysIn(readFileSync(join(dir, '.env'), 'utf8'));
       expect(keys).toHaveLength(1);
@@ -412,7 +409,10 @@ describe('operator CLI (docs/api.md#cli)', () => {
     });
 
     it('records the DATABASE_URL it was given, so a later `npm start` in the same directory reaches the same database', async () => {
-      const result = await runCli(['setup'], { env: { DATABASE_URL: fresh, REDIS_URL: 'redis://127.0.0.1:6379/0', APP_KEY: TEST_APP_KEY, NODE_ENV: undefined }, cwd: dir });
+      const result = await runCli(['setup'], {
+        env: { DATABASE_URL: fresh, REDIS_URL: 'redis://127.0.0.1:6379/0', APP_KEY: TEST_APP_KEY, NODE_ENV: undefined },
+        cwd: dir,
+      });
       json(result);
       const text = readFileSync(join(dir, '.env'), 'utf8');
       expect(text).toContain(`DATABASE_URL=${fresh}\n`);

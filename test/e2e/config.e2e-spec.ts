@@ -48,8 +48,9 @@ describe('configuration errors stop the built service (docs/api.md#processes and
     dir = mkdtempSync(join(tmpdir(), 'pns-config-'));
     // Each start costs about a second of CPU, so they run side by side. NODE_ENV=test: no .env is read.
     results = await inParallel(
-      cases.map((c) => () =>
-        runNode(BUILT_MAIN, [], { env: { ...UNREACHABLE, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test', APP_MODE: 'all', ...c.env }, timeoutMs: 45_000 }),
+      cases.map(
+        (c) => () =>
+          runNode(BUILT_MAIN, [], { env: { ...UNREACHABLE, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test', APP_MODE: 'all', ...c.env }, timeoutMs: 45_000 }),
       ),
     );
   });

@@ -103,7 +103,9 @@ describe('Dockerfile (issue #4.6)', () => {
     expect(all(runtime, 'RUN').some((run) => /npm ci\b.*--omit=dev/.test(run.args))).toBe(true);
     expect(workdir).toBe('/app');
     // The build stage copies only what exists and what .dockerignore lets through.
-    const ignored = readFileSync(resolve(ROOT, '.dockerignore'), 'utf8').split('\n').map((line) => line.trim());
+    const ignored = readFileSync(resolve(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .map((line) => line.trim());
     for (const copy of all(build, 'COPY').filter((c) => !c.args.startsWith('--from'))) {
       for (const source of copy.args.split(/\s+/).slice(0, -1)) {
         expect({ source, exists: existsSync(resolve(ROOT, source)), ignored: ignored.includes(source) }).toEqual({ source, exists: true, ignored: false });
@@ -135,7 +137,7 @@ describe('Dockerfile (issue #4.6)', () => {
     for (const signal of all(runtime, 'STOPSIGNAL')) expect(signal.args).toBe('SIGTERM');
   });
 
-  it("CMD and HEALTHCHECK run scripts that exist in the built output", () => {
+  it('CMD and HEALTHCHECK run scripts that exist in the built output', () => {
     const cmd = execForm(last(runtime, 'CMD')!.args);
     expect(cmd).toEqual(['node', 'dist/src/main.js']);
     expect(existsSync(builtFile(cmd[1], workdir))).toBe(true);
@@ -313,7 +315,8 @@ describe('docker-compose.yml (issue #4.6)', () => {
     // Every service waited on as healthy has a healthcheck.
     for (const service of Object.values(services)) {
       for (const [dependency, { condition }] of Object.entries(service.depends_on ?? {})) {
-        if (condition === 'service_healthy') expect({ dependency, test: services[dependency].healthcheck?.test }).toEqual({ dependency, test: expect.any(Array) });
+        if (condition === 'service_healthy')
+          expect({ dependency, test: services[dependency].healthcheck?.test }).toEqual({ dependency, test: expect.any(Array) });
       }
     }
   });

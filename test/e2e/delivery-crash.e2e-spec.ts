@@ -41,9 +41,17 @@ describe('a worker killed mid-send', () => {
     const first = ServiceProcess.start(workerEnv);
     await first.waitForOutput(/Started in worker mode/);
 
-    const id = await sendToUsers(ctx, tenant.token, seeded.map((s) => s.userId), { title: 'Crash', body: 'Test' });
+    const id = await sendToUsers(
+      ctx,
+      tenant.token,
+      seeded.map((s) => s.userId),
+      { title: 'Crash', body: 'Test' },
+    );
 
-    await waitFor(async () => stack.fakes.apns.requests.length + stack.fakes.fcm.requests.length + stack.fakes.web.requests.length >= 200, 'deliveries to start');
+    await waitFor(
+      async () => stack.fakes.apns.requests.length + stack.fakes.fcm.requests.length + stack.fakes.web.requests.length >= 200,
+      'deliveries to start',
+    );
     first.child.kill('SIGKILL');
     await first.exited;
     const [atKill] = await ctx.db.query(`SELECT fanned_out_at, stat_installations FROM notifications WHERE id = $1`, [id]);
@@ -87,7 +95,12 @@ describe('a worker killed mid-send', () => {
     await first.waitForOutput(/Started in worker mode/);
     const accepted = () => stack.fakes.apns.requests.filter((r) => r.status === 200 && addresses.has(r.token));
 
-    const id = await sendToUsers(ctx, tenant.token, seeded.map((s) => s.userId), { title: 'Crash', body: 'In flight' });
+    const id = await sendToUsers(
+      ctx,
+      tenant.token,
+      seeded.map((s) => s.userId),
+      { title: 'Crash', body: 'In flight' },
+    );
 
     // Mid-batch: two 500-row batches are done, the next two half sent.
     await waitFor(async () => accepted().length >= 1250, 'the middle of the third and fourth batches', 60_000, 10);
@@ -122,4 +135,3 @@ describe('a worker killed mid-send', () => {
     expect(duplicated.length).toBeLessThanOrEqual(300);
   }, 120_000);
 });
-

@@ -72,9 +72,7 @@ describe('a completed notification is visible in the worker log and metrics', ()
     expect(await completed(mixed)).toMatchObject({ stat_installations: 5, stat_accepted: 2, stat_failed: 2, stat_skipped: 1 });
     await completed(skippedAll);
     // The delivery rows keep the cause of the transport error, not the HTTP/2 stream's cancellation.
-    expect(
-      await ctx.db.query(`SELECT status, reason, attempts FROM deliveries WHERE notification_id = $1 AND platform = 'ios'`, [mixed]),
-    ).toEqual([
+    expect(await ctx.db.query(`SELECT status, reason, attempts FROM deliveries WHERE notification_id = $1 AND platform = 'ios'`, [mixed])).toEqual([
       { status: 'failed', reason: 'ENOTFOUND', attempts: 2 },
       { status: 'failed', reason: 'ENOTFOUND', attempts: 2 },
     ]);

@@ -21,7 +21,11 @@ describe('identity verification', () => {
   });
 
   const put = (token: string, body: Record<string, unknown>, id = installationId()) =>
-    ctx.http().put(`/api/v1/installations/${id}`).set(bearer(token)).send({ platform: 'ios', push_token: apnsToken(), ...body });
+    ctx
+      .http()
+      .put(`/api/v1/installations/${id}`)
+      .set(bearer(token))
+      .send({ platform: 'ios', push_token: apnsToken(), ...body });
 
   it('off by default: GET /api/v1/app shows the settings, and a client token binds any user (the reason to turn it on)', async () => {
     const app = await ctx.http().get('/api/v1/app').set(bearer(client)).expect(200);
@@ -80,7 +84,12 @@ describe('identity verification', () => {
     });
     const off = JSON.parse((await cli(['apps:settings', '--app', other.appId, '--frequency-cap', 'off'])).stdout);
     expect(off.settings).toEqual({ frequency_cap: null, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true });
-    for (const bad of [['--frequency-cap', '0/24'], ['--frequency-cap', '3/721'], ['--quiet-hours', '25:00-07:00'], ['--identity-verification', 'yes']]) {
+    for (const bad of [
+      ['--frequency-cap', '0/24'],
+      ['--frequency-cap', '3/721'],
+      ['--quiet-hours', '25:00-07:00'],
+      ['--identity-verification', 'yes'],
+    ]) {
       const refused = await cli(['apps:settings', '--app', other.appId, ...bad]);
       expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });
     }

@@ -44,7 +44,7 @@ describe('structured logs (issue #4.3)', () => {
     [{ id: tokenId }] = await ctx.db.query(`SELECT id FROM api_tokens WHERE app_id = $1`, [tenant.appId]);
   });
 
-  it('writes one JSON line per request, with the caller\'s X-Request-Id, which the response echoes', async () => {
+  it("writes one JSON line per request, with the caller's X-Request-Id, which the response echoes", async () => {
     const pushToken = apnsToken();
     const res = await ctx
       .http()
@@ -67,7 +67,7 @@ describe('structured logs (issue #4.3)', () => {
     expect(capture.raw).not.toContain(pushToken);
   });
 
-  it('censors every secret-named header on the request line, and secrets in a child logger\'s bindings', async () => {
+  it("censors every secret-named header on the request line, and secrets in a child logger's bindings", async () => {
     await ctx
       .http()
       .get('/api/v1/notifications')
@@ -79,7 +79,13 @@ describe('structured logs (issue #4.3)', () => {
       .expect(200);
     expect(capture.requestLine('req-headers-1')).toMatchObject({
       req: {
-        headers: { authorization: '[Redacted]', cookie: '[Redacted]', 'proxy-authorization': '[Redacted]', 'x-api-key': '[Redacted]', 'x-request-id': 'req-headers-1' },
+        headers: {
+          authorization: '[Redacted]',
+          cookie: '[Redacted]',
+          'proxy-authorization': '[Redacted]',
+          'x-api-key': '[Redacted]',
+          'x-request-id': 'req-headers-1',
+        },
       },
     });
     const logger = await ctx.app.resolve(PinoLogger);
@@ -161,7 +167,11 @@ describe('structured logs (issue #4.3)', () => {
     logger.info(`message carrying ${tenant.token}`);
     expect(capture.requestLine('req-query-api_token')).toMatchObject({ req: { url: '/api/v1/notifications?api_token=[Redacted]' } });
     expect(capture.requestLine('req-header-X-Auth-Token')).toMatchObject({ req: { headers: { 'x-auth-token': '[Redacted]' } } });
-    expect(capture.lines().find((entry) => entry.msg === 'shapes')).toMatchObject({ note: 'rotated to [Redacted]', list: ['[Redacted]'], deep: { a: { b: '[Redacted]' } } });
+    expect(capture.lines().find((entry) => entry.msg === 'shapes')).toMatchObject({
+      note: 'rotated to [Redacted]',
+      list: ['[Redacted]'],
+      deep: { a: { b: '[Redacted]' } },
+    });
     for (const secret of [tenant.token, tenant.token.slice(4), identitySecret, webhookSecret.slice(0, 20)]) expect(capture.raw).not.toContain(secret);
   });
 
@@ -181,7 +191,9 @@ describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)
   /** Starts `api` mode, sends one request with a known id, stops it; its stdout lines. */
   const run = async (extra: Record<string, string>) => {
     const port = await freePort();
-    const service = ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), ...extra }));
+    const service = ServiceProcess.start(
+      serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), ...extra }),
+    );
     await service.waitForHttp(port);
     await fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { 'X-Request-Id': 'process-log-check' } });
     expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });
@@ -202,7 +214,9 @@ describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)
     expect(output.every(isJson)).toBe(true);
     const parsed = output.map((line) => JSON.parse(line));
     expect(parsed).toEqual(expect.arrayContaining([expect.objectContaining({ msg: expect.stringMatching(/^Started in api mode/) })]));
-    expect(parsed).toEqual(expect.arrayContaining([expect.objectContaining({ request_id: 'process-log-check', res: expect.objectContaining({ statusCode: 401 }) })]));
+    expect(parsed).toEqual(
+      expect.arrayContaining([expect.objectContaining({ request_id: 'process-log-check', res: expect.objectContaining({ statusCode: 401 }) })]),
+    );
   });
 
   it('writes human-readable lines with LOG_PRETTY=true', async () => {

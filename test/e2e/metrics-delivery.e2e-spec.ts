@@ -28,9 +28,7 @@ describe('metrics move with a send: the api and a worker process each expose MET
   beforeAll(async () => {
     tenant = await newApp(ctx);
     await configureProviders(ctx, tenant.appId, stack.fakes);
-    worker = ServiceProcess.start(
-      fakeProvidersWorkerEnv(ctx, stack.fakes, { PORT: String(await freePort()), METRICS_PORT: String(workerPort) }),
-    );
+    worker = ServiceProcess.start(fakeProvidersWorkerEnv(ctx, stack.fakes, { PORT: String(await freePort()), METRICS_PORT: String(workerPort) }));
     await worker.waitForOutput(/Started in worker mode/);
   });
 
@@ -52,7 +50,12 @@ describe('metrics move with a send: the api and a worker process each expose MET
     };
     await ios('accepted');
     await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user('accepted') });
-    await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: stack.fakes.web.createSubscription(), user_id: user('accepted') });
+    await newInstallation(ctx, tenant.token, {
+      platform: 'web',
+      push_token: undefined,
+      web_push_subscription: stack.fakes.web.createSubscription(),
+      user_id: user('accepted'),
+    });
     stack.fakes.apns.script(await ios('retried'), [{ status: 503, reason: 'ServiceUnavailable' }]);
     stack.fakes.apns.script(await ios('invalidated'), [{ status: 410, reason: 'Unregistered' }]);
     stack.fakes.apns.script(await ios('failed'), [{ status: 400, reason: 'PayloadTooLarge' }]);
@@ -73,7 +76,12 @@ describe('metrics move with a send: the api and a worker process each expose MET
 
     const deliveries = (provider: string, outcome: string) => moved('worker', 'pns_deliveries_total', { provider, outcome });
     expect({
-      apns: { accepted: deliveries('apns', 'accepted'), retried: deliveries('apns', 'retried'), invalidated: deliveries('apns', 'invalidated'), failed: deliveries('apns', 'failed') },
+      apns: {
+        accepted: deliveries('apns', 'accepted'),
+        retried: deliveries('apns', 'retried'),
+        invalidated: deliveries('apns', 'invalidated'),
+        failed: deliveries('apns', 'failed'),
+      },
       fcm: deliveries('fcm', 'accepted'),
       web_push: deliveries('web_push', 'accepted'),
     }).toEqual({ apns: { accepted: 2, retried: 1, invalidated: 1, failed: 1 }, fcm: 1, web_push: 1 });

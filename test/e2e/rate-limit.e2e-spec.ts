@@ -100,7 +100,10 @@ describe('rate limit shared by two api processes (issue #4.5)', () => {
     ports = [await freePort(), await freePort()];
     const services = ports.map((port) =>
       ServiceProcess.start(
-        serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT) }),
+        serviceEnv(
+          { databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix },
+          { APP_MODE: 'api', PORT: String(port), RATE_LIMIT_PER_MINUTE: String(PROCESS_LIMIT) },
+        ),
       ),
     );
     await Promise.all(services.map((service, i) => service.waitForHttp(ports[i])));

@@ -40,8 +40,22 @@ class LocalRedisCluster {
       const node = spawn(
         'redis-server',
         [
-          '--port', String(port), '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-port', String(busPort),
-          '--cluster-config-file', `nodes-${port}.conf`, '--save', '', '--appendonly', 'no', '--daemonize', 'no',
+          '--port',
+          String(port),
+          '--bind',
+          '127.0.0.1',
+          '--cluster-enabled',
+          'yes',
+          '--cluster-port',
+          String(busPort),
+          '--cluster-config-file',
+          `nodes-${port}.conf`,
+          '--save',
+          '',
+          '--appendonly',
+          'no',
+          '--daemonize',
+          'no',
         ],
         { cwd: this.dir, stdio: 'ignore' },
       );
@@ -95,8 +109,21 @@ describe('on a three-node Redis Cluster, with a hash-tagged QUEUE_PREFIX', () =>
     writeFileSync(join(dir, 'fcm.json'), JSON.stringify(fakes.fcm.createServiceAccount('cluster-e2e')));
     const credentials = await runCli(
       [
-        'apps:credentials', '--app', app.id, '--apns-key-file', join(dir, 'apns.p8'), '--apns-key-id', key.keyId, '--apns-team-id', key.teamId,
-        '--apns-topic', APNS_TOPIC, '--apns-production', 'false', '--fcm-service-account-file', join(dir, 'fcm.json'),
+        'apps:credentials',
+        '--app',
+        app.id,
+        '--apns-key-file',
+        join(dir, 'apns.p8'),
+        '--apns-key-id',
+        key.keyId,
+        '--apns-team-id',
+        key.teamId,
+        '--apns-topic',
+        APNS_TOPIC,
+        '--apns-production',
+        'false',
+        '--fcm-service-account-file',
+        join(dir, 'fcm.json'),
       ],
       cli,
     );
@@ -186,7 +213,10 @@ describe('on a three-node Redis Cluster, with a hash-tagged QUEUE_PREFIX', () =>
     expect(fakes.fcm.deliveredCount()).toBe(2);
 
     // The queue keys are in the cluster, all in the one slot of the prefix's hash tag.
-    const client = new Cluster(cluster.ports.map((port) => ({ host: '127.0.0.1', port })), { lazyConnect: true });
+    const client = new Cluster(
+      cluster.ports.map((port) => ({ host: '127.0.0.1', port })),
+      { lazyConnect: true },
+    );
     try {
       await client.connect();
       const keysByNode = await Promise.all(client.nodes('master').map((node) => node.keys(`${prefix}:*`)));

@@ -67,7 +67,11 @@ describe('request limits and refusals (issue 11)', () => {
 
   describe('keys per object and in total (item 1)', () => {
     it('refuses a body of 60,000 keys before transforming it, with a small 422 at the field that holds them', async () => {
-      const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ ...SEND, data: keys(60_000) });
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ ...SEND, data: keys(60_000) });
       expect(res.status).toBe(422);
       expect(res.body).toEqual({
         message: `The data field must not have more than ${MAX_KEYS_PER_OBJECT} keys.`,
@@ -84,7 +88,11 @@ describe('request limits and refusals (issue 11)', () => {
       expect(device.status).toBe(422);
       expect(device.body.errors).toEqual({ device: [`The device field must not have more than ${MAX_KEYS_PER_OBJECT} keys.`] });
 
-      const top = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ ...SEND, ...keys(MAX_KEYS_PER_OBJECT + 1) });
+      const top = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ ...SEND, ...keys(MAX_KEYS_PER_OBJECT + 1) });
       expect(top.status).toBe(422);
       expect(Object.keys(top.body.errors)).toEqual(['body']);
     });
@@ -92,7 +100,11 @@ describe('request limits and refusals (issue 11)', () => {
     it(`refuses more than ${MAX_KEYS_TOTAL} keys in all, however they are spread`, async () => {
       // Eleven objects of 1,000 keys: each within the per-object bound, 11,000 in all.
       const spread = Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`o${i}`, keys(MAX_KEYS_PER_OBJECT)]));
-      const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ ...SEND, data: spread });
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ ...SEND, data: spread });
       expect(res.status).toBe(422);
       expect(res.body.errors).toEqual({ body: [`The request body must not have more than ${MAX_KEYS_TOTAL} keys in all (objects at any depth).`] });
     });
@@ -112,7 +124,11 @@ describe('request limits and refusals (issue 11)', () => {
 
     it('accepts 10,000 recipients: array items are not keys', async () => {
       const user_ids = Array.from({ length: 10_000 }, (_, i) => `user-${i}`);
-      const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ ...SEND, recipients: { user_ids } });
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ ...SEND, recipients: { user_ids } });
       expect(res.status).toBe(202);
     });
   });
@@ -124,7 +140,10 @@ describe('request limits and refusals (issue 11)', () => {
       const query = await ctx.http().get(`/api/v1/notifications/${id}?access_token=${tenant.token}`);
       expect(query.status).toBe(401);
       expect(query.body).toEqual({ message: 'Unauthenticated.' });
-      const body = await ctx.http().post('/api/v1/notifications').send({ ...SEND, access_token: tenant.token });
+      const body = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .send({ ...SEND, access_token: tenant.token });
       expect(body.status).toBe(401);
       // The header still works, and a stray query parameter does not matter then.
       await ctx.http().get(`/api/v1/notifications/${id}?access_token=x`).set(bearer(tenant.token)).expect(200);
@@ -133,9 +152,7 @@ describe('request limits and refusals (issue 11)', () => {
 
   describe('anonymous bodies are not read (item 5)', () => {
     it('answers 401 to a 1 MiB body without a token before the client has sent it', async () => {
-      const head =
-        `POST /api/v1/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` +
-        `Content-Length: ${1024 * 1024 - 1}\r\n\r\n`;
+      const head = `POST /api/v1/notifications HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n` + `Content-Length: ${1024 * 1024 - 1}\r\n\r\n`;
       // Only the first bytes of the body: a server that reads the body before authenticating waits for the rest forever.
       const res = await rawRequest(port, head, Buffer.from('['.repeat(1000)));
       expect(res.status).toBe(401);
@@ -284,13 +301,14 @@ describe('tokens in URLs are redacted from the logs of the built service (item 2
 
   it('logs access_token, token and api_key query parameters as [Redacted] in req.url and req.query', async () => {
     const port = await freePort();
-    const service = ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), LOG_LEVEL: 'info' }));
+    const service = ServiceProcess.start(
+      serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), LOG_LEVEL: 'info' }),
+    );
     await service.waitForHttp(port);
     const secrets = ['pns_QUERYSECRETquerysecretQUERYSECRETquerysecret1', 'SECOND-SECRET', 'THIRD-SECRET'];
-    const res = await fetch(
-      `http://127.0.0.1:${port}/api/v1/notifications?limit=5&access_token=${secrets[0]}&token=${secrets[1]}&api%5Fkey=${secrets[2]}`,
-      { headers: { 'X-Request-Id': 'redaction-check' } },
-    );
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/notifications?limit=5&access_token=${secrets[0]}&token=${secrets[1]}&api%5Fkey=${secrets[2]}`, {
+      headers: { 'X-Request-Id': 'redaction-check' },
+    });
     expect(res.status).toBe(401);
     expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });
     const line = lines(service.stdout)

@@ -34,7 +34,7 @@ describe('slow clients are cut off at HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_T
       new Promise<never>((_, fail) => setTimeout(() => fail(new Error(`slow connections still open after ${withinMs} ms`)), withinMs).unref()),
     ]);
 
-  it('answers 408 to 50 connections that never finish their headers, within a second or two, not Node\'s minute', async () => {
+  it("answers 408 to 50 connections that never finish their headers, within a second or two, not Node's minute", async () => {
     expect(await slowClients(50, 'GET /health/live HTTP/1.1\r\nHost: x\r\nX-Slow: a', 3000)).toEqual(Array(50).fill(408));
   });
 

@@ -71,7 +71,6 @@ async function stopRedis(redis: ChildProcess | undefined): Promise<void> {
   await exited;
 }
 
-
 /** The Redis outage line's interval in these services: short, so the test sees it repeat without waiting 10 s. */
 const REDIS_LOG_INTERVAL_MS = 1_000;
 
@@ -92,7 +91,15 @@ describe('start-up and outages', () => {
       const redisPort = await freePort();
       const port = await freePort();
       const started = Date.now();
-      const service = ServiceProcess.start(envFor({ APP_MODE: mode, PORT: String(port), REDIS_URL: `redis://127.0.0.1:${redisPort}`, SWEEP_INTERVAL_MS: '1000', REDIS_LOG_INTERVAL_MS: String(REDIS_LOG_INTERVAL_MS) }));
+      const service = ServiceProcess.start(
+        envFor({
+          APP_MODE: mode,
+          PORT: String(port),
+          REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+          SWEEP_INTERVAL_MS: '1000',
+          REDIS_LOG_INTERVAL_MS: String(REDIS_LOG_INTERVAL_MS),
+        }),
+      );
       await service.waitForHttp(port, '/health/live', 45_000);
       await redisOutage(service, port, mode, redisPort, started).catch((error: Error) => {
         throw new Error(`${error.message}\n${service.output()}`);
@@ -143,7 +150,12 @@ describe('start-up and outages', () => {
       const pgPort = await freePort();
       const started = Date.now();
       const service = ServiceProcess.start(
-        envFor({ APP_MODE: 'api', PORT: String(await freePort()), DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/nothing`, DATABASE_CONNECT_TIMEOUT_MS: '3000' }),
+        envFor({
+          APP_MODE: 'api',
+          PORT: String(await freePort()),
+          DATABASE_URL: `postgres://postgres@127.0.0.1:${pgPort}/nothing`,
+          DATABASE_CONNECT_TIMEOUT_MS: '3000',
+        }),
       );
       // Generous bounds: a busy machine may take seconds just to load Node and Nest.
       await service.waitForOutput(/not reachable/, 30_000);
@@ -160,7 +172,9 @@ describe('start-up and outages', () => {
     it('missing database: says so, and starts once the database appears within the timeout', async () => {
       const name = testDatabaseName('startup_late');
       const port = await freePort();
-      const service = ServiceProcess.start(envFor({ APP_MODE: 'api', PORT: String(port), DATABASE_URL: databaseUrl(name), DATABASE_CONNECT_TIMEOUT_MS: '60000' }));
+      const service = ServiceProcess.start(
+        envFor({ APP_MODE: 'api', PORT: String(port), DATABASE_URL: databaseUrl(name), DATABASE_CONNECT_TIMEOUT_MS: '60000' }),
+      );
       try {
         await service.waitForOutput(/does not exist/, 30_000);
         const created = await createTestDatabase(name);
@@ -198,7 +212,9 @@ describe('start-up and outages', () => {
 
       const ready = await call(port, '/health/ready');
       expect(ready.status).toBe(503);
-      expect(ready.body.error.migrations.message).toMatch(new RegExp(`^${MIGRATIONS.length} database migration\\(s\\) pending .*npx pns migrate.*MIGRATE_ON_START=true`));
+      expect(ready.body.error.migrations.message).toMatch(
+        new RegExp(`^${MIGRATIONS.length} database migration\\(s\\) pending .*npx pns migrate.*MIGRATE_ON_START=true`),
+      );
       for (const path of ['/api/v1/notifications/00000000-0000-4000-8000-000000000000', '/api/v1/installations/abc']) {
         const res = await call(port, path, { headers: bearer('pns_whatever') });
         expect({ status: res.status, body: res.body }).toEqual({ status: 503, body: { message: 'Service Unavailable.' } });

@@ -44,7 +44,12 @@ describe('webhooks across crashes and operator commands (docs/api.md#webhooks)',
     return JSON.parse(result.stdout);
   };
   const start = (extra: Record<string, string>) =>
-    ServiceProcess.start(serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { QUEUE_LOCK_MS: '2000', WEBHOOK_ALLOWED_HOSTS: RECEIVER_HOST, ...extra }));
+    ServiceProcess.start(
+      serviceEnv(
+        { databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix },
+        { QUEUE_LOCK_MS: '2000', WEBHOOK_ALLOWED_HOSTS: RECEIVER_HOST, ...extra },
+      ),
+    );
   const newTenant = async (name: string, keys?: Record<string, string>) => {
     const app = json(await cli(['apps:create', '--name', name], keys));
     const token = json(await cli(['tokens:create', '--app', app.id, '--abilities', '*'], keys)).token as string;
@@ -61,8 +66,7 @@ describe('webhooks across crashes and operator commands (docs/api.md#webhooks)',
   };
   const deliveredCall = (path: string, notificationId: string, timeoutMs = 40_000) =>
     waitFor(
-      async () =>
-        receiver.to(path).find((call) => call.answer === 200 && JSON.parse(call.body).data.id === notificationId),
+      async () => receiver.to(path).find((call) => call.answer === 200 && JSON.parse(call.body).data.id === notificationId),
       `a 200-answered call to ${path} about ${notificationId}`,
       timeoutMs,
     );
@@ -126,7 +130,11 @@ describe('webhooks across crashes and operator commands (docs/api.md#webhooks)',
     expect(open(row.secret_enc, `webhooks:${hook.id}:secret_enc`, KEY_B)).toBe(hook.secret);
     expect(() => open(row.secret_enc, `webhooks:${hook.id}:secret_enc`, TEST_APP_KEY)).toThrow(/APP_KEY is not the key/);
     const stale = await cli(['app-key:rotate'], { APP_KEY: TEST_APP_KEY });
-    expect(stale).toMatchObject({ code: 1, stdout: '', stderr: expect.stringMatching(/^The secret of webhook [0-9a-f-]{36} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed\n$/) });
+    expect(stale).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(/^The secret of webhook [0-9a-f-]{36} opens under neither APP_KEY nor APP_KEY_PREVIOUS; nothing was changed\n$/),
+    });
 
     const port = await freePort();
     const service = start({ APP_MODE: 'all', PORT: String(port), APP_KEY: KEY_B });

@@ -40,7 +40,8 @@ describe('webhooks (docs/api.md#webhooks)', () => {
   });
   afterAll(() => receiver.stop());
 
-  const cli = (args: string[]) => runCli(args, { env: { DATABASE_URL: ctx.databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
+  const cli = (args: string[]) =>
+    runCli(args, { env: { DATABASE_URL: ctx.databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test', WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' } });
   const json = (result: RunResult): any => {
     if (result.code !== 0) throw new Error(`command failed (${result.code}):\n${result.stderr}`);
     return JSON.parse(result.stdout);
@@ -53,7 +54,11 @@ describe('webhooks (docs/api.md#webhooks)', () => {
       secret: string;
     };
   const send = async (body: Record<string, unknown>) => {
-    const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ notification: { title: 'Hi', body: 'There' }, ...body });
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ notification: { title: 'Hi', body: 'There' }, ...body });
     expect(res.status).toBe(202);
     return res.body.data.id as string;
   };
@@ -109,7 +114,11 @@ describe('webhooks (docs/api.md#webhooks)', () => {
     it.each([
       ['a URL that is not http(s)', ['--url', 'ftp://example.com/hook'], /^--url must be an http:\/\/ or https:\/\/ URL, not ftp:\n$/],
       ['a relative URL', ['--url', 'example.com/hook'], /^--url must be an absolute http:\/\/ or https:\/\/ URL, not "example.com\/hook"\n$/],
-      ['an unknown event', ['--events', 'notification.completed,notification.opened'], /^Unknown event "notification.opened": --events takes notification.completed, notification.canceled, installation.invalidated\n$/],
+      [
+        'an unknown event',
+        ['--events', 'notification.completed,notification.opened'],
+        /^Unknown event "notification.opened": --events takes notification.completed, notification.canceled, installation.invalidated\n$/,
+      ],
       ['no event', ['--events', ','], /^--events must name at least one of/],
       ['an unknown app', ['--app', randomUUID()], /^App [0-9a-f-]{36} not found\n$/],
       ['an app id that is no uuid', ['--app', 'nope'], /^App nope not found\n$/],
@@ -129,9 +138,17 @@ describe('webhooks (docs/api.md#webhooks)', () => {
 
     it('webhooks:list and webhooks:delete refuse what does not exist', async () => {
       const list = await cli(['webhooks:list', '--app', randomUUID()]);
-      expect({ code: list.code, stdout: list.stdout, stderr: list.stderr }).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^App [0-9a-f-]{36} not found\n$/) });
+      expect({ code: list.code, stdout: list.stdout, stderr: list.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringMatching(/^App [0-9a-f-]{36} not found\n$/),
+      });
       const del = await cli(['webhooks:delete', '--id', randomUUID()]);
-      expect({ code: del.code, stdout: del.stdout, stderr: del.stderr }).toEqual({ code: 1, stdout: '', stderr: expect.stringMatching(/^Webhook [0-9a-f-]{36} not found\n$/) });
+      expect({ code: del.code, stdout: del.stdout, stderr: del.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringMatching(/^Webhook [0-9a-f-]{36} not found\n$/),
+      });
     });
   });
 
@@ -269,10 +286,14 @@ describe('webhooks (docs/api.md#webhooks)', () => {
       expect(fastCall.at).toBeLessThan(hanging.at + 10_000);
 
       // The hanging call is given up after 10 s, counted as failed for now, and retried later.
-      const [row] = await waitFor(async () => {
-        const rows = await ctx.db.query(`SELECT attempts, last_error FROM webhook_messages WHERE id = $1`, [hanging.headers['webhook-id']]);
-        return rows[0]?.last_error ? rows : null;
-      }, 'the hanging call to time out', 20_000);
+      const [row] = await waitFor(
+        async () => {
+          const rows = await ctx.db.query(`SELECT attempts, last_error FROM webhook_messages WHERE id = $1`, [hanging.headers['webhook-id']]);
+          return rows[0]?.last_error ? rows : null;
+        },
+        'the hanging call to time out',
+        20_000,
+      );
       expect(row).toEqual({ attempts: 1, last_error: 'no answer within 10 s' });
       for (const hook of [slow, fast]) json(await cli(['webhooks:delete', '--id', hook.id]));
     });

@@ -1,21 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
-import {
-  constants as h2,
-  createSecureServer,
-  type IncomingHttpHeaders,
-  type OutgoingHttpHeaders,
-  type ServerHttp2Stream,
-} from 'node:http2';
+import { constants as h2, createSecureServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import {
-  FakeTlsServer,
-  headerValue,
-  isPlainObject,
-  plainHeaders,
-  readBody,
-  serverTlsOptions,
-  tryParseJson,
-} from './fake-server';
+import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
 /** APNs refuses payloads above 4 KiB for every push type our service sends. */
 const MAX_PAYLOAD_BYTES = 4096;
@@ -199,13 +185,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
   }
 
   /** Apple's checks, roughly in the order APNs reports them. */
-  private async validate(
-    headers: IncomingHttpHeaders,
-    jwt: string,
-    token: string,
-    size: number,
-    payload: unknown,
-  ): Promise<Outcome | undefined> {
+  private async validate(headers: IncomingHttpHeaders, jwt: string, token: string, size: number, payload: unknown): Promise<Outcome | undefined> {
     if (headers[h2.HTTP2_HEADER_METHOD] !== 'POST') return { status: 405, reason: 'MethodNotAllowed' };
     if (!DEVICE_PATH.test(headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '')) return { status: 404, reason: 'BadPath' };
 
@@ -217,8 +197,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     if (topic === undefined) return { status: 400, reason: 'MissingTopic' };
     if (!this.topics.has(topic)) return { status: 400, reason: 'TopicDisallowed' };
 
-    if (!PUSH_TYPES.has(headerValue(headers, 'apns-push-type') ?? ''))
-      return { status: 400, reason: 'InvalidPushType' };
+    if (!PUSH_TYPES.has(headerValue(headers, 'apns-push-type') ?? '')) return { status: 400, reason: 'InvalidPushType' };
     const priority = headerValue(headers, 'apns-priority');
     if (priority !== undefined && !PRIORITIES.has(priority)) return { status: 400, reason: 'BadPriority' };
     const expiration = headerValue(headers, 'apns-expiration');

@@ -16,10 +16,7 @@ type HeadWriter = { writeHead(status: number, headers: OutgoingHttpHeaders): unk
  */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
-const FCM_SCOPES = [
-  'https://www.googleapis.com/auth/firebase.messaging',
-  'https://www.googleapis.com/auth/cloud-platform',
-];
+const FCM_SCOPES = ['https://www.googleapis.com/auth/firebase.messaging', 'https://www.googleapis.com/auth/cloud-platform'];
 /** Google refuses assertions meant to live longer than an hour. */
 const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
 /** FCM's limit on the notification + data payload of one message. */
@@ -31,19 +28,7 @@ const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 /** Field names FCM v1 knows; like the real API, unknown names are rejected. */
 const REQUEST_FIELDS = new Set(['message', 'validate_only', 'validateOnly']);
-const MESSAGE_FIELDS = new Set([
-  'name',
-  'data',
-  'notification',
-  'android',
-  'webpush',
-  'apns',
-  'fcm_options',
-  'fcmOptions',
-  'token',
-  'topic',
-  'condition',
-]);
+const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'fcmOptions', 'token', 'topic', 'condition']);
 const NOTIFICATION_FIELDS = ['title', 'body', 'image'];
 /** Keys FCM reserves for itself inside `data`. */
 const RESERVED_DATA_KEY = /^(from|message_type|google\..*|gcm\..*)$/;
@@ -75,14 +60,7 @@ export interface ServiceAccount {
 }
 
 export type FcmErrorCode =
-  | 'UNSPECIFIED_ERROR'
-  | 'INVALID_ARGUMENT'
-  | 'UNREGISTERED'
-  | 'SENDER_ID_MISMATCH'
-  | 'QUOTA_EXCEEDED'
-  | 'UNAVAILABLE'
-  | 'INTERNAL'
-  | 'THIRD_PARTY_AUTH_ERROR';
+  'UNSPECIFIED_ERROR' | 'INVALID_ARGUMENT' | 'UNREGISTERED' | 'SENDER_ID_MISMATCH' | 'QUOTA_EXCEEDED' | 'UNAVAILABLE' | 'INTERNAL' | 'THIRD_PARTY_AUTH_ERROR';
 
 /** A scripted answer; `retryAfter` (seconds) becomes a `retry-after` header. */
 export interface FcmStep {
@@ -199,9 +177,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
 
   /** Sends to `token` (any token, when omitted) answered 200, validate_only excluded. */
   deliveredCount(token?: string): number {
-    return this.requests.filter(
-      (r) => r.status === 200 && !r.validateOnly && (token === undefined || r.token === token),
-    ).length;
+    return this.requests.filter((r) => r.status === 200 && !r.validateOnly && (token === undefined || r.token === token)).length;
   }
 
   /** Clears records and scripts; service accounts and issued access tokens stay valid. */
@@ -218,7 +194,9 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       });
     };
     if (this.options.tls === false) return createHttpServer(handler);
-    return this.options.http2 === false ? createHttpsServer(serverTlsOptions(), handler) : createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, handler);
+    return this.options.http2 === false
+      ? createHttpsServer(serverTlsOptions(), handler)
+      : createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, handler);
   }
 
   private async route(req: Request, res: Response): Promise<void> {
@@ -267,12 +245,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       const { kid } = decodeProtectedHeader(assertion);
       const { iss } = decodeJwt(assertion);
       // gtoken sends no `kid`; other clients name the key by private_key_id.
-      account =
-        typeof kid === 'string'
-          ? this.accountsByKeyId.get(kid)
-          : typeof iss === 'string'
-            ? this.accountsByEmail.get(iss)
-            : undefined;
+      account = typeof kid === 'string' ? this.accountsByKeyId.get(kid) : typeof iss === 'string' ? this.accountsByEmail.get(iss) : undefined;
     } catch {
       return { error: 'invalid_grant', description: 'Invalid JWT: Malformed assertion.' };
     }
@@ -312,13 +285,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     };
   }
 
-  private async handleSend(
-    req: Request,
-    res: Response,
-    projectId: string,
-    body: Buffer,
-    size: number,
-  ): Promise<void> {
+  private async handleSend(req: Request, res: Response, projectId: string, body: Buffer, size: number): Promise<void> {
     const request = tryParseJson(body.toString('utf8'));
     const message = isPlainObject(request) ? request.message : undefined;
     const token = isPlainObject(message) && typeof message.token === 'string' ? message.token : '';
@@ -390,16 +357,12 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
 function validateRequest(request: unknown): void {
   if (!isPlainObject(request)) throw invalidJson('Invalid JSON payload received. Expected an object.');
   const unknownField = Object.keys(request).find((key) => !REQUEST_FIELDS.has(key));
-  if (unknownField)
-    throw invalidJson(`Invalid JSON payload received. Unknown name "${unknownField}": Cannot find field.`);
+  if (unknownField) throw invalidJson(`Invalid JSON payload received. Unknown name "${unknownField}": Cannot find field.`);
   const message = request.message;
   if (!isPlainObject(message)) throw fcmInvalid('Message must be set.');
   const unknownMessageField = Object.keys(message).find((key) => !MESSAGE_FIELDS.has(key));
   if (unknownMessageField) {
-    throw invalidJson(
-      `Invalid JSON payload received. Unknown name "${unknownMessageField}" at 'message': Cannot find field.`,
-      `message`,
-    );
+    throw invalidJson(`Invalid JSON payload received. Unknown name "${unknownMessageField}" at 'message': Cannot find field.`, `message`);
   }
 
   if (message.token === undefined) throw fcmInvalid('Recipient of the message is not set.');
@@ -434,11 +397,7 @@ function validateRequest(request: unknown): void {
       throw typeError('message.android.ttl', 'type.googleapis.com/google.protobuf.Duration', android.ttl);
     }
     if (android.priority !== undefined && android.priority !== 'HIGH' && android.priority !== 'NORMAL') {
-      throw typeError(
-        'message.android.priority',
-        'type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority',
-        android.priority,
-      );
+      throw typeError('message.android.priority', 'type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority', android.priority);
     }
   }
   for (const field of ['apns', 'webpush'] as const) {
@@ -468,8 +427,7 @@ function googleError(error: FcmError): { error: Record<string, unknown> } {
   const details: unknown[] = [];
   if (error.errorCode !== undefined) details.push({ '@type': FCM_ERROR_TYPE, errorCode: error.errorCode });
   if (error.field !== undefined) {
-    const violation =
-      error.field === '' ? { description: error.message } : { field: error.field, description: error.message };
+    const violation = error.field === '' ? { description: error.message } : { field: error.field, description: error.message };
     details.push({ '@type': BAD_REQUEST_TYPE, fieldViolations: [violation] });
   }
   const body: Record<string, unknown> = { code: error.status, message: error.message, status };
@@ -484,8 +442,7 @@ function oauthError(error: string, description: string): { status: number; body:
 function shortLivedError(): { error: string; description: string } {
   return {
     error: 'invalid_grant',
-    description:
-      'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+    description: 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
   };
 }
 

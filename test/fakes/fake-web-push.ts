@@ -155,9 +155,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
         if (!res.headersSent) respond(res, { status: 500, message: String(error) });
       });
     };
-    return this.options.http2 === false
-      ? createServer(serverTlsOptions(), handler)
-      : createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, handler);
+    return this.options.http2 === false ? createServer(serverTlsOptions(), handler) : createSecureServer({ ...serverTlsOptions(), allowHTTP1: true }, handler);
   }
 
   private async handle(req: Request, res: Response): Promise<void> {
@@ -191,13 +189,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
   }
 
   /** Checks in the order a push service can perform them; fills `record` as it learns things. */
-  private async evaluate(
-    req: Request,
-    subscription: Subscription | undefined,
-    body: Buffer,
-    size: number,
-    record: WebPushRequestRecord,
-  ): Promise<Outcome> {
+  private async evaluate(req: Request, subscription: Subscription | undefined, body: Buffer, size: number, record: WebPushRequestRecord): Promise<Outcome> {
     if (req.method !== 'POST') return { status: 405 };
     if (!subscription) return { status: 404, message: 'Subscription not found' };
     if (subscription.gone) return { status: 410, message: 'Subscription has been unsubscribed' };
@@ -219,8 +211,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
       return { status: 403, message: 'VAPID key does not match the subscription' };
     }
 
-    if (!/^\d+$/.test(headerValue(req.headers, 'ttl') ?? ''))
-      return { status: 400, message: 'Missing or invalid TTL header' };
+    if (!/^\d+$/.test(headerValue(req.headers, 'ttl') ?? '')) return { status: 400, message: 'Missing or invalid TTL header' };
     const urgency = headerValue(req.headers, 'urgency');
     if (urgency !== undefined && !URGENCIES.has(urgency)) return { status: 400, message: 'Invalid Urgency header' };
     const topic = headerValue(req.headers, 'topic');
@@ -228,9 +219,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
 
     if (size > 0) {
       try {
-        record.text = ece
-          .decrypt(body, { version: 'aes128gcm', privateKey: subscription.ecdh, authSecret: subscription.authSecret })
-          .toString('utf8');
+        record.text = ece.decrypt(body, { version: 'aes128gcm', privateKey: subscription.ecdh, authSecret: subscription.authSecret }).toString('utf8');
       } catch {
         return { status: 400, message: 'Payload could not be decrypted' };
       }

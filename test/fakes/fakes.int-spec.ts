@@ -7,16 +7,7 @@ import { connect, constants as h2, type ClientHttp2Session, type OutgoingHttpHea
 import { request as httpsRequest } from 'node:https';
 import { SignJWT } from 'jose';
 import webpush, { WebPushError, type PushSubscription } from 'web-push';
-import {
-  FakeApns,
-  FakeFcm,
-  FakeWebPush,
-  GOOGLE_TOKEN_URL,
-  generateApnsKey,
-  randomApnsToken,
-  type ApnsKey,
-  type ServiceAccount,
-} from './index';
+import { FakeApns, FakeFcm, FakeWebPush, GOOGLE_TOKEN_URL, generateApnsKey, randomApnsToken, type ApnsKey, type ServiceAccount } from './index';
 
 interface Reply {
   status: number;
@@ -301,10 +292,7 @@ describe('FakeFcm', () => {
 
   it('rejects an assertion for another audience', async () => {
     const reply = await fetchToken(await assertion({ aud: 'https://example.com/token' }));
-    expect([reply.status, json(reply)]).toEqual([
-      400,
-      { error: 'invalid_grant', error_description: expect.stringContaining('audience') },
-    ]);
+    expect([reply.status, json(reply)]).toEqual([400, { error: 'invalid_grant', error_description: expect.stringContaining('audience') }]);
   });
 
   it('sends a message', async () => {
@@ -318,9 +306,7 @@ describe('FakeFcm', () => {
 
     expect(reply.status).toBe(200);
     expect(json(reply)).toEqual({ name: expect.stringMatching(new RegExp(`^projects/${projectId}/messages/.+`)) });
-    expect(fcm.requests).toEqual([
-      expect.objectContaining({ token: 'device-1', message, status: 200, validateOnly: false }),
-    ]);
+    expect(fcm.requests).toEqual([expect.objectContaining({ token: 'device-1', message, status: 200, validateOnly: false })]);
     expect(fcm.deliveredCount('device-1')).toBe(1);
   });
 
@@ -458,8 +444,6 @@ describe('FakeWebPush', () => {
 
   it('requires aes128gcm content encoding', async () => {
     const subscription = service.createSubscription();
-    await expect(
-      webpush.sendNotification(subscription, '{}', { ...options, contentEncoding: 'aesgcm' }),
-    ).rejects.toMatchObject({ statusCode: 415 });
+    await expect(webpush.sendNotification(subscription, '{}', { ...options, contentEncoding: 'aesgcm' })).rejects.toMatchObject({ statusCode: 415 });
   });
 });

@@ -51,7 +51,7 @@ describe('queue dashboard at /admin/queues (issue #4.4)', () => {
     expect(api.headers['content-security-policy']).toMatch(/default-src 'self'/);
   });
 
-  it('refuses every state-changing request without the session\'s CSRF token: a form on another site cannot add a job', async () => {
+  it("refuses every state-changing request without the session's CSRF token: a form on another site cannot add a job", async () => {
     const { cookie, csrf } = await login();
     const add = (headers: Record<string, string>) =>
       ctx.http().post('/admin/queues/api/queues/fanout/add').set(headers).type('form').send({ name: 'evil', data: '{}' });
@@ -62,11 +62,19 @@ describe('queue dashboard at /admin/queues (issue #4.4)', () => {
     expect(resume.status).toBe(200);
   });
 
-  it('shares the dashboard login\'s lockout: no second place to guess the password', async () => {
+  it("shares the dashboard login's lockout: no second place to guess the password", async () => {
     // Another client address than the tests above would share: supertest's is always loopback, so
     // these failures lock it out; they come last in this block.
     const statuses: number[] = [];
-    for (let i = 0; i < 11; i++) statuses.push((await ctx.http().post('/admin/api/session').set(basic(USER, `wrong-${i}-password`))).status);
+    for (let i = 0; i < 11; i++)
+      statuses.push(
+        (
+          await ctx
+            .http()
+            .post('/admin/api/session')
+            .set(basic(USER, `wrong-${i}-password`))
+        ).status,
+      );
     expect(statuses.at(-1)).toBe(429);
     expect((await ctx.http().post('/admin/api/session').set(basic(USER, PASSWORD))).status).toBe(429);
     expect((await ctx.http().get('/admin/queues/api/queues').set(basic(USER, PASSWORD))).status).toBe(401);
@@ -83,7 +91,10 @@ describe('queue dashboard at /admin/queues (issue #4.4)', () => {
     beforeAll(async () => {
       // The same api on the same database and Redis, configured without the dashboard credentials.
       const config = Object.assign(new EnvironmentVariables(), env(), { ADMIN_USER: undefined, ADMIN_PASSWORD: undefined });
-      const moduleRef = await Test.createTestingModule({ imports: [ApiModule] }).overrideProvider(EnvironmentVariables).useValue(config).compile();
+      const moduleRef = await Test.createTestingModule({ imports: [ApiModule] })
+        .overrideProvider(EnvironmentVariables)
+        .useValue(config)
+        .compile();
       off = configureHttpApp(moduleRef.createNestApplication({ bodyParser: false, logger: false }));
       await off.init();
     });

@@ -57,7 +57,7 @@ describe('docs/api.md (issue #12.7)', () => {
     for (const [route, abilities] of served) expect({ route, abilities: documented.get(route) }).toEqual({ route, abilities });
   });
 
-  it("numbers sections 1 to 13 as the specification does, so a section number means the same subject", () => {
+  it('numbers sections 1 to 13 as the specification does, so a section number means the same subject', () => {
     const headings = [
       '## 1. Conventions',
       '## 2. Errors',

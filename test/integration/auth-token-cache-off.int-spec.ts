@@ -24,9 +24,7 @@ describe('TOKEN_CACHE=false (docs/operations.md, "Tokens in memory")', () => {
     await list().expect(401);
 
     expect(ctx.get(TokenCache).listening).toBe(false);
-    const listeners = await ctx.db.query(
-      `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'push-%-tokens'`,
-    );
+    const listeners = await ctx.db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name LIKE 'push-%-tokens'`);
     expect(listeners).toEqual([]);
   });
 });

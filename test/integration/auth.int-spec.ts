@@ -16,8 +16,7 @@ describe('authentication and abilities (docs/api.md#errors and docs/api.md#token
     tenant = await newApp(ctx);
   });
 
-  const patch = (headers: Record<string, string> = {}) =>
-    ctx.http().patch(`/api/v1/installations/${installationId()}`).set(headers).send({ user_id: 'u1' });
+  const patch = (headers: Record<string, string> = {}) => ctx.http().patch(`/api/v1/installations/${installationId()}`).set(headers).send({ user_id: 'u1' });
   const send = (headers: Record<string, string> = {}) => ctx.http().post('/api/v1/notifications').set(headers).send(SEND);
 
   describe.each([
@@ -67,11 +66,7 @@ describe('authentication and abilities (docs/api.md#errors and docs/api.md#token
     });
 
     it('authentication is checked before the body (malformed JSON without a token is 401)', async () => {
-      const res = await ctx
-        .http()
-        .post('/api/v1/notifications')
-        .set('Content-Type', 'application/json')
-        .send('{"recipients":');
+      const res = await ctx.http().post('/api/v1/notifications').set('Content-Type', 'application/json').send('{"recipients":');
       expect(res.status).toBe(401);
     });
   });
@@ -100,8 +95,7 @@ describe('authentication and abilities (docs/api.md#errors and docs/api.md#token
 
   it('records last_used_at at most once a minute', async () => {
     const created = await ctx.get(TokensService).create({ appId: tenant.appId, abilities: ['*'] });
-    const lastUsed = async () =>
-      (await ctx.db.query(`SELECT last_used_at FROM api_tokens WHERE id = $1`, [created.id]))[0].last_used_at as Date | null;
+    const lastUsed = async () => (await ctx.db.query(`SELECT last_used_at FROM api_tokens WHERE id = $1`, [created.id]))[0].last_used_at as Date | null;
     expect(await lastUsed()).toBeNull();
     await ctx.http().get('/api/v1/notifications').set(bearer(created.token)).expect(200);
     await waitFor(async () => (await lastUsed()) !== null);
@@ -129,9 +123,9 @@ describe('authentication and abilities (docs/api.md#errors and docs/api.md#token
       return cache().listening;
     };
     const listenerPids = async (): Promise<number[]> =>
-      (
-        await ctx.db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'push-all-tokens'`)
-      ).map((row: { pid: number }) => row.pid);
+      (await ctx.db.query(`SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'push-all-tokens'`)).map(
+        (row: { pid: number }) => row.pid,
+      );
     /** A change PostgreSQL does not announce: the trigger off while it is made. */
     const unannounced = async (statement: string, id: string) => {
       await ctx.db.query(`ALTER TABLE api_tokens DISABLE TRIGGER api_tokens_changed`);

@@ -55,10 +55,15 @@ describe('Redis unavailable at send time', () => {
     expect(fakes.apns.requests).toHaveLength(0);
     await proxy.start();
 
-    const done = await waitFor(async () => {
-      const n = (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token))).body.data;
-      return n.completed_at ? n : null;
-    }, 'delivery after Redis returns', 30_000, 100);
+    const done = await waitFor(
+      async () => {
+        const n = (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token))).body.data;
+        return n.completed_at ? n : null;
+      },
+      'delivery after Redis returns',
+      30_000,
+      100,
+    );
     expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
     expect(fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
   }, 45_000);
@@ -79,10 +84,15 @@ describe('Redis unavailable at send time', () => {
     await proxy.start();
     await deleteRedisPrefix(ctx.queuePrefix);
 
-    const done = await waitFor(async () => {
-      const n = (await ctx.http().get(`/api/v1/notifications/${res.body.data.id}`).set(bearer(tenant.token))).body.data;
-      return n.completed_at ? n : null;
-    }, 'delivery after Redis lost its data', 30_000, 100);
+    const done = await waitFor(
+      async () => {
+        const n = (await ctx.http().get(`/api/v1/notifications/${res.body.data.id}`).set(bearer(tenant.token))).body.data;
+        return n.completed_at ? n : null;
+      },
+      'delivery after Redis lost its data',
+      30_000,
+      100,
+    );
     expect(done.statistics).toMatchObject({ installations: 1, accepted: 1 });
     expect(fakes.apns.requests.filter((r) => r.token === token && r.status === 200)).toHaveLength(1);
   }, 45_000);

@@ -17,8 +17,7 @@ describe('the sweeper and the deliveries table', () => {
   const { ctx } = stack;
   const tenant = useTenantWithProviders(stack);
 
-  const completedAt = async (id: string) =>
-    (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at as Date | null;
+  const completedAt = async (id: string) => (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at as Date | null;
 
   /** Three iOS installations of one user, one send to them, run to completion. */
   async function completedSend(user: string) {
@@ -51,10 +50,7 @@ describe('the sweeper and the deliveries table', () => {
        WHERE notification_id = $1 AND installation_id IN ($2, $3)`,
       [id, installations[0].id, installations[1].id],
     );
-    await ctx.db.query(
-      `UPDATE notifications SET stat_accepted = stat_accepted - 2, completed_at = NULL WHERE id = $1`,
-      [id],
-    );
+    await ctx.db.query(`UPDATE notifications SET stat_accepted = stat_accepted - 2, completed_at = NULL WHERE id = $1`, [id]);
     // The sweeper looks at it once it began more than DELIVERY_STUCK_MS (2 s) ago. (Its start is
     // left as it is: its rows carry it as their partition key, delivery.entity.ts.)
 
@@ -73,10 +69,7 @@ describe('the sweeper and the deliveries table', () => {
         installations[0].id,
       ]);
     await claim();
-    await ctx.db.query(
-      `UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL WHERE id = $1`,
-      [id],
-    );
+    await ctx.db.query(`UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL WHERE id = $1`, [id]);
     // Sixteen sweeps (SWEEP_INTERVAL_MS is 300 in tests) while the "worker" keeps the row fresh.
     // After the first 2 s the send began longer than DELIVERY_STUCK_MS ago, and from then on only
     // the row's own age can tell it is alive.
@@ -116,14 +109,19 @@ describe('the sweeper and the deliveries table', () => {
     for (const { reloptions } of partitions) expect(reloptions).toContain('fillfactor=50');
 
     // And PostgreSQL agrees: the sends above updated their rows in place.
-    const stats = await waitFor(async () => {
-      await ctx.db.query('SELECT pg_stat_clear_snapshot()');
-      const [s] = await ctx.db.query(
-        `SELECT sum(n_tup_upd)::int AS updated, sum(n_tup_hot_upd)::int AS hot FROM pg_stat_user_tables
+    const stats = await waitFor(
+      async () => {
+        await ctx.db.query('SELECT pg_stat_clear_snapshot()');
+        const [s] = await ctx.db.query(
+          `SELECT sum(n_tup_upd)::int AS updated, sum(n_tup_hot_upd)::int AS hot FROM pg_stat_user_tables
          WHERE relid IN (SELECT inhrelid FROM pg_inherits WHERE inhparent = 'deliveries'::regclass)`,
-      );
-      return s.updated >= 12 ? s : null;
-    }, 'the table statistics to arrive', 10_000, 200);
+        );
+        return s.updated >= 12 ? s : null;
+      },
+      'the table statistics to arrive',
+      10_000,
+      200,
+    );
     expect(stats.hot / stats.updated).toBeGreaterThan(0.9);
   });
 
@@ -192,7 +190,11 @@ describe('the sweeper and the deliveries table', () => {
       await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
       await runner.query(`PREPARE record_outcomes_${prefix} AS ${RECORD_OUTCOMES_SQL}`);
       const execute = `EXECUTE record_outcomes_${prefix}(${params.map((p) => literal(p)).join(', ')})`;
-      const [{ 'QUERY PLAN': [plan] }] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
+      const [
+        {
+          'QUERY PLAN': [plan],
+        },
+      ] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
       const counters = `SELECT stat_accepted, stat_failed, stat_skipped, completed_at FROM notifications WHERE id = $1`;
       expect((await runner.query(counters, [id]))[0]).toEqual({ stat_accepted: written - 6, stat_failed: 2, stat_skipped: 2, completed_at: null });
       // The same write again (its answer lost, say) finds nothing left "sending": nothing counts twice.

@@ -47,7 +47,14 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
   });
 
   const send = async (body: Record<string, unknown>, token = tenant.token): Promise<string> =>
-    (await ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body }).expect(202)).body.data.id;
+    (
+      await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(token))
+        .send({ notification: { title: 'Hello', body: 'World' }, ...body })
+        .expect(202)
+    ).body.data.id;
   const read = (id: string, token = tenant.token) => readNotification(ctx, token, id);
   const completed = (id: string, token = tenant.token) => notificationCompleted(ctx, token, id);
   const trace = (id: string, query: Record<string, string | number> = {}, token = tenant.token) =>
@@ -100,20 +107,37 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     const retrying = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: retryToken, user_id: user });
 
     const id = await send({ recipients: { user_ids: [user] } });
-    const entries = await waitFor(async () => {
-      const { entries } = await walk(id);
-      const map = byInstallation(entries);
-      const settled =
-        map.get(retrying.installation_id)?.attempts === 1 &&
-        map.get(accepted.installation_id)?.status === 'accepted' &&
-        map.get(refused.installation_id)?.status === 'failed';
-      return settled ? entries : null;
-    }, 'every delivery to reach its state', 20_000, 200);
+    const entries = await waitFor(
+      async () => {
+        const { entries } = await walk(id);
+        const map = byInstallation(entries);
+        const settled =
+          map.get(retrying.installation_id)?.attempts === 1 &&
+          map.get(accepted.installation_id)?.status === 'accepted' &&
+          map.get(refused.installation_id)?.status === 'failed';
+        return settled ? entries : null;
+      },
+      'every delivery to reach its state',
+      20_000,
+      200,
+    );
 
     expect(entries).toHaveLength(6);
     for (const e of entries) {
       expect(Object.keys(e).sort()).toEqual(
-        ['attempts', 'displayed_at', 'installation_id', 'opened_at', 'platform', 'reason', 'received_at', 'scheduled_for', 'status', 'updated_at', 'user_id'].sort(),
+        [
+          'attempts',
+          'displayed_at',
+          'installation_id',
+          'opened_at',
+          'platform',
+          'reason',
+          'received_at',
+          'scheduled_for',
+          'status',
+          'updated_at',
+          'user_id',
+        ].sort(),
       );
       expect(e.user_id).toBe(user);
       expect(e.updated_at).toMatch(ISO_MS);
@@ -238,7 +262,9 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     expect(before.body).toEqual({ data: [], meta: { next_cursor: null } });
     await completed(id);
     const { entries } = await walk(id);
-    expect(entries).toEqual([expect.objectContaining({ installation_id: installation.installation_id, status: 'accepted', scheduled_for: sendAt.toISOString() })]);
+    expect(entries).toEqual([
+      expect.objectContaining({ installation_id: installation.installation_id, status: 'accepted', scheduled_for: sendAt.toISOString() }),
+    ]);
   });
 
   it("shows the client events' times (docs/api.md#reads-and-events)", async () => {
@@ -249,10 +275,20 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     await completed(id);
     const times = { received: '2026-11-24T01:00:00.250Z', displayed: '2026-11-24T01:00:01.500Z', opened: '2026-11-24T01:02:03.004Z' };
     for (const [type, occurred_at] of Object.entries(times)) {
-      await ctx.http().post(`/api/v1/notifications/${id}/events`).set(bearer(tenant.token)).send({ installation_id: installation.installation_id, type, occurred_at }).expect(202);
+      await ctx
+        .http()
+        .post(`/api/v1/notifications/${id}/events`)
+        .set(bearer(tenant.token))
+        .send({ installation_id: installation.installation_id, type, occurred_at })
+        .expect(202);
     }
     // Only displayed for the other one: the rest stay null.
-    await ctx.http().post(`/api/v1/notifications/${id}/events`).set(bearer(tenant.token)).send({ installation_id: quiet.installation_id, type: 'displayed', occurred_at: times.displayed }).expect(202);
+    await ctx
+      .http()
+      .post(`/api/v1/notifications/${id}/events`)
+      .set(bearer(tenant.token))
+      .send({ installation_id: quiet.installation_id, type: 'displayed', occurred_at: times.displayed })
+      .expect(202);
     const map = byInstallation((await walk(id)).entries);
     expect(map.get(installation.installation_id)).toMatchObject({ received_at: times.received, displayed_at: times.displayed, opened_at: times.opened });
     expect(map.get(quiet.installation_id)).toMatchObject({ received_at: null, displayed_at: times.displayed, opened_at: null });
@@ -413,11 +449,20 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
       const cursor: string = page.body.meta.next_cursor;
       await trace(id, { limit: 1, cursor }).expect(200);
       const otherCursor: string = (await trace(otherId, { limit: 1 }).expect(200)).body.meta.next_cursor;
-      const listCursor: string = (await ctx.http().get('/api/v1/notifications').query({ limit: 1 }).set(bearer(tenant.token)).expect(200)).body.meta.next_cursor;
+      const listCursor: string = (await ctx.http().get('/api/v1/notifications').query({ limit: 1 }).set(bearer(tenant.token)).expect(200)).body.meta
+        .next_cursor;
       const [payload, mac] = cursor.split('.');
       const text = Buffer.from(payload, 'base64url').toString();
       const forgedPayload = Buffer.from(`${text.slice(0, -1)}${text.endsWith('0') ? '1' : '0'}`).toString('base64url');
-      for (const bad of [`${cursor}.x`, `${cursor}x`, cursor.slice(1), `${forgedPayload}.${mac}`, Buffer.from(text).toString('base64url'), otherCursor, listCursor]) {
+      for (const bad of [
+        `${cursor}.x`,
+        `${cursor}x`,
+        cursor.slice(1),
+        `${forgedPayload}.${mac}`,
+        Buffer.from(text).toString('base64url'),
+        otherCursor,
+        listCursor,
+      ]) {
         const res = await trace(id, { limit: 1, cursor: bad });
         expect({ bad, status: res.status, body: res.body }).toEqual({
           bad,

@@ -15,12 +15,15 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
   const tenant = useTenantWithProviders(stack);
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
-    ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body });
+    ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(token))
+      .send({ notification: { title: 'Hello', body: 'World' }, ...body });
   const read = (id: string, token = tenant.token) => readNotification(ctx, token, id);
   const completed = (id: string, token = tenant.token) => notificationCompleted(ctx, token, id);
   const ios = (body: Record<string, unknown> = {}) => newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), ...body });
-  const android = (body: Record<string, unknown> = {}) =>
-    newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), ...body });
+  const android = (body: Record<string, unknown> = {}) => newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), ...body });
   const web = (body: Record<string, unknown> = {}) =>
     newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: stack.fakes.web.createSubscription(), ...body });
   const tokenOf = async (installationId: string) =>
@@ -77,10 +80,9 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
     );
     expect(after.map((i) => i.invalid_reason)).toEqual(['Unregistered', 'UNREGISTERED', expect.any(String)]);
     for (const i of after) expect(i.invalidated_at).not.toBeNull();
-    const reasons = await ctx.db.query(
-      `SELECT status, reason, count(*)::int AS n FROM deliveries WHERE notification_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
-      [done.id],
-    );
+    const reasons = await ctx.db.query(`SELECT status, reason, count(*)::int AS n FROM deliveries WHERE notification_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`, [
+      done.id,
+    ]);
     expect(reasons).toEqual([
       { status: 'accepted', reason: null, n: 4 },
       { status: 'failed', reason: expect.any(String), n: expect.any(Number) },
@@ -171,7 +173,10 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
     const w = await web({ user_id: user });
     const subscription = (await tokenOf(w.id)).web_push_subscription;
     const loopback = subscription.endpoint.replace('https://localhost:', 'https://127.0.0.1:');
-    await ctx.db.query(`UPDATE installations SET web_push_subscription = $2::jsonb WHERE id = $1`, [w.id, JSON.stringify({ ...subscription, endpoint: loopback })]);
+    await ctx.db.query(`UPDATE installations SET web_push_subscription = $2::jsonb WHERE id = $1`, [
+      w.id,
+      JSON.stringify({ ...subscription, endpoint: loopback }),
+    ]);
     const before = stack.fakes.web.requests.length;
     const res = await send({ recipients: { user_ids: [user] } });
     const done = await completed(res.body.data.id);
@@ -207,7 +212,10 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
     const user = `flaky-${Date.now()}`;
     const inst = await android({ user_id: user });
     const token = (await tokenOf(inst.id)).push_token;
-    stack.fakes.fcm.script(token, Array.from({ length: 10 }, () => ({ status: 503, errorCode: 'UNAVAILABLE' as const, retryAfter: 1 })));
+    stack.fakes.fcm.script(
+      token,
+      Array.from({ length: 10 }, () => ({ status: 503, errorCode: 'UNAVAILABLE' as const, retryAfter: 1 })),
+    );
     const started = Date.now();
     const res = await send({ recipients: { user_ids: [user] } });
     const done = await completed(res.body.data.id);

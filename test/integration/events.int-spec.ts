@@ -30,7 +30,12 @@ describe('client events count only for installations that were sent the notifica
     const installations = [
       await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'nocred' }),
       await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: 'nocred' }),
-      await newInstallation(ctx, tenant.token, { platform: 'web', push_token: undefined, web_push_subscription: stack.fakes.web.createSubscription(), user_id: 'nocred' }),
+      await newInstallation(ctx, tenant.token, {
+        platform: 'web',
+        push_token: undefined,
+        web_push_subscription: stack.fakes.web.createSubscription(),
+        user_id: 'nocred',
+      }),
     ];
     const id = (await send(tenant, ['nocred'])).body.data.id;
     const done = await completed(tenant, id);

@@ -20,7 +20,9 @@ const settings = {
   reporter(out: fc.RunDetails<any>) {
     if (!out.failed) return;
     const cause = out.errorInstance instanceof Error ? out.errorInstance.message : String(out.errorInstance);
-    throw new Error(`Property failed after ${out.numRuns} runs (seed ${out.seed}, path "${out.counterexamplePath}", replay with fc.assert(..., { seed, path })):\n${cause}`);
+    throw new Error(
+      `Property failed after ${out.numRuns} runs (seed ${out.seed}, path "${out.counterexamplePath}", replay with fc.assert(..., { seed, path })):\n${cause}`,
+    );
   },
 };
 
@@ -123,15 +125,15 @@ function mutate(base: unknown, edits: { path: (string | number)[]; mutation: Mut
 const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   fc.constant<Mutation>({ op: 'drop' }),
   wild.map((value): Mutation => ({ op: 'set', value })),
-  fc.tuple(fc.oneof(text, fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString')), wild).map(([key, value]): Mutation => ({ op: 'add', key, value })),
+  fc
+    .tuple(fc.oneof(text, fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString')), wild)
+    .map(([key, value]): Mutation => ({ op: 'add', key, value })),
 );
 
 /** The valid body with 1 to 4 random edits. */
 function mutationsOf(valid: unknown): fc.Arbitrary<unknown> {
   const paths = pathsOf(valid);
-  return fc
-    .array(fc.record({ path: fc.constantFrom(...paths), mutation: mutationArb }), { minLength: 1, maxLength: 4 })
-    .map((edits) => mutate(valid, edits));
+  return fc.array(fc.record({ path: fc.constantFrom(...paths), mutation: mutationArb }), { minLength: 1, maxLength: 4 }).map((edits) => mutate(valid, edits));
 }
 
 function bodies(valid: unknown): fc.Arbitrary<unknown> {
@@ -236,7 +238,10 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, doc
     const id = fc.oneof(
       { weight: 4, arbitrary: text.filter((s) => s.length > 0).map(encodeSegment) },
       // (Longer paths hit Node's 16 KiB header limit, answered by Node itself with a bare 431.)
-      { weight: 1, arbitrary: fc.tuple(fc.constantFrom(255, 256, 1_000), fc.constantFrom('i', 'é', '😀', '\u0000')).map(([n, c]) => encodeSegment(c.repeat(n))) },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(fc.constantFrom(255, 256, 1_000), fc.constantFrom('i', 'é', '😀', '\u0000')).map(([n, c]) => encodeSegment(c.repeat(n))),
+      },
       { weight: 1, arbitrary: fc.uuid().map((u) => `inst-${u}`) },
       { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '%C0%AF', '%00', '%ED%A0%80', '..', '.', '%2e%2e', '%2F', 'a%2Fb', '%20', '~') },
     );
@@ -293,7 +298,10 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, doc
       ['NUL in an unknown field named toString', { ...VALID_SEND, toString: 'a\u0000' }],
       ['NUL in an unknown field named constructor', { ...VALID_SEND, constructor: '\u0000' }],
       ['10,001 user ids', { ...VALID_SEND, recipients: { user_ids: Array.from({ length: 10_001 }, (_, i) => `u${i}`) } }],
-      ['10,000 user ids of 255 characters (near 2.5 MB, over the body limit)', { ...VALID_SEND, recipients: { user_ids: Array.from({ length: 10_000 }, (_, i) => `${i}`.padEnd(255, 'u')) } }],
+      [
+        '10,000 user ids of 255 characters (near 2.5 MB, over the body limit)',
+        { ...VALID_SEND, recipients: { user_ids: Array.from({ length: 10_000 }, (_, i) => `${i}`.padEnd(255, 'u')) } },
+      ],
     ];
 
     it.each(sendCases)('POST /notifications with %s', async (_name, body) => {
@@ -318,7 +326,10 @@ describe('fuzzing PATCH /installations/{id} and POST /notifications (no 5xx, doc
       ['NUL in an unknown field named valueOf', { valueOf: '\u0000' }],
       ['NUL in an unknown field named __proto__', new RawJson('{"__proto__":"\\u0000"}')],
       ['a 4,097-character push token', { push_token: 'a'.repeat(4097) }],
-      ['web_push_subscription on an ios installation', { web_push_subscription: { endpoint: 'https://push.example.com/x', keys: { p256dh: 'AA', auth: 'BB' } } }],
+      [
+        'web_push_subscription on an ios installation',
+        { web_push_subscription: { endpoint: 'https://push.example.com/x', keys: { p256dh: 'AA', auth: 'BB' } } },
+      ],
     ];
 
     it.each(patchCases)('PATCH /installations/{id} with %s', async (_name, body) => {

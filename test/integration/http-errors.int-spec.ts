@@ -25,8 +25,8 @@ describe('HTTP error bodies (docs/api.md#errors)', () => {
   });
 
   it.each([0, 1])('413 for a body over 1 MiB (%#)', async (i) => {
-    const res = await routes()[i]
-      .req()
+    const res = await routes()
+      [i].req()
       .set(bearer(tenant.token))
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ user_id: 'x'.repeat(1024 * 1024) }));
@@ -64,12 +64,7 @@ describe('HTTP error bodies (docs/api.md#errors)', () => {
 
   it('422 (not 400) for valid JSON that is not an object', async () => {
     for (const body of ['[1,2]', '"text"', 'null', '42']) {
-      const res = await ctx
-        .http()
-        .post('/api/v1/notifications')
-        .set(bearer(tenant.token))
-        .set('Content-Type', 'application/json')
-        .send(body);
+      const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send(body);
       expect([400, 422]).toContain(res.status);
       if (res.status === 422) expect(res.body.errors).toEqual({ body: ['The request body must be a JSON object.'] });
       else expect(res.body).toEqual({ message: 'Malformed JSON body.' });

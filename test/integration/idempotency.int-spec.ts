@@ -23,8 +23,7 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
     if (key !== undefined) req.set('Idempotency-Key', key);
     return req.send(payload as object);
   };
-  const count = async (appId = tenant.appId) =>
-    Number((await ctx.db.query(`SELECT count(*) FROM notifications WHERE app_id = $1`, [appId]))[0].count);
+  const count = async (appId = tenant.appId) => Number((await ctx.db.query(`SELECT count(*) FROM notifications WHERE app_id = $1`, [appId]))[0].count);
 
   it('replays the first response for the same key and body, marked Idempotent-Replayed', async () => {
     const key = freshKey();

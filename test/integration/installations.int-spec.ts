@@ -21,8 +21,7 @@ describe('installations (docs/api.md#installations)', () => {
   const put = (id: string, body: object) => ctx.http().put(path(id)).set(bearer(tenant.token)).send(body);
   const patch = (id: string, body: object) => ctx.http().patch(path(id)).set(bearer(tenant.token)).send(body);
   const get = (id: string) => ctx.http().get(path(id)).set(bearer(tenant.token));
-  const stored = async (id: string) =>
-    (await ctx.db.query(`SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2`, [tenant.appId, id]))[0];
+  const stored = async (id: string) => (await ctx.db.query(`SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2`, [tenant.appId, id]))[0];
 
   describe('PUT (register or refresh)', () => {
     it('201 on create with every field present, then 200 on refresh', async () => {
@@ -38,8 +37,19 @@ describe('installations (docs/api.md#installations)', () => {
       const data = created.body.data;
       expect(Object.keys(data).sort()).toEqual(
         [
-          'id', 'installation_id', 'platform', 'permission', 'device', 'user_id', 'registered_at', 'last_seen_at',
-          'identifier_updated_at', 'permission_updated_at', 'invalidated_at', 'invalid_reason', 'tags',
+          'id',
+          'installation_id',
+          'platform',
+          'permission',
+          'device',
+          'user_id',
+          'registered_at',
+          'last_seen_at',
+          'identifier_updated_at',
+          'permission_updated_at',
+          'invalidated_at',
+          'invalid_reason',
+          'tags',
         ].sort(),
       );
       expect(data).toMatchObject({
@@ -92,15 +102,31 @@ describe('installations (docs/api.md#installations)', () => {
       [{ platform: 'android' }, 'push_token', 'The push_token field is required when platform is android.'],
       [{ platform: 'web' }, 'web_push_subscription', 'The web_push_subscription field is required when platform is web.'],
       [{ platform: 'ios', push_token: 'not-hex' }, 'push_token', 'The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'],
-      [{ platform: 'web', push_token: 'x', web_push_subscription: subscription() }, 'push_token', 'The push_token field is prohibited when platform is web; send web_push_subscription.'],
+      [
+        { platform: 'web', push_token: 'x', web_push_subscription: subscription() },
+        'push_token',
+        'The push_token field is prohibited when platform is web; send web_push_subscription.',
+      ],
       [{ platform: 'windows', push_token: 'x' }, 'platform', 'The selected platform is invalid.'],
       [{ platform: 'android', push_token: 'x', permission: 'maybe' }, 'permission', 'The selected permission is invalid.'],
       [{ platform: 'android', push_token: 'x', user_id: '' }, 'user_id', 'The user_id field must not be empty.'],
       [{ platform: 'android', push_token: 'x', user_id: 'u'.repeat(256) }, 'user_id', 'The user_id field must not be greater than 255 characters.'],
-      [{ platform: 'android', push_token: 'x', device: { model: 'm'.repeat(256) } }, 'device.model', 'The device.model field must not be greater than 255 characters.'],
+      [
+        { platform: 'android', push_token: 'x', device: { model: 'm'.repeat(256) } },
+        'device.model',
+        'The device.model field must not be greater than 255 characters.',
+      ],
       [{ platform: 'android', push_token: 'x', device: { colour: 'red' } }, 'device.colour', 'The device.colour field is not allowed.'],
-      [{ platform: 'web', web_push_subscription: { endpoint: 'http://insecure.example.com/x', keys: { p256dh: P256DH, auth: AUTH } } }, 'web_push_subscription.endpoint', 'The web_push_subscription.endpoint field must be an absolute https:// URL.'],
-      [{ platform: 'web', web_push_subscription: { endpoint: 'https://fcm.googleapis.com/x', keys: { p256dh: 'short', auth: AUTH } } }, 'web_push_subscription.keys.p256dh', 'The web_push_subscription.keys.p256dh field must encode exactly 65 bytes.'],
+      [
+        { platform: 'web', web_push_subscription: { endpoint: 'http://insecure.example.com/x', keys: { p256dh: P256DH, auth: AUTH } } },
+        'web_push_subscription.endpoint',
+        'The web_push_subscription.endpoint field must be an absolute https:// URL.',
+      ],
+      [
+        { platform: 'web', web_push_subscription: { endpoint: 'https://fcm.googleapis.com/x', keys: { p256dh: 'short', auth: AUTH } } },
+        'web_push_subscription.keys.p256dh',
+        'The web_push_subscription.keys.p256dh field must encode exactly 65 bytes.',
+      ],
       [{ platform: 'android', push_token: 'x', extra: 1 }, 'extra', 'The extra field is not allowed.'],
     ])('422 on create for %j', async (body, field, message) => {
       const res = await put(installationId(), body);
@@ -118,9 +144,7 @@ describe('installations (docs/api.md#installations)', () => {
 
     it('concurrent PUTs of a new installation create it once', async () => {
       const id = installationId();
-      const results = await Promise.all(
-        Array.from({ length: 10 }, () => put(id, { platform: 'android', push_token: 'same-token' })),
-      );
+      const results = await Promise.all(Array.from({ length: 10 }, () => put(id, { platform: 'android', push_token: 'same-token' })));
       expect(results.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 200, 200, 201]);
       expect(new Set(results.map((r) => r.body.data.id)).size).toBe(1);
     });
@@ -221,8 +245,7 @@ describe('installations (docs/api.md#installations)', () => {
     it('a changed push token clears invalidated_at and invalid_reason; the same token does not', async () => {
       const token = apnsToken();
       const inst = await newInstallation(ctx, tenant.token, { push_token: token });
-      const invalidate = () =>
-        ctx.db.query(`UPDATE installations SET invalidated_at = now(), invalid_reason = 'Unregistered' WHERE id = $1`, [inst.id]);
+      const invalidate = () => ctx.db.query(`UPDATE installations SET invalidated_at = now(), invalid_reason = 'Unregistered' WHERE id = $1`, [inst.id]);
       await invalidate();
       const same = await patch(inst.installation_id, { push_token: token.toUpperCase() });
       expect(same.body.data.invalidated_at).toMatch(ISO_MS);

@@ -34,7 +34,14 @@ describe('Prometheus metrics on METRICS_PORT (issue #4.2)', () => {
     for (const name of ['process_cpu_user_seconds_total', 'nodejs_heap_size_used_bytes', 'nodejs_eventloop_lag_seconds']) {
       expect(text).toContain(`# TYPE ${name} `);
     }
-    for (const name of ['pns_http_request_duration_seconds', 'pns_notifications_accepted_total', 'pns_deliveries_total', 'pns_provider_request_duration_seconds', 'pns_fanout_duration_seconds', 'pns_queue_jobs']) {
+    for (const name of [
+      'pns_http_request_duration_seconds',
+      'pns_notifications_accepted_total',
+      'pns_deliveries_total',
+      'pns_provider_request_duration_seconds',
+      'pns_fanout_duration_seconds',
+      'pns_queue_jobs',
+    ]) {
       expect(text).toContain(`# TYPE ${name} `);
     }
   });

@@ -18,7 +18,12 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
     await configureCredentials(ctx, tenant.appId);
   });
 
-  const send = (body: unknown) => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body as object);
+  const send = (body: unknown) =>
+    ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send(body as object);
 
   it('202 with the notification under data and meta.accepted, every field present', async () => {
     const res = await send({
@@ -79,25 +84,70 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
   const tooMany = Array.from({ length: 10_001 }, (_, i) => `u${i}`);
   it.each<[string, (body: any) => void, string, string]>([
     ['recipients not an object', (b) => (b.recipients = ['u1']), 'recipients', 'The recipients field must be an object.'],
-    ['no recipients key', (b) => (b.recipients = {}), 'recipients', 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.'],
+    [
+      'no recipients key',
+      (b) => (b.recipients = {}),
+      'recipients',
+      'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.',
+    ],
     ['user_ids not an array', (b) => (b.recipients.user_ids = 'u1'), 'recipients.user_ids', 'The recipients.user_ids field must be an array.'],
     ['empty user_ids', (b) => (b.recipients.user_ids = []), 'recipients.user_ids', 'The recipients.user_ids field must have at least 1 item.'],
     ['10,001 user_ids', (b) => (b.recipients.user_ids = tooMany), 'recipients.user_ids', 'The recipients.user_ids field must not have more than 10000 items.'],
-    ['a non-string user id', (b) => (b.recipients.user_ids = ['u1', 'u2', 'u3', 7]), 'recipients.user_ids.3', 'The recipients.user_ids.3 field must be a string.'],
+    [
+      'a non-string user id',
+      (b) => (b.recipients.user_ids = ['u1', 'u2', 'u3', 7]),
+      'recipients.user_ids.3',
+      'The recipients.user_ids.3 field must be a string.',
+    ],
     ['an empty user id', (b) => (b.recipients.user_ids = ['']), 'recipients.user_ids.0', 'The recipients.user_ids.0 field must not be empty.'],
-    ['a 256-char user id', (b) => (b.recipients.user_ids = ['x'.repeat(256)]), 'recipients.user_ids.0', 'The recipients.user_ids.0 field must not be greater than 255 characters.'],
+    [
+      'a 256-char user id',
+      (b) => (b.recipients.user_ids = ['x'.repeat(256)]),
+      'recipients.user_ids.0',
+      'The recipients.user_ids.0 field must not be greater than 255 characters.',
+    ],
     ['unknown recipients key', (b) => (b.recipients.segments = ['all']), 'recipients.segments', 'The recipients.segments field is not allowed.'],
     ['no notification', (b) => delete b.notification, 'notification', 'The notification field is required.'],
     ['no title', (b) => delete b.notification.title, 'notification.title', 'The notification.title field is required.'],
     ['empty title', (b) => (b.notification.title = ''), 'notification.title', 'The notification.title field must not be empty.'],
-    ['257-char title', (b) => (b.notification.title = 't'.repeat(257)), 'notification.title', 'The notification.title field must not be greater than 256 characters.'],
+    [
+      '257-char title',
+      (b) => (b.notification.title = 't'.repeat(257)),
+      'notification.title',
+      'The notification.title field must not be greater than 256 characters.',
+    ],
     ['numeric title', (b) => (b.notification.title = 5), 'notification.title', 'The notification.title field must be a string.'],
     ['no body', (b) => delete b.notification.body, 'notification.body', 'The notification.body field is required.'],
-    ['4,001-char body', (b) => (b.notification.body = 'b'.repeat(4001)), 'notification.body', 'The notification.body field must not be greater than 4000 characters.'],
-    ['http image_url', (b) => (b.notification.image_url = 'http://cdn.example.com/a.png'), 'notification.image_url', 'The notification.image_url field must be an absolute https:// URL.'],
-    ['relative image_url', (b) => (b.notification.image_url = '/a.png'), 'notification.image_url', 'The notification.image_url field must be an absolute https:// URL.'],
-    ['2,049-char image_url', (b) => (b.notification.image_url = `https://e.com/${'a'.repeat(2035)}`), 'notification.image_url', 'The notification.image_url field must not be greater than 2048 characters.'],
-    ['relative action_url', (b) => (b.notification.action_url = 'orders/42'), 'notification.action_url', 'The notification.action_url field must be an absolute URL or an app deep link (scheme://...).'],
+    [
+      '4,001-char body',
+      (b) => (b.notification.body = 'b'.repeat(4001)),
+      'notification.body',
+      'The notification.body field must not be greater than 4000 characters.',
+    ],
+    [
+      'http image_url',
+      (b) => (b.notification.image_url = 'http://cdn.example.com/a.png'),
+      'notification.image_url',
+      'The notification.image_url field must be an absolute https:// URL.',
+    ],
+    [
+      'relative image_url',
+      (b) => (b.notification.image_url = '/a.png'),
+      'notification.image_url',
+      'The notification.image_url field must be an absolute https:// URL.',
+    ],
+    [
+      '2,049-char image_url',
+      (b) => (b.notification.image_url = `https://e.com/${'a'.repeat(2035)}`),
+      'notification.image_url',
+      'The notification.image_url field must not be greater than 2048 characters.',
+    ],
+    [
+      'relative action_url',
+      (b) => (b.notification.action_url = 'orders/42'),
+      'notification.action_url',
+      'The notification.action_url field must be an absolute URL or an app deep link (scheme://...).',
+    ],
     ['unknown notification key', (b) => (b.notification.subtitle = 'x'), 'notification.subtitle', 'The notification.subtitle field is not allowed.'],
     ['data not an object', (b) => (b.data = [1]), 'data', 'The data field must be an object.'],
     ['data over 4 KiB', (b) => (b.data = { blob: 'x'.repeat(4096) }), 'data', 'The data field must not be larger than 4096 bytes when serialized as JSON.'],
@@ -108,7 +158,12 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
     ['ttl over 28 days', (b) => (b.options = { ttl: 2_419_201 }), 'options.ttl', 'The options.ttl field must not be greater than 2419200.'],
     ['fractional ttl', (b) => (b.options = { ttl: 1.5 }), 'options.ttl', 'The options.ttl field must be an integer.'],
     ['bad priority', (b) => (b.options = { priority: 'urgent' }), 'options.priority', 'The selected options.priority is invalid.'],
-    ['65-char collapse_id', (b) => (b.options = { collapse_id: 'c'.repeat(65) }), 'options.collapse_id', 'The options.collapse_id field must not be greater than 64 characters.'],
+    [
+      '65-char collapse_id',
+      (b) => (b.options = { collapse_id: 'c'.repeat(65) }),
+      'options.collapse_id',
+      'The options.collapse_id field must not be greater than 64 characters.',
+    ],
     ['negative badge', (b) => (b.options = { badge: -1 }), 'options.badge', 'The options.badge field must be at least 0.'],
     ['256-char sound', (b) => (b.options = { sound: 's'.repeat(256) }), 'options.sound', 'The options.sound field must not be greater than 255 characters.'],
     ['empty platforms', (b) => (b.options = { platforms: [] }), 'options.platforms', 'The options.platforms field must have at least 1 item.'],
@@ -153,7 +208,12 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
   });
 
   describe('payload size: only the platforms the send can reach, counted in bytes (docs/api.md#send)', () => {
-    const sendAs = (token: string, body: unknown) => ctx.http().post('/api/v1/notifications').set(bearer(token)).send(body as object);
+    const sendAs = (token: string, body: unknown) =>
+      ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(token))
+        .send(body as object);
     const withBody = (text: string, options?: object) => ({ ...valid(), notification: { title: 'T', body: text }, ...(options ? { options } : {}) });
     const tenantWith = async (providers: readonly ('apns' | 'fcm' | 'web_push')[]) => {
       const app = await newApp(ctx, `With ${providers.join(', ') || 'nothing'}`);

@@ -24,8 +24,7 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
   let tenant: TestTenant;
   let doc: Document;
 
-  const operations = () =>
-    Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
+  const operations = () => Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ path, method, op })));
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
@@ -53,8 +52,12 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
   });
 
   it('documents exactly the routes the app serves', () => {
-    const served = servedRoutes(ctx.app).map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
-    const documented = operations().map(({ method, path }) => `${method.toUpperCase()} ${path}`).sort();
+    const served = servedRoutes(ctx.app)
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
+    const documented = operations()
+      .map(({ method, path }) => `${method.toUpperCase()} ${path}`)
+      .sort();
     expect(served).toEqual(
       expect.arrayContaining([
         'PUT /api/v1/installations/{installationId}',
@@ -115,7 +118,18 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
 
   it('request objects refuse unknown keys, and PATCH needs at least one field, as the service does', async () => {
     const schemas = (doc as unknown as OpenApiDocument).components.schemas;
-    for (const name of ['RegisterInstallationDto', 'UpdateInstallationDto', 'SendNotificationDto', 'RecipientsDto', 'NotificationContentDto', 'NotificationOptionsDto', 'RecordEventDto', 'DeviceDto', 'WebPushSubscriptionDto', 'WebPushKeysDto']) {
+    for (const name of [
+      'RegisterInstallationDto',
+      'UpdateInstallationDto',
+      'SendNotificationDto',
+      'RecipientsDto',
+      'NotificationContentDto',
+      'NotificationOptionsDto',
+      'RecordEventDto',
+      'DeviceDto',
+      'WebPushSubscriptionDto',
+      'WebPushKeysDto',
+    ]) {
       expect({ name, additionalProperties: schemas[name].additionalProperties }).toEqual({ name, additionalProperties: false });
     }
     expect(schemas.UpdateInstallationDto.minProperties).toBe(1);
@@ -144,26 +158,42 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     const registrations = examples('/api/v1/installations/{installationId}', 'put');
     expect(registrations.length).toBeGreaterThanOrEqual(3);
     for (const body of registrations) {
-      const res = await ctx.http().put(`/api/v1/installations/${installationId()}`).set(bearer(tenant.token)).send(body as object);
+      const res = await ctx
+        .http()
+        .put(`/api/v1/installations/${installationId()}`)
+        .set(bearer(tenant.token))
+        .send(body as object);
       expect({ body, status: res.status, errors: res.body.errors }).toEqual({ body, status: 201, errors: undefined });
     }
 
     const existing = await newInstallation(ctx, tenant.token);
     for (const body of examples('/api/v1/installations/{installationId}', 'patch')) {
-      const res = await ctx.http().patch(`/api/v1/installations/${existing.installation_id}`).set(bearer(tenant.token)).send(body as object);
+      const res = await ctx
+        .http()
+        .patch(`/api/v1/installations/${existing.installation_id}`)
+        .set(bearer(tenant.token))
+        .send(body as object);
       expect({ body, status: res.status }).toEqual({ body, status: 200 });
     }
 
     let sent = '';
     for (const body of examples('/api/v1/notifications', 'post')) {
-      const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body as object);
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send(body as object);
       expect({ body, status: res.status, errors: res.body.errors }).toEqual({ body, status: 202, errors: undefined });
       sent = res.body.data.id;
     }
 
     // The event example is well-formed; its installation was not a target of this notification.
     for (const body of examples('/api/v1/notifications/{id}/events', 'post')) {
-      const res = await ctx.http().post(`/api/v1/notifications/${sent}/events`).set(bearer(tenant.token)).send(body as object);
+      const res = await ctx
+        .http()
+        .post(`/api/v1/notifications/${sent}/events`)
+        .set(bearer(tenant.token))
+        .send(body as object);
       expect(res.status).toBe(422);
       expect(Object.keys(res.body.errors)).toEqual(['installation_id']);
     }
@@ -193,8 +223,7 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     beforeAll(async () => {
       const document = doc as unknown as OpenApiDocument;
       check = responseChecker(document);
-      schemaOf = (path, method) =>
-        (document.paths[path][method] as unknown as Operation).requestBody!.content['application/json'].schema as Schema;
+      schemaOf = (path, method) => (document.paths[path][method] as unknown as Operation).requestBody!.content['application/json'].schema as Schema;
       android = (await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken() })).installation_id;
       web = (
         await newInstallation(ctx, tenant.token, {
@@ -215,7 +244,9 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     const expectAccepted = (path: string, method: string, res: Response, sent: unknown, statuses: number[]) => {
       expectDocumented(path, method, res, sent);
       if (!statuses.includes(res.status)) {
-        throw new Error(`${method.toUpperCase()} ${path} refused a schema-valid body ${JSON.stringify(sent)?.slice(0, 400)}: ${res.status} ${res.text?.slice(0, 300)}`);
+        throw new Error(
+          `${method.toUpperCase()} ${path} refused a schema-valid body ${JSON.stringify(sent)?.slice(0, 400)}: ${res.status} ${res.text?.slice(0, 300)}`,
+        );
       }
     };
 
@@ -223,7 +254,11 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       const path = '/api/v1/notifications';
       await fc.assert(
         fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (body) => {
-          const res = await ctx.http().post(path).set(bearer(tenant.token)).send(body as object);
+          const res = await ctx
+            .http()
+            .post(path)
+            .set(bearer(tenant.token))
+            .send(body as object);
           expectAccepted(path, 'post', res, body, [202]);
         }),
         settings,
@@ -251,7 +286,11 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       const path = '/api/v1/notifications/{id}/events';
       const user = `events-${Date.now()}`;
       const target = await newInstallation(ctx, tenant.token, { user_id: user });
-      const sent = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
+      const sent = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
       // What the worker's fan-out would have written (this app has no worker).
       await ctx.db.query(
         `WITH started AS (UPDATE notifications SET processing_started_at = now() WHERE id = $1 RETURNING processing_started_at)
@@ -275,7 +314,11 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       const limit = parameters.find((p) => p.name === 'limit')!.schema;
       await fc.assert(
         fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, { ...limit, nullable: false }, limits), async (value) => {
-          const res = await ctx.http().get(path).query({ limit: value as number }).set(bearer(tenant.token));
+          const res = await ctx
+            .http()
+            .get(path)
+            .query({ limit: value as number })
+            .set(bearer(tenant.token));
           expectAccepted(path, 'get', res, { limit: value }, [200]);
         }),
         { ...settings, numRuns: 20 },
@@ -290,7 +333,11 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
         await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user }),
         await newInstallation(ctx, tenant.token, { user_id: user }),
       ];
-      const sent = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
+      const sent = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ recipients: { user_ids: [user] }, notification: { title: 't', body: 'b' } });
       // What the worker's fan-out and outcomes would have written (this app has no worker), and an event.
       await ctx.db.query(
         `WITH started AS (UPDATE notifications SET processing_started_at = now() WHERE id = $1 RETURNING processing_started_at)
@@ -301,7 +348,12 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
            AS t(id, platform, status, reason, attempts, scheduled_for)`,
         [sent.body.data.id, targets.map((t) => t.id), user],
       );
-      await ctx.http().post(`/api/v1/notifications/${sent.body.data.id}/events`).set(bearer(tenant.token)).send({ installation_id: targets[0].installation_id, type: 'opened' }).expect(202);
+      await ctx
+        .http()
+        .post(`/api/v1/notifications/${sent.body.data.id}/events`)
+        .set(bearer(tenant.token))
+        .send({ installation_id: targets[0].installation_id, type: 'opened' })
+        .expect(202);
       const parameters = (doc.paths[path].get.parameters ?? []) as unknown as { name: string; schema: Schema }[];
       const schema = (name: string) => ({ ...parameters.find((p) => p.name === name)!.schema, nullable: false });
       const url = `/api/v1/notifications/${sent.body.data.id}/deliveries`;
@@ -314,7 +366,11 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
             const res = await ctx.http().get(url).query(query).set(bearer(tenant.token));
             expectAccepted(path, 'get', res, query, [200]);
             if (res.body.meta.next_cursor) {
-              const next = await ctx.http().get(url).query({ ...query, cursor: res.body.meta.next_cursor }).set(bearer(tenant.token));
+              const next = await ctx
+                .http()
+                .get(url)
+                .query({ ...query, cursor: res.body.meta.next_cursor })
+                .set(bearer(tenant.token));
               expectAccepted(path, 'get', next, query, [200]);
             }
           },
@@ -333,15 +389,53 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
         ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').send({})],
         ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({})],
         ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'text/plain').send('x')],
-        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send('{"x":')],
-        ['/api/v1/notifications', 'post', () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send(`{"x":"${'a'.repeat(1_100_000)}"}`)],
+        [
+          '/api/v1/notifications',
+          'post',
+          () => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send('{"x":'),
+        ],
+        [
+          '/api/v1/notifications',
+          'post',
+          () =>
+            ctx
+              .http()
+              .post('/api/v1/notifications')
+              .set(bearer(tenant.token))
+              .set('Content-Type', 'application/json')
+              .send(`{"x":"${'a'.repeat(1_100_000)}"}`),
+        ],
         ['/api/v1/notifications', 'get', () => ctx.http().get('/api/v1/notifications').query({ cursor: 'forged' }).set(bearer(tenant.token))],
         ['/api/v1/notifications/{id}', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10').set(bearer(tenant.token))],
-        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').set(bearer(tenant.token))],
-        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').query({ limit: 0 }).set(bearer(tenant.token))],
-        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').query({ cursor: 'forged' }).set(bearer(tenant.token))],
-        ['/api/v1/notifications/{id}/deliveries', 'get', () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').set(bearer(readOnly.token))],
-        ['/api/v1/installations/{installationId}', 'get', () => ctx.http().get(`/api/v1/installations/${'i'.repeat(256)}`).set(bearer(tenant.token))],
+        [
+          '/api/v1/notifications/{id}/deliveries',
+          'get',
+          () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').set(bearer(tenant.token)),
+        ],
+        [
+          '/api/v1/notifications/{id}/deliveries',
+          'get',
+          () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').query({ limit: 0 }).set(bearer(tenant.token)),
+        ],
+        [
+          '/api/v1/notifications/{id}/deliveries',
+          'get',
+          () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').query({ cursor: 'forged' }).set(bearer(tenant.token)),
+        ],
+        [
+          '/api/v1/notifications/{id}/deliveries',
+          'get',
+          () => ctx.http().get('/api/v1/notifications/0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10/deliveries').set(bearer(readOnly.token)),
+        ],
+        [
+          '/api/v1/installations/{installationId}',
+          'get',
+          () =>
+            ctx
+              .http()
+              .get(`/api/v1/installations/${'i'.repeat(256)}`)
+              .set(bearer(tenant.token)),
+        ],
         ['/api/v1/installations/{installationId}', 'get', () => ctx.http().get('/api/v1/installations/%E0%A4%A').set(bearer(tenant.token))],
         ['/api/v1/installations/{installationId}', 'delete', () => ctx.http().delete('/api/v1/installations/missing').set(bearer(tenant.token))],
         ['/api/v1/installations/{installationId}', 'delete', () => ctx.http().delete(`/api/v1/installations/${android}x`).set(bearer(readOnly.token))],
@@ -353,8 +447,18 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
         expectDocumented(path, method, res, null);
       }
       const key = `documented-${Date.now()}`;
-      const first = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Idempotency-Key', key).send({ recipients: { user_ids: ['a'] }, notification: { title: 't', body: 'b' } });
-      const conflict = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Idempotency-Key', key).send({ recipients: { user_ids: ['b'] }, notification: { title: 't', body: 'b' } });
+      const first = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .set('Idempotency-Key', key)
+        .send({ recipients: { user_ids: ['a'] }, notification: { title: 't', body: 'b' } });
+      const conflict = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .set('Idempotency-Key', key)
+        .send({ recipients: { user_ids: ['b'] }, notification: { title: 't', body: 'b' } });
       for (const res of [first, conflict]) {
         seen.add(res.status);
         expectDocumented('/api/v1/notifications', 'post', res, null);

@@ -23,7 +23,10 @@ function tableRows(text: string): Map<string, string[]> {
     const match = /^\| `([^`]+)` \|(.*)\|$/.exec(line);
     if (!match) continue;
     if (rows.has(match[1])) throw new Error(`${match[1]} is listed twice`);
-    rows.set(match[1], match[2].split(' | ').map((cell) => cell.trim()));
+    rows.set(
+      match[1],
+      match[2].split(' | ').map((cell) => cell.trim()),
+    );
   }
   return rows;
 }

@@ -40,7 +40,10 @@ describe('APNs', () => {
     const provider = new ApnsProvider({ APNS_URL: apnsUrl } as EnvironmentVariables);
     try {
       // Two at once: the first opens the connection, the second waits for it; both must say why.
-      return await Promise.all([provider.send(credentials, content, target(randomApnsToken())), provider.send(credentials, content, target(randomApnsToken()))]);
+      return await Promise.all([
+        provider.send(credentials, content, target(randomApnsToken())),
+        provider.send(credentials, content, target(randomApnsToken())),
+      ]);
     } finally {
       provider.close();
     }

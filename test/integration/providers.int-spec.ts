@@ -182,9 +182,9 @@ describe('ApnsProvider', () => {
   it('sends priority 10, a given collapse id, no expiration without ttl, and 0 for ttl 0', async () => {
     const minimal = content({ options: { collapse_id: 'order-42' } });
     await expect(provider.send(credentials, minimal, iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
-    await expect(
-      provider.send(credentials, content({ options: { ttl: 0, priority: 'high' } }), iosTarget(randomApnsToken())),
-    ).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content({ options: { ttl: 0, priority: 'high' } }), iosTarget(randomApnsToken()))).resolves.toEqual({
+      kind: 'accepted',
+    });
 
     const [first, second] = fakeApns.requests;
     expect(first.payload).toEqual({ aps: { alert: { title: 'Your order shipped', body: 'It arrives Thursday' } }, notification_id: minimal.id });
@@ -194,16 +194,46 @@ describe('ApnsProvider', () => {
   });
 
   it.each([
-    [{ status: 410, reason: 'Unregistered' }, { kind: 'invalid', reason: 'Unregistered' }],
-    [{ status: 410, reason: 'ExpiredToken' }, { kind: 'invalid', reason: 'ExpiredToken' }],
-    [{ status: 400, reason: 'BadDeviceToken' }, { kind: 'invalid', reason: 'BadDeviceToken' }],
-    [{ status: 400, reason: 'DeviceTokenNotForTopic' }, { kind: 'invalid', reason: 'DeviceTokenNotForTopic' }],
-    [{ status: 429, reason: 'TooManyRequests', retryAfter: 7 }, { kind: 'retry', reason: 'TooManyRequests', retryAfterMs: 7000 }],
-    [{ status: 500, reason: 'InternalServerError' }, { kind: 'retry', reason: 'InternalServerError' }],
-    [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 30 }, { kind: 'retry', reason: 'ServiceUnavailable', retryAfterMs: 30000 }],
-    [{ status: 413, reason: 'PayloadTooLarge' }, { kind: 'failed', reason: 'PayloadTooLarge' }],
-    [{ status: 400, reason: 'BadCollapseId' }, { kind: 'failed', reason: 'BadCollapseId' }],
-    [{ status: 403, reason: 'InvalidProviderToken' }, { kind: 'failed', reason: 'InvalidProviderToken' }],
+    [
+      { status: 410, reason: 'Unregistered' },
+      { kind: 'invalid', reason: 'Unregistered' },
+    ],
+    [
+      { status: 410, reason: 'ExpiredToken' },
+      { kind: 'invalid', reason: 'ExpiredToken' },
+    ],
+    [
+      { status: 400, reason: 'BadDeviceToken' },
+      { kind: 'invalid', reason: 'BadDeviceToken' },
+    ],
+    [
+      { status: 400, reason: 'DeviceTokenNotForTopic' },
+      { kind: 'invalid', reason: 'DeviceTokenNotForTopic' },
+    ],
+    [
+      { status: 429, reason: 'TooManyRequests', retryAfter: 7 },
+      { kind: 'retry', reason: 'TooManyRequests', retryAfterMs: 7000 },
+    ],
+    [
+      { status: 500, reason: 'InternalServerError' },
+      { kind: 'retry', reason: 'InternalServerError' },
+    ],
+    [
+      { status: 503, reason: 'ServiceUnavailable', retryAfter: 30 },
+      { kind: 'retry', reason: 'ServiceUnavailable', retryAfterMs: 30000 },
+    ],
+    [
+      { status: 413, reason: 'PayloadTooLarge' },
+      { kind: 'failed', reason: 'PayloadTooLarge' },
+    ],
+    [
+      { status: 400, reason: 'BadCollapseId' },
+      { kind: 'failed', reason: 'BadCollapseId' },
+    ],
+    [
+      { status: 403, reason: 'InvalidProviderToken' },
+      { kind: 'failed', reason: 'InvalidProviderToken' },
+    ],
   ])('maps %j to %j', async (step, outcome) => {
     const token = randomApnsToken();
     fakeApns.script(token, [step]);
@@ -238,9 +268,7 @@ describe('ApnsProvider', () => {
   it('reuses one provider token across many sends and provider instances, and a few connections', async () => {
     const own = newKey();
     for (let batch = 0; batch < 3; batch++) {
-      const outcomes = await Promise.all(
-        Array.from({ length: 40 }, () => provider.send(own, content(), iosTarget(randomApnsToken()))),
-      );
+      const outcomes = await Promise.all(Array.from({ length: 40 }, () => provider.send(own, content(), iosTarget(randomApnsToken()))));
       expect(outcomes.every((o) => o.kind === 'accepted')).toBe(true);
     }
     const other = new ApnsProvider(config);
@@ -325,9 +353,7 @@ describe('ApnsProvider', () => {
     const own = newKey();
     const big = content({ data: { blob: 'x'.repeat(3500) } });
     fakeApns.delayMs = 20; // keeps streams in flight together
-    const outcomes = await Promise.all(
-      Array.from({ length: 500 }, () => provider.send(own, big, iosTarget(randomApnsToken()))),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 500 }, () => provider.send(own, big, iosTarget(randomApnsToken()))));
     expect(outcomes.filter((o) => o.kind !== 'accepted')).toEqual([]);
     expect(fakeApns.deliveredCount()).toBe(500);
     expect(fakeApns.distinctJwts()).toBe(1);
@@ -510,7 +536,10 @@ describe('FcmProvider', () => {
   });
 
   it.each([
-    [{ status: 404, errorCode: 'UNREGISTERED' }, { kind: 'invalid', reason: 'UNREGISTERED' }],
+    [
+      { status: 404, errorCode: 'UNREGISTERED' },
+      { kind: 'invalid', reason: 'UNREGISTERED' },
+    ],
     [
       { status: 400, errorCode: 'INVALID_ARGUMENT', message: 'The registration token is not a valid FCM registration token' },
       { kind: 'invalid', reason: 'INVALID_ARGUMENT' },
@@ -519,10 +548,22 @@ describe('FcmProvider', () => {
       { status: 400, errorCode: 'INVALID_ARGUMENT', message: 'Invalid value at message.android.ttl' },
       { kind: 'failed', reason: 'INVALID_ARGUMENT' },
     ],
-    [{ status: 403, errorCode: 'SENDER_ID_MISMATCH' }, { kind: 'failed', reason: 'SENDER_ID_MISMATCH' }],
-    [{ status: 429, errorCode: 'QUOTA_EXCEEDED', retryAfter: 10 }, { kind: 'retry', reason: 'QUOTA_EXCEEDED', retryAfterMs: 10000 }],
-    [{ status: 500, errorCode: 'INTERNAL' }, { kind: 'retry', reason: 'INTERNAL' }],
-    [{ status: 503, errorCode: 'UNAVAILABLE', retryAfter: 5 }, { kind: 'retry', reason: 'UNAVAILABLE', retryAfterMs: 5000 }],
+    [
+      { status: 403, errorCode: 'SENDER_ID_MISMATCH' },
+      { kind: 'failed', reason: 'SENDER_ID_MISMATCH' },
+    ],
+    [
+      { status: 429, errorCode: 'QUOTA_EXCEEDED', retryAfter: 10 },
+      { kind: 'retry', reason: 'QUOTA_EXCEEDED', retryAfterMs: 10000 },
+    ],
+    [
+      { status: 500, errorCode: 'INTERNAL' },
+      { kind: 'retry', reason: 'INTERNAL' },
+    ],
+    [
+      { status: 503, errorCode: 'UNAVAILABLE', retryAfter: 5 },
+      { kind: 'retry', reason: 'UNAVAILABLE', retryAfterMs: 5000 },
+    ],
   ] as const)('maps %j to %j', async (step, outcome) => {
     const token = `fcm-${randomUUID()}`;
     fakeFcm.script(token, [step]);
@@ -689,9 +730,15 @@ describe.each([
   });
 
   it.each([
-    [{ status: 429, retryAfter: 60 }, { kind: 'retry', reason: 'HTTP 429', retryAfterMs: 60000 }],
+    [
+      { status: 429, retryAfter: 60 },
+      { kind: 'retry', reason: 'HTTP 429', retryAfterMs: 60000 },
+    ],
     [{ status: 500 }, { kind: 'retry', reason: 'HTTP 500' }],
-    [{ status: 503, retryAfter: 2 }, { kind: 'retry', reason: 'HTTP 503', retryAfterMs: 2000 }],
+    [
+      { status: 503, retryAfter: 2 },
+      { kind: 'retry', reason: 'HTTP 503', retryAfterMs: 2000 },
+    ],
     [{ status: 400 }, { kind: 'failed', reason: 'HTTP 400' }],
     [{ status: 410 }, { kind: 'invalid', reason: 'Gone' }],
   ])('maps %j to %j', async (step, outcome) => {
@@ -743,7 +790,10 @@ describe.each([
     try {
       const subscription = service.createSubscription();
       const endpoint = subscription.endpoint.replace(`https://localhost:${port}`, `https://web.push.apple.com:${port}`);
-      await expect(guarded.send(credentials, content(), webTarget({ ...subscription, endpoint }))).resolves.toEqual({ kind: 'failed', reason: 'PrivateAddress' });
+      await expect(guarded.send(credentials, content(), webTarget({ ...subscription, endpoint }))).resolves.toEqual({
+        kind: 'failed',
+        reason: 'PrivateAddress',
+      });
       expect(service.requests).toHaveLength(0);
     } finally {
       guarded.onModuleDestroy();

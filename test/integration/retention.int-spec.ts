@@ -83,9 +83,7 @@ describe('retention', () => {
         [tenant.appId],
       )
     ).map((r: { id: string }) => r.id);
-    const [{ from }] = await ctx.db.query(
-      `SELECT date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS from`,
-    );
+    const [{ from }] = await ctx.db.query(`SELECT date_trunc('week', now() AT TIME ZONE 'UTC') AT TIME ZONE 'UTC' AS from`);
     monday = from;
   });
 
@@ -118,9 +116,17 @@ describe('retention', () => {
     await runner.startTransaction();
     let plan;
     try {
-      const [row] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`, recordOutcomesParams(
-          installations.map((installationId) => ({ notificationId: unfinished, notificationStartedAt: at(8 * DAY), installationId, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } })),
-        ));
+      const [row] = await runner.query(
+        `EXPLAIN (ANALYZE, FORMAT JSON) ${RECORD_OUTCOMES_SQL}`,
+        recordOutcomesParams(
+          installations.map((installationId) => ({
+            notificationId: unfinished,
+            notificationStartedAt: at(8 * DAY),
+            installationId,
+            outcome: { status: 'accepted', reason: null, nextAttemptAt: null },
+          })),
+        ),
+      );
       plan = row['QUERY PLAN'][0].Plan;
     } finally {
       await runner.rollbackTransaction();
@@ -194,8 +200,7 @@ describe('retention', () => {
  */
 describe('the migration to partitioned deliveries and events', () => {
   const name = testDatabaseName('retention_migration');
-  const migrator = (migrations: typeof MIGRATIONS) =>
-    new DataSource({ ...dataSourceOptions(databaseUrl(name)), migrations, extra: { max: 1 } });
+  const migrator = (migrations: typeof MIGRATIONS) => new DataSource({ ...dataSourceOptions(databaseUrl(name)), migrations, extra: { max: 1 } });
   let db: DataSource;
   const before = MIGRATIONS.findIndex((m) => m.name === 'PartitionedDeliveries1764200000000');
 

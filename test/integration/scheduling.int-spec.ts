@@ -20,7 +20,12 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
   const tenant = useTenantWithProviders(stack, 'Scheduling');
 
   const send = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set(headers).send({ notification: { title: 'Hello', body: 'World' }, ...body });
+    ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .set(headers)
+      .send({ notification: { title: 'Hello', body: 'World' }, ...body });
   const cancel = (id: string, token = tenant.token) => ctx.http().post(`/api/v1/notifications/${id}/cancel`).set(bearer(token));
   const read = (id: string) => readNotification(ctx, tenant.token, id);
   const completed = (id: string, timeoutMs?: number) => notificationCompleted(ctx, tenant.token, id, timeoutMs);
@@ -63,7 +68,11 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
   describe('send_at', () => {
     it.each<[string, unknown, string]>([
       ['more than 30 days ahead', new Date(Date.now() + 31 * 86_400_000).toISOString(), 'The send_at field must not be more than 30 days in the future.'],
-      ['without a zone', '2026-12-01T09:00:00', 'The send_at field must be a real ISO 8601 date-time with Z or a ±hh:mm offset, between the years 2000 and 2100.'],
+      [
+        'without a zone',
+        '2026-12-01T09:00:00',
+        'The send_at field must be a real ISO 8601 date-time with Z or a ±hh:mm offset, between the years 2000 and 2100.',
+      ],
       ['not a date', 'tomorrow', 'The send_at field must be a real ISO 8601 date-time with Z or a ±hh:mm offset, between the years 2000 and 2100.'],
       ['a number', 1764300000, 'The send_at field must be a string.'],
     ])('422 on send_at %s', async (_name, sendAt, message) => {
@@ -155,7 +164,11 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
   describe('cancel', () => {
     it('before send_at: sends nothing and completes with every delivery Canceled; again 200 unchanged; a replay answers as the first time', async () => {
       const installations = [await ios({ user_id: 'c1' }), await ios({ user_id: 'c1' }), await ios({ user_id: 'c2' })];
-      const body = { recipients: { user_ids: ['c1', 'c2'] }, notification: { title: 'Hello', body: 'World' }, send_at: new Date(Date.now() + 3_600_000).toISOString() };
+      const body = {
+        recipients: { user_ids: ['c1', 'c2'] },
+        notification: { title: 'Hello', body: 'World' },
+        send_at: new Date(Date.now() + 3_600_000).toISOString(),
+      };
       const first = await send(body, { 'Idempotency-Key': 'cancel-me' });
       expect(first.status).toBe(202);
       const id = first.body.data.id;
@@ -195,7 +208,10 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       expect(canceled.body.data.completed_at).toMatch(ISO_MS);
       expect(canceled.body.data.statistics).toMatchObject({ installations: 2, accepted: 1, skipped: 1 });
       const rows = await deliveries(id);
-      expect(rows.find((d: { installation_id: string }) => d.installation_id === retried.installation_id)).toMatchObject({ status: 'skipped', reason: 'Canceled' });
+      expect(rows.find((d: { installation_id: string }) => d.installation_id === retried.installation_id)).toMatchObject({
+        status: 'skipped',
+        reason: 'Canceled',
+      });
     });
 
     it('a delivery job that wakes up for a cancelled notification sends nothing', async () => {

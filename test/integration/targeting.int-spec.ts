@@ -21,7 +21,11 @@ describe('targeting (docs/api.md#recipients)', () => {
   });
 
   const send = (body: Record<string, unknown>, token = tenant.token) =>
-    ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ notification: { title: 'Hello', body: 'World' }, ...body });
+    ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(token))
+      .send({ notification: { title: 'Hello', body: 'World' }, ...body });
   const completed = (id: string, token = tenant.token) => notificationCompleted(ctx, token, id);
   const ios = async (token: string, body: Record<string, unknown> = {}): Promise<Record<string, any>> => {
     const push_token = apnsToken();
@@ -95,9 +99,24 @@ describe('targeting (docs/api.md#recipients)', () => {
     it.each<[string, Record<string, unknown>, string, string]>([
       ['installation_ids not an array', { installation_ids: 'i1' }, 'recipients.installation_ids', 'The recipients.installation_ids field must be an array.'],
       ['empty installation_ids', { installation_ids: [] }, 'recipients.installation_ids', 'The recipients.installation_ids field must have at least 1 item.'],
-      ['10,001 installation_ids', { installation_ids: tooMany }, 'recipients.installation_ids', 'The recipients.installation_ids field must not have more than 10000 items.'],
-      ['an empty installation id', { installation_ids: ['i1', ''] }, 'recipients.installation_ids.1', 'The recipients.installation_ids.1 field must not be empty.'],
-      ['a 256-char installation id', { installation_ids: ['i'.repeat(256)] }, 'recipients.installation_ids.0', 'The recipients.installation_ids.0 field must not be greater than 255 characters.'],
+      [
+        '10,001 installation_ids',
+        { installation_ids: tooMany },
+        'recipients.installation_ids',
+        'The recipients.installation_ids field must not have more than 10000 items.',
+      ],
+      [
+        'an empty installation id',
+        { installation_ids: ['i1', ''] },
+        'recipients.installation_ids.1',
+        'The recipients.installation_ids.1 field must not be empty.',
+      ],
+      [
+        'a 256-char installation id',
+        { installation_ids: ['i'.repeat(256)] },
+        'recipients.installation_ids.0',
+        'The recipients.installation_ids.0 field must not be greater than 255 characters.',
+      ],
       ['null installation_ids', { installation_ids: null }, 'recipients.installation_ids', 'The recipients.installation_ids field must be an array.'],
       ['empty tags', { tags: [] }, 'recipients.tags', 'The recipients.tags field must have at least 1 item.'],
       ['11 tags', { tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, 'recipients.tags', 'The recipients.tags field must not have more than 10 items.'],
@@ -152,7 +171,12 @@ describe('targeting (docs/api.md#recipients)', () => {
   it('all reaches every live installation of the app and none of another', async () => {
     const app = await newApp(ctx, 'Broadcast');
     await configureProviders(ctx, app.appId, stack.fakes);
-    const mine = [await ios(app.token, { user_id: 'u1' }), await ios(app.token, { user_id: 'u1' }), await ios(app.token, { user_id: 'u2' }), await ios(app.token)];
+    const mine = [
+      await ios(app.token, { user_id: 'u1' }),
+      await ios(app.token, { user_id: 'u1' }),
+      await ios(app.token, { user_id: 'u2' }),
+      await ios(app.token),
+    ];
     const denied = await ios(app.token, { user_id: 'u3', permission: 'denied' });
     const deleted = await ios(app.token, { user_id: 'u4' });
     await ctx.http().delete(`/api/v1/installations/${deleted.installation_id}`).set(bearer(app.token)).expect(204);

@@ -15,12 +15,7 @@ export async function newApp(ctx: TestContext, name = 'Test app'): Promise<TestT
   return { appId: app.id, token: await newToken(ctx, app.id, ['*']) };
 }
 
-export async function newToken(
-  ctx: TestContext,
-  appId: string,
-  abilities: (Ability | '*')[],
-  extra: { expiresInDays?: number } = {},
-): Promise<string> {
+export async function newToken(ctx: TestContext, appId: string, abilities: (Ability | '*')[], extra: { expiresInDays?: number } = {}): Promise<string> {
   return (await ctx.get(TokensService).create({ appId, abilities, ...extra })).token;
 }
 

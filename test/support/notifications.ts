@@ -22,7 +22,12 @@ export function notificationCompleted(ctx: TestContext, token: string, id: strin
 
 /** POST /api/v1/notifications to these users, answered 202; the new notification's id. */
 export async function sendToUsers(ctx: TestContext, token: string, userIds: string[], notification: { title: string; body: string }): Promise<string> {
-  const res = await ctx.http().post('/api/v1/notifications').set(bearer(token)).send({ recipients: { user_ids: userIds }, notification }).expect(202);
+  const res = await ctx
+    .http()
+    .post('/api/v1/notifications')
+    .set(bearer(token))
+    .send({ recipients: { user_ids: userIds }, notification })
+    .expect(202);
   return res.body.data.id;
 }
 
@@ -30,7 +35,13 @@ export async function sendToUsers(ctx: TestContext, token: string, userIds: stri
  * Polls the `notifications` row itself until it has `completed_at` and returns it: for a send delivered by
  * another process, or while the API may not answer.
  */
-export function notificationRowCompleted(ctx: TestContext, id: string, what = `notification ${id} to complete`, timeoutMs?: number, everyMs?: number): Promise<Record<string, any>> {
+export function notificationRowCompleted(
+  ctx: TestContext,
+  id: string,
+  what = `notification ${id} to complete`,
+  timeoutMs?: number,
+  everyMs?: number,
+): Promise<Record<string, any>> {
   return waitFor(
     async () => {
       const [row] = await ctx.db.query(`SELECT * FROM notifications WHERE id = $1 AND completed_at IS NOT NULL`, [id]);

@@ -71,14 +71,17 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
         const fits = (text: string) => codePoints(text) >= min && codePoints(text) <= max;
         if (s.format === 'date-time') {
           // A margin of a minute: the service checks the bound when the request arrives, a little later.
-          const max = s['x-max-days-ahead'] === undefined ? new Date('2099-12-31T23:59:59Z') : new Date(Date.now() + s['x-max-days-ahead'] * 86_400_000 - 60_000);
+          const max =
+            s['x-max-days-ahead'] === undefined ? new Date('2099-12-31T23:59:59Z') : new Date(Date.now() + s['x-max-days-ahead'] * 86_400_000 - 60_000);
           return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max, noInvalidDate: true }).map((d) => d.toISOString());
         }
         if (s.pattern) return fc.stringMatching(new RegExp(s.pattern, 'u')).filter(fits);
-        return fc
-          .string({ unit: 'grapheme', minLength: min, maxLength: Math.min(max, Math.max(min, limits.maxStringLength)) })
-          // NUL is refused everywhere, as the document's description says (no per-field pattern).
-          .filter((text) => fits(text) && !text.includes('\u0000'));
+        return (
+          fc
+            .string({ unit: 'grapheme', minLength: min, maxLength: Math.min(max, Math.max(min, limits.maxStringLength)) })
+            // NUL is refused everywhere, as the document's description says (no per-field pattern).
+            .filter((text) => fits(text) && !text.includes('\u0000'))
+        );
       }
       case 'integer':
         return fc.integer({ min: s.minimum ?? -(2 ** 31), max: s.maximum ?? 2 ** 31 - 1 });
@@ -97,7 +100,11 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
           // JSON Schema allows any other key unless additionalProperties says otherwise: so must the service.
           if (s.additionalProperties !== false) {
             const declared = new Set(Object.keys(s.properties));
-            const extra = fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,15}$/).filter((k) => !declared.has(k)), fc.string({ maxLength: 10 }), { maxKeys: 2 });
+            const extra = fc.dictionary(
+              fc.stringMatching(/^[a-z][a-z0-9_]{0,15}$/).filter((k) => !declared.has(k)),
+              fc.string({ maxLength: 10 }),
+              { maxKeys: 2 },
+            );
             record = fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
           }
           return record.filter((o) => Object.keys(o).length >= (s.minProperties ?? 0) && Object.keys(o).length <= (s.maxProperties ?? Infinity));

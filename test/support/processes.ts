@@ -68,11 +68,7 @@ export interface RunResult {
 }
 
 /** Runs a built script to completion (`node <script> ...args`). Never rejects on a non-zero exit. */
-export function runNode(
-  script: string,
-  args: string[],
-  options: { env: ChildEnv; cwd?: string; timeoutMs?: number },
-): Promise<RunResult> {
+export function runNode(script: string, args: string[], options: { env: ChildEnv; cwd?: string; timeoutMs?: number }): Promise<RunResult> {
   return new Promise((done) => {
     execFile(
       process.execPath,
@@ -91,8 +87,7 @@ export function runNode(
   });
 }
 
-export const runCli = (args: string[], options: { env: ChildEnv; cwd?: string; timeoutMs?: number }) =>
-  runNode(BUILT_CLI, args, options);
+export const runCli = (args: string[], options: { env: ChildEnv; cwd?: string; timeoutMs?: number }) => runNode(BUILT_CLI, args, options);
 
 /** An app and an all-abilities token made through the built CLI, as an operator would: the token. */
 export async function createTokenWithCli(databaseUrl: string, appName: string): Promise<string> {

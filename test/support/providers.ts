@@ -131,13 +131,7 @@ export async function seedInstallations(
        registered_at, last_seen_at)
      SELECT $1, 'inst-' || u.user_id, u.platform, u.token, u.subscription::jsonb, u.user_id, 'granted', now(), now()
      FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS u(user_id, platform, token, subscription)`,
-    [
-      appId,
-      seeded.map((s) => s.userId),
-      seeded.map((s) => s.platform),
-      seeded.map((s) => (s.platform === 'web' ? null : s.address)),
-      subscriptions,
-    ],
+    [appId, seeded.map((s) => s.userId), seeded.map((s) => s.platform), seeded.map((s) => (s.platform === 'web' ? null : s.address)), subscriptions],
   );
   return seeded;
 }

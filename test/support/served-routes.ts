@@ -10,7 +10,5 @@ export function servedRoutes(app: INestApplication): { method: string; path: str
   return router.stack
     .flatMap((layer) => (layer.route ? [layer.route] : []))
     .filter((route) => !route.path.startsWith('/docs') && !route.path.includes('*'))
-    .flatMap((route) =>
-      Object.keys(route.methods).map((method) => ({ method, path: route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
-    );
+    .flatMap((route) => Object.keys(route.methods).map((method) => ({ method, path: route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })));
 }

@@ -10,7 +10,10 @@ import { databaseUrl, withAdminClient } from './services';
  * file made but is not connected to at that moment (between two tests) must survive.
  */
 export function testDatabaseName(label = currentTestFile()): string {
-  const slug = label.toLowerCase().replace(/[^a-z0-9]+/g, '_').slice(0, 30);
+  const slug = label
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .slice(0, 30);
   return `push_test_${slug}_${Date.now().toString(36)}_${randomBytes(4).toString('hex')}`;
 }
 

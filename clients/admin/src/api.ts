@@ -11,7 +11,9 @@ import type { components, operations } from './api.generated';
 type Schemas = components['schemas'];
 type Json<R> = R extends { content: { 'application/json': infer T } } ? T : never;
 /** The JSON body of operation K's answer with status S. */
-type Answer<K extends keyof operations, S extends keyof operations[K]['responses'] = 200 & keyof operations[K]['responses']> = Json<operations[K]['responses'][S]>;
+type Answer<K extends keyof operations, S extends keyof operations[K]['responses'] = 200 & keyof operations[K]['responses']> = Json<
+  operations[K]['responses'][S]
+>;
 /** Operation K's query parameters. */
 type Query<K extends keyof operations> = NonNullable<operations[K]['parameters']['query']>;
 
@@ -70,8 +72,7 @@ const query = (params: Record<string, string | number | null | undefined>) => {
 };
 
 /** Basic credentials, as the login route reads them; UTF-8 safe. */
-export const basicCredentials = (user: string, password: string) =>
-  `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)))}`;
+export const basicCredentials = (user: string, password: string) => `Basic ${btoa(String.fromCharCode(...new TextEncoder().encode(`${user}:${password}`)))}`;
 
 export const api = {
   session: () => call<Answer<'Admin_session'>>('GET', '/session').then((r) => r.data),
@@ -83,12 +84,9 @@ export const api = {
   app: (appId: string) => call<Answer<'Admin_app'>>('GET', `/apps/${enc(appId)}`).then((r) => r.data),
   notifications: (appId: string, params: Query<'Admin_notifications'>) =>
     call<Answer<'Admin_notifications'>>('GET', `/apps/${enc(appId)}/notifications${query(params)}`),
-  notification: (appId: string, id: string) =>
-    call<Answer<'Admin_notification'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}`).then((r) => r.data),
-  cancel: (appId: string, id: string) =>
-    call<Answer<'Admin_cancel'>>('POST', `/apps/${enc(appId)}/notifications/${enc(id)}/cancel`).then((r) => r.data),
-  send: (appId: string, body: SendRequest) =>
-    call<Answer<'Admin_send', 202>>('POST', `/apps/${enc(appId)}/notifications`, { body }).then((r) => r.data),
+  notification: (appId: string, id: string) => call<Answer<'Admin_notification'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}`).then((r) => r.data),
+  cancel: (appId: string, id: string) => call<Answer<'Admin_cancel'>>('POST', `/apps/${enc(appId)}/notifications/${enc(id)}/cancel`).then((r) => r.data),
+  send: (appId: string, body: SendRequest) => call<Answer<'Admin_send', 202>>('POST', `/apps/${enc(appId)}/notifications`, { body }).then((r) => r.data),
   installations: (appId: string, params: Query<'Admin_installations'>) =>
     call<Answer<'Admin_installations'>>('GET', `/apps/${enc(appId)}/installations${query(params)}`).then((r) => r.data),
   deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>

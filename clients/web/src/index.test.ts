@@ -129,7 +129,7 @@ describe('PushClient (page API)', () => {
     expect(api.sent).toEqual([]);
   });
 
-  it('setUser(userId, userIdHash) sends the backend\'s hash beside the user id, in the PUT and in a PATCH (identity verification)', async () => {
+  it("setUser(userId, userIdHash) sends the backend's hash beside the user id, in the PUT and in a PATCH (identity verification)", async () => {
     const push = await init();
     await push.setUser('alice', 'a'.repeat(64));
     await push.subscribe();

@@ -134,7 +134,7 @@ export class NotificationDetailEnvelope {
 
 export class InstallationDelivery {
   @ApiProperty({ enum: DELIVERY_STATUSES, example: 'accepted' }) status: DeliveryStatus;
-  @ApiProperty({ type: String, nullable: true, description: "Why skipped or failed, as the delivery trace shows it; else null.", example: null })
+  @ApiProperty({ type: String, nullable: true, description: 'Why skipped or failed, as the delivery trace shows it; else null.', example: null })
   reason: string | null;
   @ApiProperty(TIMESTAMP) updated_at: string;
 }
@@ -146,7 +146,7 @@ export class InstallationNotification extends OperatorNotificationResource {
 
 export class InstallationLookup {
   @ApiProperty({ type: () => InstallationResource }) installation: InstallationResource;
-  @ApiProperty({ type: () => [InstallationNotification], description: 'Newest first, among the app\'s latest notifications.' })
+  @ApiProperty({ type: () => [InstallationNotification], description: "Newest first, among the app's latest notifications." })
   notifications: InstallationNotification[];
 }
 
@@ -173,7 +173,8 @@ export class WebhookTrouble {
   @ApiProperty({ example: 'https://example.com/hooks/push' }) url: string;
   @ApiProperty({ enum: WEBHOOK_EVENT_TYPES, example: 'notification.completed' }) type: string;
   @ApiProperty({ format: 'uuid', description: 'The notification or installation the event is about.' }) subject_id: string;
-  @ApiProperty({ enum: ['pending', 'failed'], description: '`failed`: given up; `pending`: being retried.' }) status: WebhookFailures['recent'][number]['status'];
+  @ApiProperty({ enum: ['pending', 'failed'], description: '`failed`: given up; `pending`: being retried.' })
+  status: WebhookFailures['recent'][number]['status'];
   @ApiProperty(COUNT) attempts: number;
   @ApiProperty({ type: String, nullable: true, description: 'Why the last attempt failed: the status code or the network error.' }) last_error: string | null;
   @ApiProperty(TIMESTAMP) created_at: string;

@@ -27,7 +27,8 @@ export class ValidationErrorResponse {
   message: string;
 
   @ApiProperty({
-    description: 'Messages per dotted snake_case request path (`installation_id` for the path parameter, `idempotency_key` for the header, `body` for the body as a whole).',
+    description:
+      'Messages per dotted snake_case request path (`installation_id` for the path parameter, `idempotency_key` for the header, `body` for the body as a whole).',
     type: 'object',
     additionalProperties: { type: 'array', items: { type: 'string' } },
     example: {
@@ -65,8 +66,7 @@ export const ApiJsonBodyErrors = () =>
     ApiValidationErrors(),
   );
 
-export const ApiValidationErrors = (description = 'Validation failure.') =>
-  ApiUnprocessableEntityResponse({ description, type: ValidationErrorResponse });
+export const ApiValidationErrors = (description = 'Validation failure.') => ApiUnprocessableEntityResponse({ description, type: ValidationErrorResponse });
 
 export const ApiNotFound = (description: string) => ApiNotFoundResponse({ description, ...error('Not Found') });
 

@@ -8,7 +8,12 @@ export const CORS_ORIGIN = /^https?:\/\/(?:[a-z0-9-]+(?:\.[a-z0-9-]+)*|\[[0-9a-f
 /** `*`, or origins separated by commas; lower-cased, as browsers serialize them. */
 export function parseCorsOrigins(value: string | undefined): '*' | Set<string> {
   if (value?.trim() === '*') return '*';
-  return new Set((value ?? '').split(',').map((origin) => origin.trim().toLowerCase()).filter(Boolean));
+  return new Set(
+    (value ?? '')
+      .split(',')
+      .map((origin) => origin.trim().toLowerCase())
+      .filter(Boolean),
+  );
 }
 
 /**

@@ -32,10 +32,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('Push Notification Service')
     .setDescription(DESCRIPTION)
     .setVersion('v1')
-    .addBearerAuth(
-      { type: 'http', scheme: 'bearer', bearerFormat: 'pns_<43 base62 characters>', description: 'An API token of your app.' },
-      BEARER_SCHEME,
-    )
+    .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'pns_<43 base62 characters>', description: 'An API token of your app.' }, BEARER_SCHEME)
     .build();
   return describeAbilities(scanOpenApiDocument(app, config, null));
 }
@@ -55,7 +52,9 @@ export const InOpenApiDocument = (name: string): ClassDecorator => SetMetadata(D
 export function modulesOfDocument(app: INestApplication, name: string | null): Type[] {
   const modules: Type[] = [];
   for (const module of app.get(ModulesContainer).values()) {
-    const documents = new Set([...module.controllers.values()].map(({ metatype }) => (Reflect.getMetadata(DOCUMENT_METADATA, metatype!) as string | undefined) ?? null));
+    const documents = new Set(
+      [...module.controllers.values()].map(({ metatype }) => (Reflect.getMetadata(DOCUMENT_METADATA, metatype!) as string | undefined) ?? null),
+    );
     if (documents.size > 1) throw new Error(`${module.metatype.name} has controllers of several OpenAPI documents`);
     if (documents.has(name)) modules.push(module.metatype);
   }

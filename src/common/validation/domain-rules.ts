@@ -8,7 +8,12 @@ import { checkString } from './rules';
 
 /** An installation id (the `{installationId}` path parameter): 1..255 characters, no NUL. */
 // eslint-disable-next-line no-control-regex -- the pattern exists to refuse NUL
-export const INSTALLATION_ID = checkString({ min: 1, max: 255, pattern: /^[^\u0000]*$/, patternMessage: 'The :attribute field must not contain NUL characters.' });
+export const INSTALLATION_ID = checkString({
+  min: 1,
+  max: 255,
+  pattern: /^[^\u0000]*$/,
+  patternMessage: 'The :attribute field must not contain NUL characters.',
+});
 
 /** One installation tag (docs/api.md#recipients): an installation's `tags` and a send's `recipients.tags` share it. */
 export const TAG = checkString({

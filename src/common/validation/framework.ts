@@ -98,5 +98,4 @@ export function verbatimProperties(cls: object): string[] {
   return (Reflect.getMetadata(VERBATIM_PROPERTIES, cls) as string[] | undefined) ?? [];
 }
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

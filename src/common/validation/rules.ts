@@ -48,7 +48,10 @@ export const Int = (options: { min?: number; max?: number }) => rule('integer', 
 /** An integer given as a number or, in a query string, as digits. */
 export const IntLike = (options: { min?: number; max?: number }) => {
   const asInt = checkInt(options);
-  return rule('integer', described((value) => asInt(typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value), asInt.schema!));
+  return rule(
+    'integer',
+    described((value) => asInt(typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value), asInt.schema!),
+  );
 };
 
 export function checkIn(values: readonly string[]): Check {

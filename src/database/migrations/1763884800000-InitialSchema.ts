@@ -49,9 +49,7 @@ export class InitialSchema1763884800000 implements MigrationInterface {
         CONSTRAINT "installations_pkey" PRIMARY KEY ("id"),
         CONSTRAINT "installations_app_id_fkey" FOREIGN KEY ("app_id") REFERENCES "apps"("id") ON DELETE CASCADE
       )`);
-    await q.query(
-      `CREATE UNIQUE INDEX "installations_app_id_installation_id_key" ON "installations" ("app_id", "installation_id")`,
-    );
+    await q.query(`CREATE UNIQUE INDEX "installations_app_id_installation_id_key" ON "installations" ("app_id", "installation_id")`);
     await q.query(`CREATE INDEX "installations_app_id_user_id_idx" ON "installations" ("app_id", "user_id")`);
     await q.query(`
       CREATE TABLE "notifications" (
@@ -79,9 +77,7 @@ export class InitialSchema1763884800000 implements MigrationInterface {
         CONSTRAINT "notifications_pkey" PRIMARY KEY ("id"),
         CONSTRAINT "notifications_app_id_fkey" FOREIGN KEY ("app_id") REFERENCES "apps"("id") ON DELETE CASCADE
       )`);
-    await q.query(
-      `CREATE INDEX "notifications_app_id_created_at_idx" ON "notifications" ("app_id", "created_at", "id")`,
-    );
+    await q.query(`CREATE INDEX "notifications_app_id_created_at_idx" ON "notifications" ("app_id", "created_at", "id")`);
     await q.query(`
       CREATE TABLE "idempotency_keys" (
         "app_id" uuid NOT NULL,

@@ -39,9 +39,7 @@ export class Delivery1763971200000 implements MigrationInterface {
         CONSTRAINT "deliveries_installation_id_fkey" FOREIGN KEY ("installation_id") REFERENCES "installations"("id") ON DELETE CASCADE
       )`);
     await q.query(`CREATE INDEX "deliveries_notification_id_batch_idx" ON "deliveries" ("notification_id", "batch")`);
-    await q.query(
-      `CREATE INDEX "deliveries_unfinished_idx" ON "deliveries" ("status", "updated_at") WHERE status IN ('pending', 'sending')`,
-    );
+    await q.query(`CREATE INDEX "deliveries_unfinished_idx" ON "deliveries" ("status", "updated_at") WHERE status IN ('pending', 'sending')`);
     await q.query(`
       CREATE TABLE "notification_events" (
         "notification_id" uuid NOT NULL,

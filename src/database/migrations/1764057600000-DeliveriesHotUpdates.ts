@@ -18,8 +18,6 @@ export class DeliveriesHotUpdates1764057600000 implements MigrationInterface {
 
   async down(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE "deliveries" RESET (fillfactor)`);
-    await q.query(
-      `CREATE INDEX "deliveries_unfinished_idx" ON "deliveries" ("status", "updated_at") WHERE status IN ('pending', 'sending')`,
-    );
+    await q.query(`CREATE INDEX "deliveries_unfinished_idx" ON "deliveries" ("status", "updated_at") WHERE status IN ('pending', 'sending')`);
   }
 }

@@ -120,7 +120,13 @@ describe('DeliveriesService', () => {
         StoreOutage,
         MetricsService,
         { provide: DeliveriesRepository, useValue: store },
-        { provide: DeliverJobs, useValue: { addRetry: async (notificationId: string, batch: number, attempt: number, delayMs: number) => retries.push({ notificationId, batch, attempt, delayMs }) } },
+        {
+          provide: DeliverJobs,
+          useValue: {
+            addRetry: async (notificationId: string, batch: number, attempt: number, delayMs: number) =>
+              retries.push({ notificationId, batch, attempt, delayMs }),
+          },
+        },
         { provide: CredentialsService, useValue: { forDelivery: async () => credentials } },
         { provide: PUSH_PROVIDERS, useValue: [ios, new ScriptedProvider('android')] },
         { provide: EnvironmentVariables, useValue: config },
@@ -189,7 +195,11 @@ describe('DeliveriesService', () => {
       row('invalidated', { invalidated_at: new Date() }),
       row('no-token', { push_token: null }),
       row('no-credentials', { platform: 'android' }),
-      row('no-provider', { platform: 'web', push_token: null, web_push_subscription: { endpoint: 'https://push.example/1', keys: { p256dh: 'k', auth: 'a' } } }),
+      row('no-provider', {
+        platform: 'web',
+        push_token: null,
+        web_push_subscription: { endpoint: 'https://push.example/1', keys: { p256dh: 'k', auth: 'a' } },
+      }),
     ];
     ios.send = () => Promise.reject(new Error('no provider may be called'));
 
@@ -222,7 +232,7 @@ describe('DeliveriesService', () => {
     expect(reported).toEqual([NOTIFICATION]);
   });
 
-  it("sends each installation the localized variant of its device.locale (docs/api.md#localization)", async () => {
+  it('sends each installation the localized variant of its device.locale (docs/api.md#localization)', async () => {
     store.localizations = { fr: { title: 'Bonjour' }, 'pt-BR': { title: 'Olá' } };
     store.rows = [row('fr', { locale: 'fr_CA' }), row('pt', { locale: 'pt-PT' }), row('de', { locale: 'de' }), row('none')];
     await service.deliverBatch(NOTIFICATION, 0);

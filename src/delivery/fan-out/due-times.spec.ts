@@ -1,7 +1,7 @@
 import { dueTimes } from './fan-out.service';
 
 describe('dueTimes (docs/api.md#scheduling)', () => {
-  it("gives each known zone its instant and leaves unknown ones to the UTC fallback", () => {
+  it('gives each known zone its instant and leaves unknown ones to the UTC fallback', () => {
     const reference = new Date('2026-01-15T06:00:00.000Z');
     const due = dueTimes(reference, '09:00', ['Europe/Paris', 'Mars/Olympus', 'Asia/Kolkata', '+05:30']);
     expect(due.zones).toEqual(['Europe/Paris', 'Asia/Kolkata']);

@@ -180,7 +180,7 @@ export class Http2SessionPool {
     for (let i = 0; i < this.slots.length; i++) {
       const index = (this.cursor + i) % this.slots.length;
       const pooled = this.slots[index] ?? this.open(index);
-      const limit = pooled.ready ? pooled.session.remoteSettings.maxConcurrentStreams ?? 1 : 1;
+      const limit = pooled.ready ? (pooled.session.remoteSettings.maxConcurrentStreams ?? 1) : 1;
       if (pooled.active < limit && !pooled.session.closed && !pooled.session.destroyed) {
         this.cursor = index + 1;
         pooled.active++;

@@ -41,7 +41,12 @@ describe('contentFor', () => {
   };
 
   it('takes the fields the variant has and the default for the rest', () => {
-    expect(contentFor(content, 'fr-FR')).toMatchObject({ title: 'Expédiée', body: 'On its way', image_url: 'https://cdn.example.com/box.png', action_url: null });
+    expect(contentFor(content, 'fr-FR')).toMatchObject({
+      title: 'Expédiée',
+      body: 'On its way',
+      image_url: 'https://cdn.example.com/box.png',
+      action_url: null,
+    });
     expect(contentFor(content, 'es')).toMatchObject({ title: 'Enviado', body: 'En camino', action_url: 'myapp://es' });
     expect(contentFor(content, 'it')).toBe(content);
   });

@@ -132,21 +132,17 @@ function http1Post(url: URL, agent: HttpAgent, headers: OutgoingHttpHeaders, bod
       resolve(answer);
     };
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(
-      url,
-      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => {
-          const responseHeaders: IncomingHttpHeaders = response.headers;
-          finish({ status: response.statusCode ?? 0, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') });
-        });
-        response.on('error', (error) => finish({ failure: transportReason(error) }));
-        // The connection closed before the whole body arrived.
-        response.on('close', () => finish({ failure: response.complete ? 'NoResponse' : 'ECONNRESET' }));
-      },
-    );
+    const request = send(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) }, timeout: timeoutMs }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const responseHeaders: IncomingHttpHeaders = response.headers;
+        finish({ status: response.statusCode ?? 0, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') });
+      });
+      response.on('error', (error) => finish({ failure: transportReason(error) }));
+      // The connection closed before the whole body arrived.
+      response.on('close', () => finish({ failure: response.complete ? 'NoResponse' : 'ECONNRESET' }));
+    });
     // Socket inactivity, as the HTTP/2 path's stream timeout: the socket is not reused.
     request.on('timeout', () => {
       finish({ failure: 'Timeout' });

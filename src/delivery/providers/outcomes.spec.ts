@@ -51,7 +51,10 @@ describe('provider error mapping', () => {
     });
 
     it('invalidates UNREGISTERED and an invalid registration token', () => {
-      expect(fcmOutcome(404, error('NOT_FOUND', 'Requested entity was not found.', 'UNREGISTERED'), undefined)).toEqual({ kind: 'invalid', reason: 'UNREGISTERED' });
+      expect(fcmOutcome(404, error('NOT_FOUND', 'Requested entity was not found.', 'UNREGISTERED'), undefined)).toEqual({
+        kind: 'invalid',
+        reason: 'UNREGISTERED',
+      });
       expect(fcmOutcome(400, error('INVALID_ARGUMENT', 'The registration token is not a valid FCM registration token'), undefined)).toEqual({
         kind: 'invalid',
         reason: 'INVALID_ARGUMENT',
@@ -59,18 +62,31 @@ describe('provider error mapping', () => {
     });
 
     it('fails other invalid arguments and payloads too large, without invalidating', () => {
-      expect(fcmOutcome(400, error('INVALID_ARGUMENT', 'Invalid value at message.android.ttl'), undefined)).toEqual({ kind: 'failed', reason: 'INVALID_ARGUMENT' });
+      expect(fcmOutcome(400, error('INVALID_ARGUMENT', 'Invalid value at message.android.ttl'), undefined)).toEqual({
+        kind: 'failed',
+        reason: 'INVALID_ARGUMENT',
+      });
       expect(fcmOutcome(400, error('INVALID_ARGUMENT', 'Message is too big'), undefined)).toEqual({ kind: 'failed', reason: 'PayloadTooLarge' });
-      expect(fcmOutcome(403, error('PERMISSION_DENIED', 'SenderId mismatch', 'SENDER_ID_MISMATCH'), undefined)).toEqual({ kind: 'failed', reason: 'SENDER_ID_MISMATCH' });
+      expect(fcmOutcome(403, error('PERMISSION_DENIED', 'SenderId mismatch', 'SENDER_ID_MISMATCH'), undefined)).toEqual({
+        kind: 'failed',
+        reason: 'SENDER_ID_MISMATCH',
+      });
     });
 
     it('retries on 429 and 5xx, honouring Retry-After, even with a body that is not Google JSON', () => {
-      expect(fcmOutcome(429, error('RESOURCE_EXHAUSTED', 'Quota', 'QUOTA_EXCEEDED'), '30')).toEqual({ kind: 'retry', reason: 'QUOTA_EXCEEDED', retryAfterMs: 30_000 });
+      expect(fcmOutcome(429, error('RESOURCE_EXHAUSTED', 'Quota', 'QUOTA_EXCEEDED'), '30')).toEqual({
+        kind: 'retry',
+        reason: 'QUOTA_EXCEEDED',
+        retryAfterMs: 30_000,
+      });
       expect(fcmOutcome(502, '<html>Bad Gateway</html>', undefined)).toEqual({ kind: 'retry', reason: 'HTTP 502' });
     });
 
     it('retries a token endpoint that is down and fails one that refuses the key', () => {
-      expect(tokenFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toEqual({ kind: 'retry', reason: 'TokenEndpoint:ECONNREFUSED' });
+      expect(tokenFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toEqual({
+        kind: 'retry',
+        reason: 'TokenEndpoint:ECONNREFUSED',
+      });
       expect(tokenFailure({ response: { status: 503 } })).toEqual({ kind: 'retry', reason: 'TokenEndpoint:HTTP 503' });
       expect(tokenFailure({ response: { status: 400, data: { error: 'invalid_grant' } } })).toEqual({ kind: 'failed', reason: 'OAuth:invalid_grant' });
     });

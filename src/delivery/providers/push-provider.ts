@@ -15,10 +15,7 @@ export interface DeliveryTarget {
  * `retry` goes back to the queue with backoff (honouring retryAfterMs when longer).
  */
 export type DeliveryOutcome =
-  | { kind: 'accepted' }
-  | { kind: 'invalid'; reason: string }
-  | { kind: 'retry'; reason: string; retryAfterMs?: number }
-  | { kind: 'failed'; reason: string };
+  { kind: 'accepted' } | { kind: 'invalid'; reason: string } | { kind: 'retry'; reason: string; retryAfterMs?: number } | { kind: 'failed'; reason: string };
 
 export interface PushProvider {
   readonly platform: Platform;

@@ -121,12 +121,7 @@ export class RetentionService {
    * The expired notifications of a week that a late one has held for over a week, deleted row by
    * row in short statements, up to `budget` rows; how many rows went.
    */
-  private async deleteExpired(
-    week: PartitionRange,
-    cutoff: Date,
-    budget: number,
-    report: RetentionReport,
-  ): Promise<number> {
+  private async deleteExpired(week: PartitionRange, cutoff: Date, budget: number, report: RetentionReport): Promise<number> {
     let rows = 0;
     let notifications = 0;
     const before = { deliveries: report.deliveriesDeleted, events: report.eventsDeleted };

@@ -5,7 +5,8 @@ import { DescribeObject, Optional, OptionalNotNull } from '../../common/validati
 import { Base64Url, In, List, Nested, Str } from '../../common/validation/rules';
 import { TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 
-const TAGS_DESCRIPTION = 'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
+const TAGS_DESCRIPTION =
+  'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
 
 const USER_ID_HASH_DESCRIPTION =
   'With identity verification on (docs/api.md "Identity verification"), required to set `user_id` with a token lacking `installations:identify`: ' +
@@ -17,33 +18,53 @@ const USER_ID_HASH_EXAMPLE = '5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9
 
 export class DeviceDto {
   @ApiPropertyOptional({ example: '1.4.0' })
-  @Optional() @Str({ max: 255 }) app_version?: string | null;
+  @Optional()
+  @Str({ max: 255 })
+  app_version?: string | null;
   @ApiPropertyOptional({ example: '18.1' })
-  @Optional() @Str({ max: 255 }) os_version?: string | null;
+  @Optional()
+  @Str({ max: 255 })
+  os_version?: string | null;
   @ApiPropertyOptional({ example: 'iPhone16,1' })
-  @Optional() @Str({ max: 255 }) model?: string | null;
+  @Optional()
+  @Str({ max: 255 })
+  model?: string | null;
   @ApiPropertyOptional({ example: 'en_GB' })
-  @Optional() @Str({ max: 255 }) locale?: string | null;
+  @Optional()
+  @Str({ max: 255 })
+  locale?: string | null;
   @ApiPropertyOptional({ example: 'Europe/London' })
-  @Optional() @Str({ max: 255 }) timezone?: string | null;
+  @Optional()
+  @Str({ max: 255 })
+  timezone?: string | null;
 }
 
 export class WebPushKeysDto {
   /** The subscriber's uncompressed P-256 public key (65 bytes). */
-  @ApiProperty({ description: "The subscriber's uncompressed P-256 public key (65 bytes), base64url.", example: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM' })
-  @Base64Url(65) p256dh: string;
+  @ApiProperty({
+    description: "The subscriber's uncompressed P-256 public key (65 bytes), base64url.",
+    example: 'BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM',
+  })
+  @Base64Url(65)
+  p256dh: string;
   /** The 16-byte authentication secret. */
   @ApiProperty({ description: 'The 16-byte authentication secret, base64url.', example: 'tBHItJI5svbpez7KI4CCXg' })
-  @Base64Url(16) auth: string;
+  @Base64Url(16)
+  auth: string;
 }
 
 /** A browser's `PushSubscription.toJSON()`; `expirationTime` is accepted and ignored. */
 export class WebPushSubscriptionDto {
-  @ApiProperty({ description: 'The push service URL: https, on the allow-list (WEB_PUSH_ALLOWED_HOSTS).', example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH' })
-  @WebPushEndpoint(2048) endpoint: string;
+  @ApiProperty({
+    description: 'The push service URL: https, on the allow-list (WEB_PUSH_ALLOWED_HOSTS).',
+    example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH',
+  })
+  @WebPushEndpoint(2048)
+  endpoint: string;
   @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
   @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
-  @Allow() expirationTime?: unknown;
+  @Allow()
+  expirationTime?: unknown;
 }
 
 /** PUT /installations/{id}: register or refresh. */
@@ -52,42 +73,72 @@ export class RegisterInstallationDto {
     description: 'Delivery channel: `ios` (APNs), `android` (FCM) or `web` (Web Push). Required on creation; cannot change afterwards.',
     example: 'ios',
   })
-  @OptionalNotNull() @In(PLATFORMS) platform?: Platform;
+  @OptionalNotNull()
+  @In(PLATFORMS)
+  platform?: Platform;
   @ApiPropertyOptional({
     description: 'APNs device token (hex) for ios, FCM registration token for android; required on creation for them. Write-only: never returned.',
     example: '740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad',
   })
-  @OptionalNotNull() @Str({ min: 1, max: 4096 }) push_token?: string;
+  @OptionalNotNull()
+  @Str({ min: 1, max: 4096 })
+  push_token?: string;
   @ApiPropertyOptional({ description: 'Required on creation for web. Write-only: never returned.' })
-  @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
+  @OptionalNotNull()
+  @Nested(() => WebPushSubscriptionDto)
+  web_push_subscription?: WebPushSubscriptionDto;
   @ApiPropertyOptional({ description: 'Merged into the stored device; `null` clears a field.' })
-  @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
+  @OptionalNotNull()
+  @Nested(() => DeviceDto)
+  device?: DeviceDto;
   /** null detaches the installation from its user. */
   @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-1' })
-  @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
+  @Optional()
+  @Str({ min: 1, max: 255 })
+  user_id?: string | null;
   @ApiPropertyOptional({ description: USER_ID_HASH_DESCRIPTION, example: USER_ID_HASH_EXAMPLE })
-  @OptionalNotNull() @Str({ min: 64, max: 64 }) user_id_hash?: string;
+  @OptionalNotNull()
+  @Str({ min: 64, max: 64 })
+  user_id_hash?: string;
   @ApiPropertyOptional({ description: 'Push permission as the client reports it; `unknown` on creation when absent.', example: 'granted' })
-  @OptionalNotNull() @In(PERMISSIONS) permission?: Permission;
+  @OptionalNotNull()
+  @In(PERMISSIONS)
+  permission?: Permission;
   @ApiPropertyOptional({ description: TAGS_DESCRIPTION, example: ['beta', 'plan:pro'] })
-  @OptionalNotNull() @List({ max: 100, item: TAG }) tags?: string[];
+  @OptionalNotNull()
+  @List({ max: 100, item: TAG })
+  tags?: string[];
 }
 
 /** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
 @DescribeObject({ minProperties: 1 })
 export class UpdateInstallationDto {
   @ApiPropertyOptional({ description: 'Your user id; `null` detaches the installation.', example: 'user-2' })
-  @Optional() @Str({ min: 1, max: 255 }) user_id?: string | null;
+  @Optional()
+  @Str({ min: 1, max: 255 })
+  user_id?: string | null;
   @ApiPropertyOptional({ description: USER_ID_HASH_DESCRIPTION, example: USER_ID_HASH_EXAMPLE })
-  @OptionalNotNull() @Str({ min: 64, max: 64 }) user_id_hash?: string;
+  @OptionalNotNull()
+  @Str({ min: 64, max: 64 })
+  user_id_hash?: string;
   @ApiPropertyOptional({ example: 'denied' })
-  @OptionalNotNull() @In(['granted', 'denied']) permission?: Exclude<Permission, 'unknown'>;
+  @OptionalNotNull()
+  @In(['granted', 'denied'])
+  permission?: Exclude<Permission, 'unknown'>;
   @ApiPropertyOptional({ description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })
-  @OptionalNotNull() @Str({ min: 1, max: 4096 }) push_token?: string;
+  @OptionalNotNull()
+  @Str({ min: 1, max: 4096 })
+  push_token?: string;
   @ApiPropertyOptional({ description: 'A new subscription (web); clears `invalidated_at`. Write-only.' })
-  @OptionalNotNull() @Nested(() => WebPushSubscriptionDto) web_push_subscription?: WebPushSubscriptionDto;
+  @OptionalNotNull()
+  @Nested(() => WebPushSubscriptionDto)
+  web_push_subscription?: WebPushSubscriptionDto;
   @ApiPropertyOptional({ description: 'Merged into the stored device; `null` clears a field.' })
-  @OptionalNotNull() @Nested(() => DeviceDto) device?: DeviceDto;
+  @OptionalNotNull()
+  @Nested(() => DeviceDto)
+  device?: DeviceDto;
   @ApiPropertyOptional({ description: TAGS_DESCRIPTION, example: ['beta'] })
-  @OptionalNotNull() @List({ max: 100, item: TAG }) tags?: string[];
+  @OptionalNotNull()
+  @List({ max: 100, item: TAG })
+  tags?: string[];
 }

@@ -4,7 +4,11 @@ import { IntLike, Str } from '../../common/validation/rules';
 
 export class ListNotificationsQueryDto {
   @ApiPropertyOptional({ description: "The previous page's `meta.next_cursor` (opaque)." })
-  @Optional() @Str({ min: 1, max: 200 }) cursor?: string;
+  @Optional()
+  @Str({ min: 1, max: 200 })
+  cursor?: string;
   @ApiPropertyOptional({ default: 20, description: 'Page size.' })
-  @Optional() @IntLike({ min: 1, max: 100 }) limit?: string | number;
+  @Optional()
+  @IntLike({ min: 1, max: 100 })
+  limit?: string | number;
 }

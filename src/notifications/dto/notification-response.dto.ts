@@ -37,7 +37,11 @@ export class NotificationStatistics {
   @ApiProperty({ type: 'integer', description: 'Installations that reported `displayed`.', example: 0 }) displayed: number;
   @ApiProperty({ type: 'integer', description: 'Installations that reported `opened`.', example: 0 }) opened: number;
   @ApiProperty({ type: 'integer', description: 'Failed for good (including invalidated tokens).', example: 0 }) failed: number;
-  @ApiProperty({ type: 'integer', description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).', example: 0 })
+  @ApiProperty({
+    type: 'integer',
+    description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).',
+    example: 0,
+  })
   skipped: number;
 }
 
@@ -111,7 +115,8 @@ export class DeliveryEntry {
   @ApiProperty({ enum: PLATFORMS, example: 'ios' }) platform: Platform;
   @ApiProperty({
     enum: DELIVERY_STATUSES,
-    description: '`scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.',
+    description:
+      '`scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.',
     example: 'accepted',
   })
   status: DeliveryStatus;

@@ -7,9 +7,13 @@ import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 export class RecordEventDto {
   /** The client's own installation id, as in /installations/{installationId}. */
   @ApiProperty({ description: "The client's own installation id, as in /installations/{installationId}.", example: '3f1c-device-install' })
-  @Required() @Str({ min: 1, max: 255 }) installation_id: string;
+  @Required()
+  @Str({ min: 1, max: 255 })
+  installation_id: string;
   @ApiProperty({ example: 'opened' })
-  @Required() @In(EVENT_TYPES) type: EventType;
+  @Required()
+  @In(EVENT_TYPES)
+  type: EventType;
   @ApiPropertyOptional({ format: 'date-time', description: 'When it happened on the device; now when absent.', example: '2026-11-22T10:00:05.000Z' })
   @Optional()
   @Instant()

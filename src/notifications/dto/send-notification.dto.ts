@@ -1,34 +1,9 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
-import {
-  DescribeObject,
-  Optional,
-  OptionalNotNull,
-  Required,
-  RequiredNaming,
-} from '../../common/validation/framework';
-import {
-  checkIn,
-  checkString,
-  ExactlyOneOf,
-  In,
-  Instant,
-  Int,
-  KeyedObjects,
-  List,
-  Nested,
-  PlainObject,
-  Str,
-  True,
-} from '../../common/validation/rules';
-import {
-  checkHttpsUrl,
-  checkLinkUrl,
-  HttpsUrl,
-  LinkUrl,
-  TAG,
-} from '../../common/validation/domain-rules';
+import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming } from '../../common/validation/framework';
+import { checkIn, checkString, ExactlyOneOf, In, Instant, Int, KeyedObjects, List, Nested, PlainObject, Str, True } from '../../common/validation/rules';
+import { checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 
 /** Keys the service itself puts into FCM data, or that FCM reserves. */
@@ -40,8 +15,7 @@ const RESERVED_DATA_KEY = (key: string) =>
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
 
-export const RECIPIENTS_MESSAGE =
-  'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
+export const RECIPIENTS_MESSAGE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
 
 /** Exactly one key (docs/api.md#recipients). */
 @DescribeObject({ minProperties: 1, maxProperties: 1 })
@@ -51,16 +25,24 @@ export class RecipientsDto {
     description: 'Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.',
     example: ['user-1', 'user-2'],
   })
-  @OptionalNotNull() @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) }) user_ids?: string[];
+  @OptionalNotNull()
+  @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) })
+  user_ids?: string[];
   @ApiPropertyOptional({
     description: 'Installation ids (yours, 1 to 255 characters each); duplicates are collapsed, ids the app does not know are ignored.',
     example: ['inst-1'],
   })
-  @OptionalNotNull() @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) }) installation_ids?: string[];
+  @OptionalNotNull()
+  @List({ min: 1, max: 10_000, item: checkString({ min: 1, max: 255 }) })
+  installation_ids?: string[];
   @ApiPropertyOptional({ description: 'Installations carrying at least one of these tags.', example: ['beta'] })
-  @OptionalNotNull() @List({ min: 1, max: 10, item: TAG }) tags?: string[];
+  @OptionalNotNull()
+  @List({ min: 1, max: 10, item: TAG })
+  tags?: string[];
   @ApiPropertyOptional({ description: 'Every installation of the app.', example: true })
-  @OptionalNotNull() @True() all?: true;
+  @OptionalNotNull()
+  @True()
+  all?: true;
 }
 
 /** One language's variant of the content (docs/api.md#localization): each field under the default field's rule. */
@@ -80,13 +62,21 @@ export interface LocalizedContent {
 
 export class NotificationContentDto {
   @ApiProperty({ example: 'Shipped' })
-  @Required() @Str({ min: 1, max: 256 }) title: string;
+  @Required()
+  @Str({ min: 1, max: 256 })
+  title: string;
   @ApiProperty({ example: 'Your order is on its way' })
-  @Required() @Str({ min: 1, max: 4000 }) body: string;
+  @Required()
+  @Str({ min: 1, max: 4000 })
+  body: string;
   @ApiPropertyOptional({ description: 'An absolute https:// URL.', example: 'https://cdn.example.com/box.png' })
-  @Optional() @HttpsUrl(2048) image_url?: string | null;
+  @Optional()
+  @HttpsUrl(2048)
+  image_url?: string | null;
   @ApiPropertyOptional({ description: 'An absolute URL or an app deep link (scheme://...).', example: 'myapp://orders/42' })
-  @Optional() @LinkUrl(2048) action_url?: string | null;
+  @Optional()
+  @LinkUrl(2048)
+  action_url?: string | null;
   @ApiPropertyOptional({
     description:
       'Variants by BCP 47 language tag (at most 50). Each installation gets the best match for its `device.locale`; a field the variant lacks comes from the default fields.',
@@ -117,19 +107,35 @@ export class NotificationContentDto {
 
 export class NotificationOptionsDto implements NotificationOptions {
   @ApiPropertyOptional({ description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
-  @OptionalNotNull() @Int({ min: 0, max: 2_419_200 }) ttl?: number;
+  @OptionalNotNull()
+  @Int({ min: 0, max: 2_419_200 })
+  ttl?: number;
   @ApiPropertyOptional({ example: 'high' })
-  @OptionalNotNull() @In(['high', 'normal']) priority?: 'high' | 'normal';
-  @ApiPropertyOptional({ description: 'Replaces an earlier notification with the same id on the device; defaults to the notification id.', example: 'order-42' })
-  @OptionalNotNull() @Str({ min: 1, max: 64 }) collapse_id?: string;
-  @ApiPropertyOptional({ description: 'iOS app icon badge.', example: 1 })
-  @OptionalNotNull() @Int({ min: 0, max: 2_147_483_647 }) badge?: number;
-  @ApiPropertyOptional({ example: 'default' })
-  @OptionalNotNull() @Str({ min: 1, max: 255 }) sound?: string;
-  @ApiPropertyOptional({ description: 'Only these platforms; all when absent.', example: ['ios', 'android'] })
-  @OptionalNotNull() @List({ min: 1, max: 3, item: checkIn(PLATFORMS) }) platforms?: Platform[];
+  @OptionalNotNull()
+  @In(['high', 'normal'])
+  priority?: 'high' | 'normal';
   @ApiPropertyOptional({
-    description: "Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).",
+    description: 'Replaces an earlier notification with the same id on the device; defaults to the notification id.',
+    example: 'order-42',
+  })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  collapse_id?: string;
+  @ApiPropertyOptional({ description: 'iOS app icon badge.', example: 1 })
+  @OptionalNotNull()
+  @Int({ min: 0, max: 2_147_483_647 })
+  badge?: number;
+  @ApiPropertyOptional({ example: 'default' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 255 })
+  sound?: string;
+  @ApiPropertyOptional({ description: 'Only these platforms; all when absent.', example: ['ios', 'android'] })
+  @OptionalNotNull()
+  @List({ min: 1, max: 3, item: checkIn(PLATFORMS) })
+  platforms?: Platform[];
+  @ApiPropertyOptional({
+    description:
+      "Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).",
     example: '09:00',
   })
   @OptionalNotNull()
@@ -147,11 +153,15 @@ export class SendNotificationDto {
       'Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.',
     example: { order_id: 42 },
   })
-  @Optional() @PlainObject({ maxBytes: 4096, reservedKeys: RESERVED_DATA_KEY }) data?: Record<string, unknown> | null;
+  @Optional()
+  @PlainObject({ maxBytes: 4096, reservedKeys: RESERVED_DATA_KEY })
+  data?: Record<string, unknown> | null;
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
   @ApiPropertyOptional({
     description: 'Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.',
     example: '2026-12-01T09:00:00.000Z',
   })
-  @Optional() @Instant({ maxDaysAhead: 30 }) send_at?: string | null;
+  @Optional()
+  @Instant({ maxDaysAhead: 30 })
+  send_at?: string | null;
 }

@@ -23,13 +23,7 @@ export class PushApiError extends Error {
   }
 }
 
-export async function callApi(
-  config: ApiConfig,
-  fetcher: Fetch,
-  method: 'PUT' | 'PATCH' | 'DELETE' | 'POST',
-  path: string,
-  body?: unknown,
-): Promise<unknown> {
+export async function callApi(config: ApiConfig, fetcher: Fetch, method: 'PUT' | 'PATCH' | 'DELETE' | 'POST', path: string, body?: unknown): Promise<unknown> {
   const response = await fetcher(`${config.baseUrl.replace(/\/+$/, '')}/api/v1${path}`, {
     method,
     headers: {

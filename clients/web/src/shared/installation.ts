@@ -54,8 +54,7 @@ export function newInstallationId(): string {
 }
 
 /** The installation state, with an id generated and kept on first use (stable across reloads). */
-export const installationState = () =>
-  update<InstallationState>(INSTALLATION_KEY, (current) => current ?? { id: newInstallationId() });
+export const installationState = () => update<InstallationState>(INSTALLATION_KEY, (current) => current ?? { id: newInstallationId() });
 
 export const browserPermission = (permission: NotificationPermission | undefined): RegistrationBody['permission'] =>
   permission === 'granted' || permission === 'denied' ? permission : 'unknown';

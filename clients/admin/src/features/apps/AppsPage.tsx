@@ -9,26 +9,39 @@ import { PROVIDER_LABELS } from '../../vocabulary';
 export function AppsPage() {
   const apps = useQuery({ queryKey: ['apps'], queryFn: api.apps });
   return (
-    <Page title="Apps">
-      {apps.isPending ? <Loading what="apps" /> : apps.isError ? <ErrorNote error={apps.error} /> : <AppsTable apps={apps.data} />}
-    </Page>
+    <Page title="Apps">{apps.isPending ? <Loading what="apps" /> : apps.isError ? <ErrorNote error={apps.error} /> : <AppsTable apps={apps.data} />}</Page>
   );
 }
 
 export function AppsTable({ apps }: { apps: AppSummary[] }) {
-  if (apps.length === 0) return <p>No apps yet. Create one with <code>npx pns apps:create --name NAME</code>.</p>;
+  if (apps.length === 0)
+    return (
+      <p>
+        No apps yet. Create one with <code>npx pns apps:create --name NAME</code>.
+      </p>
+    );
   return (
     <table className="data">
       <caption className="visually-hidden">Apps, with their installations, credentials and recent notifications</caption>
       <thead>
         <tr>
           <th scope="col">App</th>
-          <th scope="col" className="num">iOS</th>
-          <th scope="col" className="num">Android</th>
-          <th scope="col" className="num">Web</th>
-          <th scope="col" className="num">Installations</th>
+          <th scope="col" className="num">
+            iOS
+          </th>
+          <th scope="col" className="num">
+            Android
+          </th>
+          <th scope="col" className="num">
+            Web
+          </th>
+          <th scope="col" className="num">
+            Installations
+          </th>
           <th scope="col">Credentials</th>
-          <th scope="col" className="num">Notifications, 24 h</th>
+          <th scope="col" className="num">
+            Notifications, 24 h
+          </th>
         </tr>
       </thead>
       <tbody>
@@ -58,10 +71,15 @@ function Credentials({ credentials }: { credentials: AppSummary['credentials'] }
   return (
     <ul className="plain">
       <li>
-        {PROVIDER_LABELS.apns}: {apns ? `${apns.topic} (${apns.production ? 'production' : 'sandbox'}, key ${apns.key_id})` : <span className="muted">not configured</span>}
+        {PROVIDER_LABELS.apns}:{' '}
+        {apns ? `${apns.topic} (${apns.production ? 'production' : 'sandbox'}, key ${apns.key_id})` : <span className="muted">not configured</span>}
       </li>
-      <li>{PROVIDER_LABELS.fcm}: {fcm ? `project ${fcm.project_id}` : <span className="muted">not configured</span>}</li>
-      <li>{PROVIDER_LABELS.web_push}: {web_push ? web_push.subject : <span className="muted">not configured</span>}</li>
+      <li>
+        {PROVIDER_LABELS.fcm}: {fcm ? `project ${fcm.project_id}` : <span className="muted">not configured</span>}
+      </li>
+      <li>
+        {PROVIDER_LABELS.web_push}: {web_push ? web_push.subject : <span className="muted">not configured</span>}
+      </li>
     </ul>
   );
 }

@@ -85,7 +85,15 @@ function InstallationCard({ appId, entry }: { appId: string; entry: Installation
           )}
         </dd>
         <dt>Tags</dt>
-        <dd>{i.tags.length ? i.tags.map((tag) => <span key={tag} className="tag">{tag}</span>) : '–'}</dd>
+        <dd>
+          {i.tags.length
+            ? i.tags.map((tag) => (
+                <span key={tag} className="tag">
+                  {tag}
+                </span>
+              ))
+            : '–'}
+        </dd>
         <dt>Device</dt>
         <dd>{device.length ? device.map(([k, v]) => `${k} ${v}`).join(' · ') : '–'}</dd>
         <dt>Registered</dt>

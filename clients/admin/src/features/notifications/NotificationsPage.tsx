@@ -83,11 +83,7 @@ export function NotificationsPage({ appId }: { appId: string }) {
           <nav aria-label="Pages" className="pager">
             {cursor ? <Link to={`/apps/${appId}${search ? `?search=${encodeURIComponent(search)}` : ''}`}>Newest</Link> : null}
             {page.data.meta.next_cursor ? (
-              <Link
-                to={`/apps/${appId}?${new URLSearchParams({ ...(search ? { search } : {}), cursor: page.data.meta.next_cursor }).toString()}`}
-              >
-                Older
-              </Link>
+              <Link to={`/apps/${appId}?${new URLSearchParams({ ...(search ? { search } : {}), cursor: page.data.meta.next_cursor }).toString()}`}>Older</Link>
             ) : null}
           </nav>
         </>

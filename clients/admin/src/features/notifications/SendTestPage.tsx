@@ -56,14 +56,8 @@ export function SendTestPage({ appId }: { appId: string }) {
             <input type="radio" name="kind" value="user_id" checked={kind === 'user_id'} onChange={() => setKind('user_id')} /> a user id
           </label>
           <label className="choice">
-            <input
-              type="radio"
-              name="kind"
-              value="installation_id"
-              checked={kind === 'installation_id'}
-              onChange={() => setKind('installation_id')}
-            />{' '}
-            an installation id
+            <input type="radio" name="kind" value="installation_id" checked={kind === 'installation_id'} onChange={() => setKind('installation_id')} /> an
+            installation id
           </label>
         </fieldset>
         <div className="field">

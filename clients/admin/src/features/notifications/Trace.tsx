@@ -77,7 +77,9 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
         <>
           <p role="status" className="muted">
             {formatNumber(rows.length)} {rows.length === 1 ? 'delivery' : 'deliveries'} shown
-            {filtered ? ` with ${[filters.status && `status ${filters.status}`, filters.reason && `reason ${filters.reason}`].filter(Boolean).join(' and ')}` : ''}
+            {filtered
+              ? ` with ${[filters.status && `status ${filters.status}`, filters.reason && `reason ${filters.reason}`].filter(Boolean).join(' and ')}`
+              : ''}
             {trace.hasNextPage ? ', more to look at' : ''}.
           </p>
           {rows.length > 0 ? (
@@ -90,7 +92,9 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
                   <th scope="col">Platform</th>
                   <th scope="col">Status</th>
                   <th scope="col">Reason</th>
-                  <th scope="col" className="num">Attempts</th>
+                  <th scope="col" className="num">
+                    Attempts
+                  </th>
                   <th scope="col">Updated</th>
                   <th scope="col">Received</th>
                   <th scope="col">Displayed</th>

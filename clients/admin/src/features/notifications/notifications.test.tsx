@@ -141,7 +141,8 @@ describe('Trace', () => {
       [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => {
         const url = new URL(String(calls.at(-1)!.path), 'http://admin.test');
         const params = url.searchParams;
-        if (!params.get('status')) return { status: 200, body: { data: [delivery(1, 'accepted', null), delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };
+        if (!params.get('status'))
+          return { status: 200, body: { data: [delivery(1, 'accepted', null), delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };
         // A bounded scan found nothing in its first stretch; the second has the match.
         if (!params.get('cursor')) return { status: 200, body: { data: [], meta: { next_cursor: 'c1' } } };
         return { status: 200, body: { data: [delivery(2, 'failed', 'BadDeviceToken')], meta: { next_cursor: null } } };

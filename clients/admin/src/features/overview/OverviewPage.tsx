@@ -113,7 +113,9 @@ function WebhookFailures({ webhooks }: { webhooks: Overview['webhooks'] }) {
               <th scope="col">Endpoint</th>
               <th scope="col">Event</th>
               <th scope="col">State</th>
-              <th scope="col" className="num">Attempts</th>
+              <th scope="col" className="num">
+                Attempts
+              </th>
               <th scope="col">Last error</th>
               <th scope="col">Event time</th>
             </tr>
