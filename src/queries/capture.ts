@@ -34,7 +34,7 @@ export class StatementRecorder {
     master: {
       options: {},
       query: async (config: { text: string; values: unknown[] }) => {
-        const rows = (await this.query(config.text, config.values)) as unknown;
+        const rows = await this.query(config.text, config.values);
         return { rows: Array.isArray(rows) && !Array.isArray(rows[0]) ? rows : [], rowCount: 0 };
       },
     },

@@ -25,8 +25,9 @@ describe('HTTP error bodies (docs/api.md#errors)', () => {
   });
 
   it.each([0, 1])('413 for a body over 1 MiB (%#)', async (i) => {
-    const res = await routes()
-      [i].req()
+    const route = routes()[i];
+    const res = await route
+      .req()
       .set(bearer(tenant.token))
       .set('Content-Type', 'application/json')
       .send(JSON.stringify({ user_id: 'x'.repeat(1024 * 1024) }));

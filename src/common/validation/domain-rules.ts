@@ -7,10 +7,10 @@ import { checkString } from './rules';
 /** The API's own rules: installation ids and tags, URLs, Web Push subscriptions (see framework.ts). */
 
 /** An installation id (the `{installationId}` path parameter): 1..255 characters, no NUL. */
-// eslint-disable-next-line no-control-regex -- the pattern exists to refuse NUL
 export const INSTALLATION_ID = checkString({
   min: 1,
   max: 255,
+  // eslint-disable-next-line no-control-regex -- the pattern exists to refuse NUL
   pattern: /^[^\u0000]*$/,
   patternMessage: 'The :attribute field must not contain NUL characters.',
 });
