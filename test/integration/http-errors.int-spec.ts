@@ -63,6 +63,48 @@ describe('HTTP error bodies (docs/api.md#errors)', () => {
     expect(res.status).toBe(202);
   });
 
+  it('415 for a charset other than UTF-8 (RFC 8259: JSON is UTF-8)', async () => {
+    for (const charset of ['latin1', '"UTF-16LE"']) {
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .set('Content-Type', `application/json; charset=${charset}`)
+        .send(JSON.stringify(SEND));
+      expect(res.status).toBe(415);
+      expect(res.body).toEqual({ message: 'Unsupported Media Type.' });
+    }
+  });
+
+  it('reads a UTF-8 body that starts with a byte order mark', async () => {
+    const res = await ctx
+      .http()
+      .patch(`/api/v1/installations/${installation}`)
+      .set(bearer(tenant.token))
+      .set('Content-Type', 'application/json')
+      .send('\ufeff{"user_id":"bom"}');
+    expect(res.status).toBe(200);
+    expect(res.body.data.user_id).toBe('bom');
+  });
+
+  // docs/api.md#limits: a list over its maximum is refused on its length, before its items are walked.
+  it('refuses 200,000 tags or 150,000 user ids with the bound alone, as a 422 at the list', async () => {
+    const tags = await ctx
+      .http()
+      .patch(`/api/v1/installations/${installation}`)
+      .set(bearer(tenant.token))
+      .send({ tags: Array.from({ length: 200_000 }, (_, i) => `t${i % 10}`) });
+    expect(tags.status).toBe(422);
+    expect(tags.body.errors).toEqual({ tags: ['The tags field must not have more than 100 items.'] });
+    const users = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ ...SEND, recipients: { user_ids: Array.from({ length: 150_000 }, (_, i) => `u${i % 10}`) } });
+    expect(users.status).toBe(422);
+    expect(users.body.errors).toEqual({ 'recipients.user_ids': ['The recipients.user_ids field must not have more than 10000 items.'] });
+  });
+
   it('422 (not 400) for valid JSON that is not an object', async () => {
     for (const body of ['[1,2]', '"text"', 'null', '42']) {
       const res = await ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).set('Content-Type', 'application/json').send(body);

@@ -99,3 +99,47 @@ export function verbatimProperties(cls: object): string[] {
 }
 
 export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** Metadata key: a DTO's list fields with their bound, and its nested DTOs (see oversizedLists). */
+const LIST_BOUNDS = 'listBounds';
+const NESTED_CLASSES = 'nestedClasses';
+
+interface ListBound {
+  max: number;
+  /** The list rule itself: on a list over `max` it answers with the bound, before any item. */
+  check: Check;
+}
+
+/** Records the bound of a list field, so oversizedLists can refuse it before anything walks it. */
+export function recordListBound(cls: object, key: string | symbol, bound: ListBound): void {
+  const bounds = new Map<string | symbol, ListBound>(Reflect.getMetadata(LIST_BOUNDS, cls) as Map<string | symbol, ListBound> | undefined);
+  Reflect.defineMetadata(LIST_BOUNDS, bounds.set(key, bound), cls);
+}
+
+/** Records the DTO of a nested object field (see Nested). */
+export function recordNestedClass(cls: object, key: string | symbol, nested: () => new () => object): void {
+  const classes = new Map<string | symbol, () => new () => object>(
+    Reflect.getMetadata(NESTED_CLASSES, cls) as Map<string | symbol, () => new () => object> | undefined,
+  );
+  Reflect.defineMetadata(NESTED_CLASSES, classes.set(key, nested), cls);
+}
+
+/**
+ * The list fields of `value` (a body for DTO `cls`, and the nested objects its DTO names) that are
+ * longer than their documented maximum, as [path, message]. It reads each list's length only, so a
+ * body with 200,000 tags is refused before any walk, copy or check visits its items.
+ */
+export function oversizedLists(value: unknown, cls: object, path = ''): [string, string][] {
+  if (!isPlainObject(value)) return [];
+  const found: [string, string][] = [];
+  const bounds = Reflect.getMetadata(LIST_BOUNDS, cls) as Map<string, ListBound> | undefined;
+  for (const [key, { max, check }] of bounds ?? []) {
+    const list = Object.hasOwn(value, key) ? value[key] : undefined;
+    if (Array.isArray(list) && list.length > max) found.push([path ? `${path}.${key}` : key, check(list)!]);
+  }
+  const nested = Reflect.getMetadata(NESTED_CLASSES, cls) as Map<string, () => new () => object> | undefined;
+  for (const [key, nestedClass] of nested ?? []) {
+    if (Object.hasOwn(value, key)) found.push(...oversizedLists(value[key], nestedClass(), path ? `${path}.${key}` : key));
+  }
+  return found;
+}

@@ -2,8 +2,8 @@ import { ArgumentMetadata, Injectable, Type, ValidationPipe } from '@nestjs/comm
 import type { TransformerPackage } from '@nestjs/common/interfaces/external/transformer-package.interface';
 import { ClassTransformOptions, instanceToPlain, plainToInstance } from 'class-transformer';
 import { ValidationFailedError } from '../errors';
-import { isPlainObject, verbatimProperties } from './framework';
-import { mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
+import { isPlainObject, oversizedLists, verbatimProperties } from './framework';
+import { bagOf, mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
 /**
  * The global pipe (APP_PIPE): DTO validation with unknown fields rejected, the API's 422 body,
@@ -44,6 +44,9 @@ export class RequestValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && !isPlainObject(value)) {
       throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
     }
+    // A list over its bound is refused on its length alone, before anything walks its items.
+    const oversized = oversizedLists(value, metadata.metatype!);
+    if (oversized.length > 0) throw new ValidationFailedError(bagOf(oversized));
     const shape = requestShapeProblems(value);
     // class-transformer and class-validator recurse, and slow down faster than linearly with the
     // keys of an object: too deep or too wide a value must not reach them.

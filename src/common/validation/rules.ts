@@ -1,7 +1,19 @@
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
-import { Check, described, INNER_ERRORS, isPlainObject, ITEM_ERRORS, plural, rule, VERBATIM_PROPERTIES, verbatimProperties } from './framework';
+import {
+  Check,
+  described,
+  INNER_ERRORS,
+  isPlainObject,
+  ITEM_ERRORS,
+  plural,
+  recordListBound,
+  recordNestedClass,
+  rule,
+  VERBATIM_PROPERTIES,
+  verbatimProperties,
+} from './framework';
 
 /** Generic rules: strings, numbers, instants, lists and objects, each one decorator (see framework.ts). */
 
@@ -225,6 +237,7 @@ export function Nested(cls: () => new () => object): PropertyDecorator {
   return (target, key) => {
     // Registered before ValidateNested so the type error is reported first.
     rule('object', checkObject())(target, key);
+    recordNestedClass(target.constructor, key, cls);
     ValidateNested()(target, key);
     Type(cls)(target, key);
     // Written as `type: () => ...`: Swagger tells a lazy type from a class by that function name.
@@ -232,25 +245,25 @@ export function Nested(cls: () => new () => object): PropertyDecorator {
   };
 }
 
-export function List({ min, max, item }: { min?: number; max?: number; item: Check }) {
-  return rule(
-    'list',
-    described(
-      (value) => {
-        if (!Array.isArray(value)) return 'The :attribute field must be an array.';
-        if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
-        if (max !== undefined && value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
-        return value.some((v) => item(v) !== null) ? ITEM_ERRORS : null;
-      },
-      {
-        type: 'array',
-        items: item.schema as object,
-        ...(min !== undefined ? { minItems: min } : {}),
-        ...(max !== undefined ? { maxItems: max } : {}),
-      },
-    ),
-    { item },
+export function List({ min, max, item }: { min?: number; max?: number; item: Check }): PropertyDecorator {
+  const check = described(
+    (value) => {
+      if (!Array.isArray(value)) return 'The :attribute field must be an array.';
+      if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
+      if (max !== undefined && value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
+      return value.some((v) => item(v) !== null) ? ITEM_ERRORS : null;
+    },
+    {
+      type: 'array',
+      items: item.schema as object,
+      ...(min !== undefined ? { minItems: min } : {}),
+      ...(max !== undefined ? { maxItems: max } : {}),
+    },
   );
+  return (target, key) => {
+    if (max !== undefined) recordListBound(target.constructor, key, { max, check });
+    rule('list', check, { item })(target, key);
+  };
 }
 
 /** A base64url string that decodes to exactly `bytes` bytes (Web Push subscription keys). */

@@ -17,6 +17,13 @@ function add(bag: ErrorBag, path: string, template: string): void {
   if (!list.includes(message)) list.push(message);
 }
 
+/** A bag of [path, message template] pairs. */
+export function bagOf(problems: [string, string][]): ErrorBag {
+  const bag = newBag();
+  for (const [path, template] of problems) add(bag, path, template);
+  return bag;
+}
+
 /** class-validator's tree of errors as the API's `errors` object (dotted request paths). */
 export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag = newBag()): ErrorBag {
   for (const error of errors) {
@@ -64,6 +71,14 @@ export const MAX_NESTING = 32;
 export const MAX_KEYS_PER_OBJECT = 1_000;
 export const MAX_KEYS_TOTAL = 10_000;
 
+/**
+ * Array items a whole request may have, at any depth. The API's longest lists (`user_ids`,
+ * `installation_ids`) hold 10,000 and a body uses one of them; lists with a bound of their own are
+ * refused on their length before this walk (oversizedLists), so this bounds the free-form ones
+ * (`data`), whose items would otherwise be walked one by one before their 4 KiB check.
+ */
+export const MAX_ARRAY_ITEMS_TOTAL = 20_000;
+
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Why PostgreSQL would refuse this text (NUL in text/jsonb, a lone surrogate in jsonb), or null. */
@@ -77,7 +92,7 @@ export interface RequestShapeProblems {
   errors: ErrorBag;
   /** Nesting beyond MAX_NESTING was found: the value must not reach recursive code. */
   tooDeep: boolean;
-  /** An object over MAX_KEYS_PER_OBJECT, or a request over MAX_KEYS_TOTAL: refused before transformation. */
+  /** An object over MAX_KEYS_PER_OBJECT, or a request over MAX_KEYS_TOTAL or MAX_ARRAY_ITEMS_TOTAL: refused before transformation. */
   tooManyKeys: boolean;
 }
 
@@ -92,6 +107,7 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
   const errors = newBag();
   let tooDeep = false;
   let keys = 0;
+  let items = 0;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value: item, path, depth } = stack.pop()!;
@@ -106,7 +122,13 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
       tooDeep = true;
       continue;
     }
-    if (!Array.isArray(item)) {
+    if (Array.isArray(item)) {
+      items += item.length;
+      if (items > MAX_ARRAY_ITEMS_TOTAL) {
+        add(errors, 'body', `The request body must not have more than ${MAX_ARRAY_ITEMS_TOTAL.toLocaleString('en')} array items in all (arrays at any depth).`);
+        return { errors, tooDeep, tooManyKeys: true };
+      }
+    } else {
       const count = Object.keys(item).length;
       keys += count;
       if (count > MAX_KEYS_PER_OBJECT) {

@@ -1,0 +1,71 @@
+import { ValidationFailedError } from '../errors';
+import { Optional } from './framework';
+import { RequestValidationPipe } from './request-validation.pipe';
+import { checkString, List, Nested, PlainObject } from './rules';
+import { MAX_ARRAY_ITEMS_TOTAL } from './validation-errors';
+
+class InnerDto {
+  @Optional() @List({ max: 3, item: checkString({ max: 4 }) }) ids?: string[];
+}
+
+class BodyDto {
+  @Optional() @List({ max: 100, item: checkString({ max: 4 }) }) tags?: string[];
+  @Optional() @Nested(() => InnerDto) inner?: InnerDto;
+  @Optional() @PlainObject({ maxBytes: 4096 }) data?: Record<string, unknown>;
+}
+
+/** An array of `length` items that counts every look at an item. */
+function countingList(length: number) {
+  const looks = { count: 0 };
+  const list = new Proxy(Array.from({ length }, () => 'a'), {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) looks.count++;
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { list, looks };
+}
+
+async function errorsOf(body: unknown): Promise<Record<string, string[]>> {
+  const pipe = new RequestValidationPipe();
+  try {
+    await pipe.transform(body, { type: 'body', metatype: BodyDto });
+  } catch (error) {
+    if (error instanceof ValidationFailedError) return error.errors;
+    throw error;
+  }
+  throw new Error('the body was accepted');
+}
+
+describe('RequestValidationPipe and long lists', () => {
+  it('refuses a list over its bound on its length, without looking at one item', async () => {
+    const { list, looks } = countingList(200_000);
+    expect(await errorsOf({ tags: list })).toEqual({ tags: ['The tags field must not have more than 100 items.'] });
+    expect(looks.count).toBe(0);
+  });
+
+  it('refuses a list of a nested object at its dotted path, without looking at one item', async () => {
+    const { list, looks } = countingList(50_000);
+    expect(await errorsOf({ inner: { ids: list } })).toEqual({ 'inner.ids': ['The inner.ids field must not have more than 3 items.'] });
+    expect(looks.count).toBe(0);
+  });
+
+  it('reports every list over its bound at once', async () => {
+    expect(await errorsOf({ tags: Array(101).fill('a'), inner: { ids: ['a', 'b', 'c', 'd'] } })).toEqual({
+      tags: ['The tags field must not have more than 100 items.'],
+      'inner.ids': ['The inner.ids field must not have more than 3 items.'],
+    });
+  });
+
+  it('still checks the items of a list within its bound, at their own paths', async () => {
+    expect(await errorsOf({ tags: ['ok', 'too long'] })).toEqual({ 'tags.1': ['The tags.1 field must not be greater than 4 characters.'] });
+  });
+
+  it(`refuses free-form arrays of more than ${MAX_ARRAY_ITEMS_TOTAL} items in all before walking them`, async () => {
+    const { list, looks } = countingList(MAX_ARRAY_ITEMS_TOTAL + 1);
+    expect(await errorsOf({ data: { list } })).toEqual({
+      body: [`The request body must not have more than ${MAX_ARRAY_ITEMS_TOTAL.toLocaleString('en')} array items in all (arrays at any depth).`],
+    });
+    expect(looks.count).toBe(0);
+  });
+});
