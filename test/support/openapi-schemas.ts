@@ -77,8 +77,10 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
         }
         if (s.pattern) return fc.stringMatching(new RegExp(s.pattern, 'u')).filter(fits);
         return (
+          // One code point per unit, as the service counts lengths: with graphemes (several code
+          // points each) a fixed length such as user_id_hash's 64 was almost never met by the filter.
           fc
-            .string({ unit: 'grapheme', minLength: min, maxLength: Math.min(max, Math.max(min, limits.maxStringLength)) })
+            .string({ unit: 'binary', minLength: min, maxLength: Math.min(max, Math.max(min, limits.maxStringLength)) })
             // NUL is refused everywhere, as the document's description says (no per-field pattern).
             .filter((text) => fits(text) && !text.includes('\u0000'))
         );
