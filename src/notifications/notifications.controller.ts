@@ -4,6 +4,7 @@ import type { Request, Response } from 'express';
 import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
+import { EmptyBodyPipe } from '../common/validation/empty-body.pipe';
 import { DeliveryTraceService, TRACE_SCAN_ROWS } from './delivery-trace.service';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries.dto';
 import { ListNotificationsQueryDto } from './dto/list-notifications.dto';
@@ -145,13 +146,14 @@ export class NotificationsController {
     summary: 'Cancel a notification',
     description:
       'Deliveries not yet attempted are never sent: they count as `skipped` (reason `Canceled`) and the notification completes. ' +
-      'Cancelling again answers 200 with `canceled_at` unchanged; a notification that had completed is a 409. No body.',
+      'Cancelling again answers 200 with `canceled_at` unchanged; a notification that had completed is a 409. No body: any field is a 422.',
   })
   @ApiParam({ name: 'id', format: 'uuid', description: 'The notification id returned by the send.' })
   @ApiOkResponse({ description: 'The notification, `canceled_at` set.', type: NotificationEnvelope })
   @ApiNotFound('No notification with this id in the calling app.')
   @ApiConflict('The notification had completed before the cancel.', 'This notification has already completed.')
-  async cancel(@CurrentAuth() auth: AuthContext, @Param('id') id: string) {
+  @ApiJsonBodyErrors()
+  async cancel(@CurrentAuth() auth: AuthContext, @Param('id') id: string, @Body(EmptyBodyPipe) _body: Record<string, never>) {
     return { data: await this.notifications.cancel(auth.appId, id) };
   }
 

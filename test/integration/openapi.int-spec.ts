@@ -7,6 +7,7 @@ import { useTestApp } from '../support/create-test-app';
 import { bearer, fcmToken, installationId, newApp, newInstallation, TestTenant } from '../support/factories';
 import { arbitraryOf, OpenApiDocument, responseChecker, Schema } from '../support/openapi-schemas';
 import { servedRoutes } from '../support/served-routes';
+import { reservedDataKey } from '../../src/notifications/dto/send-notification.dto';
 
 type Operation = {
   security?: Record<string, string[]>[];
@@ -151,6 +152,20 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     expect(send.responses['202']).toBeDefined();
   });
 
+  it('documents what the URL fields refuse: unsafe link schemes, IP and local hosts, user info; and the 413/415 of the cancel', () => {
+    const content = (doc as any).components.schemas.NotificationContentDto.properties;
+    const unsafe = new RegExp(content.action_url.not.pattern);
+    for (const url of ['javascript://x', 'DATA:text/html,x', 'VBScript://x', 'file:///etc/passwd']) expect(unsafe.test(url)).toBe(true);
+    expect(unsafe.test('myapp://orders/42')).toBe(false);
+    const image = new RegExp(content.image_url.pattern);
+    for (const url of ['https://127.0.0.1/a.png', 'https://localhost/a.png', 'https://intranet/a.png', 'https://u:p@cdn.example.com/a.png']) {
+      expect(image.test(url)).toBe(false);
+    }
+    expect(image.test('https://cdn.example.com/a.png')).toBe(true);
+    const cancel = doc.paths['/api/v1/notifications/{id}/cancel'].post;
+    for (const status of ['413', '415', '422']) expect(cancel.responses[status]).toBeDefined();
+  });
+
   it('every request example is a request the API accepts, as Swagger UI would send it', async () => {
     const examples = (path: string, method: string) =>
       Object.values(doc.paths[path][method].requestBody!.content['application/json'].examples ?? {}).map((example) => example.value);
@@ -217,7 +232,7 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       // Title, body and data together must fit the smallest provider payload (documented on the send).
       maxStringLength: 64,
       maxFreeKeys: 4,
-      reservedKeys: (key: string) => ['notification_id', 'action_url', 'from', 'message_type', 'collapse_key', 'notification'].includes(key),
+      reservedKeys: (key: string) => reservedDataKey(key) !== null,
     };
 
     beforeAll(async () => {

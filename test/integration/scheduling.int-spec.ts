@@ -195,6 +195,26 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       expect(replay.body).toEqual(first.body);
     });
 
+    it('takes no body: a field is a 422, not JSON a 415, over 1 MiB a 413, and nothing is canceled by them', async () => {
+      const res = await send({
+        recipients: { user_ids: ['nobody'] },
+        notification: { title: 'T', body: 'B' },
+        send_at: new Date(Date.now() + 3_600_000).toISOString(),
+      });
+      const id = res.body.data.id;
+      const withField = await cancel(id).send({ reason: 'changed my mind' });
+      expect(withField.status).toBe(422);
+      expect(withField.body.errors).toEqual({ reason: ['The reason field is not allowed.'] });
+      const notAnObject = await cancel(id).set('Content-Type', 'application/json').send('[1]');
+      expect(notAnObject.status).toBe(422);
+      expect(notAnObject.body.errors).toEqual({ body: ['The request body must be a JSON object.'] });
+      expect((await cancel(id).set('Content-Type', 'text/plain').send('now')).status).toBe(415);
+      expect((await cancel(id).send({ pad: 'x'.repeat(1024 * 1024) })).status).toBe(413);
+      const untouched = await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token));
+      expect(untouched.body.data.canceled_at).toBeNull();
+      expect((await cancel(id).send({})).status).toBe(200);
+    });
+
     it('during retries: the rows not yet sent are Canceled at once and the notification completes', async () => {
       const sent = await ios({ user_id: 'r1' });
       const retried = await ios({ user_id: 'r1' });

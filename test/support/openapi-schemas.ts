@@ -15,6 +15,8 @@ export type Schema = {
   nullable?: boolean;
   enum?: unknown[];
   pattern?: string;
+  /** Only `{ pattern }`: what a string must not match (action_url's unsafe schemes). */
+  not?: { pattern: string };
   format?: string;
   minLength?: number;
   maxLength?: number;
@@ -75,7 +77,8 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
             s['x-max-days-ahead'] === undefined ? new Date('2099-12-31T23:59:59Z') : new Date(Date.now() + s['x-max-days-ahead'] * 86_400_000 - 60_000);
           return fc.date({ min: new Date('2000-01-01T00:00:00Z'), max, noInvalidDate: true }).map((d) => d.toISOString());
         }
-        if (s.pattern) return fc.stringMatching(new RegExp(s.pattern, 'u')).filter(fits);
+        const excluded = s.not ? new RegExp(s.not.pattern, 'u') : null;
+        if (s.pattern) return fc.stringMatching(new RegExp(s.pattern, 'u')).filter((text) => fits(text) && !excluded?.test(text));
         return (
           // One code point per unit, as the service counts lengths: with graphemes (several code
           // points each) a fixed length such as user_id_hash's 64 was almost never met by the filter.

@@ -653,7 +653,7 @@ export interface components {
             recipients: components["schemas"]["RecipientsDto"];
             notification: components["schemas"]["NotificationContentDto"];
             /**
-             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
              * @example {
              *       "order_id": 42
              *     }

@@ -24,7 +24,7 @@ export const LARGE_BODY_BYTES = 64 * 1024;
 /** JSON text as body-parser's strict mode takes it: an object or an array; empty is `{}`. */
 export function parseStrictJson(body: string): unknown {
   if (body.length === 0) return {};
-  const first = /^[\x20\x09\x0a\x0d]*(.?)/.exec(body)![1];
+  const first = /^[ \t\n\r]*(.?)/.exec(body)![1];
   if (first !== '{' && first !== '[') throw new SyntaxError('A JSON body must be an object or an array.');
   return JSON.parse(body);
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
 import { env } from '../../config/env';
-import { URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
+import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
 import { Check, described, rule } from './framework';
 import { checkString } from './rules';
 
@@ -24,11 +24,13 @@ export const TAG = checkString({
 });
 
 /**
- * What HttpsUrl documents: an https URL with a DNS host name (its last label starts with a letter:
- * a numeric one makes the URL parser read an IPv4 address) and an RFC 3986 path. The check (WHATWG
- * URL parsing) accepts more; a client that keeps to the pattern is never refused.
+ * What HttpsUrl documents: an https URL with a DNS host name of two labels or more (the last starts
+ * with a letter: a numeric one makes the URL parser read an IPv4 address) and an RFC 3986 path.
+ * The check (WHATWG URL parsing) refuses what a device must never be sent to fetch, as the pattern
+ * does: user info, IP addresses in any notation, `localhost` and single-label names. It accepts a
+ * little more (upper case, a port); a client that keeps to the pattern is never refused.
  */
-const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)*[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
+const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)+[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
 
 export function checkHttpsUrl(max: number): Check {
   const asString = checkString({ max });
@@ -36,13 +38,17 @@ export function checkHttpsUrl(max: number): Check {
     (value) => {
       const problem = asString(value);
       if (problem) return problem;
+      let url: URL;
       try {
-        const url = new URL(value as string);
-        if (url.protocol === 'https:' && url.hostname) return null;
+        url = new URL(value as string);
       } catch {
-        // fall through to the message
+        return 'The :attribute field must be an absolute https:// URL.';
       }
-      return 'The :attribute field must be an absolute https:// URL.';
+      if (url.protocol !== 'https:' || !url.hostname) return 'The :attribute field must be an absolute https:// URL.';
+      if (url.username || url.password) return 'The :attribute field must not contain user info.';
+      // The URL parser has already turned 0x7f000001, 2130706433 and 0177.0.0.1 into 127.0.0.1.
+      if (isAddressOrLocalName(bareHost(url.hostname))) return 'The :attribute field must name a public DNS host, not an IP address or a local name.';
+      return null;
     },
     { type: 'string', format: 'uri', maxLength: max, pattern: HTTPS_URL_PATTERN },
   );
@@ -81,11 +87,28 @@ export function WebPushEndpoint(max: number) {
 }
 
 /** An absolute URL (https://...) or an app deep link (myapp://path). */
-export const checkLinkUrl = (max: number) =>
-  checkString({
+/** Schemes a device would run or read locally instead of opening: never a notification's link. */
+const UNSAFE_LINK_SCHEMES = ['javascript', 'data', 'vbscript', 'file'];
+/** The same as a JSON Schema pattern, which has no case-insensitive flag: `[jJ][aA]...`. */
+const anyCase = (word: string) => [...word].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
+const UNSAFE_LINK_PATTERN = `^(?:${UNSAFE_LINK_SCHEMES.map(anyCase).join('|')}):`;
+
+/** An absolute URL or an app deep link (`scheme://...`), never javascript:, data:, vbscript: or file:. */
+export function checkLinkUrl(max: number): Check {
+  const asString = checkString({
     max,
     pattern: /^[A-Za-z][A-Za-z0-9+.-]*:\/\/\S+$/,
     patternMessage: 'The :attribute field must be an absolute URL or an app deep link (scheme://...).',
   });
+  return described(
+    (value) => {
+      const problem = asString(value);
+      if (problem) return problem;
+      const scheme = (value as string).slice(0, (value as string).indexOf(':')).toLowerCase();
+      return UNSAFE_LINK_SCHEMES.includes(scheme) ? `The :attribute field must not use the ${scheme}: scheme.` : null;
+    },
+    { ...asString.schema, not: { pattern: UNSAFE_LINK_PATTERN } },
+  );
+}
 
 export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));

@@ -17,12 +17,15 @@ class BodyDto {
 /** An array of `length` items that counts every look at an item. */
 function countingList(length: number) {
   const looks = { count: 0 };
-  const list = new Proxy(Array.from({ length }, () => 'a'), {
-    get(target, key, receiver) {
-      if (typeof key === 'string' && /^\d+$/.test(key)) looks.count++;
-      return Reflect.get(target, key, receiver) as unknown;
+  const list = new Proxy(
+    Array.from({ length }, () => 'a'),
+    {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) looks.count++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
     },
-  });
+  );
   return { list, looks };
 }
 

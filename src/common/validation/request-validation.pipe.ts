@@ -45,7 +45,7 @@ export class RequestValidationPipe extends ValidationPipe {
       throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
     }
     // A list over its bound is refused on its length alone, before anything walks its items.
-    const oversized = oversizedLists(value, metadata.metatype!);
+    const oversized = oversizedLists(value, metadata.metatype);
     if (oversized.length > 0) throw new ValidationFailedError(bagOf(oversized));
     const shape = requestShapeProblems(value);
     // class-transformer and class-validator recurse, and slow down faster than linearly with the

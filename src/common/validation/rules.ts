@@ -207,11 +207,19 @@ export function KeyedObjects({
   );
 }
 
-export function checkObject({ maxBytes, reservedKeys }: { maxBytes?: number; reservedKeys?: (key: string) => boolean } = {}): Check {
+/**
+ * A free-form object's bounds: its size as JSON and, with `reservedKey`, keys it must not use
+ * (the function says why a key is reserved, or null).
+ */
+export function checkObject({ maxBytes, reservedKey }: { maxBytes?: number; reservedKey?: (key: string) => string | null } = {}): Check {
   return (value) => {
     if (!isPlainObject(value)) return 'The :attribute field must be an object.';
-    const reserved = reservedKeys && Object.keys(value).find(reservedKeys);
-    if (reserved !== undefined) return `The :attribute field must not use the reserved key "${reserved}".`;
+    if (reservedKey) {
+      for (const key of Object.keys(value)) {
+        const why = reservedKey(key);
+        if (why !== null) return `The :attribute field must not use the reserved key "${key}": ${why}.`;
+      }
+    }
     if (maxBytes !== undefined && Buffer.byteLength(JSON.stringify(value)) > maxBytes) {
       return `The :attribute field must not be larger than ${maxBytes} bytes when serialized as JSON.`;
     }

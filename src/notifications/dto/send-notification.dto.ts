@@ -6,11 +6,18 @@ import { checkIn, checkString, ExactlyOneOf, In, Instant, Int, KeyedObjects, Lis
 import { checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 
-/** Keys the service itself puts into FCM data, or that FCM reserves. */
-const RESERVED_DATA_KEY = (key: string) =>
-  ['notification_id', 'action_url', 'from', 'message_type', 'collapse_key', 'notification'].includes(key) ||
-  key.startsWith('google.') ||
-  key.startsWith('gcm.');
+/**
+ * Why a `data` key is reserved, or null: the service puts the first two into every message's data,
+ * FCM refuses the others (docs/api.md#notifications). Compared without case, as FCM does.
+ */
+export function reservedDataKey(key: string): string | null {
+  const lower = key.toLowerCase();
+  if (lower === 'notification_id' || lower === 'action_url') return 'the service sets it in every message';
+  if (['from', 'message_type', 'collapse_key', 'notification'].includes(lower) || lower.startsWith('google.') || lower.startsWith('gcm.')) {
+    return 'FCM reserves it';
+  }
+  return null;
+}
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
@@ -150,11 +157,11 @@ export class SendNotificationDto {
   /** Delivered to the device as custom data; at most 4 KiB as JSON. */
   @ApiPropertyOptional({
     description:
-      'Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.',
+      'Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.',
     example: { order_id: 42 },
   })
   @Optional()
-  @PlainObject({ maxBytes: 4096, reservedKeys: RESERVED_DATA_KEY })
+  @PlainObject({ maxBytes: 4096, reservedKey: reservedDataKey })
   data?: Record<string, unknown> | null;
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
   @ApiPropertyOptional({

@@ -1,0 +1,19 @@
+import { Injectable, PipeTransform } from '@nestjs/common';
+import { ValidationFailedError } from '../errors';
+import { isPlainObject } from './framework';
+import { bagOf } from './validation-errors';
+
+/**
+ * The body of a route that takes none (`POST .../cancel`): absent or `{}`, else a 422 as any
+ * route answers an unknown field. RequestBodyGuard has already answered 400, 413 and 415.
+ */
+@Injectable()
+export class EmptyBodyPipe implements PipeTransform<unknown, Record<string, never>> {
+  transform(value: unknown): Record<string, never> {
+    if (value === undefined) return {};
+    if (!isPlainObject(value)) throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
+    const keys = Object.keys(value);
+    if (keys.length > 0) throw new ValidationFailedError(bagOf(keys.map((key) => [key, 'The :attribute field is not allowed.'])));
+    return {};
+  }
+}
