@@ -9,6 +9,8 @@ import { runCli, RunResult, TEST_APP_KEY } from '../support/processes';
 import { configureProviders } from '../support/providers';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { waitFor } from '../support/wait-for';
+import { promoteDelayedJobs, waitForQueues } from '../support/wait-for-queues';
+import { WEBHOOK_QUEUE } from '../../src/common/queues';
 import { ReceivedCall, WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);
@@ -236,7 +238,11 @@ describe('webhooks (docs/api.md#webhooks)', () => {
       const id = await send({ recipients: { user_ids: ['nobody-else'] } });
       await completed(id);
       await callsAbout('/events', 'notification.completed', id);
-      await new Promise((done) => setTimeout(done, 1500));
+      // The completing statement wrote every message it owed; once none is pending, no call is left to come.
+      await waitFor(
+        async () => (await ctx.db.query(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = $1`, ['pending']))[0].n === 0,
+        'every webhook message to be delivered',
+      );
       expect(receiver.to('/other-app')).toEqual([]);
       expect(receiver.to('/invalidations-only')).toEqual([]);
       json(await cli(['webhooks:delete', '--id', onlyInvalidations.id]));
@@ -305,8 +311,9 @@ describe('webhooks (docs/api.md#webhooks)', () => {
       await callsAbout('/doomed', 'notification.completed', id);
       const deleted = json(await cli(['webhooks:delete', '--id', doomed.id]));
       expect(deleted).toMatchObject({ id: doomed.id, url: receiver.url('/doomed') });
-      // The retry would come about 5 s after the first call.
-      await new Promise((done) => setTimeout(done, 8_000));
+      // The retry is a job delayed by about 5 s: move it to now instead of waiting, and let the queue run dry.
+      await promoteDelayedJobs(ctx, WEBHOOK_QUEUE);
+      await waitForQueues(ctx, { queues: [WEBHOOK_QUEUE] });
       expect(receiver.to('/doomed')).toHaveLength(1);
       expect((await ctx.db.query(`SELECT count(*)::int AS n FROM webhook_messages WHERE webhook_id = $1`, [doomed.id]))[0].n).toBe(0);
       const list = json(await cli(['webhooks:list', '--app', tenant.appId])) as { id: string }[];

@@ -39,3 +39,19 @@ export async function waitForQueues(
     await Promise.all(handles.map((queue) => queue.close()));
   }
 }
+
+/**
+ * Moves the delayed jobs of `queue` under `queuePrefix` to now (BullMQ's promote), the queue's
+ * way of moving the clock: a retry due in seconds runs at once, and a test need not wait for it.
+ */
+export async function promoteDelayedJobs({ queuePrefix }: { queuePrefix: string }, queue: string): Promise<void> {
+  const handle = new Queue(queue, {
+    connection: { ...redisOptionsFromUrl(process.env.REDIS_URL ?? TEST_REDIS_URL), maxRetriesPerRequest: 1 },
+    prefix: queuePrefix,
+  });
+  try {
+    await handle.promoteJobs();
+  } finally {
+    await handle.close();
+  }
+}
