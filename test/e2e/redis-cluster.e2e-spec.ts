@@ -235,9 +235,14 @@ describe('on a three-node Redis Cluster, with a hash-tagged QUEUE_PREFIX', () =>
     expect(metrics).toMatch(/^pns_queue_jobs\{[^}]*queue="deliver"[^}]*\} \d+$/m);
     expect(metrics).not.toContain('Could not sample');
 
-    const board = await call('/admin/queues/api/queues', {
+    // One door (docs/operations.md#queue-dashboard): the operator dashboard's session opens it.
+    const session = await call('/admin/api/session', {
+      method: 'POST',
       headers: { authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` },
     });
+    expect(session.status).toBe(200);
+    const cookie = session.headers.get('set-cookie')!.split(';')[0];
+    const board = await call('/admin/queues/api/queues', { headers: { cookie } });
     expect(board.status).toBe(200);
     const names = ((await board.json()) as { queues: { name: string }[] }).queues.map((queue) => queue.name);
     expect(names).toEqual(expect.arrayContaining(['fanout', 'deliver']));
