@@ -1,7 +1,7 @@
 import { Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
 import { ApiProperty, ApiPropertyOptions } from '@nestjs/swagger';
-import { Check, described, INNER_ERRORS, isPlainObject, ITEM_ERRORS, plural, rule, VERBATIM_PROPERTIES, verbatimProperties } from './framework';
+import { Check, described, INNER_ERRORS, isPlainObject, ITEM_ERRORS, plural, rule, siblingRule, VERBATIM_PROPERTIES, verbatimProperties } from './framework';
 
 /** Generic rules: strings, numbers, instants, lists and objects, each one decorator (see framework.ts). */
 
@@ -270,3 +270,51 @@ export const Base64Url = (bytes: number) => {
     ),
   );
 };
+
+/** A JSON boolean. */
+export const Bool = () =>
+  rule(
+    'boolean',
+    described((value) => (typeof value === 'boolean' ? null : 'The :attribute field must be true or false.'), { type: 'boolean' }),
+  );
+
+/** A number from `min` to `max` inclusive (`options.apns.relevance_score`). */
+export const Num = ({ min, max }: { min: number; max: number }) =>
+  rule(
+    'number',
+    described(
+      (value) => {
+        if (typeof value !== 'number' || !Number.isFinite(value)) return 'The :attribute field must be a number.';
+        return value < min || value > max ? `The :attribute field must be between ${min} and ${max}.` : null;
+      },
+      { type: 'number', minimum: min, maximum: max },
+    ),
+  );
+
+/**
+ * A rule that looks at the sibling fields too (`badge_increment` not with `badge`, `renotify` needing
+ * `tag`): `problem(value, object)` gives the message, or null. Reported on the decorated field.
+ */
+export const WithSiblings = (name: string, problem: (value: unknown, object: Record<string, unknown>) => string | null): PropertyDecorator =>
+  siblingRule(name, problem);
+
+/** An array of 1..`max` objects, each validated against `cls` (unknown keys rejected), errors at `field.<index>.<key>`. */
+export function NestedList(cls: () => new () => object, { min, max }: { min: number; max: number }): PropertyDecorator {
+  return (target, key) => {
+    rule(
+      'nestedList',
+      described(
+        (value) => {
+          if (!Array.isArray(value)) return 'The :attribute field must be an array.';
+          if (value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
+          if (value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
+          return null;
+        },
+        { type: 'array', minItems: min, maxItems: max },
+      ),
+    )(target, key);
+    ValidateNested({ each: true, message: 'The :attribute field must be an object.' })(target, key);
+    Type(cls)(target, key);
+    ApiProperty({ type: () => cls(), isArray: true })(target, key);
+  };
+}

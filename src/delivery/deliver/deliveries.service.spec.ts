@@ -74,7 +74,7 @@ class ScriptedProvider implements PushProvider {
     return this.platform === 'ios' ? credentials.apns !== null : this.platform === 'android' ? credentials.fcm !== null : credentials.vapid !== null;
   }
   async send(_c: ProviderCredentials, content: PushContent, target: { installationId: string }): Promise<DeliveryOutcome> {
-    this.titles.set(target.installationId, content.title);
+    this.titles.set(target.installationId, content.title ?? '');
     return this.answers.get(target.installationId) ?? { kind: 'accepted' };
   }
 }
@@ -88,6 +88,7 @@ const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
   deleted_at: null,
   invalidated_at: null,
   locale: null,
+  badge: null,
   ...extra,
 });
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PLATFORMS } from '../../common/platform';
+import { Platform, PLATFORMS } from '../../common/platform';
 import { PROVIDER_OF } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
@@ -10,6 +10,9 @@ import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { ChunkDueTimes, FanOutRepository, FilledBatch } from './fan-out.repository';
 import { isTimeZone, nextLocalTime } from './local-time';
 import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
+
+/** Platforms that cannot deliver a push that shows nothing (docs/api.md#silent-sends). */
+const SILENTLESS: readonly Platform[] = ['web'];
 
 /**
  * Target users (or installation ids, or installations of a tag or broadcast walk) handled per
@@ -72,6 +75,7 @@ export class FanOutService {
         batchSize,
         wanted,
         configured,
+        silentless: started.silent ? SILENTLESS : [],
         dueTimes: localTime ? (zones) => dueTimes(reference, localTime, zones) : undefined,
         fixedDue: started.send_at,
       });

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Optional, Required } from '../../common/validation/framework';
-import { In, Instant, Str } from '../../common/validation/rules';
+import { Optional, OptionalNotNull, Required } from '../../common/validation/framework';
+import { In, Instant, Str, WithSiblings } from '../../common/validation/rules';
 import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 
 /** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
@@ -18,4 +18,9 @@ export class RecordEventDto {
   @Optional()
   @Instant()
   occurred_at?: string | null;
+  @ApiPropertyOptional({ description: 'With `opened`: the web action button that was clicked (docs/api.md#web-action-buttons).', example: 'track' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  @WithSiblings('actionWithOpened', (_value, event) => (event.type === 'opened' ? null : 'The :attribute field is allowed only when type is opened.'))
+  action?: string;
 }
