@@ -50,6 +50,8 @@ export interface ApnsRequestRecord {
   headers: Record<string, string>;
   /** Parsed JSON body, or undefined when it was not JSON. */
   payload: unknown;
+  /** The body as sent, for byte-for-byte assertions. */
+  text: string;
   status: number;
   reason?: string;
   /** Provider token as sent, '' when absent. */
@@ -174,6 +176,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
       token,
       headers: plainHeaders(headers),
       payload,
+      text: body.toString('utf8'),
       status: outcome.status,
       reason: outcome.reason,
       jwt,

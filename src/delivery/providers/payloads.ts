@@ -201,7 +201,9 @@ export function webPushPayload(content: PushContent): Record<string, unknown> {
     if (web.require_interaction !== undefined) payload.require_interaction = web.require_interaction;
     if (web.renotify !== undefined) payload.renotify = web.renotify;
     if (web.silent !== undefined) payload.silent = web.silent;
-    if (web.actions !== undefined) payload.actions = web.actions;
+    // Rebuilt in this order: jsonb storage reorders an object's keys.
+    if (web.actions !== undefined)
+      payload.actions = web.actions.map(({ action, title, url }) => (url === undefined ? { action, title } : { action, title, url }));
   }
   return payload;
 }
