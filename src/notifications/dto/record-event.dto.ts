@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Optional, OptionalNotNull, Required } from '../../common/validation/framework';
+import { DescribeObject, Optional, OptionalNotNull, Required } from '../../common/validation/framework';
 import { In, Instant, Str, WithSiblings } from '../../common/validation/rules';
 import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 
 /** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
+@DescribeObject({ 'x-only-when': { action: { type: 'opened' } } })
 export class RecordEventDto {
   /** The client's own installation id, as in /installations/{installationId}. */
   @ApiProperty({ description: "The client's own installation id, as in /installations/{installationId}.", example: '3f1c-device-install' })

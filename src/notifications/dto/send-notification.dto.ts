@@ -205,6 +205,7 @@ export class WebActionDto implements WebAction {
 }
 
 /** Web Push only (docs/api.md#platform-fields). */
+@DescribeObject({ 'x-requires': { renotify: 'tag' } })
 export class WebOptionsDto implements WebOptions {
   @ApiPropertyOptional({ example: 'https://cdn.example.com/icon.png' })
   @OptionalNotNull()
@@ -241,6 +242,8 @@ export class WebOptionsDto implements WebOptions {
   actions?: WebActionDto[];
 }
 
+// JSON Schema 3.0 cannot say "not both" without `not`: the rule, for tools that read it.
+@DescribeObject({ 'x-exclusive': [['badge', 'badge_increment']] })
 export class NotificationOptionsDto implements NotificationOptions {
   @ApiPropertyOptional({ description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
   @OptionalNotNull()
@@ -306,6 +309,7 @@ export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required
 const isSilent = (body: SendNotificationDto) => body.options?.content_available === true;
 
 /** POST /notifications (docs/api.md#send). */
+@DescribeObject({ 'x-required-unless': { notification: 'options.content_available' } })
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
   @RequiredUnless(isSilent, NOTIFICATION_REQUIRED_MESSAGE) @Nested(() => NotificationContentDto) notification?: NotificationContentDto | null;
