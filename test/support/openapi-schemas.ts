@@ -32,6 +32,8 @@ export type Schema = {
   'x-key-pattern'?: string;
   /** A date-time at most this many days after now: `send_at`. */
   'x-max-days-ahead'?: number;
+  /** The one value of an integer range that is refused: `options.badge_increment` 0. */
+  'x-not'?: number;
   /** Keys never given together: `options.badge` and `options.badge_increment`. */
   'x-exclusive'?: string[][];
   /** A key that needs another: `options.web.renotify` needs `tag`. */
@@ -103,8 +105,10 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
             .filter((text) => fits(text) && !text.includes('\u0000'))
         );
       }
-      case 'integer':
-        return fc.integer({ min: s.minimum ?? -(2 ** 31), max: s.maximum ?? 2 ** 31 - 1 });
+      case 'integer': {
+        const integer = fc.integer({ min: s.minimum ?? -(2 ** 31), max: s.maximum ?? 2 ** 31 - 1 });
+        return s['x-not'] === undefined ? integer : integer.filter((n) => n !== s['x-not']);
+      }
       case 'number':
         return fc.double({ noNaN: true, noDefaultInfinity: true, min: s.minimum, max: s.maximum });
       case 'boolean':

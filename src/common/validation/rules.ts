@@ -31,19 +31,26 @@ export function checkString({ min = 0, max, pattern, patternMessage }: StringRul
 
 export const Str = (options: StringRule = {}) => rule('string', checkString(options));
 
-export function checkInt({ min, max }: { min?: number; max?: number }): Check {
+/** `not`: one value inside the range that is refused (`badge_increment` 0), as `x-not` in the document (OpenAPI 3.0 has no `not` we use). */
+export function checkInt({ min, max, not }: { min?: number; max?: number; not?: number }): Check {
   return described(
     (value) => {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'The :attribute field must be an integer.';
       if (min !== undefined && value < min) return `The :attribute field must be at least ${min}.`;
       if (max !== undefined && value > max) return `The :attribute field must not be greater than ${max}.`;
+      if (value === not) return `The :attribute field must not be ${not}.`;
       return null;
     },
-    { type: 'integer', ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) },
+    {
+      type: 'integer',
+      ...(min !== undefined ? { minimum: min } : {}),
+      ...(max !== undefined ? { maximum: max } : {}),
+      ...(not !== undefined ? { 'x-not': not } : {}),
+    } as ApiPropertyOptions,
   );
 }
 
-export const Int = (options: { min?: number; max?: number }) => rule('integer', checkInt(options));
+export const Int = (options: { min?: number; max?: number; not?: number }) => rule('integer', checkInt(options));
 
 /** An integer given as a number or, in a query string, as digits. */
 export const IntLike = (options: { min?: number; max?: number }) => {

@@ -269,11 +269,10 @@ export class NotificationOptionsDto implements NotificationOptions {
     example: 1,
   })
   @OptionalNotNull()
-  @Int({ min: -99, max: 99 })
-  @WithSiblings('badgeIncrement', (value, options) => {
-    if (options.badge !== undefined) return 'The :attribute field must not be given together with options.badge.';
-    return value === 0 ? 'The :attribute field must not be 0.' : null;
-  })
+  @Int({ min: -99, max: 99, not: 0 })
+  @WithSiblings('badgeIncrement', (_value, options) =>
+    options.badge !== undefined ? 'The :attribute field must not be given together with options.badge.' : null,
+  )
   badge_increment?: number;
   @ApiPropertyOptional({ example: 'default' })
   @OptionalNotNull()
