@@ -11,15 +11,13 @@ WITH claimed AS (
     AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
     i.device ->> 'locale' AS locale, i.badge
-), locked AS (
-  SELECT i.id FROM installations i
-  WHERE ($8::int IS NOT NULL OR $9::int <> 0)
-    AND i.id IN (SELECT installation_id FROM claimed c
-                 WHERE c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL AND ($8::int IS NOT NULL OR c.attempts = 1))
-  ORDER BY i.id FOR UPDATE
 ), badged AS (
   UPDATE installations i SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, i.badge + $9::int)))
-  FROM locked l WHERE i.id = l.id
+  FROM (SELECT installation_id FROM claimed c
+        WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+          AND ($8::int IS NOT NULL OR c.attempts = 1)
+        ORDER BY installation_id) l
+  WHERE i.id = l.installation_id
   RETURNING i.id, i.badge
 )
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,

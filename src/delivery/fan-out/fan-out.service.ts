@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { Platform, PLATFORMS } from '../../common/platform';
+import { PLATFORMS } from '../../common/platform';
 import { PROVIDER_OF } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
@@ -9,10 +9,8 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { ChunkDueTimes, FanOutRepository, FilledBatch } from './fan-out.repository';
 import { isTimeZone, nextLocalTime } from './local-time';
+import { SILENTLESS } from '../providers/payloads';
 import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
-
-/** Platforms that cannot deliver a push that shows nothing (docs/api.md#silent-sends). */
-const SILENTLESS: readonly Platform[] = ['web'];
 
 /**
  * Target users (or installation ids, or installations of a tag or broadcast walk) handled per

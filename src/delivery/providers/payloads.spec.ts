@@ -142,6 +142,11 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
     expect(webPushUrgencyOf({ ...bare, options: { priority: 'normal' } })).toBe('normal');
   });
 
+  it('a silent send is never checked against the web limit: web installations are skipped', () => {
+    expect(targetedPlatforms(silent)).toEqual(['ios', 'android']);
+    expect(targetedPlatforms({ ...silent, options: { content_available: true, platforms: ['web', 'ios'] } })).toEqual(['ios']);
+  });
+
   it('the size check counts the platform fields, and a badge increment as the largest badge', () => {
     const android = { ...bare, options: { android: { channel_id: 'c'.repeat(64) } } };
     expect(payloadSize(android, 'android') - payloadSize(bare, 'android')).toBe(64);

@@ -239,6 +239,11 @@ export function payloadSize(content: PushContent, platform: Platform): number {
   }
 }
 
+/** Platforms that cannot deliver a push that shows nothing: skipped as SilentNotSupported (docs/api.md#silent-sends). */
+export const SILENTLESS: readonly Platform[] = ['web'];
+
+/** The platforms a send may reach: `options.platforms`, less SILENTLESS for a silent send. */
 export function targetedPlatforms(content: PushContent): readonly Platform[] {
-  return content.options?.platforms ?? PLATFORMS;
+  const platforms = content.options?.platforms ?? PLATFORMS;
+  return isBackground(content) ? platforms.filter((platform) => !SILENTLESS.includes(platform)) : platforms;
 }
