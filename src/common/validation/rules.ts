@@ -302,8 +302,7 @@ export const Num = ({ min, max }: { min: number; max: number }) =>
  * A rule that looks at the sibling fields too (`badge_increment` not with `badge`, `renotify` needing
  * `tag`): `problem(value, object)` gives the message, or null. Reported on the decorated field.
  */
-export const WithSiblings = (name: string, problem: (value: unknown, object: Record<string, unknown>) => string | null): PropertyDecorator =>
-  siblingRule(name, problem);
+export const WithSiblings = siblingRule;
 
 /** An array of 1..`max` objects, each validated against `cls` (unknown keys rejected), errors at `field.<index>.<key>`. */
 export function NestedList(cls: () => new () => object, { min, max }: { min: number; max: number }): PropertyDecorator {
