@@ -594,7 +594,7 @@ export interface components {
              */
             failed: number;
             /**
-             * @description Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).
+             * @description Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).
              * @example 0
              */
             skipped: number;

@@ -40,7 +40,7 @@ export class NotificationStatistics {
   @ApiProperty({ type: 'integer', description: 'Failed for good (including invalidated tokens).', example: 0 }) failed: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).',
+    description: 'Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).',
     example: 0,
   })
   skipped: number;
