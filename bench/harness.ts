@@ -221,13 +221,19 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     await stack.startApi();
     await stack.startWorker();
 
+    // BENCH_SEND_OPTIONS: more `options` for the mixed and iOS-only sends (bench/README.md, "Message kinds").
+    const sendOptions = process.env.BENCH_SEND_OPTIONS ? (JSON.parse(process.env.BENCH_SEND_OPTIONS) as Record<string, unknown>) : undefined;
     log(`delivery: sending to ${options.users} users in requests of ${options.requestUsers}`);
-    const ours = await measureDelivery(stack, seeded, { requestUsers: options.requestUsers, timeoutMs: options.timeoutMs });
+    const ours = await measureDelivery(stack, seeded, {
+      requestUsers: options.requestUsers,
+      timeoutMs: options.timeoutMs,
+      ...(sendOptions ? { body: { options: sendOptions } } : {}),
+    });
     log(`delivery: ${Math.round(ours.deliveriesPerSecond)} deliveries/s; again, iOS only`);
     const oursIos = await measureDelivery(stack, seeded, {
       requestUsers: options.requestUsers,
       timeoutMs: options.timeoutMs,
-      body: { options: { platforms: ['ios'] } },
+      body: { options: { ...sendOptions, platforms: ['ios'] } },
     });
     log(`delivery: iOS only ${Math.round(oursIos.deliveriesPerSecond)} deliveries/s; again, as one broadcast`);
     const oursBroadcast = await measureDelivery(stack, seeded, { requestUsers: options.requestUsers, timeoutMs: options.timeoutMs, broadcast: true });

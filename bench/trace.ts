@@ -54,6 +54,7 @@ async function fanOut(client: Client, sql: string, appId: string, notificationId
         batchSize: 500,
         wanted: ['ios', 'android', 'web'],
         configured: ['ios', 'android', 'web'],
+        silentless: [],
         batches,
         canceled: false,
         due: { zones: [], dues: [], fallback: null },

@@ -33,6 +33,8 @@ export const SkipReason = {
   NoCredentials: 'NoCredentials',
   /** The send's `options.platforms` leaves the installation's platform out. */
   PlatformExcluded: 'PlatformExcluded',
+  /** A silent send without `notification`: browsers must show every push (docs/api.md#silent-sends). */
+  SilentNotSupported: 'SilentNotSupported',
   /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
 } as const;

@@ -83,4 +83,8 @@ export class Installation {
   @Index('installations_tags_idx', { synchronize: false })
   @Column({ type: 'text', array: true, default: () => `'{}'` })
   tags: string[];
+
+  /** iOS badge count (docs/api.md#badge-arithmetic): set by `badge`, moved by sends' `badge_increment`. */
+  @Column({ type: 'integer', default: 0 })
+  badge: number;
 }

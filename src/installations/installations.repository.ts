@@ -24,11 +24,12 @@ export interface InstallationRow {
   invalid_reason: string | null;
   deleted_at: Date | null;
   tags: string[];
+  badge: number;
 }
 
 /** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
 export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags`;
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, badge`;
 
 /**
  * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
@@ -48,6 +49,7 @@ const UPDATE_SQL = `
     invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
     tags = COALESCE($9::text[], tags),
+    badge = COALESCE($10::int, badge),
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
   RETURNING ${INSTALLATION_COLUMNS}`;
@@ -55,15 +57,15 @@ const UPDATE_SQL = `
 /** Creates the row, or re-creates one that was deleted, as if it were new. */
 const CREATE_SQL = `
   INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags)
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, badge)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
-    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[])
+    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[], COALESCE($10::int, 0))
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
     device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
     registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
     identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
-    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags
+    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags, badge = EXCLUDED.badge
   WHERE i.deleted_at IS NOT NULL
   RETURNING *`;
 
@@ -78,6 +80,8 @@ export interface InstallationChanges {
   webPushSubscription: string | null;
   /** The whole new set (sorted, without duplicates), or null to keep it. */
   tags: string[] | null;
+  /** The iOS badge count (docs/api.md#badge-arithmetic), or null to keep it. */
+  badge: number | null;
 }
 
 export interface NewInstallation {
@@ -88,6 +92,8 @@ export interface NewInstallation {
   userId: string | null;
   permission: string | null;
   tags: string[];
+  /** Null: 0. */
+  badge: number | null;
 }
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
@@ -140,6 +146,7 @@ export class InstallationsRepository {
       changes.pushToken,
       changes.webPushSubscription,
       changes.tags,
+      changes.badge,
     ]);
     return rows[0];
   }
@@ -156,6 +163,7 @@ export class InstallationsRepository {
       values.userId,
       values.permission,
       values.tags,
+      values.badge,
     ]);
     return row;
   }

@@ -54,6 +54,7 @@ function installationRow(id: string, platform: Platform): InstallationRow {
     invalid_reason: null,
     deleted_at: null,
     tags: [],
+    badge: 0,
   };
 }
 

@@ -61,7 +61,7 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge.',
       );
     }
     let platform: Platform | null = null;
@@ -89,6 +89,7 @@ export class InstallationsService {
       pushToken: normalizeToken(platform, dto.push_token),
       webPushSubscription: dto.web_push_subscription ? JSON.stringify(subscriptionOf(dto.web_push_subscription)) : null,
       tags: dto.tags === undefined ? null : tagSet(dto.tags),
+      badge: dto.badge ?? null,
     });
   }
 
@@ -115,6 +116,7 @@ export class InstallationsService {
       userId: dto.user_id ?? null,
       permission: dto.permission ?? null,
       tags: tagSet(dto.tags ?? []),
+      badge: dto.badge ?? null,
     });
   }
 }

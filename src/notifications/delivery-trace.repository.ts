@@ -20,6 +20,8 @@ export interface TraceRow {
   received_at: Date | null;
   displayed_at: Date | null;
   opened_at: Date | null;
+  /** The web button whose click reported `opened` (docs/api.md#web-action-buttons), else null. */
+  opened_action: string | null;
   /** The row has the status asked for (always, without a status). */
   matches: boolean;
   /** Its rank among the rows this statement looked at, from 1. */
@@ -66,7 +68,7 @@ export interface TraceQuery {
  */
 export const TRACE_PAGE_SQL = `
   SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
-         p.scheduled_for, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, p.matches, p.scanned::int AS scanned
+         p.scheduled_for, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned
   FROM (
     SELECT s.*, (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) AS matches
     FROM (
@@ -87,7 +89,8 @@ export const TRACE_PAGE_SQL = `
   LEFT JOIN LATERAL (
     SELECT max(e.occurred_at) FILTER (WHERE e.type = 'received') AS received_at,
            max(e.occurred_at) FILTER (WHERE e.type = 'displayed') AS displayed_at,
-           max(e.occurred_at) FILTER (WHERE e.type = 'opened') AS opened_at
+           max(e.occurred_at) FILTER (WHERE e.type = 'opened') AS opened_at,
+           max(e.action) FILTER (WHERE e.type = 'opened') AS opened_action
     FROM notification_events e
     WHERE e.notification_id = $1 AND e.notification_started_at = $2::timestamptz AND e.installation_id = p.installation_id
   ) ev ON true

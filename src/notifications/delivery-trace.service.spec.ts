@@ -23,6 +23,7 @@ const row = (n: number, status: TraceRow['status'] = 'accepted'): TraceRow => ({
   received_at: null,
   displayed_at: null,
   opened_at: null,
+  opened_action: null,
   matches: true,
   scanned: n,
 });
@@ -154,6 +155,7 @@ describe('delivery trace (docs/api.md#delivery-trace)', () => {
         received_at: new Date('2026-11-24T02:00:02.000Z'),
         displayed_at: new Date('2026-11-24T02:00:03.000Z'),
         opened_at: new Date('2026-11-24T02:00:04.000Z'),
+        opened_action: 'track',
       },
     ];
     expect((await service.page('app', NOTIFICATION, 100, null)).data).toEqual([
@@ -169,6 +171,7 @@ describe('delivery trace (docs/api.md#delivery-trace)', () => {
         received_at: '2026-11-24T02:00:02.000Z',
         displayed_at: '2026-11-24T02:00:03.000Z',
         opened_at: '2026-11-24T02:00:04.000Z',
+        opened_action: 'track',
       },
     ]);
   });

@@ -15,6 +15,7 @@ export function toDeliveryResource(row: TraceRow) {
     received_at: iso(row.received_at),
     displayed_at: iso(row.displayed_at),
     opened_at: iso(row.opened_at),
+    opened_action: row.opened_action,
   };
 }
 

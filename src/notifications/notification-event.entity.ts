@@ -29,6 +29,10 @@ export class NotificationEvent {
   @JoinColumn({ name: 'installation_id', foreignKeyConstraintName: 'notification_events_installation_id_fkey' })
   installation?: Installation;
 
+  /** The web button clicked, for `opened` (docs/api.md#reads-and-events). */
+  @Column({ type: 'varchar', length: 64, nullable: true })
+  action: string | null;
+
   @Column({ name: 'occurred_at', type: 'timestamptz' })
   occurredAt: Date;
 

@@ -20,7 +20,7 @@ export class NotificationEventsService {
     const occurredAt = dto.occurred_at ? new Date(dto.occurred_at) : new Date();
     if (Number.isNaN(occurredAt.getTime())) throw ValidationFailedError.of('occurred_at', 'The occurred_at field is not a valid date-time.');
 
-    const result = await this.notifications.recordEvent(appId, notificationId, dto.installation_id, dto.type, occurredAt);
+    const result = await this.notifications.recordEvent(appId, notificationId, dto.installation_id, dto.type, occurredAt, dto.action ?? null);
     if (!result.found) throw new NotFoundError();
     if (!result.targeted) {
       throw ValidationFailedError.of('installation_id', 'The installation_id is not a target of this notification.');

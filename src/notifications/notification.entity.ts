@@ -23,11 +23,12 @@ export class Notification {
   @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'notifications_app_id_fkey' })
   app?: App;
 
-  @Column({ type: 'text' })
-  title: string;
+  /** Null for a silent send without `notification` (docs/api.md#silent-sends). */
+  @Column({ type: 'text', nullable: true })
+  title: string | null;
 
-  @Column({ type: 'text' })
-  body: string;
+  @Column({ type: 'text', nullable: true })
+  body: string | null;
 
   @Column({ name: 'image_url', type: 'text', nullable: true })
   imageUrl: string | null;

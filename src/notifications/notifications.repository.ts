@@ -12,8 +12,8 @@ import { NotificationOptions } from './notification.entity';
 export interface NotificationRow {
   id: string;
   app_id: string;
-  title: string;
-  body: string;
+  title: string | null;
+  body: string | null;
   image_url: string | null;
   action_url: string | null;
   data: Record<string, unknown> | null;
@@ -55,8 +55,8 @@ const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_ur
 export interface NewNotification {
   id: string;
   appId: string;
-  title: string;
-  body: string;
+  title: string | null;
+  body: string | null;
   imageUrl: string | null;
   actionUrl: string | null;
   data: string | null;
@@ -272,7 +272,14 @@ export class NotificationsRepository {
    * Both tables are partitioned by the notification's start (delivery.entity.ts): naming it keeps
    * the look-up to one partition.
    */
-  async recordEvent(appId: string, notificationId: string, installationId: string, type: EventType, occurredAt: Date): Promise<EventResult> {
+  async recordEvent(
+    appId: string,
+    notificationId: string,
+    installationId: string,
+    type: EventType,
+    occurredAt: Date,
+    action: string | null = null,
+  ): Promise<EventResult> {
     const counter = EVENT_COUNTERS[type];
     const [result]: EventResult[] = await this.db.query(
       `WITH notification AS (
@@ -286,8 +293,8 @@ export class NotificationsRepository {
            AND d.notification_started_at = (SELECT processing_started_at FROM notification)
            AND i.app_id = $2 AND i.installation_id = $3
        ), inserted AS (
-         INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at)
-         SELECT $1, installation_id, $4, notification_started_at, $5 FROM target WHERE eligible
+         INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at, action)
+         SELECT $1, installation_id, $4, notification_started_at, $5, $8::varchar FROM target WHERE eligible
          ON CONFLICT DO NOTHING
          RETURNING 1
        ), counted AS (
@@ -299,7 +306,7 @@ export class NotificationsRepository {
               EXISTS (SELECT 1 FROM target WHERE eligible) AS eligible,
               (SELECT status FROM target) AS status, (SELECT reason FROM target) AS reason,
               EXISTS (SELECT 1 FROM counted) AS counted`,
-      [notificationId, appId, installationId, type, occurredAt, ['accepted', 'sending'] satisfies DeliveryStatus[], 'pending' satisfies DeliveryStatus],
+      [notificationId, appId, installationId, type, occurredAt, ['accepted', 'sending'] satisfies DeliveryStatus[], 'pending' satisfies DeliveryStatus, action],
     );
     return result;
   }

@@ -52,15 +52,17 @@ export class NotificationsService {
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
+    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
+    const shown = dto.notification ?? null;
     const content: PushContent = {
       id,
-      title: dto.notification.title,
-      body: dto.notification.body,
-      image_url: dto.notification.image_url ?? null,
-      action_url: dto.notification.action_url ?? null,
+      title: shown?.title ?? null,
+      body: shown?.body ?? null,
+      image_url: shown?.image_url ?? null,
+      action_url: shown?.action_url ?? null,
       data: dto.data ?? null,
       options: dto.options ? withoutUndefined(dto.options) : null,
-      localizations: dto.notification.localizations ?? null,
+      localizations: shown?.localizations ?? null,
     };
     await this.assertFits(appId, content);
     const recipients = dto.recipients;

@@ -1,15 +1,28 @@
 -- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
 
 -- DeliveriesRepository.claim
-UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
-FROM installations i
-WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
-  AND d.batch = $2 AND i.id = d.installation_id
-  AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
-  AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
-  AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-  i.device ->> 'locale' AS locale;
+WITH claimed AS (
+  UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
+  FROM installations i
+  WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+    AND d.batch = $2 AND i.id = d.installation_id
+    AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
+    AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
+    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+  RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
+    i.device ->> 'locale' AS locale, i.badge
+), badged AS (
+  UPDATE installations i SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, i.badge + $9::int)))
+  FROM (SELECT installation_id FROM claimed c
+        WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+          AND ($8::int IS NOT NULL OR c.attempts = 1)
+        ORDER BY installation_id) l
+  WHERE i.id = l.installation_id
+  RETURNING i.id, i.badge
+)
+SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
+  CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge
+FROM claimed c LEFT JOIN badged b ON b.id = c.installation_id;
 
 -- DeliveriesRepository.recordOutcomes
 WITH outcome AS (

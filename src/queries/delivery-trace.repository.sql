@@ -5,7 +5,7 @@ SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $
 
 -- DeliveryTraceRepository.page
 SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
-       p.scheduled_for, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, p.matches, p.scanned::int AS scanned
+       p.scheduled_for, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned
 FROM (
   SELECT s.*, (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) AS matches
   FROM (
@@ -26,7 +26,8 @@ JOIN installations i ON i.id = p.installation_id
 LEFT JOIN LATERAL (
   SELECT max(e.occurred_at) FILTER (WHERE e.type = 'received') AS received_at,
          max(e.occurred_at) FILTER (WHERE e.type = 'displayed') AS displayed_at,
-         max(e.occurred_at) FILTER (WHERE e.type = 'opened') AS opened_at
+         max(e.occurred_at) FILTER (WHERE e.type = 'opened') AS opened_at,
+         max(e.action) FILTER (WHERE e.type = 'opened') AS opened_action
   FROM notification_events e
   WHERE e.notification_id = $1 AND e.notification_started_at = $2::timestamptz AND e.installation_id = p.installation_id
 ) ev ON true

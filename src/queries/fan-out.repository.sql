@@ -3,7 +3,7 @@
 -- FanOutRepository.start
 UPDATE notifications SET processing_started_at = COALESCE(processing_started_at, now())
 WHERE id = $1 AND (send_at IS NULL OR send_at <= now() OR canceled_at IS NOT NULL OR processing_started_at IS NOT NULL)
-RETURNING app_id, options, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at;
+RETURNING app_id, options, title IS NULL AS silent, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at;
 
 SELECT send_at FROM notifications WHERE id = $1;
 
@@ -22,15 +22,16 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $11::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = $20::text THEN $14::text
-      WHEN i.invalidated_at IS NOT NULL THEN $15::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
+      WHEN $7::boolean THEN $12::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
+      WHEN i.platform = ANY($11::text[]) THEN $14::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
+      WHEN i.permission = $22::text THEN $16::text
+      WHEN i.invalidated_at IS NOT NULL THEN $17::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($21::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($23::text[])
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -50,7 +51,7 @@ group_offsets AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $17::text WHEN n.due > now() THEN $18::text ELSE $19::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -61,12 +62,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $17::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $17::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $17::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -88,15 +89,16 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $11::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = $20::text THEN $14::text
-      WHEN i.invalidated_at IS NOT NULL THEN $15::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
+      WHEN $7::boolean THEN $12::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
+      WHEN i.platform = ANY($11::text[]) THEN $14::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
+      WHEN i.permission = $22::text THEN $16::text
+      WHEN i.invalidated_at IS NOT NULL THEN $17::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($21::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($23::text[])
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -116,7 +118,7 @@ group_offsets AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $17::text WHEN n.due > now() THEN $18::text ELSE $19::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -127,12 +129,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $17::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $17::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $17::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -154,15 +156,16 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $11::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = $20::text THEN $14::text
-      WHEN i.invalidated_at IS NOT NULL THEN $15::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
+      WHEN $7::boolean THEN $12::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
+      WHEN i.platform = ANY($11::text[]) THEN $14::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
+      WHEN i.permission = $22::text THEN $16::text
+      WHEN i.invalidated_at IS NOT NULL THEN $17::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $21::text[] AND i.installation_id > $22::text ORDER BY i.installation_id LIMIT $23
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $23::text[] AND i.installation_id > $24::text ORDER BY i.installation_id LIMIT $25
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -182,7 +185,7 @@ group_offsets AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $17::text WHEN n.due > now() THEN $18::text ELSE $19::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -193,12 +196,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $17::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $17::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $17::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -220,15 +223,16 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $11::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = $20::text THEN $14::text
-      WHEN i.invalidated_at IS NOT NULL THEN $15::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
+      WHEN $7::boolean THEN $12::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
+      WHEN i.platform = ANY($11::text[]) THEN $14::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
+      WHEN i.permission = $22::text THEN $16::text
+      WHEN i.invalidated_at IS NOT NULL THEN $17::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $21::text ORDER BY i.installation_id LIMIT $22
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -248,7 +252,7 @@ group_offsets AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $17::text WHEN n.due > now() THEN $18::text ELSE $19::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -259,12 +263,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $17::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $17::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $17::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -308,15 +312,16 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $11::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = $20::text THEN $14::text
-      WHEN i.invalidated_at IS NOT NULL THEN $15::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
+      WHEN $7::boolean THEN $12::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
+      WHEN i.platform = ANY($11::text[]) THEN $14::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
+      WHEN i.permission = $22::text THEN $16::text
+      WHEN i.invalidated_at IS NOT NULL THEN $17::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $21::text[] AND i.installation_id > $22::text ORDER BY i.installation_id LIMIT $23
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $23::text[] AND i.installation_id > $24::text ORDER BY i.installation_id LIMIT $25
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -336,7 +341,7 @@ group_offsets AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $17::text WHEN n.due > now() THEN $18::text ELSE $19::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -347,12 +352,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $17::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $17::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $17::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -371,15 +376,16 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $11::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $12::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $13::text
-      WHEN i.permission = $20::text THEN $14::text
-      WHEN i.invalidated_at IS NOT NULL THEN $15::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $16::text
+      WHEN $7::boolean THEN $12::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
+      WHEN i.platform = ANY($11::text[]) THEN $14::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
+      WHEN i.permission = $22::text THEN $16::text
+      WHEN i.invalidated_at IS NOT NULL THEN $17::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $21::text ORDER BY i.installation_id LIMIT $22
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -399,7 +405,7 @@ group_offsets AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $17::text WHEN n.due > now() THEN $18::text ELSE $19::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -410,12 +416,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $17::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $17::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $17::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id

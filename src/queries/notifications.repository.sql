@@ -108,8 +108,8 @@ WITH notification AS (
     AND d.notification_started_at = (SELECT processing_started_at FROM notification)
     AND i.app_id = $2 AND i.installation_id = $3
 ), inserted AS (
-  INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at)
-  SELECT $1, installation_id, $4, notification_started_at, $5 FROM target WHERE eligible
+  INSERT INTO notification_events (notification_id, installation_id, type, notification_started_at, occurred_at, action)
+  SELECT $1, installation_id, $4, notification_started_at, $5, $8::varchar FROM target WHERE eligible
   ON CONFLICT DO NOTHING
   RETURNING 1
 ), counted AS (

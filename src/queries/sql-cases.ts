@@ -61,6 +61,7 @@ const CHUNK: ChunkParams = {
   batchSize: 500,
   wanted: ['ios', 'android', 'web'],
   configured: ['ios'],
+  silentless: [],
   dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), fallback: AT }),
   fixedDue: null,
 };
@@ -227,6 +228,7 @@ export const SQL_FILES: SqlFile[] = [
             pushToken: null,
             webPushSubscription: null,
             tags: null,
+            badge: null,
           }),
       },
       {
@@ -240,6 +242,7 @@ export const SQL_FILES: SqlFile[] = [
             userId: null,
             permission: 'unknown',
             tags: [],
+            badge: null,
           }),
       },
       { name: 'InstallationsRepository.softDelete', call: (db) => new InstallationsRepository(db).softDelete(ID, 'device-1') },

@@ -108,6 +108,7 @@ class InMemoryMessages implements Pick<
       invalid_reason: 'Unregistered',
       deleted_at: null,
       tags: [],
+      badge: 0,
     };
   }
 

@@ -93,6 +93,13 @@ const INDEX_HTML = `<!doctype html>
       document.getElementById('notifications').replaceChildren(...shown.map((n) => {
         const item = document.createElement('li');
         item.textContent = n.title + ': ' + n.body + ' (tag ' + n.tag + ')';
+        // The notification's buttons, as the browser shows them: a click is the worker's notificationclick.
+        for (const a of n.actions ?? []) {
+          const button = document.createElement('button');
+          button.textContent = a.title;
+          button.onclick = () => navigator.serviceWorker.controller.postMessage({ type: 'click', tag: n.tag, action: a.action });
+          item.append(' ', button);
+        }
         return item;
       }));
     };
@@ -103,10 +110,10 @@ const WORKER_JS = `importScripts('/sdk/worker.iife.js');
 const worker = PnsWorker.setupPushWorker();
 self.addEventListener('install', () => self.skipWaiting());
 self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
-// Test hook: a click on a shown notification, as notificationclick would handle it.
+// Test hook: a click on a shown notification (or one of its buttons), as notificationclick would handle it.
 self.addEventListener('message', (event) => {
   if (event.data && event.data.type === 'click') {
-    event.waitUntil(self.registration.getNotifications({ tag: event.data.tag }).then(([n]) => worker.handleNotificationClick(n)));
+    event.waitUntil(self.registration.getNotifications({ tag: event.data.tag }).then(([n]) => worker.handleNotificationClick(n, event.data.action)));
   }
 });`;
 
@@ -121,6 +128,7 @@ function startSite(config: () => unknown): Promise<{ server: Server; origin: str
     if (path === '/sw.js') return send('text/javascript', WORKER_JS);
     if (path === '/config.json') return send('application/json', JSON.stringify(config()));
     if (path === '/orders/42') return send('text/html', '<!doctype html><title>Order 42</title><h1>Order 42</h1><p>On its way.</p>');
+    if (path === '/track/42') return send('text/html', '<!doctype html><title>Tracking</title><h1>Parcel 42 tracking</h1>');
     const file = path.startsWith('/sdk/') ? resolve(SDK_DIST, path.slice(5)) : '';
     if (file.startsWith(`${SDK_DIST}/`) && existsSync(file)) {
       res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
@@ -203,6 +211,8 @@ describe('web SDK in Chromium (issue #17)', () => {
   let installationId: string;
   let notificationId: string;
   let pushed: string;
+  /** Hands a decrypted payload to the page's service worker, as its push service would. */
+  let deliverPush: (data: string) => Promise<unknown>;
 
   it('subscribes at a click and registers the installation, cross-origin, with the client token', async () => {
     await page.goto(`${site.origin}/`);
@@ -266,8 +276,9 @@ describe('web SDK in Chromium (issue #17)', () => {
     await cdp.send('ServiceWorker.enable');
     await waitUntil(() => registrations.some((r) => r.scopeURL === `${site.origin}/` && !r.isDeleted), 'the worker registration');
     const { registrationId } = registrations.find((r) => r.scopeURL === `${site.origin}/` && !r.isDeleted)!;
+    deliverPush = (data) => cdp.send('ServiceWorker.deliverPushMessage', { origin: site.origin, registrationId, data });
     // Twice, as a push service may deliver: the tag makes the second replace the first.
-    for (let i = 0; i < 2; i++) await cdp.send('ServiceWorker.deliverPushMessage', { origin: site.origin, registrationId, data: pushed });
+    for (let i = 0; i < 2; i++) await deliverPush(pushed);
 
     await waitUntil(async () => {
       const s = await statistics(notificationId);
@@ -289,6 +300,55 @@ describe('web SDK in Chromium (issue #17)', () => {
     await waitUntil(async () => (await statistics(notificationId)).opened === 1, 'opened to be counted');
     // The click closed the notification.
     expect(await page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).length)).toBe(0);
+  });
+
+  it('shows options.web with its buttons; a click on a button opens its url and counts opened with the action (docs/api.md#web-action-buttons)', async () => {
+    await page.goto(`${site.origin}/`);
+    await page.getByRole('status').filter({ hasText: 'Ready, permission granted' }).waitFor();
+    const sent = await api('/notifications', {
+      method: 'POST',
+      body: JSON.stringify({
+        recipients: { user_ids: ['alice'] },
+        notification: { title: 'Parcel update', body: 'Out for delivery', action_url: `${site.origin}/orders/42` },
+        options: {
+          web: {
+            tag: 'parcel-42',
+            require_interaction: true,
+            urgency: 'low',
+            actions: [
+              { action: 'track', title: 'Track parcel', url: `${site.origin}/track/42` },
+              { action: 'later', title: 'Remind me later' },
+            ],
+          },
+        },
+      }),
+    });
+    expect(sent.status).toBe(202);
+    const id: string = sent.body.data.id;
+    await waitUntil(() => web.requests.some((r) => r.status === 201 && r.text?.includes(id)), 'the Web Push delivery with buttons');
+    const request = web.requests.find((r) => r.status === 201 && r.text?.includes(id))!;
+    expect(request.text).toBe(
+      `{"notification_id":"${id}","title":"Parcel update","body":"Out for delivery","action_url":"${site.origin}/orders/42","tag":"parcel-42",` +
+        `"require_interaction":true,"actions":[{"action":"track","title":"Track parcel","url":"${site.origin}/track/42"},` +
+        '{"action":"later","title":"Remind me later"}]}',
+    );
+    expect(request.headers.urgency).toBe('low');
+    await waitUntil(async () => (await statistics(id)).accepted === 1, 'the delivery to be recorded');
+
+    await deliverPush(request.text!);
+    await waitUntil(async () => (await statistics(id)).displayed === 1, 'displayed to be counted');
+    await page.getByRole('button', { name: 'Show my notifications' }).click();
+    const item = page.getByRole('list', { name: 'Notifications shown' }).getByRole('listitem').filter({ hasText: 'Parcel update' });
+    await item.waitFor();
+    expect(await item.textContent()).toBe('Parcel update: Out for delivery (tag parcel-42) Track parcel Remind me later');
+    await page.screenshot({ path: resolve(SCREENSHOTS, '4-action-buttons.png') });
+
+    await item.getByRole('button', { name: 'Track parcel' }).click();
+    await page.waitForURL(`${site.origin}/track/42`);
+    await page.getByRole('heading', { name: 'Parcel 42 tracking' }).waitFor();
+    await waitUntil(async () => (await statistics(id)).opened === 1, 'opened to be counted');
+    const trace = (await api(`/notifications/${id}/deliveries`)).body.data as unknown as Record<string, unknown>[];
+    expect(trace).toEqual([expect.objectContaining({ installation_id: installationId, opened_action: 'track' })]);
   });
 
   it('setTags stores the set (sorted, without duplicates), and a send to one of the tags reaches this browser', async () => {

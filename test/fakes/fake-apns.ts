@@ -50,6 +50,8 @@ export interface ApnsRequestRecord {
   headers: Record<string, string>;
   /** Parsed JSON body, or undefined when it was not JSON. */
   payload: unknown;
+  /** The body as sent, for byte-for-byte assertions. */
+  text: string;
   status: number;
   reason?: string;
   /** Provider token as sent, '' when absent. */
@@ -174,6 +176,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
       token,
       headers: plainHeaders(headers),
       payload,
+      text: body.toString('utf8'),
       status: outcome.status,
       reason: outcome.reason,
       jwt,
@@ -213,7 +216,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     if (size > MAX_PAYLOAD_BYTES) return { status: 413, reason: 'PayloadTooLarge' };
     if (size === 0) return { status: 400, reason: 'PayloadEmpty' };
     if (!isPlainObject(payload) || !isPlainObject(payload.aps)) return { status: 400, reason: 'BadPayload' };
-    return undefined;
+    return apsProblem(headerValue(headers, 'apns-push-type')!, priority, payload.aps);
   }
 
   /** Returns the APNs reason when the provider token is not acceptable right now. */
@@ -254,6 +257,35 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
       return invalid;
     }
   }
+}
+
+const INTERRUPTION_LEVELS = new Set(['passive', 'active', 'time-sensitive', 'critical']);
+/** `aps` keys whose value must be a string (Apple's "Generating a remote notification"). */
+const APS_STRINGS = ['thread-id', 'category', 'target-content-id', 'interruption-level'];
+const ALERT_STRINGS = ['title', 'subtitle', 'body'];
+
+/**
+ * What APNs refuses in `aps`: a background push must carry `content-available: 1`, no alert,
+ * sound or badge, and priority 5 (or 1), never 10; an alert push needs an alert; the keys the
+ * service sends must have their types, the interruption level one of Apple's four.
+ */
+function apsProblem(pushType: string, priority: string | undefined, aps: Record<string, unknown>): Outcome | undefined {
+  const bad = { status: 400, reason: 'BadPayload' };
+  if (pushType === 'background') {
+    if (priority === '10') return { status: 400, reason: 'BadPriority' };
+    if (aps['content-available'] !== 1) return bad;
+    if (aps.alert !== undefined || aps.sound !== undefined || aps.badge !== undefined) return bad;
+  }
+  if (pushType === 'alert' && !isPlainObject(aps.alert) && typeof aps.alert !== 'string') return bad;
+  const alert = aps.alert;
+  if (isPlainObject(alert) && ALERT_STRINGS.some((key) => alert[key] !== undefined && typeof alert[key] !== 'string')) return bad;
+  if (APS_STRINGS.some((key) => aps[key] !== undefined && typeof aps[key] !== 'string')) return bad;
+  if (aps['interruption-level'] !== undefined && !INTERRUPTION_LEVELS.has(aps['interruption-level'] as string)) return bad;
+  const score = aps['relevance-score'];
+  if (score !== undefined && (typeof score !== 'number' || score < 0 || score > 1)) return bad;
+  if (aps.badge !== undefined && !(Number.isInteger(aps.badge) && (aps.badge as number) >= 0)) return bad;
+  for (const key of ['content-available', 'mutable-content']) if (aps[key] !== undefined && aps[key] !== 1) return bad;
+  return undefined;
 }
 
 /** Writes an APNs-shaped response: empty 200, or JSON `{reason}` (+ `timestamp` for 410). */

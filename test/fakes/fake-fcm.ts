@@ -31,7 +31,7 @@ const REQUEST_FIELDS = new Set(['message', 'validate_only', 'validateOnly']);
 const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'fcmOptions', 'token', 'topic', 'condition']);
 const NOTIFICATION_FIELDS = ['title', 'body', 'image'];
 /** Keys FCM reserves for itself inside `data`. */
-const RESERVED_DATA_KEY = /^(from|message_type|google\..*|gcm\..*)$/;
+const RESERVED_DATA_KEY = /^(from|message_type|google\..*|gcm\..*)$/i;
 
 /** google.rpc status name and default message for each HTTP status FCM uses. */
 const RPC_STATUS: Record<number, [status: string, message: string]> = {
@@ -377,6 +377,10 @@ function validateRequest(request: unknown): void {
       payloadBytes += Buffer.byteLength(key) + Buffer.byteLength(value);
     }
   }
+  // A message meant to be data-only that still carries a `notification` key (empty or null) is refused.
+  if ('notification' in message && (message.notification === null || (isPlainObject(message.notification) && Object.keys(message.notification).length === 0))) {
+    throw fcmInvalid('A data-only message must not have a notification key.');
+  }
   if (message.notification !== undefined) {
     const notification = message.notification;
     if (!isPlainObject(notification)) throw typeError('message.notification', 'TYPE_MESSAGE', notification);
@@ -399,11 +403,64 @@ function validateRequest(request: unknown): void {
     if (android.priority !== undefined && android.priority !== 'HIGH' && android.priority !== 'NORMAL') {
       throw typeError('message.android.priority', 'type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority', android.priority);
     }
+    if (android.notification !== undefined) validateAndroidNotification(android.notification);
   }
   for (const field of ['apns', 'webpush'] as const) {
     if (message[field] !== undefined && !isPlainObject(message[field])) {
       throw typeError(`message.${field}`, 'TYPE_MESSAGE', message[field]);
     }
+  }
+}
+
+/** AndroidNotification's fields (FCM v1 reference); unknown names are refused like any other. */
+const ANDROID_NOTIFICATION_STRINGS = new Set([
+  'title',
+  'body',
+  'icon',
+  'color',
+  'sound',
+  'tag',
+  'click_action',
+  'body_loc_key',
+  'title_loc_key',
+  'channel_id',
+  'ticker',
+  'image',
+  'event_time',
+  'notification_priority',
+]);
+const ANDROID_NOTIFICATION_OTHERS = new Set([
+  'body_loc_args',
+  'title_loc_args',
+  'sticky',
+  'local_only',
+  'default_sound',
+  'default_vibrate_timings',
+  'default_light_settings',
+  'vibrate_timings',
+  'visibility',
+  'notification_count',
+  'light_settings',
+  'bypass_proxy_notification',
+  'proxy',
+]);
+const VISIBILITIES = new Set(['VISIBILITY_UNSPECIFIED', 'PRIVATE', 'PUBLIC', 'SECRET']);
+
+function validateAndroidNotification(notification: unknown): void {
+  const at = 'message.android.notification';
+  if (!isPlainObject(notification)) throw typeError(at, 'TYPE_MESSAGE', notification);
+  for (const [key, value] of Object.entries(notification)) {
+    if (ANDROID_NOTIFICATION_STRINGS.has(key)) {
+      if (typeof value !== 'string') throw typeError(`${at}.${key}`, 'TYPE_STRING', value);
+    } else if (!ANDROID_NOTIFICATION_OTHERS.has(key)) {
+      throw invalidJson(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`, at);
+    }
+  }
+  if (notification.color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(notification.color as string)) {
+    throw fcmInvalid('Invalid color format. Color must be in the form #rrggbb.');
+  }
+  if (notification.visibility !== undefined && !VISIBILITIES.has(notification.visibility as string)) {
+    throw typeError(`${at}.visibility`, 'type.googleapis.com/google.firebase.fcm.v1.AndroidNotification.Visibility', notification.visibility);
   }
 }
 

@@ -160,6 +160,39 @@ describe('FakeApns', () => {
     expect([reply.status, json(reply)]).toEqual([status, { reason }]);
   });
 
+  // docs/api.md#silent-sends: what Apple refuses in a background push, and in the platform fields.
+  it.each([
+    ['priority 10', { 'apns-push-type': 'background', 'apns-priority': '10' }, '{"aps":{"content-available":1}}', 'BadPriority'],
+    ['an alert', { 'apns-push-type': 'background', 'apns-priority': '5' }, '{"aps":{"content-available":1,"alert":{"title":"t"}}}', 'BadPayload'],
+    ['a badge', { 'apns-push-type': 'background', 'apns-priority': '5' }, '{"aps":{"content-available":1,"badge":1}}', 'BadPayload'],
+    ['a sound', { 'apns-push-type': 'background', 'apns-priority': '5' }, '{"aps":{"content-available":1,"sound":"default"}}', 'BadPayload'],
+    ['no content-available', { 'apns-push-type': 'background', 'apns-priority': '5' }, '{"aps":{}}', 'BadPayload'],
+  ])('refuses a background push with %s', async (_what, headers, body, reason) => {
+    const reply = await push(randomApnsToken(), headers, body);
+    expect([reply.status, JSON.parse(reply.text)]).toEqual([400, { reason }]);
+  });
+
+  it.each([
+    ['an unknown interruption-level', '{"aps":{"alert":"hi","interruption-level":"urgent"}}'],
+    ['a relevance-score above 1', '{"aps":{"alert":"hi","relevance-score":1.5}}'],
+    ['a thread-id that is not a string', '{"aps":{"alert":"hi","thread-id":7}}'],
+    ['a subtitle that is not a string', '{"aps":{"alert":{"title":"t","subtitle":1}}}'],
+    ['a negative badge', '{"aps":{"alert":"hi","badge":-1}}'],
+    ['an alert push without an alert', '{"aps":{"sound":"default"}}'],
+  ])('refuses %s', async (_what, body) => {
+    const reply = await push(randomApnsToken(), {}, body);
+    expect([reply.status, JSON.parse(reply.text)]).toEqual([400, { reason: 'BadPayload' }]);
+  });
+
+  it('accepts a background push at priority 5 and every interruption level', async () => {
+    expect((await push(randomApnsToken(), { 'apns-push-type': 'background', 'apns-priority': '5' }, '{"aps":{"content-available":1},"k":"v"}')).status).toBe(
+      200,
+    );
+    for (const level of ['passive', 'active', 'time-sensitive', 'critical']) {
+      expect((await push(randomApnsToken(), {}, `{"aps":{"alert":"hi","interruption-level":"${level}","relevance-score":0.5}}`)).status).toBe(200);
+    }
+  });
+
   it('rejects a device token that is not hex', async () => {
     const reply = await push('not-hex!');
     expect([reply.status, json(reply)]).toEqual([400, { reason: 'BadDeviceToken' }]);
@@ -320,6 +353,32 @@ describe('FakeFcm', () => {
         message: expect.stringContaining("Invalid value at 'message.data[0].value'"),
       },
     });
+  });
+
+  it.each([
+    ['a channel_id that is not a string', { channel_id: 7 }, "Invalid value at 'message.android.notification.channel_id'"],
+    ['a visibility outside its enum', { visibility: 'private' }, "Invalid value at 'message.android.notification.visibility'"],
+    ['a colour not #rrggbb', { color: 'red' }, 'Invalid color format'],
+    ['an unknown field', { channel: 'x' }, 'Unknown name "channel"'],
+  ])('refuses android.notification with %s', async (_what, notification, message) => {
+    const reply = await send({ message: { token: 'device-1', notification: { title: 'Hi' }, android: { notification } } });
+    expect(reply.status).toBe(400);
+    expect(json(reply)).toMatchObject({ error: { code: 400, message: expect.stringContaining(message) } });
+  });
+
+  it.each([
+    ['an empty notification', {}],
+    ['a null notification', null],
+  ])('refuses a data-only message with %s', async (_what, notification) => {
+    const reply = await send({ message: { token: 'device-1', data: { a: 'b' }, notification } });
+    expect(reply.status).toBe(400);
+    expect(json(reply)).toMatchObject({ error: { message: 'A data-only message must not have a notification key.' } });
+  });
+
+  it('accepts a data-only message and the android.notification fields with their types', async () => {
+    expect((await send({ message: { token: 'device-1', data: { a: 'b' }, android: { priority: 'NORMAL' } } })).status).toBe(200);
+    const notification = { channel_id: 'orders', tag: 't', color: '#FF5722', icon: 'ic', click_action: 'OPEN', visibility: 'PRIVATE' };
+    expect((await send({ message: { token: 'device-1', notification: { title: 'Hi' }, android: { notification } } })).status).toBe(200);
   });
 
   it('answers scripted errors with the FCM v1 error body', async () => {

@@ -21,6 +21,7 @@ type Entry = {
   received_at: string | null;
   displayed_at: string | null;
   opened_at: string | null;
+  opened_action: string | null;
 };
 
 /**
@@ -130,6 +131,7 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
           'displayed_at',
           'installation_id',
           'opened_at',
+          'opened_action',
           'platform',
           'reason',
           'received_at',
@@ -142,7 +144,7 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
       expect(e.user_id).toBe(user);
       expect(e.updated_at).toMatch(ISO_MS);
       expect(e.scheduled_for).toBeNull();
-      expect([e.received_at, e.displayed_at, e.opened_at]).toEqual([null, null, null]);
+      expect([e.received_at, e.displayed_at, e.opened_at, e.opened_action]).toEqual([null, null, null, null]);
     }
     const map = byInstallation(entries);
     const pick = (e: Entry | undefined) => e && { platform: e.platform, status: e.status, reason: e.reason, attempts: e.attempts };

@@ -50,6 +50,7 @@ describe('installations (docs/api.md#installations)', () => {
           'invalidated_at',
           'invalid_reason',
           'tags',
+          'badge',
         ].sort(),
       );
       expect(data).toMatchObject({
@@ -272,7 +273,7 @@ describe('installations (docs/api.md#installations)', () => {
     });
 
     it.each([
-      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags.'],
+      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge.'],
       [{ permission: 'unknown' }, 'permission', 'The selected permission is invalid.'],
       [{ permission: null }, 'permission', 'The selected permission is invalid.'],
       [{ user_id: 42 }, 'user_id', 'The user_id field must be a string.'],

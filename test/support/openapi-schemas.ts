@@ -34,7 +34,29 @@ export type Schema = {
   'x-key-pattern'?: string;
   /** A date-time at most this many days after now: `send_at`. */
   'x-max-days-ahead'?: number;
+  /** The one value of an integer range that is refused: `options.badge_increment` 0. */
+  'x-not'?: number;
+  /** Keys never given together: `options.badge` and `options.badge_increment`. */
+  'x-exclusive'?: string[][];
+  /** A key that needs another: `options.web.renotify` needs `tag`. */
+  'x-requires'?: Record<string, string>;
+  /** A key allowed only when others have these values: an event's `action` with `type: opened`. */
+  'x-only-when'?: Record<string, Record<string, unknown>>;
+  /** A key required unless the dotted path is `true`: `notification` unless `options.content_available`. */
+  'x-required-unless'?: Record<string, string>;
 };
+
+const given = (o: Record<string, unknown>, key: string) => o[key] !== undefined;
+const truthyAt = (o: Record<string, unknown>, path: string) =>
+  path.split('.').reduce<unknown>((at, key) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[key] : undefined), o) === true;
+
+/** Whether an object keeps the object-level rules the x- extensions above document. */
+function keepsObjectRules(s: Schema, o: Record<string, unknown>): boolean {
+  if (s['x-exclusive']?.some((group) => group.filter((key) => given(o, key)).length > 1)) return false;
+  if (Object.entries(s['x-requires'] ?? {}).some(([key, needed]) => given(o, key) && !given(o, needed))) return false;
+  if (Object.entries(s['x-only-when'] ?? {}).some(([key, when]) => given(o, key) && Object.entries(when).some(([k, v]) => o[k] !== v))) return false;
+  return !Object.entries(s['x-required-unless'] ?? {}).some(([key, path]) => (o[key] === undefined || o[key] === null) && !truthyAt(o, path));
+}
 type Response = { content?: Record<string, { schema?: Schema }> };
 type Operation = { responses: Record<string, Response>; parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[] };
 export type OpenApiDocument = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
@@ -88,8 +110,10 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
             .filter((text) => fits(text) && !text.includes('\u0000'))
         );
       }
-      case 'integer':
-        return fc.integer({ min: s.minimum ?? -(2 ** 31), max: s.maximum ?? 2 ** 31 - 1 });
+      case 'integer': {
+        const integer = fc.integer({ min: s.minimum ?? -(2 ** 31), max: s.maximum ?? 2 ** 31 - 1 });
+        return s['x-not'] === undefined ? integer : integer.filter((n) => n !== s['x-not']);
+      }
       case 'number':
         return fc.double({ noNaN: true, noDefaultInfinity: true, min: s.minimum, max: s.maximum });
       case 'boolean':
@@ -112,7 +136,9 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
             );
             record = fc.tuple(record, extra).map(([known, more]) => ({ ...more, ...known }));
           }
-          return record.filter((o) => Object.keys(o).length >= (s.minProperties ?? 0) && Object.keys(o).length <= (s.maxProperties ?? Infinity));
+          return record.filter(
+            (o) => Object.keys(o).length >= (s.minProperties ?? 0) && Object.keys(o).length <= (s.maxProperties ?? Infinity) && keepsObjectRules(s, o),
+          );
         }
         if (typeof s.additionalProperties === 'object') {
           if (!s['x-key-pattern']) throw new Error(`a map without x-key-pattern: ${JSON.stringify(s)}`);

@@ -376,10 +376,16 @@ export interface components {
             data: components["schemas"]["AppResource"];
         };
         NotificationContentResource: {
-            /** @example Shipped */
-            title: string;
-            /** @example Your order is on its way */
-            body: string;
+            /**
+             * @description Null for a silent send without `notification`.
+             * @example Shipped
+             */
+            title: string | null;
+            /**
+             * @description Null for a silent send without `notification`.
+             * @example Your order is on its way
+             */
+            body: string | null;
             /** @example https://cdn.example.com/box.png */
             image_url: string | null;
             /** @example myapp://orders/42 */
@@ -400,6 +406,106 @@ export interface components {
                     action_url?: string;
                 };
             } | null;
+        };
+        ApnsOptionsDto: {
+            /**
+             * @description `aps.interruption-level`.
+             * @example time-sensitive
+             * @enum {string}
+             */
+            interruption_level?: "passive" | "active" | "time-sensitive" | "critical";
+            /**
+             * @description `aps.relevance-score`: how the summary ranks it.
+             * @example 0.8
+             */
+            relevance_score?: number;
+            /**
+             * @description `aps.thread-id`: groups notifications.
+             * @example order-42
+             */
+            thread_id?: string;
+            /**
+             * @description `aps.category`: one of the app's registered categories, with its buttons.
+             * @example ORDER_UPDATE
+             */
+            category?: string;
+            /**
+             * @description `aps.target-content-id`: the window to bring forward.
+             * @example orders
+             */
+            target_content_id?: string;
+            /**
+             * @description `aps.alert.subtitle`.
+             * @example Order 42
+             */
+            subtitle?: string;
+        };
+        AndroidOptionsDto: {
+            /** @example orders */
+            channel_id?: string;
+            /**
+             * @description Replaces an earlier notification with the same tag.
+             * @example order-42
+             */
+            tag?: string;
+            /** @example #FF5722 */
+            color?: string;
+            /** @example ic_stat_order */
+            icon?: string;
+            /** @example OPEN_ORDER */
+            click_action?: string;
+            /**
+             * @description Sent in upper case.
+             * @example private
+             * @enum {string}
+             */
+            visibility?: "private" | "public" | "secret";
+        };
+        WebActionDto: {
+            /**
+             * @description Reported as `action` with the `opened` event.
+             * @example track
+             */
+            action: string;
+            /** @example Track */
+            title: string;
+            /**
+             * @description Opened by a click on the button; else `notification.action_url`.
+             * @example https://shop.example.com/orders/42
+             */
+            url?: string;
+        };
+        WebOptionsDto: {
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/icon.png
+             */
+            icon?: string;
+            /**
+             * Format: uri
+             * @description The small monochrome image.
+             * @example https://cdn.example.com/badge.png
+             */
+            badge?: string;
+            /** @example order-42 */
+            tag?: string;
+            /** @example false */
+            require_interaction?: boolean;
+            /**
+             * @description Alert again when replacing a notification with the same `tag` (requires `tag`).
+             * @example true
+             */
+            renotify?: boolean;
+            /** @example false */
+            silent?: boolean;
+            /**
+             * @description The `Urgency` header; overrides the one `priority` implies.
+             * @example low
+             * @enum {string}
+             */
+            urgency?: "very-low" | "low" | "normal" | "high";
+            /** @description One or two buttons. */
+            actions?: components["schemas"]["WebActionDto"][];
         };
         NotificationOptionsDto: {
             /**
@@ -422,6 +528,11 @@ export interface components {
              * @example 1
              */
             badge?: number;
+            /**
+             * @description iOS: added to the installation's badge count when its message is built (never below 0); not with `badge`.
+             * @example 1
+             */
+            badge_increment?: number;
             /** @example default */
             sound?: string;
             /**
@@ -437,6 +548,14 @@ export interface components {
              * @example 09:00
              */
             local_time?: string;
+            /**
+             * @description A background push: without `notification`, nothing is shown (web installations are skipped as SilentNotSupported).
+             * @example true
+             */
+            content_available?: boolean;
+            apns?: components["schemas"]["ApnsOptionsDto"];
+            android?: components["schemas"]["AndroidOptionsDto"];
+            web?: components["schemas"]["WebOptionsDto"];
         };
         NotificationStatistics: {
             /**
@@ -475,7 +594,7 @@ export interface components {
              */
             failed: number;
             /**
-             * @description Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).
+             * @description Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).
              * @example 0
              */
             skipped: number;
@@ -651,7 +770,7 @@ export interface components {
         };
         SendNotificationDto: {
             recipients: components["schemas"]["RecipientsDto"];
-            notification: components["schemas"]["NotificationContentDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
             /**
              * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
              * @example {
@@ -757,7 +876,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `Canceled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -796,6 +915,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             opened_at: string | null;
+            /**
+             * @description The web action button that was clicked, as the `opened` event reported it.
+             * @example null
+             */
+            opened_action: string | null;
         };
         DeliveryPage: {
             data: components["schemas"]["DeliveryEntry"][];
@@ -878,6 +1002,11 @@ export interface components {
              *     ]
              */
             tags: string[];
+            /**
+             * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
+             * @example 0
+             */
+            badge: number | null;
         };
         InstallationDelivery: {
             /**

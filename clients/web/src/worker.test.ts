@@ -167,6 +167,49 @@ describe('setupPushWorker (service worker module)', () => {
     expect(fake.scope.clients.openWindow).not.toHaveBeenCalled();
   });
 
+  it('shows options.web (icon, badge, tag, flags, buttons) and a button click opens its url and reports opened with its action', async () => {
+    const actions = [
+      { action: 'track', title: 'Track', url: 'https://shop.example.com/track/42' },
+      { action: 'later', title: 'Later' },
+    ];
+    const payload = {
+      ...PAYLOAD,
+      icon: 'https://cdn.example.com/i.png',
+      badge: 'https://cdn.example.com/b.png',
+      tag: 'order-42',
+      require_interaction: true,
+      renotify: true,
+      silent: false,
+      actions,
+    };
+    await fake.dispatch('push', pushData(payload));
+    expect(fake.shown[0].options).toMatchObject({
+      tag: 'order-42',
+      icon: 'https://cdn.example.com/i.png',
+      badge: 'https://cdn.example.com/b.png',
+      requireInteraction: true,
+      renotify: true,
+      silent: false,
+      actions: [
+        { action: 'track', title: 'Track' },
+        { action: 'later', title: 'Later' },
+      ],
+    });
+    api.sent.length = 0;
+    await fake.dispatch('notificationclick', { ...clickOn(fake.shown[0]), action: 'track' });
+    expect(fake.scope.clients.openWindow).toHaveBeenCalledWith('https://shop.example.com/track/42');
+    expect(api.sent.map((r) => r.body)).toEqual([{ installation_id: 'inst-1', type: 'opened', occurred_at: expect.any(String), action: 'track' }]);
+
+    // A button without url opens action_url; a click on the body reports no action.
+    api.sent.length = 0;
+    await fake.dispatch('notificationclick', { ...clickOn(fake.shown[0]), action: 'later' });
+    expect(fake.scope.clients.openWindow).toHaveBeenLastCalledWith('https://shop.example.com/orders/42');
+    expect(api.sent.map((r) => (r.body as { action?: string }).action)).toEqual(['later']);
+    api.sent.length = 0;
+    await fake.dispatch('notificationclick', clickOn(fake.shown[0]));
+    expect(api.sent.map((r) => r.body)).toEqual([{ installation_id: 'inst-1', type: 'opened', occurred_at: expect.any(String) }]);
+  });
+
   it('a click focuses a tab already at action_url, or opens a window when the site has none', async () => {
     const there = windowAt('https://shop.example.com/orders/42');
     fake.windows.push(there);

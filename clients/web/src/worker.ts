@@ -10,6 +10,21 @@ export interface PushPayload {
   image_url?: string;
   action_url?: string;
   data?: Record<string, unknown>;
+  /** `options.web` of the send (docs/api.md#platform-fields). */
+  icon?: string;
+  badge?: string;
+  tag?: string;
+  require_interaction?: boolean;
+  renotify?: boolean;
+  silent?: boolean;
+  actions?: PushAction[];
+}
+
+/** A button of the notification: a click opens `url` (else `action_url`) and reports `opened` with `action`. */
+export interface PushAction {
+  action: string;
+  title: string;
+  url?: string;
 }
 
 /** A notification to show: `showNotification(title, options)`. */
@@ -26,6 +41,8 @@ export interface PendingReport {
   installation_id: string;
   type: EventType;
   occurred_at: string;
+  /** The button clicked, with `opened` (docs/api.md#web-action-buttons). */
+  action?: string;
 }
 
 export interface PushWorkerOptions {
@@ -74,6 +91,14 @@ export interface ServiceWorkerScope {
   addEventListener(type: string, listener: (event: never) => void): void;
 }
 
+/** What the SDK keeps in a shown notification's `data.pns`. */
+interface PnsData {
+  notification_id: string;
+  action_url: string | null;
+  /** Each button's URL (null: `action_url`), by its action. */
+  actions?: Record<string, string | null>;
+}
+
 /** Reports kept for later are dropped beyond this many (oldest first). */
 const OUTBOX_LIMIT = 200;
 const OUTBOX_KEY = 'outbox';
@@ -82,8 +107,8 @@ export const SYNC_TAG = 'pns-reports';
 export interface PushWorker {
   /** What the `push` listener does; returns once shown and reported (or queued). */
   handlePush(payload: unknown): Promise<void>;
-  /** What the `notificationclick` listener does with the clicked notification. */
-  handleNotificationClick(notification: Notification): Promise<void>;
+  /** What the `notificationclick` listener does with the clicked notification and button (`''`: its body). */
+  handleNotificationClick(notification: Notification, action?: string): Promise<void>;
   /** Sends the reports that are waiting; runs on every event and on Background Sync. */
   flushReports(): Promise<void>;
 }
@@ -112,12 +137,12 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
   }
 
   /** Sends a report; one that failed for a passing reason waits in the outbox for the next chance. */
-  async function report(notificationId: string, type: EventType): Promise<void> {
+  async function report(notificationId: string, type: EventType, action?: string): Promise<void> {
     const occurred_at = new Date().toISOString();
     try {
       const [config, state] = await Promise.all([api(), read<InstallationState>(INSTALLATION_KEY)]);
       if (!config || !state) return; // never configured by a page: nothing to report to
-      const pending: PendingReport = { notification_id: notificationId, installation_id: state.id, type, occurred_at };
+      const pending: PendingReport = { notification_id: notificationId, installation_id: state.id, type, occurred_at, ...(action ? { action } : {}) };
       try {
         await send(pending, config);
       } catch (error) {
@@ -160,17 +185,27 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     if (!isPayload(payload)) return; // not one of ours: another handler of the app may show it
     const id = payload.notification_id;
     const reports = [report(id, 'received'), flushReports()];
-    const pns = { notification_id: id, action_url: payload.action_url ?? null };
+    const buttons = payload.actions ?? [];
+    // Each button's URL, by its action, for the click (docs/api.md#web-action-buttons).
+    const pns: PnsData = {
+      notification_id: id,
+      action_url: payload.action_url ?? null,
+      ...(buttons.length > 0 ? { actions: Object.fromEntries(buttons.map((b) => [b.action, b.url ?? null])) } : {}),
+    };
     const display: NotificationDisplay = {
       title: payload.title,
       options: {
         body: payload.body,
         // The same notification sent again replaces the shown one instead of stacking.
-        tag: id,
-        icon: options.icon,
-        badge: options.badge,
+        tag: payload.tag ?? id,
+        icon: payload.icon ?? options.icon,
+        badge: payload.badge ?? options.badge,
         image: payload.image_url,
         data: { ...(payload.data === undefined ? {} : { data: payload.data }), pns },
+        ...(payload.require_interaction === undefined ? {} : { requireInteraction: payload.require_interaction }),
+        ...(payload.renotify === undefined ? {} : { renotify: payload.renotify }),
+        ...(payload.silent === undefined ? {} : { silent: payload.silent }),
+        ...(buttons.length > 0 ? { actions: buttons.map(({ action, title }) => ({ action, title })) } : {}),
       },
     };
     let shown: NotificationDisplay | null;
@@ -205,12 +240,15 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     await scope.clients.openWindow(target);
   }
 
-  async function handleNotificationClick(notification: Notification): Promise<void> {
+  async function handleNotificationClick(notification: Notification, action = ''): Promise<void> {
     notification.close();
-    const pns = (notification.data as { pns?: { notification_id: string; action_url: string | null } } | null)?.pns;
+    const pns = (notification.data as { pns?: PnsData } | null)?.pns;
     if (!pns) return;
+    // A button of ours opens its own URL, else the notification's; it is reported with `opened`.
+    const button = action && pns.actions && Object.hasOwn(pns.actions, action) ? action : undefined;
+    const url = (button && pns.actions![button]) || pns.action_url;
     // Open at once (a click allows opening a window only for a short while); report alongside.
-    await Promise.all([open(pns.action_url).catch(() => undefined), report(pns.notification_id, 'opened'), flushReports()]);
+    await Promise.all([open(url).catch(() => undefined), report(pns.notification_id, 'opened', button), flushReports()]);
   }
 
   /** The browser replaced the subscription: register the new one, with no page open. */
@@ -236,7 +274,7 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     }
     event.waitUntil(handlePush(payload));
   });
-  scope.addEventListener('notificationclick', (event: NotificationEvent) => event.waitUntil(handleNotificationClick(event.notification)));
+  scope.addEventListener('notificationclick', (event: NotificationEvent) => event.waitUntil(handleNotificationClick(event.notification, event.action)));
   scope.addEventListener('pushsubscriptionchange', (event: PushSubscriptionChangeEvent) => event.waitUntil(resubscribe(event).catch(() => undefined)));
   scope.addEventListener('sync', (event: ExtendableEvent & { tag?: string }) => {
     if (event.tag === SYNC_TAG) event.waitUntil(flushReports());

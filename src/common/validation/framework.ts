@@ -59,6 +59,20 @@ export function rule(name: string, check: Check, context?: ListContext | InnerCo
   return check.schema ? applyDecorators(validate, ApiProperty(check.schema)) : validate;
 }
 
+/** A check that also reads the object holding the field (see WithSiblings in rules.ts). */
+export function siblingRule(name: string, problem: (value: unknown, object: Record<string, unknown>) => string | null): PropertyDecorator {
+  return (target, propertyName) =>
+    registerDecorator({
+      name,
+      target: target.constructor,
+      propertyName: propertyName as string,
+      validator: {
+        validate: (value: unknown, args?: ValidationArguments) => problem(value, (args?.object ?? {}) as Record<string, unknown>) === null,
+        defaultMessage: (args?: ValidationArguments) => problem(args?.value, (args?.object ?? {}) as Record<string, unknown>) ?? '',
+      },
+    });
+}
+
 export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Absent and null are both "not given". */
@@ -70,6 +84,13 @@ export const OptionalNotNull = () =>
     ApiProperty({ required: false }),
   );
 export const Required = () => applyDecorators(IsDefined({ message: 'The :attribute field is required.' }), ApiProperty({ required: true }));
+/** Required unless `given(body)`; then absent and null are both "not given". */
+export const RequiredUnless = <T extends object>(given: (body: T) => boolean, message: string) =>
+  applyDecorators(
+    ValidateIf((body: T, value: unknown) => (value !== undefined && value !== null) || !given(body)),
+    IsDefined({ message }),
+    ApiProperty({ required: false }),
+  );
 /**
  * Required; when absent, the error also names these fields inside it (`recipients` names
  * `recipients.user_ids`, the form most callers use: docs/api.md#recipients).

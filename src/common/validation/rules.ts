@@ -11,6 +11,7 @@ import {
   recordListBound,
   recordNestedClass,
   rule,
+  siblingRule,
   VERBATIM_PROPERTIES,
   verbatimProperties,
 } from './framework';
@@ -43,19 +44,26 @@ export function checkString({ min = 0, max, pattern, patternMessage }: StringRul
 
 export const Str = (options: StringRule = {}) => rule('string', checkString(options));
 
-export function checkInt({ min, max }: { min?: number; max?: number }): Check {
+/** `not`: one value inside the range that is refused (`badge_increment` 0), as `x-not` in the document (OpenAPI 3.0 has no `not` we use). */
+export function checkInt({ min, max, not }: { min?: number; max?: number; not?: number }): Check {
   return described(
     (value) => {
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return 'The :attribute field must be an integer.';
       if (min !== undefined && value < min) return `The :attribute field must be at least ${min}.`;
       if (max !== undefined && value > max) return `The :attribute field must not be greater than ${max}.`;
+      if (value === not) return `The :attribute field must not be ${not}.`;
       return null;
     },
-    { type: 'integer', ...(min !== undefined ? { minimum: min } : {}), ...(max !== undefined ? { maximum: max } : {}) },
+    {
+      type: 'integer',
+      ...(min !== undefined ? { minimum: min } : {}),
+      ...(max !== undefined ? { maximum: max } : {}),
+      ...(not !== undefined ? { 'x-not': not } : {}),
+    },
   );
 }
 
-export const Int = (options: { min?: number; max?: number }) => rule('integer', checkInt(options));
+export const Int = (options: { min?: number; max?: number; not?: number }) => rule('integer', checkInt(options));
 
 /** An integer given as a number or, in a query string, as digits. */
 export const IntLike = (options: { min?: number; max?: number }) => {
@@ -291,3 +299,49 @@ export const Base64Url = (bytes: number) => {
     ),
   );
 };
+
+/** A JSON boolean. */
+export const Bool = () =>
+  rule(
+    'boolean',
+    described((value) => (typeof value === 'boolean' ? null : 'The :attribute field must be true or false.'), { type: 'boolean' }),
+  );
+
+/** A number from `min` to `max` inclusive (`options.apns.relevance_score`). */
+export const Num = ({ min, max }: { min: number; max: number }) =>
+  rule(
+    'number',
+    described(
+      (value) => {
+        if (typeof value !== 'number' || !Number.isFinite(value)) return 'The :attribute field must be a number.';
+        return value < min || value > max ? `The :attribute field must be between ${min} and ${max}.` : null;
+      },
+      { type: 'number', minimum: min, maximum: max },
+    ),
+  );
+
+/**
+ * A rule that looks at the sibling fields too (`badge_increment` not with `badge`, `renotify` needing
+ * `tag`): `problem(value, object)` gives the message, or null. Reported on the decorated field.
+ */
+export const WithSiblings = siblingRule;
+
+/** An array of 1..`max` objects, each validated against `cls` (unknown keys rejected), errors at `field.<index>.<key>`. */
+export function NestedList(cls: () => new () => object, { min, max }: { min: number; max: number }): PropertyDecorator {
+  const check = described(
+    (value) => {
+      if (!Array.isArray(value)) return 'The :attribute field must be an array.';
+      if (value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
+      if (value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
+      return null;
+    },
+    { type: 'array', minItems: min, maxItems: max },
+  );
+  return (target, key) => {
+    recordListBound(target.constructor, key, { max, check });
+    rule('nestedList', check)(target, key);
+    ValidateNested({ each: true, message: 'The :attribute field must be an object.' })(target, key);
+    Type(cls)(target, key);
+    ApiProperty({ type: () => cls(), isArray: true })(target, key);
+  };
+}

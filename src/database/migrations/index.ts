@@ -10,6 +10,7 @@ import { DeliveryMinutes1764600000000 } from './1764600000000-DeliveryMinutes';
 import { TokenChanges1764700000000 } from './1764700000000-TokenChanges';
 import { DeliveriesWithoutInstallationKey1764800000000 } from './1764800000000-DeliveriesWithoutInstallationKey';
 import { AppSettings1764900000000 } from './1764900000000-AppSettings';
+import { MessageKinds1765000000000 } from './1765000000000-MessageKinds';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   TokenChanges1764700000000,
   DeliveriesWithoutInstallationKey1764800000000,
   AppSettings1764900000000,
+  MessageKinds1765000000000,
 ];

@@ -7,7 +7,7 @@ import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
-import { PushContent } from '../providers/payloads';
+import { MAX_BADGE, PushContent } from '../providers/payloads';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {
@@ -20,7 +20,17 @@ export interface ClaimedRow {
   invalidated_at: Date | null;
   /** device.locale, for the localized content (docs/api.md#localization). */
   locale: string | null;
+  /** The iOS badge count after this send's `badge` or `badge_increment` (docs/api.md#badge-arithmetic); null on other platforms. */
+  badge: number | null;
 }
+
+/** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
+export interface BadgeChange {
+  set: number | null;
+  add: number;
+}
+
+export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
 /** A notification as its delivery jobs need it. */
 export interface NotificationToSend {
@@ -67,15 +77,42 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 // (its partition), parameters known when execution begins, so the other partitions are left out
 // before they are opened; $6 is `sending`, $7 the statuses still to send. Prepared: it runs once
 // per batch (docs/decisions/0001-prepared-hot-statements.md).
-const CLAIM_SQL = `UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
-         FROM installations i
-         WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
-           AND d.batch = $2 AND i.id = d.installation_id
-           AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
-           AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
-           AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-         RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-           i.device ->> 'locale' AS locale`;
+const claimed = `claimed AS (
+    UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
+    FROM installations i
+    WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+      AND d.batch = $2 AND i.id = d.installation_id
+      AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
+      AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
+      AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+    RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
+      i.device ->> 'locale' AS locale, i.badge
+  )`;
+
+/**
+ * Badge arithmetic (docs/api.md#badge-arithmetic), as each installation's message is built: $8 sets
+ * the count, else $9 is added (within 0..$11), on the live $10 (iOS) rows claimed, an increment on
+ * the first attempt only, so a retry sends the same number. A concurrent send's update of the same
+ * row is waited for and then added to (PostgreSQL re-reads the row it waited for), so two +1 sends
+ * give 2. The ids are sorted and each is one primary-key probe, so rows are locked in id order and
+ * two sends do not deadlock; an explicit FOR UPDATE first cost 15 us per row more (bench/README.md,
+ * "Message kinds"). With neither option (the usual send) the one-time filter leaves the table alone.
+ */
+const badged = `badged AS (
+    UPDATE installations i SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, i.badge + $9::int)))
+    FROM (SELECT installation_id FROM claimed c
+          WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+            AND ($8::int IS NOT NULL OR c.attempts = 1)
+          ORDER BY installation_id) l
+    WHERE i.id = l.installation_id
+    RETURNING i.id, i.badge
+  )`;
+
+const CLAIM_SQL = `
+  WITH ${claimed}, ${badged}
+  SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
+    CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge
+  FROM claimed c LEFT JOIN badged b ON b.id = c.installation_id`;
 
 /**
  * Bounds [from, to) covering notifications' starts, for the statements above: a Date has
@@ -231,7 +268,7 @@ export class DeliveriesRepository {
    * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
    * `startedAt`: the notification's processing_started_at (NotificationToSend).
    */
-  async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean): Promise<ClaimedRow[]> {
+  async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean, badge: BadgeChange = NO_BADGE_CHANGE): Promise<ClaimedRow[]> {
     const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [
       notificationId,
       batch,
@@ -239,6 +276,10 @@ export class DeliveriesRepository {
       ...startedSpan([startedAt]),
       'sending' satisfies DeliveryStatus,
       STILL_TO_SEND,
+      badge.set,
+      badge.add,
+      'ios' satisfies Platform,
+      MAX_BADGE,
     ]);
     return rows;
   }

@@ -7,7 +7,7 @@ import { MetricsService } from '../../metrics/metrics.service';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
-import { DeliveriesService } from './deliveries.service';
+import { badgeChange, DeliveriesService } from './deliveries.service';
 import { OutcomeRecorder } from './outcome-recorder';
 import { PushContent } from '../providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
@@ -74,7 +74,7 @@ class ScriptedProvider implements PushProvider {
     return this.platform === 'ios' ? credentials.apns !== null : this.platform === 'android' ? credentials.fcm !== null : credentials.vapid !== null;
   }
   async send(_c: ProviderCredentials, content: PushContent, target: { installationId: string }): Promise<DeliveryOutcome> {
-    this.titles.set(target.installationId, content.title);
+    this.titles.set(target.installationId, content.title ?? '');
     return this.answers.get(target.installationId) ?? { kind: 'accepted' };
   }
 }
@@ -88,6 +88,7 @@ const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
   deleted_at: null,
   invalidated_at: null,
   locale: null,
+  badge: null,
   ...extra,
 });
 
@@ -313,3 +314,22 @@ async function until(condition: () => boolean): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe('badgeChange (docs/api.md#badge-arithmetic)', () => {
+  const content = (options: PushContent['options'], title: string | null = 'T'): PushContent => ({
+    id: 'n',
+    title,
+    body: title,
+    image_url: null,
+    action_url: null,
+    data: null,
+    options,
+  });
+  it('sets with badge, adds with badge_increment, nothing otherwise or for a silent send', () => {
+    expect(badgeChange(content({ badge: 4 }))).toEqual({ set: 4, add: 0 });
+    expect(badgeChange(content({ badge_increment: -2 }))).toEqual({ set: null, add: -2 });
+    expect(badgeChange(content(null))).toEqual({ set: null, add: 0 });
+    expect(badgeChange(content({ ttl: 1 }))).toEqual({ set: null, add: 0 });
+    expect(badgeChange(content({ badge_increment: 1, content_available: true }, null))).toEqual({ set: null, add: 0 });
+  });
+});

@@ -7,9 +7,9 @@ import { CredentialsService } from '../../credentials/credentials.service';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { MetricsService } from '../../metrics/metrics.service';
 import { DeliverJobs } from '../../queue/jobs';
-import { ClaimedRow, DeliveriesRepository, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
+import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-import { contentFor, PushContent } from '../providers/payloads';
+import { contentFor, isBackground, PushContent } from '../providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 import { StoreOutage } from './store-outage';
@@ -19,6 +19,15 @@ type Final = RecordedOutcome;
 type Skipped = Final & { status: 'skipped'; reason: SkipReason };
 
 const CONTENT_CACHE_SIZE = 500;
+
+/** What a send does to its iOS installations' badge counts: nothing for a silent one, which shows no badge. */
+export function badgeChange(content: PushContent): BadgeChange {
+  const options = content.options;
+  if (!options || isBackground(content)) return NO_BADGE_CHANGE;
+  if (options.badge !== undefined) return { set: options.badge, add: 0 };
+  if (options.badge_increment !== undefined) return { set: null, add: options.badge_increment };
+  return NO_BADGE_CHANGE;
+}
 
 /**
  * Sends one batch of a notification: claims its due rows (pending → sending), sends each through
@@ -54,7 +63,8 @@ export class DeliveriesService {
     const startedAt = notification?.startedAt;
     if (!notification || !startedAt) return { sent: 0 };
     const { appId, content } = notification;
-    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim));
+    const badge = badgeChange(content);
+    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge));
     if (claimed.length === 0) {
       // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md#scheduling).
       await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
@@ -97,7 +107,10 @@ export class DeliveriesService {
     const provider = this.byPlatform.get(row.platform);
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const started = process.hrtime.bigint();
-    const outcome = await provider.send(credentials, contentFor(content, row.locale), {
+    let built = contentFor(content, row.locale);
+    // The count this installation reached (docs/api.md#badge-arithmetic) replaces the increment.
+    if (row.badge !== null && built.options?.badge_increment !== undefined) built = { ...built, options: { ...built.options, badge: row.badge } };
+    const outcome = await provider.send(credentials, built, {
       installationId: row.installation_id,
       pushToken: row.push_token,
       webPushSubscription: row.web_push_subscription,

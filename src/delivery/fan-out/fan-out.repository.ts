@@ -27,12 +27,13 @@ function chunkTargets(kind: RecipientKind, p: number): string {
 }
 
 /**
- * The words the chunk statement writes and compares, as its parameters from $11 in this order (the vocabulary
- * reaches SQL as parameters, docs/architecture.md "SQL files"); the chunk's targets follow from $20.
+ * The words the chunk statement writes and compares, as its parameters from $12 in this order (the vocabulary
+ * reaches SQL as parameters, docs/architecture.md "SQL files"); the chunk's targets follow them.
  */
 const WORDS = [
   SkipReason.Canceled,
   SkipReason.PlatformExcluded,
+  SkipReason.SilentNotSupported,
   SkipReason.NoCredentials,
   SkipReason.PermissionDenied,
   SkipReason.Invalidated,
@@ -42,8 +43,8 @@ const WORDS = [
   'pending',
   'denied',
 ] as const satisfies readonly (SkipReason | DeliveryStatus | Permission)[];
-const word = (w: (typeof WORDS)[number]) => `$${11 + WORDS.indexOf(w)}::text`;
-const FIRST_TARGET_PARAM = 11 + WORDS.length;
+const word = (w: (typeof WORDS)[number]) => `$${12 + WORDS.indexOf(w)}::text`;
+const FIRST_TARGET_PARAM = 12 + WORDS.length;
 
 /** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
 const chosen = (kind: RecipientKind) => `chosen AS (
@@ -51,6 +52,7 @@ const chosen = (kind: RecipientKind) => `chosen AS (
       CASE
         WHEN $7::boolean THEN ${word(SkipReason.Canceled)}
         WHEN NOT (i.platform = ANY($4::text[])) THEN ${word(SkipReason.PlatformExcluded)}
+        WHEN i.platform = ANY($11::text[]) THEN ${word(SkipReason.SilentNotSupported)}
         WHEN NOT (i.platform = ANY($5::text[])) THEN ${word(SkipReason.NoCredentials)}
         WHEN i.permission = ${word('denied')} THEN ${word(SkipReason.PermissionDenied)}
         WHEN i.invalidated_at IS NOT NULL THEN ${word(SkipReason.Invalidated)}
@@ -132,6 +134,8 @@ export interface ChunkStatementParams {
   batchSize: number;
   wanted: readonly Platform[];
   configured: readonly Platform[];
+  /** Platforms that cannot take this send silently (docs/api.md#silent-sends): skipped. */
+  silentless: readonly Platform[];
   /** The notification's batches so far. */
   batches: number;
   canceled: boolean;
@@ -151,6 +155,7 @@ export const fanOutChunkParams = (p: ChunkStatementParams): unknown[] => [
   p.due.zones,
   p.due.dues,
   p.due.fallback,
+  p.silentless,
   ...WORDS,
   ...p.target,
 ];
@@ -165,6 +170,8 @@ export interface StartedRow {
   app_id: string;
   /** The send's options; of these, the fan-out reads `platforms` (absent: every platform) and `local_time`. */
   options: NotificationOptions | null;
+  /** A send without `notification` (docs/api.md#silent-sends). */
+  silent: boolean;
   fanout_position: number;
   fanned_out_at: Date | null;
   /** The time local times count from: send_at, or the acceptance when later or absent. */
@@ -219,6 +226,8 @@ export interface ChunkParams {
   wanted: readonly Platform[];
   /** Platforms the app has credentials for. */
   configured: Platform[];
+  /** Platforms skipped as SilentNotSupported. */
+  silentless: readonly Platform[];
   /** Due times for the chunk's zones (a local-time send), computed from them; absent: `fixedDue` for all. */
   dueTimes?: (zones: string[]) => ChunkDueTimes;
   fixedDue: Date | null;
@@ -253,7 +262,7 @@ export class FanOutRepository {
     const [[started]]: [StartedRow[], number] = await this.db.query(
       `UPDATE notifications SET processing_started_at = COALESCE(processing_started_at, now())
        WHERE id = $1 AND (send_at IS NULL OR send_at <= now() OR canceled_at IS NOT NULL OR processing_started_at IS NOT NULL)
-       RETURNING app_id, options, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at`,
+       RETURNING app_id, options, title IS NULL AS silent, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at`,
       [notificationId],
     );
     if (started) return started;
@@ -297,6 +306,7 @@ export class FanOutRepository {
           batchSize: params.batchSize,
           wanted: params.wanted,
           configured: params.configured,
+          silentless: params.silentless,
           batches: n.batches,
           canceled: n.canceled,
           due,

@@ -9,6 +9,7 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { ChunkDueTimes, FanOutRepository, FilledBatch } from './fan-out.repository';
 import { isTimeZone, nextLocalTime } from './local-time';
+import { SILENTLESS } from '../providers/payloads';
 import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 
 /**
@@ -72,6 +73,7 @@ export class FanOutService {
         batchSize,
         wanted,
         configured,
+        silentless: started.silent ? SILENTLESS : [],
         dueTimes: localTime ? (zones) => dueTimes(reference, localTime, zones) : undefined,
         fixedDue: started.send_at,
       });

@@ -1,4 +1,17 @@
-import { apnsHeaders, apnsPayload, fcmMessage, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms, webPushPayload, webPushTopicOf } from './payloads';
+import {
+  apnsHeaders,
+  apnsPayload,
+  fcmMessage,
+  isBackground,
+  MAX_BADGE,
+  PAYLOAD_LIMITS,
+  payloadSize,
+  PushContent,
+  targetedPlatforms,
+  webPushPayload,
+  webPushTopicOf,
+  webPushUrgencyOf,
+} from './payloads';
 
 const ID = '0b9a5f4e-2c1d-4e8f-9a7b-6c5d4e3f2a1b';
 const bare: PushContent = { id: ID, title: 'Hello', body: 'World', image_url: null, action_url: null, data: null, options: null };
@@ -71,5 +84,73 @@ describe('payload builders', () => {
   it('targets every platform unless the send names some', () => {
     expect(targetedPlatforms(bare)).toEqual(['ios', 'android', 'web']);
     expect(targetedPlatforms(full)).toEqual(['ios', 'web']);
+  });
+});
+
+describe('message kinds (docs/api.md#message-kinds)', () => {
+  const silent: PushContent = {
+    ...bare,
+    title: null,
+    body: null,
+    data: { sync: 1 },
+    options: { content_available: true, priority: 'high', badge: 3, sound: 's' },
+  };
+
+  it('a silent send: APNs background push at priority 5 without alert, sound or badge; FCM data-only', () => {
+    expect(JSON.stringify(apnsPayload(silent))).toBe(`{"aps":{"content-available":1},"notification_id":"${ID}","data":{"sync":1}}`);
+    expect(apnsHeaders(silent, 1000)).toEqual({ 'apns-push-type': 'background', 'apns-priority': '5', 'apns-collapse-id': ID });
+    expect(fcmMessage(silent, 'tok')).toEqual({ token: 'tok', data: { sync: '1', notification_id: ID }, android: { priority: 'HIGH', collapse_key: ID } });
+    expect(isBackground(silent)).toBe(true);
+    expect(isBackground(bare)).toBe(false);
+  });
+
+  it('content_available with a notification adds content-available to the alert', () => {
+    expect(apnsPayload({ ...bare, options: { content_available: true } }).aps).toEqual({ alert: { title: 'Hello', body: 'World' }, 'content-available': 1 });
+  });
+
+  it('maps options.apns, options.android and options.web; the Urgency of options.web wins', () => {
+    const options = {
+      apns: { subtitle: 'S', interruption_level: 'passive', relevance_score: 0.5, thread_id: 't', category: 'c', target_content_id: 'x' },
+      android: { channel_id: 'ch', tag: 'tg', color: '#000000', icon: 'i', click_action: 'a', visibility: 'secret' },
+      web: {
+        icon: 'https://i',
+        badge: 'https://b',
+        tag: 'w',
+        require_interaction: false,
+        renotify: true,
+        silent: true,
+        urgency: 'very-low',
+        actions: [{ title: 'T', action: 'a' }],
+      },
+    } as const;
+    const content: PushContent = { ...bare, options: options as never };
+    expect(JSON.stringify(apnsPayload(content).aps)).toBe(
+      '{"alert":{"title":"Hello","body":"World","subtitle":"S"},"interruption-level":"passive","relevance-score":0.5,"thread-id":"t","category":"c","target-content-id":"x"}',
+    );
+    expect((fcmMessage(content, 'tok').android as Record<string, unknown>).notification).toEqual({
+      channel_id: 'ch',
+      tag: 'tg',
+      color: '#000000',
+      icon: 'i',
+      click_action: 'a',
+      visibility: 'SECRET',
+    });
+    expect(JSON.stringify(webPushPayload(content))).toBe(
+      `{"notification_id":"${ID}","title":"Hello","body":"World","icon":"https://i","badge":"https://b","tag":"w","require_interaction":false,"renotify":true,"silent":true,"actions":[{"action":"a","title":"T"}]}`,
+    );
+    expect(webPushUrgencyOf(content)).toBe('very-low');
+    expect(webPushUrgencyOf({ ...bare, options: { priority: 'normal' } })).toBe('normal');
+  });
+
+  it('a silent send is never checked against the web limit: web installations are skipped', () => {
+    expect(targetedPlatforms(silent)).toEqual(['ios', 'android']);
+    expect(targetedPlatforms({ ...silent, options: { content_available: true, platforms: ['web', 'ios'] } })).toEqual(['ios']);
+  });
+
+  it('the size check counts the platform fields, and a badge increment as the largest badge', () => {
+    const android = { ...bare, options: { android: { channel_id: 'c'.repeat(64) } } };
+    expect(payloadSize(android, 'android') - payloadSize(bare, 'android')).toBe(64);
+    const increment = { ...bare, options: { badge_increment: 1 } };
+    expect(payloadSize(increment, 'ios') - payloadSize(bare, 'ios')).toBe(`,"badge":${MAX_BADGE}`.length);
   });
 });

@@ -10,8 +10,9 @@ import { NotificationOptions } from '../../common/notification-options';
 
 export interface PushContent {
   id: string;
-  title: string;
-  body: string;
+  /** Null for a silent send without `notification` (docs/api.md#silent-sends); title and body are null together. */
+  title: string | null;
+  body: string | null;
   image_url: string | null;
   action_url: string | null;
   data: Record<string, unknown> | null;
@@ -94,11 +95,29 @@ export function webPushTopicOf(content: PushContent): string {
   return bytes.toString('base64url');
 }
 
+/** A silent send without `notification`: a background push, data-only, skipped on the web (docs/api.md#silent-sends). */
+export const isBackground = (content: PushContent) => content.title === null;
+
+/** The badge count a send may reach (docs/api.md#badge-arithmetic): also what the size check assumes for an increment. */
+export const MAX_BADGE = 99_999;
+
 export function apnsPayload(content: PushContent): Record<string, unknown> {
-  const aps: Record<string, unknown> = { alert: { title: content.title, body: content.body } };
-  if (content.options?.sound !== undefined) aps.sound = content.options.sound;
-  if (content.options?.badge !== undefined) aps.badge = content.options.badge;
-  if (content.image_url) aps['mutable-content'] = 1;
+  const options = content.options;
+  let aps: Record<string, unknown>;
+  if (isBackground(content)) {
+    // Apple refuses an alert, sound or badge in a background push.
+    aps = { 'content-available': 1 };
+  } else {
+    const alert: Record<string, unknown> = { title: content.title, body: content.body };
+    aps = { alert };
+    if (options) {
+      if (options.sound !== undefined) aps.sound = options.sound;
+      if (options.badge !== undefined) aps.badge = options.badge;
+      if (options.content_available) aps['content-available'] = 1;
+      if (options.apns) apnsFields(options.apns, aps, alert);
+    }
+    if (content.image_url) aps['mutable-content'] = 1;
+  }
   const payload: Record<string, unknown> = { aps, notification_id: content.id };
   if (content.image_url) payload.image_url = content.image_url;
   if (content.action_url) payload.action_url = content.action_url;
@@ -106,11 +125,23 @@ export function apnsPayload(content: PushContent): Record<string, unknown> {
   return payload;
 }
 
+/** `options.apns` into `aps` (docs/api.md#platform-fields). */
+function apnsFields(apns: NonNullable<NotificationOptions['apns']>, aps: Record<string, unknown>, alert: Record<string, unknown>): void {
+  if (apns.subtitle !== undefined) alert.subtitle = apns.subtitle;
+  if (apns.interruption_level !== undefined) aps['interruption-level'] = apns.interruption_level;
+  if (apns.relevance_score !== undefined) aps['relevance-score'] = apns.relevance_score;
+  if (apns.thread_id !== undefined) aps['thread-id'] = apns.thread_id;
+  if (apns.category !== undefined) aps.category = apns.category;
+  if (apns.target_content_id !== undefined) aps['target-content-id'] = apns.target_content_id;
+}
+
 /** apns-* headers except `apns-topic` (the app's bundle id) and authorization. */
 export function apnsHeaders(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
+  const background = isBackground(content);
   const headers: Record<string, string> = {
-    'apns-push-type': 'alert',
-    'apns-priority': priorityOf(content) === 'high' ? '10' : '5',
+    'apns-push-type': background ? 'background' : 'alert',
+    // Apple requires priority 5 for a background push, whatever was asked.
+    'apns-priority': !background && priorityOf(content) === 'high' ? '10' : '5',
     'apns-collapse-id': collapseIdOf(content),
   };
   const ttl = content.options?.ttl;
@@ -131,14 +162,30 @@ export function fcmData(content: PushContent): Record<string, string> {
 }
 
 export function fcmMessage(content: PushContent, token: string): Record<string, unknown> {
-  const notification: Record<string, string> = { title: content.title, body: content.body };
-  if (content.image_url) notification.image = content.image_url;
   const android: Record<string, unknown> = {
     priority: priorityOf(content) === 'high' ? 'HIGH' : 'NORMAL',
     collapse_key: collapseIdOf(content),
   };
   if (content.options?.ttl !== undefined) android.ttl = `${content.options.ttl}s`;
+  // A silent send is a data-only message: no `notification` anywhere.
+  if (isBackground(content)) return { token, data: fcmData(content), android };
+  const notification: Record<string, string> = { title: content.title!, body: content.body! };
+  if (content.image_url) notification.image = content.image_url;
+  const fields = content.options?.android;
+  if (fields) android.notification = androidNotification(fields);
   return { token, notification, data: fcmData(content), android };
+}
+
+/** `options.android` as FCM's `android.notification` (docs/api.md#platform-fields): the same names, visibility in upper case. */
+function androidNotification(fields: NonNullable<NotificationOptions['android']>): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (fields.channel_id !== undefined) out.channel_id = fields.channel_id;
+  if (fields.tag !== undefined) out.tag = fields.tag;
+  if (fields.color !== undefined) out.color = fields.color;
+  if (fields.icon !== undefined) out.icon = fields.icon;
+  if (fields.click_action !== undefined) out.click_action = fields.click_action;
+  if (fields.visibility !== undefined) out.visibility = fields.visibility.toUpperCase();
+  return out;
 }
 
 export function webPushPayload(content: PushContent): Record<string, unknown> {
@@ -146,21 +193,45 @@ export function webPushPayload(content: PushContent): Record<string, unknown> {
   if (content.image_url) payload.image_url = content.image_url;
   if (content.action_url) payload.action_url = content.action_url;
   if (content.data) payload.data = content.data;
+  const web = content.options?.web;
+  if (web) {
+    if (web.icon !== undefined) payload.icon = web.icon;
+    if (web.badge !== undefined) payload.badge = web.badge;
+    if (web.tag !== undefined) payload.tag = web.tag;
+    if (web.require_interaction !== undefined) payload.require_interaction = web.require_interaction;
+    if (web.renotify !== undefined) payload.renotify = web.renotify;
+    if (web.silent !== undefined) payload.silent = web.silent;
+    // Rebuilt in this order: jsonb storage reorders an object's keys.
+    if (web.actions !== undefined)
+      payload.actions = web.actions.map(({ action, title, url }) => (url === undefined ? { action, title } : { action, title, url }));
+  }
   return payload;
 }
+
+/** Web Push `Urgency`: `options.web.urgency`, else what `priority` implies. */
+export const webPushUrgencyOf = (content: PushContent) => content.options?.web?.urgency ?? (priorityOf(content) === 'high' ? 'high' : 'normal');
 
 /** Bytes each provider would be given, as it counts them. */
 export function payloadSize(content: PushContent, platform: Platform): number {
   switch (platform) {
-    case 'ios':
-      return Buffer.byteLength(JSON.stringify(apnsPayload(content)));
+    case 'ios': {
+      // An increment's result is known only when the message is built: count the largest.
+      const options = content.options;
+      const sized = options?.badge_increment !== undefined && !isBackground(content) ? { ...content, options: { ...options, badge: MAX_BADGE } } : content;
+      return Buffer.byteLength(JSON.stringify(apnsPayload(sized)));
+    }
     case 'android': {
       // FCM counts the message's content, not its JSON: the bytes of each data key and value and
-      // of each notification text (title, body, image), against 4096.
-      const { notification, data } = fcmMessage(content, '') as { notification: Record<string, string>; data: Record<string, string> };
+      // of each notification text (title, body, image, and the android.notification fields), against 4096.
+      const { notification, data, android } = fcmMessage(content, '') as {
+        notification?: Record<string, string>;
+        data: Record<string, string>;
+        android: { notification?: Record<string, string> };
+      };
       let size = 0;
       for (const [key, value] of Object.entries(data)) size += Buffer.byteLength(key) + Buffer.byteLength(value);
-      for (const value of Object.values(notification)) size += Buffer.byteLength(value);
+      for (const value of Object.values(notification ?? {})) size += Buffer.byteLength(value);
+      for (const value of Object.values(android.notification ?? {})) size += Buffer.byteLength(value);
       return size;
     }
     case 'web':
@@ -168,6 +239,11 @@ export function payloadSize(content: PushContent, platform: Platform): number {
   }
 }
 
+/** Platforms that cannot deliver a push that shows nothing: skipped as SilentNotSupported (docs/api.md#silent-sends). */
+export const SILENTLESS: readonly Platform[] = ['web'];
+
+/** The platforms a send may reach: `options.platforms`, less SILENTLESS for a silent send. */
 export function targetedPlatforms(content: PushContent): readonly Platform[] {
-  return content.options?.platforms ?? PLATFORMS;
+  const platforms = content.options?.platforms ?? PLATFORMS;
+  return isBackground(content) ? platforms.filter((platform) => !SILENTLESS.includes(platform)) : platforms;
 }

@@ -9,7 +9,7 @@ import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { priorityOf, PushContent, webPushPayload, webPushTopicOf } from './payloads';
+import { PushContent, webPushPayload, webPushTopicOf, webPushUrgencyOf } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
@@ -70,7 +70,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
       headers: { Authorization: this.vapidHeader(audience, vapid) },
       TTL: content.options?.ttl ?? DEFAULT_TTL_SECONDS,
-      urgency: priorityOf(content) === 'high' ? 'high' : 'normal',
+      urgency: webPushUrgencyOf(content),
       topic: webPushTopicOf(content),
       contentEncoding: 'aes128gcm',
       timeout: this.timeoutMs,

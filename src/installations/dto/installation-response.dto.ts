@@ -32,6 +32,8 @@ export class InstallationResource {
   @ApiProperty({ type: String, nullable: true, description: "The provider's reason, e.g. `Unregistered`.", example: null })
   invalid_reason: string | null;
   @ApiProperty({ type: [String], description: 'Sorted, without duplicates; `[]` when none.', example: ['beta', 'plan:pro'] }) tags: string[];
+  @ApiProperty({ type: 'integer', nullable: true, description: 'iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.', example: 0 })
+  badge: number | null;
 }
 
 export class InstallationEnvelope {

@@ -2,11 +2,14 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
-import { Base64Url, In, List, Nested, Str } from '../../common/validation/rules';
+import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
 import { TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 
 const TAGS_DESCRIPTION =
   'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
+
+const BADGE_DESCRIPTION =
+  "iOS: sets the installation's badge count, which sends' `options.badge_increment` add to (docs/api.md#badge-arithmetic); call it with 0 when the app is opened. Ignored on other platforms.";
 
 const USER_ID_HASH_DESCRIPTION =
   'With identity verification on (docs/api.md "Identity verification"), required to set `user_id` with a token lacking `installations:identify`: ' +
@@ -108,6 +111,10 @@ export class RegisterInstallationDto {
   @OptionalNotNull()
   @List({ max: 100, item: TAG })
   tags?: string[];
+  @ApiPropertyOptional({ description: BADGE_DESCRIPTION, example: 0 })
+  @OptionalNotNull()
+  @Int({ min: 0, max: 99_999 })
+  badge?: number;
 }
 
 /** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
@@ -141,4 +148,8 @@ export class UpdateInstallationDto {
   @OptionalNotNull()
   @List({ max: 100, item: TAG })
   tags?: string[];
+  @ApiPropertyOptional({ description: BADGE_DESCRIPTION, example: 0 })
+  @OptionalNotNull()
+  @Int({ min: 0, max: 99_999 })
+  badge?: number;
 }

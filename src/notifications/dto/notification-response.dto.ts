@@ -12,8 +12,9 @@ import { NotificationOptionsDto } from './send-notification.dto';
 const TIMESTAMP = { type: String, format: 'date-time', example: '2026-11-22T10:00:00.000Z' } as const;
 
 export class NotificationContentResource {
-  @ApiProperty({ example: 'Shipped' }) title: string;
-  @ApiProperty({ example: 'Your order is on its way' }) body: string;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for a silent send without `notification`.', example: 'Shipped' }) title: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'Null for a silent send without `notification`.', example: 'Your order is on its way' })
+  body: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'https://cdn.example.com/box.png' }) image_url: string | null;
   @ApiProperty({ type: String, nullable: true, example: 'myapp://orders/42' }) action_url: string | null;
   @ApiProperty({
@@ -39,7 +40,7 @@ export class NotificationStatistics {
   @ApiProperty({ type: 'integer', description: 'Failed for good (including invalidated tokens).', example: 0 }) failed: number;
   @ApiProperty({
     type: 'integer',
-    description: 'Not attempted (permission denied, invalidated, no token, platform filtered, no credentials, cancelled).',
+    description: 'Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).',
     example: 0,
   })
   skipped: number;
@@ -136,6 +137,8 @@ export class DeliveryEntry {
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `received`.' }) received_at: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `displayed`.' }) displayed_at: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `opened`.' }) opened_at: string | null;
+  @ApiProperty({ type: String, nullable: true, description: 'The web action button that was clicked, as the `opened` event reported it.', example: null })
+  opened_action: string | null;
 }
 
 export class DeliveryPage {

@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { Optional, Required } from '../../common/validation/framework';
-import { In, Instant, Str } from '../../common/validation/rules';
+import { DescribeObject, Optional, OptionalNotNull, Required } from '../../common/validation/framework';
+import { In, Instant, Str, WithSiblings } from '../../common/validation/rules';
 import { EVENT_TYPES, type EventType } from '../notification-event.entity';
 
 /** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
+@DescribeObject({ 'x-only-when': { action: { type: 'opened' } } })
 export class RecordEventDto {
   /** The client's own installation id, as in /installations/{installationId}. */
   @ApiProperty({ description: "The client's own installation id, as in /installations/{installationId}.", example: '3f1c-device-install' })
@@ -18,4 +19,9 @@ export class RecordEventDto {
   @Optional()
   @Instant()
   occurred_at?: string | null;
+  @ApiPropertyOptional({ description: 'With `opened`: the web action button that was clicked (docs/api.md#web-action-buttons).', example: 'track' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  @WithSiblings('actionWithOpened', (_value, event) => (event.type === 'opened' ? null : 'The :attribute field is allowed only when type is opened.'))
+  action?: string;
 }

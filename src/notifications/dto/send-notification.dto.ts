@@ -2,9 +2,36 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming } from '../../common/validation/framework';
-import { checkIn, checkString, ExactlyOneOf, In, Instant, Int, KeyedObjects, List, Nested, PlainObject, Str, True } from '../../common/validation/rules';
+import {
+  Bool,
+  checkIn,
+  checkString,
+  ExactlyOneOf,
+  In,
+  Instant,
+  Int,
+  KeyedObjects,
+  List,
+  Nested,
+  NestedList,
+  Num,
+  PlainObject,
+  Str,
+  True,
+  WithSiblings,
+} from '../../common/validation/rules';
 import { checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
+import {
+  ANDROID_VISIBILITIES,
+  AndroidOptions,
+  ApnsOptions,
+  INTERRUPTION_LEVELS,
+  WEB_URGENCIES,
+  WebAction,
+  WebOptions,
+} from '../../common/notification-options';
+import { RequiredUnless } from '../../common/validation/framework';
 
 /**
  * Why a `data` key is reserved, or null: the service puts the first two into every message's data,
@@ -112,6 +139,118 @@ export class NotificationContentDto {
   localizations?: Record<string, LocalizedContent> | null;
 }
 
+/** iOS only (docs/api.md#platform-fields). */
+export class ApnsOptionsDto implements ApnsOptions {
+  @ApiPropertyOptional({ description: '`aps.interruption-level`.', example: 'time-sensitive' })
+  @OptionalNotNull()
+  @In(INTERRUPTION_LEVELS)
+  interruption_level?: ApnsOptions['interruption_level'];
+  @ApiPropertyOptional({ description: '`aps.relevance-score`: how the summary ranks it.', example: 0.8 })
+  @OptionalNotNull()
+  @Num({ min: 0, max: 1 })
+  relevance_score?: number;
+  @ApiPropertyOptional({ description: '`aps.thread-id`: groups notifications.', example: 'order-42' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  thread_id?: string;
+  @ApiPropertyOptional({ description: "`aps.category`: one of the app's registered categories, with its buttons.", example: 'ORDER_UPDATE' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  category?: string;
+  @ApiPropertyOptional({ description: '`aps.target-content-id`: the window to bring forward.', example: 'orders' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  target_content_id?: string;
+  @ApiPropertyOptional({ description: '`aps.alert.subtitle`.', example: 'Order 42' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 256 })
+  subtitle?: string;
+}
+
+/** FCM only: each to the `android.notification` field of the same name (docs/api.md#platform-fields). */
+export class AndroidOptionsDto implements AndroidOptions {
+  @ApiPropertyOptional({ example: 'orders' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  channel_id?: string;
+  @ApiPropertyOptional({ description: 'Replaces an earlier notification with the same tag.', example: 'order-42' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  tag?: string;
+  @ApiPropertyOptional({ example: '#FF5722' })
+  @OptionalNotNull()
+  @Str({ min: 7, max: 7, pattern: /^#[0-9A-Fa-f]{6}$/, patternMessage: 'The :attribute field must be a colour in the form #RRGGBB.' })
+  color?: string;
+  @ApiPropertyOptional({ example: 'ic_stat_order' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  icon?: string;
+  @ApiPropertyOptional({ example: 'OPEN_ORDER' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 255 })
+  click_action?: string;
+  @ApiPropertyOptional({ description: 'Sent in upper case.', example: 'private' })
+  @OptionalNotNull()
+  @In(ANDROID_VISIBILITIES)
+  visibility?: AndroidOptions['visibility'];
+}
+
+/** A web notification's button. */
+export class WebActionDto implements WebAction {
+  @ApiProperty({ description: 'Reported as `action` with the `opened` event.', example: 'track' })
+  @Required()
+  @Str({ min: 1, max: 64 })
+  action: string;
+  @ApiProperty({ example: 'Track' })
+  @Required()
+  @Str({ min: 1, max: 64 })
+  title: string;
+  @ApiPropertyOptional({ description: 'Opened by a click on the button; else `notification.action_url`.', example: 'https://shop.example.com/orders/42' })
+  @OptionalNotNull()
+  @LinkUrl(2048)
+  url?: string;
+}
+
+/** Web Push only (docs/api.md#platform-fields). */
+@DescribeObject({ 'x-requires': { renotify: 'tag' } })
+export class WebOptionsDto implements WebOptions {
+  @ApiPropertyOptional({ example: 'https://cdn.example.com/icon.png' })
+  @OptionalNotNull()
+  @HttpsUrl(2048)
+  icon?: string;
+  @ApiPropertyOptional({ description: 'The small monochrome image.', example: 'https://cdn.example.com/badge.png' })
+  @OptionalNotNull()
+  @HttpsUrl(2048)
+  badge?: string;
+  @ApiPropertyOptional({ example: 'order-42' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 64 })
+  tag?: string;
+  @ApiPropertyOptional({ example: false })
+  @OptionalNotNull()
+  @Bool()
+  require_interaction?: boolean;
+  @ApiPropertyOptional({ description: 'Alert again when replacing a notification with the same `tag` (requires `tag`).', example: true })
+  @OptionalNotNull()
+  @Bool()
+  @WithSiblings('renotifyNeedsTag', (_value, web) => (web.tag === undefined ? 'The :attribute field requires options.web.tag.' : null))
+  renotify?: boolean;
+  @ApiPropertyOptional({ example: false })
+  @OptionalNotNull()
+  @Bool()
+  silent?: boolean;
+  @ApiPropertyOptional({ description: 'The `Urgency` header; overrides the one `priority` implies.', example: 'low' })
+  @OptionalNotNull()
+  @In(WEB_URGENCIES)
+  urgency?: WebOptions['urgency'];
+  @ApiPropertyOptional({ description: 'One or two buttons.' })
+  @OptionalNotNull()
+  @NestedList(() => WebActionDto, { min: 1, max: 2 })
+  actions?: WebActionDto[];
+}
+
+// JSON Schema 3.0 cannot say "not both" without `not`: the rule, for tools that read it.
+@DescribeObject({ 'x-exclusive': [['badge', 'badge_increment']] })
 export class NotificationOptionsDto implements NotificationOptions {
   @ApiPropertyOptional({ description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
   @OptionalNotNull()
@@ -132,6 +271,16 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @Int({ min: 0, max: 2_147_483_647 })
   badge?: number;
+  @ApiPropertyOptional({
+    description: "iOS: added to the installation's badge count when its message is built (never below 0); not with `badge`.",
+    example: 1,
+  })
+  @OptionalNotNull()
+  @Int({ min: -99, max: 99, not: 0 })
+  @WithSiblings('badgeIncrement', (_value, options) =>
+    options.badge !== undefined ? 'The :attribute field must not be given together with options.badge.' : null,
+  )
+  badge_increment?: number;
   @ApiPropertyOptional({ example: 'default' })
   @OptionalNotNull()
   @Str({ min: 1, max: 255 })
@@ -148,12 +297,28 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @Str({ min: 5, max: 5, pattern: /^(?:[01]\d|2[0-3]):[0-5]\d$/, patternMessage: 'The :attribute field must be a 24-hour time of day, HH:MM.' })
   local_time?: string;
+  @ApiPropertyOptional({
+    description: 'A background push: without `notification`, nothing is shown (web installations are skipped as SilentNotSupported).',
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  content_available?: boolean;
+  @OptionalNotNull() @Nested(() => ApnsOptionsDto) apns?: ApnsOptionsDto;
+  @OptionalNotNull() @Nested(() => AndroidOptionsDto) android?: AndroidOptionsDto;
+  @OptionalNotNull() @Nested(() => WebOptionsDto) web?: WebOptionsDto;
 }
 
+export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available is true.';
+
+/** A silent send (docs/api.md#silent-sends) may leave `notification` out. */
+const isSilent = (body: SendNotificationDto) => body.options?.content_available === true;
+
 /** POST /notifications (docs/api.md#send). */
+@DescribeObject({ 'x-required-unless': { notification: 'options.content_available' } })
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
-  @Required() @Nested(() => NotificationContentDto) notification: NotificationContentDto;
+  @RequiredUnless(isSilent, NOTIFICATION_REQUIRED_MESSAGE) @Nested(() => NotificationContentDto) notification?: NotificationContentDto | null;
   /** Delivered to the device as custom data; at most 4 KiB as JSON. */
   @ApiPropertyOptional({
     description:

@@ -29,12 +29,12 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
   const n = notification.data;
 
   const confirmCancel = () => {
-    if (window.confirm(`Cancel “${n.notification.title}”? Deliveries not yet attempted will not be sent.`)) cancel.mutate();
+    if (window.confirm(`Cancel “${titleOf(n)}”? Deliveries not yet attempted will not be sent.`)) cancel.mutate();
   };
 
   return (
     <Page
-      title={n.notification.title}
+      title={titleOf(n)}
       actions={
         <>
           <StatusBadge status={n.status} />
@@ -72,9 +72,9 @@ function Content({ n }: { n: NotificationDetail }) {
       <h2 id="content-title">Content</h2>
       <dl className="pairs">
         <dt>Title</dt>
-        <dd>{n.notification.title}</dd>
+        <dd>{n.notification.title ?? '–'}</dd>
         <dt>Body</dt>
-        <dd>{n.notification.body}</dd>
+        <dd>{n.notification.body ?? '–'}</dd>
         <dt>Image URL</dt>
         <dd className="break">{n.notification.image_url ?? '–'}</dd>
         <dt>Action URL</dt>
@@ -146,13 +146,38 @@ function Schedule({ n }: { n: NotificationDetail }) {
   );
 }
 
+/** A silent send (docs/api.md#silent-sends) has no title. */
+const titleOf = (n: NotificationDetail) => n.notification.title ?? 'Silent send (no notification shown)';
+
+/** One option as it was sent: the platform objects (apns, android, web) as their own pairs, web buttons one per line. */
 function OptionPair({ name, value }: { name: string; value: unknown }) {
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    return (
+      <>
+        <dt>{name}</dt>
+        <dd>
+          <dl className="pairs" role="group" aria-label={`${name} options`}>
+            {Object.entries(value as Record<string, unknown>).map(([key, inner]) => (
+              <OptionPair key={key} name={key} value={inner} />
+            ))}
+          </dl>
+        </dd>
+      </>
+    );
+  }
   return (
     <>
       <dt>{name}</dt>
-      <dd className="mono">{Array.isArray(value) ? value.join(', ') : String(value)}</dd>
+      <dd className="mono">{Array.isArray(value) ? value.map(optionItem).join(', ') : String(value)}</dd>
     </>
   );
+}
+
+/** A list item: a web button as `Title (action) → url`, anything else as itself. */
+function optionItem(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return String(item);
+  const button = item as { action?: string; title?: string; url?: string };
+  return `${button.title} (${button.action})${button.url ? ` → ${button.url}` : ''}`;
 }
 
 function Statistics({ n }: { n: NotificationDetail }) {

@@ -125,6 +125,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
                     </td>
                     <td>
                       <Time iso={d.opened_at} short />
+                      {d.opened_action ? <span className="muted"> ({d.opened_action})</span> : null}
                     </td>
                   </tr>
                 ))}

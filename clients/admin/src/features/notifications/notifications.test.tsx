@@ -74,6 +74,39 @@ describe('NotificationPage', () => {
     expect(within(funnelTable).getByRole('row', { name: 'opened 1,200' })).toBeTruthy();
   });
 
+  it('shows the options that were set, the platform objects key by key and web buttons; a silent send has no title', async () => {
+    const options = {
+      content_available: true,
+      badge_increment: 1,
+      apns: { interruption_level: 'time-sensitive', thread_id: 'ride-42' },
+      android: { channel_id: 'rides', visibility: 'public' },
+      web: {
+        tag: 'parcel-42',
+        actions: [
+          { action: 'track', title: 'Track parcel', url: 'https://shop.example.com/track/42' },
+          { action: 'later', title: 'Later' },
+        ],
+      },
+    };
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({
+        status: 200,
+        body: { data: notification({ options, notification: { title: null, body: null, image_url: null, action_url: null, localizations: null } }) },
+      }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    expect(await screen.findByRole('heading', { level: 1, name: 'Silent send (no notification shown)' })).toBeTruthy();
+    const pair = (list: HTMLElement, name: string) => within(list).getByText(name, { selector: 'dt' }).nextElementSibling!.textContent;
+    const schedule = screen.getByRole('heading', { name: 'Options and schedule' }).closest('section') as HTMLElement;
+    expect(pair(schedule, 'content_available')).toBe('true');
+    expect(pair(schedule, 'badge_increment')).toBe('1');
+    const apns = screen.getByRole('group', { name: 'apns options' });
+    expect([pair(apns, 'interruption_level'), pair(apns, 'thread_id')]).toEqual(['time-sensitive', 'ride-42']);
+    expect(pair(screen.getByRole('group', { name: 'android options' }), 'visibility')).toBe('public');
+    expect(pair(screen.getByRole('group', { name: 'web options' }), 'actions')).toBe('Track parcel (track) → https://shop.example.com/track/42, Later (later)');
+  });
+
   it('cancels after confirmation, sending the CSRF token', async () => {
     setCsrfToken('csrf-123');
     let canceled = false;
