@@ -2,6 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
 import { App } from '../apps/app.entity';
 import { type Platform, WebPushSubscription } from '../common/platform';
 import type { Permission } from '../common/vocabulary';
+import type { PropertyValue } from '../common/validation/domain-rules';
 
 // Defined once in common/platform.ts; re-exported here for the installation DTOs.
 export { PLATFORMS } from '../common/platform';
@@ -83,6 +84,11 @@ export class Installation {
   @Index('installations_tags_idx', { synchronize: false })
   @Column({ type: 'text', array: true, default: () => `'{}'` })
   tags: string[];
+
+  /** Typed values by key (docs/api.md#properties); GIN-indexed (jsonb_path_ops) for a property's equality in audience filters. */
+  @Index('installations_properties_idx', { synchronize: false })
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  properties: Record<string, PropertyValue>;
 
   /** iOS badge count (docs/api.md#badge-arithmetic): set by `badge`, moved by sends' `badge_increment`. */
   @Column({ type: 'integer', default: 0 })

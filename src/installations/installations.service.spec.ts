@@ -55,6 +55,7 @@ function installationRow(id: string, platform: Platform): InstallationRow {
     deleted_at: null,
     tags: [],
     badge: 0,
+    properties: {},
   };
 }
 

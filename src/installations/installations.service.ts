@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { Platform } from '../common/platform';
+import { MAX_PROPERTIES } from '../common/validation/domain-rules';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { InstallationResource, toInstallationResource } from './installation.resource';
@@ -46,7 +47,7 @@ export class InstallationsService {
         if (dto.platform !== undefined && dto.platform !== platform) {
           throw ValidationFailedError.of('platform', `The platform field cannot be changed (the installation is ${platform}).`);
         }
-        const row = await this.applyChanges(appId, installationId, platform, dto);
+        const row = await this.applyChanges(appId, installationId, platform, dto, true);
         if (row) return { created: false, installation: toInstallationResource(row) };
       } else {
         const row = await this.create(appId, installationId, dto);
@@ -61,7 +62,7 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties.',
       );
     }
     let platform: Platform | null = null;
@@ -69,9 +70,13 @@ export class InstallationsService {
       platform = await this.installations.platformOf(appId, installationId);
       if (!platform) throw new NotFoundError();
     }
-    const row = await this.applyChanges(appId, installationId, platform, dto);
-    if (!row) throw new NotFoundError();
-    return toInstallationResource(row);
+    const row = await this.applyChanges(appId, installationId, platform, dto, false);
+    if (row) return toInstallationResource(row);
+    // No row: unknown, or the merged properties would exceed their limit (the UPDATE refuses that).
+    if (dto.properties !== undefined && (await this.installations.platformOf(appId, installationId))) {
+      throw ValidationFailedError.of('properties', `The properties field must not leave the installation with more than ${MAX_PROPERTIES} keys.`);
+    }
+    throw new NotFoundError();
   }
 
   async remove(appId: string, installationId: string): Promise<void> {
@@ -79,7 +84,13 @@ export class InstallationsService {
   }
 
   /** One UPDATE (see InstallationsRepository.update); `platform` is needed (and checked) only when a token is being changed. */
-  private async applyChanges(appId: string, installationId: string, platform: Platform | null, dto: Changes): Promise<InstallationRow | undefined> {
+  private async applyChanges(
+    appId: string,
+    installationId: string,
+    platform: Platform | null,
+    dto: Changes,
+    replaceProperties: boolean,
+  ): Promise<InstallationRow | undefined> {
     if (platform) throwIfInvalid(tokenErrors(platform, dto));
     return this.installations.update(appId, installationId, {
       setUserId: dto.user_id !== undefined,
@@ -90,6 +101,8 @@ export class InstallationsService {
       webPushSubscription: dto.web_push_subscription ? JSON.stringify(subscriptionOf(dto.web_push_subscription)) : null,
       tags: dto.tags === undefined ? null : tagSet(dto.tags),
       badge: dto.badge ?? null,
+      properties: dto.properties ? JSON.stringify(dto.properties) : null,
+      replaceProperties,
     });
   }
 
@@ -117,6 +130,7 @@ export class InstallationsService {
       permission: dto.permission ?? null,
       tags: tagSet(dto.tags ?? []),
       badge: dto.badge ?? null,
+      properties: JSON.stringify(dto.properties ?? {}),
     });
   }
 }

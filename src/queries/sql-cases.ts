@@ -229,6 +229,8 @@ export const SQL_FILES: SqlFile[] = [
             webPushSubscription: null,
             tags: null,
             badge: null,
+            properties: null,
+            replaceProperties: false,
           }),
       },
       {
@@ -243,6 +245,7 @@ export const SQL_FILES: SqlFile[] = [
             permission: 'unknown',
             tags: [],
             badge: null,
+            properties: '{}',
           }),
       },
       { name: 'InstallationsRepository.softDelete', call: (db) => new InstallationsRepository(db).softDelete(ID, 'device-1') },
