@@ -605,7 +605,7 @@ export interface components {
              * @example user_ids
              * @enum {string}
              */
-            kind: "user_ids" | "installation_ids" | "tags" | "all";
+            kind: "user_ids" | "installation_ids" | "tags" | "filter" | "all";
             /**
              * @description Distinct user ids sent to, for `user_ids`; else null.
              * @example 2
@@ -726,6 +726,31 @@ export interface components {
              *     ]
              */
             tags?: string[];
+            /**
+             * @description Installations that match this audience filter (docs/api.md#audience-filters).
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            };
             /**
              * @description Every installation of the app.
              * @example true
@@ -1002,6 +1027,16 @@ export interface components {
              *     ]
              */
             tags: string[];
+            /**
+             * @description Typed values by key (docs/api.md#properties); `{}` when none.
+             * @example {
+             *       "plan": "pro",
+             *       "purchases": 3
+             *     }
+             */
+            properties: {
+                [key: string]: string | number | boolean;
+            };
             /**
              * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
              * @example 0
