@@ -4,7 +4,10 @@ import type { RecipientKind } from './vocabulary';
 /**
  * Audience SQL (docs/api.md#audience-filters): a valid filter (audience-filter.ts) as one predicate
  * on `installations i`, its values parameters only, numbered from the caller's first free one.
- * Every condition is two-valued (true or false, never null), so `not` is the plain complement.
+ * A condition's SQL is true when it matches and false or null (a missing value) when it does not;
+ * `not` is pushed down to the conditions (De Morgan) and negates each as `IS NOT TRUE`, so a
+ * missing value never makes both a condition and its negation fail, each expression is computed
+ * once per row, and the positive conditions stay plain enough for their indexes.
  */
 
 /** The language of an installation: the primary subtag of device.locale, lower case. */
@@ -39,13 +42,15 @@ export function compileFilter(filter: FilterNode, firstParam: number, now: Date)
     params.push(value);
     return `$${firstParam + params.length - 1}::${cast}`;
   };
-  const node = (n: FilterNode): string => {
-    if ('and' in n) return `(${n.and.map(node).join(' AND ')})`;
-    if ('or' in n) return `(${n.or.map(node).join(' OR ')})`;
-    if ('not' in n) return `NOT ${node(n.not)}`;
-    return `(${condition(n, param, now)})`;
+  const node = (n: FilterNode, negated: boolean): string => {
+    if ('not' in n) return node(n.not, !negated);
+    if ('and' in n || 'or' in n) {
+      const [children, and] = 'and' in n ? [n.and, true] : [n.or, false];
+      return `(${children.map((child) => node(child, negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
+    }
+    return negated ? `(${condition(n, param, now)}) IS NOT TRUE` : `(${condition(n, param, now)})`;
   };
-  return { sql: node(filter), params };
+  return { sql: node(filter, false), params };
 }
 
 type Param = (value: unknown, cast: string) => string;
@@ -80,19 +85,12 @@ function condition({ field, op, value }: FilterCondition, param: Param, now: Dat
       );
     case 'platform':
     case 'permission':
-      // Never null (NOT NULL columns).
-      if (op === 'in' || op === 'not_in') return `${COLUMNS[field as 'platform']} ${op === 'in' ? '= ANY' : '<> ALL'}(${param(value, 'text[]')})`;
-      return `${COLUMNS[field as 'platform']} ${COMPARE[op as 'eq' | 'ne']} ${param(value, 'text')}`;
     case 'text':
-      return nullable(COLUMNS.user_id, op, value, (v) => param(v, 'text'), 'text[]', param);
+      return nullable(COLUMNS[field as 'platform' | 'permission' | 'user_id'], op, value, (v) => param(v, 'text'), 'text[]', param);
   }
 }
 
-/**
- * A condition on a column or expression that may be null (not set): `exists` tests that; every
- * other op matches only a set value (so `ne` and `not_in` skip installations without one), and
- * `X IS NOT NULL AND X op v` is false, never null, when X is.
- */
+/** A condition on a column or expression; null (not set) matches no op but `not_exists`. */
 function nullable(
   expr: string,
   op: FilterCondition['op'],
@@ -104,9 +102,9 @@ function nullable(
 ): string {
   if (op === 'exists') return `${expr} IS NOT NULL`;
   if (op === 'not_exists') return `${expr} IS NULL`;
-  if (op === 'in') return `${expr} IS NOT NULL AND ${expr} = ANY(${param((value as unknown[]).map(normalize), listCast)})`;
-  if (op === 'not_in') return `${expr} IS NOT NULL AND ${expr} <> ALL(${param((value as unknown[]).map(normalize), listCast)})`;
-  return `${expr} IS NOT NULL AND ${expr} ${COMPARE[op as keyof typeof COMPARE]} ${one(value)}`;
+  if (op === 'in') return `${expr} = ANY(${param((value as unknown[]).map(normalize), listCast)})`;
+  if (op === 'not_in') return `${expr} <> ALL(${param((value as unknown[]).map(normalize), listCast)})`;
+  return `${expr} ${COMPARE[op as keyof typeof COMPARE]} ${one(value)}`;
 }
 
 /**
@@ -120,7 +118,7 @@ function propertyCondition(key: string, op: FilterCondition['op'], value: Filter
   if (op === 'eq') return `i.properties @> ${param(JSON.stringify({ [key]: value }), 'jsonb')}`;
   const list = op === 'in' || op === 'not_in' ? (value as unknown[]) : [value];
   const stored = `i.properties -> ${param(key, 'text')}`;
-  const typed = `jsonb_typeof(${stored}) IS NOT DISTINCT FROM ${param(typeof list[0], 'text')}`;
+  const typed = `jsonb_typeof(${stored}) = ${param(typeof list[0], 'text')}`;
   if (op === 'in' || op === 'not_in') {
     const values = param(
       list.map((v) => JSON.stringify(v)),

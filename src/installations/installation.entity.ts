@@ -27,6 +27,8 @@ export interface Device {
 @Entity('installations')
 @Index('installations_app_id_installation_id_key', ['appId', 'installationId'], { unique: true })
 @Index('installations_app_id_user_id_idx', ['appId', 'userId'])
+// Audience filters' app_version ranges (migration Audiences): on app_version_key(device ->> 'app_version'), an expression TypeORM cannot declare.
+@Index('installations_app_version_idx', { synchronize: false })
 export class Installation {
   @PrimaryGeneratedColumn('uuid')
   id: string;

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { FilterNode } from '../common/audience-filter';
+import { compileFilter } from '../common/audience-sql';
 import { preparedQuery } from '../common/prepared-query';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { MAX_PROPERTIES, PropertyValue } from '../common/validation/domain-rules';
@@ -135,6 +137,20 @@ export class InstallationsRepository {
       `SELECT ${INSTALLATION_COLUMNS} FROM installations
        WHERE app_id = $1 AND user_id = $2 AND deleted_at IS NULL ORDER BY last_seen_at DESC LIMIT $3`,
       [appId, userId, limit],
+    );
+  }
+
+  /**
+   * One page of the app's live installations in installation_id order, after `after`, matching
+   * `filter` when given (docs/api.md#audience-filters): the operator dashboard's browser.
+   */
+  browse(appId: string, filter: FilterNode | null, after: string, limit: number, now: Date): Promise<InstallationRow[]> {
+    const matching = filter ? compileFilter(filter, 4, now) : { sql: 'TRUE', params: [] };
+    return this.db.query(
+      `SELECT ${INSTALLATION_COLUMNS} FROM installations i
+       WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ${matching.sql}
+       ORDER BY i.installation_id LIMIT $3`,
+      [appId, after, limit, ...matching.params],
     );
   }
 

@@ -1,5 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { FilterNode } from '../common/audience-filter';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { Clock } from '../common/time';
 import { Platform } from '../common/platform';
 import { MAX_PROPERTIES } from '../common/validation/domain-rules';
 import { ErrorBag } from '../common/validation/validation-errors';
@@ -14,7 +16,10 @@ type Changes = Omit<UpdateInstallationDto, 'permission'> & { permission?: Regist
 /** Installations of one app: registration, updates, reads and deletion (docs/api.md#installations). */
 @Injectable()
 export class InstallationsService {
-  constructor(private readonly installations: InstallationsRepository) {}
+  constructor(
+    private readonly installations: InstallationsRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async find(appId: string, installationId: string): Promise<InstallationResource> {
     const row = await this.installations.find(appId, installationId);
@@ -25,6 +30,20 @@ export class InstallationsService {
   /** A user's live installations, most recently seen first (at most `limit`). */
   async findByUser(appId: string, userId: string, limit = 20): Promise<InstallationResource[]> {
     return (await this.installations.findByUser(appId, userId, limit)).map(toInstallationResource);
+  }
+
+  /**
+   * A page of the app's live installations matching `filter` (all without one), in installation_id
+   * order (for the operator dashboard); `next` is the last one's id when the page is full.
+   */
+  async browse(
+    appId: string,
+    filter: FilterNode | null,
+    after: string | null,
+    limit: number,
+  ): Promise<{ installations: InstallationResource[]; next: string | null }> {
+    const rows = await this.installations.browse(appId, filter, after ?? '', limit, new Date(this.clock.now()));
+    return { installations: rows.map(toInstallationResource), next: rows.length === limit ? rows[rows.length - 1].installation_id : null };
   }
 
   /** Live installations per app and platform (for the operator dashboard). */

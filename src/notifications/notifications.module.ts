@@ -42,6 +42,6 @@ import { NotificationsService } from './notifications.service';
     Clock,
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
-  exports: [NotificationsService, DeliveryTraceService],
+  exports: [NotificationsService, DeliveryTraceService, AudiencesService],
 })
 export class NotificationsModule {}

@@ -217,7 +217,7 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') IS NOT NULL AND app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR NOT (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) IS NOT NULL AND lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text))) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text) IS NOT TRUE)) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
@@ -232,7 +232,7 @@ WITH chosen AS (
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($25::text[])) AND (i.properties @> $26::jsonb) AND (app_version_key(i.device ->> 'app_version') IS NOT NULL AND app_version_key(i.device ->> 'app_version') >= $27::integer[]) AND (i.last_seen_at >= $28::timestamptz) AND ((i.tags @> ARRAY[$29::text]) OR NOT (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) IS NOT NULL AND lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $30::text))) AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($25::text[])) AND (i.properties @> $26::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $27::integer[]) AND (i.last_seen_at >= $28::timestamptz) AND ((i.tags @> ARRAY[$29::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $30::text) IS NOT TRUE)) AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
@@ -452,7 +452,7 @@ WITH chosen AS (
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($25::text[])) AND (i.properties @> $26::jsonb) AND (app_version_key(i.device ->> 'app_version') IS NOT NULL AND app_version_key(i.device ->> 'app_version') >= $27::integer[]) AND (i.last_seen_at >= $28::timestamptz) AND ((i.tags @> ARRAY[$29::text]) OR NOT (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) IS NOT NULL AND lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $30::text))) AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($25::text[])) AND (i.properties @> $26::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $27::integer[]) AND (i.last_seen_at >= $28::timestamptz) AND ((i.tags @> ARRAY[$29::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $30::text) IS NOT TRUE)) AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
 ),
 targets AS (
   SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due

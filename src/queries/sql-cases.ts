@@ -239,6 +239,8 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'InstallationsRepository.find', call: (db) => new InstallationsRepository(db).find(ID, 'device-1') },
       { name: 'InstallationsRepository.findByUser', call: (db) => new InstallationsRepository(db).findByUser(ID, 'user-1', 20) },
       { name: 'InstallationsRepository.countByApp', call: (db) => new InstallationsRepository(db).countByApp() },
+      { name: 'InstallationsRepository.browse', call: (db) => new InstallationsRepository(db).browse(ID, null, '', 50, AT) },
+      { name: 'InstallationsRepository.browse (filter)', call: (db) => new InstallationsRepository(db).browse(ID, FILTER, 'device-1', 50, AT) },
       { name: 'InstallationsRepository.platformOf', call: (db) => new InstallationsRepository(db).platformOf(ID, 'device-1') },
       {
         name: 'InstallationsRepository.update',

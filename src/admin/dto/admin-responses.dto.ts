@@ -6,6 +6,7 @@ import type { Platform } from '../../common/platform';
 import { WEBHOOK_EVENT_TYPES } from '../../common/webhook-events';
 import type { CredentialsSummary } from '../../credentials/credentials.service';
 import { InstallationResource } from '../../installations/dto/installation-response.dto';
+import { AudienceCount } from '../../notifications/dto/count-audience.dto';
 import { NotificationResource, PageMeta } from '../../notifications/dto/notification-response.dto';
 import { NOTIFICATION_STATUSES, type NotificationStatus } from '../../common/vocabulary';
 import { OperatorNotification } from '../../notifications/notification-status';
@@ -150,6 +151,17 @@ export class InstallationLookup {
   notifications: InstallationNotification[];
 }
 
+export class InstallationBrowseMeta {
+  @ApiProperty({ type: String, nullable: true, description: 'Give it as `cursor` for the next page; null on the last.' }) next_cursor: string | null;
+  @ApiProperty({ type: () => AudienceCount, nullable: true, description: 'docs/api.md#count-an-audience, on the first page only (no `cursor`).' })
+  count: AudienceCount | null;
+}
+
+export class InstallationBrowsePage {
+  @ApiProperty({ type: () => [InstallationResource] }) data: InstallationResource[];
+  @ApiProperty({ type: () => InstallationBrowseMeta }) meta: InstallationBrowseMeta;
+}
+
 export class InstallationLookupList {
   @ApiProperty({ type: () => [InstallationLookup] }) data: InstallationLookup[];
 }
@@ -214,6 +226,8 @@ export type AdminDocMatches = [
   Expect<SameKeys<NotificationDetailResource, Answer<'notification'>>>,
   Expect<SameKeys<MinutePointResource, MinutePoint>>,
   Expect<SameKeys<InstallationLookup, Answer<'lookUpInstallations'>[number]>>,
+  Expect<SameKeys<InstallationBrowsePage, Answer<'browseInstallations'>>>,
+  Expect<SameKeys<InstallationBrowseMeta, Answer<'browseInstallations'>['meta']>>,
   Expect<SameKeys<InstallationNotification, Answer<'lookUpInstallations'>[number]['notifications'][number]>>,
   Expect<SameKeys<InstallationDelivery, Answer<'lookUpInstallations'>[number]['notifications'][number]['delivery']>>,
   Expect<SameKeys<AdminOverview, Answer<'overview'>>>,
