@@ -84,6 +84,12 @@ export const OPS_BY_TYPE: Record<FieldType, readonly FilterOp[]> = {
   instant: [...ORDER, 'within_last', 'not_within_last'],
 };
 
+/** The ops of each field, `properties` standing for every `properties.<key>` (the dashboard's condition builder). */
+export const OPS_BY_FIELD = {
+  properties: OPS_BY_TYPE.property,
+  ...Object.fromEntries(FILTER_FIELDS.map((field) => [field, OPS_BY_TYPE[fieldType(field)!]])),
+} as Record<'properties' | (typeof FILTER_FIELDS)[number], readonly FilterOp[]>;
+
 const checkTag = TAG;
 const checkText = checkString({ min: 1, max: 255 });
 const checkInstantValue = checkInstant();
