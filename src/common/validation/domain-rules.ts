@@ -104,7 +104,7 @@ export const checkPropertyValue: Check = described(
     return checkString({ max: PROPERTY_STRING_MAX })(value);
   },
   // OpenAPI 3.0 has no type list: any of the three, as oneOf.
-  { oneOf: [{ type: 'string', maxLength: PROPERTY_STRING_MAX }, { type: 'number' }, { type: 'boolean' }] } as ApiPropertyOptions,
+  { oneOf: [{ type: 'string', maxLength: PROPERTY_STRING_MAX }, { type: 'number' }, { type: 'boolean' }] },
 );
 
 const PROPERTY_KEY_MESSAGE = 'The :attribute field name must be a lower-case letter followed by at most 63 lower-case letters, digits and _.';
