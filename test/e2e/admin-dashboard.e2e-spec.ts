@@ -342,6 +342,22 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await shot('8-test-sent');
   });
 
+  it('sends a test to an audience filter: the vip installations only', async () => {
+    await page.getByRole('link', { name: 'Send a test' }).click();
+    await page.getByLabel('an audience filter').check();
+    await page.getByLabel('Filter (JSON)').fill('{"field": "tags", "op": "contains", "value": "vip"}');
+    await page.getByLabel('Title').fill('For our vips');
+    await page.getByLabel('Body').fill('Early access');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'For our vips', level: 1 }).waitFor();
+    await page.locator('.page-actions .badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
+    await expect(figure('Accepted').textContent()).resolves.toBe('1');
+    await page
+      .getByRole('region', { name: 'Deliveries, one per installation' })
+      .getByRole('row', { name: /^alice-iphone alice ios accepted/ })
+      .waitFor();
+  });
+
   it('cancels a scheduled notification', async () => {
     await page.getByRole('link', { name: 'Notifications', exact: true }).click();
     await page

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { ApiError, type SendRequest, api } from '../../api';
 import { Page } from '../../components/Page';
 import { navigate } from '../../router';
@@ -44,6 +44,14 @@ export function SendTestPage({ appId }: { appId: string }) {
   const errors = send.error instanceof ApiError ? fieldErrors(send.error.errors) : { fields: {}, other: [] };
   const other = send.error && !(send.error instanceof ApiError && send.error.status === 422) ? [send.error.message] : errors.other;
   const describedBy = (field: SendField) => (errors.fields[field] ? `${field}-error` : undefined);
+  // One field, an input or (for a filter's JSON) a textarea.
+  const recipientField = {
+    id: 'send-recipient',
+    value: recipient,
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setRecipient(e.target.value),
+    'aria-invalid': !!errors.fields.recipient || badJson !== null,
+    'aria-describedby': badJson ? 'recipient-json-error' : describedBy('recipient'),
+  };
   const fieldError = (field: SendField) =>
     errors.fields[field] ? (
       <p id={`${field}-error`} className="field-error">
@@ -78,23 +86,7 @@ export function SendTestPage({ appId }: { appId: string }) {
         </fieldset>
         <div className="field">
           <label htmlFor="send-recipient">{kind === 'user_id' ? 'User id' : kind === 'installation_id' ? 'Installation id' : 'Filter (JSON)'}</label>
-          {kind === 'filter' ? (
-            <textarea
-              id="send-recipient"
-              value={recipient}
-              onChange={(e) => setRecipient(e.target.value)}
-              aria-invalid={!!errors.fields.recipient || badJson !== null}
-              aria-describedby={badJson ? 'recipient-json-error' : describedBy('recipient')}
-            />
-          ) : (
-            <input
-              id="send-recipient"
-              value={recipient}
-              onChange={(e) => setRecipient(e.target.value)}
-              aria-invalid={!!errors.fields.recipient}
-              aria-describedby={describedBy('recipient')}
-            />
-          )}
+          {kind === 'filter' ? <textarea {...recipientField} /> : <input {...recipientField} />}
           {badJson ? (
             <p id="recipient-json-error" className="field-error">
               {badJson}
