@@ -237,6 +237,14 @@ describe('audiences', () => {
       expect((await count({ recipients: { all: true }, extra: 1 })).body.errors).toEqual({ extra: ['The extra field is not allowed.'] });
     });
 
+    it('sendable leaves out token-less installations too', async () => {
+      const third = await newApp(ctx, 'Tokens');
+      for (const id of ['t1', 't2']) await newInstallation(ctx, third.token, { properties: { plan: 'pro' } }, id);
+      await ctx.db.query(`UPDATE installations SET push_token = NULL WHERE app_id = $1 AND installation_id = 't2'`, [third.appId]);
+      const res = await count({ recipients: { filter: c('properties.plan', 'eq', 'pro') } }, third.token);
+      expect(res.body.data).toEqual({ installations: 2, sendable: 1, users: 0, platforms: { ios: 2, android: 0, web: 0 } });
+    });
+
     it('needs notifications:send', async () => {
       const reader = await newToken(ctx, tenant.appId, ['notifications:read', 'installations:read']);
       const res = await count({ recipients: { all: true } }, reader);
