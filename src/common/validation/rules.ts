@@ -46,7 +46,7 @@ export function checkInt({ min, max, not }: { min?: number; max?: number; not?: 
       ...(min !== undefined ? { minimum: min } : {}),
       ...(max !== undefined ? { maximum: max } : {}),
       ...(not !== undefined ? { 'x-not': not } : {}),
-    } as ApiPropertyOptions,
+    },
   );
 }
 

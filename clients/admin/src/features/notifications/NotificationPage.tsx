@@ -157,7 +157,7 @@ function OptionPair({ name, value }: { name: string; value: unknown }) {
         <dt>{name}</dt>
         <dd>
           <dl className="pairs" role="group" aria-label={`${name} options`}>
-            {Object.entries(value).map(([key, inner]) => (
+            {Object.entries(value as Record<string, unknown>).map(([key, inner]) => (
               <OptionPair key={key} name={key} value={inner} />
             ))}
           </dl>
