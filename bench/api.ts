@@ -68,6 +68,17 @@ export function benchPatch(stack: Stack, seeded: Seeded, length: RunLength): Pro
   });
 }
 
+/** PATCH random existing installations setting three properties (docs/api.md#properties), each time to new values. */
+export function benchPatchProperties(stack: Stack, seeded: Seeded, length: RunLength): Promise<HttpResult> {
+  let n = 0;
+  return cannon(stack, length, () => {
+    const id = seeded.installationIds[Math.floor(Math.random() * seeded.installationIds.length)];
+    n++;
+    const properties = { plan: n % 2 ? 'pro' : 'free', purchases: n, last_purchase_at: 1_764_115_200 + n };
+    return { method: 'PATCH', path: `/api/v1/installations/${id}`, body: JSON.stringify({ properties }) };
+  });
+}
+
 /** POST a notification to 10 random existing users. */
 export function benchPost(stack: Stack, seeded: Seeded, length: RunLength): Promise<HttpResult> {
   return cannon(stack, length, () => {

@@ -66,6 +66,13 @@ export function table(r: BenchResults): string {
     row('', 'per second', 'p50 ms', 'p99 ms', 'errors'),
     row('PATCH /installations/{id}', int(r.api.patch.perSecond), fixed(r.api.patch.p50Ms, 1), fixed(r.api.patch.p99Ms, 1), String(r.api.patch.errors)),
     row(
+      'PATCH, three properties',
+      int(r.api.patchProperties.perSecond),
+      fixed(r.api.patchProperties.p50Ms, 1),
+      fixed(r.api.patchProperties.p99Ms, 1),
+      String(r.api.patchProperties.errors),
+    ),
+    row(
       `raw UPDATE via pg (${int(r.api.rawUpdate.statements)})`,
       int(r.api.rawUpdate.perSecond),
       fixed(r.api.rawUpdate.p50Ms, 1),
@@ -76,6 +83,7 @@ export function table(r: BenchResults): string {
     row('PATCH / raw UPDATE', fixed(r.api.patchOverRaw)),
     row('CPU per request, microseconds', 'api', 'load', 'PostgreSQL', 'Redis'),
     cpuRow('  PATCH', r.api.patch.cpuMicrosPerRequest),
+    cpuRow('  PATCH, three properties', r.api.patchProperties.cpuMicrosPerRequest),
     cpuRow('  raw UPDATE (load: the pg loop)', r.api.rawUpdate.cpuMicrosPerStatement),
     cpuRow('  POST', r.api.post.cpuMicrosPerRequest),
   ];

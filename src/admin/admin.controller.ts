@@ -21,7 +21,7 @@ import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.servic
 import { ADMIN_OPENAPI_DOCUMENT } from './admin-openapi';
 import { AdminGuard, WithoutSession } from './admin.guard';
 import { AdminService } from './admin.service';
-import { AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
+import { AdminBrowseInstallationsDto, AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
 import {
   AdminAppList,
   AdminOverviewEnvelope,
@@ -33,6 +33,7 @@ import {
   NotificationDetailEnvelope,
   OperatorNotificationEnvelope,
   OperatorNotificationPage,
+  InstallationBrowsePage,
 } from './dto/admin-responses.dto';
 
 const APP = ApiParam({ name: 'app', format: 'uuid', description: 'The app id.' });
@@ -199,6 +200,21 @@ export class AdminController {
   @ApiConflict('The notification had completed before the cancel.', 'This notification has already completed.')
   async cancel(@Param('app') appId: string, @Param('id') id: string): Promise<OperatorNotificationEnvelope> {
     return { data: await this.admin.cancel(appId, id) };
+  }
+
+  @Post('apps/:app/installations/browse')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Browse installations',
+    description: 'A page of live installations in installation_id order, matching `filter` (docs/api.md#audience-filters); the count on the first page.',
+  })
+  @APP
+  @ApiBody({ type: AdminBrowseInstallationsDto })
+  @ApiOkResponse({ description: 'One page.', type: InstallationBrowsePage })
+  @ApiJsonBodyErrors()
+  @ApiNotFound(NO_APP)
+  browseInstallations(@Param('app') appId: string, @Body() dto: AdminBrowseInstallationsDto) {
+    return this.admin.browseInstallations(appId, dto);
   }
 
   @Get('apps/:app/installations')

@@ -8,6 +8,8 @@ import { operatorView } from '../notifications/notification-status';
 import { DeliveryTraceService } from '../notifications/delivery-trace.service';
 import type { DeliveryStatus } from '../common/vocabulary';
 import { NotificationsService } from '../notifications/notifications.service';
+import { AudiencesService } from '../notifications/audiences.service';
+import type { FilterNode } from '../common/audience-filter';
 import { QueueInspector } from '../queue/queue-inspector';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
@@ -19,6 +21,8 @@ const NOTIFICATION_MINUTES_LIMIT = 4 * 1500;
 /** How many of the app's newest notifications an installation lookup looks through. */
 const LOOKUP_SCAN = 50;
 const LOOKUP_INSTALLATIONS = 10;
+/** Installations per page of the browser. */
+const BROWSE_PAGE = 50;
 const QUEUE_TIMEOUT_MS = 1_000;
 /** The job states the overview counts per queue. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
@@ -65,6 +69,7 @@ export class AdminService {
     private readonly inspector: QueueInspector,
     private readonly webhooks: WebhooksService,
     private readonly repository: AdminRepository,
+    private readonly audiences: AudiencesService,
   ) {}
 
   /** Every app, its live installations by platform, which providers it has credentials for (no secret), and its sends of the last 24 h. */
@@ -118,6 +123,20 @@ export class AdminService {
     const result = await this.notifications.send(appId, dto, rawBody);
     const { id } = (JSON.parse(result.body) as { data: { id: string } }).data;
     return this.notifications.find(appId, id, operatorView);
+  }
+
+  /**
+   * A page of the app's installations, filtered as a send's `recipients.filter` would select them;
+   * on the first page, how many the filter selects (the API's audience count).
+   */
+  async browseInstallations(appId: string, query: { filter?: FilterNode | null; cursor?: string | null; limit?: number | null }) {
+    await this.app(appId);
+    const filter = query.filter ?? null;
+    const [page, count] = await Promise.all([
+      this.installations.browse(appId, filter, query.cursor ?? null, query.limit ?? BROWSE_PAGE),
+      query.cursor ? null : this.audiences.count(appId, filter ? { filter } : { all: true }),
+    ]);
+    return { data: page.installations, meta: { next_cursor: page.next, count } };
   }
 
   /** An installation by its id, or a user's installations, each with the latest notifications that targeted it. */

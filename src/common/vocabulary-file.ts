@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { OPS_BY_FIELD } from './audience-filter';
 import { PLATFORMS } from './platform';
 import * as vocabulary from './vocabulary';
 
@@ -22,6 +23,8 @@ const EXPORTS: Record<string, unknown> = {
   PROVIDER_IDS: vocabulary.PROVIDER_IDS,
   PROVIDER_OF: vocabulary.PROVIDER_OF,
   PROVIDER_LABELS: vocabulary.PROVIDER_LABELS,
+  PERMISSIONS: vocabulary.PERMISSIONS,
+  FILTER_OPS_BY_FIELD: OPS_BY_FIELD,
 };
 
 const TYPES = `export type Platform = (typeof PLATFORMS)[number];
@@ -29,6 +32,8 @@ export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 export type ProviderId = (typeof PROVIDER_IDS)[number];
+export type FilterField = keyof typeof FILTER_OPS_BY_FIELD;
+export type FilterOp = (typeof FILTER_OPS_BY_FIELD)[FilterField][number];
 `;
 
 /** A list or a record of words as TypeScript, in the house's format. */

@@ -68,7 +68,7 @@ export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
 /** Which recipients key a send used (docs/api.md#recipients). */
-export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'all'] as const;
+export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'filter', 'all'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 
 /** Where a notification stands, as the operator dashboard shows it (notifications/notification-status.ts decides). */

@@ -2,6 +2,7 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } 
 import { App } from '../apps/app.entity';
 import { type Platform, WebPushSubscription } from '../common/platform';
 import type { Permission } from '../common/vocabulary';
+import type { PropertyValue } from '../common/validation/domain-rules';
 
 // Defined once in common/platform.ts; re-exported here for the installation DTOs.
 export { PLATFORMS } from '../common/platform';
@@ -26,6 +27,8 @@ export interface Device {
 @Entity('installations')
 @Index('installations_app_id_installation_id_key', ['appId', 'installationId'], { unique: true })
 @Index('installations_app_id_user_id_idx', ['appId', 'userId'])
+// Audience filters' app_version ranges (migration Audiences): on app_version_key(device ->> 'app_version'), an expression TypeORM cannot declare.
+@Index('installations_app_version_idx', { synchronize: false })
 export class Installation {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -83,6 +86,11 @@ export class Installation {
   @Index('installations_tags_idx', { synchronize: false })
   @Column({ type: 'text', array: true, default: () => `'{}'` })
   tags: string[];
+
+  /** Typed values by key (docs/api.md#properties); GIN-indexed (jsonb_path_ops) for a property's equality in audience filters. */
+  @Index('installations_properties_idx', { synchronize: false })
+  @Column({ type: 'jsonb', default: () => `'{}'` })
+  properties: Record<string, PropertyValue>;
 
   /** iOS badge count (docs/api.md#badge-arithmetic): set by `badge`, moved by sends' `badge_increment`. */
   @Column({ type: 'integer', default: 0 })

@@ -21,6 +21,7 @@ export function toInstallationResource(row: InstallationRow) {
     invalidated_at: iso(row.invalidated_at),
     invalid_reason: row.invalid_reason,
     tags: row.tags,
+    properties: row.properties ?? {},
     // docs/api.md#badge-arithmetic: counted for iOS only.
     badge: row.platform === 'ios' ? row.badge : null,
   };

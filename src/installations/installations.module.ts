@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { AppsModule } from '../apps/apps.module';
+import { Clock } from '../common/time';
 import { InstallationsController } from './installations.controller';
 import { InstallationsRepository } from './installations.repository';
 import { InstallationsService } from './installations.service';
@@ -7,7 +8,7 @@ import { InstallationsService } from './installations.service';
 @Module({
   imports: [AppsModule],
   controllers: [InstallationsController],
-  providers: [InstallationsService, InstallationsRepository],
+  providers: [InstallationsService, InstallationsRepository, Clock],
   exports: [InstallationsService],
 })
 export class InstallationsModule {}

@@ -1,8 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { FilterNode } from '../common/audience-filter';
+import { compileFilter } from '../common/audience-sql';
 import { preparedQuery } from '../common/prepared-query';
 import { Platform, WebPushSubscription } from '../common/platform';
+import { MAX_PROPERTIES, PropertyValue } from '../common/validation/domain-rules';
 import { Device, Permission } from './installation.entity';
 
 /** An `installations` row as PostgreSQL returns it. */
@@ -25,15 +28,24 @@ export interface InstallationRow {
   deleted_at: Date | null;
   tags: string[];
   badge: number;
+  properties: Record<string, PropertyValue>;
 }
 
 /** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
 export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, badge`;
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, badge, properties`;
+
+/**
+ * The properties after a change (docs/api.md#properties): $11 replaces them ($12) or is merged
+ * into them; either way its null values remove their keys (stored properties hold no null).
+ */
+const MERGED_PROPERTIES = `CASE WHEN $11::jsonb IS NULL THEN properties
+      WHEN $12::boolean THEN jsonb_strip_nulls($11::jsonb) ELSE jsonb_strip_nulls(properties || $11::jsonb) END`;
 
 /**
  * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
  * only when their value really changes (docs/api.md#update-installation); a new token revives an invalidated row.
+ * No row when the properties would exceed their limit ($13): the change is then refused as a whole.
  */
 const UPDATE_SQL = `
   UPDATE installations SET
@@ -50,22 +62,26 @@ const UPDATE_SQL = `
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
     tags = COALESCE($9::text[], tags),
     badge = COALESCE($10::int, badge),
+    properties = ${MERGED_PROPERTIES},
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
+    AND ($11::jsonb IS NULL OR (SELECT count(*) FROM jsonb_object_keys(${MERGED_PROPERTIES})) <= $13)
   RETURNING ${INSTALLATION_COLUMNS}`;
 
 /** Creates the row, or re-creates one that was deleted, as if it were new. */
 const CREATE_SQL = `
   INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, badge)
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, badge, properties)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
-    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[], COALESCE($10::int, 0))
+    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[], COALESCE($10::int, 0),
+    jsonb_strip_nulls($11::jsonb))
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
     device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
     registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
     identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
-    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags, badge = EXCLUDED.badge
+    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags, badge = EXCLUDED.badge,
+    properties = EXCLUDED.properties
   WHERE i.deleted_at IS NOT NULL
   RETURNING *`;
 
@@ -82,6 +98,10 @@ export interface InstallationChanges {
   tags: string[] | null;
   /** The iOS badge count (docs/api.md#badge-arithmetic), or null to keep it. */
   badge: number | null;
+  /** JSON text of the properties given (null values remove), or null to keep them. */
+  properties: string | null;
+  /** Whether `properties` replaces the set (PUT) rather than being merged into it (PATCH). */
+  replaceProperties: boolean;
 }
 
 export interface NewInstallation {
@@ -94,6 +114,8 @@ export interface NewInstallation {
   tags: string[];
   /** Null: 0. */
   badge: number | null;
+  /** JSON text; null values are dropped. */
+  properties: string;
 }
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
@@ -119,6 +141,20 @@ export class InstallationsRepository {
   }
 
   /**
+   * One page of the app's live installations in installation_id order, after `after`, matching
+   * `filter` when given (docs/api.md#audience-filters): the operator dashboard's browser.
+   */
+  browse(appId: string, filter: FilterNode | null, after: string, limit: number, now: Date): Promise<InstallationRow[]> {
+    const matching = filter ? compileFilter(filter, 4, now) : { sql: 'TRUE', params: [] };
+    return this.db.query(
+      `SELECT ${INSTALLATION_COLUMNS} FROM installations i
+       WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ${matching.sql}
+       ORDER BY i.installation_id LIMIT $3`,
+      [appId, after, limit, ...matching.params],
+    );
+  }
+
+  /**
    * Live installations per app and platform, every app at once (the operator dashboard's app
    * list). A count reads every live row: fine for a page an operator opens, not for a hot path.
    */
@@ -134,7 +170,7 @@ export class InstallationsRepository {
     return row?.platform ?? null;
   }
 
-  /** UPDATE_SQL as a prepared statement: this is the whole of a PATCH's own database work. Undefined when no live row. */
+  /** UPDATE_SQL as a prepared statement: this is the whole of a PATCH's own database work. Undefined when no live row (or too many properties). */
   async update(appId: string, installationId: string, changes: InstallationChanges): Promise<InstallationRow | undefined> {
     const { rows } = await preparedQuery<InstallationRow>(this.db, 'installations_update', UPDATE_SQL, [
       appId,
@@ -147,6 +183,9 @@ export class InstallationsRepository {
       changes.webPushSubscription,
       changes.tags,
       changes.badge,
+      changes.properties,
+      changes.replaceProperties,
+      MAX_PROPERTIES,
     ]);
     return rows[0];
   }
@@ -164,6 +203,7 @@ export class InstallationsRepository {
       values.permission,
       values.tags,
       values.badge,
+      values.properties,
     ]);
     return row;
   }
@@ -172,7 +212,7 @@ export class InstallationsRepository {
   async softDelete(appId: string, installationId: string): Promise<boolean> {
     const [, count]: [unknown[], number] = await this.db.query(
       `UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
-         device = '{}'::jsonb, tags = '{}'
+         device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb
        WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
       [appId, installationId],
     );

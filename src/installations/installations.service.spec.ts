@@ -1,5 +1,6 @@
 import { Test } from '@nestjs/testing';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { Clock } from '../common/time';
 import { Platform } from '../common/platform';
 import { InstallationChanges, InstallationRow, InstallationsRepository, NewInstallation } from './installations.repository';
 import { InstallationsService } from './installations.service';
@@ -55,6 +56,7 @@ function installationRow(id: string, platform: Platform): InstallationRow {
     deleted_at: null,
     tags: [],
     badge: 0,
+    properties: {},
   };
 }
 
@@ -75,7 +77,7 @@ describe('InstallationsService', () => {
   beforeEach(async () => {
     store = new InMemoryInstallations();
     const moduleRef = await Test.createTestingModule({
-      providers: [InstallationsService, { provide: InstallationsRepository, useValue: store }],
+      providers: [InstallationsService, Clock, { provide: InstallationsRepository, useValue: store }],
     }).compile();
     service = moduleRef.get(InstallationsService);
   });

@@ -1,6 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { FilterNode } from '../common/audience-filter';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { Clock } from '../common/time';
 import { Platform } from '../common/platform';
+import { MAX_PROPERTIES } from '../common/validation/domain-rules';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { InstallationResource, toInstallationResource } from './installation.resource';
@@ -13,7 +16,10 @@ type Changes = Omit<UpdateInstallationDto, 'permission'> & { permission?: Regist
 /** Installations of one app: registration, updates, reads and deletion (docs/api.md#installations). */
 @Injectable()
 export class InstallationsService {
-  constructor(private readonly installations: InstallationsRepository) {}
+  constructor(
+    private readonly installations: InstallationsRepository,
+    private readonly clock: Clock,
+  ) {}
 
   async find(appId: string, installationId: string): Promise<InstallationResource> {
     const row = await this.installations.find(appId, installationId);
@@ -24,6 +30,20 @@ export class InstallationsService {
   /** A user's live installations, most recently seen first (at most `limit`). */
   async findByUser(appId: string, userId: string, limit = 20): Promise<InstallationResource[]> {
     return (await this.installations.findByUser(appId, userId, limit)).map(toInstallationResource);
+  }
+
+  /**
+   * A page of the app's live installations matching `filter` (all without one), in installation_id
+   * order (for the operator dashboard); `next` is the last one's id when the page is full.
+   */
+  async browse(
+    appId: string,
+    filter: FilterNode | null,
+    after: string | null,
+    limit: number,
+  ): Promise<{ installations: InstallationResource[]; next: string | null }> {
+    const rows = await this.installations.browse(appId, filter, after ?? '', limit, new Date(this.clock.now()));
+    return { installations: rows.map(toInstallationResource), next: rows.length === limit ? rows[rows.length - 1].installation_id : null };
   }
 
   /** Live installations per app and platform (for the operator dashboard). */
@@ -46,7 +66,7 @@ export class InstallationsService {
         if (dto.platform !== undefined && dto.platform !== platform) {
           throw ValidationFailedError.of('platform', `The platform field cannot be changed (the installation is ${platform}).`);
         }
-        const row = await this.applyChanges(appId, installationId, platform, dto);
+        const row = await this.applyChanges(appId, installationId, platform, dto, true);
         if (row) return { created: false, installation: toInstallationResource(row) };
       } else {
         const row = await this.create(appId, installationId, dto);
@@ -61,7 +81,7 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties.',
       );
     }
     let platform: Platform | null = null;
@@ -69,9 +89,13 @@ export class InstallationsService {
       platform = await this.installations.platformOf(appId, installationId);
       if (!platform) throw new NotFoundError();
     }
-    const row = await this.applyChanges(appId, installationId, platform, dto);
-    if (!row) throw new NotFoundError();
-    return toInstallationResource(row);
+    const row = await this.applyChanges(appId, installationId, platform, dto, false);
+    if (row) return toInstallationResource(row);
+    // No row: unknown, or the merged properties would exceed their limit (the UPDATE refuses that).
+    if (dto.properties !== undefined && (await this.installations.platformOf(appId, installationId))) {
+      throw ValidationFailedError.of('properties', `The properties field must not leave the installation with more than ${MAX_PROPERTIES} keys.`);
+    }
+    throw new NotFoundError();
   }
 
   async remove(appId: string, installationId: string): Promise<void> {
@@ -79,7 +103,13 @@ export class InstallationsService {
   }
 
   /** One UPDATE (see InstallationsRepository.update); `platform` is needed (and checked) only when a token is being changed. */
-  private async applyChanges(appId: string, installationId: string, platform: Platform | null, dto: Changes): Promise<InstallationRow | undefined> {
+  private async applyChanges(
+    appId: string,
+    installationId: string,
+    platform: Platform | null,
+    dto: Changes,
+    replaceProperties: boolean,
+  ): Promise<InstallationRow | undefined> {
     if (platform) throwIfInvalid(tokenErrors(platform, dto));
     return this.installations.update(appId, installationId, {
       setUserId: dto.user_id !== undefined,
@@ -90,6 +120,8 @@ export class InstallationsService {
       webPushSubscription: dto.web_push_subscription ? JSON.stringify(subscriptionOf(dto.web_push_subscription)) : null,
       tags: dto.tags === undefined ? null : tagSet(dto.tags),
       badge: dto.badge ?? null,
+      properties: dto.properties ? JSON.stringify(dto.properties) : null,
+      replaceProperties,
     });
   }
 
@@ -117,6 +149,7 @@ export class InstallationsService {
       permission: dto.permission ?? null,
       tags: tagSet(dto.tags ?? []),
       badge: dto.badge ?? null,
+      properties: JSON.stringify(dto.properties ?? {}),
     });
   }
 }

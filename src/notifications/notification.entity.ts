@@ -103,6 +103,10 @@ export class Notification {
   @Column({ type: 'text', array: true, nullable: true })
   tags: string[] | null;
 
+  /** The `recipients.filter` of a filter send (docs/api.md#audience-filters), as given. */
+  @Column({ name: 'recipient_filter', type: 'jsonb', nullable: true })
+  recipientFilter: object | null;
+
   /** The last installation_id a tags or all fan-out covered (it walks them in order). */
   @Column({ name: 'fanout_cursor', type: 'varchar', length: 255, nullable: true })
   fanoutCursor: string | null;

@@ -1,6 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { FANOUT_QUEUE } from '../common/queues';
+import { Clock } from '../common/time';
+import { AudiencesController } from './audiences.controller';
+import { AudiencesRepository } from './audiences.repository';
+import { AudiencesService } from './audiences.service';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { FanoutJobs } from '../queue/jobs';
@@ -24,7 +28,7 @@ import { NotificationsService } from './notifications.service';
       useFactory: (config: EnvironmentVariables) => ({ connection: producerConnection(config) }),
     }),
   ],
-  controllers: [NotificationsController],
+  controllers: [NotificationsController, AudiencesController],
   providers: [
     NotificationsService,
     IdempotencyService,
@@ -33,8 +37,11 @@ import { NotificationsService } from './notifications.service';
     DeliveryTraceService,
     DeliveryTraceRepository,
     FanoutJobs,
+    AudiencesService,
+    AudiencesRepository,
+    Clock,
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
-  exports: [NotificationsService, DeliveryTraceService],
+  exports: [NotificationsService, DeliveryTraceService, AudiencesService],
 })
 export class NotificationsModule {}

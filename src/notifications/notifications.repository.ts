@@ -47,8 +47,8 @@ const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, da
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
 const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-         recipient_kind, installation_ids, tags, send_at, localizations)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json)
+         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
+       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb)
        RETURNING ${NOTIFICATION_COLUMNS}`;
 
 /** What a send stores; `data` and `options` already JSON text (or null). */
@@ -66,6 +66,8 @@ export interface NewNotification {
   userIds: string[];
   installationIds: string[] | null;
   tags: string[] | null;
+  /** JSON text of `recipients.filter`, or null. */
+  filter: string | null;
   sendAt: Date | null;
   /** JSON text, keys in request order. */
   localizations: string | null;
@@ -88,6 +90,7 @@ const insertParams = (n: NewNotification) => [
   n.tags,
   n.sendAt,
   n.localizations,
+  n.filter,
 ];
 
 /** An `idempotency_keys` row, as a claim that lost finds it. */

@@ -81,6 +81,7 @@ export class NotificationsService {
       userIds: [...new Set(recipients.user_ids ?? [])],
       installationIds: recipients.installation_ids ? [...new Set(recipients.installation_ids)] : null,
       tags: recipients.tags ? [...new Set(recipients.tags)] : null,
+      filter: recipients.filter ? JSON.stringify(recipients.filter) : null,
       sendAt,
       localizations: content.localizations ? JSON.stringify(content.localizations) : null,
     };

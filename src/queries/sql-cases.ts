@@ -10,6 +10,8 @@ import { RetentionRepository } from '../delivery/retention/retention.repository'
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
 import { RECIPIENT_KINDS, RecipientKind } from '../common/vocabulary';
+import { FilterNode } from '../common/audience-filter';
+import { AudiencesRepository } from '../notifications/audiences.repository';
 import { DeliveryTraceRepository } from '../notifications/delivery-trace.repository';
 import { NewNotification, NotificationsRepository } from '../notifications/notifications.repository';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
@@ -51,6 +53,7 @@ const NOTIFICATION: NewNotification = {
   userIds: ['user-1'],
   installationIds: null,
   tags: null,
+  filter: null,
   sendAt: null,
   localizations: null,
 };
@@ -68,12 +71,32 @@ const CHUNK: ChunkParams = {
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up. */
 const locked = (kind: RecipientKind, ids: string[] = ['x']) => [
-  { kind, position: 0, batches: 0, fanned_out_at: null, cursor: null, canceled: false, tags: ['t'], ids },
+  { kind, position: 0, batches: 0, fanned_out_at: null, cursor: null, canceled: false, tags: ['t'], ids, filter: FILTER, started_at: AT },
 ];
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
-const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
+const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'filter' || kind === 'all';
+
+/** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */
+const FILTER: FilterNode = {
+  and: [
+    { field: 'platform', op: 'in', value: ['ios', 'android'] },
+    { field: 'properties.plan', op: 'eq', value: 'pro' },
+    { field: 'app_version', op: 'gte', value: '4.2' },
+    { field: 'last_seen_at', op: 'within_last', value: '30d' },
+    { or: [{ field: 'tags', op: 'contains', value: 'beta' }, { not: { field: 'language', op: 'ne', value: 'fr' } }] },
+  ],
+};
 
 export const SQL_FILES: SqlFile[] = [
+  {
+    file: 'audiences.repository.sql',
+    cases: [
+      { name: 'AudiencesRepository.count (user_ids)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'user_ids', list: ['user-1'] }) },
+      { name: 'AudiencesRepository.count (tags)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'tags', list: ['beta'] }) },
+      { name: 'AudiencesRepository.count (filter)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'filter', filter: FILTER, now: AT }) },
+      { name: 'AudiencesRepository.count (all)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'all' }) },
+    ],
+  },
   {
     file: 'admin.repository.sql',
     cases: [
@@ -216,6 +239,8 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'InstallationsRepository.find', call: (db) => new InstallationsRepository(db).find(ID, 'device-1') },
       { name: 'InstallationsRepository.findByUser', call: (db) => new InstallationsRepository(db).findByUser(ID, 'user-1', 20) },
       { name: 'InstallationsRepository.countByApp', call: (db) => new InstallationsRepository(db).countByApp() },
+      { name: 'InstallationsRepository.browse', call: (db) => new InstallationsRepository(db).browse(ID, null, '', 50, AT) },
+      { name: 'InstallationsRepository.browse (filter)', call: (db) => new InstallationsRepository(db).browse(ID, FILTER, 'device-1', 50, AT) },
       { name: 'InstallationsRepository.platformOf', call: (db) => new InstallationsRepository(db).platformOf(ID, 'device-1') },
       {
         name: 'InstallationsRepository.update',
@@ -229,6 +254,8 @@ export const SQL_FILES: SqlFile[] = [
             webPushSubscription: null,
             tags: null,
             badge: null,
+            properties: null,
+            replaceProperties: false,
           }),
       },
       {
@@ -243,6 +270,7 @@ export const SQL_FILES: SqlFile[] = [
             permission: 'unknown',
             tags: [],
             badge: null,
+            properties: '{}',
           }),
       },
       { name: 'InstallationsRepository.softDelete', call: (db) => new InstallationsRepository(db).softDelete(ID, 'device-1') },

@@ -109,6 +109,7 @@ class InMemoryMessages implements Pick<
       deleted_at: null,
       tags: [],
       badge: 0,
+      properties: {},
     };
   }
 

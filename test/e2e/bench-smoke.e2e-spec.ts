@@ -79,11 +79,12 @@ describe('npm run bench, at a tiny size', () => {
   });
 
   it('measures the API and its raw UPDATE baseline', () => {
-    const { patch, post, rawUpdate } = results.api;
+    const { patch, patchProperties, post, rawUpdate } = results.api;
     expect(patch.requests).toBe(128);
+    expect(patchProperties.requests).toBe(128);
     expect(post.requests).toBe(128);
     expect(rawUpdate.statements).toBe(patch.requests);
-    expect(patch.errors + post.errors + rawUpdate.errors).toBe(0);
+    expect(patch.errors + patchProperties.errors + post.errors + rawUpdate.errors).toBe(0);
     expect(Number.isFinite(results.api.patchOverRaw)).toBe(true);
   });
 
@@ -134,6 +135,7 @@ describe('npm run bench, at a tiny size', () => {
       'iOS-only delivery CPU / peer CPU',
       'mixed delivery CPU / peer CPU',
       'PATCH CPU / raw UPDATE CPU',
+      'PATCH (three properties) CPU / raw UPDATE CPU',
       'POST CPU / raw UPDATE CPU',
       'API errors',
       'fan-out peak RSS (MB)',

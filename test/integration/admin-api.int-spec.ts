@@ -124,6 +124,23 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
     expect(byUser.data).toHaveLength(2);
     const byId = await expectAnswer('get', '/admin/api/apps/{app}/installations', get(`${app}/installations?installation_id=${ids.installation}`), 200);
     expect(byId.data[0].notifications[0].delivery).toMatchObject({ status: 'accepted', reason: null });
+
+    // The browser: pages of installations filtered as a send's recipients.filter, the count on the first.
+    const browse = '/admin/api/apps/{app}/installations/browse';
+    const tagged = await expectAnswer(
+      'post',
+      browse,
+      post(`${app}/installations/browse`).send({ filter: { field: 'tags', op: 'contains', value: 'beta' } }),
+      200,
+    );
+    expect(tagged.data.map((i: { installation_id: string }) => i.installation_id)).toEqual([ids.installation]);
+    expect(tagged.meta).toEqual({ next_cursor: null, count: { installations: 1, sendable: 1, users: 1, platforms: { ios: 1, android: 0, web: 0 } } });
+    const first = await expectAnswer('post', browse, post(`${app}/installations/browse`).send({ limit: 1 }), 200);
+    expect(first.meta.count.installations).toBe(2);
+    const second = await expectAnswer('post', browse, post(`${app}/installations/browse`).send({ limit: 1, cursor: first.meta.next_cursor }), 200);
+    expect(second.meta.count).toBeNull();
+    expect([...first.data, ...second.data].map((i: { installation_id: string }) => i.installation_id).sort()).toHaveLength(2);
+    expect(second.data[0].installation_id > first.data[0].installation_id).toBe(true);
   });
 
   it('sends and cancels as documented', async () => {
@@ -150,6 +167,12 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
       ['get', '/admin/api/apps/{app}/notifications', get(`${app}/notifications?limit=0`), 422],
       ['get', '/admin/api/apps/{app}/notifications/{id}/deliveries', get(`${app}/notifications/${ids.sent}/deliveries?status=lost`), 422],
       ['get', '/admin/api/apps/{app}/installations', get(`${app}/installations`), 422],
+      [
+        'post',
+        '/admin/api/apps/{app}/installations/browse',
+        post(`${app}/installations/browse`).send({ filter: { and: [{ field: 'platform', op: 'lt', value: 'ios' }] } }),
+        422,
+      ],
       ['post', '/admin/api/apps/{app}/notifications', post(`${app}/notifications`).send({ recipients: {} }), 422],
       ['post', '/admin/api/apps/{app}/notifications', post(`${app}/notifications`).set('Content-Type', 'application/json').send('{"x":'), 400],
       ['post', '/admin/api/apps/{app}/notifications', post(`${app}/notifications`).set('Content-Type', 'text/plain').send('x'), 415],

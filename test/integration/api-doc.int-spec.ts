@@ -92,6 +92,10 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 16.2 Platform fields',
       '### 16.3 Web action buttons',
       '### 16.4 Badge arithmetic',
+      '## 18. Audiences: installation properties and filters',
+      '### 18.1 Properties',
+      '### 18.2 Filters',
+      '### 18.3 Count an audience',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

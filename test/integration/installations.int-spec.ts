@@ -51,6 +51,7 @@ describe('installations (docs/api.md#installations)', () => {
           'invalid_reason',
           'tags',
           'badge',
+          'properties',
         ].sort(),
       );
       expect(data).toMatchObject({
@@ -273,7 +274,7 @@ describe('installations (docs/api.md#installations)', () => {
     });
 
     it.each([
-      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge.'],
+      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties.'],
       [{ permission: 'unknown' }, 'permission', 'The selected permission is invalid.'],
       [{ permission: null }, 'permission', 'The selected permission is invalid.'],
       [{ user_id: 42 }, 'user_id', 'The user_id field must be a string.'],
@@ -353,7 +354,7 @@ describe('installations (docs/api.md#installations)', () => {
       expect((await patch(inst.installation_id, { user_id: 'x' })).status).toBe(404);
       expect((await ctx.http().delete(path(inst.installation_id)).set(bearer(tenant.token))).status).toBe(404);
       const row = await stored(inst.installation_id);
-      expect(row).toMatchObject({ push_token: null, user_id: null });
+      expect(row).toMatchObject({ push_token: null, user_id: null, properties: {} });
       expect(row.deleted_at).toBeInstanceOf(Date);
     });
 
@@ -363,6 +364,74 @@ describe('installations (docs/api.md#installations)', () => {
       const res = await put(inst.installation_id, { platform: 'android', push_token: 'new' });
       expect(res.status).toBe(201);
       expect(res.body.data).toMatchObject({ id: inst.id, platform: 'android', user_id: null, permission: 'unknown' });
+    });
+  });
+
+  describe('properties (docs/api.md#properties)', () => {
+    const create = (properties?: object) => {
+      const id = installationId();
+      return put(id, { platform: 'android', push_token: `t-${id}`, ...(properties === undefined ? {} : { properties }) }).then((res) => ({ id, res }));
+    };
+
+    it('{} when none; typed values are stored and echoed as given', async () => {
+      const { res: none } = await create();
+      expect(none.status).toBe(201);
+      expect(none.body.data.properties).toEqual({});
+      const properties = { plan: 'pro', purchases: 3, ratio: 0.5, beta: true, trial: false, empty: '', constructor: 'kept' };
+      const { id, res } = await create(properties);
+      expect(res.status).toBe(201);
+      expect(res.body.data.properties).toEqual(properties);
+      expect((await get(id)).body.data.properties).toEqual(properties);
+      expect((await stored(id)).properties).toEqual(properties);
+    });
+
+    it('PUT replaces the set; PATCH merges, a key set to null is removed', async () => {
+      const { id } = await create({ plan: 'free', purchases: 1, beta: true });
+      expect((await put(id, { properties: { plan: 'pro', city: 'Lyon' } })).body.data.properties).toEqual({ plan: 'pro', city: 'Lyon' });
+      const merged = await patch(id, { properties: { purchases: 2, city: null, gone: null } });
+      expect(merged.status).toBe(200);
+      expect(merged.body.data.properties).toEqual({ plan: 'pro', purchases: 2 });
+      // A PUT or PATCH without properties leaves them alone.
+      expect((await put(id, { permission: 'granted' })).body.data.properties).toEqual({ plan: 'pro', purchases: 2 });
+      expect((await patch(id, { tags: ['x'] })).body.data.properties).toEqual({ plan: 'pro', purchases: 2 });
+      expect((await put(id, { properties: {} })).body.data.properties).toEqual({});
+    });
+
+    it('422 at the bad key: names, value types, string length, more than 50 keys', async () => {
+      const { id } = await create();
+      const res = await patch(id, {
+        properties: { Plan: 'x', '1st': 1, ok: 'fine', list: [1], object: { a: 1 }, long: 'x'.repeat(256), max: 'y'.repeat(255), ['k'.repeat(65)]: 1 },
+      });
+      expect(res.status).toBe(422);
+      const keyMessage = (key: string) => [
+        `The properties.${key} field name must be a lower-case letter followed by at most 63 lower-case letters, digits and _.`,
+      ];
+      expect(res.body.errors).toEqual({
+        'properties.Plan': keyMessage('Plan'),
+        'properties.1st': keyMessage('1st'),
+        'properties.list': ['The properties.list field must be a string, a number or a boolean.'],
+        'properties.object': ['The properties.object field must be a string, a number or a boolean.'],
+        'properties.long': ['The properties.long field must not be greater than 255 characters.'],
+        [`properties.${'k'.repeat(65)}`]: keyMessage('k'.repeat(65)),
+      });
+      const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, i]));
+      expect((await patch(id, { properties: many })).body.errors).toEqual({ properties: ['The properties field must not have more than 50 keys.'] });
+      expect((await patch(id, { properties: [] })).body.errors).toEqual({ properties: ['The properties field must be an object.'] });
+      expect((await patch(id, { properties: null })).body.errors).toEqual({ properties: ['The properties field must be an object.'] });
+      expect((await stored(id)).properties).toEqual({});
+    });
+
+    it('a PATCH that would leave more than 50 keys is refused as a whole; one that removes as many as it adds is not', async () => {
+      const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, i]));
+      const { id } = await create(fifty);
+      const refused = await patch(id, { properties: { extra: 1 }, user_id: 'not-applied' });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors).toEqual({ properties: ['The properties field must not leave the installation with more than 50 keys.'] });
+      expect(await stored(id)).toMatchObject({ properties: fifty, user_id: null });
+      const swapped = await patch(id, { properties: { extra: 1, k0: null } });
+      expect(swapped.status).toBe(200);
+      expect(Object.keys(swapped.body.data.properties)).toHaveLength(50);
+      expect((await patch(installationId(), { properties: { a: 1 } })).status).toBe(404);
     });
   });
 });

@@ -4,7 +4,7 @@ import { configureProviders, seedInstallations } from '../support/providers';
 import { waitForQueues } from '../support/wait-for-queues';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
-const EXACTLY_ONE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
+const EXACTLY_ONE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter or recipients.all is required.';
 
 /** Recipients and installation tags (docs/api.md#recipients), through API, fan-out and delivery in one process. */
 describe('targeting (docs/api.md#recipients)', () => {
@@ -125,6 +125,20 @@ describe('targeting (docs/api.md#recipients)', () => {
       ['all false', { all: false }, 'recipients.all', 'The recipients.all field must be true.'],
       ['all "true"', { all: 'true' }, 'recipients.all', 'The recipients.all field must be true.'],
       ['all null', { all: null }, 'recipients.all', 'The recipients.all field must be true.'],
+      ['filter null', { filter: null }, 'recipients.filter', 'The recipients.filter field must be an object.'],
+      [
+        'a filter op that cannot apply',
+        {
+          filter: {
+            and: [
+              { field: 'platform', op: 'eq', value: 'ios' },
+              { field: 'platform', op: 'lt', value: 'ios' },
+            ],
+          },
+        },
+        'recipients.filter.and.1.op',
+        'The recipients.filter.and.1.op field cannot be lt for platform: it takes eq, ne, in, not_in.',
+      ],
     ])('422 for %s', async (_name, recipients, field, message) => {
       const res = await send({ recipients });
       expect(res.status).toBe(422);
@@ -195,6 +209,34 @@ describe('targeting (docs/api.md#recipients)', () => {
     expect(apnsAccepted(foreign.push_token)).toBe(0);
   });
 
+  it('filter reaches the installations of the app that match, never another app’s that match too (docs/api.md#audience-filters)', async () => {
+    const properties = { plan: 'pro' };
+    const match = await ios(tenant.token, { user_id: 'fil', properties, device: { app_version: '4.2', locale: 'fr_FR' } });
+    const newer = await ios(tenant.token, { properties, device: { app_version: '4.10', locale: 'fr' } });
+    const older = await ios(tenant.token, { user_id: 'fil2', properties, device: { app_version: '4.1', locale: 'fr' } });
+    const english = await ios(tenant.token, { user_id: 'fil3', properties, device: { app_version: '5', locale: 'en' } });
+    const free = await ios(tenant.token, { user_id: 'fil4', properties: { plan: 'free' }, device: { app_version: '5', locale: 'fr' } });
+    const foreign = await ios(other.token, { user_id: 'fil', properties, device: { app_version: '5', locale: 'fr' } });
+    const filter = {
+      and: [
+        { field: 'properties.plan', op: 'eq', value: 'pro' },
+        { field: 'app_version', op: 'gte', value: '4.2' },
+        { field: 'language', op: 'eq', value: 'fr' },
+      ],
+    };
+    const counted = await ctx.http().post('/api/v1/audiences/count').set(bearer(tenant.token)).send({ recipients: { filter } }).expect(200);
+    expect(counted.body.data).toEqual({ installations: 2, sendable: 2, users: 1, platforms: { ios: 2, android: 0, web: 0 } });
+    const res = await send({ recipients: { filter } });
+    expect(res.status).toBe(202);
+    const done = await completed(res.body.data.id);
+    expect(done.target_users).toBe(1);
+    expect(done.statistics).toMatchObject({ users: 1, installations: 2, accepted: 2, skipped: 0, failed: 0 });
+    await waitForQueues(ctx);
+    expect([match, newer, older, english, free, foreign].map((i) => apnsAccepted(i.push_token))).toEqual([1, 1, 0, 0, 0, 0]);
+    const [stored] = await ctx.db.query(`SELECT recipient_kind, recipient_filter FROM notifications WHERE id = $1`, [res.body.data.id]);
+    expect(stored).toEqual({ recipient_kind: 'filter', recipient_filter: filter });
+  });
+
   it('walks a broadcast and a tag send over several chunks, each installation once', async () => {
     // An app without credentials: every row is skipped (NoCredentials), so only the fan-out runs.
     const app = await newApp(ctx, 'Many');
@@ -202,10 +244,17 @@ describe('targeting (docs/api.md#recipients)', () => {
     await ctx.db.query(`UPDATE installations SET tags = '{odd}' WHERE app_id = $1 AND right(user_id, 1) IN ('1', '3', '5', '7', '9')`, [app.appId]);
     const all = await send({ recipients: { all: true } }, app.token);
     const odd = await send({ recipients: { tags: ['odd'] } }, app.token);
+    // A filter send walks the same way (flat worker memory): the odd ones that are not user many-...1.
+    const filtered = await send(
+      { recipients: { filter: { and: [{ field: 'tags', op: 'contains', value: 'odd' }, { not: { field: 'user_id', op: 'in', value: ['many-1'] } }] } } },
+      app.token,
+    );
     const [allDone, oddDone] = [await completed(all.body.data.id, app.token), await completed(odd.body.data.id, app.token)];
+    const filteredDone = await completed(filtered.body.data.id, app.token);
     expect(allDone.statistics).toMatchObject({ users: 12_001, installations: 12_001, skipped: 12_001 });
     expect(allDone.target_users).toBe(12_001);
     expect(oddDone.statistics).toMatchObject({ users: 6_000, installations: 6_000, skipped: 6_000 });
+    expect(filteredDone.statistics).toMatchObject({ users: 5_999, installations: 5_999, skipped: 5_999 });
     const [counts] = await ctx.db.query(
       `SELECT count(*)::int AS rows, count(DISTINCT installation_id)::int AS installations FROM deliveries WHERE notification_id = $1`,
       [all.body.data.id],

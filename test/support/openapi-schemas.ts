@@ -44,6 +44,11 @@ export type Schema = {
   'x-only-when'?: Record<string, Record<string, unknown>>;
   /** A key required unless the dotted path is `true`: `notification` unless `options.content_available`. */
   'x-required-unless'?: Record<string, string>;
+  /** Any one of these: a property value (string, number or boolean). */
+  oneOf?: Schema[];
+  /** An expression whose rules JSON Schema cannot say (`recipients.filter`): its example stands for it. */
+  'x-expression'?: string;
+  example?: unknown;
 };
 
 const given = (o: Record<string, unknown>, key: string) => o[key] !== undefined;
@@ -88,6 +93,8 @@ export function arbitraryOf(doc: OpenApiDocument, schema: Schema, limits: Genera
   };
   const buildType = (s: Schema): fc.Arbitrary<unknown> => {
     if (s.enum) return fc.constantFrom(...s.enum);
+    if (s['x-expression']) return fc.constant(s.example);
+    if (s.oneOf) return fc.oneof(...s.oneOf.map(build));
     switch (s.type) {
       case 'string': {
         const min = s.minLength ?? 0;

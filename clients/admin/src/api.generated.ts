@@ -170,6 +170,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/apps/{app}/installations/browse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Browse installations
+         * @description A page of live installations in installation_id order, matching `filter` (docs/api.md#audience-filters); the count on the first page.
+         */
+        post: operations["Admin_browseInstallations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/api/apps/{app}/installations": {
         parameters: {
             query?: never;
@@ -605,7 +625,7 @@ export interface components {
              * @example user_ids
              * @enum {string}
              */
-            kind: "user_ids" | "installation_ids" | "tags" | "all";
+            kind: "user_ids" | "installation_ids" | "tags" | "filter" | "all";
             /**
              * @description Distinct user ids sent to, for `user_ids`; else null.
              * @example 2
@@ -726,6 +746,31 @@ export interface components {
              *     ]
              */
             tags?: string[];
+            /**
+             * @description Installations that match this audience filter (docs/api.md#audience-filters).
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            };
             /**
              * @description Every installation of the app.
              * @example true
@@ -925,6 +970,40 @@ export interface components {
             data: components["schemas"]["DeliveryEntry"][];
             meta: components["schemas"]["PageMeta"];
         };
+        AdminBrowseInstallationsDto: {
+            /**
+             * @description docs/api.md#audience-filters; absent: every live installation.
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The previous page's `meta.next_cursor`: the installation_id to continue after. */
+            cursor?: string | null;
+            /**
+             * @description Installations per page, at most.
+             * @default 50
+             */
+            limit: number | null;
+        };
         DeviceResource: {
             /** @example 1.4.0 */
             app_version: string | null;
@@ -1003,10 +1082,57 @@ export interface components {
              */
             tags: string[];
             /**
+             * @description Typed values by key (docs/api.md#properties); `{}` when none.
+             * @example {
+             *       "plan": "pro",
+             *       "purchases": 3
+             *     }
+             */
+            properties: {
+                [key: string]: string | number | boolean;
+            };
+            /**
              * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
              * @example 0
              */
             badge: number | null;
+        };
+        AudiencePlatforms: {
+            /** @example 1200 */
+            ios: number;
+            /** @example 3400 */
+            android: number;
+            /** @example 0 */
+            web: number;
+        };
+        AudienceCount: {
+            /**
+             * @description Live installations the recipients select.
+             * @example 4600
+             */
+            installations: number;
+            /**
+             * @description Of these, those a send would deliver to: not denied, not invalidated, with a token.
+             * @example 4420
+             */
+            sendable: number;
+            /**
+             * @description Distinct user ids among the installations.
+             * @example 3900
+             */
+            users: number;
+            /** @description The installations by platform. */
+            platforms: components["schemas"]["AudiencePlatforms"];
+        };
+        InstallationBrowseMeta: {
+            /** @description Give it as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            /** @description docs/api.md#count-an-audience, on the first page only (no `cursor`). */
+            count: components["schemas"]["AudienceCount"] | null;
+        };
+        InstallationBrowsePage: {
+            data: components["schemas"]["InstallationResource"][];
+            meta: components["schemas"]["InstallationBrowseMeta"];
         };
         InstallationDelivery: {
             /**
@@ -2369,6 +2495,163 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_browseInstallations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminBrowseInstallationsDto"];
+            };
+        };
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationBrowsePage"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description The request line and headers are over 16 KiB (a very long URL included). */

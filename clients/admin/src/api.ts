@@ -24,6 +24,9 @@ export type Statistics = Schemas['NotificationStatistics'];
 export type Notification = Schemas['OperatorNotificationResource'];
 export type NotificationDetail = Schemas['NotificationDetailResource'];
 export type InstallationLookup = Schemas['InstallationLookup'];
+export type Installation = Schemas['InstallationResource'];
+export type BrowseRequest = Schemas['AdminBrowseInstallationsDto'];
+export type AudienceCount = Schemas['AudienceCount'];
 export type Delivery = Schemas['DeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
@@ -89,6 +92,8 @@ export const api = {
   send: (appId: string, body: SendRequest) => call<Answer<'Admin_send', 202>>('POST', `/apps/${enc(appId)}/notifications`, { body }).then((r) => r.data),
   installations: (appId: string, params: Query<'Admin_installations'>) =>
     call<Answer<'Admin_installations'>>('GET', `/apps/${enc(appId)}/installations${query(params)}`).then((r) => r.data),
+  browseInstallations: (appId: string, body: BrowseRequest) =>
+    call<Answer<'Admin_browseInstallations'>>('POST', `/apps/${enc(appId)}/installations/browse`, { body }),
   deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>
     call<Answer<'Admin_deliveries'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}/deliveries${query(params)}`),
 };

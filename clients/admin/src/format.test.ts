@@ -34,5 +34,6 @@ describe('format', () => {
     expect(describeTarget({ kind: 'user_ids', users: 1200, tags: null }, 'en-US')).toBe('1,200 users');
     expect(describeTarget({ kind: 'tags', users: null, tags: ['beta', 'vip'] })).toBe('tags: beta, vip');
     expect(describeTarget({ kind: 'all', users: null, tags: null })).toBe('every installation');
+    expect(describeTarget({ kind: 'filter', users: null, tags: null })).toBe('an audience filter');
   });
 });

@@ -47,6 +47,8 @@ export function describeTarget(target: { kind: RecipientKind; users: number | nu
       return 'installation ids';
     case 'tags':
       return `tags: ${(target.tags ?? []).join(', ')}`;
+    case 'filter':
+      return 'an audience filter';
     case 'all':
       return 'every installation';
   }

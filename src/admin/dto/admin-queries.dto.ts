@@ -1,7 +1,8 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ListDeliveriesQueryDto } from '../../notifications/dto/list-deliveries.dto';
 import { Optional } from '../../common/validation/framework';
-import { IntLike, Str } from '../../common/validation/rules';
+import { Int, IntLike, Str } from '../../common/validation/rules';
+import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
 
 /** GET /admin/api/apps/{app}/notifications (docs/operations.md "Operator dashboard"). */
 export class AdminNotificationsQueryDto {
@@ -40,4 +41,20 @@ export class AdminDeliveriesQueryDto extends ListDeliveriesQueryDto {
   @Optional()
   @Str({ min: 1, max: 255 })
   reason?: string;
+}
+
+/** POST /admin/api/apps/{app}/installations/browse: a page of installations, filtered as a send's `recipients.filter`. */
+export class AdminBrowseInstallationsDto {
+  @ApiPropertyOptional({ description: 'docs/api.md#audience-filters; absent: every live installation.' })
+  @Optional()
+  @AudienceFilter()
+  filter?: FilterNode | null;
+  @ApiPropertyOptional({ description: "The previous page's `meta.next_cursor`: the installation_id to continue after." })
+  @Optional()
+  @Str({ min: 1, max: 255 })
+  cursor?: string | null;
+  @ApiPropertyOptional({ default: 50, description: 'Installations per page, at most.' })
+  @Optional()
+  @Int({ min: 1, max: 100 })
+  limit?: number | null;
 }

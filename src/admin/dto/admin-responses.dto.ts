@@ -6,6 +6,7 @@ import type { Platform } from '../../common/platform';
 import { WEBHOOK_EVENT_TYPES } from '../../common/webhook-events';
 import type { CredentialsSummary } from '../../credentials/credentials.service';
 import { InstallationResource } from '../../installations/dto/installation-response.dto';
+import { AudienceCount } from '../../notifications/dto/count-audience.dto';
 import { NotificationResource, PageMeta } from '../../notifications/dto/notification-response.dto';
 import { NOTIFICATION_STATUSES, type NotificationStatus } from '../../common/vocabulary';
 import { OperatorNotification } from '../../notifications/notification-status';
@@ -90,7 +91,7 @@ export class AdminAppList {
 }
 
 /** Every recipients key of a send (docs/api.md#recipients); a Record, so a kind added to the row type must be added here. */
-const RECIPIENT_KINDS = Object.keys({ user_ids: 1, installation_ids: 1, tags: 1, all: 1 } satisfies Record<RecipientKind, 1>);
+const RECIPIENT_KINDS = Object.keys({ user_ids: 1, installation_ids: 1, tags: 1, filter: 1, all: 1 } satisfies Record<RecipientKind, 1>);
 
 export class NotificationTarget {
   @ApiProperty({ enum: RECIPIENT_KINDS, description: 'The recipients key the send used.', example: 'user_ids' })
@@ -148,6 +149,17 @@ export class InstallationLookup {
   @ApiProperty({ type: () => InstallationResource }) installation: InstallationResource;
   @ApiProperty({ type: () => [InstallationNotification], description: "Newest first, among the app's latest notifications." })
   notifications: InstallationNotification[];
+}
+
+export class InstallationBrowseMeta {
+  @ApiProperty({ type: String, nullable: true, description: 'Give it as `cursor` for the next page; null on the last.' }) next_cursor: string | null;
+  @ApiProperty({ type: () => AudienceCount, nullable: true, description: 'docs/api.md#count-an-audience, on the first page only (no `cursor`).' })
+  count: AudienceCount | null;
+}
+
+export class InstallationBrowsePage {
+  @ApiProperty({ type: () => [InstallationResource] }) data: InstallationResource[];
+  @ApiProperty({ type: () => InstallationBrowseMeta }) meta: InstallationBrowseMeta;
 }
 
 export class InstallationLookupList {
@@ -214,6 +226,8 @@ export type AdminDocMatches = [
   Expect<SameKeys<NotificationDetailResource, Answer<'notification'>>>,
   Expect<SameKeys<MinutePointResource, MinutePoint>>,
   Expect<SameKeys<InstallationLookup, Answer<'lookUpInstallations'>[number]>>,
+  Expect<SameKeys<InstallationBrowsePage, Answer<'browseInstallations'>>>,
+  Expect<SameKeys<InstallationBrowseMeta, Answer<'browseInstallations'>['meta']>>,
   Expect<SameKeys<InstallationNotification, Answer<'lookUpInstallations'>[number]['notifications'][number]>>,
   Expect<SameKeys<InstallationDelivery, Answer<'lookUpInstallations'>[number]['notifications'][number]['delivery']>>,
   Expect<SameKeys<AdminOverview, Answer<'overview'>>>,

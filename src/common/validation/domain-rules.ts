@@ -1,7 +1,7 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
 import { env } from '../../config/env';
 import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
-import { Check, described, rule } from './framework';
+import { Check, described, INNER_ERRORS, isPlainObject, rule, VERBATIM_PROPERTIES, verbatimProperties } from './framework';
 import { checkString } from './rules';
 
 /** The API's own rules: installation ids and tags, URLs, Web Push subscriptions (see framework.ts). */
@@ -112,3 +112,57 @@ export function checkLinkUrl(max: number): Check {
 }
 
 export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));
+
+/** Installation properties (docs/api.md#properties): keys, their number and the values they may hold. */
+export const PROPERTY_KEY = /^[a-z][a-z0-9_]{0,63}$/;
+export const MAX_PROPERTIES = 50;
+export const PROPERTY_STRING_MAX = 255;
+export type PropertyValue = string | number | boolean;
+
+/** One property value: a string of at most 255 characters, a finite number or a boolean. */
+export const checkPropertyValue: Check = described(
+  (value) => {
+    if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return null;
+    if (typeof value !== 'string') return 'The :attribute field must be a string, a number or a boolean.';
+    return checkString({ max: PROPERTY_STRING_MAX })(value);
+  },
+  // OpenAPI 3.0 has no type list: any of the three, as oneOf.
+  { oneOf: [{ type: 'string', maxLength: PROPERTY_STRING_MAX }, { type: 'number' }, { type: 'boolean' }] },
+);
+
+const PROPERTY_KEY_MESSAGE = 'The :attribute field name must be a lower-case letter followed by at most 63 lower-case letters, digits and _.';
+
+/**
+ * `properties` of an installation: at most 50 keys matching PROPERTY_KEY, each value a property
+ * value or null (removes it). Kept exactly as parsed (see PlainObject), so a key such as
+ * `constructor` is stored, not dropped; problems are reported at `properties.<key>`.
+ */
+export function Properties(): PropertyDecorator {
+  const problems = (value: unknown): [string, string][] =>
+    Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {
+      if (!PROPERTY_KEY.test(key)) return [[key, PROPERTY_KEY_MESSAGE]];
+      const problem = entry === null ? null : checkPropertyValue(entry);
+      return problem ? [[key, problem]] : [];
+    });
+  return (target, key) => {
+    rule(
+      'properties',
+      described(
+        (value) => {
+          if (!isPlainObject(value)) return 'The :attribute field must be an object.';
+          if (Object.keys(value).length > MAX_PROPERTIES) return `The :attribute field must not have more than ${MAX_PROPERTIES} keys.`;
+          return problems(value).length > 0 ? INNER_ERRORS : null;
+        },
+        {
+          type: 'object',
+          maxProperties: MAX_PROPERTIES,
+          // OpenAPI 3.0 has no propertyNames: the keys' rule, for tools that read it.
+          'x-key-pattern': PROPERTY_KEY.source,
+          additionalProperties: { ...checkPropertyValue.schema, nullable: true },
+        } as ApiPropertyOptions,
+      ),
+      { problems },
+    )(target, key);
+    Reflect.defineMetadata(VERBATIM_PROPERTIES, [...verbatimProperties(target.constructor), key], target.constructor);
+  };
+}

@@ -11,6 +11,7 @@ import { TokenChanges1764700000000 } from './1764700000000-TokenChanges';
 import { DeliveriesWithoutInstallationKey1764800000000 } from './1764800000000-DeliveriesWithoutInstallationKey';
 import { AppSettings1764900000000 } from './1764900000000-AppSettings';
 import { MessageKinds1765000000000 } from './1765000000000-MessageKinds';
+import { Audiences1765500000000 } from './1765500000000-Audiences';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -27,4 +28,5 @@ export const MIGRATIONS = [
   DeliveriesWithoutInstallationKey1764800000000,
   AppSettings1764900000000,
   MessageKinds1765000000000,
+  Audiences1765500000000,
 ];

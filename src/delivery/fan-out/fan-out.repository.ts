@@ -4,25 +4,45 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
 import { Platform } from '../../common/platform';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
+import { FilterNode } from '../../common/audience-filter';
+import { compileFilter, recipientsPredicate } from '../../common/audience-sql';
+
+/** The live installations of the app ($1). */
+const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
+/** A walk's next chunk: after the cursor $q, in installation_id order (the unique (app_id, installation_id) index), $q+1 of them. */
+const walk = (q: number) => `i.installation_id > $${q}::text ORDER BY i.installation_id LIMIT $${q + 1}`;
+
+/** The `where` of the whole app's walk, with its parameters from $p: the cursor and the chunk size. */
+export const walkAllTargets = (p: number) => `${LIVE} AND ${walk(p)}`;
+
+/** A chunk's installations: SQL after `FROM installations i`, and its own parameters, numbered from $p. */
+export interface ChunkTargets {
+  where: string;
+  params: unknown[];
+}
 
 /**
- * The installations one chunk covers, as SQL after `FROM installations i`; $1 is the app, and the
- * chunk's own parameters are numbered from $p. Lists (user ids, installation ids) are chunked by
- * position in the stored list; tags and the whole app are walked in installation_id order from
- * the last one done, which the unique (app_id, installation_id) index serves, and for tags also
- * the GIN index on tags (`tags && $p`), whichever the planner finds cheaper for the tags' share.
+ * The installations one chunk covers, or null when a list is used up. Lists (user ids,
+ * installation ids) are chunked by position in the stored list; tags, a filter and the whole app
+ * are walked in installation_id order from the last one done (an empty cursor sorts before every
+ * id), which the unique (app_id, installation_id) index serves, and for tags also the GIN index on
+ * tags (`tags && $p`), for a filter any index its conditions can use (docs/api.md#audience-filters),
+ * whichever the planner finds cheaper. A filter's `within_last` counts from the processing start,
+ * so every chunk selects by the same instants.
  */
-function chunkTargets(kind: RecipientKind, p: number): string {
-  const live = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
-  switch (kind) {
+function chunkTargets(n: LockedNotification, chunkSize: number, p: number): ChunkTargets | null {
+  switch (n.kind) {
     case 'user_ids':
-      return `${live} AND i.user_id = ANY($${p}::text[])`;
     case 'installation_ids':
-      return `${live} AND i.installation_id = ANY($${p}::text[])`;
+      return n.ids && n.ids.length > 0 ? { where: `${LIVE} AND ${recipientsPredicate(n.kind, p)}`, params: [n.ids] } : null;
     case 'tags':
-      return `${live} AND i.tags && $${p}::text[] AND i.installation_id > $${p + 1}::text ORDER BY i.installation_id LIMIT $${p + 2}`;
+      return { where: `${LIVE} AND ${recipientsPredicate(n.kind, p)} AND ${walk(p + 1)}`, params: [n.tags, n.cursor ?? '', chunkSize] };
+    case 'filter': {
+      const filter = compileFilter(n.filter!, p + 2, n.started_at);
+      return { where: `${LIVE} AND ${filter.sql} AND ${walk(p)}`, params: [n.cursor ?? '', chunkSize, ...filter.params] };
+    }
     case 'all':
-      return `${live} AND i.installation_id > $${p}::text ORDER BY i.installation_id LIMIT $${p + 1}`;
+      return { where: walkAllTargets(p), params: [n.cursor ?? '', chunkSize] };
   }
 }
 
@@ -44,10 +64,10 @@ const WORDS = [
   'denied',
 ] as const satisfies readonly (SkipReason | DeliveryStatus | Permission)[];
 const word = (w: (typeof WORDS)[number]) => `$${12 + WORDS.indexOf(w)}::text`;
-const FIRST_TARGET_PARAM = 12 + WORDS.length;
+export const FIRST_TARGET_PARAM = 12 + WORDS.length;
 
 /** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
-const chosen = (kind: RecipientKind) => `chosen AS (
+const chosen = (where: string) => `chosen AS (
     SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
       CASE
         WHEN $7::boolean THEN ${word(SkipReason.Canceled)}
@@ -59,7 +79,7 @@ const chosen = (kind: RecipientKind) => `chosen AS (
         WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN ${word(SkipReason.NoToken)}
       END AS skip_reason
     FROM installations i
-    ${chunkTargets(kind, FIRST_TARGET_PARAM)}
+    ${where}
   )`;
 
 /** Each one's due time: its zone's in $8/$9, else $10. */
@@ -118,8 +138,8 @@ const report = `SELECT
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
  * trace (docs/api.md#delivery-trace). Its parameters: fanOutChunkParams.
  */
-export const fanOutChunkSql = (kind: RecipientKind) => `
-  WITH ${chosen(kind)},
+export const fanOutChunkSql = (where: string) => `
+  WITH ${chosen(where)},
   ${targets},
   ${numbered},
   ${dueGroups},
@@ -161,8 +181,8 @@ export const fanOutChunkParams = (p: ChunkStatementParams): unknown[] => [
 ];
 
 /** The time zones (device.timezone) of a chunk's installations: what its due times need. */
-const chunkZonesSql = (kind: RecipientKind) => `
-  SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${chunkTargets(kind, 2)}) z
+const chunkZonesSql = (where: string) => `
+  SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${where}) z
   WHERE zone IS NOT NULL`;
 
 /** A notification as its fan-out begins. */
@@ -242,6 +262,8 @@ interface LockedNotification {
   canceled: boolean;
   tags: string[] | null;
   ids: string[] | null;
+  filter: FilterNode | null;
+  started_at: Date;
 }
 
 /**
@@ -280,7 +302,7 @@ export class FanOutRepository {
       // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
       const [n]: LockedNotification[] = await manager.query(
         `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
-           fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags,
+           fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
            CASE recipient_kind
              WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
              WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -289,17 +311,21 @@ export class FanOutRepository {
         [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
       );
       if (n.fanned_out_at) return null;
-      const target = targetParams(n, params.chunkSize);
+      const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM);
       if (target === null) {
         await this.finish(manager, notificationId, n.kind);
         return null;
       }
       const due: ChunkDueTimes =
         params.dueTimes && !n.canceled
-          ? params.dueTimes((await manager.query<{ zone: string }[]>(chunkZonesSql(n.kind), [params.appId, ...target])).map((z) => z.zone))
+          ? params.dueTimes(
+              (await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, params.chunkSize, 2)!.where), [params.appId, ...target.params])).map(
+                (z) => z.zone,
+              ),
+            )
           : { zones: [], dues: [], fallback: params.fixedDue };
       const [r] = await manager.query<[ChunkRow]>(
-        fanOutChunkSql(n.kind),
+        fanOutChunkSql(target.where),
         fanOutChunkParams({
           appId: params.appId,
           notificationId,
@@ -310,10 +336,10 @@ export class FanOutRepository {
           batches: n.batches,
           canceled: n.canceled,
           due,
-          target,
+          target: target.params,
         }),
       );
-      const walked = n.kind === 'tags' || n.kind === 'all';
+      const walked = n.kind === 'tags' || n.kind === 'filter' || n.kind === 'all';
       if (walked && r.found === 0) {
         await this.finish(manager, notificationId, n.kind);
         return null;
@@ -359,18 +385,5 @@ export class FanOutRepository {
        WHERE id = $1`,
       [notificationId],
     );
-  }
-}
-
-/** The chunk's own parameters (see chunkTargets), or null when a list is used up. An empty cursor sorts before every id. */
-function targetParams(n: LockedNotification, chunkSize: number): unknown[] | null {
-  switch (n.kind) {
-    case 'user_ids':
-    case 'installation_ids':
-      return n.ids && n.ids.length > 0 ? [n.ids] : null;
-    case 'tags':
-      return [n.tags, n.cursor ?? '', chunkSize];
-    case 'all':
-      return [n.cursor ?? '', chunkSize];
   }
 }

@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
 import { type Permission, PERMISSIONS, type Platform, PLATFORMS } from '../installation.entity';
 import type { InstallationResource as MappedInstallation } from '../installation.resource';
+import type { PropertyValue } from '../../common/validation/domain-rules';
 
 // OpenAPI shapes of what toInstallationResource() returns: every field present, unset ones null.
 
@@ -32,6 +33,13 @@ export class InstallationResource {
   @ApiProperty({ type: String, nullable: true, description: "The provider's reason, e.g. `Unregistered`.", example: null })
   invalid_reason: string | null;
   @ApiProperty({ type: [String], description: 'Sorted, without duplicates; `[]` when none.', example: ['beta', 'plan:pro'] }) tags: string[];
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { oneOf: [{ type: 'string' }, { type: 'number' }, { type: 'boolean' }] },
+    description: 'Typed values by key (docs/api.md#properties); `{}` when none.',
+    example: { plan: 'pro', purchases: 3 },
+  })
+  properties: Record<string, PropertyValue>;
   @ApiProperty({ type: 'integer', nullable: true, description: 'iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.', example: 0 })
   badge: number | null;
 }

@@ -3,13 +3,15 @@ import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
-import { TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
+import { Properties, PropertyValue, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 
 const TAGS_DESCRIPTION =
   'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
 
 const BADGE_DESCRIPTION =
   "iOS: sets the installation's badge count, which sends' `options.badge_increment` add to (docs/api.md#badge-arithmetic); call it with 0 when the app is opened. Ignored on other platforms.";
+
+const PROPERTIES_EXAMPLE = { plan: 'pro', purchases: 3, beta: true };
 
 const USER_ID_HASH_DESCRIPTION =
   'With identity verification on (docs/api.md "Identity verification"), required to set `user_id` with a token lacking `installations:identify`: ' +
@@ -115,6 +117,14 @@ export class RegisterInstallationDto {
   @OptionalNotNull()
   @Int({ min: 0, max: 99_999 })
   badge?: number;
+  @ApiPropertyOptional({
+    description:
+      'Replaces the whole set of properties (docs/api.md#properties): at most 50 keys of `[a-z][a-z0-9_]{0,63}`, each a string (at most 255 characters), a finite number or a boolean; `{}` removes them all.',
+    example: PROPERTIES_EXAMPLE,
+  })
+  @OptionalNotNull()
+  @Properties()
+  properties?: Record<string, PropertyValue | null>;
 }
 
 /** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
@@ -152,4 +162,11 @@ export class UpdateInstallationDto {
   @OptionalNotNull()
   @Int({ min: 0, max: 99_999 })
   badge?: number;
+  @ApiPropertyOptional({
+    description: 'Merged into the stored properties (docs/api.md#properties); a key set to `null` is removed. Keys, values and the limit of 50 as for PUT.',
+    example: { plan: 'pro', trial: null },
+  })
+  @OptionalNotNull()
+  @Properties()
+  properties?: Record<string, PropertyValue | null>;
 }

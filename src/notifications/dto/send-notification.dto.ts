@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
+import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
 import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming } from '../../common/validation/framework';
 import {
   Bool,
@@ -49,7 +50,8 @@ export function reservedDataKey(key: string): string | null {
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
 
-export const RECIPIENTS_MESSAGE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags or recipients.all is required.';
+export const RECIPIENTS_MESSAGE =
+  'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter or recipients.all is required.';
 
 /** Exactly one key (docs/api.md#recipients). */
 @DescribeObject({ minProperties: 1, maxProperties: 1 })
@@ -73,6 +75,10 @@ export class RecipientsDto {
   @OptionalNotNull()
   @List({ min: 1, max: 10, item: TAG })
   tags?: string[];
+  @ApiPropertyOptional({ description: 'Installations that match this audience filter (docs/api.md#audience-filters).' })
+  @OptionalNotNull()
+  @AudienceFilter()
+  filter?: FilterNode;
   @ApiPropertyOptional({ description: 'Every installation of the app.', example: true })
   @OptionalNotNull()
   @True()

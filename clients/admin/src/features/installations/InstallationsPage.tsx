@@ -6,11 +6,12 @@ import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { navigate, useLocation } from '../../router';
+import { AudienceBrowser } from './AudienceBrowser';
 
 type Kind = 'installation_id' | 'user_id';
 
 /**
- * Look up an installation by its id, or a user's installations: their fields (never the push
+ * Browse the app's installations with a filter (AudienceBrowser), or look up an installation by its id, or a user's installations: their fields (never the push
  * token), tags, validity, and the latest notifications that targeted each, with what became of
  * its delivery. The query is in the URL, so a lookup can be shared.
  */
@@ -46,6 +47,7 @@ export function InstallationsPage({ appId }: { appId: string }) {
         <input id="lookup-value" value={draft} onChange={(e) => setDraft(e.target.value)} />
         <button type="submit">Look up</button>
       </form>
+      {value === '' ? <AudienceBrowser appId={appId} /> : null}
       {value === '' ? null : found.isPending ? (
         <Loading what="installations" />
       ) : found.isError ? (

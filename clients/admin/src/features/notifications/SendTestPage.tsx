@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
-import { type FormEvent, useState } from 'react';
+import { type ChangeEvent, type FormEvent, useState } from 'react';
 import { ApiError, type SendRequest, api } from '../../api';
 import { Page } from '../../components/Page';
 import { navigate } from '../../router';
@@ -12,7 +12,8 @@ import { fieldErrors, type SendField } from './sendErrors';
  */
 export function SendTestPage({ appId }: { appId: string }) {
   const app = useQuery({ queryKey: ['app', appId], queryFn: () => api.app(appId) });
-  const [kind, setKind] = useState<'user_id' | 'installation_id'>('user_id');
+  const [kind, setKind] = useState<'user_id' | 'installation_id' | 'filter'>('user_id');
+  const [badJson, setBadJson] = useState<string | null>(null);
   const [recipient, setRecipient] = useState('');
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
@@ -24,13 +25,33 @@ export function SendTestPage({ appId }: { appId: string }) {
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    const recipients = kind === 'user_id' ? { user_ids: [recipient] } : { installation_ids: [recipient] };
+    let recipients: SendRequest['recipients'];
+    if (kind === 'filter') {
+      // The API's expression as JSON (docs/api.md#audience-filters); the server checks it.
+      try {
+        recipients = { filter: JSON.parse(recipient) as NonNullable<SendRequest['recipients']['filter']> };
+        setBadJson(null);
+      } catch {
+        setBadJson('The filter must be JSON, e.g. {"field": "platform", "op": "eq", "value": "ios"}.');
+        return;
+      }
+    } else {
+      recipients = kind === 'user_id' ? { user_ids: [recipient] } : { installation_ids: [recipient] };
+    }
     send.mutate({ recipients, notification: { title, body, ...(url ? { action_url: url } : {}) } });
   };
 
   const errors = send.error instanceof ApiError ? fieldErrors(send.error.errors) : { fields: {}, other: [] };
   const other = send.error && !(send.error instanceof ApiError && send.error.status === 422) ? [send.error.message] : errors.other;
   const describedBy = (field: SendField) => (errors.fields[field] ? `${field}-error` : undefined);
+  // One field, an input or (for a filter's JSON) a textarea.
+  const recipientField = {
+    id: 'send-recipient',
+    value: recipient,
+    onChange: (e: ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setRecipient(e.target.value),
+    'aria-invalid': !!errors.fields.recipient || badJson !== null,
+    'aria-describedby': badJson ? 'recipient-json-error' : describedBy('recipient'),
+  };
   const fieldError = (field: SendField) =>
     errors.fields[field] ? (
       <p id={`${field}-error`} className="field-error">
@@ -59,17 +80,20 @@ export function SendTestPage({ appId }: { appId: string }) {
             <input type="radio" name="kind" value="installation_id" checked={kind === 'installation_id'} onChange={() => setKind('installation_id')} /> an
             installation id
           </label>
+          <label className="choice">
+            <input type="radio" name="kind" value="filter" checked={kind === 'filter'} onChange={() => setKind('filter')} /> an audience filter
+          </label>
         </fieldset>
         <div className="field">
-          <label htmlFor="send-recipient">{kind === 'user_id' ? 'User id' : 'Installation id'}</label>
-          <input
-            id="send-recipient"
-            value={recipient}
-            onChange={(e) => setRecipient(e.target.value)}
-            aria-invalid={!!errors.fields.recipient}
-            aria-describedby={describedBy('recipient')}
-          />
-          {fieldError('recipient')}
+          <label htmlFor="send-recipient">{kind === 'user_id' ? 'User id' : kind === 'installation_id' ? 'Installation id' : 'Filter (JSON)'}</label>
+          {kind === 'filter' ? <textarea {...recipientField} /> : <input {...recipientField} />}
+          {badJson ? (
+            <p id="recipient-json-error" className="field-error">
+              {badJson}
+            </p>
+          ) : (
+            fieldError('recipient')
+          )}
         </div>
         <div className="field">
           <label htmlFor="send-title">Title</label>

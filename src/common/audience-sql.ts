@@ -1,0 +1,146 @@
+import { durationMs, fieldType, FilterCondition, FilterNode, VERSION } from './audience-filter';
+import type { RecipientKind } from './vocabulary';
+
+/**
+ * Audience SQL (docs/api.md#audience-filters): a valid filter (audience-filter.ts) as one predicate
+ * on `installations i`, its values parameters only, numbered from the caller's first free one.
+ * A condition's SQL is true when it matches and false or null (a missing value) when it does not;
+ * `not` is pushed down to the conditions (De Morgan) and negates each as `IS NOT TRUE`, so a
+ * missing value never makes both a condition and its negation fail, each expression is computed
+ * once per row, and the positive conditions stay plain enough for their indexes.
+ */
+
+/** The language of an installation: the primary subtag of device.locale, lower case. */
+export const LANGUAGE_SQL = `lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+'))`;
+/** app_version as the sort key the filters compare (app_version_key(), migration Audiences). */
+export const APP_VERSION_SQL = `app_version_key(i.device ->> 'app_version')`;
+
+const COLUMNS = { platform: 'i.platform', permission: 'i.permission', user_id: 'i.user_id', last_seen_at: 'i.last_seen_at', registered_at: 'i.registered_at' };
+
+const COMPARE = { eq: '=', ne: '<>', lt: '<', lte: '<=', gt: '>', gte: '>=' } as const;
+
+/** The int[] app_version_key() gives for a version: trailing zero parts dropped (4.2.0 = 4.2). */
+export function versionKey(version: string): number[] {
+  if (!VERSION.test(version)) throw new Error(`Not a version: ${version}`);
+  const parts = version.split('.').map(Number);
+  while (parts.length > 1 && parts[parts.length - 1] === 0) parts.pop();
+  return parts;
+}
+
+export interface CompiledFilter {
+  sql: string;
+  params: unknown[];
+}
+
+/**
+ * One predicate for `filter`; `now` is the instant `within_last` counts back from (a send's
+ * processing start, so every chunk of its fan-out agrees).
+ */
+export function compileFilter(filter: FilterNode, firstParam: number, now: Date): CompiledFilter {
+  const params: unknown[] = [];
+  const param = (value: unknown, cast: string) => {
+    params.push(value);
+    return `$${firstParam + params.length - 1}::${cast}`;
+  };
+  const node = (n: FilterNode, negated: boolean): string => {
+    if ('not' in n) return node(n.not, !negated);
+    if ('and' in n || 'or' in n) {
+      const [children, and] = 'and' in n ? [n.and, true] : [n.or, false];
+      return `(${children.map((child) => node(child, negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
+    }
+    return negated ? `(${condition(n, param, now)}) IS NOT TRUE` : `(${condition(n, param, now)})`;
+  };
+  return { sql: node(filter, false), params };
+}
+
+type Param = (value: unknown, cast: string) => string;
+
+function condition({ field, op, value }: FilterCondition, param: Param, now: Date): string {
+  const type = fieldType(field)!;
+  switch (type) {
+    case 'property':
+      return propertyCondition(field.slice('properties.'.length), op, value, param);
+    case 'tags':
+      if (op === 'contains') return `i.tags @> ARRAY[${param(value, 'text')}]`;
+      return op === 'exists' ? `cardinality(i.tags) > 0` : `cardinality(i.tags) = 0`;
+    case 'instant': {
+      const column = COLUMNS[field as 'last_seen_at' | 'registered_at'];
+      if (op === 'within_last' || op === 'not_within_last') {
+        const since = param(new Date(now.getTime() - durationMs(value as string)), 'timestamptz');
+        return op === 'within_last' ? `${column} >= ${since}` : `${column} < ${since}`;
+      }
+      return `${column} ${COMPARE[op as keyof typeof COMPARE]} ${param(value, 'timestamptz')}`;
+    }
+    case 'version':
+      return nullable(APP_VERSION_SQL, op, value, (v) => param(versionKey(v as string), 'integer[]'), 'integer[]', param);
+    case 'language':
+      return nullable(
+        LANGUAGE_SQL,
+        op,
+        value,
+        (v) => param((v as string).toLowerCase(), 'text'),
+        'text[]',
+        param,
+        (v) => (v as string).toLowerCase(),
+      );
+    case 'platform':
+    case 'permission':
+    case 'text':
+      return nullable(COLUMNS[field as 'platform' | 'permission' | 'user_id'], op, value, (v) => param(v, 'text'), 'text[]', param);
+  }
+}
+
+/** A condition on a column or expression; null (not set) matches no op but `not_exists`. */
+function nullable(
+  expr: string,
+  op: FilterCondition['op'],
+  value: FilterCondition['value'],
+  one: (v: unknown) => string,
+  listCast: string,
+  param: Param,
+  normalize: (v: unknown) => unknown = (v) => v,
+): string {
+  if (op === 'exists') return `${expr} IS NOT NULL`;
+  if (op === 'not_exists') return `${expr} IS NULL`;
+  if (op === 'in') return `${expr} = ANY(${param((value as unknown[]).map(normalize), listCast)})`;
+  if (op === 'not_in') return `${expr} <> ALL(${param((value as unknown[]).map(normalize), listCast)})`;
+  return `${expr} ${COMPARE[op as keyof typeof COMPARE]} ${one(value)}`;
+}
+
+/**
+ * A property compares only with a value of its own type (jsonb compares numbers as numbers); a
+ * property of another type, or none, does not match. `eq` is containment, which the GIN index on
+ * properties (jsonb_path_ops) serves.
+ */
+function propertyCondition(key: string, op: FilterCondition['op'], value: FilterCondition['value'], param: Param): string {
+  if (op === 'exists') return `i.properties ? ${param(key, 'text')}`;
+  if (op === 'not_exists') return `NOT i.properties ? ${param(key, 'text')}`;
+  if (op === 'eq') return `i.properties @> ${param(JSON.stringify({ [key]: value }), 'jsonb')}`;
+  const list = op === 'in' || op === 'not_in' ? (value as unknown[]) : [value];
+  const stored = `i.properties -> ${param(key, 'text')}`;
+  const typed = `jsonb_typeof(${stored}) = ${param(typeof list[0], 'text')}`;
+  if (op === 'in' || op === 'not_in') {
+    const values = param(
+      list.map((v) => JSON.stringify(v)),
+      'jsonb[]',
+    );
+    return `${typed} AND ${stored} ${op === 'in' ? '=' : '<>'} ${op === 'in' ? 'ANY' : 'ALL'}(${values})`;
+  }
+  if (typeof value === 'string' && op !== 'ne') {
+    // Strings order byte by byte (COLLATE "C"), whatever the database's collation.
+    return `${typed} AND (i.properties ->> ${param(key, 'text')}) COLLATE "C" ${COMPARE[op as keyof typeof COMPARE]} ${param(value, 'text')}`;
+  }
+  return `${typed} AND ${stored} ${COMPARE[op as keyof typeof COMPARE]} ${param(JSON.stringify(value), 'jsonb')}`;
+}
+
+/** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is $p. */
+export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, p: number): string {
+  switch (kind) {
+    case 'user_ids':
+      return `i.user_id = ANY($${p}::text[])`;
+    case 'installation_ids':
+      return `i.installation_id = ANY($${p}::text[])`;
+    case 'tags':
+      return `i.tags && $${p}::text[]`;
+  }
+}

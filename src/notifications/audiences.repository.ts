@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { compileFilter, recipientsPredicate } from '../common/audience-sql';
+import { FilterNode } from '../common/audience-filter';
+import { Platform } from '../common/platform';
+import { Permission, RecipientKind } from '../common/vocabulary';
+
+/** The recipients of a count: a kind and its value. */
+export type Audience = { kind: Exclude<RecipientKind, 'filter' | 'all'>; list: string[] } | { kind: 'filter'; filter: FilterNode; now: Date } | { kind: 'all' };
+
+/** One row per platform, and the total (platform null), from one scan (GROUPING SETS). */
+export interface AudienceCountRow {
+  platform: Platform | null;
+  installations: number;
+  sendable: number;
+  users: number;
+}
+
+/** What a send would deliver to (docs/api.md#delivery): not denied ($2), not invalidated, with a token. */
+const SENDABLE = `i.permission <> $2::text AND i.invalidated_at IS NULL AND (i.push_token IS NOT NULL OR i.web_push_subscription IS NOT NULL)`;
+
+/** Counts of the installations a send's recipients select (docs/api.md#count-an-audience); the fan-out selects with the same predicates. */
+@Injectable()
+export class AudiencesRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  count(appId: string, audience: Audience): Promise<AudienceCountRow[]> {
+    const { where, params } = selected(audience, 3);
+    return this.db.query(
+      `SELECT i.platform, count(*)::int AS installations, count(*) FILTER (WHERE ${SENDABLE})::int AS sendable, count(DISTINCT i.user_id)::int AS users
+       FROM installations i
+       WHERE i.app_id = $1 AND i.deleted_at IS NULL${where}
+       GROUP BY GROUPING SETS ((i.platform), ())`,
+      [appId, 'denied' satisfies Permission, ...params],
+    );
+  }
+}
+
+function selected(audience: Audience, p: number): { where: string; params: unknown[] } {
+  switch (audience.kind) {
+    case 'all':
+      return { where: '', params: [] };
+    case 'filter': {
+      const filter = compileFilter(audience.filter, p, audience.now);
+      return { where: ` AND ${filter.sql}`, params: filter.params };
+    }
+    case 'user_ids':
+    case 'installation_ids':
+    case 'tags':
+      return { where: ` AND ${recipientsPredicate(audience.kind, p)}`, params: [audience.list] };
+  }
+}

@@ -1,0 +1,43 @@
+import { Injectable } from '@nestjs/common';
+import { Platform } from '../common/platform';
+import { Clock } from '../common/time';
+import { RECIPIENT_KINDS } from '../common/vocabulary';
+import { Audience, AudiencesRepository } from './audiences.repository';
+import { AudienceCount } from './dto/count-audience.dto';
+import { RecipientsDto } from './dto/send-notification.dto';
+
+/** How many installations a send's recipients would consider now (docs/api.md#count-an-audience). */
+@Injectable()
+export class AudiencesService {
+  constructor(
+    private readonly audiences: AudiencesRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async count(appId: string, recipients: RecipientsDto): Promise<AudienceCount> {
+    const rows = await this.audiences.count(appId, this.audience(recipients));
+    const total = rows.find((row) => row.platform === null);
+    const platforms = { ios: 0, android: 0, web: 0 } satisfies Record<Platform, number>;
+    for (const row of rows) if (row.platform !== null) platforms[row.platform] = row.installations;
+    return {
+      installations: total?.installations ?? 0,
+      sendable: total?.sendable ?? 0,
+      users: total?.users ?? 0,
+      platforms,
+    };
+  }
+
+  private audience(recipients: RecipientsDto): Audience {
+    const kind = RECIPIENT_KINDS.find((k) => recipients[k] !== undefined)!;
+    switch (kind) {
+      case 'all':
+        return { kind };
+      case 'filter':
+        return { kind, filter: recipients.filter!, now: new Date(this.clock.now()) };
+      case 'user_ids':
+      case 'installation_ids':
+      case 'tags':
+        return { kind, list: [...new Set(recipients[kind])] };
+    }
+  }
+}
