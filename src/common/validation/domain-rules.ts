@@ -1,7 +1,7 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
 import { env } from '../../config/env';
 import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
-import { Check, described, INNER_ERRORS, isPlainObject, rule, VERBATIM_PROPERTIES, verbatimProperties } from './framework';
+import { Check, described, INNER_ERRORS, isPlainObject, markVerbatim, rule } from './framework';
 import { checkString } from './rules';
 
 /** The API's own rules: installation ids and tags, URLs, Web Push subscriptions (see framework.ts). */
@@ -86,7 +86,6 @@ export function WebPushEndpoint(max: number) {
   );
 }
 
-/** An absolute URL (https://...) or an app deep link (myapp://path). */
 /** Schemes a device would run or read locally instead of opening: never a notification's link. */
 const UNSAFE_LINK_SCHEMES = ['javascript', 'data', 'vbscript', 'file'];
 /** The same as a JSON Schema pattern, which has no case-insensitive flag: `[jJ][aA]...`. */
@@ -163,6 +162,6 @@ export function Properties(): PropertyDecorator {
       ),
       { problems },
     )(target, key);
-    Reflect.defineMetadata(VERBATIM_PROPERTIES, [...verbatimProperties(target.constructor), key], target.constructor);
+    markVerbatim(target, key);
   };
 }

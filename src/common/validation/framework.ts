@@ -119,6 +119,11 @@ export function verbatimProperties(cls: object): string[] {
   return (Reflect.getMetadata(VERBATIM_PROPERTIES, cls) as string[] | undefined) ?? [];
 }
 
+/** Marks `key` of `target`'s class as kept exactly as parsed (PlainObject, Properties). */
+export function markVerbatim(target: object, key: string | symbol): void {
+  Reflect.defineMetadata(VERBATIM_PROPERTIES, [...verbatimProperties(target.constructor), key], target.constructor);
+}
+
 export const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Metadata key: a DTO's list fields with their bound, and its nested DTOs (see oversizedLists). */

@@ -7,13 +7,12 @@ import {
   INNER_ERRORS,
   isPlainObject,
   ITEM_ERRORS,
+  markVerbatim,
   plural,
   recordListBound,
   recordNestedClass,
   rule,
   siblingRule,
-  VERBATIM_PROPERTIES,
-  verbatimProperties,
 } from './framework';
 
 /** Generic rules: strings, numbers, instants, lists and objects, each one decorator (see framework.ts). */
@@ -244,7 +243,7 @@ export function checkObject({ maxBytes, reservedKey }: { maxBytes?: number; rese
 export function PlainObject(options?: Parameters<typeof checkObject>[0]): PropertyDecorator {
   return (target, key) => {
     rule('object', described(checkObject(options), { type: 'object', additionalProperties: true }))(target, key);
-    Reflect.defineMetadata(VERBATIM_PROPERTIES, [...verbatimProperties(target.constructor), key], target.constructor);
+    markVerbatim(target, key);
   };
 }
 
@@ -261,13 +260,20 @@ export function Nested(cls: () => new () => object): PropertyDecorator {
   };
 }
 
+/** A list's own bounds (an array, `min` to `max` items), before its items: the message, or null. */
+function listLengthProblem(value: unknown, min: number | undefined, max: number | undefined): string | null {
+  if (!Array.isArray(value)) return 'The :attribute field must be an array.';
+  if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
+  if (max !== undefined && value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
+  return null;
+}
+
 export function List({ min, max, item }: { min?: number; max?: number; item: Check }): PropertyDecorator {
   const check = described(
     (value) => {
-      if (!Array.isArray(value)) return 'The :attribute field must be an array.';
-      if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
-      if (max !== undefined && value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
-      return value.some((v) => item(v) !== null) ? ITEM_ERRORS : null;
+      const problem = listLengthProblem(value, min, max);
+      if (problem) return problem;
+      return (value as unknown[]).some((v) => item(v) !== null) ? ITEM_ERRORS : null;
     },
     {
       type: 'array',
@@ -328,15 +334,7 @@ export const WithSiblings = siblingRule;
 
 /** An array of 1..`max` objects, each validated against `cls` (unknown keys rejected), errors at `field.<index>.<key>`. */
 export function NestedList(cls: () => new () => object, { min, max }: { min: number; max: number }): PropertyDecorator {
-  const check = described(
-    (value) => {
-      if (!Array.isArray(value)) return 'The :attribute field must be an array.';
-      if (value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
-      if (value.length > max) return `The :attribute field must not have more than ${plural(max, 'item')}.`;
-      return null;
-    },
-    { type: 'array', minItems: min, maxItems: max },
-  );
+  const check = described((value) => listLengthProblem(value, min, max), { type: 'array', minItems: min, maxItems: max });
   return (target, key) => {
     recordListBound(target.constructor, key, { max, check });
     rule('nestedList', check)(target, key);
