@@ -133,6 +133,17 @@ function propertyCondition(key: string, op: FilterCondition['op'], value: Filter
   return `${typed} AND ${stored} ${COMPARE[op as keyof typeof COMPARE]} ${param(JSON.stringify(value), 'jsonb')}`;
 }
 
+/**
+ * Why a send skips an installation it selected once its platform can be sent to (docs/api.md#delivery),
+ * as conditions on `installations i`; `denied` is the SQL of the parameter holding 'denied'. The
+ * fan-out turns each into its skip reason; the audience count's `sendable` is none of them.
+ */
+export const notSendable = (denied: string) => ({
+  denied: `i.permission = ${denied}`,
+  invalidated: `i.invalidated_at IS NOT NULL`,
+  noToken: `i.push_token IS NULL AND i.web_push_subscription IS NULL`,
+});
+
 /** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is $p. */
 export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, p: number): string {
   switch (kind) {

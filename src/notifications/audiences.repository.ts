@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { compileFilter, recipientsPredicate } from '../common/audience-sql';
+import { compileFilter, notSendable, recipientsPredicate } from '../common/audience-sql';
 import { FilterNode } from '../common/audience-filter';
 import { Platform } from '../common/platform';
 import { Permission, RecipientKind } from '../common/vocabulary';
@@ -17,8 +17,9 @@ export interface AudienceCountRow {
   users: number;
 }
 
-/** What a send would deliver to (docs/api.md#delivery): not denied ($2), not invalidated, with a token. */
-const SENDABLE = `i.permission <> $2::text AND i.invalidated_at IS NULL AND (i.push_token IS NOT NULL OR i.web_push_subscription IS NOT NULL)`;
+/** What a send would deliver to (docs/api.md#delivery): none of the fan-out's reasons to skip; 'denied' is $2. */
+const skip = notSendable('$2::text');
+const SENDABLE = `NOT (${skip.denied} OR ${skip.invalidated} OR (${skip.noToken}))`;
 
 /** Counts of the installations a send's recipients select (docs/api.md#count-an-audience); the fan-out selects with the same predicates. */
 @Injectable()

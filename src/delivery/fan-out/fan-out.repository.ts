@@ -5,7 +5,7 @@ import { NotificationOptions } from '../../common/notification-options';
 import { Platform } from '../../common/platform';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 import { FilterNode } from '../../common/audience-filter';
-import { compileFilter, recipientsPredicate } from '../../common/audience-sql';
+import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
 
 /** The live installations of the app ($1). */
 const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
@@ -66,6 +66,8 @@ const WORDS = [
 const word = (w: (typeof WORDS)[number]) => `$${12 + WORDS.indexOf(w)}::text`;
 export const FIRST_TARGET_PARAM = 12 + WORDS.length;
 
+const skip = notSendable(word('denied'));
+
 /** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
 const chosen = (where: string) => `chosen AS (
     SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -74,9 +76,9 @@ const chosen = (where: string) => `chosen AS (
         WHEN NOT (i.platform = ANY($4::text[])) THEN ${word(SkipReason.PlatformExcluded)}
         WHEN i.platform = ANY($11::text[]) THEN ${word(SkipReason.SilentNotSupported)}
         WHEN NOT (i.platform = ANY($5::text[])) THEN ${word(SkipReason.NoCredentials)}
-        WHEN i.permission = ${word('denied')} THEN ${word(SkipReason.PermissionDenied)}
-        WHEN i.invalidated_at IS NOT NULL THEN ${word(SkipReason.Invalidated)}
-        WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN ${word(SkipReason.NoToken)}
+        WHEN ${skip.denied} THEN ${word(SkipReason.PermissionDenied)}
+        WHEN ${skip.invalidated} THEN ${word(SkipReason.Invalidated)}
+        WHEN ${skip.noToken} THEN ${word(SkipReason.NoToken)}
       END AS skip_reason
     FROM installations i
     ${where}
