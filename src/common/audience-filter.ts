@@ -2,7 +2,7 @@ import type { ApiPropertyOptions } from '@nestjs/swagger';
 import { PLATFORMS } from './platform';
 import { PERMISSIONS } from './vocabulary';
 import { PROPERTY_KEY, PROPERTY_STRING_MAX, PropertyValue, TAG } from './validation/domain-rules';
-import { described, INNER_ERRORS, isPlainObject, plural, rule } from './validation/framework';
+import { described, INNER_ERRORS, isPlainObject, NOT_ALLOWED, plural, rule } from './validation/framework';
 import { checkInstant, checkString } from './validation/rules';
 
 /**
@@ -133,7 +133,7 @@ type Problems = [string, string][];
 const at = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
 
 function conditionProblems(node: Record<string, unknown>, path: string, problems: Problems): void {
-  for (const key of Object.keys(node)) if (!['field', 'op', 'value'].includes(key)) problems.push([at(path, key), 'The :attribute field is not allowed.']);
+  for (const key of Object.keys(node)) if (!['field', 'op', 'value'].includes(key)) problems.push([at(path, key), NOT_ALLOWED]);
   const { field, op, value } = node;
   let type: FieldType | null = null;
   if (field === undefined) problems.push([at(path, 'field'), 'The :attribute field is required.']);

@@ -1,6 +1,6 @@
 import { Injectable, PipeTransform } from '@nestjs/common';
 import { ValidationFailedError } from '../errors';
-import { isPlainObject } from './framework';
+import { isPlainObject, NOT_ALLOWED } from './framework';
 import { bagOf } from './validation-errors';
 
 /**
@@ -13,7 +13,7 @@ export class EmptyBodyPipe implements PipeTransform<unknown, Record<string, neve
     if (value === undefined) return {};
     if (!isPlainObject(value)) throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
     const keys = Object.keys(value);
-    if (keys.length > 0) throw new ValidationFailedError(bagOf(keys.map((key) => [key, 'The :attribute field is not allowed.'])));
+    if (keys.length > 0) throw new ValidationFailedError(bagOf(keys.map((key) => [key, NOT_ALLOWED])));
     return {};
   }
 }

@@ -20,6 +20,9 @@ export type Check = ((value: unknown) => string | null) & { schema?: ApiProperty
 /** A check with the OpenAPI schema of what it accepts. */
 export const described = (check: (value: unknown) => string | null, schema: ApiPropertyOptions): Check => Object.assign(check, { schema });
 
+/** The message of a field the request may not have (at every level: docs/api.md#conventions). */
+export const NOT_ALLOWED = 'The :attribute field is not allowed.';
+
 /** Marker a list rule returns when only its items failed: the pipe reports each item's path. */
 export const ITEM_ERRORS = '__item_errors__';
 

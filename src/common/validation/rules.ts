@@ -8,6 +8,7 @@ import {
   isPlainObject,
   ITEM_ERRORS,
   markVerbatim,
+  NOT_ALLOWED,
   plural,
   recordListBound,
   recordNestedClass,
@@ -194,7 +195,7 @@ export function KeyedObjects({
       const given = Object.keys(entry);
       for (const field of given) {
         const check = Object.hasOwn(fields, field) ? fields[field] : null;
-        const problem = check ? check(entry[field]) : 'The :attribute field is not allowed.';
+        const problem = check ? check(entry[field]) : NOT_ALLOWED;
         if (problem) found.push([`${name}.${field}`, problem]);
       }
       if (given.filter((field) => names.includes(field)).length < minFields) {

@@ -1,5 +1,5 @@
 import { ValidationError } from 'class-validator';
-import { INNER_ERRORS, InnerContext, ITEM_ERRORS, ListContext, REQUIRED_NAMING, RequiredNamingContext } from './framework';
+import { INNER_ERRORS, InnerContext, ITEM_ERRORS, ListContext, NOT_ALLOWED, REQUIRED_NAMING, RequiredNamingContext } from './framework';
 
 export type ErrorBag = Record<string, string[]>;
 
@@ -30,7 +30,7 @@ export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag
     const path = parent ? `${parent}.${error.property}` : error.property;
     for (const [name, template] of Object.entries(error.constraints ?? {})) {
       if (name === 'whitelistValidation') {
-        add(bag, path, 'The :attribute field is not allowed.');
+        add(bag, path, NOT_ALLOWED);
       } else if (name === 'nestedValidation') {
         add(bag, path, 'The :attribute field must be an object.');
       } else if (template === ITEM_ERRORS) {
