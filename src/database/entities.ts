@@ -5,6 +5,7 @@ import { DeliveryMinute } from '../delivery/delivery-minute.entity';
 import { NotificationEvent } from '../notifications/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
+import { InstallationBadge } from '../installations/installation-badge.entity';
 import { IdempotencyKey } from '../notifications/idempotency-key.entity';
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
@@ -15,6 +16,7 @@ export const ENTITIES = [
   App,
   ApiToken,
   Installation,
+  InstallationBadge,
   Notification,
   IdempotencyKey,
   AppCredentials,

@@ -91,8 +91,4 @@ export class Installation {
   @Index('installations_properties_idx', { synchronize: false })
   @Column({ type: 'jsonb', default: () => `'{}'` })
   properties: Record<string, PropertyValue>;
-
-  /** iOS badge count (docs/api.md#badge-arithmetic): set by `badge`, moved by sends' `badge_increment`. */
-  @Column({ type: 'integer', default: 0 })
-  badge: number;
 }

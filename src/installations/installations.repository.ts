@@ -31,9 +31,19 @@ export interface InstallationRow {
   properties: Record<string, PropertyValue>;
 }
 
-/** Every column of InstallationRow, for statements that must not say `*` (see preparedQuery). */
+/** Every column of the `installations` table, for statements that must not say `*` (see preparedQuery). */
 export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, badge, properties`;
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties`;
+
+/** InstallationRow's `badge` for the installation row `alias`: its own table, 0 without a row (migration InstallationBadges). */
+const badgeOf = (alias: string) => `COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = ${alias}.id), 0) AS badge`;
+
+/** Sets the badge count ($1 a parameter) of the rows of `rows` when it is given. */
+const setBadge = (rows: string, badge: string) => `badge_set AS (
+    INSERT INTO installation_badges (installation_id, badge) SELECT id, ${badge}::int FROM ${rows} WHERE ${badge}::int IS NOT NULL
+    ON CONFLICT (installation_id) DO UPDATE SET badge = EXCLUDED.badge
+    RETURNING installation_id, badge
+  )`;
 
 /**
  * The properties after a change (docs/api.md#properties): $11 replaces them ($12) or is merged
@@ -48,7 +58,7 @@ const MERGED_PROPERTIES = `CASE WHEN $11::jsonb IS NULL THEN properties
  * No row when the properties would exceed their limit ($13): the change is then refused as a whole.
  */
 const UPDATE_SQL = `
-  UPDATE installations SET
+  WITH updated AS (UPDATE installations SET
     user_id = CASE WHEN $3::boolean THEN $4::varchar ELSE user_id END,
     identifier_updated_at = CASE WHEN $3::boolean AND user_id IS DISTINCT FROM $4::varchar THEN now() ELSE identifier_updated_at END,
     permission = COALESCE($5::varchar, permission),
@@ -61,29 +71,36 @@ const UPDATE_SQL = `
     invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
     tags = COALESCE($9::text[], tags),
-    badge = COALESCE($10::int, badge),
     properties = ${MERGED_PROPERTIES},
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
     AND ($11::jsonb IS NULL OR (SELECT count(*) FROM jsonb_object_keys(${MERGED_PROPERTIES})) <= $13)
-  RETURNING ${INSTALLATION_COLUMNS}`;
+  RETURNING ${INSTALLATION_COLUMNS}),
+  ${setBadge('updated', '$10')}
+  SELECT u.*, COALESCE(s.badge, (SELECT b.badge FROM installation_badges b WHERE b.installation_id = u.id), 0) AS badge
+  FROM updated u LEFT JOIN badge_set s ON s.installation_id = u.id`;
 
-/** Creates the row, or re-creates one that was deleted, as if it were new. */
+/**
+ * Creates the row, or re-creates one that was deleted, as if it were new: its badge count is the
+ * one given or 0 (a deleted row's count went with its deletion).
+ */
 const CREATE_SQL = `
-  INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, badge, properties)
+  WITH created AS (INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, properties)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
-    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[], COALESCE($10::int, 0),
+    CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[],
     jsonb_strip_nulls($11::jsonb))
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
     device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
     registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
     identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
-    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags, badge = EXCLUDED.badge,
+    invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags,
     properties = EXCLUDED.properties
   WHERE i.deleted_at IS NOT NULL
-  RETURNING *`;
+  RETURNING ${INSTALLATION_COLUMNS}),
+  ${setBadge('created', '$10')}
+  SELECT c.*, COALESCE($10::int, 0) AS badge FROM created c`;
 
 /** Values of a PATCH or re-registration; null leaves a column as it is. JSON columns come serialised. */
 export interface InstallationChanges {
@@ -124,17 +141,17 @@ export class InstallationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   async find(appId: string, installationId: string): Promise<InstallationRow | undefined> {
-    const [row]: InstallationRow[] = await this.db.query(`SELECT * FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`, [
-      appId,
-      installationId,
-    ]);
+    const [row]: InstallationRow[] = await this.db.query(
+      `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('installations')} FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+      [appId, installationId],
+    );
     return row;
   }
 
   /** The live installations of a user, most recently seen first (the app_id, user_id index). */
   findByUser(appId: string, userId: string, limit: number): Promise<InstallationRow[]> {
     return this.db.query(
-      `SELECT ${INSTALLATION_COLUMNS} FROM installations
+      `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('installations')} FROM installations
        WHERE app_id = $1 AND user_id = $2 AND deleted_at IS NULL ORDER BY last_seen_at DESC LIMIT $3`,
       [appId, userId, limit],
     );
@@ -147,7 +164,7 @@ export class InstallationsRepository {
   browse(appId: string, filter: FilterNode | null, after: string, limit: number, now: Date): Promise<InstallationRow[]> {
     const matching = filter ? compileFilter(filter, 4, now) : { sql: 'TRUE', params: [] };
     return this.db.query(
-      `SELECT ${INSTALLATION_COLUMNS} FROM installations i
+      `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('i')} FROM installations i
        WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ${matching.sql}
        ORDER BY i.installation_id LIMIT $3`,
       [appId, after, limit, ...matching.params],
@@ -208,14 +225,17 @@ export class InstallationsRepository {
     return row;
   }
 
-  /** The row stays for the deliveries and events that refer to it; its personal data goes. False when no live row. */
+  /** The row stays for the deliveries and events that refer to it; its personal data and badge count go. False when no live row. */
   async softDelete(appId: string, installationId: string): Promise<boolean> {
-    const [, count]: [unknown[], number] = await this.db.query(
-      `UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
-         device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb
-       WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+    const rows: unknown[] = await this.db.query(
+      `WITH deleted AS (UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
+           device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb
+         WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
+         RETURNING id),
+       uncounted AS (DELETE FROM installation_badges b USING deleted d WHERE b.installation_id = d.id)
+       SELECT id FROM deleted`,
       [appId, installationId],
     );
-    return count > 0;
+    return rows.length > 0;
   }
 }

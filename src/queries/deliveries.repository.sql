@@ -10,19 +10,20 @@ WITH claimed AS (
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
     AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-    i.device ->> 'locale' AS locale, i.badge
+    i.device ->> 'locale' AS locale
 ), badged AS (
-  UPDATE installations i SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, i.badge + $9::int)))
-  FROM (SELECT installation_id FROM claimed c
-        WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
-          AND ($8::int IS NOT NULL OR c.attempts = 1)
-        ORDER BY installation_id) l
-  WHERE i.id = l.installation_id
-  RETURNING i.id, i.badge
+  INSERT INTO installation_badges AS b (installation_id, badge)
+  SELECT installation_id, COALESCE($8::int, LEAST($11::int, GREATEST(0, $9::int))) FROM claimed c
+  WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+    AND ($8::int IS NOT NULL OR c.attempts = 1)
+  ORDER BY installation_id
+  ON CONFLICT (installation_id) DO UPDATE SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, b.badge + $9::int)))
+  RETURNING b.installation_id, b.badge
 )
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-  CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge
-FROM claimed c LEFT JOIN badged b ON b.id = c.installation_id;
+  CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
+    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge
+FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id;
 
 -- DeliveriesRepository.recordOutcomes
 WITH outcome AS (

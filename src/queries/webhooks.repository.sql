@@ -38,7 +38,8 @@ created_at, processing_started_at, completed_at, send_at, canceled_at, localizat
 
 -- WebhooksRepository.installation
 SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, badge FROM installations WHERE id = $1;
+permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags,
+COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = installations.id), 0) AS badge FROM installations WHERE id = $1;
 
 -- WebhooksRepository.troubles
 SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = $2::text AND finished_at >= $1)::int AS failed,

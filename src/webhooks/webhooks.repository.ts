@@ -57,7 +57,8 @@ const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, da
   created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at`;
 
 const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, badge`;
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags,
+  COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = installations.id), 0) AS badge`;
 
 /**
  * The `webhooks` table and the `webhook_messages` outbox. Messages are inserted by the statements

@@ -361,18 +361,31 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
       }
     });
 
-    it('two +1 sends in flight give 2: each waits for the other and adds to what it wrote', async () => {
-      const phone = await ios({ user_id: 'badged' });
+    it('an installation deleted and registered anew starts again from 0', async () => {
+      const phone = await ios({ badge: 9 });
+      const path = `/api/v1/installations/${encodeURIComponent(phone.installation_id)}`;
+      await ctx.http().delete(path).set(bearer(tenant.token)).expect(204);
+      const again = await ctx.http().put(path).set(bearer(tenant.token)).send({ platform: 'ios', push_token: apnsToken() }).expect(201);
+      expect(again.body.data).toMatchObject({ id: phone.id, badge: 0 });
+      expect((await installation(phone.installation_id)).badge).toBe(0);
+    });
+
+    // Counted first: no count row yet, both sends insert it (the second waits for the first's row,
+    // the installation's row held meanwhile stops both); counted again: both update the held count row.
+    it.each([
+      ['no count yet', 'first', `SELECT 1 FROM installations WHERE id = $1 FOR UPDATE`],
+      ['a count row', 'again', `SELECT 1 FROM installation_badges WHERE installation_id = $1 FOR UPDATE`],
+    ])('two +1 sends in flight give 2 (%s): each waits for the other and adds to what it wrote', async (_, user, hold) => {
+      const phone = await ios({ user_id: `badged-${user}`, ...(user === 'again' ? { badge: 0 } : {}) });
       const token = await tokenOf(phone.id);
-      // Hold the installation's row: both sends' claims block on it, then run one after the other.
       const runner = ctx.db.createQueryRunner();
       await runner.connect();
       await runner.startTransaction();
       try {
-        await runner.query(`SELECT 1 FROM installations WHERE id = $1 FOR UPDATE`, [phone.id]);
+        expect(await runner.query(hold, [phone.id])).toHaveLength(1);
         const [a, b] = await Promise.all([
-          send({ badge_increment: 1 }, { recipients: { user_ids: ['badged'] } }),
-          send({ badge_increment: 1 }, { recipients: { user_ids: ['badged'] } }),
+          send({ badge_increment: 1 }, { recipients: { user_ids: [`badged-${user}`] } }),
+          send({ badge_increment: 1 }, { recipients: { user_ids: [`badged-${user}`] } }),
         ]);
         expect([a.status, b.status]).toEqual([202, 202]);
         await waitFor(

@@ -20,7 +20,7 @@ export interface ClaimedRow {
   invalidated_at: Date | null;
   /** device.locale, for the localized content (docs/api.md#localization). */
   locale: string | null;
-  /** The iOS badge count after this send's `badge` or `badge_increment` (docs/api.md#badge-arithmetic); null on other platforms. */
+  /** The iOS badge count after this send's `badge` or `badge_increment` (docs/api.md#badge-arithmetic); null on other platforms and for sends that move no count. */
   badge: number | null;
 }
 
@@ -86,33 +86,36 @@ const claimed = `claimed AS (
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-      i.device ->> 'locale' AS locale, i.badge
+      i.device ->> 'locale' AS locale
   )`;
 
 /**
  * Badge arithmetic (docs/api.md#badge-arithmetic), as each installation's message is built: $8 sets
  * the count, else $9 is added (within 0..$11), on the live $10 (iOS) rows claimed, an increment on
- * the first attempt only, so a retry sends the same number. A concurrent send's update of the same
- * row is waited for and then added to (PostgreSQL re-reads the row it waited for), so two +1 sends
- * give 2. The ids are sorted and each is one primary-key probe, so rows are locked in id order and
- * two sends do not deadlock; an explicit FOR UPDATE first cost 15 us per row more (bench/README.md,
- * "Message kinds"). With neither option (the usual send) the one-time filter leaves the table alone.
+ * the first attempt only, so a retry sends the count as it is. The counts live in their own narrow
+ * table, half of each page free, so each is a heap-only update (migration InstallationBadges;
+ * bench/README.md, "Message kinds"); a missing row is 0 and is inserted. A concurrent send's write
+ * of the same count is waited for and then added to (ON CONFLICT re-reads the row it waited for),
+ * so two +1 sends give 2; the rows are written in id order, so two sends do not deadlock. With
+ * neither option (the usual send) the one-time filter leaves the table alone.
  */
 const badged = `badged AS (
-    UPDATE installations i SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, i.badge + $9::int)))
-    FROM (SELECT installation_id FROM claimed c
-          WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
-            AND ($8::int IS NOT NULL OR c.attempts = 1)
-          ORDER BY installation_id) l
-    WHERE i.id = l.installation_id
-    RETURNING i.id, i.badge
+    INSERT INTO installation_badges AS b (installation_id, badge)
+    SELECT installation_id, COALESCE($8::int, LEAST($11::int, GREATEST(0, $9::int))) FROM claimed c
+    WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+      AND ($8::int IS NOT NULL OR c.attempts = 1)
+    ORDER BY installation_id
+    ON CONFLICT (installation_id) DO UPDATE SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, b.badge + $9::int)))
+    RETURNING b.installation_id, b.badge
   )`;
 
+// The count a retried increment sends is read only for a send that moves counts.
 const CLAIM_SQL = `
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-    CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge
-  FROM claimed c LEFT JOIN badged b ON b.id = c.installation_id`;
+    CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
+      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge
+  FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id`;
 
 /**
  * Bounds [from, to) covering notifications' starts, for the statements above: a Date has
