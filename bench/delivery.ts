@@ -111,13 +111,21 @@ export async function notificationTotals(stack: Stack, ids: string[]): Promise<T
 /**
  * One send to every seeded user, in requests of `requestUsers` users: POSTs go out one after
  * another as fast as the API answers, then we wait for every notification's completed_at. With
- * `broadcast`, one POST to `{"all": true}` instead: every installation of the app.
+ * `broadcast`, one POST to `{"all": true}` instead: every installation of the app; with `recipients`,
+ * one POST to those recipients (a filter, say).
  * `onSample` is called about every 500 ms while it runs (the memory benchmark samples RSS there).
  */
 export async function measureDelivery(
   stack: Stack,
   seeded: Seeded,
-  options: { requestUsers: number; timeoutMs: number; body?: Record<string, unknown>; broadcast?: boolean; onSample?: (processed: number) => void },
+  options: {
+    requestUsers: number;
+    timeoutMs: number;
+    body?: Record<string, unknown>;
+    broadcast?: boolean;
+    recipients?: Record<string, unknown>;
+    onSample?: (processed: number) => void;
+  },
 ): Promise<DeliveryResult> {
   const worker = stack.worker;
   if (!worker) throw new Error('the worker is not running');
@@ -131,10 +139,11 @@ export async function measureDelivery(
     options.onSample?.(tally.total);
   }, 500);
   try {
-    const requests = options.broadcast ? [[]] : chunk(seeded.userIds, options.requestUsers);
+    const single = options.recipients ?? (options.broadcast ? { all: true } : undefined);
+    const requests = single ? [[]] : chunk(seeded.userIds, options.requestUsers);
     const started = Date.now();
     const ids: string[] = [];
-    if (options.broadcast) ids.push(await postTo(stack, { all: true }, options.body));
+    if (single) ids.push(await postTo(stack, single, options.body));
     else for (const users of requests) ids.push(await postNotification(stack, users, options.body));
     const posted = Date.now();
 

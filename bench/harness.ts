@@ -129,6 +129,8 @@ export interface BenchResults {
   memory: MemoryResult | null;
   /** The memory run's installations again, as one broadcast (with the delivery run's installations: the whole app). */
   memoryBroadcast: MemoryResult | null;
+  /** The same installations again, as one filter send (MEMORY_FILTER: every installation with a user, the whole app). */
+  memoryFilter?: MemoryResult | null;
   targets: Target[];
 }
 
@@ -172,7 +174,17 @@ function slope(points: { x: number; y: number }[]): number {
   return den === 0 ? 0 : num / den;
 }
 
-async function memoryRun(stack: Stack, options: BenchOptions, seeded: Seeded, broadcast = false): Promise<MemoryResult> {
+/** The filter send of the memory runs (docs/api.md#audience-filters): every seeded installation has a user, so the whole app. */
+const MEMORY_FILTER = {
+  filter: {
+    and: [
+      { field: 'user_id', op: 'exists' },
+      { field: 'platform', op: 'in', value: ['ios', 'android', 'web'] },
+    ],
+  },
+};
+
+async function memoryRun(stack: Stack, options: BenchOptions, seeded: Seeded, send: 'users' | 'broadcast' | 'filter' = 'users'): Promise<MemoryResult> {
   const count = options.memoryInstallations;
   // A fresh worker, so its baseline holds nothing from the earlier runs, and nothing left for it to
   // do but this send: the API benchmark's notifications were accepted with no worker running.
@@ -185,14 +197,15 @@ async function memoryRun(stack: Stack, options: BenchOptions, seeded: Seeded, br
   const samples: MemoryResult['samples'] = [];
   const started = Date.now();
   options.log(
-    broadcast
-      ? `memory: one broadcast to every installation of the app (worker RSS ${baseline.toFixed(0)} MB)`
-      : `memory: sending to ${count} users in ${Math.ceil(count / options.memoryRequestUsers)} requests (worker RSS ${baseline.toFixed(0)} MB)`,
+    send === 'users'
+      ? `memory: sending to ${count} users in ${Math.ceil(count / options.memoryRequestUsers)} requests (worker RSS ${baseline.toFixed(0)} MB)`
+      : `memory: one ${send} send to every installation of the app (worker RSS ${baseline.toFixed(0)} MB)`,
   );
   const delivery = await measureDelivery(stack, seeded, {
     requestUsers: options.memoryRequestUsers,
     timeoutMs: options.timeoutMs,
-    broadcast,
+    broadcast: send === 'broadcast',
+    recipients: send === 'filter' ? MEMORY_FILTER : undefined,
     onSample: (processed) => {
       samples.push({ t: (Date.now() - started) / 1000, processed, rssMb: rssBytes(worker.pid) / 2 ** 20 });
       if (samples.length % 20 === 0) options.log(`memory: ${processed} delivered, worker RSS ${samples[samples.length - 1].rssMb.toFixed(0)} MB`);
@@ -269,13 +282,15 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     // which the API figures, measured before, must not include.
     let memory: MemoryResult | null = null;
     let memoryBroadcast: MemoryResult | null = null;
+    let memoryFilter: MemoryResult | null = null;
     if (options.memoryInstallations > 0) {
       const count = options.memoryInstallations;
       log(`memory: seeding ${count} installations for ${count} users`);
       const memorySeeded = await seedInstallations(stack, count, count, 'm');
       await stack.db.query('VACUUM ANALYZE installations');
       memory = await memoryRun(stack, options, memorySeeded);
-      memoryBroadcast = await memoryRun(stack, options, memorySeeded, true);
+      memoryBroadcast = await memoryRun(stack, options, memorySeeded, 'broadcast');
+      memoryFilter = await memoryRun(stack, options, memorySeeded, 'filter');
     }
 
     const results: BenchResults = {
@@ -298,6 +313,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       parse,
       memory,
       memoryBroadcast,
+      memoryFilter,
       targets: [],
     };
     results.targets = targets(results);
@@ -385,6 +401,7 @@ export function targets(r: BenchResults): Target[] {
   for (const [label, m] of [
     ['fan-out', r.memory],
     ['broadcast', r.memoryBroadcast],
+    ['filter send', r.memoryFilter ?? null],
   ] as const) {
     if (!m) continue;
     t.push(

@@ -97,10 +97,13 @@ export function table(r: BenchResults): string {
       row('RSS growth per 100k installations', fixed(m.growthMbPer100k)),
       row('send rate (deliveries/s), seconds', int(m.delivery.deliveriesPerSecond), fixed(m.delivery.seconds)),
     );
-    const b = r.memoryBroadcast;
-    if (b) {
+    for (const [b, label] of [
+      [r.memoryBroadcast, 'one broadcast (recipients.all)'],
+      [r.memoryFilter, 'one filter send (user_id exists, platform in all three)'],
+    ] as const) {
+      if (!b) continue;
       lines.push(
-        `  the same as one broadcast (recipients.all): ${int(b.installations)} installations (the whole app)`,
+        `  the same as ${label}: ${int(b.installations)} installations (the whole app)`,
         row('worker RSS before the send (MB)', fixed(b.baselineRssMb, 0)),
         row('worker peak RSS (MB)', fixed(b.peakRssMb, 0)),
         row('RSS growth per 100k installations', fixed(b.growthMbPer100k)),

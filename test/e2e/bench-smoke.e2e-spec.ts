@@ -95,6 +95,9 @@ describe('npm run bench, at a tiny size', () => {
     // Then as one broadcast: the memory run's installations and the delivery run's, the whole app.
     expect(results.memoryBroadcast).toMatchObject({ installations: 300, requests: 1 });
     expect(results.memoryBroadcast!.delivery.accepted).toBe(300);
+    // And as one filter send matching every installation: the whole app again.
+    expect(results.memoryFilter).toMatchObject({ installations: 300, requests: 1 });
+    expect(results.memoryFilter!.delivery.accepted).toBe(300);
   });
 
   (WITH_PARSE ? it : it.skip)('runs Parse Server as a peer service: each push reaches every iOS installation at the fake', () => {
@@ -142,6 +145,8 @@ describe('npm run bench, at a tiny size', () => {
       'fan-out RSS growth (MB/100k)',
       'broadcast peak RSS (MB)',
       'broadcast RSS growth (MB/100k)',
+      'filter send peak RSS (MB)',
+      'filter send RSS growth (MB/100k)',
       ...(WITH_PARSE ? PARSE_TARGETS : []),
     ]);
     for (const t of results.targets.filter((t) => t.name.includes(' / '))) expect(t.detail).toMatch(/\d/);
@@ -159,6 +164,7 @@ describe('npm run bench, at a tiny size', () => {
       'CPU per request',
       'worker peak RSS',
       'as one broadcast',
+      'as one filter send',
       ...parseLabels,
       'Targets',
     ]) {
