@@ -107,13 +107,13 @@ export class DeliveriesService {
     const provider = this.byPlatform.get(row.platform);
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const started = process.hrtime.bigint();
-    let built = contentFor(content, row.locale);
-    // The count this installation reached (docs/api.md#badge-arithmetic) replaces the increment.
-    if (row.badge !== null && built.options?.badge_increment !== undefined) built = { ...built, options: { ...built.options, badge: row.badge } };
+    const built = contentFor(content, row.locale);
     const outcome = await provider.send(credentials, built, {
       installationId: row.installation_id,
       pushToken: row.push_token,
       webPushSubscription: row.web_push_subscription,
+      // The count this installation reached (docs/api.md#badge-arithmetic) replaces the increment.
+      badge: built.options?.badge_increment !== undefined ? row.badge : null,
     });
     this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, Number(process.hrtime.bigint() - started) / 1e9);
     return outcome;

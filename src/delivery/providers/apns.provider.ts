@@ -7,7 +7,7 @@ import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
-import { apnsHeaders, apnsPayload, PushContent } from './payloads';
+import { apnsBody, apnsHeaders, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
@@ -104,7 +104,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
     const path = `${base.pathname.replace(/\/+$/, '')}/3/device/${encodeURIComponent(target.pushToken)}`;
     const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apns.topic };
-    const body = JSON.stringify(apnsPayload(content));
+    const body = apnsBody(content, target.badge ?? null);
 
     let jwt: string;
     try {

@@ -7,7 +7,7 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { fcmMessage, PushContent } from './payloads';
+import { fcmBody, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
@@ -65,7 +65,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     const fcm = credentials.fcm;
     if (!fcm) return { kind: 'failed', reason: FailureReason.FcmNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingRegistrationToken };
-    const body = JSON.stringify({ message: fcmMessage(content, target.pushToken) });
+    const body = fcmBody(content, target.pushToken);
 
     const first = await this.attempt(fcm, body);
     if (first !== UNAUTHORIZED) return first;

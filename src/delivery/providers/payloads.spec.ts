@@ -1,6 +1,10 @@
+import fc from 'fast-check';
 import {
+  apnsBody,
   apnsHeaders,
   apnsPayload,
+  contentFor,
+  fcmBody,
   fcmMessage,
   isBackground,
   MAX_BADGE,
@@ -8,6 +12,7 @@ import {
   payloadSize,
   PushContent,
   targetedPlatforms,
+  webPushBody,
   webPushPayload,
   webPushTopicOf,
   webPushUrgencyOf,
@@ -152,5 +157,40 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
     expect(payloadSize(android, 'android') - payloadSize(bare, 'android')).toBe(64);
     const increment = { ...bare, options: { badge_increment: 1 } };
     expect(payloadSize(increment, 'ios') - payloadSize(bare, 'ios')).toBe(`,"badge":${MAX_BADGE}`.length);
+  });
+});
+
+describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBody)', () => {
+  const increment: PushContent = { ...full, options: { ...full.options, badge: undefined, badge_increment: 1 } };
+  const quiet: PushContent = { ...bare, title: null, body: null, data: { sync: 1 }, options: { content_available: true } };
+  const localized: PushContent = { ...full, localizations: { fr: { title: 'Commande expédiée' }, 'pt-BR': { body: 'A caminho' } } };
+
+  it('are the payload builders’ JSON, byte for byte, whatever the token or badge', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 0, max: MAX_BADGE }), (token, badge) => {
+        for (const content of [bare, full, increment, localized, quiet]) {
+          expect(fcmBody(content, token)).toBe(JSON.stringify({ message: fcmMessage(content, token) }));
+          expect(apnsBody(content)).toBe(JSON.stringify(apnsPayload(content)));
+          expect(apnsBody(content, badge)).toBe(JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } })));
+          expect(webPushBody(content)).toBe(JSON.stringify(webPushPayload(content)));
+        }
+      }),
+    );
+  });
+
+  it('an increment’s body carries the count reached, not the increment', () => {
+    expect(JSON.parse(apnsBody(increment, 7)).aps.badge).toBe(7);
+    expect(JSON.parse(apnsBody(increment, 0)).aps.badge).toBe(0);
+    expect(JSON.parse(apnsBody(increment)).aps.badge).toBeUndefined();
+  });
+
+  it('a localization is one object per variant, so its bodies are encoded once', () => {
+    const fr = contentFor(localized, 'fr_FR');
+    expect(contentFor(localized, 'fr-CA')).toBe(fr);
+    expect(fr.title).toBe('Commande expédiée');
+    expect(contentFor(localized, 'pt-PT')).toBe(contentFor(localized, 'pt-BR'));
+    expect(contentFor(localized, 'de')).toBe(localized);
+    expect(contentFor(bare, 'fr')).toBe(bare);
+    expect(JSON.parse(webPushBody(fr)).title).toBe('Commande expédiée');
   });
 });

@@ -52,12 +52,19 @@ export function bestLocalization(keys: readonly string[], locale: string | null 
   return sameLanguage >= 0 ? keys[sameLanguage] : null;
 }
 
-/** The content an installation with this `device.locale` receives. */
+/**
+ * The content an installation with this `device.locale` receives: the same object for every
+ * installation given the same variant, so what is encoded from it is encoded once (see `encodingsOf`).
+ */
 export function contentFor(content: PushContent, locale: string | null | undefined): PushContent {
   const localizations = content.localizations;
   if (!localizations) return content;
   const key = bestLocalization(Object.keys(localizations), locale);
-  return key === null ? content : withVariant(content, localizations[key]);
+  if (key === null) return content;
+  const variants = encodingsOf(content).variants;
+  let variant = variants.get(key);
+  if (variant === undefined) variants.set(key, (variant = withVariant(content, localizations[key])));
+  return variant;
 }
 
 /** Each variant as the content a device would receive, by its tag: what the size check looks at. */
@@ -97,6 +104,53 @@ export function webPushTopicOf(content: PushContent): string {
 
 /** A silent send without `notification`: a background push, data-only, skipped on the web (docs/api.md#silent-sends). */
 export const isBackground = (content: PushContent) => content.title === null;
+
+/**
+ * What is encoded from one content object, kept with it: a send's deliveries share their content
+ * (a batch's rows, one object per localization), so each request body is encoded once per batch,
+ * and per delivery only what differs by installation: the badge count an increment reached (a body
+ * per count: counts repeat) and the FCM token (spliced into the encoded rest).
+ */
+interface Encodings {
+  variants: Map<string, PushContent>;
+  apns?: string;
+  apnsByBadge?: Map<number, string>;
+  fcmAfterToken?: string;
+  web?: string;
+}
+
+const encodings = new WeakMap<PushContent, Encodings>();
+
+function encodingsOf(content: PushContent): Encodings {
+  let found = encodings.get(content);
+  if (found === undefined) encodings.set(content, (found = { variants: new Map() }));
+  return found;
+}
+
+/** The APNs request body: apnsPayload as JSON, with `badge` (an increment's result, docs/api.md#badge-arithmetic) in place of options.badge when given. */
+export function apnsBody(content: PushContent, badge: number | null = null): string {
+  const cached = encodingsOf(content);
+  if (badge === null) return (cached.apns ??= JSON.stringify(apnsPayload(content)));
+  const byBadge = (cached.apnsByBadge ??= new Map<number, string>());
+  let body = byBadge.get(badge);
+  if (body === undefined) byBadge.set(badge, (body = JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } }))));
+  return body;
+}
+
+const FCM_TOKEN_PREFIX = '{"message":{"token":';
+
+/** The FCM request body, `{"message": fcmMessage(content, token)}` as JSON: the token is its first key. */
+export function fcmBody(content: PushContent, token: string): string {
+  const cached = encodingsOf(content);
+  cached.fcmAfterToken ??= JSON.stringify({ message: fcmMessage(content, '') }).slice(FCM_TOKEN_PREFIX.length + 2);
+  return FCM_TOKEN_PREFIX + JSON.stringify(token) + cached.fcmAfterToken;
+}
+
+/** The Web Push plaintext, webPushPayload as JSON (encrypted per subscription by the provider). */
+export function webPushBody(content: PushContent): string {
+  const cached = encodingsOf(content);
+  return (cached.web ??= JSON.stringify(webPushPayload(content)));
+}
 
 /** The badge count a send may reach (docs/api.md#badge-arithmetic): also what the size check assumes for an increment. */
 export const MAX_BADGE = 99_999;

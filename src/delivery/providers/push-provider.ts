@@ -7,6 +7,8 @@ export interface DeliveryTarget {
   installationId: string;
   pushToken: string | null;
   webPushSubscription: WebPushSubscription | null;
+  /** iOS: the badge count this installation's increment reached (docs/api.md#badge-arithmetic), sent instead of the increment; absent otherwise. */
+  badge?: number | null;
 }
 
 /**

@@ -9,7 +9,7 @@ import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { PushContent, webPushPayload, webPushTopicOf, webPushUrgencyOf } from './payloads';
+import { PushContent, webPushBody, webPushTopicOf, webPushUrgencyOf } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
@@ -76,7 +76,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       timeout: this.timeoutMs,
       agent: this.transport.httpsAgent,
     };
-    const payload = JSON.stringify(webPushPayload(content));
+    const payload = webPushBody(content);
     try {
       if ((await this.transport.protocolOf(audience, this.timeoutMs)) !== 'h2') {
         await webpush.sendNotification(checked, payload, options);
