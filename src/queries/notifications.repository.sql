@@ -71,6 +71,7 @@ stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, st
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
      WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
+       AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)
      ORDER BY created_at DESC, id DESC
      LIMIT $4;
 
