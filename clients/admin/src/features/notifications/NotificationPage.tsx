@@ -1,9 +1,10 @@
+import { TableScroll } from '../../components/TableScroll';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { type NotificationDetail, api } from '../../api';
 import { BarChart, OUTCOME_COLORS } from '../../components/Chart';
 import { ErrorNote, Loading, Page } from '../../components/Page';
-import { StatusBadge } from '../../components/StatusBadge';
+import { NotificationBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
@@ -37,7 +38,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
       title={titleOf(n)}
       actions={
         <>
-          <StatusBadge status={n.status} />
+          <NotificationBadge n={n} />
           {n.cancelable ? (
             <button type="button" className="danger" onClick={confirmCancel} disabled={cancel.isPending}>
               {cancel.isPending ? 'Cancelling…' : 'Cancel notification'}
@@ -83,27 +84,29 @@ function Content({ n }: { n: NotificationDetail }) {
         <dd>{n.data ? <code className="break">{JSON.stringify(n.data)}</code> : '–'}</dd>
       </dl>
       {localizations.length > 0 ? (
-        <table className="data">
-          <caption>Localizations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Language</th>
-              <th scope="col">Title</th>
-              <th scope="col">Body</th>
-            </tr>
-          </thead>
-          <tbody>
-            {localizations.map(([tag, text]) => (
-              <tr key={tag}>
-                <th scope="row" lang={tag}>
-                  {tag}
-                </th>
-                <td lang={tag}>{text.title ?? '–'}</td>
-                <td lang={tag}>{text.body ?? '–'}</td>
+        <TableScroll label="Localizations table">
+          <table className="data">
+            <caption>Localizations</caption>
+            <thead>
+              <tr>
+                <th scope="col">Language</th>
+                <th scope="col">Title</th>
+                <th scope="col">Body</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {localizations.map(([tag, text]) => (
+                <tr key={tag}>
+                  <th scope="row" lang={tag}>
+                    {tag}
+                  </th>
+                  <td lang={tag}>{text.title ?? '–'}</td>
+                  <td lang={tag}>{text.body ?? '–'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : (
         <p className="muted">No localizations.</p>
       )}
