@@ -4,2836 +4,2836 @@
  */
 
 export interface paths {
-  '/admin/api/session': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current session */
+        get: operations["Admin_session"];
+        put?: never;
+        /**
+         * Log in
+         * @description With ADMIN_USER and ADMIN_PASSWORD as `Authorization: Basic`; no body.
+         */
+        post: operations["Admin_login"];
+        /**
+         * Log out
+         * @description Clears the session cookie.
+         */
+        delete: operations["Admin_logout"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The current session */
-    get: operations['Admin_session'];
-    put?: never;
-    /**
-     * Log in
-     * @description With ADMIN_USER and ADMIN_PASSWORD as `Authorization: Basic`; no body.
-     */
-    post: operations['Admin_login'];
-    /**
-     * Log out
-     * @description Clears the session cookie.
-     */
-    delete: operations['Admin_logout'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/overview': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The overview
+         * @description Outcomes per minute of the last hour, queue depths and webhook failures of the last day.
+         */
+        get: operations["Admin_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The overview
-     * @description Outcomes per minute of the last hour, queue depths and webhook failures of the last day.
-     */
-    get: operations['Admin_overview'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every app
+         * @description With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.
+         */
+        get: operations["Admin_apps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Every app
-     * @description With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.
-     */
-    get: operations['Admin_apps'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An app */
+        get: operations["Admin_app"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** An app */
-    get: operations['Admin_app'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's notifications
+         * @description Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.
+         */
+        get: operations["Admin_notifications"];
+        put?: never;
+        /**
+         * Send a test
+         * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
+         */
+        post: operations["Admin_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's notifications
-     * @description Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.
-     */
-    get: operations['Admin_notifications'];
-    put?: never;
-    /**
-     * Send a test
-     * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
-     */
-    post: operations['Admin_send'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification
+         * @description With its outcomes per minute.
+         */
+        get: operations["Admin_notification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A notification
-     * @description With its outcomes per minute.
-     */
-    get: operations['Admin_notification'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification's deliveries
+         * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason, each entry with its next attempt and localization.
+         */
+        get: operations["Admin_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A notification's deliveries
-     * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason, each entry with its next attempt and localization.
-     */
-    get: operations['Admin_deliveries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a notification
+         * @description As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.
+         */
+        post: operations["Admin_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Cancel a notification
-     * @description As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.
-     */
-    post: operations['Admin_cancel'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/installations/browse': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/installations/browse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Browse installations
+         * @description A page of live installations in installation_id order, matching `filter` (docs/api.md#audience-filters); the count on the first page.
+         */
+        post: operations["Admin_browseInstallations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Browse installations
-     * @description A page of live installations in installation_id order, matching `filter` (docs/api.md#audience-filters); the count on the first page.
-     */
-    post: operations['Admin_browseInstallations'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/installations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look installations up
+         * @description By `installation_id` or by `user_id` (one of the two), each with the latest notifications that targeted it.
+         */
+        get: operations["Admin_installations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Look installations up
-     * @description By `installation_id` or by `user_id` (one of the two), each with the latest notifications that targeted it.
-     */
-    get: operations['Admin_installations'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    AdminSessionResource: {
-      /**
-       * @description ADMIN_USER.
-       * @example ops
-       */
-      user: string;
-      /** @description Sent back in `X-CSRF-Token` on every POST and DELETE of this session. */
-      csrf_token: string;
-      /**
-       * Format: date-time
-       * @description When the session cookie stops being accepted.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string;
-    };
-    AdminSessionEnvelope: {
-      data: components['schemas']['AdminSessionResource'];
-    };
-    ErrorResponse: {
-      /**
-       * @description The API's fixed message for the status.
-       * @example Not Found
-       */
-      message: string;
-    };
-    AdminSessionOrNoneEnvelope: {
-      /** @description null without a valid session: the page shows its login form. */
-      data: components['schemas']['AdminSessionResource'] | null;
-    };
-    MinutePointResource: {
-      /**
-       * Format: date-time
-       * @description The start of the minute.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      minute: string;
-      accepted: number;
-      failed: number;
-      skipped: number;
-      /** @description Deliveries that became pending again, to be retried. */
-      retried: number;
-    };
-    QueueJobCounts: {
-      waiting: number;
-      active: number;
-      delayed: number;
-      prioritized: number;
-      failed: number;
-    };
-    QueueDepth: {
-      /**
-       * @example deliver
-       * @enum {string}
-       */
-      name: 'fanout' | 'deliver' | 'webhook';
-      counts: components['schemas']['QueueJobCounts'];
-    };
-    WebhookTrouble: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      app_id: string;
-      /** @example https://example.com/hooks/push */
-      url: string;
-      /**
-       * @example notification.completed
-       * @enum {string}
-       */
-      type: 'notification.completed' | 'notification.canceled' | 'installation.invalidated';
-      /**
-       * Format: uuid
-       * @description The notification or installation the event is about.
-       */
-      subject_id: string;
-      /**
-       * @description `failed`: given up; `pending`: being retried.
-       * @enum {string}
-       */
-      status: 'pending' | 'failed';
-      attempts: number;
-      /** @description Why the last attempt failed: the status code or the network error. */
-      last_error: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When it was given up; null while retried.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      finished_at: string | null;
-    };
-    WebhookTroubles: {
-      /**
-       * @description The window of `failed`, in hours.
-       * @example 24
-       */
-      hours: number;
-      /** @description Messages given up within the window. */
-      failed: number;
-      /** @description Messages being retried now. */
-      retrying: number;
-      /** @description The latest of them, newest first. */
-      recent: components['schemas']['WebhookTrouble'][];
-    };
-    AdminOverview: {
-      /** @description Every minute of the last hour, every app together, oldest first. */
-      minutes: components['schemas']['MinutePointResource'][];
-      /** @description Job counts per queue; null when Redis did not answer in time. */
-      queues: components['schemas']['QueueDepth'][] | null;
-      webhooks: components['schemas']['WebhookTroubles'];
-    };
-    AdminOverviewEnvelope: {
-      data: components['schemas']['AdminOverview'];
-    };
-    InstallationCounts: {
-      /** @description Live (not deleted) iOS installations. */
-      ios: number;
-      /** @description Live Android installations. */
-      android: number;
-      /** @description Live web installations. */
-      web: number;
-      total: number;
-    };
-    ApnsSummary: {
-      key_id: string;
-      team_id: string;
-      /** @description The bundle id. */
-      topic: string;
-      /** @description Production APNs, else the sandbox. */
-      production: boolean;
-    };
-    FcmSummary: {
-      project_id: string;
-      client_email: string;
-    };
-    WebPushSummary: {
-      /** @description The VAPID subject (mailto: or https:). */
-      subject: string;
-      /** @description The VAPID public key (base64url). */
-      public_key: string;
-    };
-    AppCredentials: {
-      apns: components['schemas']['ApnsSummary'] | null;
-      fcm: components['schemas']['FcmSummary'] | null;
-      web_push: components['schemas']['WebPushSummary'] | null;
-    };
-    AdminAppSummary: {
-      /** Format: uuid */
-      id: string;
-      /** @example My app */
-      name: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      installations: components['schemas']['InstallationCounts'];
-      credentials: components['schemas']['AppCredentials'];
-      /** @description Notifications created in the last 24 hours. */
-      notifications_24h: number;
-    };
-    AdminAppList: {
-      data: components['schemas']['AdminAppSummary'][];
-    };
-    AppResource: {
-      /** Format: uuid */
-      id: string;
-      /** @example My app */
-      name: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    AppEnvelope: {
-      data: components['schemas']['AppResource'];
-    };
-    NotificationContentResource: {
-      /**
-       * @description Null for a silent send without `notification`.
-       * @example Shipped
-       */
-      title: string | null;
-      /**
-       * @description Null for a silent send without `notification`.
-       * @example Your order is on its way
-       */
-      body: string | null;
-      /** @example https://cdn.example.com/box.png */
-      image_url: string | null;
-      /** @example myapp://orders/42 */
-      action_url: string | null;
-      /**
-       * @description The variants by language tag, as sent (docs/api.md#localization); null when none.
-       * @example {
-       *       "fr": {
-       *         "title": "Expédiée"
-       *       }
-       *     }
-       */
-      localizations: {
-        [key: string]: {
-          title?: string;
-          body?: string;
-          image_url?: string;
-          action_url?: string;
+    schemas: {
+        AdminSessionResource: {
+            /**
+             * @description ADMIN_USER.
+             * @example ops
+             */
+            user: string;
+            /** @description Sent back in `X-CSRF-Token` on every POST and DELETE of this session. */
+            csrf_token: string;
+            /**
+             * Format: date-time
+             * @description When the session cookie stops being accepted.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
         };
-      } | null;
-    };
-    ApnsOptionsDto: {
-      /**
-       * @description `aps.interruption-level`.
-       * @example time-sensitive
-       * @enum {string}
-       */
-      interruption_level?: 'passive' | 'active' | 'time-sensitive' | 'critical';
-      /**
-       * @description `aps.relevance-score`: how the summary ranks it.
-       * @example 0.8
-       */
-      relevance_score?: number;
-      /**
-       * @description `aps.thread-id`: groups notifications.
-       * @example order-42
-       */
-      thread_id?: string;
-      /**
-       * @description `aps.category`: one of the app's registered categories, with its buttons.
-       * @example ORDER_UPDATE
-       */
-      category?: string;
-      /**
-       * @description `aps.target-content-id`: the window to bring forward.
-       * @example orders
-       */
-      target_content_id?: string;
-      /**
-       * @description `aps.alert.subtitle`.
-       * @example Order 42
-       */
-      subtitle?: string;
-    };
-    AndroidOptionsDto: {
-      /** @example orders */
-      channel_id?: string;
-      /**
-       * @description Replaces an earlier notification with the same tag.
-       * @example order-42
-       */
-      tag?: string;
-      /** @example #FF5722 */
-      color?: string;
-      /** @example ic_stat_order */
-      icon?: string;
-      /** @example OPEN_ORDER */
-      click_action?: string;
-      /**
-       * @description Sent in upper case.
-       * @example private
-       * @enum {string}
-       */
-      visibility?: 'private' | 'public' | 'secret';
-    };
-    WebActionDto: {
-      /**
-       * @description Reported as `action` with the `opened` event.
-       * @example track
-       */
-      action: string;
-      /** @example Track */
-      title: string;
-      /**
-       * @description Opened by a click on the button; else `notification.action_url`.
-       * @example https://shop.example.com/orders/42
-       */
-      url?: string;
-    };
-    WebOptionsDto: {
-      /**
-       * Format: uri
-       * @example https://cdn.example.com/icon.png
-       */
-      icon?: string;
-      /**
-       * Format: uri
-       * @description The small monochrome image.
-       * @example https://cdn.example.com/badge.png
-       */
-      badge?: string;
-      /** @example order-42 */
-      tag?: string;
-      /** @example false */
-      require_interaction?: boolean;
-      /**
-       * @description Alert again when replacing a notification with the same `tag` (requires `tag`).
-       * @example true
-       */
-      renotify?: boolean;
-      /** @example false */
-      silent?: boolean;
-      /**
-       * @description The `Urgency` header; overrides the one `priority` implies.
-       * @example low
-       * @enum {string}
-       */
-      urgency?: 'very-low' | 'low' | 'normal' | 'high';
-      /** @description One or two buttons. */
-      actions?: components['schemas']['WebActionDto'][];
-    };
-    NotificationOptionsDto: {
-      /**
-       * @description Seconds the providers keep trying to reach an offline device.
-       * @example 3600
-       */
-      ttl?: number;
-      /**
-       * @example high
-       * @enum {string}
-       */
-      priority?: 'high' | 'normal';
-      /**
-       * @description Replaces an earlier notification with the same id on the device; defaults to the notification id.
-       * @example order-42
-       */
-      collapse_id?: string;
-      /**
-       * @description iOS app icon badge.
-       * @example 1
-       */
-      badge?: number;
-      /**
-       * @description iOS: added to the installation's badge count when its message is built (never below 0); not with `badge`.
-       * @example 1
-       */
-      badge_increment?: number;
-      /** @example default */
-      sound?: string;
-      /**
-       * @description Only these platforms; all when absent.
-       * @example [
-       *       "ios",
-       *       "android"
-       *     ]
-       */
-      platforms?: ('ios' | 'android' | 'web')[];
-      /**
-       * @description Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).
-       * @example 09:00
-       */
-      local_time?: string;
-      /**
-       * @description A background push: without `notification`, nothing is shown (web installations are skipped as SilentNotSupported).
-       * @example true
-       */
-      content_available?: boolean;
-      apns?: components['schemas']['ApnsOptionsDto'];
-      android?: components['schemas']['AndroidOptionsDto'];
-      web?: components['schemas']['WebOptionsDto'];
-    };
-    NotificationStatistics: {
-      /**
-       * @description Target users with at least one installation in the app.
-       * @example 2
-       */
-      users: number;
-      /**
-       * @description Installations of those users when the fan-out ran.
-       * @example 3
-       */
-      installations: number;
-      /**
-       * @description Messages the provider accepted.
-       * @example 0
-       */
-      accepted: number;
-      /**
-       * @description Installations that reported `received`.
-       * @example 0
-       */
-      received: number;
-      /**
-       * @description Installations that reported `displayed`.
-       * @example 0
-       */
-      displayed: number;
-      /**
-       * @description Installations that reported `opened`.
-       * @example 0
-       */
-      opened: number;
-      /**
-       * @description Failed for good (including invalidated tokens).
-       * @example 0
-       */
-      failed: number;
-      /**
-       * @description Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).
-       * @example 0
-       */
-      skipped: number;
-    };
-    NotificationTarget: {
-      /**
-       * @description The recipients key the send used.
-       * @example user_ids
-       * @enum {string}
-       */
-      kind: 'user_ids' | 'installation_ids' | 'tags' | 'filter' | 'all';
-      /**
-       * @description Distinct user ids sent to, for `user_ids`; else null.
-       * @example 2
-       */
-      users: number | null;
-      /**
-       * @description The tags, for `tags`; else null.
-       * @example null
-       */
-      tags: string[] | null;
-    };
-    OperatorNotificationResource: {
-      /** Format: uuid */
-      id: string;
-      notification: components['schemas']['NotificationContentResource'];
-      /**
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      options: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
-       * @example 2
-       */
-      target_users: number;
-      statistics: components['schemas']['NotificationStatistics'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When the fan-out began.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      processing_started_at: string | null;
-      /**
-       * Format: date-time
-       * @description When every installation was accepted, failed or skipped.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description The fan-out starts no earlier than this; null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      send_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the notification was cancelled.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      canceled_at: string | null;
-      /**
-       * @example completed
-       * @enum {string}
-       */
-      status: 'scheduled' | 'sending' | 'completed' | 'canceled';
-      /**
-       * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
-       * @example delivered
-       * @enum {string|null}
-       */
-      outcome: 'delivered' | 'partly_failed' | 'failed' | 'nothing_sent' | null;
-      /** @description It has neither completed nor been cancelled yet. */
-      cancelable: boolean;
-      target: components['schemas']['NotificationTarget'];
-    };
-    PageMeta: {
-      /** @description Pass as `cursor` for the next page; null on the last page. */
-      next_cursor: string | null;
-    };
-    OperatorNotificationPage: {
-      data: components['schemas']['OperatorNotificationResource'][];
-      meta: components['schemas']['PageMeta'];
-    };
-    ValidationErrorResponse: {
-      /**
-       * @description The first error, and how many more there are.
-       * @example The notification.title field is required. (and 1 more error)
-       */
-      message: string;
-      /**
-       * @description Messages per dotted snake_case request path (`installation_id` for the path parameter, `idempotency_key` for the header, `body` for the body as a whole).
-       * @example {
-       *       "notification.title": [
-       *         "The notification.title field is required."
-       *       ],
-       *       "recipients.user_ids.3": [
-       *         "The recipients.user_ids.3 field must not be empty."
-       *       ]
-       *     }
-       */
-      errors: {
-        [key: string]: string[];
-      };
-    };
-    RecipientsDto: {
-      /**
-       * @description Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.
-       * @example [
-       *       "user-1",
-       *       "user-2"
-       *     ]
-       */
-      user_ids?: string[];
-      /**
-       * @description Installation ids (yours, 1 to 255 characters each); duplicates are collapsed, ids the app does not know are ignored.
-       * @example [
-       *       "inst-1"
-       *     ]
-       */
-      installation_ids?: string[];
-      /**
-       * @description Installations carrying at least one of these tags.
-       * @example [
-       *       "beta"
-       *     ]
-       */
-      tags?: string[];
-      /**
-       * @description Installations that match this audience filter (docs/api.md#audience-filters).
-       * @example {
-       *       "and": [
-       *         {
-       *           "field": "platform",
-       *           "op": "eq",
-       *           "value": "android"
-       *         },
-       *         {
-       *           "field": "app_version",
-       *           "op": "gte",
-       *           "value": "4.2"
-       *         },
-       *         {
-       *           "field": "language",
-       *           "op": "eq",
-       *           "value": "fr"
-       *         }
-       *       ]
-       *     }
-       */
-      filter?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Every installation of the app.
-       * @example true
-       * @enum {boolean}
-       */
-      all?: true;
-    };
-    NotificationContentDto: {
-      /** @example Shipped */
-      title: string;
-      /** @example Your order is on its way */
-      body: string;
-      /**
-       * Format: uri
-       * @description An absolute https:// URL.
-       * @example https://cdn.example.com/box.png
-       */
-      image_url?: string | null;
-      /**
-       * @description An absolute URL or an app deep link (scheme://...).
-       * @example myapp://orders/42
-       */
-      action_url?: string | null;
-      /**
-       * @description Variants by BCP 47 language tag (at most 50). Each installation gets the best match for its `device.locale`; a field the variant lacks comes from the default fields.
-       * @example {
-       *       "fr": {
-       *         "title": "Expédiée",
-       *         "body": "Votre commande est en route"
-       *       }
-       *     }
-       */
-      localizations?: {
-        [key: string]: {
-          title?: string;
-          body?: string;
-          /** Format: uri */
-          image_url?: string;
-          action_url?: string;
+        AdminSessionEnvelope: {
+            data: components["schemas"]["AdminSessionResource"];
         };
-      } | null;
+        ErrorResponse: {
+            /**
+             * @description The API's fixed message for the status.
+             * @example Not Found
+             */
+            message: string;
+        };
+        AdminSessionOrNoneEnvelope: {
+            /** @description null without a valid session: the page shows its login form. */
+            data: components["schemas"]["AdminSessionResource"] | null;
+        };
+        MinutePointResource: {
+            /**
+             * Format: date-time
+             * @description The start of the minute.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            minute: string;
+            accepted: number;
+            failed: number;
+            skipped: number;
+            /** @description Deliveries that became pending again, to be retried. */
+            retried: number;
+        };
+        QueueJobCounts: {
+            waiting: number;
+            active: number;
+            delayed: number;
+            prioritized: number;
+            failed: number;
+        };
+        QueueDepth: {
+            /**
+             * @example deliver
+             * @enum {string}
+             */
+            name: "fanout" | "deliver" | "webhook";
+            counts: components["schemas"]["QueueJobCounts"];
+        };
+        WebhookTrouble: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            app_id: string;
+            /** @example https://example.com/hooks/push */
+            url: string;
+            /**
+             * @example notification.completed
+             * @enum {string}
+             */
+            type: "notification.completed" | "notification.canceled" | "installation.invalidated";
+            /**
+             * Format: uuid
+             * @description The notification or installation the event is about.
+             */
+            subject_id: string;
+            /**
+             * @description `failed`: given up; `pending`: being retried.
+             * @enum {string}
+             */
+            status: "pending" | "failed";
+            attempts: number;
+            /** @description Why the last attempt failed: the status code or the network error. */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was given up; null while retried.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            finished_at: string | null;
+        };
+        WebhookTroubles: {
+            /**
+             * @description The window of `failed`, in hours.
+             * @example 24
+             */
+            hours: number;
+            /** @description Messages given up within the window. */
+            failed: number;
+            /** @description Messages being retried now. */
+            retrying: number;
+            /** @description The latest of them, newest first. */
+            recent: components["schemas"]["WebhookTrouble"][];
+        };
+        AdminOverview: {
+            /** @description Every minute of the last hour, every app together, oldest first. */
+            minutes: components["schemas"]["MinutePointResource"][];
+            /** @description Job counts per queue; null when Redis did not answer in time. */
+            queues: components["schemas"]["QueueDepth"][] | null;
+            webhooks: components["schemas"]["WebhookTroubles"];
+        };
+        AdminOverviewEnvelope: {
+            data: components["schemas"]["AdminOverview"];
+        };
+        InstallationCounts: {
+            /** @description Live (not deleted) iOS installations. */
+            ios: number;
+            /** @description Live Android installations. */
+            android: number;
+            /** @description Live web installations. */
+            web: number;
+            total: number;
+        };
+        ApnsSummary: {
+            key_id: string;
+            team_id: string;
+            /** @description The bundle id. */
+            topic: string;
+            /** @description Production APNs, else the sandbox. */
+            production: boolean;
+        };
+        FcmSummary: {
+            project_id: string;
+            client_email: string;
+        };
+        WebPushSummary: {
+            /** @description The VAPID subject (mailto: or https:). */
+            subject: string;
+            /** @description The VAPID public key (base64url). */
+            public_key: string;
+        };
+        AppCredentials: {
+            apns: components["schemas"]["ApnsSummary"] | null;
+            fcm: components["schemas"]["FcmSummary"] | null;
+            web_push: components["schemas"]["WebPushSummary"] | null;
+        };
+        AdminAppSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @example My app */
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            installations: components["schemas"]["InstallationCounts"];
+            credentials: components["schemas"]["AppCredentials"];
+            /** @description Notifications created in the last 24 hours. */
+            notifications_24h: number;
+        };
+        AdminAppList: {
+            data: components["schemas"]["AdminAppSummary"][];
+        };
+        AppResource: {
+            /** Format: uuid */
+            id: string;
+            /** @example My app */
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AppEnvelope: {
+            data: components["schemas"]["AppResource"];
+        };
+        NotificationContentResource: {
+            /**
+             * @description Null for a silent send without `notification`.
+             * @example Shipped
+             */
+            title: string | null;
+            /**
+             * @description Null for a silent send without `notification`.
+             * @example Your order is on its way
+             */
+            body: string | null;
+            /** @example https://cdn.example.com/box.png */
+            image_url: string | null;
+            /** @example myapp://orders/42 */
+            action_url: string | null;
+            /**
+             * @description The variants by language tag, as sent (docs/api.md#localization); null when none.
+             * @example {
+             *       "fr": {
+             *         "title": "Expédiée"
+             *       }
+             *     }
+             */
+            localizations: {
+                [key: string]: {
+                    title?: string;
+                    body?: string;
+                    image_url?: string;
+                    action_url?: string;
+                };
+            } | null;
+        };
+        ApnsOptionsDto: {
+            /**
+             * @description `aps.interruption-level`.
+             * @example time-sensitive
+             * @enum {string}
+             */
+            interruption_level?: "passive" | "active" | "time-sensitive" | "critical";
+            /**
+             * @description `aps.relevance-score`: how the summary ranks it.
+             * @example 0.8
+             */
+            relevance_score?: number;
+            /**
+             * @description `aps.thread-id`: groups notifications.
+             * @example order-42
+             */
+            thread_id?: string;
+            /**
+             * @description `aps.category`: one of the app's registered categories, with its buttons.
+             * @example ORDER_UPDATE
+             */
+            category?: string;
+            /**
+             * @description `aps.target-content-id`: the window to bring forward.
+             * @example orders
+             */
+            target_content_id?: string;
+            /**
+             * @description `aps.alert.subtitle`.
+             * @example Order 42
+             */
+            subtitle?: string;
+        };
+        AndroidOptionsDto: {
+            /** @example orders */
+            channel_id?: string;
+            /**
+             * @description Replaces an earlier notification with the same tag.
+             * @example order-42
+             */
+            tag?: string;
+            /** @example #FF5722 */
+            color?: string;
+            /** @example ic_stat_order */
+            icon?: string;
+            /** @example OPEN_ORDER */
+            click_action?: string;
+            /**
+             * @description Sent in upper case.
+             * @example private
+             * @enum {string}
+             */
+            visibility?: "private" | "public" | "secret";
+        };
+        WebActionDto: {
+            /**
+             * @description Reported as `action` with the `opened` event.
+             * @example track
+             */
+            action: string;
+            /** @example Track */
+            title: string;
+            /**
+             * @description Opened by a click on the button; else `notification.action_url`.
+             * @example https://shop.example.com/orders/42
+             */
+            url?: string;
+        };
+        WebOptionsDto: {
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/icon.png
+             */
+            icon?: string;
+            /**
+             * Format: uri
+             * @description The small monochrome image.
+             * @example https://cdn.example.com/badge.png
+             */
+            badge?: string;
+            /** @example order-42 */
+            tag?: string;
+            /** @example false */
+            require_interaction?: boolean;
+            /**
+             * @description Alert again when replacing a notification with the same `tag` (requires `tag`).
+             * @example true
+             */
+            renotify?: boolean;
+            /** @example false */
+            silent?: boolean;
+            /**
+             * @description The `Urgency` header; overrides the one `priority` implies.
+             * @example low
+             * @enum {string}
+             */
+            urgency?: "very-low" | "low" | "normal" | "high";
+            /** @description One or two buttons. */
+            actions?: components["schemas"]["WebActionDto"][];
+        };
+        NotificationOptionsDto: {
+            /**
+             * @description Seconds the providers keep trying to reach an offline device.
+             * @example 3600
+             */
+            ttl?: number;
+            /**
+             * @example high
+             * @enum {string}
+             */
+            priority?: "high" | "normal";
+            /**
+             * @description Replaces an earlier notification with the same id on the device; defaults to the notification id.
+             * @example order-42
+             */
+            collapse_id?: string;
+            /**
+             * @description iOS app icon badge.
+             * @example 1
+             */
+            badge?: number;
+            /**
+             * @description iOS: added to the installation's badge count when its message is built (never below 0); not with `badge`.
+             * @example 1
+             */
+            badge_increment?: number;
+            /** @example default */
+            sound?: string;
+            /**
+             * @description Only these platforms; all when absent.
+             * @example [
+             *       "ios",
+             *       "android"
+             *     ]
+             */
+            platforms?: ("ios" | "android" | "web")[];
+            /**
+             * @description Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).
+             * @example 09:00
+             */
+            local_time?: string;
+            /**
+             * @description A background push: without `notification`, nothing is shown (web installations are skipped as SilentNotSupported).
+             * @example true
+             */
+            content_available?: boolean;
+            apns?: components["schemas"]["ApnsOptionsDto"];
+            android?: components["schemas"]["AndroidOptionsDto"];
+            web?: components["schemas"]["WebOptionsDto"];
+        };
+        NotificationStatistics: {
+            /**
+             * @description Target users with at least one installation in the app.
+             * @example 2
+             */
+            users: number;
+            /**
+             * @description Installations of those users when the fan-out ran.
+             * @example 3
+             */
+            installations: number;
+            /**
+             * @description Messages the provider accepted.
+             * @example 0
+             */
+            accepted: number;
+            /**
+             * @description Installations that reported `received`.
+             * @example 0
+             */
+            received: number;
+            /**
+             * @description Installations that reported `displayed`.
+             * @example 0
+             */
+            displayed: number;
+            /**
+             * @description Installations that reported `opened`.
+             * @example 0
+             */
+            opened: number;
+            /**
+             * @description Failed for good (including invalidated tokens).
+             * @example 0
+             */
+            failed: number;
+            /**
+             * @description Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).
+             * @example 0
+             */
+            skipped: number;
+        };
+        NotificationTarget: {
+            /**
+             * @description The recipients key the send used.
+             * @example user_ids
+             * @enum {string}
+             */
+            kind: "user_ids" | "installation_ids" | "tags" | "filter" | "all";
+            /**
+             * @description Distinct user ids sent to, for `user_ids`; else null.
+             * @example 2
+             */
+            users: number | null;
+            /**
+             * @description The tags, for `tags`; else null.
+             * @example null
+             */
+            tags: string[] | null;
+        };
+        OperatorNotificationResource: {
+            /** Format: uuid */
+            id: string;
+            notification: components["schemas"]["NotificationContentResource"];
+            /**
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
+             * @example 2
+             */
+            target_users: number;
+            statistics: components["schemas"]["NotificationStatistics"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the fan-out began.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When every installation was accepted, failed or skipped.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description The fan-out starts no earlier than this; null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            send_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was cancelled.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            canceled_at: string | null;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
+            /** @description It has neither completed nor been cancelled yet. */
+            cancelable: boolean;
+            target: components["schemas"]["NotificationTarget"];
+        };
+        PageMeta: {
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        OperatorNotificationPage: {
+            data: components["schemas"]["OperatorNotificationResource"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        ValidationErrorResponse: {
+            /**
+             * @description The first error, and how many more there are.
+             * @example The notification.title field is required. (and 1 more error)
+             */
+            message: string;
+            /**
+             * @description Messages per dotted snake_case request path (`installation_id` for the path parameter, `idempotency_key` for the header, `body` for the body as a whole).
+             * @example {
+             *       "notification.title": [
+             *         "The notification.title field is required."
+             *       ],
+             *       "recipients.user_ids.3": [
+             *         "The recipients.user_ids.3 field must not be empty."
+             *       ]
+             *     }
+             */
+            errors: {
+                [key: string]: string[];
+            };
+        };
+        RecipientsDto: {
+            /**
+             * @description Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.
+             * @example [
+             *       "user-1",
+             *       "user-2"
+             *     ]
+             */
+            user_ids?: string[];
+            /**
+             * @description Installation ids (yours, 1 to 255 characters each); duplicates are collapsed, ids the app does not know are ignored.
+             * @example [
+             *       "inst-1"
+             *     ]
+             */
+            installation_ids?: string[];
+            /**
+             * @description Installations carrying at least one of these tags.
+             * @example [
+             *       "beta"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description Installations that match this audience filter (docs/api.md#audience-filters).
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Every installation of the app.
+             * @example true
+             * @enum {boolean}
+             */
+            all?: true;
+        };
+        NotificationContentDto: {
+            /** @example Shipped */
+            title: string;
+            /** @example Your order is on its way */
+            body: string;
+            /**
+             * Format: uri
+             * @description An absolute https:// URL.
+             * @example https://cdn.example.com/box.png
+             */
+            image_url?: string | null;
+            /**
+             * @description An absolute URL or an app deep link (scheme://...).
+             * @example myapp://orders/42
+             */
+            action_url?: string | null;
+            /**
+             * @description Variants by BCP 47 language tag (at most 50). Each installation gets the best match for its `device.locale`; a field the variant lacks comes from the default fields.
+             * @example {
+             *       "fr": {
+             *         "title": "Expédiée",
+             *         "body": "Votre commande est en route"
+             *       }
+             *     }
+             */
+            localizations?: {
+                [key: string]: {
+                    title?: string;
+                    body?: string;
+                    /** Format: uri */
+                    image_url?: string;
+                    action_url?: string;
+                };
+            } | null;
+        };
+        SendNotificationDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
+            /**
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            options?: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * Format: date-time
+             * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            send_at?: string | null;
+        };
+        OperatorNotificationEnvelope: {
+            data: components["schemas"]["OperatorNotificationResource"];
+        };
+        NotificationDetailResource: {
+            /** Format: uuid */
+            id: string;
+            notification: components["schemas"]["NotificationContentResource"];
+            /**
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
+             * @example 2
+             */
+            target_users: number;
+            statistics: components["schemas"]["NotificationStatistics"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the fan-out began.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When every installation was accepted, failed or skipped.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description The fan-out starts no earlier than this; null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            send_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was cancelled.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            canceled_at: string | null;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
+            /** @description It has neither completed nor been cancelled yet. */
+            cancelable: boolean;
+            target: components["schemas"]["NotificationTarget"];
+            /** @description Only the minutes with outcomes, oldest first. */
+            minutes: components["schemas"]["MinutePointResource"][];
+        };
+        NotificationDetailEnvelope: {
+            data: components["schemas"]["NotificationDetailResource"];
+        };
+        OperatorDeliveryEntry: {
+            /**
+             * @description The client's installation id; kept after the installation is deleted.
+             * @example 3f1c-device-install
+             */
+            installation_id: string;
+            /**
+             * @description The installation's user when the fan-out considered it.
+             * @example user-1
+             */
+            user_id: string | null;
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web";
+            /**
+             * @description `scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.
+             * @example accepted
+             * @enum {string}
+             */
+            status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
+            /**
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description Provider attempts so far.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When it is due (its local time or the send_at); null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            scheduled_for: string | null;
+            /**
+             * Format: date-time
+             * @description When its status last changed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the installation reported `received`.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the installation reported `displayed`.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            displayed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the installation reported `opened`.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            opened_at: string | null;
+            /**
+             * @description The web action button that was clicked, as the `opened` event reported it.
+             * @example null
+             */
+            opened_action: string | null;
+            /**
+             * Format: date-time
+             * @description When a delivery still to send is next attempted (its time, or its next retry); else null.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The `localizations` key the installation's device.locale picks (docs/api.md#localization); null: the default content.
+             * @example fr
+             */
+            localization: string | null;
+        };
+        OperatorDeliveryPage: {
+            data: components["schemas"]["OperatorDeliveryEntry"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        AdminBrowseInstallationsDto: {
+            /**
+             * @description docs/api.md#audience-filters; absent: every live installation.
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The previous page's `meta.next_cursor`: the installation_id to continue after. */
+            cursor?: string | null;
+            /**
+             * @description Installations per page, at most.
+             * @default 50
+             */
+            limit: number | null;
+        };
+        DeviceResource: {
+            /** @example 1.4.0 */
+            app_version: string | null;
+            /** @example 18.1 */
+            os_version: string | null;
+            /** @example iPhone16,1 */
+            model: string | null;
+            /** @example en_GB */
+            locale: string | null;
+            /** @example Europe/London */
+            timezone: string | null;
+        };
+        InstallationResource: {
+            /**
+             * Format: uuid
+             * @description Server id of the installation record.
+             */
+            id: string;
+            /**
+             * @description The client's own stable identifier.
+             * @example 3f1c-device-install
+             */
+            installation_id: string;
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web";
+            /**
+             * @example granted
+             * @enum {string}
+             */
+            permission: "granted" | "denied" | "unknown";
+            device: components["schemas"]["DeviceResource"];
+            /** @example user-1 */
+            user_id: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            registered_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_seen_at: string;
+            /**
+             * Format: date-time
+             * @description When `user_id` last really changed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            identifier_updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When `permission` last really changed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            permission_updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When a provider reported the token invalid; cleared by a new token.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            invalidated_at: string | null;
+            /**
+             * @description The provider's reason, e.g. `Unregistered`.
+             * @example null
+             */
+            invalid_reason: string | null;
+            /**
+             * @description Sorted, without duplicates; `[]` when none.
+             * @example [
+             *       "beta",
+             *       "plan:pro"
+             *     ]
+             */
+            tags: string[];
+            /**
+             * @description Typed values by key (docs/api.md#properties); `{}` when none.
+             * @example {
+             *       "plan": "pro",
+             *       "purchases": 3
+             *     }
+             */
+            properties: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
+             * @example 0
+             */
+            badge: number | null;
+        };
+        AudiencePlatforms: {
+            /** @example 1200 */
+            ios: number;
+            /** @example 3400 */
+            android: number;
+            /** @example 0 */
+            web: number;
+        };
+        AudienceCount: {
+            /**
+             * @description Live installations the recipients select.
+             * @example 4600
+             */
+            installations: number;
+            /**
+             * @description Of these, those a send would deliver to: not denied, not invalidated, with a token.
+             * @example 4420
+             */
+            sendable: number;
+            /**
+             * @description Distinct user ids among the installations.
+             * @example 3900
+             */
+            users: number;
+            /** @description The installations by platform. */
+            platforms: components["schemas"]["AudiencePlatforms"];
+        };
+        InstallationBrowseMeta: {
+            /** @description Give it as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            /** @description docs/api.md#count-an-audience, on the first page only (no `cursor`). */
+            count: components["schemas"]["AudienceCount"] | null;
+        };
+        InstallationBrowsePage: {
+            data: components["schemas"]["InstallationResource"][];
+            meta: components["schemas"]["InstallationBrowseMeta"];
+        };
+        InstallationDelivery: {
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
+            /**
+             * @description Why skipped or failed, as the delivery trace shows it; else null.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        InstallationNotification: {
+            /** Format: uuid */
+            id: string;
+            notification: components["schemas"]["NotificationContentResource"];
+            /**
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
+             * @example 2
+             */
+            target_users: number;
+            statistics: components["schemas"]["NotificationStatistics"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the fan-out began.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When every installation was accepted, failed or skipped.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description The fan-out starts no earlier than this; null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            send_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was cancelled.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            canceled_at: string | null;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
+            /** @description It has neither completed nor been cancelled yet. */
+            cancelable: boolean;
+            target: components["schemas"]["NotificationTarget"];
+            delivery: components["schemas"]["InstallationDelivery"];
+        };
+        InstallationLookup: {
+            installation: components["schemas"]["InstallationResource"];
+            /** @description Newest first, among the app's latest notifications. */
+            notifications: components["schemas"]["InstallationNotification"][];
+        };
+        InstallationLookupList: {
+            data: components["schemas"]["InstallationLookup"][];
+        };
     };
-    SendNotificationDto: {
-      recipients: components['schemas']['RecipientsDto'];
-      notification?: components['schemas']['NotificationContentDto'];
-      /**
-       * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data?: {
-        [key: string]: unknown;
-      } | null;
-      options?: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * Format: date-time
-       * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
-       * @example 2026-12-01T09:00:00.000Z
-       */
-      send_at?: string | null;
-    };
-    OperatorNotificationEnvelope: {
-      data: components['schemas']['OperatorNotificationResource'];
-    };
-    NotificationDetailResource: {
-      /** Format: uuid */
-      id: string;
-      notification: components['schemas']['NotificationContentResource'];
-      /**
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      options: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
-       * @example 2
-       */
-      target_users: number;
-      statistics: components['schemas']['NotificationStatistics'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When the fan-out began.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      processing_started_at: string | null;
-      /**
-       * Format: date-time
-       * @description When every installation was accepted, failed or skipped.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description The fan-out starts no earlier than this; null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      send_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the notification was cancelled.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      canceled_at: string | null;
-      /**
-       * @example completed
-       * @enum {string}
-       */
-      status: 'scheduled' | 'sending' | 'completed' | 'canceled';
-      /**
-       * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
-       * @example delivered
-       * @enum {string|null}
-       */
-      outcome: 'delivered' | 'partly_failed' | 'failed' | 'nothing_sent' | null;
-      /** @description It has neither completed nor been cancelled yet. */
-      cancelable: boolean;
-      target: components['schemas']['NotificationTarget'];
-      /** @description Only the minutes with outcomes, oldest first. */
-      minutes: components['schemas']['MinutePointResource'][];
-    };
-    NotificationDetailEnvelope: {
-      data: components['schemas']['NotificationDetailResource'];
-    };
-    OperatorDeliveryEntry: {
-      /**
-       * @description The client's installation id; kept after the installation is deleted.
-       * @example 3f1c-device-install
-       */
-      installation_id: string;
-      /**
-       * @description The installation's user when the fan-out considered it.
-       * @example user-1
-       */
-      user_id: string | null;
-      /**
-       * @example ios
-       * @enum {string}
-       */
-      platform: 'ios' | 'android' | 'web';
-      /**
-       * @description `scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.
-       * @example accepted
-       * @enum {string}
-       */
-      status: 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
-      /**
-       * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
-       * @example null
-       */
-      reason: string | null;
-      /**
-       * @description Provider attempts so far.
-       * @example 1
-       */
-      attempts: number;
-      /**
-       * Format: date-time
-       * @description When it is due (its local time or the send_at); null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      scheduled_for: string | null;
-      /**
-       * Format: date-time
-       * @description When its status last changed.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-      /**
-       * Format: date-time
-       * @description When the installation reported `received`.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      received_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the installation reported `displayed`.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      displayed_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the installation reported `opened`.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      opened_at: string | null;
-      /**
-       * @description The web action button that was clicked, as the `opened` event reported it.
-       * @example null
-       */
-      opened_action: string | null;
-      /**
-       * Format: date-time
-       * @description When a delivery still to send is next attempted (its time, or its next retry); else null.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      next_attempt_at: string | null;
-      /**
-       * @description The `localizations` key the installation's device.locale picks (docs/api.md#localization); null: the default content.
-       * @example fr
-       */
-      localization: string | null;
-    };
-    OperatorDeliveryPage: {
-      data: components['schemas']['OperatorDeliveryEntry'][];
-      meta: components['schemas']['PageMeta'];
-    };
-    AdminBrowseInstallationsDto: {
-      /**
-       * @description docs/api.md#audience-filters; absent: every live installation.
-       * @example {
-       *       "and": [
-       *         {
-       *           "field": "platform",
-       *           "op": "eq",
-       *           "value": "android"
-       *         },
-       *         {
-       *           "field": "app_version",
-       *           "op": "gte",
-       *           "value": "4.2"
-       *         },
-       *         {
-       *           "field": "language",
-       *           "op": "eq",
-       *           "value": "fr"
-       *         }
-       *       ]
-       *     }
-       */
-      filter?: {
-        [key: string]: unknown;
-      } | null;
-      /** @description The previous page's `meta.next_cursor`: the installation_id to continue after. */
-      cursor?: string | null;
-      /**
-       * @description Installations per page, at most.
-       * @default 50
-       */
-      limit: number | null;
-    };
-    DeviceResource: {
-      /** @example 1.4.0 */
-      app_version: string | null;
-      /** @example 18.1 */
-      os_version: string | null;
-      /** @example iPhone16,1 */
-      model: string | null;
-      /** @example en_GB */
-      locale: string | null;
-      /** @example Europe/London */
-      timezone: string | null;
-    };
-    InstallationResource: {
-      /**
-       * Format: uuid
-       * @description Server id of the installation record.
-       */
-      id: string;
-      /**
-       * @description The client's own stable identifier.
-       * @example 3f1c-device-install
-       */
-      installation_id: string;
-      /**
-       * @example ios
-       * @enum {string}
-       */
-      platform: 'ios' | 'android' | 'web';
-      /**
-       * @example granted
-       * @enum {string}
-       */
-      permission: 'granted' | 'denied' | 'unknown';
-      device: components['schemas']['DeviceResource'];
-      /** @example user-1 */
-      user_id: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      registered_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      last_seen_at: string;
-      /**
-       * Format: date-time
-       * @description When `user_id` last really changed.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      identifier_updated_at: string | null;
-      /**
-       * Format: date-time
-       * @description When `permission` last really changed.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      permission_updated_at: string | null;
-      /**
-       * Format: date-time
-       * @description When a provider reported the token invalid; cleared by a new token.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      invalidated_at: string | null;
-      /**
-       * @description The provider's reason, e.g. `Unregistered`.
-       * @example null
-       */
-      invalid_reason: string | null;
-      /**
-       * @description Sorted, without duplicates; `[]` when none.
-       * @example [
-       *       "beta",
-       *       "plan:pro"
-       *     ]
-       */
-      tags: string[];
-      /**
-       * @description Typed values by key (docs/api.md#properties); `{}` when none.
-       * @example {
-       *       "plan": "pro",
-       *       "purchases": 3
-       *     }
-       */
-      properties: {
-        [key: string]: string | number | boolean;
-      };
-      /**
-       * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
-       * @example 0
-       */
-      badge: number | null;
-    };
-    AudiencePlatforms: {
-      /** @example 1200 */
-      ios: number;
-      /** @example 3400 */
-      android: number;
-      /** @example 0 */
-      web: number;
-    };
-    AudienceCount: {
-      /**
-       * @description Live installations the recipients select.
-       * @example 4600
-       */
-      installations: number;
-      /**
-       * @description Of these, those a send would deliver to: not denied, not invalidated, with a token.
-       * @example 4420
-       */
-      sendable: number;
-      /**
-       * @description Distinct user ids among the installations.
-       * @example 3900
-       */
-      users: number;
-      /** @description The installations by platform. */
-      platforms: components['schemas']['AudiencePlatforms'];
-    };
-    InstallationBrowseMeta: {
-      /** @description Give it as `cursor` for the next page; null on the last. */
-      next_cursor: string | null;
-      /** @description docs/api.md#count-an-audience, on the first page only (no `cursor`). */
-      count: components['schemas']['AudienceCount'] | null;
-    };
-    InstallationBrowsePage: {
-      data: components['schemas']['InstallationResource'][];
-      meta: components['schemas']['InstallationBrowseMeta'];
-    };
-    InstallationDelivery: {
-      /**
-       * @example accepted
-       * @enum {string}
-       */
-      status: 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
-      /**
-       * @description Why skipped or failed, as the delivery trace shows it; else null.
-       * @example null
-       */
-      reason: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-    };
-    InstallationNotification: {
-      /** Format: uuid */
-      id: string;
-      notification: components['schemas']['NotificationContentResource'];
-      /**
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      options: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
-       * @example 2
-       */
-      target_users: number;
-      statistics: components['schemas']['NotificationStatistics'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When the fan-out began.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      processing_started_at: string | null;
-      /**
-       * Format: date-time
-       * @description When every installation was accepted, failed or skipped.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description The fan-out starts no earlier than this; null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      send_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the notification was cancelled.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      canceled_at: string | null;
-      /**
-       * @example completed
-       * @enum {string}
-       */
-      status: 'scheduled' | 'sending' | 'completed' | 'canceled';
-      /**
-       * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
-       * @example delivered
-       * @enum {string|null}
-       */
-      outcome: 'delivered' | 'partly_failed' | 'failed' | 'nothing_sent' | null;
-      /** @description It has neither completed nor been cancelled yet. */
-      cancelable: boolean;
-      target: components['schemas']['NotificationTarget'];
-      delivery: components['schemas']['InstallationDelivery'];
-    };
-    InstallationLookup: {
-      installation: components['schemas']['InstallationResource'];
-      /** @description Newest first, among the app's latest notifications. */
-      notifications: components['schemas']['InstallationNotification'][];
-    };
-    InstallationLookupList: {
-      data: components['schemas']['InstallationLookup'][];
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  Admin_session: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    Admin_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session of the cookie sent, or `data: null`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSessionOrNoneEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description The session of the cookie sent, or `data: null`. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    Admin_login: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `Basic ` and base64 of `user:password` (UTF-8). */
+                Authorization: string;
+            };
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['AdminSessionOrNoneEnvelope'];
+        requestBody?: never;
+        responses: {
+            /** @description Logged in: the session cookie is set. */
+            200: {
+                headers: {
+                    /** @description The session cookie (HttpOnly, SameSite=Strict, Path=/admin). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSessionEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong credentials (each failure is counted). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many failed logins from this address: refused, even with the right credentials, until Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds until logins are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
     };
-  };
-  Admin_login: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description `Basic ` and base64 of `user:password` (UTF-8). */
-        Authorization: string;
-      };
-      path?: never;
-      cookie?: never;
+    Admin_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out. */
+            204: {
+                headers: {
+                    /** @description The cleared session cookie. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description Logged in: the session cookie is set. */
-      200: {
-        headers: {
-          /** @description The session cookie (HttpOnly, SameSite=Strict, Path=/admin). */
-          'Set-Cookie'?: string;
-          [name: string]: unknown;
+    Admin_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['AdminSessionEnvelope'];
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOverviewEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Wrong credentials (each failure is counted). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many failed logins from this address: refused, even with the right credentials, until Retry-After. */
-      429: {
-        headers: {
-          /** @description Seconds until logins are accepted again. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Attempts."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
     };
-  };
-  Admin_logout: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    Admin_apps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every app, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAppList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description Logged out. */
-      204: {
-        headers: {
-          /** @description The cleared session cookie. */
-          'Set-Cookie'?: string;
-          [name: string]: unknown;
+    Admin_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
         };
-        content?: never;
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        requestBody?: never;
+        responses: {
+            /** @description The app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
     };
-  };
-  Admin_overview: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    Admin_notifications: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `meta.next_cursor` (opaque). */
+                cursor?: string | null;
+                /** @description Notifications per page, at most. */
+                limit?: number | null;
+                /** @description Only the notifications whose title contains this, in any case. */
+                search?: string | null;
+                /** @description Only the notifications created before this instant: a jump to a date. */
+                before?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationPage"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad `limit`, `cursor`, `search` or `before`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description The overview. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    Admin_send: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['AdminOverviewEnvelope'];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendNotificationDto"];
+            };
         };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description Stored and queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
     };
-  };
-  Admin_apps: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    Admin_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDetailEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description Every app, oldest first. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    Admin_deliveries: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `meta.next_cursor` (opaque). */
+                cursor?: string | null;
+                /** @description Entries per page, at most. */
+                limit?: number | null;
+                /** @description Only the deliveries in this status. A page then looks at up to 10,000 deliveries and may hold fewer entries than `limit`, even none: follow `next_cursor` until it is null. */
+                status?: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped" | null;
+                /** @description Only the deliveries with this reason, exactly as the trace shows it (`BadDeviceToken`, `NoCredentials`...). */
+                reason?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['AdminAppList'];
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorDeliveryPage"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad `limit`, `status`, `reason` or `cursor`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
     };
-  };
-  Admin_app: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
+    Admin_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, `canceled_at` set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The notification had completed before the cancel. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This notification has already completed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description The app. */
-      200: {
-        headers: {
-          [name: string]: unknown;
+    Admin_browseInstallations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
         };
-        content: {
-          'application/json': components['schemas']['AppEnvelope'];
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminBrowseInstallationsDto"];
+            };
         };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationBrowsePage"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
         };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
     };
-  };
-  Admin_notifications: {
-    parameters: {
-      query?: {
-        /** @description The previous page's `meta.next_cursor` (opaque). */
-        cursor?: string | null;
-        /** @description Notifications per page, at most. */
-        limit?: number | null;
-        /** @description Only the notifications whose title contains this, in any case. */
-        search?: string | null;
-        /** @description Only the notifications created before this instant: a jump to a date. */
-        before?: string | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
+    Admin_installations: {
+        parameters: {
+            query?: {
+                /** @description The client's installation id (not with `user_id`). */
+                installation_id?: string | null;
+                /** @description A user's installations (not with `installation_id`). */
+                user_id?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The installations found (none is an empty list). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationLookupList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Neither or both of `installation_id` and `user_id`, or a bad value. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-    requestBody?: never;
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorNotificationPage'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A bad `limit`, `cursor`, `search` or `before`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_send: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SendNotificationDto'];
-      };
-    };
-    responses: {
-      /** @description Stored and queued. */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorNotificationEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_notification: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notification. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['NotificationDetailEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_deliveries: {
-    parameters: {
-      query?: {
-        /** @description The previous page's `meta.next_cursor` (opaque). */
-        cursor?: string | null;
-        /** @description Entries per page, at most. */
-        limit?: number | null;
-        /** @description Only the deliveries in this status. A page then looks at up to 10,000 deliveries and may hold fewer entries than `limit`, even none: follow `next_cursor` until it is null. */
-        status?: 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped' | null;
-        /** @description Only the deliveries with this reason, exactly as the trace shows it (`BadDeviceToken`, `NoCredentials`...). */
-        reason?: string | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorDeliveryPage'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A bad `limit`, `status`, `reason` or `cursor`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_cancel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notification, `canceled_at` set. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorNotificationEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The notification had completed before the cancel. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This notification has already completed."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_browseInstallations: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AdminBrowseInstallationsDto'];
-      };
-    };
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InstallationBrowsePage'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token. */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_installations: {
-    parameters: {
-      query?: {
-        /** @description The client's installation id (not with `user_id`). */
-        installation_id?: string | null;
-        /** @description A user's installations (not with `installation_id`). */
-        user_id?: string | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The installations found (none is an empty list). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InstallationLookupList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Neither or both of `installation_id` and `user_id`, or a bad value. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
 }

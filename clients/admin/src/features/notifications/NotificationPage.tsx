@@ -17,8 +17,8 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
   const notification = useQuery({
     queryKey: ['notification', appId, id],
     queryFn: () => api.notification(appId, id),
-    // Followed live until it is final.
-    refetchInterval: (query) => (query.state.data && (FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(query.state.data.status) ? false : 1_000),
+    // Followed live until nothing more happens to it: final, and completed (a cancel's skips are counted until it completes).
+    refetchInterval: (query) => (query.state.data && settled(query.state.data) ? false : 1_000),
   });
   const cancel = useMutation({
     mutationFn: () => api.cancel(appId, id),
@@ -59,7 +59,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
       <Trace
         appId={appId}
         id={id}
-        live={!(FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(n.status)}
+        live={!settled(n)}
         revision={`${n.status}:${n.statistics.installations}:${n.statistics.accepted + n.statistics.failed + n.statistics.skipped}`}
       />
     </Page>
@@ -148,6 +148,9 @@ function Schedule({ n }: { n: NotificationDetail }) {
     </section>
   );
 }
+
+/** Nothing more happens to it: a final status, and completed (a cancelled send completes once its rows are skipped). */
+const settled = (n: NotificationDetail) => (FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(n.status) && n.completed_at !== null;
 
 /** A silent send (docs/api.md#silent-sends) has no title. */
 const titleOf = (n: NotificationDetail) => n.notification.title ?? 'Silent send (no notification shown)';
