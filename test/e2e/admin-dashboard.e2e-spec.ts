@@ -60,6 +60,27 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     return { status: res.status, body: (await res.json()) as { data: Record<string, any> } };
   };
   const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  /**
+   * How a page fits its viewport: how far the page scrolls sideways, the tables not in a scrolling
+   * box, how far each box reaches past the right edge, and what else sticks out.
+   */
+  const layoutOf = (target: Page) =>
+    target.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const view = doc.documentElement.clientWidth as number;
+      const tables = [...doc.querySelectorAll('table')] as any[];
+      return {
+        page: (doc.documentElement.scrollWidth as number) - view,
+        unboxed: tables.filter((t) => !t.closest('.table-scroll')).length,
+        boxes: tables
+          .map((t) => t.closest('.table-scroll'))
+          .filter(Boolean)
+          .map((box: any) => Math.round(box.getBoundingClientRect().right - view)),
+        outside: ([...doc.querySelectorAll('main *, header *')] as any[])
+          .filter((el) => !el.closest('.table-scroll') && el.getBoundingClientRect().right > view + 1)
+          .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+      };
+    });
   const figure = (label: string) => page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`, 'i') }) }).locator('.figure-value');
 
   beforeAll(async () => {
@@ -452,29 +473,20 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         if (heading) await phone.getByRole('heading', { name: heading, level: 1 }).waitFor();
         else await phone.getByRole('alert').waitFor();
         await phone.waitForLoadState('networkidle');
-        const layout = await phone.evaluate(() => {
-          const doc = (globalThis as any).document;
-          const view = doc.documentElement.clientWidth as number;
-          const tables = [...doc.querySelectorAll('table')] as any[];
-          return {
-            page: doc.documentElement.scrollWidth - view,
-            // Every table sits in a scrolling box no wider than the screen.
-            unboxed: tables.filter((t) => !t.closest('.table-scroll')).length,
-            boxes: tables
-              .map((t) => t.closest('.table-scroll'))
-              .filter(Boolean)
-              .map((box: any) => Math.round(box.getBoundingClientRect().right - view)),
-            // Nothing else sticks out past the right edge.
-            outside: ([...doc.querySelectorAll('main *, header *')] as any[])
-              .filter((el) => !el.closest('.table-scroll') && el.getBoundingClientRect().right > view + 1)
-              .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
-          };
-        });
+        const layout = await layoutOf(phone);
         expect({ name, width, ...layout }).toEqual({ name, width, page: 0, unboxed: 0, boxes: layout.boxes.map(() => expect.any(Number)), outside: [] });
         for (const overhang of layout.boxes) expect(overhang).toBeLessThanOrEqual(0);
         await phone.screenshot({ path: resolve(SCREENSHOTS, `12-${width}-${name}.png`), fullPage: true });
       }
     }
+    // The login form, without a session.
+    const visitor = await browser.newContext({ locale: 'en-US', viewport: { width: 390, height: 844 } });
+    const door = await visitor.newPage();
+    await door.goto(`${origin}/admin`);
+    await door.getByRole('heading', { name: 'Log in to Push admin' }).waitFor();
+    await expect(layoutOf(door)).resolves.toEqual({ page: 0, unboxed: 0, boxes: [], outside: [] });
+    await door.screenshot({ path: resolve(SCREENSHOTS, '12-390-login.png'), fullPage: true });
+    await visitor.close();
     // The notifications table is wider than a phone: it scrolls inside its box.
     await phone.setViewportSize({ width: 390, height: 844 });
     await phone.goto(`${origin}/admin/apps/${shop.appId}`);
