@@ -65,7 +65,9 @@ export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceTok
 
 /**
  * Each reason of the delivery trace in plain words, for the operator dashboard: ours (skips and
- * failures the service decides) and the providers' commonest. A reason not listed is shown as it is.
+ * failures the service decides), the providers' commonest, and the transport errors by their first
+ * word (`ENOTFOUND`, `HTTP`: the dashboard looks a reason up whole, then by that word). A reason not
+ * listed is shown as it is.
  */
 export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.PermissionDenied]: 'The installation reported that the user turned notifications off.',
@@ -91,6 +93,23 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   Unregistered: 'APNs: the app was uninstalled or the token is no longer valid.',
   UNREGISTERED: 'FCM: the app was uninstalled or the token expired.',
   Gone: 'Web Push: the browser unsubscribed.',
+  DeviceTokenNotForTopic: 'APNs: the device token belongs to another app (bundle id) than the credentials’ topic.',
+  TopicDisallowed: 'APNs: the key may not send to this app’s topic (bundle id).',
+  InvalidProviderToken: 'APNs: the key id, team id or key was refused; check the APNs credentials.',
+  ExpiredProviderToken: 'APNs: the signed token had expired; it is renewed and the delivery retried.',
+  TooManyRequests: 'The push service asked to slow down; the delivery is retried later.',
+  ServiceUnavailable: 'The push service was unavailable; the delivery is retried later.',
+  INVALID_ARGUMENT: 'FCM: the registration token is malformed or not for this project.',
+  SENDER_ID_MISMATCH: 'FCM: the registration token belongs to another Firebase project.',
+  QUOTA_EXCEEDED: 'FCM: the project’s sending quota was exceeded; the delivery is retried later.',
+  UNAVAILABLE: 'FCM was unavailable; the delivery is retried later.',
+  INTERNAL: 'FCM had an internal error; the delivery is retried later.',
+  UNAUTHENTICATED: 'FCM refused the service account’s credentials; check the FCM credentials.',
+  ENOTFOUND: 'The push service’s host name did not resolve (DNS, or no network).',
+  ECONNREFUSED: 'The push service refused the connection.',
+  ECONNRESET: 'The connection to the push service was cut; the delivery is retried.',
+  Timeout: 'The push service did not answer in time; the delivery is retried.',
+  HTTP: 'The push service answered with this HTTP status and no reason of its own.',
 };
 
 /** An installation's notification permission (docs/api.md#installation-resource): `denied` is skipped, `unknown` is sent to. */

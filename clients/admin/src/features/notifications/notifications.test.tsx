@@ -288,6 +288,8 @@ describe('Trace', () => {
             { ...delivery(1, 'pending', 'ServiceUnavailable'), attempts: 2, next_attempt_at: '2026-11-24T10:05:00.000Z', localization: 'fr' },
             { ...delivery(2, 'scheduled', null), scheduled_for: '2026-11-25T08:00:00.000Z', next_attempt_at: '2026-11-25T08:00:00.000Z' },
             delivery(3, 'skipped', 'PermissionDenied'),
+            delivery(4, 'pending', 'ENOTFOUND api.push.apple.com'),
+            delivery(5, 'failed', 'NoSuchWordAnywhere'),
           ],
           meta: { next_cursor: null },
         },
@@ -300,13 +302,17 @@ describe('Trace', () => {
     const retry = screen.getByRole('row', { name: /^inst-1 / });
     expect(cell(retry, 'Next attempt').querySelector('time')!.getAttribute('datetime')).toBe('2026-11-24T10:05:00.000Z');
     expect(cell(retry, 'Localization').textContent).toBe('fr');
-    // A reason the vocabulary does not know is shown as it is, without a made-up meaning.
-    expect(cell(retry, 'Reason').textContent).toBe('ServiceUnavailable');
+    expect(cell(retry, 'Reason').textContent).toBe('ServiceUnavailableThe push service was unavailable; the delivery is retried later.');
     const waiting = screen.getByRole('row', { name: /^inst-2 / });
     expect(cell(waiting, 'Scheduled for').querySelector('time')!.getAttribute('datetime')).toBe('2026-11-25T08:00:00.000Z');
     expect(cell(waiting, 'Localization').textContent).toBe('default');
     const denied = screen.getByRole('row', { name: /^inst-3 / });
     expect(cell(denied, 'Reason').textContent).toBe('PermissionDeniedThe installation reported that the user turned notifications off.');
+    // A transport error is explained by its first word; an unknown word stands alone.
+    expect(cell(screen.getByRole('row', { name: /^inst-4 / }), 'Reason').textContent).toMatch(
+      /^ENOTFOUND api\.push\.apple\.comThe push service’s host name did not resolve/,
+    );
+    expect(cell(screen.getByRole('row', { name: /^inst-5 / }), 'Reason').textContent).toBe('NoSuchWordAnywhere');
   });
 
   it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {
