@@ -1,7 +1,7 @@
-import { TableScroll } from '../../components/TableScroll';
 import { useQuery } from '@tanstack/react-query';
 import { type AppSummary, api } from '../../api';
 import { ErrorNote, Loading, Page } from '../../components/Page';
+import { TableScroll } from '../../components/TableScroll';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
 import { PROVIDER_LABELS } from '../../vocabulary';

@@ -1,9 +1,9 @@
-import { TableScroll } from '../../components/TableScroll';
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type AudienceCount, type BrowseRequest, type Installation, api } from '../../api';
 import { ErrorNote, Loading } from '../../components/Page';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { Link } from '../../router';
 import { type Combinator, type ConditionRow, FIELDS, type FilterNode, filterOf, newRow, opsOf, takesList, takesNoValue } from './conditions';
 

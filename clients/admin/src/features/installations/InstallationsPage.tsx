@@ -1,4 +1,3 @@
-import { TableScroll } from '../../components/TableScroll';
 import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { type InstallationLookup, api } from '../../api';
@@ -6,6 +5,7 @@ import { NotificationCells } from '../../components/NotificationCells';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { navigate, useLocation } from '../../router';
 import { AudienceBrowser } from './AudienceBrowser';
 

@@ -1,4 +1,3 @@
-import { TableScroll } from '../../components/TableScroll';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { type NotificationDetail, api } from '../../api';
@@ -6,6 +5,7 @@ import { BarChart, OUTCOME_COLORS } from '../../components/Chart';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { NotificationBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
 import { FINAL_NOTIFICATION_STATUSES } from '../../vocabulary';

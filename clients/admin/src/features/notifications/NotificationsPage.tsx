@@ -1,4 +1,3 @@
-import { TableScroll } from '../../components/TableScroll';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../../api';
@@ -6,6 +5,7 @@ import { NotificationCells } from '../../components/NotificationCells';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { NotificationBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { describeTarget, formatNumber, formatTime, startOfNextDay } from '../../format';
 import { Link, navigate, useLocation } from '../../router';
 import { FunnelSteps } from './Funnel';

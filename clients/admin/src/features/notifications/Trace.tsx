@@ -1,10 +1,10 @@
-import { TableScroll } from '../../components/TableScroll';
 import { useInfiniteQuery } from '@tanstack/react-query';
 import { type FormEvent, useEffect, useState } from 'react';
 import { api } from '../../api';
 import { ErrorNote, Loading } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
 import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus, REASON_EXPLANATIONS } from '../../vocabulary';

@@ -1,4 +1,3 @@
-import { TableScroll } from '../../components/TableScroll';
 import { useQuery } from '@tanstack/react-query';
 import { useMemo } from 'react';
 import { type Overview, api } from '../../api';
@@ -6,6 +5,7 @@ import { BarChart, OUTCOME_COLORS } from '../../components/Chart';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { formatMinute, formatNumber } from '../../format';
 
 const OUTCOMES = ['accepted', 'failed', 'skipped', 'retried'] as const;
