@@ -14,7 +14,6 @@ import type { Request, Response } from 'express';
 import { Public } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors, ErrorResponse } from '../common/http/api-responses';
 import { InOpenApiDocument } from '../common/http/openapi';
-import { DeliveryPage } from '../notifications/dto/notification-response.dto';
 import { SendNotificationDto } from '../notifications/dto/send-notification.dto';
 import type { AdminSession } from './admin-session';
 import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
@@ -33,6 +32,7 @@ import {
   NotificationDetailEnvelope,
   OperatorNotificationEnvelope,
   OperatorNotificationPage,
+  OperatorDeliveryPage,
   InstallationBrowsePage,
 } from './dto/admin-responses.dto';
 
@@ -140,13 +140,16 @@ export class AdminController {
   }
 
   @Get('apps/:app/notifications')
-  @ApiOperation({ summary: "An app's notifications", description: 'Newest first, cursor paginated, optionally those whose title contains `search`.' })
+  @ApiOperation({
+    summary: "An app's notifications",
+    description: 'Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.',
+  })
   @APP
   @ApiOkResponse({ description: 'One page.', type: OperatorNotificationPage })
-  @ApiValidationErrors('A bad `limit`, `cursor` or `search`.')
+  @ApiValidationErrors('A bad `limit`, `cursor`, `search` or `before`.')
   @ApiNotFound(NO_APP)
   notifications(@Param('app') appId: string, @Query() query: AdminNotificationsQueryDto): Promise<OperatorNotificationPage> {
-    return this.admin.listNotifications(appId, query.limit === undefined ? 20 : Number(query.limit), query.cursor, query.search);
+    return this.admin.listNotifications(appId, { ...query, limit: query.limit === undefined ? 20 : Number(query.limit) });
   }
 
   /** Send a test: the API's send request body, validated by the same DTO and service. */
@@ -179,14 +182,15 @@ export class AdminController {
   @Get('apps/:app/notifications/:id/deliveries')
   @ApiOperation({
     summary: "A notification's deliveries",
-    description: 'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.',
+    description:
+      'The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason, each entry with its next attempt and localization.',
   })
   @APP
   @NOTIFICATION
-  @ApiOkResponse({ description: 'One page.', type: DeliveryPage })
+  @ApiOkResponse({ description: 'One page.', type: OperatorDeliveryPage })
   @ApiValidationErrors('A bad `limit`, `status`, `reason` or `cursor`.')
   @ApiNotFound(NO_NOTIFICATION)
-  deliveries(@Param('app') appId: string, @Param('id') id: string, @Query() query: AdminDeliveriesQueryDto): Promise<DeliveryPage> {
+  deliveries(@Param('app') appId: string, @Param('id') id: string, @Query() query: AdminDeliveriesQueryDto): Promise<OperatorDeliveryPage> {
     return this.admin.deliveries(appId, id, query);
   }
 

@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DeliveryStatus } from '../common/vocabulary';
 
-/** What RECORD_OUTCOMES_SQL counts per minute: a delivery's end, or `pending` again (retried). */
+/** What the per-minute counters count (common/minute-counts.ts): a delivery's end, or `pending` again (retried). */
 type RecordedStatus = Extract<DeliveryStatus, 'accepted' | 'failed' | 'skipped' | 'pending'>;
 
 /** One (minute, outcome) count; outcome is what a delivery became (`pending`: retried). */
@@ -14,8 +14,8 @@ export interface MinuteCountRow {
 }
 
 /**
- * The dashboard's reads of the per-minute counters (`delivery_minutes`, written by
- * RECORD_OUTCOMES_SQL in delivery/deliveries.repository.ts). Never `deliveries`: it has no index
+ * The dashboard's reads of the per-minute counters (`delivery_minutes`, written by the statements
+ * that end deliveries: common/minute-counts.ts). Never `deliveries`: it has no index
  * on time, by design (docs/architecture.md, "The admin room").
  */
 @Injectable()

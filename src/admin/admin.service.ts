@@ -6,6 +6,7 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';
 import { operatorView } from '../notifications/notification-status';
 import { DeliveryTraceService } from '../notifications/delivery-trace.service';
+import { operatorDelivery } from '../notifications/delivery.resource';
 import type { DeliveryStatus } from '../common/vocabulary';
 import { NotificationsService } from '../notifications/notifications.service';
 import { AudiencesService } from '../notifications/audiences.service';
@@ -95,9 +96,10 @@ export class AdminService {
     return app;
   }
 
-  async listNotifications(appId: string, limit: number, cursor?: string, search?: string) {
+  /** A page of the app's notifications, newest first; `before`: those created before that instant (a jump to a date). */
+  async listNotifications(appId: string, query: { limit: number; cursor?: string; search?: string; before?: string }) {
     await this.app(appId);
-    return this.notifications.list(appId, limit, cursor, search, operatorView);
+    return this.notifications.list(appId, query.limit, query.cursor, query.search, operatorView, query.before);
   }
 
   /** A notification with its outcomes per minute (from the counters, never from `deliveries`). */
@@ -107,9 +109,21 @@ export class AdminService {
     return { ...notification, minutes: toMinutePoints(rows) };
   }
 
-  /** One page of the delivery trace, filtered by status and reason (DeliveryTraceService, the API's). */
-  deliveries(appId: string, id: string, query: { limit?: string | number; cursor?: string; status?: DeliveryStatus; reason?: string }) {
-    return this.trace.page(appId, id, query.limit === undefined ? 50 : Number(query.limit), query.status ?? null, query.cursor, query.reason ?? null);
+  /**
+   * One page of the delivery trace, filtered by status and reason (DeliveryTraceService, the API's),
+   * each entry with its next attempt and the localization its installation gets (operatorDelivery).
+   */
+  async deliveries(appId: string, id: string, query: { limit?: string | number; cursor?: string; status?: DeliveryStatus; reason?: string }) {
+    // The trace answers an unknown notification (404) after a bad cursor (422), so it decides both.
+    const localizations = await this.notifications.find(appId, id).then(
+      (n) => Object.keys(n.notification.localizations ?? {}),
+      (error: unknown) => {
+        if (error instanceof NotFoundError) return [];
+        throw error;
+      },
+    );
+    const limit = query.limit === undefined ? 50 : Number(query.limit);
+    return this.trace.page(appId, id, limit, query.status ?? null, query.cursor, query.reason ?? null, operatorDelivery(localizations));
   }
 
   async cancel(appId: string, id: string) {

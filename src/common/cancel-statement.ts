@@ -1,4 +1,5 @@
 import { completionCondition } from './completion-condition';
+import { minuteCountsInsert } from './minute-counts';
 import { DeliveryStatus, SkipReason, STILL_TO_SEND } from './vocabulary';
 import { webhookOutboxInsert } from './webhook-events';
 
@@ -9,7 +10,12 @@ const canceled = `canceled AS (
       AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
       AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
       AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-    RETURNING 1
+    RETURNING d.notification_id, d.status
+  )`;
+
+/** The rows it skipped, in the per-minute counters (common/minute-counts.ts). */
+const perMinute = `per_minute AS (
+    ${minuteCountsInsert('SELECT notification_id, status FROM canceled')}
   )`;
 
 const counted = `counted AS (SELECT count(*)::int AS n FROM canceled)`;
@@ -30,7 +36,7 @@ const completedEvents = `completed_events AS (
  * The one statement that skips a cancelled notification's rows still to send (docs/api.md#scheduling):
  * the API's cancel runs it for every batch, in the transaction that sets canceled_at; the worker
  * for one batch, on rows left by a retry or a worker that died while the cancel ran. Each row
- * becomes skipped/Canceled, counted, and the notification completes when nothing else is left,
+ * becomes skipped/Canceled, counted (in the statistics and the per-minute counters), and the notification completes when nothing else is left,
  * with its webhook event (docs/api.md#webhooks). Nothing happens unless the notification is cancelled.
  *
  * Parameters: cancelRowsParams.
@@ -38,7 +44,7 @@ const completedEvents = `completed_events AS (
  * was nothing to skip, except for a cancel of every batch, which always answers.
  */
 export const CANCEL_ROWS_SQL = `
-  WITH ${canceled}, ${counted}, ${finished}, ${completedEvents}
+  WITH ${canceled}, ${perMinute}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;
 
 /** The parameters of CANCEL_ROWS_SQL; `batch` null for every batch. */

@@ -17,6 +17,7 @@ const EXPORTS: Record<string, unknown> = {
   DELIVERY_STATUSES: vocabulary.DELIVERY_STATUSES,
   NOTIFICATION_STATUSES: vocabulary.NOTIFICATION_STATUSES,
   FINAL_NOTIFICATION_STATUSES: vocabulary.FINAL_NOTIFICATION_STATUSES,
+  NOTIFICATION_OUTCOMES: vocabulary.NOTIFICATION_OUTCOMES,
   RECIPIENT_KINDS: vocabulary.RECIPIENT_KINDS,
   SKIP_REASONS: vocabulary.SKIP_REASONS,
   COMMON_REASONS: vocabulary.COMMON_REASONS,
@@ -24,12 +25,14 @@ const EXPORTS: Record<string, unknown> = {
   PROVIDER_OF: vocabulary.PROVIDER_OF,
   PROVIDER_LABELS: vocabulary.PROVIDER_LABELS,
   PERMISSIONS: vocabulary.PERMISSIONS,
+  REASON_EXPLANATIONS: vocabulary.REASON_EXPLANATIONS,
   FILTER_OPS_BY_FIELD: OPS_BY_FIELD,
 };
 
 const TYPES = `export type Platform = (typeof PLATFORMS)[number];
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 export type FilterField = keyof typeof FILTER_OPS_BY_FIELD;

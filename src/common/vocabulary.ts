@@ -63,6 +63,55 @@ export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
 /** Reasons seen often enough that the dashboard offers them in its trace filter; any other can be typed. */
 export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'];
 
+/**
+ * Each reason of the delivery trace in plain words, for the operator dashboard: ours (skips and
+ * failures the service decides), the providers' commonest, and the transport errors by their first
+ * word (`ENOTFOUND`, `HTTP`: the dashboard looks a reason up whole, then by that word). A reason not
+ * listed is shown as it is.
+ */
+export const REASON_EXPLANATIONS: Record<string, string> = {
+  [SkipReason.PermissionDenied]: 'The installation reported that the user turned notifications off.',
+  [SkipReason.Invalidated]: 'A provider had refused this installation’s token before, so it is no longer sent to.',
+  [SkipReason.Deleted]: 'The installation was deleted between the fan-out and the attempt.',
+  [SkipReason.NoToken]: 'The installation has no push token or subscription yet.',
+  [SkipReason.NoCredentials]: 'The app has no credentials for this platform’s push service.',
+  [SkipReason.PlatformExcluded]: 'The send’s options.platforms left this platform out.',
+  [SkipReason.SilentNotSupported]: 'A silent send: browsers must show every push, so web installations are left out.',
+  [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
+  [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
+  [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',
+  [FailureReason.VapidNotConfigured]: 'The Web Push (VAPID) keys could not be used when it was attempted.',
+  [FailureReason.MissingDeviceToken]: 'The iOS installation has no device token.',
+  [FailureReason.MissingRegistrationToken]: 'The Android installation has no registration token.',
+  [FailureReason.MissingSubscription]: 'The web installation has no push subscription.',
+  [FailureReason.InvalidSubscription]: 'The web installation’s push subscription is malformed.',
+  [FailureReason.EndpointNotAllowed]: 'The subscription’s endpoint is not a known browser push service (WEB_PUSH_ALLOWED_HOSTS).',
+  [FailureReason.PrivateAddress]: 'The subscription’s endpoint resolves to a private address, which is never called.',
+  [FailureReason.InvalidProviderKey]: 'The push service refused the app’s key or certificate.',
+  [FailureReason.PayloadTooLarge]: 'The message is larger than the push service accepts.',
+  BadDeviceToken: 'APNs: the device token is not valid for this app and environment (sandbox or production).',
+  Unregistered: 'APNs: the app was uninstalled or the token is no longer valid.',
+  UNREGISTERED: 'FCM: the app was uninstalled or the token expired.',
+  Gone: 'Web Push: the browser unsubscribed.',
+  DeviceTokenNotForTopic: 'APNs: the device token belongs to another app (bundle id) than the credentials’ topic.',
+  TopicDisallowed: 'APNs: the key may not send to this app’s topic (bundle id).',
+  InvalidProviderToken: 'APNs: the key id, team id or key was refused; check the APNs credentials.',
+  ExpiredProviderToken: 'APNs: the signed token had expired; it is renewed and the delivery retried.',
+  TooManyRequests: 'The push service asked to slow down; the delivery is retried later.',
+  ServiceUnavailable: 'The push service was unavailable; the delivery is retried later.',
+  INVALID_ARGUMENT: 'FCM: the registration token is malformed or not for this project.',
+  SENDER_ID_MISMATCH: 'FCM: the registration token belongs to another Firebase project.',
+  QUOTA_EXCEEDED: 'FCM: the project’s sending quota was exceeded; the delivery is retried later.',
+  UNAVAILABLE: 'FCM was unavailable; the delivery is retried later.',
+  INTERNAL: 'FCM had an internal error; the delivery is retried later.',
+  UNAUTHENTICATED: 'FCM refused the service account’s credentials; check the FCM credentials.',
+  ENOTFOUND: 'The push service’s host name did not resolve (DNS, or no network).',
+  ECONNREFUSED: 'The push service refused the connection.',
+  ECONNRESET: 'The connection to the push service was cut; the delivery is retried.',
+  Timeout: 'The push service did not answer in time; the delivery is retried.',
+  HTTP: 'The push service answered with this HTTP status and no reason of its own.',
+};
+
 /** An installation's notification permission (docs/api.md#installation-resource): `denied` is skipped, `unknown` is sent to. */
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -74,6 +123,13 @@ export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 /** Where a notification stands, as the operator dashboard shows it (notifications/notification-status.ts decides). */
 export const NOTIFICATION_STATUSES = ['scheduled', 'sending', 'completed', 'canceled'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+/**
+ * How a completed notification went, as the dashboard's badge says it (notifications/notification-status.ts
+ * decides): every attempt accepted; some failed; every attempt failed; nothing attempted (all skipped, or
+ * no installation at all).
+ */
+export const NOTIFICATION_OUTCOMES = ['delivered', 'partly_failed', 'failed', 'nothing_sent'] as const;
+export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 /** The statuses a notification never leaves: nothing more happens to it. */
 export const FINAL_NOTIFICATION_STATUSES = ['completed', 'canceled'] as const satisfies readonly NotificationStatus[];
 

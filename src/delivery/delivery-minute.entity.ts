@@ -4,8 +4,9 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typ
 export type MinuteOutcome = 'accepted' | 'failed' | 'skipped' | 'pending';
 
 /**
- * How many outcomes of one kind a notification had in one minute, added to by the statement that
- * records outcomes (RECORD_OUTCOMES_SQL), once per write: the dashboard's time series read these,
+ * How many outcomes of one kind a notification had in one minute, added to by every statement that
+ * ends deliveries (common/minute-counts.ts: the outcomes of attempts, the fan-out's and a cancel's
+ * skips), once per write: the dashboard's time series read these,
  * never `deliveries` (migration DeliveryMinutes). Deleted with the notification.
  */
 @Entity('delivery_minutes')

@@ -16,12 +16,16 @@ export interface TraceRow {
   reason: string | null;
   attempts: number;
   scheduled_for: Date | null;
+  /** When a row still to send is due: its scheduled time, or its next retry. */
+  next_attempt_at: Date | null;
   updated_at: Date;
   received_at: Date | null;
   displayed_at: Date | null;
   opened_at: Date | null;
   /** The web button whose click reported `opened` (docs/api.md#web-action-buttons), else null. */
   opened_action: string | null;
+  /** The installation's device.locale now, which picks its localized content (docs/api.md#localization). */
+  locale: string | null;
   /** The row has the status asked for (always, without a status). */
   matches: boolean;
   /** Its rank among the rows this statement looked at, from 1. */
@@ -68,13 +72,14 @@ export interface TraceQuery {
  */
 export const TRACE_PAGE_SQL = `
   SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
-         p.scheduled_for, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned
+         p.scheduled_for, p.next_attempt_at, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
+         i.device ->> 'locale' AS locale
   FROM (
     SELECT s.*, (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) AS matches
     FROM (
       SELECT d.*, row_number() OVER (ORDER BY d.installation_id) AS scanned
       FROM (
-        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.scheduled_for, d.updated_at
+        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.scheduled_for, d.next_attempt_at, d.updated_at
         FROM deliveries d
         WHERE d.notification_id = $1 AND d.notification_started_at = $2::timestamptz AND d.installation_id > $3::uuid
         ORDER BY d.installation_id

@@ -19,11 +19,13 @@ const row = (n: number, status: TraceRow['status'] = 'accepted'): TraceRow => ({
   reason: null,
   attempts: 1,
   scheduled_for: null,
+  next_attempt_at: null,
   updated_at: new Date('2026-11-24T02:00:01.000Z'),
   received_at: null,
   displayed_at: null,
   opened_at: null,
   opened_action: null,
+  locale: null,
   matches: true,
   scanned: n,
 });

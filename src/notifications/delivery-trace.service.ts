@@ -17,8 +17,8 @@ import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cu
  */
 export const TRACE_SCAN_ROWS = 10_000;
 
-export interface TracePage {
-  data: DeliveryResource[];
+export interface TracePage<T = DeliveryResource> {
+  data: T[];
   meta: { next_cursor: string | null };
 }
 
@@ -34,15 +34,19 @@ export class DeliveryTraceService {
     this.cursorKey = traceCursorKey(config.APP_KEY);
   }
 
-  /** `reason` filters as `status` does (the operator dashboard's trace; the API has no such parameter). */
-  async page(
+  /**
+   * `reason` filters as `status` does, and `view` maps each entry (the operator dashboard's trace;
+   * the API has neither).
+   */
+  async page<T = DeliveryResource>(
     appId: string,
     notificationId: string,
     limit: number,
     status: DeliveryStatus | null,
     cursor?: string,
     reason: string | null = null,
-  ): Promise<TracePage> {
+    view: (row: TraceRow) => T = toDeliveryResource as never,
+  ): Promise<TracePage<T>> {
     if (!isUuid(notificationId)) throw new NotFoundError();
     const id = notificationId.toLowerCase();
     // A bad cursor is a 422 even for an unknown notification: validation comes first (docs/api.md#errors).
@@ -63,7 +67,7 @@ export class DeliveryTraceService {
     });
     const { entries, next } = pageOf(rows, limit, TRACE_SCAN_ROWS);
     return {
-      data: entries.map((row) => toDeliveryResource({ ...row, attempts: providerAttempts(row) })),
+      data: entries.map((row) => view({ ...row, attempts: providerAttempts(row) })),
       meta: { next_cursor: next === null ? null : encodeTraceCursor(this.cursorKey, id, next) },
     };
   }

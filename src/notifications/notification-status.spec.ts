@@ -1,4 +1,4 @@
-import { notificationStatus, cancelable } from './notification-status';
+import { notificationOutcome, notificationStatus, cancelable } from './notification-status';
 import type { NotificationResource } from './notification.resource';
 
 const base = {
@@ -28,5 +28,21 @@ describe('notificationStatus', () => {
     expect(cancelable(base)).toBe(true);
     expect(cancelable(at({ completed_at: '2026-11-24T09:00:00Z' }))).toBe(false);
     expect(cancelable(at({ canceled_at: '2026-11-24T09:00:00Z' }))).toBe(false);
+  });
+});
+
+describe('notificationOutcome (issue 31 item 11)', () => {
+  const done = (counts: Partial<NotificationResource['statistics']>) =>
+    at({ completed_at: '2026-11-24T09:00:00Z', statistics: { ...base.statistics, ...counts } });
+  it.each([
+    ['none until it completes', at({ statistics: { ...base.statistics, accepted: 3 } }), null],
+    ['delivered: every attempt accepted, skips aside', done({ accepted: 3, skipped: 2 }), 'delivered'],
+    ['partly failed: some accepted, some failed', done({ accepted: 3, failed: 1 }), 'partly_failed'],
+    ['failed: every attempt failed', done({ failed: 2, skipped: 1 }), 'failed'],
+    ['nothing sent: every installation skipped', done({ skipped: 4 }), 'nothing_sent'],
+    ['nothing sent: no installation', done({}), 'nothing_sent'],
+    ['a cancelled send that completed says how far it went', at({ ...done({ accepted: 1, skipped: 5 }), canceled_at: '2026-11-24T09:00:00Z' }), 'delivered'],
+  ])('%s', (_what, notification, expected) => {
+    expect(notificationOutcome(notification)).toBe(expected);
   });
 });

@@ -188,7 +188,8 @@ export class NotificationsRepository {
   }
 
   /**
-   * Newest first, after the (created_at, id) position `after` when given. Positions are created_at
+   * Newest first, after the (created_at, id) position `after` when given, and created before
+   * `createdBefore` when given (the dashboard's jump to a date). Positions are created_at
    * in microseconds since the epoch (`created_at_micros`), exact both ways: no date text for
    * PostgreSQL to parse.
    */
@@ -197,6 +198,7 @@ export class NotificationsRepository {
     limit: number,
     after: { createdAtMicros: string; id: string } | null,
     titleContains: string | null = null,
+    createdBefore: Date | null = null,
   ): Promise<(NotificationRow & { created_at_micros: string })[]> {
     // The title filter (the operator dashboard's search) walks the app's notifications newest
     // first on the (app_id, created_at, id) index, as the unfiltered list does, until it has a page.
@@ -204,9 +206,10 @@ export class NotificationsRepository {
       `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
        WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
          AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
+         AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)
        ORDER BY created_at DESC, id DESC
        LIMIT $4`,
-      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit, titleContains],
+      [appId, after?.createdAtMicros ?? null, after?.id ?? null, limit, titleContains, createdBefore],
     );
   }
 

@@ -140,7 +140,8 @@ export class NotificationsService {
 
   /**
    * Newest first; the cursor is the (created_at, id) of the last item of the previous page. The
-   * operator dashboard also filters by title and asks for its own `view` of each row.
+   * operator dashboard also filters by title, starts at a date (`createdBefore`) and asks for its
+   * own `view` of each row.
    */
   async list<T = NotificationResource>(
     appId: string,
@@ -148,9 +149,10 @@ export class NotificationsService {
     cursor?: string,
     titleContains?: string,
     view: (row: NotificationRow) => T = toNotificationResource as never,
+    createdBefore?: string,
   ) {
     const after = cursor === undefined ? null : this.positionOf(cursor);
-    const rows = await this.notifications.list(appId, limit + 1, after, titleContains || null);
+    const rows = await this.notifications.list(appId, limit + 1, after, titleContains || null, createdBefore ? new Date(createdBefore) : null);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     return {

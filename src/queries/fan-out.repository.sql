@@ -56,6 +56,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -123,6 +130,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -190,6 +204,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -257,6 +278,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -324,6 +352,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -413,6 +448,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -477,6 +519,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,
@@ -541,6 +590,13 @@ inserted AS (
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
 SELECT
   (SELECT count(*) FROM chosen)::int AS found,

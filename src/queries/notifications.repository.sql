@@ -41,7 +41,13 @@ WITH canceled AS (
     AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
     AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
     AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-  RETURNING 1
+  RETURNING d.notification_id, d.status
+), per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT notification_id, status FROM canceled) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ), counted AS (SELECT count(*)::int AS n FROM canceled), finished AS (
   UPDATE notifications SET stat_skipped = stat_skipped + counted.n,
     completed_at = CASE WHEN completed_at IS NULL AND fanned_out_at IS NOT NULL AND stat_accepted + stat_failed + stat_skipped + counted.n >= stat_installations THEN now() ELSE completed_at END
@@ -65,6 +71,7 @@ stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, st
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
      WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
+       AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)
      ORDER BY created_at DESC, id DESC
      LIMIT $4;
 

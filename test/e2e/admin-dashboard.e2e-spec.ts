@@ -60,6 +60,27 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     return { status: res.status, body: (await res.json()) as { data: Record<string, any> } };
   };
   const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  /**
+   * How a page fits its viewport: how far the page scrolls sideways, the tables not in a scrolling
+   * box, how far each box reaches past the right edge, and what else sticks out.
+   */
+  const layoutOf = (target: Page) =>
+    target.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const view = doc.documentElement.clientWidth as number;
+      const tables = [...doc.querySelectorAll('table')] as any[];
+      return {
+        page: (doc.documentElement.scrollWidth as number) - view,
+        unboxed: tables.filter((t) => !t.closest('.table-scroll')).length,
+        boxes: tables
+          .map((t) => t.closest('.table-scroll'))
+          .filter(Boolean)
+          .map((box: any) => Math.round(box.getBoundingClientRect().right - view)),
+        outside: ([...doc.querySelectorAll('main *, header *')] as any[])
+          .filter((el) => !el.closest('.table-scroll') && el.getBoundingClientRect().right > view + 1)
+          .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+      };
+    });
   const figure = (label: string) => page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`, 'i') }) }).locator('.figure-value');
 
   beforeAll(async () => {
@@ -224,6 +245,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('table.data tbody tr').length === 1);
     const rows = page.locator('table.data tbody tr');
     await expect(rows.first().textContent()).resolves.toMatch(/Spring sale.*every installation.*completed/);
+    // One token refused: completed, but not the green of a full success; the counts beside it (issue 31 item 11).
+    await expect(rows.first().locator('.badge').textContent()).resolves.toBe('completed with failures');
+    await expect(rows.first().locator('td.num').allTextContents()).resolves.toEqual(['12', '1', '0']);
     await expect(rows.first().getByRole('list', { name: 'Funnel' }).textContent()).resolves.toBe(
       'accepted 12received 4 (33.3%)displayed 3 (25%)opened 2 (16.7%)',
     );
@@ -249,10 +273,24 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     const trace = page.getByRole('region', { name: 'Deliveries, one per installation' });
     await trace.getByText('13 deliveries shown.').waitFor();
     await trace.getByRole('row', { name: /^inst-user-3 user-3 web accepted/ }).waitFor();
+    // alice's phone is French: it got the `fr` variant; the others, the default (issue 31 item 12).
+    const localization = async (installation: string) => {
+      const headers = await trace.getByRole('columnheader').allTextContents();
+      return trace
+        .getByRole('row', { name: new RegExp(`^${installation} `) })
+        .locator('td')
+        .nth(headers.indexOf('Localization') - 1)
+        .textContent();
+    };
+    await expect(localization('alice-iphone')).resolves.toBe('fr');
+    await expect(localization('inst-user-3')).resolves.toBe('default');
     await trace.getByLabel('Status').selectOption('failed');
     await trace.getByRole('button', { name: 'Filter' }).click();
     await trace.getByText('1 delivery shown with status failed.').waitFor();
-    await expect(trace.locator('tbody tr').textContent()).resolves.toMatch(/^inst-user-0user-0iosfailedBadDeviceToken1/);
+    // The reason, and what it means in plain words (issue 31 item 12).
+    await expect(trace.locator('tbody tr').textContent()).resolves.toMatch(
+      /^inst-user-0user-0iosfailedBadDeviceTokenAPNs: the device token is not valid for this app .*production\)\.1/,
+    );
     await trace.getByLabel('Status').selectOption('');
     await trace.getByLabel('Reason').fill('BadDeviceToken');
     await trace.getByRole('button', { name: 'Filter' }).click();
@@ -371,6 +409,91 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     expect(await page.getByRole('button', { name: 'Cancel notification' }).count()).toBe(0);
     await shot('9-canceled');
     expect((await api(`/notifications/${ids.tomorrow}`)).body.data.canceled_at).not.toBeNull();
+  });
+
+  it('counts the skipped deliveries per minute: the cancelled send on its chart and on the overview (issue 31 item 10)', async () => {
+    // The cancel made the fan-out skip all 13 installations (Canceled): its chart and the overview count them.
+    await page.getByRole('heading', { name: 'Tomorrow news', level: 1 }).waitFor();
+    await figure('Skipped').filter({ hasText: '13' }).waitFor();
+    const numbers = page.locator('details', { hasText: 'Numbers of “Deliveries per minute”' });
+    await numbers.locator('summary').click();
+    const skippedColumn = async (table: ReturnType<Page['locator']>) => {
+      const headers = await table.locator('thead th').allTextContents();
+      const cells = await table.locator(`tbody tr td:nth-child(${headers.indexOf('skipped') + 1})`).allTextContents();
+      return cells.reduce((sum, cell) => sum + Number(cell.replace(/\D/g, '')), 0);
+    };
+    await expect(skippedColumn(numbers.locator('table'))).resolves.toBe(13);
+    await page.getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    // The page shows its last answer first, then the fresh one.
+    await figure('Skipped').filter({ hasText: /^13$/ }).waitFor();
+    await shot('10-overview-skipped');
+  });
+
+  it('sends a test to a tag, scheduled for tomorrow (issue 31 item 14)', async () => {
+    await page.getByRole('link', { name: 'Apps', exact: true }).click();
+    await page.getByRole('link', { name: 'Acme Shop' }).click();
+    await page.getByRole('link', { name: 'Send a test' }).first().click();
+    await page.getByLabel('tags', { exact: true }).check();
+    await page.getByLabel('Tags (separated by commas or spaces)').fill('beta');
+    await page.getByLabel('Title').fill('Beta preview');
+    await page.getByLabel('Body').fill('Tomorrow morning');
+    const tomorrow = new Date(Date.now() + 86_400_000);
+    // The field takes the viewer's wall-clock time (Paris here): YYYY-MM-DDTHH:MM.
+    const local = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris', dateStyle: 'short', timeStyle: 'short' }).format(tomorrow).replace(' ', 'T');
+    await page.getByLabel('Send at (your time zone, optional)').fill(local);
+    await shot('11-send-tags-scheduled');
+    await page.getByRole('button', { name: 'Send' }).click();
+    await page.getByRole('heading', { name: 'Beta preview', level: 1 }).waitFor();
+    await page.locator('.page-actions .badge', { hasText: 'scheduled' }).waitFor();
+    await page.locator('dt:has-text("Target") + dd', { hasText: 'tags: beta' }).waitFor();
+    const sendAt = await page.locator('dt:has-text("Send at") + dd time').getAttribute('datetime');
+    expect(Math.abs(Date.parse(sendAt!) - tomorrow.getTime())).toBeLessThan(60_000);
+  });
+
+  it('fits a 390 px screen on every page: no sideways scroll of the page, tables scroll in their own box (issue 31 item 13)', async () => {
+    const phone = await context.newPage();
+    phone.on('console', (message) => {
+      if (message.type() === 'error') consoleErrors.push(message.text());
+    });
+    phone.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
+    const pages: [string, string, string][] = [
+      ['overview', '/admin', 'Overview'],
+      ['apps', '/admin/apps', 'Apps'],
+      ['notifications', `/admin/apps/${shop.appId}`, 'Notifications of Acme Shop'],
+      ['notification', `/admin/apps/${shop.appId}/notifications/${ids.sale}`, 'Spring sale'],
+      ['installations', `/admin/apps/${shop.appId}/installations?user_id=alice`, 'Installations'],
+      ['send', `/admin/apps/${shop.appId}/send`, 'Send a test from Acme Shop'],
+      ['missing', '/admin/no/such/page', ''],
+    ];
+    for (const width of [390, 1280]) {
+      await phone.setViewportSize({ width, height: 844 });
+      for (const [name, path, heading] of pages) {
+        await phone.goto(`${origin}${path}`);
+        if (heading) await phone.getByRole('heading', { name: heading, level: 1 }).waitFor();
+        else await phone.getByRole('alert').waitFor();
+        await phone.waitForLoadState('networkidle');
+        const layout = await layoutOf(phone);
+        expect({ name, width, ...layout }).toEqual({ name, width, page: 0, unboxed: 0, boxes: layout.boxes.map(() => expect.any(Number)), outside: [] });
+        for (const overhang of layout.boxes) expect(overhang).toBeLessThanOrEqual(0);
+        await phone.screenshot({ path: resolve(SCREENSHOTS, `12-${width}-${name}.png`), fullPage: true });
+      }
+    }
+    // The login form, without a session.
+    const visitor = await browser.newContext({ locale: 'en-US', viewport: { width: 390, height: 844 } });
+    const door = await visitor.newPage();
+    await door.goto(`${origin}/admin`);
+    await door.getByRole('heading', { name: 'Log in to Push admin' }).waitFor();
+    await expect(layoutOf(door)).resolves.toEqual({ page: 0, unboxed: 0, boxes: [], outside: [] });
+    await door.screenshot({ path: resolve(SCREENSHOTS, '12-390-login.png'), fullPage: true });
+    await visitor.close();
+    // The notifications table is wider than a phone: it scrolls inside its box.
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto(`${origin}/admin/apps/${shop.appId}`);
+    const box = phone.getByRole('region', { name: 'Notifications table' });
+    await box.waitFor();
+    await expect(box.evaluate((el: any) => el.scrollWidth > el.clientWidth)).resolves.toBe(true);
+    await phone.close();
   });
 
   it('made no request to another host, and logged no error but the provoked 422', async () => {

@@ -46,12 +46,14 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
     await configureCredentials(ctx, tenant.appId, ['apns']);
     const user = 'documented-user';
     const installations = [
-      await newInstallation(ctx, tenant.token, { user_id: user, tags: ['beta'] }),
+      await newInstallation(ctx, tenant.token, { user_id: user, tags: ['beta'], device: { locale: 'fr-CA' } }),
       await newInstallation(ctx, tenant.token, { user_id: user }),
     ];
     ids.installation = installations[0].installation_id;
     const send = (body: object) => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body).expect(202);
-    ids.sent = (await send({ recipients: { user_ids: [user] }, notification: { title: 'Documented', body: 'b' } })).body.data.id;
+    ids.sent = (
+      await send({ recipients: { user_ids: [user] }, notification: { title: 'Documented', body: 'b', localizations: { fr: { title: 'Documenté' } } } })
+    ).body.data.id;
     ids.scheduled = (
       await send({ recipients: { tags: ['beta'] }, notification: { title: 'Later', body: 'b' }, send_at: new Date(Date.now() + 86_400_000).toISOString() })
     ).body.data.id;
@@ -141,6 +143,47 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
     expect(second.meta.count).toBeNull();
     expect([...first.data, ...second.data].map((i: { installation_id: string }) => i.installation_id).sort()).toHaveLength(2);
     expect(second.data[0].installation_id > first.data[0].installation_id).toBe(true);
+  });
+
+  it('says how a send went, jumps to a date and tells the trace in full (issue 31 items 11 and 12)', async () => {
+    const app = `/admin/api/apps/${tenant.appId}`;
+    const list = (query: string) => expectAnswer('get', '/admin/api/apps/{app}/notifications', get(`${app}/notifications${query}`), 200);
+    // One accepted, one failed: completed, but not a full success.
+    const detail = await expectAnswer('get', '/admin/api/apps/{app}/notifications/{id}', get(`${app}/notifications/${ids.sent}`), 200);
+    expect(detail.data).toMatchObject({ status: 'completed', outcome: 'partly_failed' });
+    const all = await list('');
+    expect(all.data.map((n: { id: string; outcome: string | null }) => [n.id, n.outcome])).toEqual([
+      [ids.scheduled, null],
+      [ids.sent, 'partly_failed'],
+    ]);
+    // A jump to a date: the notifications created before it, newest first; none before the first.
+    const [{ created_at: newest }, { created_at: oldest }] = all.data as { created_at: string }[];
+    expect((await list(`?before=${encodeURIComponent(newest)}`)).data.map((n: { id: string }) => n.id)).toEqual([ids.sent]);
+    expect((await list(`?before=${encodeURIComponent(oldest)}`)).data).toEqual([]);
+    expect((await list(`?before=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}&limit=1`)).data[0].id).toBe(ids.scheduled);
+    await expectAnswer('get', '/admin/api/apps/{app}/notifications', get(`${app}/notifications?before=yesterday`), 422);
+
+    // The French-speaking device gets the `fr` variant, the other the default; a retry shows when it comes.
+    const retryAt = new Date(Date.now() + 90_000);
+    await ctx.db.query(
+      `UPDATE deliveries SET status = 'pending', reason = 'ServiceUnavailable', next_attempt_at = $2 WHERE notification_id = $1 AND status = 'failed'`,
+      [ids.sent, retryAt],
+    );
+    try {
+      const trace = await expectAnswer('get', '/admin/api/apps/{app}/notifications/{id}/deliveries', get(`${app}/notifications/${ids.sent}/deliveries`), 200);
+      const entries = Object.fromEntries(trace.data.map((d: { installation_id: string }) => [d.installation_id, d]));
+      expect(entries[ids.installation]).toMatchObject({ status: 'accepted', next_attempt_at: null, localization: 'fr', scheduled_for: null });
+      const other = trace.data.find((d: { installation_id: string }) => d.installation_id !== ids.installation);
+      expect(other).toMatchObject({ status: 'pending', reason: 'ServiceUnavailable', next_attempt_at: retryAt.toISOString(), localization: null });
+    } finally {
+      await ctx.db.query(
+        `UPDATE deliveries SET status = 'failed', reason = 'BadDeviceToken', next_attempt_at = NULL WHERE notification_id = $1 AND status = 'pending'`,
+        [ids.sent],
+      );
+    }
+    // The API's own trace is unchanged: no dashboard field in it.
+    const api = await ctx.http().get(`/api/v1/notifications/${ids.sent}/deliveries`).set(bearer(tenant.token)).expect(200);
+    expect(Object.keys(api.body.data[0])).not.toContain('localization');
   });
 
   it('sends and cancels as documented', async () => {

@@ -95,7 +95,7 @@ export interface paths {
         };
         /**
          * An app's notifications
-         * @description Newest first, cursor paginated, optionally those whose title contains `search`.
+         * @description Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.
          */
         get: operations["Admin_notifications"];
         put?: never;
@@ -139,7 +139,7 @@ export interface paths {
         };
         /**
          * A notification's deliveries
-         * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason.
+         * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason, each entry with its next attempt and localization.
          */
         get: operations["Admin_deliveries"];
         put?: never;
@@ -690,6 +690,12 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
             /** @description It has neither completed nor been cancelled yet. */
             cancelable: boolean;
             target: components["schemas"]["NotificationTarget"];
@@ -889,6 +895,12 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
             /** @description It has neither completed nor been cancelled yet. */
             cancelable: boolean;
             target: components["schemas"]["NotificationTarget"];
@@ -898,7 +910,7 @@ export interface components {
         NotificationDetailEnvelope: {
             data: components["schemas"]["NotificationDetailResource"];
         };
-        DeliveryEntry: {
+        OperatorDeliveryEntry: {
             /**
              * @description The client's installation id; kept after the installation is deleted.
              * @example 3f1c-device-install
@@ -965,9 +977,20 @@ export interface components {
              * @example null
              */
             opened_action: string | null;
+            /**
+             * Format: date-time
+             * @description When a delivery still to send is next attempted (its time, or its next retry); else null.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The `localizations` key the installation's device.locale picks (docs/api.md#localization); null: the default content.
+             * @example fr
+             */
+            localization: string | null;
         };
-        DeliveryPage: {
-            data: components["schemas"]["DeliveryEntry"][];
+        OperatorDeliveryPage: {
+            data: components["schemas"]["OperatorDeliveryEntry"][];
             meta: components["schemas"]["PageMeta"];
         };
         AdminBrowseInstallationsDto: {
@@ -1204,6 +1227,12 @@ export interface components {
              * @enum {string}
              */
             status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
             /** @description It has neither completed nor been cancelled yet. */
             cancelable: boolean;
             target: components["schemas"]["NotificationTarget"];
@@ -1883,6 +1912,8 @@ export interface operations {
                 limit?: number | null;
                 /** @description Only the notifications whose title contains this, in any case. */
                 search?: string | null;
+                /** @description Only the notifications created before this instant: a jump to a date. */
+                before?: string | null;
             };
             header?: never;
             path: {
@@ -1958,7 +1989,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description A bad `limit`, `cursor` or `search`. */
+            /** @description A bad `limit`, `cursor`, `search` or `before`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2292,7 +2323,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DeliveryPage"];
+                    "application/json": components["schemas"]["OperatorDeliveryPage"];
                 };
             };
             /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */

@@ -17,7 +17,7 @@ type Answer<K extends keyof operations, S extends keyof operations[K]['responses
 /** Operation K's query parameters. */
 type Query<K extends keyof operations> = NonNullable<operations[K]['parameters']['query']>;
 
-export type DeliveryStatus = Schemas['DeliveryEntry']['status'];
+export type DeliveryStatus = Schemas['OperatorDeliveryEntry']['status'];
 export type Session = Schemas['AdminSessionResource'];
 export type AppSummary = Schemas['AdminAppSummary'];
 export type Statistics = Schemas['NotificationStatistics'];
@@ -27,7 +27,7 @@ export type InstallationLookup = Schemas['InstallationLookup'];
 export type Installation = Schemas['InstallationResource'];
 export type BrowseRequest = Schemas['AdminBrowseInstallationsDto'];
 export type AudienceCount = Schemas['AudienceCount'];
-export type Delivery = Schemas['DeliveryEntry'];
+export type Delivery = Schemas['OperatorDeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
 

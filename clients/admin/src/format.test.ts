@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeTarget, formatMinute, formatNumber, formatRate, formatTime, formatTimeOfDay, formatUtc, funnel } from './format';
+import { describeTarget, formatMinute, formatNumber, formatRate, formatTime, formatTimeOfDay, formatUtc, funnel, startOfNextDay } from './format';
 
 describe('format', () => {
   it('writes numbers with the locale thousands separators', () => {
@@ -35,5 +35,11 @@ describe('format', () => {
     expect(describeTarget({ kind: 'tags', users: null, tags: ['beta', 'vip'] })).toBe('tags: beta, vip');
     expect(describeTarget({ kind: 'all', users: null, tags: null })).toBe('every installation');
     expect(describeTarget({ kind: 'filter', users: null, tags: null })).toBe('an audience filter');
+  });
+
+  it("jumps to a date: the start of the next day in the viewer's zone, across months and years", () => {
+    expect(startOfNextDay('2026-11-21')).toBe(new Date(2026, 10, 22).toISOString());
+    expect(startOfNextDay('2026-11-30')).toBe(new Date(2026, 11, 1).toISOString());
+    expect(startOfNextDay('2026-12-31')).toBe(new Date(2027, 0, 1).toISOString());
   });
 });

@@ -53,3 +53,9 @@ export function describeTarget(target: { kind: RecipientKind; users: number | nu
       return 'every installation';
   }
 }
+
+/** The start of the day after `day` (YYYY-MM-DD) in the viewer's zone, as an instant: "created on or before that day" is "before this". */
+export function startOfNextDay(day: string): string {
+  const [year, month, date] = day.split('-').map(Number);
+  return new Date(year, month - 1, date + 1).toISOString();
+}

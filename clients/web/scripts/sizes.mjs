@@ -17,15 +17,15 @@ function withImports(file, seen = new Set()) {
 }
 
 let over = false;
-for (const entry of ['index.js', 'worker.js', 'worker.iife.js']) {
+for (const entry of ['index.js', 'pns.iife.js', 'worker.js', 'worker.iife.js']) {
   const code = Buffer.concat([...withImports(entry)].map((file) => readFileSync(new URL(file, DIST))));
   const gzip = gzipSync(code, { level: 9 }).length;
   over ||= gzip > BUDGET_GZIP_BYTES;
   console.log(
-    `@pns/web-sdk ${entry.padEnd(15)} ${(code.length / 1024).toFixed(1).padStart(5)} KiB, ${(gzip / 1024).toFixed(1)} KiB gzipped (budget ${BUDGET_GZIP_BYTES / 1024} KiB)`,
+    `pns-web-sdk ${entry.padEnd(15)} ${(code.length / 1024).toFixed(1).padStart(5)} KiB, ${(gzip / 1024).toFixed(1)} KiB gzipped (budget ${BUDGET_GZIP_BYTES / 1024} KiB)`,
   );
 }
 if (over) {
-  console.error('@pns/web-sdk: an entry point is over its gzip budget');
+  console.error('pns-web-sdk: an entry point is over its gzip budget');
   process.exit(1);
 }

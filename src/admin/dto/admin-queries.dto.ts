@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ListDeliveriesQueryDto } from '../../notifications/dto/list-deliveries.dto';
 import { Optional } from '../../common/validation/framework';
-import { Int, IntLike, Str } from '../../common/validation/rules';
+import { Instant, Int, IntLike, Str } from '../../common/validation/rules';
 import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
 
 /** GET /admin/api/apps/{app}/notifications (docs/operations.md "Operator dashboard"). */
@@ -18,6 +18,10 @@ export class AdminNotificationsQueryDto {
   @Optional()
   @Str({ max: 200 })
   search?: string;
+  @ApiPropertyOptional({ description: 'Only the notifications created before this instant: a jump to a date.', example: '2026-11-22T00:00:00.000Z' })
+  @Optional()
+  @Instant()
+  before?: string;
 }
 
 /** GET /admin/api/apps/{app}/installations: one of the two. */

@@ -7,8 +7,9 @@ import { WEBHOOK_EVENT_TYPES } from '../../common/webhook-events';
 import type { CredentialsSummary } from '../../credentials/credentials.service';
 import { InstallationResource } from '../../installations/dto/installation-response.dto';
 import { AudienceCount } from '../../notifications/dto/count-audience.dto';
-import { NotificationResource, PageMeta } from '../../notifications/dto/notification-response.dto';
-import { NOTIFICATION_STATUSES, type NotificationStatus } from '../../common/vocabulary';
+import { DeliveryEntry, NotificationResource, PageMeta } from '../../notifications/dto/notification-response.dto';
+import type { OperatorDelivery } from '../../notifications/delivery.resource';
+import { NOTIFICATION_OUTCOMES, NOTIFICATION_STATUSES, type NotificationOutcome, type NotificationStatus } from '../../common/vocabulary';
 import { OperatorNotification } from '../../notifications/notification-status';
 import { INSPECTED_QUEUES } from '../../queue/queue-inspector';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
@@ -103,6 +104,14 @@ export class NotificationTarget {
 /** The API's Notification resource, with where it stands and whom it targeted. */
 export class OperatorNotificationResource extends NotificationResource {
   @ApiProperty({ enum: NOTIFICATION_STATUSES, example: 'completed' }) status: NotificationStatus;
+  @ApiProperty({
+    enum: NOTIFICATION_OUTCOMES,
+    nullable: true,
+    description:
+      'How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).',
+    example: 'delivered',
+  })
+  outcome: NotificationOutcome | null;
   @ApiProperty({ description: 'It has neither completed nor been cancelled yet.' }) cancelable: boolean;
   @ApiProperty({ type: () => NotificationTarget }) target: NotificationTarget;
 }
@@ -131,6 +140,24 @@ export class NotificationDetailResource extends OperatorNotificationResource {
 
 export class NotificationDetailEnvelope {
   @ApiProperty({ type: () => NotificationDetailResource }) data: NotificationDetailResource;
+}
+
+/** A trace entry (docs/api.md#delivery-trace) with what the operator needs besides. */
+export class OperatorDeliveryEntry extends DeliveryEntry {
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When a delivery still to send is next attempted (its time, or its next retry); else null.' })
+  next_attempt_at: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "The `localizations` key the installation's device.locale picks (docs/api.md#localization); null: the default content.",
+    example: 'fr',
+  })
+  localization: string | null;
+}
+
+export class OperatorDeliveryPage {
+  @ApiProperty({ type: () => [OperatorDeliveryEntry] }) data: OperatorDeliveryEntry[];
+  @ApiProperty({ type: () => PageMeta }) meta: PageMeta;
 }
 
 export class InstallationDelivery {
@@ -225,6 +252,7 @@ export type AdminDocMatches = [
   Expect<SameKeys<NotificationTarget, OperatorNotification['target']>>,
   Expect<SameKeys<NotificationDetailResource, Answer<'notification'>>>,
   Expect<SameKeys<MinutePointResource, MinutePoint>>,
+  Expect<SameKeys<OperatorDeliveryEntry, OperatorDelivery>>,
   Expect<SameKeys<InstallationLookup, Answer<'lookUpInstallations'>[number]>>,
   Expect<SameKeys<InstallationBrowsePage, Answer<'browseInstallations'>>>,
   Expect<SameKeys<InstallationBrowseMeta, Answer<'browseInstallations'>['meta']>>,

@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../../common/cancel-statement';
 import { completionCondition } from '../../common/completion-condition';
+import { minuteCountsInsert } from '../../common/minute-counts';
 import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
@@ -143,12 +144,9 @@ const recorded = `recorded AS (
     RETURNING d.notification_id, d.status
   )`;
 
+/** The per-minute counters the dashboard draws (common/minute-counts.ts). */
 const perMinute = `per_minute AS (
-    INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
-    SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-    FROM recorded GROUP BY notification_id, status
-    ORDER BY notification_id, status
-    ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+    ${minuteCountsInsert('SELECT notification_id, status FROM recorded')}
   )`;
 
 /** Refused tokens ($6-$8), invalidated only if still the installation's. */

@@ -6,6 +6,7 @@ import { Platform } from '../../common/platform';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
+import { minuteCountsInsert } from '../../common/minute-counts';
 
 /** The live installations of the app ($1). */
 const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
@@ -116,6 +117,11 @@ const inserted = `inserted AS (
     RETURNING status, batch, next_attempt_at, platform, reason
   )`;
 
+/** The rows it skipped, in the per-minute counters the dashboard draws (common/minute-counts.ts). */
+const perMinute = `per_minute AS (
+    ${minuteCountsInsert(`SELECT $2::uuid, status FROM inserted WHERE status = ${word('skipped')}`)}
+  )`;
+
 const report = `SELECT
     (SELECT count(*) FROM chosen)::int AS found,
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
@@ -138,7 +144,8 @@ const report = `SELECT
  * due time and batch sends them. Each row carries the notification's processing_started_at, its
  * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
- * trace (docs/api.md#delivery-trace). Its parameters: fanOutChunkParams.
+ * trace (docs/api.md#delivery-trace). The skipped rows are added to the per-minute counters.
+ * Its parameters: fanOutChunkParams.
  */
 export const fanOutChunkSql = (where: string) => `
   WITH ${chosen(where)},
@@ -146,7 +153,8 @@ export const fanOutChunkSql = (where: string) => `
   ${numbered},
   ${dueGroups},
   ${groupOffsets},
-  ${inserted}
+  ${inserted},
+  ${perMinute}
   ${report}`;
 
 /** What fanOutChunkSql needs besides the chunk's targets (`target`, see targetParams). */

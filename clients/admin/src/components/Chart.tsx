@@ -1,6 +1,7 @@
 import { BarController, BarElement, CategoryScale, Chart as ChartJs, Legend, LinearScale, Tooltip } from 'chart.js';
 import { useEffect, useRef } from 'react';
 import { formatNumber } from '../format';
+import { TableScroll } from './TableScroll';
 
 // Only the parts in use, so the bundle carries no other chart type.
 ChartJs.register(BarController, BarElement, CategoryScale, LinearScale, Legend, Tooltip);
@@ -68,30 +69,32 @@ export function BarChart({
       </div>
       <details>
         <summary>Numbers of “{title}”</summary>
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">{horizontal ? 'Step' : 'Time'}</th>
-              {series.map((s) => (
-                <th scope="col" key={s.label} className="num">
-                  {s.label}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {labels.map((label, i) => (
-              <tr key={`${label}-${i}`}>
-                <th scope="row">{label}</th>
+        <TableScroll label={`Numbers of ${title}`}>
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{horizontal ? 'Step' : 'Time'}</th>
                 {series.map((s) => (
-                  <td key={s.label} className="num">
-                    {formatNumber(s.values[i] ?? 0)}
-                  </td>
+                  <th scope="col" key={s.label} className="num">
+                    {s.label}
+                  </th>
                 ))}
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {labels.map((label, i) => (
+                <tr key={`${label}-${i}`}>
+                  <th scope="row">{label}</th>
+                  {series.map((s) => (
+                    <td key={s.label} className="num">
+                      {formatNumber(s.values[i] ?? 0)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       </details>
     </figure>
   );

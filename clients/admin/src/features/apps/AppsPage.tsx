@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { type AppSummary, api } from '../../api';
 import { ErrorNote, Loading, Page } from '../../components/Page';
+import { TableScroll } from '../../components/TableScroll';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
 import { PROVIDER_LABELS } from '../../vocabulary';
@@ -21,48 +22,50 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
       </p>
     );
   return (
-    <table className="data">
-      <caption className="visually-hidden">Apps, with their installations, credentials and recent notifications</caption>
-      <thead>
-        <tr>
-          <th scope="col">App</th>
-          <th scope="col" className="num">
-            iOS
-          </th>
-          <th scope="col" className="num">
-            Android
-          </th>
-          <th scope="col" className="num">
-            Web
-          </th>
-          <th scope="col" className="num">
-            Installations
-          </th>
-          <th scope="col">Credentials</th>
-          <th scope="col" className="num">
-            Notifications, 24 h
-          </th>
-        </tr>
-      </thead>
-      <tbody>
-        {apps.map((app) => (
-          <tr key={app.id}>
-            <th scope="row">
-              <Link to={`/apps/${app.id}`}>{app.name}</Link>
-              <div className="muted small mono">{app.id}</div>
+    <TableScroll label="Apps table">
+      <table className="data">
+        <caption className="visually-hidden">Apps, with their installations, credentials and recent notifications</caption>
+        <thead>
+          <tr>
+            <th scope="col">App</th>
+            <th scope="col" className="num">
+              iOS
             </th>
-            <td className="num">{formatNumber(app.installations.ios)}</td>
-            <td className="num">{formatNumber(app.installations.android)}</td>
-            <td className="num">{formatNumber(app.installations.web)}</td>
-            <td className="num">{formatNumber(app.installations.total)}</td>
-            <td>
-              <Credentials credentials={app.credentials} />
-            </td>
-            <td className="num">{formatNumber(app.notifications_24h)}</td>
+            <th scope="col" className="num">
+              Android
+            </th>
+            <th scope="col" className="num">
+              Web
+            </th>
+            <th scope="col" className="num">
+              Installations
+            </th>
+            <th scope="col">Credentials</th>
+            <th scope="col" className="num">
+              Notifications, 24 h
+            </th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {apps.map((app) => (
+            <tr key={app.id}>
+              <th scope="row">
+                <Link to={`/apps/${app.id}`}>{app.name}</Link>
+                <div className="muted small mono">{app.id}</div>
+              </th>
+              <td className="num">{formatNumber(app.installations.ios)}</td>
+              <td className="num">{formatNumber(app.installations.android)}</td>
+              <td className="num">{formatNumber(app.installations.web)}</td>
+              <td className="num">{formatNumber(app.installations.total)}</td>
+              <td>
+                <Credentials credentials={app.credentials} />
+              </td>
+              <td className="num">{formatNumber(app.notifications_24h)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

@@ -3,6 +3,7 @@ import { type FormEvent, useState } from 'react';
 import { type AudienceCount, type BrowseRequest, type Installation, api } from '../../api';
 import { ErrorNote, Loading } from '../../components/Page';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { Link } from '../../router';
 import { type Combinator, type ConditionRow, FIELDS, type FilterNode, filterOf, newRow, opsOf, takesList, takesNoValue } from './conditions';
 
@@ -128,39 +129,41 @@ function CountLine({ count }: { count: AudienceCount }) {
 
 function InstallationTable({ appId, installations }: { appId: string; installations: Installation[] }) {
   return (
-    <table className="data" aria-label="Installations">
-      <thead>
-        <tr>
-          <th scope="col">Installation</th>
-          <th scope="col">Platform</th>
-          <th scope="col">User</th>
-          <th scope="col">App version</th>
-          <th scope="col">Locale</th>
-          <th scope="col">Last seen</th>
-          <th scope="col">Properties</th>
-        </tr>
-      </thead>
-      <tbody>
-        {installations.map((i) => (
-          <tr key={i.id}>
-            <td className="mono">
-              <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: i.installation_id })}`}>{i.installation_id}</Link>
-            </td>
-            <td>{i.platform}</td>
-            <td>{i.user_id ?? '–'}</td>
-            <td>{i.device.app_version ?? '–'}</td>
-            <td>{i.device.locale ?? '–'}</td>
-            <td>
-              <Time iso={i.last_seen_at} />
-            </td>
-            <td>
-              {Object.entries(i.properties)
-                .map(([k, v]) => `${k}=${String(v)}`)
-                .join(' · ') || '–'}
-            </td>
+    <TableScroll label="Installations found">
+      <table className="data" aria-label="Installations">
+        <thead>
+          <tr>
+            <th scope="col">Installation</th>
+            <th scope="col">Platform</th>
+            <th scope="col">User</th>
+            <th scope="col">App version</th>
+            <th scope="col">Locale</th>
+            <th scope="col">Last seen</th>
+            <th scope="col">Properties</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {installations.map((i) => (
+            <tr key={i.id}>
+              <td className="mono">
+                <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: i.installation_id })}`}>{i.installation_id}</Link>
+              </td>
+              <td>{i.platform}</td>
+              <td>{i.user_id ?? '–'}</td>
+              <td>{i.device.app_version ?? '–'}</td>
+              <td>{i.device.locale ?? '–'}</td>
+              <td>
+                <Time iso={i.last_seen_at} />
+              </td>
+              <td>
+                {Object.entries(i.properties)
+                  .map(([k, v]) => `${k}=${String(v)}`)
+                  .join(' · ') || '–'}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }

@@ -5,6 +5,7 @@ import { NotificationCells } from '../../components/NotificationCells';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { navigate, useLocation } from '../../router';
 import { AudienceBrowser } from './AudienceBrowser';
 
@@ -111,27 +112,29 @@ function InstallationCard({ appId, entry }: { appId: string; entry: Installation
       {entry.notifications.length === 0 ? (
         <p className="muted">None among the app’s 50 newest notifications.</p>
       ) : (
-        <table className="data">
-          <thead>
-            <tr>
-              <th scope="col">Title</th>
-              <th scope="col">Created</th>
-              <th scope="col">Outcome</th>
-              <th scope="col">Reason</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entry.notifications.map((n) => (
-              <tr key={n.id}>
-                <NotificationCells appId={appId} n={n} />
-                <td>
-                  <StatusBadge status={n.delivery.status} />
-                </td>
-                <td>{n.delivery.reason ?? '–'}</td>
+        <TableScroll label="Latest notifications to it">
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">Title</th>
+                <th scope="col">Created</th>
+                <th scope="col">Outcome</th>
+                <th scope="col">Reason</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {entry.notifications.map((n) => (
+                <tr key={n.id}>
+                  <NotificationCells appId={appId} n={n} />
+                  <td>
+                    <StatusBadge status={n.delivery.status} />
+                  </td>
+                  <td>{n.delivery.reason ?? '–'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </article>
   );

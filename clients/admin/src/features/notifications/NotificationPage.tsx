@@ -3,8 +3,9 @@ import { useMemo } from 'react';
 import { type NotificationDetail, api } from '../../api';
 import { BarChart, OUTCOME_COLORS } from '../../components/Chart';
 import { ErrorNote, Loading, Page } from '../../components/Page';
-import { StatusBadge } from '../../components/StatusBadge';
+import { NotificationBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
 import { FINAL_NOTIFICATION_STATUSES } from '../../vocabulary';
@@ -16,8 +17,8 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
   const notification = useQuery({
     queryKey: ['notification', appId, id],
     queryFn: () => api.notification(appId, id),
-    // Followed live until it is final.
-    refetchInterval: (query) => (query.state.data && (FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(query.state.data.status) ? false : 1_000),
+    // Followed live until nothing more happens to it: final, and completed (a cancel's skips are counted until it completes).
+    refetchInterval: (query) => (query.state.data && settled(query.state.data) ? false : 1_000),
   });
   const cancel = useMutation({
     mutationFn: () => api.cancel(appId, id),
@@ -37,7 +38,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
       title={titleOf(n)}
       actions={
         <>
-          <StatusBadge status={n.status} />
+          <NotificationBadge n={n} />
           {n.cancelable ? (
             <button type="button" className="danger" onClick={confirmCancel} disabled={cancel.isPending}>
               {cancel.isPending ? 'Cancelling…' : 'Cancel notification'}
@@ -58,7 +59,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
       <Trace
         appId={appId}
         id={id}
-        live={!(FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(n.status)}
+        live={!settled(n)}
         revision={`${n.status}:${n.statistics.installations}:${n.statistics.accepted + n.statistics.failed + n.statistics.skipped}`}
       />
     </Page>
@@ -83,27 +84,29 @@ function Content({ n }: { n: NotificationDetail }) {
         <dd>{n.data ? <code className="break">{JSON.stringify(n.data)}</code> : '–'}</dd>
       </dl>
       {localizations.length > 0 ? (
-        <table className="data">
-          <caption>Localizations</caption>
-          <thead>
-            <tr>
-              <th scope="col">Language</th>
-              <th scope="col">Title</th>
-              <th scope="col">Body</th>
-            </tr>
-          </thead>
-          <tbody>
-            {localizations.map(([tag, text]) => (
-              <tr key={tag}>
-                <th scope="row" lang={tag}>
-                  {tag}
-                </th>
-                <td lang={tag}>{text.title ?? '–'}</td>
-                <td lang={tag}>{text.body ?? '–'}</td>
+        <TableScroll label="Localizations table">
+          <table className="data">
+            <caption>Localizations</caption>
+            <thead>
+              <tr>
+                <th scope="col">Language</th>
+                <th scope="col">Title</th>
+                <th scope="col">Body</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {localizations.map(([tag, text]) => (
+                <tr key={tag}>
+                  <th scope="row" lang={tag}>
+                    {tag}
+                  </th>
+                  <td lang={tag}>{text.title ?? '–'}</td>
+                  <td lang={tag}>{text.body ?? '–'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       ) : (
         <p className="muted">No localizations.</p>
       )}
@@ -145,6 +148,9 @@ function Schedule({ n }: { n: NotificationDetail }) {
     </section>
   );
 }
+
+/** Nothing more happens to it: a final status, and completed (a cancelled send completes once its rows are skipped). */
+const settled = (n: NotificationDetail) => (FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(n.status) && n.completed_at !== null;
 
 /** A silent send (docs/api.md#silent-sends) has no title. */
 const titleOf = (n: NotificationDetail) => n.notification.title ?? 'Silent send (no notification shown)';

@@ -5,19 +5,33 @@ import { Page } from '../../components/Page';
 import { navigate } from '../../router';
 import { fieldErrors, type SendField } from './sendErrors';
 
+/** Whom a test goes to: the recipients kinds of docs/api.md#recipients a person types by hand. */
+type Kind = 'user_id' | 'installation_id' | 'tags' | 'filter';
+
+const RECIPIENT_LABELS: Record<Kind, string> = {
+  user_id: 'User id',
+  installation_id: 'Installation id',
+  tags: 'Tags (separated by commas or spaces)',
+  filter: 'Filter (JSON)',
+};
+
 /**
- * Send a test: title, body and an optional URL to one user id or installation id of the app,
- * through the same validation and service as POST /api/v1/notifications; its errors are shown
- * next to the fields. On success the notification's page opens and follows it.
+ * Send a test: title, body and an optional URL to one user id, one installation id, the
+ * installations carrying some tags or an audience filter (docs/api.md#audience-filters), at once, at a
+ * time (`send_at`, in the viewer's zone) and/or at each device's local time (`options.local_time`,
+ * docs/api.md#scheduling), through the same validation and service as POST /api/v1/notifications;
+ * its errors are shown next to the fields. On success the notification's page opens and follows it.
  */
 export function SendTestPage({ appId }: { appId: string }) {
   const app = useQuery({ queryKey: ['app', appId], queryFn: () => api.app(appId) });
-  const [kind, setKind] = useState<'user_id' | 'installation_id' | 'filter'>('user_id');
+  const [kind, setKind] = useState<Kind>('user_id');
   const [badJson, setBadJson] = useState<string | null>(null);
   const [recipient, setRecipient] = useState('');
   const [title, setTitle] = useState('');
   const [body, setBody] = useState('');
   const [url, setUrl] = useState('');
+  const [sendAt, setSendAt] = useState('');
+  const [localTime, setLocalTime] = useState('');
   const send = useMutation({
     mutationFn: (request: SendRequest) => api.send(appId, request),
     onSuccess: (notification) => navigate(`/apps/${appId}/notifications/${notification.id}`),
@@ -35,10 +49,18 @@ export function SendTestPage({ appId }: { appId: string }) {
         setBadJson('The filter must be JSON, e.g. {"field": "platform", "op": "eq", "value": "ios"}.');
         return;
       }
+    } else if (kind === 'tags') {
+      recipients = { tags: recipient.split(/[\s,]+/).filter(Boolean) };
     } else {
       recipients = kind === 'user_id' ? { user_ids: [recipient] } : { installation_ids: [recipient] };
     }
-    send.mutate({ recipients, notification: { title, body, ...(url ? { action_url: url } : {}) } });
+    send.mutate({
+      recipients,
+      notification: { title, body, ...(url ? { action_url: url } : {}) },
+      // The field's wall-clock time is the viewer's; the API takes an instant.
+      ...(sendAt ? { send_at: new Date(sendAt).toISOString() } : {}),
+      ...(localTime ? { options: { local_time: localTime } } : {}),
+    });
   };
 
   const errors = send.error instanceof ApiError ? fieldErrors(send.error.errors) : { fields: {}, other: [] };
@@ -81,11 +103,14 @@ export function SendTestPage({ appId }: { appId: string }) {
             installation id
           </label>
           <label className="choice">
+            <input type="radio" name="kind" value="tags" checked={kind === 'tags'} onChange={() => setKind('tags')} /> tags
+          </label>
+          <label className="choice">
             <input type="radio" name="kind" value="filter" checked={kind === 'filter'} onChange={() => setKind('filter')} /> an audience filter
           </label>
         </fieldset>
         <div className="field">
-          <label htmlFor="send-recipient">{kind === 'user_id' ? 'User id' : kind === 'installation_id' ? 'Installation id' : 'Filter (JSON)'}</label>
+          <label htmlFor="send-recipient">{RECIPIENT_LABELS[kind]}</label>
           {kind === 'filter' ? <textarea {...recipientField} /> : <input {...recipientField} />}
           {badJson ? (
             <p id="recipient-json-error" className="field-error">
@@ -131,6 +156,34 @@ export function SendTestPage({ appId }: { appId: string }) {
           />
           {fieldError('url')}
         </div>
+        <fieldset>
+          <legend>When</legend>
+          <p className="muted small">Both empty: at once.</p>
+          <div className="field">
+            <label htmlFor="send-at">Send at (your time zone, optional)</label>
+            <input
+              id="send-at"
+              type="datetime-local"
+              value={sendAt}
+              onChange={(e) => setSendAt(e.target.value)}
+              aria-invalid={!!errors.fields.send_at}
+              aria-describedby={describedBy('send_at')}
+            />
+            {fieldError('send_at')}
+          </div>
+          <div className="field">
+            <label htmlFor="send-local-time">At each device’s local time (HH:MM, optional)</label>
+            <input
+              id="send-local-time"
+              type="time"
+              value={localTime}
+              onChange={(e) => setLocalTime(e.target.value)}
+              aria-invalid={!!errors.fields.local_time}
+              aria-describedby={describedBy('local_time')}
+            />
+            {fieldError('local_time')}
+          </div>
+        </fieldset>
         <button type="submit" disabled={send.isPending}>
           {send.isPending ? 'Sending…' : 'Send'}
         </button>

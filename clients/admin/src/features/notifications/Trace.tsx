@@ -4,9 +4,10 @@ import { api } from '../../api';
 import { ErrorNote, Loading } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
-import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus } from '../../vocabulary';
+import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus, REASON_EXPLANATIONS } from '../../vocabulary';
 
 /**
  * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
@@ -83,54 +84,68 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
             {trace.hasNextPage ? ', more to look at' : ''}.
           </p>
           {rows.length > 0 ? (
-            <table className="data">
-              <caption className="visually-hidden">Deliveries of this notification</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Installation</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Platform</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col" className="num">
-                    Attempts
-                  </th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Received</th>
-                  <th scope="col">Displayed</th>
-                  <th scope="col">Opened</th>
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((d) => (
-                  <tr key={d.installation_id}>
-                    <th scope="row" className="mono">
-                      <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: d.installation_id })}`}>{d.installation_id}</Link>
+            <TableScroll label="Deliveries table">
+              <table className="data">
+                <caption className="visually-hidden">Deliveries of this notification</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Installation</th>
+                    <th scope="col">User</th>
+                    <th scope="col">Platform</th>
+                    <th scope="col">Status</th>
+                    <th scope="col">Reason</th>
+                    <th scope="col" className="num">
+                      Attempts
                     </th>
-                    <td>{d.user_id ?? '–'}</td>
-                    <td>{d.platform}</td>
-                    <td>
-                      <StatusBadge status={d.status} />
-                    </td>
-                    <td>{d.reason ?? '–'}</td>
-                    <td className="num">{formatNumber(d.attempts)}</td>
-                    <td>
-                      <Time iso={d.updated_at} short />
-                    </td>
-                    <td>
-                      <Time iso={d.received_at} short />
-                    </td>
-                    <td>
-                      <Time iso={d.displayed_at} short />
-                    </td>
-                    <td>
-                      <Time iso={d.opened_at} short />
-                      {d.opened_action ? <span className="muted"> ({d.opened_action})</span> : null}
-                    </td>
+                    <th scope="col">Scheduled for</th>
+                    <th scope="col">Next attempt</th>
+                    <th scope="col">Localization</th>
+                    <th scope="col">Updated</th>
+                    <th scope="col">Received</th>
+                    <th scope="col">Displayed</th>
+                    <th scope="col">Opened</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {rows.map((d) => (
+                    <tr key={d.installation_id}>
+                      <th scope="row" className="mono">
+                        <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: d.installation_id })}`}>{d.installation_id}</Link>
+                      </th>
+                      <td>{d.user_id ?? '–'}</td>
+                      <td>{d.platform}</td>
+                      <td>
+                        <StatusBadge status={d.status} />
+                      </td>
+                      <td className="reason">
+                        <Reason reason={d.reason} />
+                      </td>
+                      <td className="num">{formatNumber(d.attempts)}</td>
+                      <td>
+                        <Time iso={d.scheduled_for} />
+                      </td>
+                      <td>
+                        <Time iso={d.next_attempt_at} />
+                      </td>
+                      <td>{d.localization ? <span lang={d.localization}>{d.localization}</span> : <span className="muted">default</span>}</td>
+                      <td>
+                        <Time iso={d.updated_at} short />
+                      </td>
+                      <td>
+                        <Time iso={d.received_at} short />
+                      </td>
+                      <td>
+                        <Time iso={d.displayed_at} short />
+                      </td>
+                      <td>
+                        <Time iso={d.opened_at} short />
+                        {d.opened_action ? <span className="muted"> ({d.opened_action})</span> : null}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           ) : null}
           {trace.hasNextPage ? (
             <button type="button" className="secondary-button" onClick={() => void trace.fetchNextPage()} disabled={trace.isFetchingNextPage}>
@@ -140,5 +155,21 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
         </>
       )}
     </section>
+  );
+}
+
+/**
+ * A reason code, and what it means in plain words when the vocabulary knows it, by the whole reason
+ * or its first word (`ENOTFOUND api.push.apple.com`, `HTTP 502`); a provider's rarer words are shown as they are.
+ */
+function Reason({ reason }: { reason: string | null }) {
+  if (reason === null) return <>–</>;
+  const explanations: Record<string, string> = REASON_EXPLANATIONS;
+  const meaning = explanations[reason] ?? explanations[reason.split(' ')[0]];
+  return (
+    <>
+      <span className="mono">{reason}</span>
+      {meaning ? <span className="reason-meaning">{meaning}</span> : null}
+    </>
   );
 }

@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { setCsrfToken } from '../../api';
 import { fakeFetch, renderWithQueries } from '../../testing/render';
 import { NotificationPage } from './NotificationPage';
+import { NotificationsPage } from './NotificationsPage';
 import { fieldErrors } from './sendErrors';
 import { SendTestPage } from './SendTestPage';
 import { Trace } from './Trace';
@@ -24,6 +25,7 @@ const notification = (fields: Record<string, unknown> = {}) => ({
   send_at: null,
   canceled_at: null,
   status: 'sending',
+  outcome: null,
   cancelable: true,
   target: { kind: 'user_ids', users: 1500, tags: null },
   minutes: [{ minute: '2026-11-24T10:00:00.000Z', accepted: 12000, failed: 300, skipped: 45, retried: 7 }],
@@ -107,6 +109,24 @@ describe('NotificationPage', () => {
     expect(pair(screen.getByRole('group', { name: 'web options' }), 'actions')).toBe('Track parcel (track) → https://shop.example.com/track/42, Later (later)');
   });
 
+  it.each([
+    ['delivered', 'completed', 'badge-outcome-delivered'],
+    ['partly_failed', 'completed with failures', 'badge-outcome-partly_failed'],
+    ['failed', 'all failed', 'badge-outcome-failed'],
+    ['nothing_sent', 'nothing sent', 'badge-outcome-nothing_sent'],
+  ])('says how a completed send went (%s): %s, not the green of a full success unless it is one (issue 31 item 11)', async (outcome, label, style) => {
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({
+        status: 200,
+        body: { data: notification({ status: 'completed', outcome, cancelable: false, completed_at: '2026-11-24T10:05:00.000Z' }) },
+      }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    const badge = await screen.findByText(label, { selector: '.badge' });
+    expect(badge.className).toBe(`badge ${style}`);
+  });
+
   it('cancels after confirmation, sending the CSRF token', async () => {
     setCsrfToken('csrf-123');
     let canceled = false;
@@ -130,7 +150,95 @@ describe('NotificationPage', () => {
   });
 });
 
+describe('NotificationsPage (issue 31 item 11)', () => {
+  afterEach(() => window.history.replaceState(null, '', '/'));
+
+  it('shows accepted, failed, skipped and send_at, says where the page is, and jumps to a date', async () => {
+    window.history.replaceState(null, '', `/admin/apps/${APP}`);
+    const older = notification({
+      id: '6f1c2b1e-0000-4000-8000-0000000000bb',
+      notification: { title: 'All failed', body: 'b', image_url: null, action_url: null, localizations: null },
+      status: 'completed',
+      outcome: 'failed',
+      created_at: '2026-11-20T08:00:00.000Z',
+      statistics: { users: 2, installations: 2, accepted: 0, received: 0, displayed: 0, opened: 0, failed: 2, skipped: 0 },
+    });
+    const scheduled = notification({ status: 'scheduled', send_at: '2026-11-25T09:00:00.000Z', created_at: '2026-11-24T10:00:00.000Z' });
+    const calls = fakeFetch({
+      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
+      [`GET /admin/api/apps/${APP}/notifications`]: () => ({ status: 200, body: { data: [scheduled, older], meta: { next_cursor: 'next-page' } } }),
+    });
+    renderWithQueries(<NotificationsPage appId={APP} />);
+    const failedRow = await screen.findByRole('row', { name: /All failed/ });
+    expect(within(failedRow).getByText('all failed', { selector: '.badge' })).toBeTruthy();
+    expect(
+      within(failedRow)
+        .getAllByRole('cell')
+        .map((cell) => cell.textContent)
+        .slice(1, 7),
+    ).toEqual(['at once', '1,500 users', 'all failed', '0', '2', '0']);
+    const scheduledRow = screen.getByRole('row', { name: /Spring sale/ });
+    expect(within(scheduledRow).getAllByRole('cell')[1].querySelector('time')!.getAttribute('datetime')).toBe('2026-11-25T09:00:00.000Z');
+    expect(screen.getAllByRole('columnheader').map((th) => th.textContent)).toEqual([
+      'Title',
+      'Created',
+      'Send at',
+      'Target',
+      'Status',
+      'Accepted',
+      'Failed',
+      'Skipped',
+      'Funnel (share of accepted)',
+    ]);
+    const pages = screen.getByRole('navigation', { name: 'Pages' });
+    expect(within(pages).getByText(/^Page 1: notifications 1–2, created/)).toBeTruthy();
+    expect(within(pages).getByRole('link', { name: 'Older' }).getAttribute('href')).toBe(`/admin/apps/${APP}?cursor=next-page&page=2`);
+
+    await userEvent.type(screen.getByLabelText('Created on or before'), '2026-11-21');
+    await userEvent.click(screen.getByRole('button', { name: 'Go' }));
+    const before = new Date(2026, 10, 22).toISOString();
+    expect(new URLSearchParams(window.location.search).get('before')).toBe(before);
+    const lists = () => calls.filter((c) => c.path.startsWith(`/admin/api/apps/${APP}/notifications`)).map((c) => c.path);
+    expect(lists()[0]).toBe(`/admin/api/apps/${APP}/notifications?limit=20`);
+    await waitFor(() => expect(lists()).toContain(`/admin/api/apps/${APP}/notifications?before=${encodeURIComponent(before)}&limit=20`));
+    expect(await within(screen.getByRole('navigation', { name: 'Pages' })).findByText(/^Page 1 from .* back: notifications 1–2/)).toBeTruthy();
+  });
+});
+
 describe('SendTestPage', () => {
+  it('sends to tags, at a time and at local time: the API body (issue 31 item 14)', async () => {
+    let sent: unknown;
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
+      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
+        sent = JSON.parse(init.body as string);
+        return {
+          status: 422,
+          body: {
+            message: 'The send_at field must not be more than 30 days in the future.',
+            errors: { send_at: ['The send_at field must not be more than 30 days in the future.'] },
+          },
+        };
+      },
+    });
+    renderWithQueries(<SendTestPage appId={APP} />);
+    await userEvent.click(screen.getByLabelText('tags'));
+    await userEvent.type(screen.getByLabelText('Tags (separated by commas or spaces)'), 'vip, beta  early');
+    await userEvent.type(screen.getByLabelText('Title'), 'Hi');
+    await userEvent.type(screen.getByLabelText('Body'), 'There');
+    await userEvent.type(screen.getByLabelText('Send at (your time zone, optional)'), '2026-12-01T09:30');
+    await userEvent.type(screen.getByLabelText('At each device’s local time (HH:MM, optional)'), '08:15');
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    const sendAt = screen.getByLabelText('Send at (your time zone, optional)');
+    await waitFor(() => expect(sendAt.getAttribute('aria-invalid')).toBe('true'));
+    expect(sent).toEqual({
+      recipients: { tags: ['vip', 'beta', 'early'] },
+      notification: { title: 'Hi', body: 'There' },
+      send_at: new Date(2026, 11, 1, 9, 30).toISOString(),
+      options: { local_time: '08:15' },
+    });
+  });
+
   it('sends the API request body and shows the 422 errors next to their fields', async () => {
     let sent: unknown;
     fakeFetch({
@@ -163,10 +271,48 @@ describe('Trace', () => {
     reason,
     attempts: 1,
     scheduled_for: null,
+    next_attempt_at: null,
+    localization: null,
     updated_at: '2026-11-24T10:00:00.000Z',
     received_at: null,
     displayed_at: null,
     opened_at: null,
+  });
+
+  it('shows when each delivery is due, its next retry, the localization it got and what each reason means (issue 31 item 12)', async () => {
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({
+        status: 200,
+        body: {
+          data: [
+            { ...delivery(1, 'pending', 'ServiceUnavailable'), attempts: 2, next_attempt_at: '2026-11-24T10:05:00.000Z', localization: 'fr' },
+            { ...delivery(2, 'scheduled', null), scheduled_for: '2026-11-25T08:00:00.000Z', next_attempt_at: '2026-11-25T08:00:00.000Z' },
+            delivery(3, 'skipped', 'PermissionDenied'),
+            delivery(4, 'pending', 'ENOTFOUND api.push.apple.com'),
+            delivery(5, 'failed', 'NoSuchWordAnywhere'),
+          ],
+          meta: { next_cursor: null },
+        },
+      }),
+    });
+    renderWithQueries(<Trace appId={APP} id={ID} live={false} />);
+    const headers = (await screen.findAllByRole('columnheader')).map((th) => th.textContent);
+    expect(headers).toEqual(expect.arrayContaining(['Scheduled for', 'Next attempt', 'Localization']));
+    const cell = (row: HTMLElement, header: string) => within(row).getAllByRole('cell')[headers.indexOf(header) - 1];
+    const retry = screen.getByRole('row', { name: /^inst-1 / });
+    expect(cell(retry, 'Next attempt').querySelector('time')!.getAttribute('datetime')).toBe('2026-11-24T10:05:00.000Z');
+    expect(cell(retry, 'Localization').textContent).toBe('fr');
+    expect(cell(retry, 'Reason').textContent).toBe('ServiceUnavailableThe push service was unavailable; the delivery is retried later.');
+    const waiting = screen.getByRole('row', { name: /^inst-2 / });
+    expect(cell(waiting, 'Scheduled for').querySelector('time')!.getAttribute('datetime')).toBe('2026-11-25T08:00:00.000Z');
+    expect(cell(waiting, 'Localization').textContent).toBe('default');
+    const denied = screen.getByRole('row', { name: /^inst-3 / });
+    expect(cell(denied, 'Reason').textContent).toBe('PermissionDeniedThe installation reported that the user turned notifications off.');
+    // A transport error is explained by its first word; an unknown word stands alone.
+    expect(cell(screen.getByRole('row', { name: /^inst-4 / }), 'Reason').textContent).toMatch(
+      /^ENOTFOUND api\.push\.apple\.comThe push service’s host name did not resolve/,
+    );
+    expect(cell(screen.getByRole('row', { name: /^inst-5 / }), 'Reason').textContent).toBe('NoSuchWordAnywhere');
   });
 
   it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {

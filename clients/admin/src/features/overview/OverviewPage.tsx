@@ -5,6 +5,7 @@ import { BarChart, OUTCOME_COLORS } from '../../components/Chart';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
+import { TableScroll } from '../../components/TableScroll';
 import { formatMinute, formatNumber } from '../../format';
 
 const OUTCOMES = ['accepted', 'failed', 'skipped', 'retried'] as const;
@@ -51,30 +52,32 @@ export function OverviewBody({ data }: { data: Overview }) {
             Redis did not answer: queue depths unknown.
           </p>
         ) : (
-          <table className="data">
-            <thead>
-              <tr>
-                <th scope="col">Queue</th>
-                {QUEUE_STATES.map((state) => (
-                  <th scope="col" key={state} className="num">
-                    {state}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.queues.map((queue) => (
-                <tr key={queue.name}>
-                  <th scope="row">{queue.name}</th>
+          <TableScroll label="Queue job counts">
+            <table className="data">
+              <thead>
+                <tr>
+                  <th scope="col">Queue</th>
                   {QUEUE_STATES.map((state) => (
-                    <td key={state} className="num">
-                      {formatNumber(queue.counts[state] ?? 0)}
-                    </td>
+                    <th scope="col" key={state} className="num">
+                      {state}
+                    </th>
                   ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.queues.map((queue) => (
+                  <tr key={queue.name}>
+                    <th scope="row">{queue.name}</th>
+                    {QUEUE_STATES.map((state) => (
+                      <td key={state} className="num">
+                        {formatNumber(queue.counts[state] ?? 0)}
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         )}
         <p className="small">
           Jobs one by one: <a href="/admin/queues">queue dashboard</a>.
@@ -106,39 +109,41 @@ function WebhookFailures({ webhooks }: { webhooks: Overview['webhooks'] }) {
       {webhooks.recent.length === 0 ? (
         <p className="muted">No webhook call has failed lately.</p>
       ) : (
-        <table className="data">
-          <caption className="visually-hidden">The latest webhook messages given up or being retried</caption>
-          <thead>
-            <tr>
-              <th scope="col">Endpoint</th>
-              <th scope="col">Event</th>
-              <th scope="col">State</th>
-              <th scope="col" className="num">
-                Attempts
-              </th>
-              <th scope="col">Last error</th>
-              <th scope="col">Event time</th>
-            </tr>
-          </thead>
-          <tbody>
-            {webhooks.recent.map((m) => (
-              <tr key={m.id}>
-                <th scope="row" className="break">
-                  {m.url}
+        <TableScroll label="Recent failed webhook calls">
+          <table className="data">
+            <caption className="visually-hidden">The latest webhook messages given up or being retried</caption>
+            <thead>
+              <tr>
+                <th scope="col">Endpoint</th>
+                <th scope="col">Event</th>
+                <th scope="col">State</th>
+                <th scope="col" className="num">
+                  Attempts
                 </th>
-                <td>{m.type}</td>
-                <td>
-                  <StatusBadge status={m.status === 'failed' ? 'failed' : 'retrying'} />
-                </td>
-                <td className="num">{formatNumber(m.attempts)}</td>
-                <td>{m.last_error ?? '–'}</td>
-                <td>
-                  <Time iso={m.created_at} />
-                </td>
+                <th scope="col">Last error</th>
+                <th scope="col">Event time</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {webhooks.recent.map((m) => (
+                <tr key={m.id}>
+                  <th scope="row" className="break">
+                    {m.url}
+                  </th>
+                  <td>{m.type}</td>
+                  <td>
+                    <StatusBadge status={m.status === 'failed' ? 'failed' : 'retrying'} />
+                  </td>
+                  <td className="num">{formatNumber(m.attempts)}</td>
+                  <td>{m.last_error ?? '–'}</td>
+                  <td>
+                    <Time iso={m.created_at} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   );
