@@ -34,6 +34,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'webhooks'],
   // The SQL files' generator calls every repository on a statement recorder (sql-cases.ts).
+  // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only.
+  sandbox: [],
   queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
 };
 

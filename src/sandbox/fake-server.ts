@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 /** Directory of the test-only CA and loopback server certificate. */
-export const CERTS_DIR = join(__dirname, 'certs');
+export const CERTS_DIR = join(__dirname, '..', '..', 'test', 'fakes', 'certs');
 
 /** Path to hand to NODE_EXTRA_CA_CERTS (e.g. when spawning the service). */
 export const TEST_CA_PATH = join(CERTS_DIR, 'ca.pem');
