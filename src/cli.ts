@@ -8,6 +8,7 @@ import { CliError } from './cli/cli-error';
 import { CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/stderr.logger';
 import { ConfigError, env, loadDotEnv } from './config/env';
+import { runSandboxCommand } from './sandbox/sandbox-command';
 
 /** Operator CLI (docs/api.md#cli): JSON on stdout, logs and errors on stderr, exit 1 on failure. */
 function fail(message: string): never {
@@ -91,6 +92,8 @@ async function ensureDatabase(url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // The sandbox (docs/testing.md) needs no configuration, database or Redis: it starts before any of them.
+  if (process.argv[2] === 'sandbox') return runSandboxCommand(process.argv.slice(3));
   const setup = process.argv[2] === 'setup';
   if (setup) prepareDotEnv();
   let config;

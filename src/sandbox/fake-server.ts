@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Server, Socket } from 'node:net';
+import { Server as TlsServer } from 'node:tls';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -28,6 +29,18 @@ export function serverTlsOptions(): { key: Buffer; cert: Buffer } {
 }
 
 /**
+ * Where a fake listens and what its URLs say. Tests take the defaults (an ephemeral port on
+ * 127.0.0.1); the sandbox (`pns sandbox`, docs/testing.md) names them.
+ */
+export interface ListenOptions {
+  port?: number;
+  /** The address to bind: loopback unless the operator says otherwise. */
+  host?: string;
+  /** Host name in baseUrl (and so in the certificate), when not the fake's own default. */
+  urlHost?: string;
+}
+
+/**
  * Base of the three fakes: lifecycle on an ephemeral loopback port, a log of
  * requests, per-recipient scripted answers and artificial latency.
  *
@@ -47,6 +60,15 @@ export abstract class FakeTlsServer<TStep, TRecord> {
   /** Connections accepted (TLS or plain), probes included: tells a test whether clients reuse them. */
   connections = 0;
 
+  /**
+   * A standing answer for a recipient, asked when no script step is left (the sandbox's
+   * behaviours, `PUT /behaviours/{token}`); undefined means the normal success answer.
+   */
+  standingAnswer?: (key: string) => TStep | undefined;
+
+  /** Key and certificate to serve instead of the test ones (the sandbox's own). */
+  tls?: { key: Buffer | string; cert: Buffer | string };
+
   private server?: Server;
   private url?: string;
   private readonly sockets = new Set<Socket>();
@@ -62,9 +84,28 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     return this.url;
   }
 
-  async start(): Promise<string> {
+  /**
+   * Calls `listener` with every request logged from now on (the sandbox's inbox), and keeps at
+   * most about `limit` of them in `requests`, so a long-running sandbox stays small. The log stays
+   * a plain array, as tests compare it: only its own (non-enumerable) `push` changes.
+   */
+  logTo(listener: (record: TRecord) => void, limit = Infinity): void {
+    const log = this.requests;
+    const push = (...records: TRecord[]): number => {
+      const length = Array.prototype.push.apply(log, records);
+      for (const record of records) listener(record);
+      // Trimmed in steps of a tenth, so that keeping the limit costs no copy per request.
+      if (length > limit) log.splice(0, length - limit + Math.ceil(limit / 10));
+      return log.length;
+    };
+    Object.defineProperty(log, 'push', { value: push, enumerable: false, configurable: true, writable: true });
+  }
+
+  async start(options: ListenOptions = {}): Promise<string> {
     if (this.url) return this.url;
     const server = this.createServer();
+    // The sandbox serves its own certificate; the fakes build their servers with the test one.
+    if (this.tls && server instanceof TlsServer) server.setSecureContext(this.tls);
     // Tracking raw sockets lets stop() end keep-alive connections and HTTP/2
     // sessions that clients under test leave open; close() alone would hang.
     server.on('connection', (socket: Socket) => {
@@ -74,13 +115,13 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, HOST, () => {
+      server.listen(options.port ?? 0, options.host ?? HOST, () => {
         server.off('error', reject);
         resolve();
       });
     });
     this.server = server;
-    this.url = `${this.scheme}://${this.urlHost}:${(server.address() as AddressInfo).port}`;
+    this.url = `${this.scheme}://${options.urlHost ?? this.urlHost}:${(server.address() as AddressInfo).port}`;
     return this.url;
   }
 
@@ -119,7 +160,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     const steps = this.scripts.get(key);
     const step = steps?.shift();
     if (steps?.length === 0) this.scripts.delete(key);
-    return step;
+    return step ?? this.standingAnswer?.(key);
   }
 
   protected async applyDelay(): Promise<void> {
