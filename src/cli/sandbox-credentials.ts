@@ -3,6 +3,14 @@ import type { CredentialsInput } from '../credentials/credentials.service';
 import type { SandboxInfo } from '../sandbox/sandbox';
 import { CliError } from './cli-error';
 
+/** Where `pns sandbox` answers when started without options. */
+export const SANDBOX_URL = 'http://127.0.0.1:4400';
+
+/** The environment `setup --sandbox` writes into .env: where the providers are, and the CA to trust. */
+export function sandboxEnvironment(info: SandboxInfo): Map<string, string> {
+  return new Map(Object.entries(info.env));
+}
+
 /** The Web Push contact `setup --sandbox` gives an app; the sandbox accepts any mailto: or https: one. */
 export const SANDBOX_VAPID_SUBJECT = 'mailto:qa@example.com';
 

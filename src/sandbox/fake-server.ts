@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo, Server, Socket } from 'node:net';
-import { Server as TlsServer } from 'node:tls';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
@@ -18,9 +17,15 @@ export const TEST_CA_PATH = join(CERTS_DIR, 'ca.pem');
 const HOST = '127.0.0.1';
 
 let tlsMaterial: { key: Buffer; cert: Buffer } | undefined;
+/** The certificate of the fake whose server is being created, when it has its own (the sandbox's). */
+let creating: { key: Buffer | string; cert: Buffer | string } | undefined;
 
-/** Key and certificate every fake serves, read once per process. */
-export function serverTlsOptions(): { key: Buffer; cert: Buffer } {
+/**
+ * Key and certificate every fake serves: the test ones, read once per process, unless the fake
+ * being started has its own (`tls`; the sandbox's, where no test certificate is installed).
+ */
+export function serverTlsOptions(): { key: Buffer | string; cert: Buffer | string } {
+  if (creating) return creating;
   tlsMaterial ??= {
     key: readFileSync(join(CERTS_DIR, 'server-key.pem')),
     cert: readFileSync(join(CERTS_DIR, 'server.pem')),
@@ -103,9 +108,14 @@ export abstract class FakeTlsServer<TStep, TRecord> {
 
   async start(options: ListenOptions = {}): Promise<string> {
     if (this.url) return this.url;
-    const server = this.createServer();
-    // The sandbox serves its own certificate; the fakes build their servers with the test one.
-    if (this.tls && server instanceof TlsServer) server.setSecureContext(this.tls);
+    // createServer() is synchronous: serverTlsOptions() answers with this fake's own certificate meanwhile.
+    creating = this.tls;
+    let server: Server;
+    try {
+      server = this.createServer();
+    } finally {
+      creating = undefined;
+    }
     // Tracking raw sockets lets stop() end keep-alive connections and HTTP/2
     // sessions that clients under test leave open; close() alone would hang.
     server.on('connection', (socket: Socket) => {
