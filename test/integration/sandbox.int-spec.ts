@@ -5,6 +5,7 @@ import { generateApnsKey } from '../../src/sandbox/fake-apns';
 import { bearer } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
 import { useAppWithSandbox } from '../support/use-app-with-sandbox';
+import { waitFor } from '../support/wait-for';
 
 /**
  * The QA sandbox (docs/testing.md) in front of the real app: the documented supertest example as
@@ -12,7 +13,9 @@ import { useAppWithSandbox } from '../support/use-app-with-sandbox';
  * real services refuse. The fakes' own rules are tested in test/fakes/fakes.int-spec.ts.
  */
 describe('the sandbox (docs/testing.md)', () => {
-  const stack = useAppWithSandbox();
+  // The sandbox's clock, which ends outages: moved by the test, never waited for.
+  let clockOffsetMs = 0;
+  const stack = useAppWithSandbox({ now: () => Date.now() + clockOffsetMs });
   const { ctx } = stack;
   const api = () => ctx.http();
   const auth = () => bearer(stack.tenant.token);
@@ -127,6 +130,29 @@ describe('the sandbox (docs/testing.md)', () => {
     const again = await send('behaviour-ios');
     expect(await notificationCompleted(ctx, stack.tenant.token, again)).toMatchObject({ statistics: { accepted: 1 } });
     expect(await inbox({ notification_id: again, token: fresh })).toHaveLength(1);
+  });
+
+  it('answers 429 with Retry-After and 503 during an outage, which the service retries later; the outage ends on the clock', async () => {
+    const slow = randomBytes(32).toString('hex');
+    const down = `fcm-${randomBytes(24).toString('base64url')}`;
+    await register('retry-ios', { platform: 'ios', push_token: slow, user_id: 'retry-ios' });
+    await register('outage-android', { platform: 'android', push_token: down, user_id: 'outage-android' });
+    await stack.sandboxApi().put(`/behaviours/${slow}`).send({ behaviour: 'retry_after', seconds: 600 }).expect(200);
+    const outage = await stack.sandboxApi().put(`/behaviours/${down}`).send({ behaviour: 'outage', seconds: 600 }).expect(200);
+    expect(outage.body).toEqual({ token: down, behaviour: 'outage', seconds: 600, until: expect.any(Number) });
+
+    const trace = async (id: string) => (await api().get(`/api/v1/notifications/${id}/deliveries`).set(auth()).expect(200)).body.data[0];
+    const pending = async (id: string, reason: string) =>
+      waitFor(async () => {
+        const entry = await trace(id);
+        return entry?.status === 'pending' && entry.reason === reason ? entry : undefined;
+      }, `a pending delivery of ${id} with reason ${reason}`);
+    expect(await pending(await send('retry-ios'), 'TooManyRequests')).toMatchObject({ attempts: 1 });
+    expect(await pending(await send('outage-android'), 'UNAVAILABLE')).toMatchObject({ attempts: 1 });
+
+    clockOffsetMs += 600_000;
+    expect((await stack.sandboxApi().get('/behaviours').expect(200)).body.data[down]).toBeUndefined();
+    await stack.sandboxApi().put(`/behaviours/${slow}`).send({ behaviour: 'ok' }).expect(200);
   });
 
   it('refuses behaviours it does not know, and a retry_after or outage without seconds', async () => {
