@@ -26,9 +26,14 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The QA sandbox (`node dist/src/cli.js sandbox`, docs/testing.md#in-a-container) keeps its CA and
+# credentials here; made now and owned by node, so a named volume mounted on it is writable.
+ENV PNS_SANDBOX_DIR=/home/node/.pns-sandbox
+RUN mkdir -p "$PNS_SANDBOX_DIR" && chown node:node "$PNS_SANDBOX_DIR"
 USER node
-# 3000: the API (api/all); 9464: Prometheus /metrics (METRICS_PORT; 9465 by default in worker mode).
-EXPOSE 3000 9464 9465
+# 3000: the API (api/all); 9464: Prometheus /metrics (METRICS_PORT; 9465 by default in worker mode);
+# 4400-4403: the sandbox's API, APNs, FCM and Web Push, when the image runs `cli.js sandbox`.
+EXPOSE 3000 9464 9465 4400-4403
 # Probes /health/live on PORT, or on METRICS_PORT in worker mode (a worker has no API port).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "dist/src/health/healthcheck.js"]

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { connect, constants as h2, type ClientHttp2Session } from 'node:http2';
 import { SignJWT } from 'jose';
 import { apnsHeaders, apnsPayload, type PushContent } from '../src/delivery/providers/payloads';
-import { TEST_CA_PATH } from '../test/fakes/fake-server';
+import { TEST_CA_PATH } from '../test/fakes';
 
 export const TITLE = 'Benchmark';
 export const BODY = 'One notification to every installation';

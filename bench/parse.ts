@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Pool } from 'pg';
-import { TEST_CA_PATH } from '../test/fakes/fake-server';
+import { TEST_CA_PATH } from '../test/fakes';
 import { freePort } from '../test/support/processes';
 import { databaseUrl, withAdminClient } from '../test/support/services';
 import { dropTestDatabase } from '../test/support/test-database';

@@ -32,8 +32,12 @@ const MAY_IMPORT: Record<string, string[]> = {
   // its calls in metrics and queues them through queue/jobs.ts.
   webhooks: ['apps', 'common', 'config', 'credentials', 'installations', 'metrics', 'notifications', 'queue'],
   database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'webhooks'],
+  // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type).
+  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'sandbox', 'webhooks'],
   // The SQL files' generator calls every repository on a statement recorder (sql-cases.ts).
+  // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
+  // platform names of its inbox are the service's.
+  sandbox: ['common'],
   queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
 };
 
@@ -165,6 +169,20 @@ describe('module boundaries (docs/architecture.md)', () => {
       .filter((e) => e.isDirectory())
       .map((e) => e.name);
     expect(folders.filter((folder) => !(folder in MAY_IMPORT))).toEqual([]);
+  });
+
+  it('keeps the sandbox out of every api, worker and all process: only the CLI reaches it', () => {
+    const bySource = new Map<string, string[]>();
+    for (const { from, to, pkg } of imports) if (!pkg) bySource.set(from, [...(bySource.get(from) ?? []), `${to}.ts`]);
+    const reached = new Set<string>();
+    const visit = (file: string) => {
+      if (reached.has(file)) return;
+      reached.add(file);
+      for (const next of bySource.get(file) ?? []) visit(next);
+    };
+    visit('main.ts');
+    expect(reached.has('app.module.ts')).toBe(true);
+    expect([...reached].filter((file) => file.startsWith('sandbox/'))).toEqual([]);
   });
 
   it('refuses the crossings the page forbids', () => {

@@ -8,6 +8,8 @@ import { CliError } from './cli/cli-error';
 import { CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/stderr.logger';
 import { ConfigError, env, loadDotEnv } from './config/env';
+import { fetchSandboxInfo, SANDBOX_URL, sandboxEnvironment } from './cli/sandbox-credentials';
+import { runSandboxCommand } from './sandbox/sandbox-command';
 
 /** Operator CLI (docs/api.md#cli): JSON on stdout, logs and errors on stderr, exit 1 on failure. */
 function fail(message: string): never {
@@ -26,8 +28,9 @@ const RECORDED = ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'PORT', 'H
  * reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
  * the environment stays out of the file: it is the operator's secret to keep where they keep it.
  */
-function prepareDotEnv(file = '.env'): void {
-  const given = new Map(RECORDED.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
+function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
+  const given = new Map<string, string>(RECORDED.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
+  for (const [name, value] of extra) given.set(name, value);
   loadDotEnv();
   const fill = new Map<string, string>();
   if (!process.env.APP_KEY) {
@@ -91,8 +94,13 @@ async function ensureDatabase(url: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  // The sandbox (docs/testing.md) needs no configuration, database or Redis: it starts before any of them.
+  if (process.argv[2] === 'sandbox') return runSandboxCommand(process.argv.slice(3));
   const setup = process.argv[2] === 'setup';
-  if (setup) prepareDotEnv();
+  // setup --sandbox [url]: the running sandbox's URLs and CA go into .env with the rest (docs/testing.md).
+  const sandboxAt = process.argv.indexOf('--sandbox');
+  const sandboxUrl = setup && sandboxAt > 0 ? (process.argv[sandboxAt + 1]?.startsWith('http') ? process.argv[sandboxAt + 1] : SANDBOX_URL) : undefined;
+  if (setup) prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
   let config;
   try {
     config = env();

@@ -51,6 +51,13 @@ describe('links into docs/', () => {
     expect(cited.filter(({ target }) => !anchors.has(target)).map(({ where }) => where)).toEqual([]);
   });
 
+  it('cites docs/testing.md by an anchor the page has', () => {
+    const anchors = anchorsOf(readFileSync(join(ROOT, 'docs/testing.md'), 'utf8'));
+    const cited = citations(/testing\.md#([\w-]+)/g);
+    expect(cited.length).toBeGreaterThan(0);
+    expect(cited.filter(({ target }) => !anchors.has(target)).map(({ where }) => where)).toEqual([]);
+  });
+
   it('cites docs/api.md by anchor, never by a section number, which changes', () => {
     const byNumber = citations(/(docs\/api\.md,?(?: |\n[ \t]*(?:\*|\/\/)[ \t]*)(?:sections? )?\d[\d.]*|\[docs\/api\.md\]\([^)]*\),? \d[\d.]*)/g);
     expect(byNumber.map(({ where }) => where)).toEqual([]);

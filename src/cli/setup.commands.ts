@@ -1,10 +1,12 @@
 import { InjectDataSource } from '@nestjs/typeorm';
-import { Command, CommandRunner } from 'nest-commander';
+import { Command, CommandRunner, Option } from 'nest-commander';
 import { DataSource } from 'typeorm';
 import { AppsService } from '../apps/apps.service';
 import { TokensService } from '../auth/tokens.service';
 import { EnvironmentVariables } from '../config/env';
+import { CredentialsService } from '../credentials/credentials.service';
 import { printJson } from './cli-error';
+import { fetchSandboxInfo, SANDBOX_URL, sandboxCredentials } from './sandbox-credentials';
 
 @Command({ name: 'migrate', description: 'Run pending database migrations' })
 export class MigrateCommand extends CommandRunner {
@@ -21,6 +23,8 @@ export class MigrateCommand extends CommandRunner {
 /**
  * First run on a new machine: migrations, an app and an all-abilities token, and a curl to try.
  * (APP_KEY is written to .env by cli.ts before anything starts, since the config needs it.)
+ * With `--sandbox [url]`, the app also gets the credentials of the running sandbox
+ * (docs/testing.md); cli.ts has written its URLs and CA into .env.
  */
 @Command({ name: 'setup', description: 'Migrate, then create a first app and an all-abilities token' })
 export class SetupCommand extends CommandRunner {
@@ -28,14 +32,26 @@ export class SetupCommand extends CommandRunner {
     @InjectDataSource() private readonly db: DataSource,
     private readonly apps: AppsService,
     private readonly tokens: TokensService,
+    private readonly credentials: CredentialsService,
     private readonly config: EnvironmentVariables,
   ) {
     super();
   }
 
-  async run(): Promise<void> {
+  @Option({ flags: '--sandbox [url]', description: `deliver to a running \`pns sandbox\` (default ${SANDBOX_URL})` })
+  parseSandbox(value: string | undefined): string {
+    return value ?? SANDBOX_URL;
+  }
+
+  async run(_params: string[], options: { sandbox?: string | true } = {}): Promise<void> {
     await this.db.runMigrations({ transaction: 'each' });
     const app = (await this.apps.list())[0] ?? (await this.apps.create('My App'));
+    let sandbox: { url: string; inbox: string } | undefined;
+    if (options.sandbox !== undefined) {
+      const info = await fetchSandboxInfo(options.sandbox === true ? SANDBOX_URL : options.sandbox);
+      await this.credentials.update(app.id, sandboxCredentials(info));
+      sandbox = { url: info.url, inbox: `${info.url}/inbox` };
+    }
     const token = await this.tokens.create({ appId: app.id, abilities: ['*'], name: 'setup' });
     const curl = [
       `curl -i -X POST http://localhost:${this.config.PORT}/api/v1/notifications`,
@@ -48,6 +64,11 @@ export class SetupCommand extends CommandRunner {
       `\nApp "${app.name}" (${app.id}) is ready. Its token is "token" in the JSON below, shown only now: keep it.\n` +
         `Start the service with \`npm start\`, then run the "curl" below.\n\n`,
     );
-    printJson({ app: { id: app.id, name: app.name }, token: { id: token.id, token: token.token, abilities: token.abilities }, curl });
+    printJson({
+      app: { id: app.id, name: app.name },
+      token: { id: token.id, token: token.token, abilities: token.abilities },
+      curl,
+      ...(sandbox && { sandbox }),
+    });
   }
 }

@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf, ValidationError, validateSync } from 'class-validator';
 import { CORS_ORIGIN } from '../common/http/cors';
@@ -364,5 +365,19 @@ export function env(): EnvironmentVariables {
 
 export function loadDotEnv(path = resolve(process.cwd(), '.env')): void {
   if (process.env.NODE_ENV === 'test' || !existsSync(path)) return;
+  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
   process.loadEnvFile(path);
+  trustExtraCa(extraCa);
+}
+
+/**
+ * Node reads NODE_EXTRA_CA_CERTS from the environment it starts with, never from .env: one that
+ * .env gave (`pns setup --sandbox` writes the sandbox's CA there, docs/testing.md) is added to the
+ * default trust here, before any TLS connection is made.
+ */
+function trustExtraCa(before: string | undefined): void {
+  const file = process.env.NODE_EXTRA_CA_CERTS;
+  if (!file || file === before) return;
+  if (!existsSync(file)) throw new ConfigError(`NODE_EXTRA_CA_CERTS: no file ${file}`);
+  setDefaultCACertificates([...getCACertificates('default'), readFileSync(file, 'utf8')]);
 }

@@ -250,9 +250,21 @@ describe('docker-compose.yml (issue #4.6)', () => {
     expect(() => parseEnv(environment)).toThrow(/APP_KEY/);
   });
 
-  it('runs postgres, redis, a one-shot migrate, api and worker', () => {
-    expect(Object.keys(services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'worker']);
+  it('runs postgres, redis, a one-shot migrate, api and worker (and the sandbox, only with its profile)', () => {
+    expect(Object.keys(services).sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'sandbox', 'worker']);
     expect(services.migrate.restart).toBe('no');
+    const started = Object.keys(services).filter((name) => !(services[name] as { profiles?: string[] }).profiles);
+    expect(started.sort()).toEqual(['api', 'migrate', 'postgres', 'redis', 'worker']);
+  });
+
+  it('runs the sandbox (docs/testing.md) from the same image with the CLI, published on the host loopback only, its directory a volume', () => {
+    const sandbox = services.sandbox as Service & { profiles?: string[]; ports?: string[]; volumes?: string[] };
+    expect(sandbox.profiles).toEqual(['sandbox']);
+    expect(sandbox.image).toBe(services.api.image);
+    expect(sandbox.command?.slice(0, 3)).toEqual(['node', 'dist/src/cli.js', 'sandbox']);
+    expect(existsSync(builtFile(sandbox.command![1], '/app'))).toBe(true);
+    expect(sandbox.ports).toEqual(['127.0.0.1:4400-4403:4400-4403']);
+    expect(sandbox.volumes).toEqual(['sandbox:/home/node/.pns-sandbox']);
   });
 
   it('builds one image from this Dockerfile and runs it as migrate, api and worker', () => {

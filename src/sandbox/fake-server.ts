@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
 /** Directory of the test-only CA and loopback server certificate. */
-export const CERTS_DIR = join(__dirname, 'certs');
+export const CERTS_DIR = join(__dirname, '..', '..', 'test', 'fakes', 'certs');
 
 /** Path to hand to NODE_EXTRA_CA_CERTS (e.g. when spawning the service). */
 export const TEST_CA_PATH = join(CERTS_DIR, 'ca.pem');
@@ -17,14 +17,32 @@ export const TEST_CA_PATH = join(CERTS_DIR, 'ca.pem');
 const HOST = '127.0.0.1';
 
 let tlsMaterial: { key: Buffer; cert: Buffer } | undefined;
+/** The certificate of the fake whose server is being created, when it has its own (the sandbox's). */
+let creating: { key: Buffer | string; cert: Buffer | string } | undefined;
 
-/** Key and certificate every fake serves, read once per process. */
-export function serverTlsOptions(): { key: Buffer; cert: Buffer } {
+/**
+ * Key and certificate every fake serves: the test ones, read once per process, unless the fake
+ * being started has its own (`tls`; the sandbox's, where no test certificate is installed).
+ */
+export function serverTlsOptions(): { key: Buffer | string; cert: Buffer | string } {
+  if (creating) return creating;
   tlsMaterial ??= {
     key: readFileSync(join(CERTS_DIR, 'server-key.pem')),
     cert: readFileSync(join(CERTS_DIR, 'server.pem')),
   };
   return tlsMaterial;
+}
+
+/**
+ * Where a fake listens and what its URLs say. Tests take the defaults (an ephemeral port on
+ * 127.0.0.1); the sandbox (`pns sandbox`, docs/testing.md) names them.
+ */
+export interface ListenOptions {
+  port?: number;
+  /** The address to bind: loopback unless the operator says otherwise. */
+  host?: string;
+  /** Host name in baseUrl (and so in the certificate), when not the fake's own default. */
+  urlHost?: string;
 }
 
 /**
@@ -47,6 +65,15 @@ export abstract class FakeTlsServer<TStep, TRecord> {
   /** Connections accepted (TLS or plain), probes included: tells a test whether clients reuse them. */
   connections = 0;
 
+  /**
+   * A standing answer for a recipient, asked when no script step is left (the sandbox's
+   * behaviours, `PUT /behaviours/{token}`); undefined means the normal success answer.
+   */
+  standingAnswer?: (key: string) => TStep | undefined;
+
+  /** Key and certificate to serve instead of the test ones (the sandbox's own). */
+  tls?: { key: Buffer | string; cert: Buffer | string };
+
   private server?: Server;
   private url?: string;
   private readonly sockets = new Set<Socket>();
@@ -62,9 +89,33 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     return this.url;
   }
 
-  async start(): Promise<string> {
+  /**
+   * Calls `listener` with every request logged from now on (the sandbox's inbox), and keeps at
+   * most about `limit` of them in `requests`, so a long-running sandbox stays small. The log stays
+   * a plain array, as tests compare it: only its own (non-enumerable) `push` changes.
+   */
+  logTo(listener: (record: TRecord) => void, limit = Infinity): void {
+    const log = this.requests;
+    const push = (...records: TRecord[]): number => {
+      const length = Array.prototype.push.apply(log, records);
+      for (const record of records) listener(record);
+      // Trimmed in steps of a tenth, so that keeping the limit costs no copy per request.
+      if (length > limit) log.splice(0, length - limit + Math.ceil(limit / 10));
+      return log.length;
+    };
+    Object.defineProperty(log, 'push', { value: push, enumerable: false, configurable: true, writable: true });
+  }
+
+  async start(options: ListenOptions = {}): Promise<string> {
     if (this.url) return this.url;
-    const server = this.createServer();
+    // createServer() is synchronous: serverTlsOptions() answers with this fake's own certificate meanwhile.
+    creating = this.tls;
+    let server: Server;
+    try {
+      server = this.createServer();
+    } finally {
+      creating = undefined;
+    }
     // Tracking raw sockets lets stop() end keep-alive connections and HTTP/2
     // sessions that clients under test leave open; close() alone would hang.
     server.on('connection', (socket: Socket) => {
@@ -74,13 +125,13 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(0, HOST, () => {
+      server.listen(options.port ?? 0, options.host ?? HOST, () => {
         server.off('error', reject);
         resolve();
       });
     });
     this.server = server;
-    this.url = `${this.scheme}://${this.urlHost}:${(server.address() as AddressInfo).port}`;
+    this.url = `${this.scheme}://${options.urlHost ?? this.urlHost}:${(server.address() as AddressInfo).port}`;
     return this.url;
   }
 
@@ -119,7 +170,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     const steps = this.scripts.get(key);
     const step = steps?.shift();
     if (steps?.length === 0) this.scripts.delete(key);
-    return step;
+    return step ?? this.standingAnswer?.(key);
   }
 
   protected async applyDelay(): Promise<void> {

@@ -1,4 +1,4 @@
-import { generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync, randomBytes, type KeyObject } from 'node:crypto';
 import { createServer as createHttpServer, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer as createHttpsServer } from 'node:https';
@@ -173,6 +173,13 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       client_x509_cert_url: `https://www.googleapis.com/robot/v1/metadata/x509/${encodeURIComponent(email)}`,
       universe_domain: 'googleapis.com',
     };
+  }
+
+  /** Registers a service account created earlier (the sandbox's, kept in its directory). */
+  addServiceAccount(account: ServiceAccount): void {
+    const entry: Account = { email: account.client_email, projectId: account.project_id, publicKey: createPublicKey(account.private_key) };
+    this.accountsByKeyId.set(account.private_key_id, entry);
+    this.accountsByEmail.set(account.client_email, entry);
   }
 
   /** Sends to `token` (any token, when omitted) answered 200, validate_only excluded. */

@@ -1,0 +1,99 @@
+import type { Platform } from '../common/platform';
+import type { ApnsRequestRecord } from './fake-apns';
+import type { FcmRequestRecord } from './fake-fcm';
+import type { WebPushRequestRecord } from './fake-web-push';
+import { isPlainObject } from './fake-server';
+
+/** One push the sandbox accepted, as `GET /inbox` lists it (docs/testing.md#inbox). */
+export interface InboxEntry {
+  /** Increasing with arrival; newer entries have larger ids. */
+  id: number;
+  platform: Platform;
+  /** The APNs device token, the FCM registration token or the Web Push subscription id. */
+  token: string;
+  /** The `notification_id` the service put in the payload, when there is one. */
+  notification_id: string | null;
+  /** The request's headers, without the credential (`authorization`) and HTTP/2 pseudo-headers. */
+  headers: Record<string, string>;
+  /** APNs: the JSON body; FCM: `message`; Web Push: the decrypted body (JSON, else its text). */
+  payload: unknown;
+  received_at: string;
+}
+
+export interface InboxQuery {
+  platform?: string;
+  token?: string;
+  notification_id?: string;
+  /** ISO date-time: entries received at or after it. */
+  since?: Date;
+}
+
+/**
+ * What the sandbox accepted, newest last in memory and newest first when listed, bounded so a
+ * long-running sandbox stays small: past `limit` entries the oldest are forgotten.
+ */
+export class Inbox {
+  private entries: InboxEntry[] = [];
+  private nextId = 1;
+
+  constructor(readonly limit = 10_000) {}
+
+  apns(record: ApnsRequestRecord): void {
+    if (record.status !== 200) return;
+    const payload = record.payload;
+    this.add('ios', record.token, notificationIdOf(isPlainObject(payload) ? payload.notification_id : undefined), record.headers, payload, record.at);
+  }
+
+  fcm(record: FcmRequestRecord): void {
+    if (record.status !== 200 || record.validateOnly) return;
+    const data = isPlainObject(record.message) && isPlainObject(record.message.data) ? record.message.data : undefined;
+    this.add('android', record.token, notificationIdOf(data?.notification_id), record.headers, record.message, record.at);
+  }
+
+  webPush(record: WebPushRequestRecord): void {
+    if (record.status !== 201) return;
+    const payload = record.payload ?? record.text ?? null;
+    this.add('web', record.id, notificationIdOf(isPlainObject(payload) ? payload.notification_id : undefined), record.headers, payload, record.at);
+  }
+
+  /** Newest first. */
+  list(query: InboxQuery = {}): InboxEntry[] {
+    const since = query.since?.toISOString();
+    const found: InboxEntry[] = [];
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const entry = this.entries[i];
+      if (since !== undefined && entry.received_at < since) continue;
+      if (query.platform !== undefined && entry.platform !== query.platform) continue;
+      if (query.token !== undefined && entry.token !== query.token) continue;
+      if (query.notification_id !== undefined && entry.notification_id !== query.notification_id) continue;
+      found.push(entry);
+    }
+    return found;
+  }
+
+  clear(): void {
+    this.entries = [];
+  }
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  private add(platform: Platform, token: string, notificationId: string | null, headers: Record<string, string>, payload: unknown, at: Date): void {
+    this.entries.push({
+      id: this.nextId++,
+      platform,
+      token,
+      notification_id: notificationId,
+      headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'authorization' && !name.startsWith(':'))),
+      payload,
+      received_at: at.toISOString(),
+    });
+    // Trimmed in steps of a tenth, so that keeping the limit costs no copy per push.
+    if (this.entries.length > this.limit) this.entries = this.entries.slice(-Math.floor(this.limit * 0.9));
+  }
+}
+
+function notificationIdOf(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
