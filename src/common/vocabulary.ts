@@ -37,6 +37,10 @@ export const SkipReason = {
   SilentNotSupported: 'SilentNotSupported',
   /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
+  /** A marketing send to an installation that already had the app's frequency cap of them (docs/api.md#pacing). */
+  FrequencyCapped: 'FrequencyCapped',
+  /** A marketing send whose `ttl` would run out before the installation's quiet hours end (docs/api.md#pacing). */
+  QuietHours: 'QuietHours',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);
@@ -62,6 +66,10 @@ export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
 
 /** Reasons seen often enough that the dashboard offers them in its trace filter; any other can be typed. */
 export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'];
+
+/** What a send is (docs/api.md#pacing): frequency caps and quiet hours apply to marketing sends only. */
+export const NOTIFICATION_CATEGORIES = ['transactional', 'marketing'] as const;
+export type NotificationCategory = (typeof NOTIFICATION_CATEGORIES)[number];
 
 /** An installation's notification permission (docs/api.md#installation-resource): `denied` is skipped, `unknown` is sent to. */
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;

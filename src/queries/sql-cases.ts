@@ -65,8 +65,10 @@ const CHUNK: ChunkParams = {
   wanted: ['ios', 'android', 'web'],
   configured: ['ios'],
   silentless: [],
-  dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), fallback: AT }),
+  dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), quietSkips: zones.map(() => false), fallback: AT, fallbackQuietSkip: false }),
   fixedDue: null,
+  cap: { max: 3, hours: 24 },
+  paceMs: 500,
 };
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up. */

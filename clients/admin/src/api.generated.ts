@@ -573,6 +573,17 @@ export interface components {
              * @example true
              */
             content_available?: boolean;
+            /**
+             * @description Pace the send: at most this many messages reach the providers per minute, spread evenly within each minute; the send completes later accordingly and can be cancelled midway.
+             * @example 6000
+             */
+            throttle_per_minute?: number;
+            /**
+             * @description `transactional` (the default) or `marketing`: the app's frequency cap and quiet hours apply to marketing sends only (docs/api.md#pacing).
+             * @example marketing
+             * @enum {string}
+             */
+            category?: "transactional" | "marketing";
             apns?: components["schemas"]["ApnsOptionsDto"];
             android?: components["schemas"]["AndroidOptionsDto"];
             web?: components["schemas"]["WebOptionsDto"];
@@ -921,7 +932,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;

@@ -1,0 +1,71 @@
+import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import type { Cluster, Redis } from 'ioredis';
+import { EnvironmentVariables } from '../config/env';
+import { workerConnection } from './queue.module';
+import { createRedisClient } from './redis-client';
+import { redisStatus } from './redis-status';
+
+/**
+ * A throttled send's pace (docs/api.md#pacing), in Redis so that every worker process keeps to the
+ * same one: a generic cell rate algorithm. KEYS[1] holds the instant (ms, fractional) from which
+ * the next message may go; ARGV: now, the milliseconds each message takes of the rate, the
+ * messages wanted. Grants all of them when that instant has come, moving it on by their share;
+ * else answers how many milliseconds are left until it comes, and grants nothing. So a batch
+ * never goes before the previous ones' share of the minute has passed, whichever process runs it.
+ */
+const TAKE_SCRIPT = `
+local now = tonumber(ARGV[1])
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+if next > now then return math.ceil(next - now) end
+local share = tonumber(ARGV[2]) * tonumber(ARGV[3])
+redis.call('SET', KEYS[1], tostring(now + share), 'PX', math.ceil(share) + 3600000)
+return 0
+`;
+
+/** KEYS[1] as above; gives back ARGV[1] milliseconds of share that a batch did not use. */
+const GIVE_BACK_SCRIPT = `
+local next = tonumber(redis.call('GET', KEYS[1]) or '0')
+if next > 0 then redis.call('SET', KEYS[1], tostring(next - tonumber(ARGV[1])), 'KEEPTTL') end
+return 0
+`;
+
+type PaceRedis = (Redis | Cluster) & {
+  paceTake(key: string, now: number, perMessageMs: number, count: number): Promise<number>;
+  paceGiveBack(key: string, ms: number): Promise<number>;
+};
+
+/**
+ * The pace of throttled sends, on a Redis connection of its own (the workers' settings: it waits
+ * for Redis as the queues do), keys under `<QUEUE_PREFIX>:pace:` (one cluster slot with the
+ * prefix's hash tag). `now` comes from the caller's Clock.
+ */
+@Injectable()
+export class PaceLimiter implements OnModuleDestroy {
+  private readonly redis: PaceRedis;
+
+  constructor(private readonly config: EnvironmentVariables) {
+    this.redis = createRedisClient(workerConnection(config)) as PaceRedis;
+    this.redis.defineCommand('paceTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
+    this.redis.defineCommand('paceGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
+    // ioredis reconnects by itself; without a listener an error event would crash the process.
+    this.redis.on('error', (error: Error) => redisStatus.down(error));
+  }
+
+  /** Takes `count` messages of a send paced at `perMinute`: 0 when they may go now, else the milliseconds to wait. */
+  take(notificationId: string, perMinute: number, count: number, now: number): Promise<number> {
+    return this.redis.paceTake(this.key(notificationId), now, 60_000 / perMinute, count);
+  }
+
+  /** Gives back `count` messages taken but not sent (a batch with fewer rows than it took). */
+  async giveBack(notificationId: string, perMinute: number, count: number): Promise<void> {
+    if (count > 0) await this.redis.paceGiveBack(this.key(notificationId), (60_000 / perMinute) * count);
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+
+  private key(notificationId: string): string {
+    return `${this.config.QUEUE_PREFIX}:pace:${notificationId}`;
+  }
+}
