@@ -10,7 +10,7 @@ import { Entity, PrimaryColumn } from 'typeorm';
  */
 @Entity('marketing_receipts')
 export class MarketingReceipt {
-  @PrimaryColumn({ name: 'installation_id', type: 'uuid', primaryKeyConstraintName: 'marketing_receipts_pkey' })
+  @PrimaryColumn({ name: 'installation_id', type: 'uuid' })
   installationId: string;
 
   @PrimaryColumn({ name: 'accepted_at', type: 'timestamptz' })

@@ -40,7 +40,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($30::text[])
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -118,7 +118,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($30::text[])
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -196,7 +196,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $30::text[] AND i.installation_id > $31::text ORDER BY i.installation_id LIMIT $32
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -274,7 +274,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -352,7 +352,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -452,7 +452,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $30::text[] AND i.installation_id > $31::text ORDER BY i.installation_id LIMIT $32
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -527,7 +527,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
@@ -602,7 +602,7 @@ WITH chosen AS (
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),

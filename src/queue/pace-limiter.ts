@@ -7,18 +7,22 @@ import { redisStatus } from './redis-status';
 
 /**
  * A throttled send's pace (docs/api.md#pacing), in Redis so that every worker process keeps to the
- * same one: a generic cell rate algorithm. KEYS[1] holds the instant (ms, fractional) from which
- * the next message may go; ARGV: now, the milliseconds each message takes of the rate, the
- * messages wanted. Grants all of them when that instant has come, moving it on by their share;
- * else answers how many milliseconds are left until it comes, and grants nothing. So a batch
- * never goes before the previous ones' share of the minute has passed, whichever process runs it.
+ * same one: a generic cell rate algorithm. KEYS[1] holds the instant (ms, fractional) the send's
+ * messages so far have used the rate up to; ARGV: now, the milliseconds each message takes of the
+ * rate, the messages wanted. They may go once that instant is less than half their share away (a
+ * batch a little early for its turn goes; one late does not delay the next ones), and move it on by
+ * their share from then or from now, whichever is later; else the script answers how many
+ * milliseconds are left, and grants nothing. So in any stretch of time the grants exceed the rate
+ * by at most one and a half batches, whichever process runs them.
  */
 const TAKE_SCRIPT = `
 local now = tonumber(ARGV[1])
-local next = tonumber(redis.call('GET', KEYS[1]) or '0')
-if next > now then return math.ceil(next - now) end
 local share = tonumber(ARGV[2]) * tonumber(ARGV[3])
-redis.call('SET', KEYS[1], tostring(now + share), 'PX', math.ceil(share) + 3600000)
+local used = tonumber(redis.call('GET', KEYS[1]) or '0')
+local early = used - share / 2 - now
+if early > 0 then return math.ceil(early) end
+local until_ = math.max(used, now) + share
+redis.call('SET', KEYS[1], tostring(until_), 'PX', math.ceil(until_ - now) + 3600000)
 return 0
 `;
 

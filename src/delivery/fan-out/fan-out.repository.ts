@@ -99,11 +99,11 @@ const chosen = (where: string) => `chosen AS (
   )`;
 
 /**
- * Each one's due time: its zone's in $8/$9, else $10; skipped as QuietHours when its zone's quiet
+ * Each one's due time: its zone's in $8/$9 (null: now), else $10; skipped as QuietHours when its zone's quiet
  * hours outlast its ttl ($14 per zone, else $15).
  */
 const targets = `targets AS (
-    SELECT c.id, c.user_id, c.platform, c.installation_id, COALESCE(z.due, $10::timestamptz) AS due,
+    SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
       COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN ${word(SkipReason.QuietHours)} END) AS skip_reason
     FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
   )`;
