@@ -363,6 +363,26 @@ export interface components {
             fcm: components["schemas"]["FcmSummary"] | null;
             web_push: components["schemas"]["WebPushSummary"] | null;
         };
+        FrequencyCapDto: {
+            /** @example 3 */
+            max: number;
+            /** @example 24 */
+            hours: number;
+        };
+        QuietHoursDto: {
+            /** @example 22:00 */
+            start: string;
+            /** @example 07:00 */
+            end: string;
+        };
+        AppSettingsDto: {
+            /** @description At most `max` marketing sends per installation within `hours` (docs/api.md#pacing); null when off. */
+            frequency_cap?: components["schemas"]["FrequencyCapDto"] | null;
+            /** @description Marketing sends wait out this window on the installation's own clock (docs/api.md#pacing); null when off. */
+            quiet_hours?: components["schemas"]["QuietHoursDto"] | null;
+            /** @description Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification"). */
+            identity_verification: boolean;
+        };
         AdminAppSummary: {
             /** Format: uuid */
             id: string;
@@ -377,6 +397,8 @@ export interface components {
             credentials: components["schemas"]["AppCredentials"];
             /** @description Notifications created in the last 24 hours. */
             notifications_24h: number;
+            /** @description Frequency cap, quiet hours (docs/api.md#pacing) and identity verification. */
+            settings: components["schemas"]["AppSettingsDto"];
         };
         AdminAppList: {
             data: components["schemas"]["AdminAppSummary"][];
