@@ -66,6 +66,10 @@ export interface NotificationOptions {
   web?: WebOptions;
 }
 
+/** Bounds of an app's frequency cap (docs/api.md#app-settings): messages, and the window in hours. */
+export const FREQUENCY_CAP_MAX = { min: 1, max: 100 } as const;
+export const FREQUENCY_CAP_HOURS = { min: 1, max: 720 } as const;
+
 /** Bounds of `options.throttle_per_minute` (docs/api.md#pacing). */
 export const THROTTLE_PER_MINUTE = { min: 60, max: 1_000_000 } as const;
 

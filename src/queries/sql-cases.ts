@@ -223,6 +223,7 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'RetentionRepository.expiredInWeek', call: (db) => new RetentionRepository(db).expiredInWeek(WEEK, AT, 100) },
       { name: 'RetentionRepository.deleteRows', call: (db) => new RetentionRepository(db).deleteRows('deliveries', ID, 1000) },
       { name: 'RetentionRepository.deleteFinishedWebhookMessages', call: (db) => new RetentionRepository(db).deleteFinishedWebhookMessages(AT, 1000) },
+      { name: 'RetentionRepository.deleteMarketingReceipts', call: (db) => new RetentionRepository(db).deleteMarketingReceipts(AT, 1000) },
       { name: 'RetentionRepository.deleteNotification', call: (db) => new RetentionRepository(db).deleteNotification(ID) },
     ],
   },

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { EnvironmentVariables } from '../../src/config/env';
+import { EnvironmentVariables, parseEnv } from '../../src/config/env';
+import { RetentionRepository } from '../../src/delivery/retention/retention.repository';
+import { RetentionService } from '../../src/delivery/retention/retention.service';
 import { batchIntervalMs, throttleBatchSize } from '../../src/delivery/fan-out/pacing';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { PaceLimiter } from '../../src/queue/pace-limiter';
@@ -184,6 +186,32 @@ describe('pacing (docs/api.md#pacing)', () => {
         [tokens[0]],
       );
       expect((await completed(await sent(marketing))).statistics.accepted).toBe(1);
+    });
+
+    it('under concurrent sends exceeds the cap by at most the messages in flight, then holds it', async () => {
+      await settings({ frequency_cap_max: 1, frequency_cap_hours: 24 });
+      const { user } = await iosUsers(1);
+      const marketing = { recipients: { user_ids: [user] }, options: { category: 'marketing' } };
+      // Two at once: each fan-out may find no accepted message yet, so both may go (1 over the cap, the one in flight).
+      const both = await Promise.all([sent(marketing), sent(marketing)]);
+      const accepted = (await Promise.all(both.map((id) => completed(id)))).reduce((sum, n) => sum + (n.statistics.accepted as number), 0);
+      expect(accepted).toBeGreaterThanOrEqual(1);
+      expect(accepted).toBeLessThanOrEqual(2);
+      const after = await completed(await sent(marketing));
+      expect(after.statistics).toMatchObject({ accepted: 0, skipped: 1 });
+    });
+
+    it('forgets accepted messages older than the longest window (720 hours) at every retention run, whatever RETENTION_DAYS', async () => {
+      const [old, recent] = [randomUUID(), randomUUID()];
+      await ctx.db.query(
+        `INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+         VALUES ($1, now() - interval '721 hours', $3), ($2, now() - interval '719 hours', $3)`,
+        [old, recent, randomUUID()],
+      );
+      const retention = new RetentionService(new RetentionRepository(ctx.db), parseEnv({ ...process.env, RETENTION_DAYS: '0' }));
+      expect((await retention.run()).marketingReceiptsDeleted).toBe(1);
+      const left = await ctx.db.query(`SELECT installation_id FROM marketing_receipts WHERE installation_id = ANY($1::uuid[])`, [[old, recent]]);
+      expect(left).toEqual([{ installation_id: recent }]);
     });
 
     it('counts only what the provider accepted', async () => {
