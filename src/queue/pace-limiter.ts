@@ -11,19 +11,21 @@ import { redisStatus } from './redis-status';
  * messages so far have used the rate up to; ARGV: now, the milliseconds each message takes of the
  * rate, the messages wanted. They may go once that instant is less than half their share away (a
  * batch a little early for its turn goes; one late does not delay the next ones), and move it on by
- * their share from then or from now, whichever is later; else the script answers how many
- * milliseconds are left, and grants nothing. So in any stretch of time the grants exceed the rate
- * by at most one and a half batches, whichever process runs them.
+ * their share from then or from now, whichever is later. A batch that comes earlier is given the
+ * next turn instead: the instant moves on all the same, and the script answers how many
+ * milliseconds are left until that turn, which the batch then takes without asking again. So a
+ * crowd of batches due at once (a worker that was away) is spread in one round, and in any
+ * stretch of time the grants exceed the rate by at most one and a half batches, whichever process
+ * runs them.
  */
 const TAKE_SCRIPT = `
 local now = tonumber(ARGV[1])
 local share = tonumber(ARGV[2]) * tonumber(ARGV[3])
 local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local early = used - share / 2 - now
-if early > 0 then return math.ceil(early) end
+local turn = math.max(used - share / 2, now)
 local until_ = math.max(used, now) + share
 redis.call('SET', KEYS[1], tostring(until_), 'PX', math.ceil(until_ - now) + 3600000)
-return 0
+return math.ceil(turn - now)
 `;
 
 /** KEYS[1] as above; gives back ARGV[1] milliseconds of share that a batch did not use. */
@@ -55,7 +57,10 @@ export class PaceLimiter implements OnModuleDestroy {
     this.redis.on('error', (error: Error) => redisStatus.down(error));
   }
 
-  /** Takes `count` messages of a send paced at `perMinute`: 0 when they may go now, else the milliseconds to wait. */
+  /**
+   * Takes `count` messages of a send paced at `perMinute`: 0 when they may go now, else the
+   * milliseconds until their turn, which is theirs from then on.
+   */
   take(notificationId: string, perMinute: number, count: number, now: number): Promise<number> {
     return this.redis.paceTake(this.key(notificationId), now, 60_000 / perMinute, count);
   }

@@ -146,14 +146,14 @@ describe('pacing (docs/api.md#pacing)', () => {
         const t0 = Date.UTC(2026, 0, 1);
         let seed = 7;
         const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-        const tries = Array.from({ length: 400 }, (_, k) => ({ at: t0 + k * interval + random() * 200, process: k % 2 }));
+        const tries = Array.from({ length: 400 }, (_, k) => ({ at: t0 + k * interval + random() * 200, process: k % 2, paced: false }));
         const granted: number[] = [];
         while (tries.length > 0) {
           tries.sort((a, b) => a.at - b.at);
           const next = tries.shift()!;
-          const waitMs = await limiters[next.process].take(notificationId, 600, size, next.at);
+          const waitMs = next.paced ? 0 : await limiters[next.process].take(notificationId, 600, size, next.at);
           if (waitMs === 0) granted.push(next.at);
-          else tries.push({ at: next.at + waitMs + random() * 20, process: 1 - next.process });
+          else tries.push({ at: next.at + waitMs + random() * 20, process: 1 - next.process, paced: true });
         }
         for (let minute = 0; minute < 3; minute++) {
           const inMinute = granted.filter((t) => t >= t0 + minute * 60_000 && t < t0 + (minute + 1) * 60_000).length * size;
@@ -163,6 +163,19 @@ describe('pacing (docs/api.md#pacing)', () => {
       } finally {
         await limiters[1].onModuleDestroy();
       }
+    });
+
+    it('spreads a crowd of batches due at once (workers that were away) in one round: each is given its turn', async () => {
+      const limiter = ctx.get(PaceLimiter);
+      const notificationId = randomUUID();
+      const now = Date.UTC(2026, 0, 1);
+      // 600 a minute, batches of 5: every 500 ms; the second may start a quarter of a second early.
+      const turns = [];
+      for (let k = 0; k < 6; k++) turns.push(await limiter.take(notificationId, 600, 5, now));
+      expect(turns).toEqual([0, 250, 750, 1250, 1750, 2250]);
+      // A batch with fewer rows gives back what it did not use: the next turn comes sooner.
+      await limiter.giveBack(notificationId, 600, 5);
+      expect(await limiter.take(notificationId, 600, 5, now)).toBe(2250);
     });
   });
 

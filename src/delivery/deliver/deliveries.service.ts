@@ -63,9 +63,10 @@ export class DeliveriesService {
   /**
    * `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back.
    * `waitMs`: a throttled send's batch came before its turn (docs/api.md#pacing) and sent nothing;
-   * the job is to come back then, without holding a worker slot meanwhile.
+   * the job is to come back then, without holding a worker slot meanwhile, with `paced` set: the
+   * turn is already its own.
    */
-  async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number; waitMs?: number }> {
+  async deliverBatch(notificationId: string, batch: number, reclaim = false, paced = false): Promise<{ sent: number; waitMs?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     // Gone (its app deleted) or never fanned out: no rows to send.
@@ -76,7 +77,7 @@ export class DeliveriesService {
     // A throttled send takes a batch's share of its rate first, and gives back what the batch did not use.
     const throttle = content.options?.throttle_per_minute;
     const share = throttle ? throttleBatchSize(throttle, this.config.DELIVERY_BATCH_SIZE) : 0;
-    if (throttle) {
+    if (throttle && !paced) {
       const waitMs = await this.pace.take(notificationId, throttle, share, this.clock.now());
       if (waitMs > 0) return { sent: 0, waitMs };
     }
