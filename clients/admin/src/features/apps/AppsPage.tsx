@@ -21,52 +21,55 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
       </p>
     );
   return (
-    <table className="data">
-      <caption className="visually-hidden">Apps, with their installations, credentials, recent notifications and settings</caption>
-      <thead>
-        <tr>
-          <th scope="col">App</th>
-          <th scope="col" className="num">
-            iOS
-          </th>
-          <th scope="col" className="num">
-            Android
-          </th>
-          <th scope="col" className="num">
-            Web
-          </th>
-          <th scope="col" className="num">
-            Installations
-          </th>
-          <th scope="col">Credentials</th>
-          <th scope="col" className="num">
-            Notifications, 24 h
-          </th>
-          <th scope="col">Settings</th>
-        </tr>
-      </thead>
-      <tbody>
-        {apps.map((app) => (
-          <tr key={app.id}>
-            <th scope="row">
-              <Link to={`/apps/${app.id}`}>{app.name}</Link>
-              <div className="muted small mono">{app.id}</div>
+    // Eight columns do not fit a phone: the table scrolls sideways on its own, the page does not.
+    <div className="table-scroll">
+      <table className="data">
+        <caption className="visually-hidden">Apps, with their installations, credentials, recent notifications and settings</caption>
+        <thead>
+          <tr>
+            <th scope="col">App</th>
+            <th scope="col" className="num">
+              iOS
             </th>
-            <td className="num">{formatNumber(app.installations.ios)}</td>
-            <td className="num">{formatNumber(app.installations.android)}</td>
-            <td className="num">{formatNumber(app.installations.web)}</td>
-            <td className="num">{formatNumber(app.installations.total)}</td>
-            <td>
-              <Credentials credentials={app.credentials} />
-            </td>
-            <td className="num">{formatNumber(app.notifications_24h)}</td>
-            <td>
-              <Settings settings={app.settings} />
-            </td>
+            <th scope="col" className="num">
+              Android
+            </th>
+            <th scope="col" className="num">
+              Web
+            </th>
+            <th scope="col" className="num">
+              Installations
+            </th>
+            <th scope="col">Credentials</th>
+            <th scope="col" className="num">
+              Notifications, 24 h
+            </th>
+            <th scope="col">Settings</th>
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {apps.map((app) => (
+            <tr key={app.id}>
+              <th scope="row">
+                <Link to={`/apps/${app.id}`}>{app.name}</Link>
+                <div className="muted small mono">{app.id}</div>
+              </th>
+              <td className="num">{formatNumber(app.installations.ios)}</td>
+              <td className="num">{formatNumber(app.installations.android)}</td>
+              <td className="num">{formatNumber(app.installations.web)}</td>
+              <td className="num">{formatNumber(app.installations.total)}</td>
+              <td>
+                <Credentials credentials={app.credentials} />
+              </td>
+              <td className="num">{formatNumber(app.notifications_24h)}</td>
+              <td>
+                <Settings settings={app.settings} />
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
 
