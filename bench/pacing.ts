@@ -20,6 +20,7 @@
  *      (FrequencyCapped).
  *
  *   npm run build && npx ts-node --transpile-only bench/pacing.ts [--installations N] [--throttle N] [--throttled N] [--pairs N]
+ *   ... bench/pacing.ts --fan-out-only [--installations N] [--receipts N]   (only the fan-out statement, receipts written by SQL)
  *
  * It prints a report and exits. The 1,000,000-installation throttled broadcast with a transactional
  * send's latency measured beside it is not part of it (see bench/README.md, "Pacing").
@@ -42,6 +43,9 @@ const INSTALLATIONS = argValue('--installations', 20_000);
 const THROTTLE = argValue('--throttle', 12_000);
 const THROTTLED = argValue('--throttled', 3_000);
 const PAIRS = argValue('--pairs', 3);
+/** Only the fan-out statement, on `--receipts` accepted marketing messages per installation written straight into the table. */
+const FAN_OUT_ONLY = process.argv.includes('--fan-out-only');
+const RECEIPTS = argValue('--receipts', 2);
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
@@ -212,6 +216,20 @@ async function main(): Promise<void> {
   try {
     log(`seeding ${INSTALLATIONS} installations`);
     const seeded = await seedInstallations(stack, INSTALLATIONS, INSTALLATIONS);
+    if (FAN_OUT_ONLY) {
+      await stack.db.query(
+        `INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+         SELECT i.id, now() - make_interval(mins => n), gen_random_uuid() FROM installations i, generate_series(1, $1::int) AS n`,
+        [RECEIPTS],
+      );
+      await stack.db.query('VACUUM ANALYZE');
+      const fanOut = await fanOutCost(stack, 5);
+      out(`Pacing bench, fan-out statement only, ${INSTALLATIONS} installations, ${RECEIPTS} marketing receipts each, ${new Date().toISOString()}`);
+      out(
+        `  uncapped ${fanOut.uncapped.toFixed(1)} us, capped ${fanOut.capped.toFixed(1)} us per installation (median of 5): +${(fanOut.capped - fanOut.uncapped).toFixed(1)} us`,
+      );
+      return;
+    }
     await stack.startApi();
     await stack.startWorker();
     out(`Pacing bench, ${INSTALLATIONS} installations, ${new Date().toISOString()}`);
