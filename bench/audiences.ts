@@ -175,6 +175,8 @@ async function main() {
           configured: ['ios', 'android', 'web'],
           silentless: [],
           fixedDue: null,
+          cap: null,
+          paceMs: null,
         });
         if (!chunk) break;
         installations += chunk.installations;

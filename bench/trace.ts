@@ -57,7 +57,9 @@ async function fanOut(client: Client, sql: string, appId: string, notificationId
         silentless: [],
         batches,
         canceled: false,
-        due: { zones: [], dues: [], fallback: null },
+        due: { zones: [], dues: [], quietSkips: [], fallback: null, fallbackQuietSkip: false },
+        cap: null,
+        paceMs: null,
         target: [cursor, CHUNK],
       }),
     );

@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppsService } from '../apps/apps.service';
+import type { AppSettings } from '../apps/app-settings';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { PLATFORMS } from '../common/platform';
 import { CredentialsService } from '../credentials/credentials.service';
@@ -20,6 +21,9 @@ export const OVERVIEW_MINUTES = 60;
 /** The most per-minute rows one notification's chart reads (a day and more of minutes). */
 const NOTIFICATION_MINUTES_LIMIT = 4 * 1500;
 /** How many of the app's newest notifications an installation lookup looks through. */
+/** An app deleted while the list was read: its settings are gone too. */
+const NO_SETTINGS: AppSettings = { frequency_cap: null, quiet_hours: null, identity_verification: false };
+
 const LOOKUP_SCAN = 50;
 const LOOKUP_INSTALLATIONS = 10;
 /** Installations per page of the browser. */
@@ -73,18 +77,22 @@ export class AdminService {
     private readonly audiences: AudiencesService,
   ) {}
 
-  /** Every app, its live installations by platform, which providers it has credentials for (no secret), and its sends of the last 24 h. */
+  /**
+   * Every app, its live installations by platform, which providers it has credentials for (no
+   * secret), its sends of the last 24 h and its settings (docs/api.md#app-settings).
+   */
   async listApps() {
     const [apps, installations, recent] = await Promise.all([this.apps.list(), this.installations.countByApp(), this.notifications.countRecent(24)]);
     return Promise.all(
       apps.map(async (app) => {
         const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0 };
-        const { apns, fcm, web_push } = await this.credentials.summary(app.id);
+        const [{ apns, fcm, web_push }, withSettings] = await Promise.all([this.credentials.summary(app.id), this.apps.settings(app.id)]);
         return {
           ...app,
           installations: { ...counts, total: PLATFORMS.reduce((sum, p) => sum + counts[p], 0) },
           credentials: { apns, fcm, web_push },
           notifications_24h: recent.get(app.id) ?? 0,
+          settings: withSettings?.settings ?? NO_SETTINGS,
         };
       }),
     );

@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { FREQUENCY_CAP_HOURS, FREQUENCY_CAP_MAX } from '../common/notification-options';
 import type { AppSettingsRow } from './apps.repository';
 
-/** Bounds of the settings (docs/api.md "App settings"). */
-export const FREQUENCY_CAP_MAX = { min: 1, max: 100 } as const;
-export const FREQUENCY_CAP_HOURS = { min: 1, max: 720 } as const;
+/** Bounds of the settings (docs/api.md "App settings"), in common/ because retention reads the longest window. */
+export { FREQUENCY_CAP_HOURS, FREQUENCY_CAP_MAX };
 
 /** An app's settings as `GET /api/v1/app` and `apps:settings` show them. */
 export interface AppSettings {

@@ -1,4 +1,5 @@
 import { Platform } from './platform';
+import type { NotificationCategory } from './vocabulary';
 
 /** iOS-only fields (docs/api.md#message-kinds), each mapped to its `aps` key. */
 export interface ApnsOptions {
@@ -56,10 +57,21 @@ export interface NotificationOptions {
   local_time?: string;
   /** A background push (docs/api.md#silent-sends); without `notification`, nothing is shown. */
   content_available?: boolean;
+  /** At most this many messages reach the providers per minute, spread evenly (docs/api.md#pacing). */
+  throttle_per_minute?: number;
+  /** `transactional` when absent; caps and quiet hours apply to `marketing` (docs/api.md#pacing). */
+  category?: NotificationCategory;
   apns?: ApnsOptions;
   android?: AndroidOptions;
   web?: WebOptions;
 }
+
+/** Bounds of an app's frequency cap (docs/api.md#app-settings): messages, and the window in hours. */
+export const FREQUENCY_CAP_MAX = { min: 1, max: 100 } as const;
+export const FREQUENCY_CAP_HOURS = { min: 1, max: 720 } as const;
+
+/** Bounds of `options.throttle_per_minute` (docs/api.md#pacing). */
+export const THROTTLE_PER_MINUTE = { min: 60, max: 1_000_000 } as const;
 
 export const INTERRUPTION_LEVELS = ['passive', 'active', 'time-sensitive', 'critical'] as const;
 export const ANDROID_VISIBILITIES = ['private', 'public', 'secret'] as const;

@@ -16,6 +16,8 @@ export interface FanoutJob {
 export interface DeliverJob {
   notificationId: string;
   batch: number;
+  /** A throttled send's batch that was given its turn and waited for it (docs/api.md#pacing). */
+  paced?: true;
 }
 
 /** One attempt (`attempt`, from 1) to call a webhook endpoint with one message. */

@@ -37,6 +37,10 @@ export const SkipReason = {
   SilentNotSupported: 'SilentNotSupported',
   /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
+  /** A marketing send to an installation that already had the app's frequency cap of them (docs/api.md#pacing). */
+  FrequencyCapped: 'FrequencyCapped',
+  /** A marketing send whose `ttl` would run out before the installation's quiet hours end (docs/api.md#pacing). */
+  QuietHours: 'QuietHours',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);
@@ -78,6 +82,8 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.PlatformExcluded]: 'The send’s options.platforms left this platform out.',
   [SkipReason.SilentNotSupported]: 'A silent send: browsers must show every push, so web installations are left out.',
   [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
+  [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
+  [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
   [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',
   [FailureReason.VapidNotConfigured]: 'The Web Push (VAPID) keys could not be used when it was attempted.',
@@ -111,6 +117,9 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   Timeout: 'The push service did not answer in time; the delivery is retried.',
   HTTP: 'The push service answered with this HTTP status and no reason of its own.',
 };
+/** What a send is (docs/api.md#pacing): frequency caps and quiet hours apply to marketing sends only. */
+export const NOTIFICATION_CATEGORIES = ['transactional', 'marketing'] as const;
+export type NotificationCategory = (typeof NOTIFICATION_CATEGORIES)[number];
 
 /** An installation's notification permission (docs/api.md#installation-resource): `denied` is skipped, `unknown` is sent to. */
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;

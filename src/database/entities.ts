@@ -2,6 +2,7 @@ import { App } from '../apps/app.entity';
 import { AppCredentials } from '../credentials/app-credentials.entity';
 import { Delivery } from '../delivery/delivery.entity';
 import { DeliveryMinute } from '../delivery/delivery-minute.entity';
+import { MarketingReceipt } from '../delivery/marketing-receipt.entity';
 import { NotificationEvent } from '../notifications/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
@@ -25,4 +26,5 @@ export const ENTITIES = [
   Webhook,
   WebhookMessage,
   DeliveryMinute,
+  MarketingReceipt,
 ];

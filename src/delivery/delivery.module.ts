@@ -1,8 +1,10 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
+import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverJobs, FanoutJobs } from '../queue/jobs';
+import { PaceLimiter } from '../queue/pace-limiter';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
 import { DeliverProcessor } from './deliver/deliver.processor';
@@ -24,6 +26,7 @@ import { SweeperService } from './sweeper/sweeper.service';
 @Module({
   imports: [BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }), CredentialsModule, ProvidersModule],
   providers: [
+    Clock,
     FanOutService,
     DeliveriesService,
     OutcomeRecorder,
@@ -38,6 +41,7 @@ import { SweeperService } from './sweeper/sweeper.service';
     RetentionRepository,
     FanoutJobs,
     DeliverJobs,
+    PaceLimiter,
     FanOutProcessor,
     DeliverProcessor,
     SweeperProcessor,

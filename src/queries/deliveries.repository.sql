@@ -36,7 +36,11 @@ WITH outcome AS (
   WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
     AND d.notification_started_at >= $9 AND d.notification_started_at < $10
     AND CASE d.status WHEN $11::text THEN true ELSE false END
-  RETURNING d.notification_id, d.status
+  RETURNING d.notification_id, d.installation_id, d.status
+), receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), notification_id FROM recorded WHERE status = $12::text AND notification_id = ANY($15::uuid[])
+  ON CONFLICT DO NOTHING
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int

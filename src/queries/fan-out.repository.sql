@@ -1,9 +1,12 @@
 -- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
 
 -- FanOutRepository.start
-UPDATE notifications SET processing_started_at = COALESCE(processing_started_at, now())
-WHERE id = $1 AND (send_at IS NULL OR send_at <= now() OR canceled_at IS NOT NULL OR processing_started_at IS NOT NULL)
-RETURNING app_id, options, title IS NULL AS silent, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at;
+UPDATE notifications n SET processing_started_at = COALESCE(n.processing_started_at, now())
+FROM apps a
+WHERE n.id = $1 AND a.id = n.app_id
+  AND (n.send_at IS NULL OR n.send_at <= now() OR n.canceled_at IS NOT NULL OR n.processing_started_at IS NOT NULL)
+RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, GREATEST(n.created_at, n.send_at) AS reference_at,
+  a.frequency_cap_max, a.frequency_cap_hours, a.quiet_hours_start, a.quiet_hours_end;
 
 SELECT send_at FROM notifications WHERE id = $1;
 
@@ -22,20 +25,24 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($23::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($30::text[])
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -48,19 +55,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -69,12 +83,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -96,20 +110,24 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($23::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($30::text[])
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -122,19 +140,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -143,12 +168,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -170,20 +195,24 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $23::text[] AND i.installation_id > $24::text ORDER BY i.installation_id LIMIT $25
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $30::text[] AND i.installation_id > $31::text ORDER BY i.installation_id LIMIT $32
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -196,19 +225,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -217,12 +253,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -244,20 +280,24 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($25::text[])) AND (i.properties @> $26::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $27::integer[]) AND (i.last_seen_at >= $28::timestamptz) AND ((i.tags @> ARRAY[$29::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $30::text) IS NOT TRUE)) AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -270,19 +310,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -291,12 +338,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -318,20 +365,24 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -344,19 +395,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -365,12 +423,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -414,20 +472,24 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $23::text[] AND i.installation_id > $24::text ORDER BY i.installation_id LIMIT $25
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $30::text[] AND i.installation_id > $31::text ORDER BY i.installation_id LIMIT $32
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -440,19 +502,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -461,12 +530,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -485,20 +554,24 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($25::text[])) AND (i.properties @> $26::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $27::integer[]) AND (i.last_seen_at >= $28::timestamptz) AND ((i.tags @> ARRAY[$29::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $30::text) IS NOT TRUE)) AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -511,19 +584,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -532,12 +612,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -556,20 +636,24 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $12::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $13::text
-      WHEN i.platform = ANY($11::text[]) THEN $14::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $15::text
-      WHEN i.permission = $22::text THEN $16::text
-      WHEN i.invalidated_at IS NOT NULL THEN $17::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $18::text
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $23::text ORDER BY i.installation_id LIMIT $24
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
-  SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
@@ -582,19 +666,26 @@ due_groups AS (
 group_offsets AS (
   SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
 ),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
-    CASE WHEN n.skip_reason IS NOT NULL THEN $19::text WHEN n.due > now() THEN $20::text ELSE $21::text END,
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+  FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $19::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 )
@@ -603,12 +694,12 @@ SELECT
   (SELECT max(installation_id) FROM chosen) AS last_installation_id,
   (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
   (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $19::text)::int AS skipped,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $19::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $19::text GROUP BY batch) b) AS batches;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id

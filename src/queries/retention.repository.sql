@@ -50,5 +50,8 @@ AND t.ctid = ANY (ARRAY(SELECT s.ctid FROM deliveries s WHERE s.notification_id 
 DELETE FROM webhook_messages WHERE id IN (
 SELECT id FROM webhook_messages WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2);
 
+-- RetentionRepository.deleteMarketingReceipts
+DELETE FROM marketing_receipts WHERE ctid = ANY(ARRAY(SELECT ctid FROM marketing_receipts WHERE accepted_at < $1 LIMIT $2));
+
 -- RetentionRepository.deleteNotification
 DELETE FROM notifications WHERE id = $1;

@@ -65,8 +65,10 @@ const CHUNK: ChunkParams = {
   wanted: ['ios', 'android', 'web'],
   configured: ['ios'],
   silentless: [],
-  dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), fallback: AT }),
+  dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), quietSkips: zones.map(() => false), fallback: AT, fallbackQuietSkip: false }),
   fixedDue: null,
+  cap: { max: 3, hours: 24 },
+  paceMs: 500,
 };
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up. */
@@ -221,6 +223,7 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'RetentionRepository.expiredInWeek', call: (db) => new RetentionRepository(db).expiredInWeek(WEEK, AT, 100) },
       { name: 'RetentionRepository.deleteRows', call: (db) => new RetentionRepository(db).deleteRows('deliveries', ID, 1000) },
       { name: 'RetentionRepository.deleteFinishedWebhookMessages', call: (db) => new RetentionRepository(db).deleteFinishedWebhookMessages(AT, 1000) },
+      { name: 'RetentionRepository.deleteMarketingReceipts', call: (db) => new RetentionRepository(db).deleteMarketingReceipts(AT, 1000) },
       { name: 'RetentionRepository.deleteNotification', call: (db) => new RetentionRepository(db).deleteNotification(ID) },
     ],
   },

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
+import { AppsService } from '../../src/apps/apps.service';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
 import { type OpenApiDocument, responseChecker } from '../support/openapi-schemas';
@@ -89,6 +90,8 @@ describe('operator dashboard in Chromium (issue 16)', () => {
 
     shop = await newApp(ctx, 'Acme Shop');
     await newApp(ctx, 'Internal tools');
+    // Caps and quiet hours for marketing sends (docs/api.md#pacing); the sends below are transactional.
+    await ctx.get(AppsService).updateSettings(shop.appId, { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' } });
     await configureProviders(ctx, shop.appId, fakes);
     const seeded = await seedInstallations(ctx, shop.appId, fakes, SEEDED);
     // One device whose token APNs refuses: a failed delivery with the provider's reason.
@@ -217,7 +220,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await shot('2-overview');
   });
 
-  it('finds the app among every app, with its installations and credentials', async () => {
+  it('finds the app among every app, with its installations, credentials and settings', async () => {
     await page.getByRole('link', { name: 'Apps', exact: true }).click();
     const row = page.getByRole('row', { name: /Acme Shop/ });
     await row.waitFor();
@@ -229,10 +232,21 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       '13',
       expect.stringMatching(/^APNs: com\.example\.pushapp \(sandbox, key \w+\)FCM: project project-\w+Web Push: mailto:ops@example\.com$/),
       '3',
+      'Frequency cap: 3 marketing per 24 hQuiet hours: 22:00–07:00, device timeIdentity verification: off',
     ]);
+    await expect(
+      page
+        .getByRole('row', { name: /Internal tools/ })
+        .locator('td')
+        .last()
+        .textContent(),
+    ).resolves.toBe('Frequency cap: offQuiet hours: offIdentity verification: off');
     await page.getByRole('row', { name: /Internal tools/ }).waitFor();
     expect(await page.content()).not.toMatch(/PRIVATE KEY|private_key/);
     await shot('3-apps');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('3-apps-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
     await row.getByRole('link', { name: 'Acme Shop' }).click();
     await page.getByRole('heading', { name: 'Notifications of Acme Shop' }).waitFor();
   });

@@ -96,6 +96,7 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 18.1 Properties',
       '### 18.2 Filters',
       '### 18.3 Count an audience',
+      '## 19. Pacing',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

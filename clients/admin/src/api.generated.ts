@@ -363,6 +363,26 @@ export interface components {
             fcm: components["schemas"]["FcmSummary"] | null;
             web_push: components["schemas"]["WebPushSummary"] | null;
         };
+        FrequencyCapDto: {
+            /** @example 3 */
+            max: number;
+            /** @example 24 */
+            hours: number;
+        };
+        QuietHoursDto: {
+            /** @example 22:00 */
+            start: string;
+            /** @example 07:00 */
+            end: string;
+        };
+        AppSettingsDto: {
+            /** @description At most `max` marketing sends per installation within `hours` (docs/api.md#pacing); null when off. */
+            frequency_cap?: components["schemas"]["FrequencyCapDto"] | null;
+            /** @description Marketing sends wait out this window on the installation's own clock (docs/api.md#pacing); null when off. */
+            quiet_hours?: components["schemas"]["QuietHoursDto"] | null;
+            /** @description Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification"). */
+            identity_verification: boolean;
+        };
         AdminAppSummary: {
             /** Format: uuid */
             id: string;
@@ -377,6 +397,8 @@ export interface components {
             credentials: components["schemas"]["AppCredentials"];
             /** @description Notifications created in the last 24 hours. */
             notifications_24h: number;
+            /** @description Frequency cap, quiet hours (docs/api.md#pacing) and identity verification. */
+            settings: components["schemas"]["AppSettingsDto"];
         };
         AdminAppList: {
             data: components["schemas"]["AdminAppSummary"][];
@@ -573,6 +595,17 @@ export interface components {
              * @example true
              */
             content_available?: boolean;
+            /**
+             * @description Pace the send: at most this many messages reach the providers per minute, spread evenly within each minute; the send completes later accordingly and can be cancelled midway.
+             * @example 6000
+             */
+            throttle_per_minute?: number;
+            /**
+             * @description `transactional` (the default) or `marketing`: the app's frequency cap and quiet hours apply to marketing sends only (docs/api.md#pacing).
+             * @example marketing
+             * @enum {string}
+             */
+            category?: "transactional" | "marketing";
             apns?: components["schemas"]["ApnsOptionsDto"];
             android?: components["schemas"]["AndroidOptionsDto"];
             web?: components["schemas"]["WebOptionsDto"];
@@ -933,7 +966,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;

@@ -1,5 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import type { AppSummary } from '../../apps/apps.service';
+import type { AppSettings } from '../../apps/app-settings';
+import { AppSettingsDto } from '../../apps/dto/app-settings.dto';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/vocabulary';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
 import type { Platform } from '../../common/platform';
@@ -85,6 +87,8 @@ export class AdminAppSummary extends AppResource {
   @ApiProperty({ type: () => InstallationCounts }) installations: InstallationCounts;
   @ApiProperty({ type: () => AppCredentials }) credentials: AppCredentials;
   @ApiProperty({ ...COUNT, description: 'Notifications created in the last 24 hours.' }) notifications_24h: number;
+  @ApiProperty({ type: () => AppSettingsDto, description: 'Frequency cap, quiet hours (docs/api.md#pacing) and identity verification.' })
+  settings: AppSettingsDto;
 }
 
 export class AdminAppList {
@@ -244,6 +248,7 @@ export type AdminDocMatches = [
   Expect<SameKeys<AppResource, AppSummary>>,
   Expect<SameKeys<AdminAppSummary, Answer<'listApps'>[number]>>,
   Expect<SameKeys<AppCredentials, Omit<CredentialsSummary, 'app_id'>>>,
+  Expect<SameKeys<AppSettingsDto, AppSettings>>,
   Expect<SameKeys<ApnsSummary, NonNullable<CredentialsSummary['apns']>>>,
   Expect<SameKeys<FcmSummary, NonNullable<CredentialsSummary['fcm']>>>,
   Expect<SameKeys<WebPushSummary, NonNullable<CredentialsSummary['web_push']>>>,

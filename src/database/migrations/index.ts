@@ -11,6 +11,7 @@ import { TokenChanges1764700000000 } from './1764700000000-TokenChanges';
 import { DeliveriesWithoutInstallationKey1764800000000 } from './1764800000000-DeliveriesWithoutInstallationKey';
 import { AppSettings1764900000000 } from './1764900000000-AppSettings';
 import { MessageKinds1765000000000 } from './1765000000000-MessageKinds';
+import { Pacing1765750000000 } from './1765750000000-Pacing';
 import { Audiences1765500000000 } from './1765500000000-Audiences';
 import { InstallationBadges1765550000000 } from './1765550000000-InstallationBadges';
 
@@ -31,4 +32,5 @@ export const MIGRATIONS = [
   MessageKinds1765000000000,
   Audiences1765500000000,
   InstallationBadges1765550000000,
+  Pacing1765750000000,
 ];

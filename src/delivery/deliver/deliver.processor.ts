@@ -1,5 +1,5 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Job } from 'bullmq';
+import { DelayedError, Job } from 'bullmq';
 import { DELIVER_QUEUE, DeliverJob } from '../../common/queues';
 import { env } from '../../config/env';
 import { DeliveriesService } from './deliveries.service';
@@ -11,8 +11,15 @@ export class DeliverProcessor extends WorkerHost {
     super();
   }
 
-  async process(job: Job<DeliverJob>) {
+  async process(job: Job<DeliverJob>, token?: string) {
     // A job that stalled (its worker died) takes back the rows that worker had in flight.
-    return this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0);
+    const result = await this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0, job.data.paced === true);
+    if (result.waitMs) {
+      // Before its turn in a throttled send (docs/api.md#pacing): the same job waits for it in Redis, not in this worker.
+      await job.updateData({ ...job.data, paced: true });
+      await job.moveToDelayed(Date.now() + result.waitMs, token);
+      throw new DelayedError();
+    }
+    return result;
   }
 }

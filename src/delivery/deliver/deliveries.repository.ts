@@ -54,6 +54,8 @@ export interface DeliveryRecord {
   /** The notification's processing_started_at (its rows' partition key), to the millisecond. */
   notificationStartedAt: Date;
   installationId: string;
+  /** A marketing send's message: once accepted, the frequency cap counts it (docs/api.md#pacing). */
+  marketing?: boolean;
   outcome: RecordedOutcome;
   invalidation?: Invalidation;
 }
@@ -141,7 +143,14 @@ const recorded = `recorded AS (
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
       AND d.notification_started_at >= $9 AND d.notification_started_at < $10
       AND CASE d.status WHEN $11::text THEN true ELSE false END
-    RETURNING d.notification_id, d.status
+    RETURNING d.notification_id, d.installation_id, d.status
+  )`;
+
+/** Accepted messages of marketing sends ($15, their notifications): what frequency caps count (docs/api.md#pacing). */
+const receipts = `receipts AS (
+    INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+    SELECT installation_id, now(), notification_id FROM recorded WHERE status = $12::text AND notification_id = ANY($15::uuid[])
+    ON CONFLICT DO NOTHING
   )`;
 
 /** The per-minute counters the dashboard draws (common/minute-counts.ts). */
@@ -220,7 +229,7 @@ const completedEvents = `completed_events AS (
  * alike. So the time series never read `deliveries`, which has no index on time, by design.
  */
 export const RECORD_OUTCOMES_SQL = `
-  WITH ${outcome}, ${recorded}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
+  WITH ${outcome}, ${recorded}, ${receipts}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;
 
 /** The statuses RECORD_OUTCOMES_SQL reads, as its parameters $11-$14. */
@@ -240,6 +249,7 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
     invalidations.map((i) => i.token),
     ...startedSpan(records.map((r) => r.notificationStartedAt)),
     ...OUTCOME_WORDS,
+    [...new Set(records.flatMap((r) => (r.marketing ? [r.notificationId] : [])))],
   ];
 }
 

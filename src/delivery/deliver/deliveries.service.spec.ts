@@ -8,6 +8,8 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { badgeChange, DeliveriesService } from './deliveries.service';
+import { Clock } from '../../common/time';
+import { PaceLimiter } from '../../queue/pace-limiter';
 import { OutcomeRecorder } from './outcome-recorder';
 import { PushContent } from '../providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
@@ -132,6 +134,9 @@ describe('DeliveriesService', () => {
         { provide: PUSH_PROVIDERS, useValue: [ios, new ScriptedProvider('android')] },
         { provide: EnvironmentVariables, useValue: config },
         { provide: CompletionReportService, useValue: { completed: async (ids: string[]) => reported.push(...ids) } },
+        Clock,
+        // Only throttled sends use it (test/integration/pacing.int-spec.ts, on Redis); none here.
+        { provide: PaceLimiter, useValue: {} },
       ],
     }).compile();
     service = moduleRef.get(DeliveriesService);

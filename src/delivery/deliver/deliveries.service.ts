@@ -7,6 +7,9 @@ import { CredentialsService } from '../../credentials/credentials.service';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { MetricsService } from '../../metrics/metrics.service';
 import { DeliverJobs } from '../../queue/jobs';
+import { PaceLimiter } from '../../queue/pace-limiter';
+import { Clock } from '../../common/time';
+import { throttleBatchSize } from '../fan-out/pacing';
 import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, isBackground, PushContent } from '../providers/payloads';
@@ -51,12 +54,19 @@ export class DeliveriesService {
     private readonly metrics: MetricsService,
     @Inject(PUSH_PROVIDERS) providers: PushProvider[],
     private readonly config: EnvironmentVariables,
+    private readonly pace: PaceLimiter,
+    private readonly clock: Clock,
   ) {
     this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
   }
 
-  /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
-  async deliverBatch(notificationId: string, batch: number, reclaim = false): Promise<{ sent: number }> {
+  /**
+   * `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back.
+   * `waitMs`: a throttled send's batch came before its turn (docs/api.md#pacing) and sent nothing;
+   * the job is to come back then, without holding a worker slot meanwhile, with `paced` set: the
+   * turn is already its own.
+   */
+  async deliverBatch(notificationId: string, batch: number, reclaim = false, paced = false): Promise<{ sent: number; waitMs?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     // Gone (its app deleted) or never fanned out: no rows to send.
@@ -64,7 +74,15 @@ export class DeliveriesService {
     if (!notification || !startedAt) return { sent: 0 };
     const { appId, content } = notification;
     const badge = badgeChange(content);
+    // A throttled send takes a batch's share of its rate first, and gives back what the batch did not use.
+    const throttle = content.options?.throttle_per_minute;
+    const share = throttle ? throttleBatchSize(throttle, this.config.DELIVERY_BATCH_SIZE) : 0;
+    if (throttle && !paced) {
+      const waitMs = await this.pace.take(notificationId, throttle, share, this.clock.now());
+      if (waitMs > 0) return { sent: 0, waitMs };
+    }
     const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge));
+    if (throttle) await this.pace.giveBack(notificationId, throttle, share - claimed.length);
     if (claimed.length === 0) {
       // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md#scheduling).
       await this.outage.retrying('skipping a cancelled batch', () => this.deliveries.cancelLeftovers(notificationId, batch));
@@ -84,6 +102,7 @@ export class DeliveriesService {
           notificationId,
           notificationStartedAt: startedAt,
           installationId: row.installation_id,
+          marketing: content.options?.category === 'marketing',
           outcome: final,
           invalidation: this.invalidation(row, outcome),
         }),

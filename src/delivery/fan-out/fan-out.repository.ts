@@ -7,6 +7,7 @@ import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../com
 import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
 import { minuteCountsInsert } from '../../common/minute-counts';
+import { ChunkDueTimes } from './pacing';
 
 /** The live installations of the app ($1). */
 const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
@@ -48,7 +49,7 @@ function chunkTargets(n: LockedNotification, chunkSize: number, p: number): Chun
 }
 
 /**
- * The words the chunk statement writes and compares, as its parameters from $12 in this order (the vocabulary
+ * The words the chunk statement writes and compares, as its parameters from $17 in this order (the vocabulary
  * reaches SQL as parameters, docs/architecture.md "SQL files"); the chunk's targets follow them.
  */
 const WORDS = [
@@ -59,15 +60,27 @@ const WORDS = [
   SkipReason.PermissionDenied,
   SkipReason.Invalidated,
   SkipReason.NoToken,
+  SkipReason.FrequencyCapped,
+  SkipReason.QuietHours,
   'skipped',
   'scheduled',
   'pending',
   'denied',
 ] as const satisfies readonly (SkipReason | DeliveryStatus | Permission)[];
-const word = (w: (typeof WORDS)[number]) => `$${12 + WORDS.indexOf(w)}::text`;
-export const FIRST_TARGET_PARAM = 12 + WORDS.length;
+const FIRST_WORD_PARAM = 17;
+const word = (w: (typeof WORDS)[number]) => `$${FIRST_WORD_PARAM + WORDS.indexOf(w)}::text`;
+export const FIRST_TARGET_PARAM = FIRST_WORD_PARAM + WORDS.length;
 
 const skip = notSendable(word('denied'));
+
+/**
+ * A marketing send's frequency cap (docs/api.md#pacing): the installation already has $12 accepted
+ * marketing messages within the last $13 hours. Counted on the marketing_receipts key
+ * (installation_id, accepted_at): one index range scan per installation, stopped at the cap.
+ */
+const capped = `$12::int IS NOT NULL AND (SELECT count(*) FROM (
+          SELECT 1 FROM marketing_receipts r
+          WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int`;
 
 /** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
 const chosen = (where: string) => `chosen AS (
@@ -80,15 +93,20 @@ const chosen = (where: string) => `chosen AS (
         WHEN ${skip.denied} THEN ${word(SkipReason.PermissionDenied)}
         WHEN ${skip.invalidated} THEN ${word(SkipReason.Invalidated)}
         WHEN ${skip.noToken} THEN ${word(SkipReason.NoToken)}
+        WHEN ${capped} THEN ${word(SkipReason.FrequencyCapped)}
       END AS skip_reason
     FROM installations i
     ${where}
   )`;
 
-/** Each one's due time: its zone's in $8/$9, else $10. */
+/**
+ * Each one's due time: its zone's in $8/$9 (null: now), else $10; skipped as QuietHours when its zone's quiet
+ * hours outlast its ttl ($14 per zone, else $15).
+ */
 const targets = `targets AS (
-    SELECT c.*, COALESCE(z.due, $10::timestamptz) AS due
-    FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[]) AS z(zone, due) ON z.zone = c.zone
+    SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+      COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN ${word(SkipReason.QuietHours)} END) AS skip_reason
+    FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
   )`;
 
 /** Those to send, numbered into batches of $3 per due time. */
@@ -107,12 +125,25 @@ const groupOffsets = `group_offsets AS (
     SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
   )`;
 
+/**
+ * Each one's batch, and for a throttled send (docs/api.md#pacing) its batch's turn: batch k is due
+ * no earlier than $16 milliseconds times k after the processing start, so the batches follow one
+ * another at the send's rate (the delivery jobs' pace limit holds them to it when they run late).
+ */
+const placed = `placed AS (
+    SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+      CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+        ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+      LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+  )`;
+
 const inserted = `inserted AS (
     INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, COALESCE($6 + g.first_batch + n.local_batch, -1),
+    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
       CASE WHEN n.skip_reason IS NOT NULL THEN ${word('skipped')} WHEN n.due > now() THEN ${word('scheduled')} ELSE ${word('pending')} END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due
+    FROM placed n
     ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
     RETURNING status, batch, next_attempt_at, platform, reason
   )`;
@@ -153,6 +184,7 @@ export const fanOutChunkSql = (where: string) => `
   ${numbered},
   ${dueGroups},
   ${groupOffsets},
+  ${placed},
   ${inserted},
   ${perMinute}
   ${report}`;
@@ -170,6 +202,10 @@ export interface ChunkStatementParams {
   batches: number;
   canceled: boolean;
   due: ChunkDueTimes;
+  /** The frequency cap of a marketing send, else null. */
+  cap: { max: number; hours: number } | null;
+  /** A throttled send's milliseconds between batches, else null. */
+  paceMs: number | null;
   target: unknown[];
 }
 
@@ -186,6 +222,11 @@ export const fanOutChunkParams = (p: ChunkStatementParams): unknown[] => [
   p.due.dues,
   p.due.fallback,
   p.silentless,
+  p.cap?.max ?? null,
+  p.cap?.hours ?? null,
+  p.due.quietSkips,
+  p.due.fallbackQuietSkip,
+  p.paceMs,
   ...WORDS,
   ...p.target,
 ];
@@ -207,6 +248,11 @@ export interface StartedRow {
   /** The time local times count from: send_at, or the acceptance when later or absent. */
   reference_at: Date;
   send_at: Date | null;
+  /** The app's frequency cap and quiet hours (docs/api.md#pacing), null when off. */
+  frequency_cap_max: number | null;
+  frequency_cap_hours: number | null;
+  quiet_hours_start: string | null;
+  quiet_hours_end: string | null;
 }
 
 /** Why start() did not start: the notification does not exist, or is held until its send_at. */
@@ -239,13 +285,6 @@ interface ChunkRow {
   batches: { batch: number; due: string | null }[];
 }
 
-/** Due times of a chunk's installations by time zone; zones not listed (and none) use `fallback`. */
-export interface ChunkDueTimes {
-  zones: string[];
-  dues: Date[];
-  fallback: Date | null;
-}
-
 /** What a chunk needs besides the notification: who may be sent to, how rows are batched, when they are due. */
 export interface ChunkParams {
   appId: string;
@@ -258,9 +297,13 @@ export interface ChunkParams {
   configured: Platform[];
   /** Platforms skipped as SilentNotSupported. */
   silentless: readonly Platform[];
-  /** Due times for the chunk's zones (a local-time send), computed from them; absent: `fixedDue` for all. */
+  /** Due times for the chunk's zones (a local-time send, or quiet hours), computed from them; absent: `fixedDue` for all. */
   dueTimes?: (zones: string[]) => ChunkDueTimes;
   fixedDue: Date | null;
+  /** The frequency cap of a marketing send, else null. */
+  cap: { max: number; hours: number } | null;
+  /** A throttled send's milliseconds between batches, else null. */
+  paceMs: number | null;
 }
 
 interface LockedNotification {
@@ -292,9 +335,12 @@ export class FanOutRepository {
   async start(notificationId: string): Promise<StartedRow | NotStarted> {
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [[started]]: [StartedRow[], number] = await this.db.query(
-      `UPDATE notifications SET processing_started_at = COALESCE(processing_started_at, now())
-       WHERE id = $1 AND (send_at IS NULL OR send_at <= now() OR canceled_at IS NOT NULL OR processing_started_at IS NOT NULL)
-       RETURNING app_id, options, title IS NULL AS silent, fanout_position, fanned_out_at, send_at, GREATEST(created_at, send_at) AS reference_at`,
+      `UPDATE notifications n SET processing_started_at = COALESCE(n.processing_started_at, now())
+       FROM apps a
+       WHERE n.id = $1 AND a.id = n.app_id
+         AND (n.send_at IS NULL OR n.send_at <= now() OR n.canceled_at IS NOT NULL OR n.processing_started_at IS NOT NULL)
+       RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, GREATEST(n.created_at, n.send_at) AS reference_at,
+         a.frequency_cap_max, a.frequency_cap_hours, a.quiet_hours_start, a.quiet_hours_end`,
       [notificationId],
     );
     if (started) return started;
@@ -333,7 +379,7 @@ export class FanOutRepository {
                 (z) => z.zone,
               ),
             )
-          : { zones: [], dues: [], fallback: params.fixedDue };
+          : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
       const [r] = await manager.query<[ChunkRow]>(
         fanOutChunkSql(target.where),
         fanOutChunkParams({
@@ -346,6 +392,8 @@ export class FanOutRepository {
           batches: n.batches,
           canceled: n.canceled,
           due,
+          cap: params.cap,
+          paceMs: params.paceMs,
           target: target.params,
         }),
       );

@@ -7,8 +7,9 @@ import { MetricsService } from '../../metrics/metrics.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
-import { ChunkDueTimes, FanOutRepository, FilledBatch } from './fan-out.repository';
-import { isTimeZone, nextLocalTime } from './local-time';
+import { Clock } from '../../common/time';
+import { FanOutRepository, FilledBatch, StartedRow } from './fan-out.repository';
+import { batchIntervalMs, dueTimes, QuietWindow, throttleBatchSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
 import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 
@@ -42,6 +43,7 @@ export class FanOutService {
     private readonly config: EnvironmentVariables,
     private readonly metrics: MetricsService,
     private readonly completions: CompletionReportService,
+    private readonly clock: Clock,
   ) {}
 
   async fanOut(notificationId: string, resumed: boolean): Promise<FanoutResult> {
@@ -60,9 +62,13 @@ export class FanOutService {
     const wanted = started.options?.platforms ?? PLATFORMS;
     const credentials = await this.credentials.forDelivery(started.app_id);
     const configured = this.providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
-    const batchSize = this.config.DELIVERY_BATCH_SIZE;
-    const localTime = started.options?.local_time;
-    const reference = started.reference_at;
+    const options = started.options ?? {};
+    const { cap, quiet } = marketingRules(started);
+    // A throttled send's batches are half a second of its rate each, one after the other (docs/api.md#pacing).
+    const throttle = options.throttle_per_minute;
+    const batchSize = throttle ? throttleBatchSize(throttle, this.config.DELIVERY_BATCH_SIZE) : this.config.DELIVERY_BATCH_SIZE;
+    const localTime = options.local_time;
+    const rules = { now: new Date(this.clock.now()), reference: started.reference_at, localTime, fixedDue: started.send_at, quiet, ttl: options.ttl };
 
     let installations = 0;
     let batchCount = 0;
@@ -74,8 +80,10 @@ export class FanOutService {
         wanted,
         configured,
         silentless: started.silent ? SILENTLESS : [],
-        dueTimes: localTime ? (zones) => dueTimes(reference, localTime, zones) : undefined,
+        dueTimes: localTime || quiet ? (zones) => dueTimes(rules, zones) : undefined,
         fixedDue: started.send_at,
+        cap,
+        paceMs: throttle ? batchIntervalMs(throttle, batchSize) : null,
       });
       if (!chunk) break;
       installations += chunk.installations;
@@ -104,15 +112,13 @@ export class FanOutService {
 }
 
 /**
- * Each zone's due instant for `options.local_time` (docs/api.md#scheduling): the first `localTime` at or
- * after `reference` there. Zones Intl does not know are left out, so their installations fall back
- * to UTC's due time, as do those without a zone.
+ * The app's frequency cap and quiet hours, which apply to marketing sends only (docs/api.md#pacing);
+ * null each for a transactional send or a setting that is off.
  */
-export function dueTimes(reference: Date, localTime: string, zones: string[]): ChunkDueTimes {
-  const known = zones.filter((zone) => isTimeZone(zone));
+export function marketingRules(started: StartedRow): { cap: { max: number; hours: number } | null; quiet: QuietWindow | null } {
+  if (started.options?.category !== 'marketing') return { cap: null, quiet: null };
   return {
-    zones: known,
-    dues: known.map((zone) => nextLocalTime(reference, localTime, zone)),
-    fallback: nextLocalTime(reference, localTime, 'UTC'),
+    cap: started.frequency_cap_max === null ? null : { max: started.frequency_cap_max, hours: started.frequency_cap_hours! },
+    quiet: started.quiet_hours_start === null ? null : { start: started.quiet_hours_start, end: started.quiet_hours_end! },
   };
 }

@@ -93,3 +93,10 @@ export function nextLocalTime(from: Date, hhmm: string, zone: string | null | un
   }
   throw new Error(`No ${hhmm} in ${zone} after ${from.toISOString()}`);
 }
+
+/** The minute of the day (0..1439) that the clock of `zone` (UTC when missing or invalid) shows at `at`. */
+export function minuteOfDay(at: Date, zone: string | null | undefined): number {
+  const formatter = (zone && formatterFor(zone)) || formatterFor('UTC')!;
+  const wall = wallClock(formatter, at.getTime());
+  return wall.hour * 60 + wall.minute;
+}

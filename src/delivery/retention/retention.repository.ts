@@ -161,6 +161,19 @@ export class RetentionRepository {
     return deleted;
   }
 
+  /**
+   * Deletes up to `limit` accepted marketing messages older than `before` (docs/api.md#pacing); how
+   * many. No index leads with the time (a write per accepted message for a daily delete), but
+   * rows are appended in time order, so the oldest are found at the start of the table.
+   */
+  async deleteMarketingReceipts(before: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM marketing_receipts WHERE ctid = ANY(ARRAY(SELECT ctid FROM marketing_receipts WHERE accepted_at < $1 LIMIT $2))`,
+      [before, limit],
+    );
+    return deleted;
+  }
+
   /** Deletes the notification row itself (its deliveries and events gone before). */
   async deleteNotification(notificationId: string): Promise<void> {
     await this.db.query(`DELETE FROM notifications WHERE id = $1`, [notificationId]);

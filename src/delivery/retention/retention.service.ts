@@ -1,4 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
+import { FREQUENCY_CAP_HOURS } from '../../common/notification-options';
 import { EnvironmentVariables } from '../../config/env';
 import { heldTooLong, partitionName, PartitionRange, partitionsDue, retentionCutoff, WEEK_MS, weeksToCreate } from './retention-rules';
 import { eventsPartitionOf, PARTITIONED_TABLES, RetentionRepository } from './retention.repository';
@@ -23,6 +24,8 @@ export interface RetentionReport {
   eventsDeleted: number;
   /** Webhook messages delivered or given up before the cutoff (docs/api.md#webhooks). */
   webhookMessagesDeleted: number;
+  /** Accepted marketing messages older than the longest frequency cap window (docs/api.md#pacing). */
+  marketingReceiptsDeleted: number;
 }
 
 /**
@@ -49,8 +52,11 @@ export class RetentionService {
       deliveriesDeleted: 0,
       eventsDeleted: 0,
       webhookMessagesDeleted: 0,
+      marketingReceiptsDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
+    // Counters, not records: whatever RETENTION_DAYS says, they count for no cap once past the longest window.
+    report.marketingReceiptsDeleted = await this.deleteMarketingReceipts(new Date(now.getTime() - FREQUENCY_CAP_HOURS.max * 3_600_000));
     return report;
   }
 
@@ -100,6 +106,18 @@ export class RetentionService {
     const remaining = partitions.filter((p) => !report.weeksDropped.includes(p.name));
     report.notificationsDeleted += await this.repository.deleteUncovered(cutoff, remaining);
     report.webhookMessagesDeleted = await this.deleteFinishedWebhookMessages(cutoff);
+  }
+
+  /** Accepted marketing messages from before `before`, in short statements, up to LATE_ROWS_PER_RUN a run. */
+  private async deleteMarketingReceipts(before: Date): Promise<number> {
+    let deleted = 0;
+    while (deleted < LATE_ROWS_PER_RUN) {
+      const rows = await this.repository.deleteMarketingReceipts(before, ROWS_PER_STATEMENT);
+      deleted += rows;
+      if (rows < ROWS_PER_STATEMENT) break;
+    }
+    if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} marketing receipts older than the longest frequency cap`);
+    return deleted;
   }
 
   /**

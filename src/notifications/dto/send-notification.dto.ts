@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
-import { RECIPIENT_KINDS } from '../../common/vocabulary';
+import { NOTIFICATION_CATEGORIES, RECIPIENT_KINDS } from '../../common/vocabulary';
 import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
 import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming } from '../../common/validation/framework';
 import {
@@ -28,6 +28,7 @@ import {
   AndroidOptions,
   ApnsOptions,
   INTERRUPTION_LEVELS,
+  THROTTLE_PER_MINUTE,
   WEB_URGENCIES,
   WebAction,
   WebOptions,
@@ -310,6 +311,21 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @Bool()
   content_available?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'Pace the send: at most this many messages reach the providers per minute, spread evenly within each minute; the send completes later accordingly and can be cancelled midway.',
+    example: 6000,
+  })
+  @OptionalNotNull()
+  @Int(THROTTLE_PER_MINUTE)
+  throttle_per_minute?: number;
+  @ApiPropertyOptional({
+    description: "`transactional` (the default) or `marketing`: the app's frequency cap and quiet hours apply to marketing sends only (docs/api.md#pacing).",
+    example: 'marketing',
+  })
+  @OptionalNotNull()
+  @In(NOTIFICATION_CATEGORIES)
+  category?: NotificationOptions['category'];
   @OptionalNotNull() @Nested(() => ApnsOptionsDto) apns?: ApnsOptionsDto;
   @OptionalNotNull() @Nested(() => AndroidOptionsDto) android?: AndroidOptionsDto;
   @OptionalNotNull() @Nested(() => WebOptionsDto) web?: WebOptionsDto;

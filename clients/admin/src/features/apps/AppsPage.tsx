@@ -6,7 +6,7 @@ import { formatNumber } from '../../format';
 import { Link } from '../../router';
 import { PROVIDER_LABELS } from '../../vocabulary';
 
-/** Every app: installations by platform, which providers are configured (never a secret), sends in the last 24 hours. */
+/** Every app: installations by platform, which providers are configured (never a secret), sends in the last 24 hours, its settings. */
 export function AppsPage() {
   const apps = useQuery({ queryKey: ['apps'], queryFn: api.apps });
   return (
@@ -24,7 +24,7 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
   return (
     <TableScroll label="Apps table">
       <table className="data">
-        <caption className="visually-hidden">Apps, with their installations, credentials and recent notifications</caption>
+        <caption className="visually-hidden">Apps, with their installations, credentials, recent notifications and settings</caption>
         <thead>
           <tr>
             <th scope="col">App</th>
@@ -44,6 +44,7 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
             <th scope="col" className="num">
               Notifications, 24 h
             </th>
+            <th scope="col">Settings</th>
           </tr>
         </thead>
         <tbody>
@@ -61,6 +62,9 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
                 <Credentials credentials={app.credentials} />
               </td>
               <td className="num">{formatNumber(app.notifications_24h)}</td>
+              <td>
+                <Settings settings={app.settings} />
+              </td>
             </tr>
           ))}
         </tbody>
@@ -83,6 +87,18 @@ function Credentials({ credentials }: { credentials: AppSummary['credentials'] }
       <li>
         {PROVIDER_LABELS.web_push}: {web_push ? web_push.subject : <span className="muted">not configured</span>}
       </li>
+    </ul>
+  );
+}
+
+/** Frequency cap and quiet hours (they apply to marketing sends), identity verification: as `apps:settings` sets them. */
+function Settings({ settings }: { settings: AppSummary['settings'] }) {
+  const { frequency_cap: cap, quiet_hours: quiet } = settings;
+  return (
+    <ul className="plain">
+      <li>Frequency cap: {cap ? `${cap.max} marketing per ${cap.hours} h` : <span className="muted">off</span>}</li>
+      <li>Quiet hours: {quiet ? `${quiet.start}–${quiet.end}, device time` : <span className="muted">off</span>}</li>
+      <li>Identity verification: {settings.identity_verification ? 'on' : <span className="muted">off</span>}</li>
     </ul>
   );
 }
