@@ -6,7 +6,7 @@ import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
+import { answerAtHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { apnsHeaders, apnsPayload, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
@@ -119,7 +119,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
       jwt = await refreshProviderToken(apns, jwt);
       answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
     }
-    return outcomeOf(answer);
+    return outcomeOf(answerAtHost(answer, base));
   }
 
   /** Open HTTP/2 connections, over all pools (for tests and diagnostics). */

@@ -6,7 +6,7 @@ import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { fcmMessage, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
@@ -82,12 +82,12 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       if (!token) return retryOutcome('NoAccessToken');
       accessToken = token;
     } catch (error) {
-      return tokenFailure(error);
+      return tokenFailure(error, new URL(this.config.GOOGLE_TOKEN_URL));
     }
 
     const url = new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
     const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
-    if ('failure' in answer) return retryOutcome(answer.failure);
+    if ('failure' in answer) return retryOutcome(atHost(answer.failure, url));
     const { status, body: text } = answer;
 
     if (status === 401) {
@@ -157,10 +157,10 @@ function tokenTransporter(timeoutMs: number, target: string): Gaxios {
 }
 
 /** The token endpoint failed: Google's OAuth errors (revoked key, bad grant) will not fix themselves. */
-export function tokenFailure(error: unknown): DeliveryOutcome {
+export function tokenFailure(error: unknown, tokenUrl: URL): DeliveryOutcome {
   const response = (error as { response?: { status?: number; data?: unknown; headers?: Headers } }).response;
   const status = response?.status;
-  if (status === undefined) return retryOutcome(`TokenEndpoint:${transportReason(error)}`);
+  if (status === undefined) return retryOutcome(`TokenEndpoint:${atHost(transportReason(error), tokenUrl)}`);
   if (status === 429 || status >= 500) {
     return retryOutcome(`TokenEndpoint:HTTP ${status}`, retryAfterMs(response?.headers?.get?.('retry-after')));
   }

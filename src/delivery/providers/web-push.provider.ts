@@ -8,7 +8,7 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { PushContent, webPushPayload, webPushTopicOf, webPushUrgencyOf } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
@@ -94,10 +94,11 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
         urgency: options.urgency!,
         topic: options.topic!,
       };
-      return outcomeOfAnswer(await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs));
+      const answer = await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs);
+      return outcomeOfAnswer(answerAtHost(answer, endpoint));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
-      return outcomeOf(error);
+      return outcomeOf(error, endpoint);
     }
   }
 
@@ -168,8 +169,8 @@ export function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
 }
 
 /** Push service status -> outcome (RFC 8030 §5 and §8.3); anything without a status is transport. */
-function outcomeOf(error: unknown): DeliveryOutcome {
-  if (!(error instanceof WebPushError)) return transportOutcome(transportReason(error));
+function outcomeOf(error: unknown, endpoint: URL): DeliveryOutcome {
+  if (!(error instanceof WebPushError)) return transportOutcome(atHost(transportReason(error), endpoint));
   return statusOutcome(error.statusCode, error.headers?.['retry-after']);
 }
 
@@ -178,7 +179,7 @@ function outcomeOf(error: unknown): DeliveryOutcome {
  * installation: DNS (or the operator's list) may be fixed, and nothing is retried meanwhile.
  */
 function transportOutcome(reason: string): DeliveryOutcome {
-  return reason === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: FailureReason.PrivateAddress } : retryOutcome(reason);
+  return reason.split(' ')[0] === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: FailureReason.PrivateAddress } : retryOutcome(reason);
 }
 
 function statusOutcome(status: number, retryAfter: string | string[] | undefined): DeliveryOutcome {
