@@ -59,6 +59,8 @@ export interface NotificationOptions {
   apns?: ApnsOptions;
   android?: AndroidOptions;
   web?: WebOptions;
+  /** Everything but the delivery (docs/api.md#dry-runs): FCM validates the message, nothing reaches a device. */
+  dry_run?: boolean;
 }
 
 export const INTERRUPTION_LEVELS = ['passive', 'active', 'time-sensitive', 'critical'] as const;

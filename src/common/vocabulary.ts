@@ -37,6 +37,8 @@ export const SkipReason = {
   SilentNotSupported: 'SilentNotSupported',
   /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
+  /** A dry run (docs/api.md#dry-runs): everything but the delivery; FCM validated the message. */
+  DryRun: 'DryRun',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);

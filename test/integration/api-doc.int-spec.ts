@@ -96,6 +96,8 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 18.1 Properties',
       '### 18.2 Filters',
       '### 18.3 Count an audience',
+      '## 21. Trying it without devices',
+      '### 21.1 Dry runs',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

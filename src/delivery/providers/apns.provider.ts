@@ -82,6 +82,8 @@ async function refreshProviderToken(apns: ApnsCredentials, staleJwt: string): Pr
 @Injectable()
 export class ApnsProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'ios' as const;
+  /** APNs has no validate-only send: a dry run does not call it. */
+  readonly validatesDryRun = false;
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 

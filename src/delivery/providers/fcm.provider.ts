@@ -7,7 +7,7 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { fcmMessage, PushContent } from './payloads';
+import { fcmMessage, isDryRun, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
@@ -44,6 +44,8 @@ const UNAUTHORIZED = Symbol('unauthorized');
 @Injectable()
 export class FcmProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'android' as const;
+  /** A dry run's message goes with `validate_only: true`: FCM checks it all and delivers nothing. */
+  readonly validatesDryRun = true;
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
@@ -65,7 +67,8 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     const fcm = credentials.fcm;
     if (!fcm) return { kind: 'failed', reason: FailureReason.FcmNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingRegistrationToken };
-    const body = JSON.stringify({ message: fcmMessage(content, target.pushToken) });
+    const message = fcmMessage(content, target.pushToken);
+    const body = JSON.stringify(isDryRun(content) ? { validate_only: true, message } : { message });
 
     const first = await this.attempt(fcm, body);
     if (first !== UNAUTHORIZED) return first;

@@ -98,6 +98,9 @@ export function webPushTopicOf(content: PushContent): string {
 /** A silent send without `notification`: a background push, data-only, skipped on the web (docs/api.md#silent-sends). */
 export const isBackground = (content: PushContent) => content.title === null;
 
+/** A dry run (docs/api.md#dry-runs): nothing may reach a device. */
+export const isDryRun = (content: PushContent) => content.options?.dry_run === true;
+
 /** The badge count a send may reach (docs/api.md#badge-arithmetic): also what the size check assumes for an increment. */
 export const MAX_BADGE = 99_999;
 

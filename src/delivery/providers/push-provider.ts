@@ -19,6 +19,11 @@ export type DeliveryOutcome =
 
 export interface PushProvider {
   readonly platform: Platform;
+  /**
+   * Whether `send` answers a dry run (docs/api.md#dry-runs) by having the provider validate the
+   * message without delivering it (FCM's `validate_only`); providers without it are not called.
+   */
+  readonly validatesDryRun: boolean;
   /** Whether the app has what this provider needs (else its installations are skipped). */
   configured(credentials: ProviderCredentials): boolean;
   send(credentials: ProviderCredentials, content: PushContent, target: DeliveryTarget): Promise<DeliveryOutcome>;

@@ -29,6 +29,8 @@ const VAPID_CACHE_SIZE = 1000;
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'web' as const;
+  /** Push services have no validate-only send: a dry run does not call them. */
+  readonly validatesDryRun = false;
   /** Per-request (socket inactivity) deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
