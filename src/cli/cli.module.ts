@@ -7,7 +7,9 @@ import { ConfigModule } from '../config/config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { typeOrmModuleOptions } from '../database/data-source';
 import { AppsCreateCommand, AppsDeleteCommand, AppsIdentitySecretCommand, AppsListCommand, AppsSettingsCommand } from './apps.commands';
+import { ProvidersModule } from '../delivery/providers/providers.module';
 import { CliError } from './cli-error';
+import { CredentialsCheckCommand } from './credentials-check.command';
 import { AppKeyRotateCommand, AppsCredentialsCommand, AppsCredentialsRemoveCommand } from './credentials.command';
 import { MigrateCommand, SetupCommand } from './setup.commands';
 import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './tokens.commands';
@@ -34,7 +36,7 @@ const CliDatabaseModule = TypeOrmModule.forRootAsync({
 
 /** The operator CLI: PostgreSQL only, no Redis, no HTTP. */
 @Module({
-  imports: [ConfigModule, CliDatabaseModule, AppsModule, AuthModule, CredentialsModule, WebhooksModule],
+  imports: [ConfigModule, CliDatabaseModule, AppsModule, AuthModule, CredentialsModule, ProvidersModule, WebhooksModule],
   providers: [
     MigrateCommand,
     SetupCommand,
@@ -46,6 +48,7 @@ const CliDatabaseModule = TypeOrmModule.forRootAsync({
     AppsCredentialsCommand,
     AppsCredentialsRemoveCommand,
     AppKeyRotateCommand,
+    CredentialsCheckCommand,
     TokensCreateCommand,
     TokensListCommand,
     TokensRevokeCommand,

@@ -75,8 +75,8 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   }
 }
 
-/** A provider that answers each installation with the outcome the test gives it. */
-class ScriptedProvider implements PushProvider {
+/** A provider that answers each installation with the outcome the test gives it (delivery never asks `check`). */
+class ScriptedProvider implements Omit<PushProvider, 'check'> {
   readonly answers = new Map<string, DeliveryOutcome>();
   readonly titles = new Map<string, string>();
   /** As the real ones: only FCM validates a dry run's message. */

@@ -1,4 +1,5 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { FailureReason } from '../../common/vocabulary';
@@ -8,7 +9,7 @@ import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { fcmMessage, isDryRun, PushContent } from './payloads';
-import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
+import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
 
@@ -88,7 +89,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       return tokenFailure(error, new URL(this.config.GOOGLE_TOKEN_URL));
     }
 
-    const url = new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
+    const url = this.sendUrl(fcm);
     const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
     if ('failure' in answer) return retryOutcome(atHost(answer.failure, url));
     const { status, body: text } = answer;
@@ -102,6 +103,41 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       return UNAUTHORIZED;
     }
     return outcomeOf(status, text, answer.headers['retry-after']);
+  }
+
+  /**
+   * The OAuth2 token exchange, then a `validate_only` send to a token no device has
+   * (docs/api.md#credentials-check): any answer but 401 or 403 means Google took the credentials.
+   */
+  async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
+    const fcm = credentials.fcm!;
+    const what = `service account ${fcm.clientEmail} of project ${fcm.projectId}`;
+    const tokenUrl = new URL(this.config.GOOGLE_TOKEN_URL);
+    let accessToken: string | null | undefined;
+    try {
+      ({ token: accessToken } = await this.client(fcm).getAccessToken());
+    } catch (error) {
+      const outcome = tokenFailure(error, tokenUrl);
+      return { ok: false, detail: `${what}: the token exchange at ${tokenUrl.hostname} failed (${outcome.kind === 'accepted' ? '' : outcome.reason})` };
+    }
+    if (!accessToken) return { ok: false, detail: `${what}: ${tokenUrl.hostname} gave no access token` };
+
+    const url = this.sendUrl(fcm);
+    const message = fcmMessage({ id: randomUUID(), ...CHECK_CONTENT, options: null }, MADE_UP_TOKEN);
+    const answer = await this.post(
+      url,
+      { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
+      JSON.stringify({ validate_only: true, message }),
+    );
+    if ('failure' in answer) return { ok: false, detail: `${what}: ${atHost(answer.failure, url)}` };
+    const outcome = outcomeOf(answer.status, answer.body, undefined);
+    const said = `HTTP ${answer.status}${outcome.kind === 'accepted' ? '' : ` ${outcome.reason}`}`;
+    if (answer.status === 401 || answer.status === 403) return { ok: false, detail: `${what}: ${url.hostname} refused the credentials (${said})` };
+    return { ok: true, detail: `${what}: token exchange and a validate_only send answered by ${url.hostname} (${said} for a token no device has)` };
+  }
+
+  private sendUrl(fcm: FcmCredentials): URL {
+    return new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
   }
 
   /** Open HTTP/2 connections (for tests and diagnostics). */

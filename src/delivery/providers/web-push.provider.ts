@@ -4,13 +4,14 @@ import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { WebPushSubscription } from '../../common/platform';
 import { FailureReason } from '../../common/vocabulary';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
-import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { CredentialsError, ProviderCredentials } from '../../credentials/provider-credentials';
+import { checkVapid } from '../../credentials/web-push.credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
 import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { PushContent, webPushPayload, webPushTopicOf, webPushUrgencyOf } from './payloads';
-import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
+import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const DEFAULT_TTL_SECONDS = 2_419_200;
@@ -118,6 +119,22 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (this.vapidHeaders.size >= VAPID_CACHE_SIZE) this.vapidHeaders.delete(this.vapidHeaders.keys().next().value!);
     this.vapidHeaders.set(key, { header: Authorization, expiresAt });
     return Authorization;
+  }
+
+  /**
+   * The VAPID key pair and subject (docs/api.md#credentials-check): push services take any pair
+   * that signs, so there is no one to ask; the pair must match, the subject be a contact, and a
+   * VAPID token be signed with them.
+   */
+  async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
+    const vapid = credentials.vapid!;
+    try {
+      checkVapid(vapid);
+      webpush.getVapidHeaders('https://push.example', vapid.subject, vapid.publicKey, vapid.privateKey, 'aes128gcm');
+    } catch (error) {
+      return { ok: false, detail: error instanceof CredentialsError ? error.message : `VAPID signing failed: ${(error as Error).message}` };
+    }
+    return { ok: true, detail: `VAPID key pair ${vapid.publicKey.slice(0, 12)}... signs, subject ${vapid.subject}` };
   }
 
   /** Open HTTP/2 connections, over all push services (for tests and diagnostics). */
