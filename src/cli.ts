@@ -118,9 +118,10 @@ const commandNames = (): string[] => CLI_COMMANDS.map((command) => (Reflect.getM
 
 async function main(): Promise<void> {
   const command = process.argv[2];
-  const setup = command === 'setup';
   // Help, and the refusal of an unknown command, need neither the database nor APP_KEY.
   const helpOnly = command === undefined || !commandNames().includes(command) || process.argv.includes('--help') || process.argv.includes('-h');
+  // `setup --help` writes no .env and creates no database.
+  const setup = command === 'setup' && !helpOnly;
   if (setup) prepareDotEnv();
   let config;
   try {

@@ -132,6 +132,15 @@ describe('the CLI says what to do next (docs/api.md#cli)', () => {
     expect(help.stdout).toContain('credentials:check');
     const commandHelp = await cli(['tokens:create', '--help'], unreachable);
     expect(commandHelp.stdout).toMatch(/^Usage: pns tokens:create \[options\]/);
+    // Not even setup's help touches .env or the database.
+    const dir = mkdtempSync(join(tmpdir(), 'pns-help-'));
+    try {
+      const setupHelp = await runCli(['setup', '--help'], { env: { ...unreachable, NODE_ENV: undefined }, cwd: dir });
+      expect([setupHelp.code, setupHelp.stdout, setupHelp.stderr]).toEqual([0, expect.stringContaining('--new-token'), '']);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const unknown = await cli(['apps:lsit'], unreachable);
     expect([unknown.code, lines(unknown.stderr)]).toEqual([1, ["error: unknown command 'apps:lsit'", '(Did you mean apps:list?)']]);
   });
