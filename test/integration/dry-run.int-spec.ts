@@ -1,3 +1,4 @@
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { apnsToken, bearer, fcmToken, newInstallation } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
@@ -40,6 +41,7 @@ describe('dry runs (docs/api.md#dry-runs)', () => {
       user_id: user,
     });
     const denied = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: user, permission: 'denied' });
+    const webhook = await ctx.get(WebhooksService).create(tenant.appId, 'https://shop.example.com/hooks/push', 'notification.completed');
     stack.fakes.apns.reset();
     stack.fakes.fcm.reset();
     stack.fakes.web.reset();
@@ -78,6 +80,10 @@ describe('dry runs (docs/api.md#dry-runs)', () => {
     );
     const iosRead = await ctx.http().get(`/api/v1/installations/${ios.installation_id}`).set(bearer(tenant.token)).expect(200);
     expect(iosRead.body.data.badge).toBe(ios.badge);
+
+    // Completion is told to the app's webhooks as for any send.
+    const messages = await ctx.db.query(`SELECT type FROM webhook_messages WHERE webhook_id = $1 AND subject_id = $2`, [webhook.id, done.id]);
+    expect(messages).toEqual([{ type: 'notification.completed' }]);
   });
 
   it('a real send is not a dry run: dry_run false, and FCM is asked to deliver', async () => {
