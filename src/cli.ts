@@ -26,9 +26,9 @@ const RECORDED = VARIABLES.filter((name) => name !== 'APP_KEY' && name !== 'APP_
 /**
  * `setup` on a fresh checkout: make .env hold what the service needs to start the same way. It keeps
  * every line that is there; fills `NAME=` lines left empty, and `# NAME=default` examples (as in a
- * copy of .env.example), in place; appends what is missing: a generated APP_KEY when none is set anywhere, and the connection
- * settings setup was given in the environment (so `DATABASE_URL=... npm run setup && npm start`
- * reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
+ * copy of .env.example), in place; appends what is missing: a generated APP_KEY when none is set
+ * anywhere, and the settings setup was given in the environment (so `DATABASE_URL=... npm run setup
+ * && npm start` reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
  * the environment stays out of the file: it is the operator's secret to keep where they keep it.
  */
 function prepareDotEnv(file = '.env'): void {
