@@ -102,6 +102,16 @@ describe('FakeApns', () => {
     expect(apns.deliveredCount(token)).toBe(1);
   });
 
+  it('answers a made-up token BadDeviceToken, after the provider token and topic checks, as Apple does', async () => {
+    const madeUp = '0'.repeat(64);
+    const reply = await push(madeUp);
+    expect([reply.status, json(reply)]).toEqual([400, { reason: 'BadDeviceToken' }]);
+    // Apple judges the credentials first: a wrong topic is reported instead.
+    const wrongTopic = await push(madeUp, { 'apns-topic': 'com.example.other' });
+    expect([wrongTopic.status, json(wrongTopic)]).toEqual([400, { reason: 'TopicDisallowed' }]);
+    expect(apns.deliveredCount()).toBe(0);
+  });
+
   it('plays scripted answers in order, then succeeds', async () => {
     const token = randomApnsToken();
     apns.script(token, [
