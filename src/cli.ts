@@ -3,11 +3,12 @@ import 'reflect-metadata';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { CommandFactory } from 'nest-commander';
+import { CommandMeta } from 'nest-commander/src/constants';
 import { Client } from 'pg';
 import { CliError } from './cli/cli-error';
-import { CliModule } from './cli/cli.module';
+import { CLI_COMMANDS, CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/stderr.logger';
-import { ConfigError, env, loadDotEnv } from './config/env';
+import { ConfigError, env, loadDotEnv, VARIABLES } from './config/env';
 import { fetchSandboxInfo, SANDBOX_URL, sandboxEnvironment } from './cli/sandbox-credentials';
 import { runSandboxCommand } from './sandbox/sandbox-command';
 
@@ -17,15 +18,19 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** What `setup` records in .env from the environment it ran with, so `npm start` uses the same. */
-const RECORDED = ['DATABASE_URL', 'REDIS_URL', 'REDIS_CLUSTER_NODES', 'PORT', 'HOST', 'QUEUE_PREFIX'] as const;
+/**
+ * What `setup` records in .env from the environment it ran with, so `npm start` uses the same:
+ * every setting of the service (METRICS_PORT, LOG_LEVEL... as well as the connections), but not
+ * the keys that open the secrets, which are the operator's to keep where they keep them.
+ */
+const RECORDED = VARIABLES.filter((name) => name !== 'APP_KEY' && name !== 'APP_KEY_PREVIOUS');
 
 /**
  * `setup` on a fresh checkout: make .env hold what the service needs to start the same way. It keeps
- * every line that is there; fills `NAME=` lines left empty (as in a copy of .env.example) in place;
- * appends what is missing: a generated APP_KEY when none is set anywhere, and the connection
- * settings setup was given in the environment (so `DATABASE_URL=... npm run setup && npm start`
- * reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
+ * every line that is there; fills `NAME=` lines left empty, and `# NAME=default` examples (as in a
+ * copy of .env.example), in place; appends what is missing: a generated APP_KEY when none is set
+ * anywhere, and the settings setup was given in the environment (so `DATABASE_URL=... npm run setup
+ * && npm start` reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
  * the environment stays out of the file: it is the operator's secret to keep where they keep it.
  */
 function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
@@ -46,7 +51,11 @@ function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
   let changed = false;
   for (const [name, value] of fill) {
     const at = lines.findIndex((line) => new RegExp(`^\\s*(export\\s+)?${name}\\s*=`).test(line));
-    if (at === -1) {
+    const example = lines.findIndex((line) => new RegExp(`^#\\s?${name}=`).test(line));
+    if (at === -1 && example !== -1) {
+      lines[example] = `${name}=${value}`; // the commented default of .env.example
+      changed = true;
+    } else if (at === -1) {
       lines.push(`${name}=${value}`);
       changed = true;
     } else if (/=\s*(#.*)?$/.test(lines[at])) {
@@ -93,23 +102,44 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
+/**
+ * The commands that seal or open a secret, and so need APP_KEY; the others (listing apps, making
+ * tokens, migrating, help) run without it.
+ */
+const NEEDS_APP_KEY = new Set([
+  'setup',
+  'apps:credentials',
+  'apps:credentials:remove',
+  'credentials:check',
+  'apps:identity-secret',
+  'webhooks:create',
+  'app-key:rotate',
+]);
+
+/** The command names, from their @Command metadata. */
+const commandNames = (): string[] => CLI_COMMANDS.map((command) => (Reflect.getMetadata(CommandMeta, command) as { name: string }).name);
+
 async function main(): Promise<void> {
   // The sandbox (docs/testing.md) needs no configuration, database or Redis: it starts before any of them.
   if (process.argv[2] === 'sandbox') return runSandboxCommand(process.argv.slice(3));
-  const setup = process.argv[2] === 'setup';
+  const command = process.argv[2];
+  // Help, and the refusal of an unknown command, need neither the database nor APP_KEY.
+  const helpOnly = command === undefined || !commandNames().includes(command) || process.argv.includes('--help') || process.argv.includes('-h');
+  // `setup --help` writes no .env and creates no database.
+  const setup = command === 'setup' && !helpOnly;
   // setup --sandbox [url]: the running sandbox's URLs and CA go into .env with the rest (docs/testing.md).
   const sandboxAt = process.argv.indexOf('--sandbox');
   const sandboxUrl = setup && sandboxAt > 0 ? (process.argv[sandboxAt + 1]?.startsWith('http') ? process.argv[sandboxAt + 1] : SANDBOX_URL) : undefined;
   if (setup) prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
   let config;
   try {
-    config = env();
+    config = env({ appKeyRequired: NEEDS_APP_KEY.has(command ?? '') && !helpOnly });
   } catch (error) {
     if (error instanceof ConfigError) fail(error.message);
     throw error;
   }
   if (setup) await ensureDatabase(config.DATABASE_URL);
-  await CommandFactory.run(CliModule, {
+  await CommandFactory.run(CliModule.forRun(!helpOnly), {
     logger: new StderrLogger(),
     // Errors while modules start (e.g. no database) reach main()'s catch instead of aborting the process.
     abortOnError: false,
@@ -123,6 +153,8 @@ async function main(): Promise<void> {
 function handle(error: Error): never {
   // Commander has already printed its own one-line error (unknown command, missing option) or the help.
   if (isCommanderError(error)) process.exit(error.exitCode);
+  // 42P01: a table is missing, so the database was never migrated.
+  if ((error as { code?: unknown }).code === '42P01') fail(`Error: ${error.message}: the database is not migrated; run \`npm run setup\` (or \`pns migrate\`)`);
   fail(error instanceof CliError ? error.message : `Error: ${error.message}`);
 }
 

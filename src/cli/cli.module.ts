@@ -1,4 +1,5 @@
-import { Module } from '@nestjs/common';
+import { DynamicModule, Injectable, Module, OnModuleInit, Type } from '@nestjs/common';
+import { InjectCommander } from 'nest-commander';
 import { TypeOrmModule } from '@nestjs/typeorm';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { AppsModule } from '../apps/apps.module';
@@ -7,51 +8,82 @@ import { ConfigModule } from '../config/config.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { typeOrmModuleOptions } from '../database/data-source';
 import { AppsCreateCommand, AppsDeleteCommand, AppsIdentitySecretCommand, AppsListCommand, AppsSettingsCommand } from './apps.commands';
+import { ProvidersModule } from '../delivery/providers/providers.module';
 import { CliError } from './cli-error';
+import { CredentialsCheckCommand } from './credentials-check.command';
 import { AppKeyRotateCommand, AppsCredentialsCommand, AppsCredentialsRemoveCommand } from './credentials.command';
 import { MigrateCommand, SetupCommand } from './setup.commands';
 import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './tokens.commands';
 import { WebhooksCreateCommand, WebhooksDeleteCommand, WebhooksListCommand } from './webhooks.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 
+/** What to do about a database the CLI cannot use: the first run's `npm run setup` makes it. */
+const SETUP_HINT = 'run `npm run setup` to create and migrate it';
+
 /**
  * The CLI's connection: a single attempt, since an operator at a terminal wants the cause now,
  * not TypeORM's ten retries three seconds apart with a stack trace each; the failure names the
- * database so the one line cli.ts prints says what went wrong.
+ * database so the one line cli.ts prints says what went wrong. `connect: false` (help, an unknown
+ * command) leaves it unopened: asking for help needs no database.
  */
-const CliDatabaseModule = TypeOrmModule.forRootAsync({
-  useFactory: () => ({ ...typeOrmModuleOptions(), retryAttempts: 0, toRetry: () => false }),
-  dataSourceFactory: async (options?: DataSourceOptions) => {
-    try {
-      return await new DataSource(options!).initialize();
-    } catch (error) {
-      // A refused connection to a name with several addresses is an AggregateError without a message.
-      const { message, code } = error as { message?: string; code?: string };
-      throw new CliError(`Cannot connect to the database: ${message || code || String(error)}`);
-    }
-  },
-});
+const cliDatabaseModule = (connect: boolean) =>
+  TypeOrmModule.forRootAsync({
+    useFactory: () => ({ ...typeOrmModuleOptions(), retryAttempts: 0, toRetry: () => false, manualInitialization: !connect }),
+    dataSourceFactory: async (options?: DataSourceOptions) => {
+      const dataSource = new DataSource(options!);
+      if (!connect) return dataSource;
+      try {
+        return await dataSource.initialize();
+      } catch (error) {
+        // A refused connection to a name with several addresses is an AggregateError without a message.
+        const { message, code } = error as { message?: string; code?: string };
+        // 3D000: the database does not exist (a fresh server, before setup).
+        const hint = code === '3D000' ? `: ${SETUP_HINT}` : '';
+        throw new CliError(`Cannot connect to the database: ${message || code || String(error)}${hint}`);
+      }
+    },
+  });
+
+/** Help and errors say `pns`, the package's bin (`npx pns`), not the script's file name. */
+@Injectable()
+class CliName implements OnModuleInit {
+  constructor(@InjectCommander() private readonly commander: { name(name: string): unknown }) {}
+
+  onModuleInit(): void {
+    this.commander.name('pns');
+  }
+}
+
+/** Every command of the CLI (docs/api.md#cli). */
+export const CLI_COMMANDS: Type[] = [
+  MigrateCommand,
+  SetupCommand,
+  AppsCreateCommand,
+  AppsListCommand,
+  AppsDeleteCommand,
+  AppsSettingsCommand,
+  AppsIdentitySecretCommand,
+  AppsCredentialsCommand,
+  AppsCredentialsRemoveCommand,
+  AppKeyRotateCommand,
+  TokensCreateCommand,
+  TokensListCommand,
+  TokensRevokeCommand,
+  WebhooksCreateCommand,
+  WebhooksListCommand,
+  WebhooksDeleteCommand,
+  CredentialsCheckCommand,
+];
 
 /** The operator CLI: PostgreSQL only, no Redis, no HTTP. */
-@Module({
-  imports: [ConfigModule, CliDatabaseModule, AppsModule, AuthModule, CredentialsModule, WebhooksModule],
-  providers: [
-    MigrateCommand,
-    SetupCommand,
-    AppsCreateCommand,
-    AppsListCommand,
-    AppsDeleteCommand,
-    AppsSettingsCommand,
-    AppsIdentitySecretCommand,
-    AppsCredentialsCommand,
-    AppsCredentialsRemoveCommand,
-    AppKeyRotateCommand,
-    TokensCreateCommand,
-    TokensListCommand,
-    TokensRevokeCommand,
-    WebhooksCreateCommand,
-    WebhooksListCommand,
-    WebhooksDeleteCommand,
-  ],
-})
-export class CliModule {}
+@Module({})
+export class CliModule {
+  /** `connect`: open the database (every command); false only to print help or refuse an unknown command. */
+  static forRun(connect: boolean): DynamicModule {
+    return {
+      module: CliModule,
+      imports: [ConfigModule, cliDatabaseModule(connect), AppsModule, AuthModule, CredentialsModule, ProvidersModule, WebhooksModule],
+      providers: [CliName, ...CLI_COMMANDS],
+    };
+  }
+}

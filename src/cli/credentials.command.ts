@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { CredentialsInput, CredentialsService } from '../credentials/credentials.service';
-import { PROVIDER_CLI_NAMES, PROVIDER_IDS, type ProviderId } from '../common/vocabulary';
+import { type ProviderId } from '../common/vocabulary';
 import { CredentialsError } from '../credentials/provider-credentials';
 import { WebhookError } from '../webhooks/webhook-rules';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { CliError, printJson } from './cli-error';
+import { parseProviderName } from './credentials-check.command';
 
 interface CredentialsOptions {
   app: string;
@@ -175,14 +176,7 @@ export class AppsCredentialsRemoveCommand extends CommandRunner {
 
   @Option({ flags: '--provider <provider>', description: 'apns, fcm or web-push', required: true })
   parseProvider(value: string): ProviderId {
-    const provider = PROVIDER_IDS.find((id) => PROVIDER_CLI_NAMES[id] === value);
-    if (!provider)
-      throw new CliError(
-        `--provider must be ${PROVIDER_IDS.map((id) => PROVIDER_CLI_NAMES[id])
-          .join(', ')
-          .replace(/, ([^,]*)$/, ' or $1')}`,
-      );
-    return provider;
+    return parseProviderName(value);
   }
 }
 

@@ -1,8 +1,11 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { parseEnv } from 'node:util';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { DataSource } from 'typeorm';
 import { AppsService } from '../apps/apps.service';
-import { TokensService } from '../auth/tokens.service';
+import { ALL_ABILITIES } from '../auth/abilities';
+import { TokenSummary, TokensService } from '../auth/tokens.service';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { printJson } from './cli-error';
@@ -20,13 +23,33 @@ export class MigrateCommand extends CommandRunner {
   }
 }
 
+/** The port `npm start` in this directory will listen on: .env's PORT wins over the environment setup ran in (docs/api.md#cli). */
+export function startPort(environmentPort: number, file = '.env'): number {
+  const fromFile = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')).PORT : undefined;
+  return fromFile && /^\d+$/.test(fromFile) ? Number(fromFile) : environmentPort;
+}
+
+/** A token setup made earlier (named `setup`, all abilities) that still works: a second run keeps it. */
+const keptToken = (tokens: TokenSummary[], now: number) =>
+  tokens.find(
+    (token) =>
+      token.name === SETUP_TOKEN_NAME &&
+      token.abilities.includes(ALL_ABILITIES) &&
+      token.revoked_at === null &&
+      (token.expires_at === null || Date.parse(token.expires_at) > now),
+  );
+
+const SETUP_TOKEN_NAME = 'setup';
+
 /**
- * First run on a new machine: migrations, an app and an all-abilities token, and a curl to try.
- * (APP_KEY is written to .env by cli.ts before anything starts, since the config needs it.)
- * With `--sandbox [url]`, the app also gets the credentials of the running sandbox
- * (docs/testing.md); cli.ts has written its URLs and CA into .env.
+ * First run on a new machine: migrations, an app and an all-abilities token, and curls to try.
+ * (APP_KEY and the settings given in the environment are written to .env by cli.ts before
+ * anything starts, since the config needs them.) Run again, it keeps the app and the token it
+ * made (whose secret it cannot show again) unless `--new-token`. With `--sandbox [url]`, the app
+ * also gets the credentials of the running sandbox (docs/testing.md); cli.ts has written its URLs
+ * and CA into .env.
  */
-@Command({ name: 'setup', description: 'Migrate, then create a first app and an all-abilities token' })
+@Command({ name: 'setup', description: 'Migrate, then create a first app and an all-abilities token (kept on later runs unless --new-token)' })
 export class SetupCommand extends CommandRunner {
   constructor(
     @InjectDataSource() private readonly db: DataSource,
@@ -43,7 +66,7 @@ export class SetupCommand extends CommandRunner {
     return value ?? SANDBOX_URL;
   }
 
-  async run(_params: string[], options: { sandbox?: string | true } = {}): Promise<void> {
+  async run(_params: string[], options: { newToken?: boolean; sandbox?: string | true } = {}): Promise<void> {
     await this.db.runMigrations({ transaction: 'each' });
     const app = (await this.apps.list())[0] ?? (await this.apps.create('My App'));
     let sandbox: { url: string; inbox: string } | undefined;
@@ -52,23 +75,35 @@ export class SetupCommand extends CommandRunner {
       await this.credentials.update(app.id, sandboxCredentials(info));
       sandbox = { url: info.url, inbox: `${info.url}/inbox` };
     }
-    const token = await this.tokens.create({ appId: app.id, abilities: ['*'], name: 'setup' });
-    const curl = [
-      `curl -i -X POST http://localhost:${this.config.PORT}/api/v1/notifications`,
-      `-H 'Authorization: Bearer ${token.token}'`,
-      `-H 'Content-Type: application/json'`,
-      `-d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"}}'`,
-    ].join(' '); // one line: it is copied out of the JSON
-    // The token is printed once, in the JSON on stdout (as `token.token` and inside `curl`).
+    const kept = options.newToken ? undefined : keptToken(await this.tokens.list(app.id), Date.now());
+    const token = kept ? { ...kept, token: null } : await this.tokens.create({ appId: app.id, abilities: [ALL_ABILITIES], name: SETUP_TOKEN_NAME });
+    const bearer = token.token ?? '<the token setup printed before>';
+    const base = `http://localhost:${startPort(this.config.PORT)}/api/v1`;
+    const headers = `-H 'Authorization: Bearer ${bearer}' -H 'Content-Type: application/json'`;
+    // One line each: they are copied out of the JSON.
+    const curl = {
+      register: `curl -i -X PUT ${base}/installations/my-first-device ${headers} -d '{"platform":"android","push_token":"my-first-device-token","user_id":"user-1"}'`,
+      dry_run: `curl -i -X POST ${base}/notifications ${headers} -d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"},"options":{"dry_run":true}}'`,
+      send: `curl -i -X POST ${base}/notifications ${headers} -d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"}}'`,
+    };
+    const tokenLine = kept
+      ? `Kept its all-abilities token "${kept.name}" (id ${kept.id}, created ${kept.created_at}): its secret was shown once, by the setup that made it. For a new one: npm run setup -- --new-token.`
+      : `Its new all-abilities token is the "token" at the end of the JSON below, shown only now: keep it.`;
     process.stderr.write(
-      `\nApp "${app.name}" (${app.id}) is ready. Its token is "token" in the JSON below, shown only now: keep it.\n` +
-        `Start the service with \`npm start\`, then run the "curl" below.\n\n`,
+      `\nApp "${app.name}" (${app.id}) is ready. ${tokenLine}\n` +
+        `Start the service with \`npm start\`, then run the "curl" commands below: register an installation, send a dry run, send.\n\n`,
     );
+    // The token goes last, so it stays on screen right above what `npm start` prints next.
     printJson({
       app: { id: app.id, name: app.name },
-      token: { id: token.id, token: token.token, abilities: token.abilities },
       curl,
       ...(sandbox && { sandbox }),
+      token: { id: token.id, name: token.name, abilities: token.abilities, kept: kept !== undefined, token: token.token },
     });
+  }
+
+  @Option({ flags: '--new-token', description: 'mint a new all-abilities token even if setup made one before' })
+  parseNewToken(): boolean {
+    return true;
   }
 }

@@ -1,6 +1,6 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { AppsService } from '../apps/apps.service';
-import { isKnownAbility } from '../auth/abilities';
+import { ABILITIES, ALL_ABILITIES, isKnownAbility } from '../auth/abilities';
 import { TokensService } from '../auth/tokens.service';
 import { isUuid } from '../common/uuid';
 import { CliError, printJson } from './cli-error';
@@ -32,7 +32,7 @@ export class TokensCreateCommand extends CommandRunner {
 
   @Option({
     flags: '--abilities <list>',
-    description: 'comma-separated: installations:write, installations:read, notifications:send, notifications:read, events:write, or *',
+    description: `comma-separated: ${ABILITIES.join(', ')}, or ${ALL_ABILITIES} for all`,
     required: true,
   })
   parseAbilities(value: string): string[] {
@@ -46,7 +46,7 @@ export class TokensCreateCommand extends CommandRunner {
     ];
     const unknown = abilities.find((a) => !isKnownAbility(a));
     if (abilities.length === 0) throw new CliError('--abilities needs at least one ability');
-    if (unknown !== undefined) throw new CliError(`Unknown ability "${unknown}"`);
+    if (unknown !== undefined) throw new CliError(`Unknown ability "${unknown}": the abilities are ${ABILITIES.join(', ')}, or ${ALL_ABILITIES} for all`);
     return abilities;
   }
 

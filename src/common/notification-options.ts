@@ -64,6 +64,8 @@ export interface NotificationOptions {
   apns?: ApnsOptions;
   android?: AndroidOptions;
   web?: WebOptions;
+  /** Everything but the delivery (docs/api.md#dry-runs): FCM validates the message, nothing reaches a device. */
+  dry_run?: boolean;
 }
 
 /** Bounds of an app's frequency cap (docs/api.md#app-settings): messages, and the window in hours. */

@@ -41,6 +41,8 @@ export const SkipReason = {
   FrequencyCapped: 'FrequencyCapped',
   /** A marketing send whose `ttl` would run out before the installation's quiet hours end (docs/api.md#pacing). */
   QuietHours: 'QuietHours',
+  /** A dry run (docs/api.md#dry-runs): everything but the delivery; FCM validated the message. */
+  DryRun: 'DryRun',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);
@@ -83,6 +85,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.SilentNotSupported]: 'A silent send: browsers must show every push, so web installations are left out.',
   [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
+  [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM validated the message; APNs and Web Push were not called).',
   [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
   [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',

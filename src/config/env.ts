@@ -317,8 +317,13 @@ function firstMessage(error: ValidationError): string {
   return `${error.property} ${messages[messages.length - 1] ?? 'is invalid'}`;
 }
 
+export interface EnvOptions {
+  /** false: APP_KEY may be unset (a CLI command that seals and opens nothing); it is still checked when set. */
+  appKeyRequired?: boolean;
+}
+
 /** Validates `source` (normally process.env). Throws ConfigError naming the first bad variable. */
-export function parseEnv(source: NodeJS.ProcessEnv): EnvironmentVariables {
+export function parseEnv(source: NodeJS.ProcessEnv, options: EnvOptions = {}): EnvironmentVariables {
   const plain: Record<string, unknown> = {};
   for (const key of VARIABLES) {
     const value = source[key];
@@ -326,7 +331,9 @@ export function parseEnv(source: NodeJS.ProcessEnv): EnvironmentVariables {
     if (value !== undefined && value !== '') plain[key] = value;
   }
   const env = plainToInstance(EnvironmentVariables, plain);
-  const errors = validateSync(env, { stopAtFirstError: true });
+  // An unset APP_KEY is let through only where nothing is sealed or opened (the CLI's other commands).
+  const appKeyWaived = options.appKeyRequired === false && plain.APP_KEY === undefined;
+  const errors = validateSync(env, { stopAtFirstError: true }).filter((error) => !(appKeyWaived && error.property === 'APP_KEY'));
   if (errors.length > 0) {
     throw new ConfigError(`Invalid environment variable ${firstMessage(errors[0])}`);
   }
@@ -355,10 +362,10 @@ let cached: EnvironmentVariables | undefined;
  * the TypeORM data source, the CLI). A `.env` file in the working directory is read first, except
  * under tests, and never overrides variables that are already set.
  */
-export function env(): EnvironmentVariables {
+export function env(options: EnvOptions = {}): EnvironmentVariables {
   if (!cached) {
     loadDotEnv();
-    cached = parseEnv(process.env);
+    cached = parseEnv(process.env, options);
   }
   return cached;
 }

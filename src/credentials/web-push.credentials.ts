@@ -76,6 +76,11 @@ function validateVapid(input: VapidCredentialsInput): { subject: string; publicK
   return { subject, publicKey, privateKey, generated: false };
 }
 
+/** Throws CredentialsError when stored VAPID credentials would not be accepted today (`credentials:check`). */
+export function checkVapid(vapid: VapidCredentials): void {
+  validateVapid({ subject: vapid.subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey });
+}
+
 /** A P-256 pair in base64url, as web-push produces: a 65-byte uncompressed point and a 32-byte scalar. */
 function assertVapidPair(publicKey: string, privateKey: string): void {
   const point = Buffer.from(publicKey, 'base64url');

@@ -16,6 +16,7 @@ export function toNotificationResource(row: NotificationResourceRow) {
     },
     data: row.data,
     options: row.options,
+    dry_run: row.options?.dry_run === true,
     target_users: row.target_users,
     statistics: {
       users: row.stat_users,

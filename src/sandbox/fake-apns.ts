@@ -212,6 +212,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 
     if (token === '') return { status: 400, reason: 'MissingDeviceToken' };
     if (!HEX.test(token)) return { status: 400, reason: 'BadDeviceToken' };
+    // Apple issues random tokens: one of zeros (what credentials:check sends) is no device's.
+    if (/^0+$/.test(token)) return { status: 400, reason: 'BadDeviceToken' };
 
     if (size > MAX_PAYLOAD_BYTES) return { status: 413, reason: 'PayloadTooLarge' };
     if (size === 0) return { status: 400, reason: 'PayloadEmpty' };

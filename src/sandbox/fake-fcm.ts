@@ -30,6 +30,11 @@ const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 const REQUEST_FIELDS = new Set(['message', 'validate_only', 'validateOnly']);
 const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'fcmOptions', 'token', 'topic', 'condition']);
 const NOTIFICATION_FIELDS = ['title', 'body', 'image'];
+/**
+ * A registration token no app instance was ever given: Google issues random ones, so a token of
+ * zeros (what `credentials:check` sends) is refused as not a token, whatever the mode.
+ */
+const MADE_UP_TOKEN = /^[0:]+$/;
 /** Keys FCM reserves for itself inside `data`. */
 const RESERVED_DATA_KEY = /^(from|message_type|google\..*|gcm\..*)$/i;
 
@@ -365,6 +370,9 @@ function validateRequest(request: unknown): void {
   if (!isPlainObject(request)) throw invalidJson('Invalid JSON payload received. Expected an object.');
   const unknownField = Object.keys(request).find((key) => !REQUEST_FIELDS.has(key));
   if (unknownField) throw invalidJson(`Invalid JSON payload received. Unknown name "${unknownField}": Cannot find field.`);
+  for (const field of ['validate_only', 'validateOnly'] as const) {
+    if (request[field] !== undefined && typeof request[field] !== 'boolean') throw typeError(field, 'TYPE_BOOL', request[field]);
+  }
   const message = request.message;
   if (!isPlainObject(message)) throw fcmInvalid('Message must be set.');
   const unknownMessageField = Object.keys(message).find((key) => !MESSAGE_FIELDS.has(key));
@@ -374,6 +382,7 @@ function validateRequest(request: unknown): void {
 
   if (message.token === undefined) throw fcmInvalid('Recipient of the message is not set.');
   if (typeof message.token !== 'string') throw typeError('message.token', 'TYPE_STRING', message.token);
+  if (MADE_UP_TOKEN.test(message.token)) throw fcmInvalid('The registration token is not a valid FCM registration token');
 
   let payloadBytes = 0;
   if (message.data !== undefined) {

@@ -12,7 +12,7 @@ jest.setTimeout(60_000);
  * Failures visible without SQL (docs/operations.md "Logs" and "Metrics"), on the built service in
  * APP_MODE=worker as deployed: one JSON log line per completed notification with its counts and
  * its most frequent failure and skip reasons, skips counted by reason in /metrics, and transport
- * errors recorded by their cause (APNs pointed at a host that does not resolve: ENOTFOUND).
+ * errors recorded by their cause (APNs pointed at a host that does not resolve: ENOTFOUND and its name).
  */
 describe('a completed notification is visible in the worker log and metrics', () => {
   const stack = useApiWithFakeProviders();
@@ -50,7 +50,7 @@ describe('a completed notification is visible in the worker log and metrics', ()
       .map((line) => JSON.parse(line))
       .filter((entry) => entry.msg === 'Notification completed' && entry.notification_id === id);
 
-  it('logs one line per completed notification with its counts and top failure and skip reasons; rows keep ENOTFOUND', async () => {
+  it('logs one line per completed notification with its counts and top failure and skip reasons; rows keep ENOTFOUND and the host', async () => {
     const before = (await scrape(workerPort)).text;
     // Two iOS installations (APNs unreachable), one Android and one Web accepted, one Android denied.
     await newInstallation(ctx, withCredentials.token, { platform: 'ios', push_token: apnsToken(), user_id: 'obs-1' });
@@ -73,8 +73,8 @@ describe('a completed notification is visible in the worker log and metrics', ()
     await completed(skippedAll);
     // The delivery rows keep the cause of the transport error, not the HTTP/2 stream's cancellation.
     expect(await ctx.db.query(`SELECT status, reason, attempts FROM deliveries WHERE notification_id = $1 AND platform = 'ios'`, [mixed])).toEqual([
-      { status: 'failed', reason: 'ENOTFOUND', attempts: 2 },
-      { status: 'failed', reason: 'ENOTFOUND', attempts: 2 },
+      { status: 'failed', reason: 'ENOTFOUND apns.invalid', attempts: 2 },
+      { status: 'failed', reason: 'ENOTFOUND apns.invalid', attempts: 2 },
     ]);
 
     await worker.waitForOutput(new RegExp(`"notification_id":"${mixed}"`));
@@ -90,7 +90,7 @@ describe('a completed notification is visible in the worker log and metrics', ()
       failed: 2,
       skipped: 1,
       duration_ms: expect.any(Number),
-      failure_reasons: [{ reason: 'ENOTFOUND', count: 2 }],
+      failure_reasons: [{ reason: 'ENOTFOUND apns.invalid', count: 2 }],
       skip_reasons: [{ reason: 'PermissionDenied', count: 1 }],
     });
     expect(completionLines(skippedAll)).toEqual([

@@ -102,6 +102,16 @@ describe('FakeApns', () => {
     expect(apns.deliveredCount(token)).toBe(1);
   });
 
+  it('answers a made-up token BadDeviceToken, after the provider token and topic checks, as Apple does', async () => {
+    const madeUp = '0'.repeat(64);
+    const reply = await push(madeUp);
+    expect([reply.status, json(reply)]).toEqual([400, { reason: 'BadDeviceToken' }]);
+    // Apple judges the credentials first: a wrong topic is reported instead.
+    const wrongTopic = await push(madeUp, { 'apns-topic': 'com.example.other' });
+    expect([wrongTopic.status, json(wrongTopic)]).toEqual([400, { reason: 'TopicDisallowed' }]);
+    expect(apns.deliveredCount()).toBe(0);
+  });
+
   it('plays scripted answers in order, then succeeds', async () => {
     const token = randomApnsToken();
     apns.script(token, [
@@ -341,6 +351,39 @@ describe('FakeFcm', () => {
     expect(json(reply)).toEqual({ name: expect.stringMatching(new RegExp(`^projects/${projectId}/messages/.+`)) });
     expect(fcm.requests).toEqual([expect.objectContaining({ token: 'device-1', message, status: 200, validateOnly: false })]);
     expect(fcm.deliveredCount('device-1')).toBe(1);
+  });
+
+  it('validates without delivering under validate_only, as FCM does', async () => {
+    const message = { token: 'device-1', notification: { title: 'Hi' } };
+    const reply = await send({ validate_only: true, message });
+    expect([reply.status, json(reply)]).toEqual([200, { name: `projects/${projectId}/messages/fake_message_id` }]);
+    expect(fcm.requests).toEqual([expect.objectContaining({ token: 'device-1', status: 200, validateOnly: true })]);
+    expect(fcm.deliveredCount('device-1')).toBe(0);
+
+    // The whole message is checked all the same, and the flag must be a boolean.
+    expect((await send({ validate_only: true, message: { ...message, data: { n: 1 } } })).status).toBe(400);
+    const notBoolean = await send({ validate_only: 'yes', message });
+    expect([notBoolean.status, json(notBoolean)]).toEqual([
+      400,
+      { error: expect.objectContaining({ message: expect.stringContaining("Invalid value at 'validate_only' (TYPE_BOOL)") }) },
+    ]);
+  });
+
+  it('refuses a made-up registration token in either mode, as FCM does', async () => {
+    for (const validateOnly of [true, false]) {
+      const reply = await send({ validate_only: validateOnly, message: { token: '0'.repeat(64), notification: { title: 'Hi' } } });
+      expect([reply.status, json(reply)]).toEqual([
+        400,
+        {
+          error: {
+            code: 400,
+            status: 'INVALID_ARGUMENT',
+            message: 'The registration token is not a valid FCM registration token',
+            details: [{ '@type': 'type.googleapis.com/google.firebase.fcm.v1.FcmError', errorCode: 'INVALID_ARGUMENT' }],
+          },
+        },
+      ]);
+    }
   });
 
   it('rejects non-string data values like FCM', async () => {

@@ -97,6 +97,9 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 18.2 Filters',
       '### 18.3 Count an audience',
       '## 19. Pacing',
+      '## 21. Trying it without devices',
+      '### 21.1 Dry runs',
+      '### 21.2 Credential checks',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

@@ -39,6 +39,7 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
       notification: { title: 'Hi', body: 'There', image_url: 'https://cdn.example.com/a.png', action_url: 'myapp://orders/42', localizations: null },
       data: { order_id: 42, nested: { a: [1, 2] } },
       options: { ttl: 3600, priority: 'normal', collapse_id: 'orders', badge: 3, sound: 'default', platforms: ['ios', 'web'] },
+      dry_run: false,
       target_users: 3,
       statistics: { users: 0, installations: 0, accepted: 0, received: 0, displayed: 0, opened: 0, failed: 0, skipped: 0 },
       created_at: expect.stringMatching(ISO_MS),

@@ -1,5 +1,6 @@
 // What each provider records when it cannot reach its service at all: the underlying cause of the
-// transport error (ENOTFOUND for a host that does not resolve, ECONNREFUSED for a closed port), as
+// transport error (ENOTFOUND for a host that does not resolve, ECONNREFUSED for a closed port) and
+// the host it was trying (docs/api.md#delivery), as
 // the delivery row stores it and the completion log line reports it (docs/api.md#delivery). `.invalid`
 // never resolves (RFC 6761), so no test here depends on the machine's DNS beyond that.
 import { createECDH, randomBytes, randomUUID } from 'node:crypto';
@@ -49,17 +50,17 @@ describe('APNs', () => {
     }
   };
 
-  it('a host that does not resolve: retried with ENOTFOUND (not ERR_HTTP2_STREAM_CANCEL)', async () => {
+  it('a host that does not resolve: retried with ENOTFOUND and the host (not ERR_HTTP2_STREAM_CANCEL)', async () => {
     expect(await send('https://apns.invalid')).toEqual([
-      { kind: 'retry', reason: 'ENOTFOUND' },
-      { kind: 'retry', reason: 'ENOTFOUND' },
+      { kind: 'retry', reason: 'ENOTFOUND apns.invalid' },
+      { kind: 'retry', reason: 'ENOTFOUND apns.invalid' },
     ]);
   });
 
   it('a port nothing listens on: retried with ECONNREFUSED', async () => {
     expect(await send(`https://127.0.0.1:${closedPort}`)).toEqual([
-      { kind: 'retry', reason: 'ECONNREFUSED' },
-      { kind: 'retry', reason: 'ECONNREFUSED' },
+      { kind: 'retry', reason: 'ECONNREFUSED 127.0.0.1' },
+      { kind: 'retry', reason: 'ECONNREFUSED 127.0.0.1' },
     ]);
   });
 });
@@ -90,16 +91,19 @@ describe('FCM', () => {
   };
 
   it('FCM_URL a host that does not resolve: retried with ENOTFOUND', async () => {
-    expect(await send({ FCM_URL: 'https://fcm.invalid' })).toEqual({ kind: 'retry', reason: 'ENOTFOUND' });
+    expect(await send({ FCM_URL: 'https://fcm.invalid' })).toEqual({ kind: 'retry', reason: 'ENOTFOUND fcm.invalid' });
   });
 
   it('FCM_URL a port nothing listens on: retried with ECONNREFUSED', async () => {
-    expect(await send({ FCM_URL: `https://127.0.0.1:${closedPort}` })).toEqual({ kind: 'retry', reason: 'ECONNREFUSED' });
+    expect(await send({ FCM_URL: `https://127.0.0.1:${closedPort}` })).toEqual({ kind: 'retry', reason: 'ECONNREFUSED 127.0.0.1' });
   });
 
   it('the token endpoint unreachable: retried with the cause, marked as the token endpoint', async () => {
-    expect(await send({ GOOGLE_TOKEN_URL: 'https://oauth2.invalid/token' })).toEqual({ kind: 'retry', reason: 'TokenEndpoint:ENOTFOUND' });
-    expect(await send({ GOOGLE_TOKEN_URL: `https://127.0.0.1:${closedPort}/token` })).toEqual({ kind: 'retry', reason: 'TokenEndpoint:ECONNREFUSED' });
+    expect(await send({ GOOGLE_TOKEN_URL: 'https://oauth2.invalid/token' })).toEqual({ kind: 'retry', reason: 'TokenEndpoint:ENOTFOUND oauth2.invalid' });
+    expect(await send({ GOOGLE_TOKEN_URL: `https://127.0.0.1:${closedPort}/token` })).toEqual({
+      kind: 'retry',
+      reason: 'TokenEndpoint:ECONNREFUSED 127.0.0.1',
+    });
   });
 });
 
@@ -123,10 +127,10 @@ describe('Web Push', () => {
   };
 
   it('a push service host that does not resolve: retried with ENOTFOUND', async () => {
-    expect(await send('https://push.invalid/send/abc')).toEqual({ kind: 'retry', reason: 'ENOTFOUND' });
+    expect(await send('https://push.invalid/send/abc')).toEqual({ kind: 'retry', reason: 'ENOTFOUND push.invalid' });
   });
 
   it('a push service port nothing listens on: retried with ECONNREFUSED', async () => {
-    expect(await send(`https://127.0.0.1:${closedPort}/send/abc`)).toEqual({ kind: 'retry', reason: 'ECONNREFUSED' });
+    expect(await send(`https://127.0.0.1:${closedPort}/send/abc`)).toEqual({ kind: 'retry', reason: 'ECONNREFUSED 127.0.0.1' });
   });
 });

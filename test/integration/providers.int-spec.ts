@@ -365,7 +365,7 @@ describe('ApnsProvider', () => {
     fakeApns.delayMs = 600;
     await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({
       kind: 'retry',
-      reason: 'Timeout',
+      reason: `Timeout ${new URL(fakeApns.baseUrl).hostname}`,
     });
     fakeApns.delayMs = 0;
     await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
@@ -613,7 +613,10 @@ describe('FcmProvider', () => {
     await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
     provider.timeoutMs = 150;
     fakeFcm.delayMs = 600;
-    await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({ kind: 'retry', reason: 'Timeout' });
+    await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({
+      kind: 'retry',
+      reason: `Timeout ${new URL(fakeFcm.baseUrl).hostname}`,
+    });
   });
 
   it('fails without a registration token or credentials, without calling FCM', async () => {
@@ -766,7 +769,7 @@ describe.each([
       });
     });
     const refused = { ...service.createSubscription(), endpoint: `https://localhost:${closedPort}/push/abc` };
-    await expect(provider.send(credentials, content(), webTarget(refused))).resolves.toEqual({ kind: 'retry', reason: 'ECONNREFUSED' });
+    await expect(provider.send(credentials, content(), webTarget(refused))).resolves.toEqual({ kind: 'retry', reason: 'ECONNREFUSED localhost' });
 
     provider.timeoutMs = 150;
     service.delayMs = 600;

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
 
-/** Debian's Chromium: a browser download is not possible here; .ci/run installs it when missing. */
-export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium (CHROMIUM_PATH for another): a browser download is not possible here; .ci/run installs it when missing. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** No sandbox (root in CI), no GPU, and nothing the browser would fetch on its own. */
 const CHROMIUM_ARGS = [

@@ -606,6 +606,11 @@ export interface components {
              * @enum {string}
              */
             category?: "transactional" | "marketing";
+            /**
+             * @description Everything but the delivery: validation, fan-out, trace, statistics and webhooks. FCM validates each message (`validate_only`); nothing reaches a device, and every delivery that would have been sent ends skipped as DryRun.
+             * @example true
+             */
+            dry_run?: boolean;
             apns?: components["schemas"]["ApnsOptionsDto"];
             android?: components["schemas"]["AndroidOptionsDto"];
             web?: components["schemas"]["WebOptionsDto"];
@@ -683,6 +688,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description A dry run (`options.dry_run`): nothing was delivered.
+             * @example false
+             */
+            dry_run: boolean;
             /**
              * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
              * @example 2
@@ -889,6 +899,11 @@ export interface components {
             } | null;
             options: components["schemas"]["NotificationOptionsDto"] | null;
             /**
+             * @description A dry run (`options.dry_run`): nothing was delivered.
+             * @example false
+             */
+            dry_run: boolean;
+            /**
              * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
              * @example 2
              */
@@ -966,7 +981,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -1220,6 +1235,11 @@ export interface components {
                 [key: string]: unknown;
             } | null;
             options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description A dry run (`options.dry_run`): nothing was delivered.
+             * @example false
+             */
+            dry_run: boolean;
             /**
              * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
              * @example 2

@@ -27,6 +27,7 @@ const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.
 class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'recordOutcomes' | 'content' | 'cancelLeftovers'> {
   rows: ClaimedRow[] = [];
   localizations: PushContent['localizations'] = null;
+  options: PushContent['options'] = null;
   leftoversCanceled: number[] = [];
   recorded = new Map<string, RecordedOutcome>();
   invalidations: Invalidation[] = [];
@@ -58,7 +59,16 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
     return {
       appId: 'app-1',
       startedAt: new Date(0),
-      content: { id: notificationId, title: 'T', body: 'B', image_url: null, action_url: null, data: null, options: null, localizations: this.localizations },
+      content: {
+        id: notificationId,
+        title: 'T',
+        body: 'B',
+        image_url: null,
+        action_url: null,
+        data: null,
+        options: this.options,
+        localizations: this.localizations,
+      },
     };
   }
 
@@ -67,11 +77,15 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   }
 }
 
-/** A provider that answers each installation with the outcome the test gives it. */
-class ScriptedProvider implements PushProvider {
+/** A provider that answers each installation with the outcome the test gives it (delivery never asks `check`). */
+class ScriptedProvider implements Omit<PushProvider, 'check'> {
   readonly answers = new Map<string, DeliveryOutcome>();
   readonly titles = new Map<string, string>();
-  constructor(readonly platform: Platform) {}
+  /** As the real ones: only FCM validates a dry run's message. */
+  readonly validatesDryRun: boolean;
+  constructor(readonly platform: Platform) {
+    this.validatesDryRun = platform === 'android';
+  }
   configured(credentials: ProviderCredentials): boolean {
     return this.platform === 'ios' ? credentials.apns !== null : this.platform === 'android' ? credentials.fcm !== null : credentials.vapid !== null;
   }
@@ -99,6 +113,7 @@ describe('DeliveriesService', () => {
   let service: DeliveriesService;
   let store: InMemoryDeliveries;
   let ios: ScriptedProvider;
+  let android: ScriptedProvider;
   let retries: { notificationId: string; batch: number; attempt: number; delayMs: number }[];
   let metrics: MetricsService;
   let reported: string[];
@@ -114,6 +129,7 @@ describe('DeliveriesService', () => {
   beforeEach(async () => {
     store = new InMemoryDeliveries();
     ios = new ScriptedProvider('ios');
+    android = new ScriptedProvider('android');
     retries = [];
     reported = [];
     moduleRef = await Test.createTestingModule({
@@ -131,7 +147,7 @@ describe('DeliveriesService', () => {
           },
         },
         { provide: CredentialsService, useValue: { forDelivery: async () => credentials } },
-        { provide: PUSH_PROVIDERS, useValue: [ios, new ScriptedProvider('android')] },
+        { provide: PUSH_PROVIDERS, useValue: [ios, android] },
         { provide: EnvironmentVariables, useValue: config },
         { provide: CompletionReportService, useValue: { completed: async (ids: string[]) => reported.push(...ids) } },
         Clock,
@@ -141,6 +157,27 @@ describe('DeliveriesService', () => {
     }).compile();
     service = moduleRef.get(DeliveriesService);
     metrics = moduleRef.get(MetricsService);
+  });
+
+  it('a dry run asks only FCM, whose valid answer is skipped DryRun and whose invalid one fails without invalidating (docs/api.md#dry-runs)', async () => {
+    store.options = { dry_run: true };
+    const withFcm: ProviderCredentials = { ...credentials, fcm: { projectId: 'p', clientEmail: 'e', privateKeyId: 'k', privateKey: '' } };
+    moduleRef.get(CredentialsService).forDelivery = async () => withFcm;
+    store.rows = [row('ios'), row('valid', { platform: 'android' }), row('unknown', { platform: 'android' }), row('busy', { platform: 'android' })];
+    android.answers.set('unknown', { kind: 'invalid', reason: 'UNREGISTERED' });
+    android.answers.set('busy', { kind: 'retry', reason: 'UNAVAILABLE' });
+
+    await service.deliverBatch(NOTIFICATION, 0);
+
+    expect(ios.titles.size).toBe(0);
+    expect([...android.titles.keys()].sort()).toEqual(['busy', 'unknown', 'valid']);
+    expect(Object.fromEntries([...store.recorded].map(([id, o]) => [id, [o.status, o.reason]]))).toEqual({
+      ios: ['skipped', 'DryRun'],
+      valid: ['skipped', 'DryRun'],
+      unknown: ['failed', 'UNREGISTERED'],
+      busy: ['pending', 'UNAVAILABLE'],
+    });
+    expect(store.invalidations).toEqual([]);
   });
 
   const deliveryCount = async (outcome: string) =>
@@ -336,5 +373,9 @@ describe('badgeChange (docs/api.md#badge-arithmetic)', () => {
     expect(badgeChange(content(null))).toEqual({ set: null, add: 0 });
     expect(badgeChange(content({ ttl: 1 }))).toEqual({ set: null, add: 0 });
     expect(badgeChange(content({ badge_increment: 1, content_available: true }, null))).toEqual({ set: null, add: 0 });
+  });
+  it('moves no count for a dry run, which shows nothing (docs/api.md#dry-runs)', () => {
+    expect(badgeChange(content({ badge: 4, dry_run: true }))).toEqual({ set: null, add: 0 });
+    expect(badgeChange(content({ badge_increment: 1, dry_run: true }))).toEqual({ set: null, add: 0 });
   });
 });

@@ -12,7 +12,7 @@ import { Clock } from '../../common/time';
 import { throttleBatchSize } from '../fan-out/pacing';
 import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-import { contentFor, isBackground, PushContent } from '../providers/payloads';
+import { contentFor, isBackground, isDryRun, PushContent } from '../providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 import { StoreOutage } from './store-outage';
@@ -23,10 +23,24 @@ type Skipped = Final & { status: 'skipped'; reason: SkipReason };
 
 const CONTENT_CACHE_SIZE = 500;
 
+const DRY_RUN: Skipped = { status: 'skipped', reason: SkipReason.DryRun, nextAttemptAt: null };
+
+/**
+ * A provider's answer to a dry run's validate-only send (docs/api.md#dry-runs): a valid message is
+ * skipped as DryRun; an invalidating answer fails with the provider's reason but condemns no token,
+ * since nothing was meant to arrive; retries and failures stay what they are.
+ */
+export function dryRunOutcome(outcome: DeliveryOutcome): DeliveryOutcome | Skipped {
+  if (outcome.kind === 'accepted') return DRY_RUN;
+  if (outcome.kind === 'invalid') return { kind: 'failed', reason: outcome.reason };
+  return outcome;
+}
+
 /** What a send does to its iOS installations' badge counts: nothing for a silent one, which shows no badge. */
 export function badgeChange(content: PushContent): BadgeChange {
   const options = content.options;
-  if (!options || isBackground(content)) return NO_BADGE_CHANGE;
+  // A dry run shows nothing, so no count moves either (docs/api.md#dry-runs).
+  if (!options || isBackground(content) || isDryRun(content)) return NO_BADGE_CHANGE;
   if (options.badge !== undefined) return { set: options.badge, add: 0 };
   if (options.badge_increment !== undefined) return { set: null, add: options.badge_increment };
   return NO_BADGE_CHANGE;
@@ -125,6 +139,8 @@ export class DeliveriesService {
     if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: SkipReason.NoToken, nextAttemptAt: null };
     const provider = this.byPlatform.get(row.platform);
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
+    const dryRun = isDryRun(content);
+    if (dryRun && !provider.validatesDryRun) return DRY_RUN;
     const started = process.hrtime.bigint();
     const built = contentFor(content, row.locale);
     const outcome = await provider.send(credentials, built, {
@@ -135,7 +151,7 @@ export class DeliveriesService {
       badge: built.options?.badge_increment !== undefined ? row.badge : null,
     });
     this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, Number(process.hrtime.bigint() - started) / 1e9);
-    return outcome;
+    return dryRun ? dryRunOutcome(outcome) : outcome;
   }
 
   private finalize(row: ClaimedRow, outcome: DeliveryOutcome | Skipped): Final {

@@ -1,14 +1,14 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
 import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
+import { answerAtHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { apnsBody, apnsHeaders, PushContent } from './payloads';
-import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
+import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 
@@ -19,6 +19,14 @@ const SANDBOX_URL = 'https://api.sandbox.push.apple.com';
  * one is replaced more often than every 20 minutes: 40 minutes sits safely between the two.
  */
 const PROVIDER_TOKEN_REFRESH_MS = 40 * 60_000;
+/** What Apple's answers to a credentials check mean for the operator. */
+const APNS_HINTS: Record<string, string> = {
+  InvalidProviderToken: 'the key, its key id or the team id is wrong',
+  BadTopic: 'the topic is not a bundle id this key may push to',
+  TopicDisallowed: 'the topic is not a bundle id this key may push to',
+  ExpiredProviderToken: "this machine's clock is off",
+  [FailureReason.InvalidProviderKey]: 'the stored .p8 key cannot sign',
+};
 /** 400 reasons that mean this device token will never work for this app. */
 const INVALID_TOKEN_REASONS = new Set(['BadDeviceToken', 'DeviceTokenNotForTopic']);
 
@@ -82,6 +90,8 @@ async function refreshProviderToken(apns: ApnsCredentials, staleJwt: string): Pr
 @Injectable()
 export class ApnsProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'ios' as const;
+  /** APNs has no validate-only send: a dry run does not call it. */
+  readonly validatesDryRun = false;
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
@@ -98,7 +108,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
-    const base = new URL(this.config.APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
+    const base = this.baseUrl(apns);
     // Apple asks for connections to be kept open and reused (opening one per request is treated as
     // abuse), and counts provider-token changes per connection, hence a pool per signing key.
     const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
@@ -119,7 +129,29 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
       jwt = await refreshProviderToken(apns, jwt);
       answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
     }
-    return outcomeOf(answer);
+    return outcomeOf(answerAtHost(answer, base));
+  }
+
+  /**
+   * A push to a token no device has (docs/api.md#credentials-check): Apple checks the provider
+   * token (key, key id, team) and the topic before the device token, so BadDeviceToken, or any
+   * answer about the token, proves the rest; InvalidProviderToken, BadTopic or TopicDisallowed
+   * say which part is wrong.
+   */
+  async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
+    const apns = credentials.apns!;
+    const host = this.baseUrl(apns).hostname;
+    const content: PushContent = { id: randomUUID(), ...CHECK_CONTENT, options: null };
+    const outcome = await this.send(credentials, content, { installationId: 'credentials-check', pushToken: MADE_UP_TOKEN, webPushSubscription: null });
+    const what = `key ${apns.keyId} of team ${apns.teamId} for topic ${apns.topic} at ${host}`;
+    if (outcome.kind === 'accepted' || outcome.kind === 'invalid') {
+      return { ok: true, detail: `${what}: accepted (${outcome.kind === 'accepted' ? 'the push was accepted' : outcome.reason} for a token no device has)` };
+    }
+    return { ok: false, detail: `${what}: ${outcome.reason}${APNS_HINTS[outcome.reason] ? ` (${APNS_HINTS[outcome.reason]})` : ''}` };
+  }
+
+  private baseUrl(apns: ApnsCredentials): URL {
+    return new URL(this.config.APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
   }
 
   /** Open HTTP/2 connections, over all pools (for tests and diagnostics). */

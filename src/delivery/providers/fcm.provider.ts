@@ -1,4 +1,5 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { FailureReason } from '../../common/vocabulary';
@@ -6,9 +7,9 @@ import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { fcmBody, PushContent } from './payloads';
-import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
+import { atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { fcmBody, fcmMessage, PushContent } from './payloads';
+import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
 
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
 
@@ -44,6 +45,8 @@ const UNAUTHORIZED = Symbol('unauthorized');
 @Injectable()
 export class FcmProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'android' as const;
+  /** A dry run's message goes with `validate_only: true`: FCM checks it all and delivers nothing. */
+  readonly validatesDryRun = true;
   /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
@@ -82,12 +85,12 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       if (!token) return retryOutcome('NoAccessToken');
       accessToken = token;
     } catch (error) {
-      return tokenFailure(error);
+      return tokenFailure(error, new URL(this.config.GOOGLE_TOKEN_URL));
     }
 
-    const url = new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
+    const url = this.sendUrl(fcm);
     const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
-    if ('failure' in answer) return retryOutcome(answer.failure);
+    if ('failure' in answer) return retryOutcome(atHost(answer.failure, url));
     const { status, body: text } = answer;
 
     if (status === 401) {
@@ -99,6 +102,41 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
       return UNAUTHORIZED;
     }
     return outcomeOf(status, text, answer.headers['retry-after']);
+  }
+
+  /**
+   * The OAuth2 token exchange, then a `validate_only` send to a token no device has
+   * (docs/api.md#credentials-check): any answer but 401 or 403 means Google took the credentials.
+   */
+  async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
+    const fcm = credentials.fcm!;
+    const what = `service account ${fcm.clientEmail} of project ${fcm.projectId}`;
+    const tokenUrl = new URL(this.config.GOOGLE_TOKEN_URL);
+    let accessToken: string | null | undefined;
+    try {
+      ({ token: accessToken } = await this.client(fcm).getAccessToken());
+    } catch (error) {
+      const outcome = tokenFailure(error, tokenUrl);
+      return { ok: false, detail: `${what}: the token exchange at ${tokenUrl.hostname} failed (${outcome.kind === 'accepted' ? '' : outcome.reason})` };
+    }
+    if (!accessToken) return { ok: false, detail: `${what}: ${tokenUrl.hostname} gave no access token` };
+
+    const url = this.sendUrl(fcm);
+    const message = fcmMessage({ id: randomUUID(), ...CHECK_CONTENT, options: null }, MADE_UP_TOKEN);
+    const answer = await this.post(
+      url,
+      { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
+      JSON.stringify({ validate_only: true, message }),
+    );
+    if ('failure' in answer) return { ok: false, detail: `${what}: ${atHost(answer.failure, url)}` };
+    const outcome = outcomeOf(answer.status, answer.body, undefined);
+    const said = `HTTP ${answer.status}${outcome.kind === 'accepted' ? '' : ` ${outcome.reason}`}`;
+    if (answer.status === 401 || answer.status === 403) return { ok: false, detail: `${what}: ${url.hostname} refused the credentials (${said})` };
+    return { ok: true, detail: `${what}: token exchange and a validate_only send answered by ${url.hostname} (${said} for a token no device has)` };
+  }
+
+  private sendUrl(fcm: FcmCredentials): URL {
+    return new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
   }
 
   /** Open HTTP/2 connections (for tests and diagnostics). */
@@ -157,10 +195,10 @@ function tokenTransporter(timeoutMs: number, target: string): Gaxios {
 }
 
 /** The token endpoint failed: Google's OAuth errors (revoked key, bad grant) will not fix themselves. */
-export function tokenFailure(error: unknown): DeliveryOutcome {
+export function tokenFailure(error: unknown, tokenUrl: URL): DeliveryOutcome {
   const response = (error as { response?: { status?: number; data?: unknown; headers?: Headers } }).response;
   const status = response?.status;
-  if (status === undefined) return retryOutcome(`TokenEndpoint:${transportReason(error)}`);
+  if (status === undefined) return retryOutcome(`TokenEndpoint:${atHost(transportReason(error), tokenUrl)}`);
   if (status === 429 || status >= 500) {
     return retryOutcome(`TokenEndpoint:HTTP ${status}`, retryAfterMs(response?.headers?.get?.('retry-after')));
   }

@@ -83,12 +83,16 @@ describe('provider error mapping', () => {
     });
 
     it('retries a token endpoint that is down and fails one that refuses the key', () => {
-      expect(tokenFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }))).toEqual({
+      const tokenUrl = new URL('https://oauth2.googleapis.com/token');
+      expect(tokenFailure(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }), tokenUrl)).toEqual({
         kind: 'retry',
-        reason: 'TokenEndpoint:ECONNREFUSED',
+        reason: 'TokenEndpoint:ECONNREFUSED oauth2.googleapis.com',
       });
-      expect(tokenFailure({ response: { status: 503 } })).toEqual({ kind: 'retry', reason: 'TokenEndpoint:HTTP 503' });
-      expect(tokenFailure({ response: { status: 400, data: { error: 'invalid_grant' } } })).toEqual({ kind: 'failed', reason: 'OAuth:invalid_grant' });
+      expect(tokenFailure({ response: { status: 503 } }, tokenUrl)).toEqual({ kind: 'retry', reason: 'TokenEndpoint:HTTP 503' });
+      expect(tokenFailure({ response: { status: 400, data: { error: 'invalid_grant' } } }, tokenUrl)).toEqual({
+        kind: 'failed',
+        reason: 'OAuth:invalid_grant',
+      });
     });
   });
 

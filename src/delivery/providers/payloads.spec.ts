@@ -170,6 +170,8 @@ describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBo
       fc.property(fc.string({ unit: 'binary' }), fc.integer({ min: 0, max: MAX_BADGE }), (token, badge) => {
         for (const content of [bare, full, increment, localized, quiet]) {
           expect(fcmBody(content, token)).toBe(JSON.stringify({ message: fcmMessage(content, token) }));
+          const dry = { ...content, options: { ...content.options, dry_run: true } };
+          expect(fcmBody(dry, token)).toBe(JSON.stringify({ validate_only: true, message: fcmMessage(dry, token) }));
           expect(apnsBody(content)).toBe(JSON.stringify(apnsPayload(content)));
           expect(apnsBody(content, badge)).toBe(JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } })));
           expect(webPushBody(content)).toBe(JSON.stringify(webPushPayload(content)));

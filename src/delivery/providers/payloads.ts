@@ -137,20 +137,28 @@ export function apnsBody(content: PushContent, badge: number | null = null): str
   return body;
 }
 
-const FCM_TOKEN_PREFIX = '{"message":{"token":';
-
-/** The FCM request body, `{"message": fcmMessage(content, token)}` as JSON: the token is its first key. */
+/**
+ * The FCM request body, `{"message": fcmMessage(content, token)}` as JSON, led by
+ * `"validate_only": true` for a dry run (docs/api.md#dry-runs): the token is the message's first key.
+ */
 export function fcmBody(content: PushContent, token: string): string {
   const cached = encodingsOf(content);
-  cached.fcmAfterToken ??= JSON.stringify({ message: fcmMessage(content, '') }).slice(FCM_TOKEN_PREFIX.length + 2);
-  return FCM_TOKEN_PREFIX + JSON.stringify(token) + cached.fcmAfterToken;
+  const prefix = isDryRun(content) ? '{"validate_only":true,"message":{"token":' : '{"message":{"token":';
+  cached.fcmAfterToken ??= JSON.stringify(fcmRequest(content, '')).slice(prefix.length + 2);
+  return prefix + JSON.stringify(token) + cached.fcmAfterToken;
 }
+
+/** The FCM request as an object: what fcmBody encodes. */
+export const fcmRequest = (content: PushContent, token: string) =>
+  isDryRun(content) ? { validate_only: true, message: fcmMessage(content, token) } : { message: fcmMessage(content, token) };
 
 /** The Web Push plaintext, webPushPayload as JSON (encrypted per subscription by the provider). */
 export function webPushBody(content: PushContent): string {
   const cached = encodingsOf(content);
   return (cached.web ??= JSON.stringify(webPushPayload(content)));
 }
+/** A dry run (docs/api.md#dry-runs): nothing may reach a device. */
+export const isDryRun = (content: PushContent) => content.options?.dry_run === true;
 
 /** The badge count a send may reach (docs/api.md#badge-arithmetic): also what the size check assumes for an increment. */
 export const MAX_BADGE = 99_999;

@@ -1,3 +1,4 @@
+import type { Http2Answer } from './http2-session-pool';
 import { DeliveryOutcome } from './push-provider';
 
 /**
@@ -24,6 +25,19 @@ export function retryAfterMs(value: string | string[] | number | null | undefine
 /** A retry outcome, carrying retryAfterMs only when the provider gave one. */
 export function retryOutcome(reason: string, retryAfter?: number): DeliveryOutcome {
   return retryAfter === undefined ? { kind: 'retry', reason } : { kind: 'retry', reason, retryAfterMs: retryAfter };
+}
+
+/**
+ * A transport failure's reason names the host it could not reach (docs/api.md#delivery), so an
+ * operator sees which endpoint is wrong: `ENOTFOUND api.sandbox.push.apple.com`.
+ */
+export function atHost(reason: string, url: URL): string {
+  return `${reason} ${url.hostname}`;
+}
+
+/** The same for an exchange: a failure gets the host, an answer is returned as it is. */
+export function answerAtHost(answer: Http2Answer, url: URL): Http2Answer {
+  return 'failure' in answer ? { failure: atHost(answer.failure, url) } : answer;
 }
 
 /** A short, log-friendly name for a transport error (ECONNRESET, Timeout, ...). */

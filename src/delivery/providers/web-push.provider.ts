@@ -4,13 +4,14 @@ import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { WebPushSubscription } from '../../common/platform';
 import { FailureReason } from '../../common/vocabulary';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
-import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { CredentialsError, ProviderCredentials } from '../../credentials/provider-credentials';
+import { checkVapid } from '../../credentials/web-push.credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
-import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { PushContent, webPushBody, webPushTopicOf, webPushUrgencyOf } from './payloads';
-import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
+import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const DEFAULT_TTL_SECONDS = 2_419_200;
@@ -29,6 +30,8 @@ const VAPID_CACHE_SIZE = 1000;
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'web' as const;
+  /** Push services have no validate-only send: a dry run does not call them. */
+  readonly validatesDryRun = false;
   /** Per-request (socket inactivity) deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
@@ -94,10 +97,11 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
         urgency: options.urgency!,
         topic: options.topic!,
       };
-      return outcomeOfAnswer(await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs));
+      const answer = await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs);
+      return outcomeOfAnswer(answerAtHost(answer, endpoint));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
-      return outcomeOf(error);
+      return outcomeOf(error, endpoint);
     }
   }
 
@@ -115,6 +119,22 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (this.vapidHeaders.size >= VAPID_CACHE_SIZE) this.vapidHeaders.delete(this.vapidHeaders.keys().next().value!);
     this.vapidHeaders.set(key, { header: Authorization, expiresAt });
     return Authorization;
+  }
+
+  /**
+   * The VAPID key pair and subject (docs/api.md#credentials-check): push services take any pair
+   * that signs, so there is no one to ask; the pair must match, the subject be a contact, and a
+   * VAPID token be signed with them.
+   */
+  async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
+    const vapid = credentials.vapid!;
+    try {
+      checkVapid(vapid);
+      webpush.getVapidHeaders('https://push.example', vapid.subject, vapid.publicKey, vapid.privateKey, 'aes128gcm');
+    } catch (error) {
+      return { ok: false, detail: error instanceof CredentialsError ? error.message : `VAPID signing failed: ${(error as Error).message}` };
+    }
+    return { ok: true, detail: `VAPID key pair ${vapid.publicKey.slice(0, 12)}... signs, subject ${vapid.subject}` };
   }
 
   /** Open HTTP/2 connections, over all push services (for tests and diagnostics). */
@@ -168,8 +188,8 @@ export function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
 }
 
 /** Push service status -> outcome (RFC 8030 §5 and §8.3); anything without a status is transport. */
-function outcomeOf(error: unknown): DeliveryOutcome {
-  if (!(error instanceof WebPushError)) return transportOutcome(transportReason(error));
+function outcomeOf(error: unknown, endpoint: URL): DeliveryOutcome {
+  if (!(error instanceof WebPushError)) return transportOutcome(atHost(transportReason(error), endpoint));
   return statusOutcome(error.statusCode, error.headers?.['retry-after']);
 }
 
@@ -178,7 +198,7 @@ function outcomeOf(error: unknown): DeliveryOutcome {
  * installation: DNS (or the operator's list) may be fixed, and nothing is retried meanwhile.
  */
 function transportOutcome(reason: string): DeliveryOutcome {
-  return reason === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: FailureReason.PrivateAddress } : retryOutcome(reason);
+  return reason.split(' ')[0] === PRIVATE_ADDRESS_CODE ? { kind: 'failed', reason: FailureReason.PrivateAddress } : retryOutcome(reason);
 }
 
 function statusOutcome(status: number, retryAfter: string | string[] | undefined): DeliveryOutcome {

@@ -51,6 +51,7 @@ export class NotificationResource {
   @ApiProperty({ type: () => NotificationContentResource }) notification: NotificationContentResource;
   @ApiProperty({ type: 'object', additionalProperties: true, nullable: true, example: { order_id: 42 } }) data: Record<string, unknown> | null;
   @ApiProperty({ type: () => NotificationOptionsDto, nullable: true }) options: NotificationOptionsDto | null;
+  @ApiProperty({ type: Boolean, description: 'A dry run (`options.dry_run`): nothing was delivered.', example: false }) dry_run: boolean;
   @ApiProperty({
     type: 'integer',
     description: 'Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).',

@@ -326,6 +326,14 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @In(NOTIFICATION_CATEGORIES)
   category?: NotificationOptions['category'];
+  @ApiPropertyOptional({
+    description:
+      'Everything but the delivery: validation, fan-out, trace, statistics and webhooks. FCM validates each message (`validate_only`); nothing reaches a device, and every delivery that would have been sent ends skipped as DryRun.',
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  dry_run?: boolean;
   @OptionalNotNull() @Nested(() => ApnsOptionsDto) apns?: ApnsOptionsDto;
   @OptionalNotNull() @Nested(() => AndroidOptionsDto) android?: AndroidOptionsDto;
   @OptionalNotNull() @Nested(() => WebOptionsDto) web?: WebOptionsDto;

@@ -1,0 +1,62 @@
+import { Inject } from '@nestjs/common';
+import { Command, CommandRunner, Option } from 'nest-commander';
+import { AppsService } from '../apps/apps.service';
+import { PROVIDER_CLI_NAMES, PROVIDER_IDS, PROVIDER_OF, type ProviderId } from '../common/vocabulary';
+import { CredentialsService } from '../credentials/credentials.service';
+import { PUSH_PROVIDERS, PushProvider } from '../delivery/providers/push-provider';
+import { CliError, printJson } from './cli-error';
+
+/** `--provider` of `credentials:check`, as `apps:credentials:remove` names them. */
+export function parseProviderName(value: string): ProviderId {
+  const provider = PROVIDER_IDS.find((id) => PROVIDER_CLI_NAMES[id] === value);
+  if (!provider) {
+    const names = PROVIDER_IDS.map((id) => PROVIDER_CLI_NAMES[id]);
+    throw new CliError(`--provider must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
+  }
+  return provider;
+}
+
+/**
+ * Proves an app's stored credentials against the providers without reaching a device
+ * (docs/api.md#credentials-check), at the endpoints delivery uses (APNS_URL, FCM_URL,
+ * GOOGLE_TOKEN_URL). Prints one line per provider checked; exits 1 when any check fails.
+ */
+@Command({
+  name: 'credentials:check',
+  description: "Prove an app's stored APNs / FCM / Web Push credentials without reaching a device",
+})
+export class CredentialsCheckCommand extends CommandRunner {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly credentials: CredentialsService,
+    @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
+  ) {
+    super();
+  }
+
+  async run(_params: string[], options: { app: string; provider?: ProviderId }): Promise<void> {
+    if (!(await this.apps.find(options.app))) throw new CliError(`App ${options.app} not found`);
+    const stored = await this.credentials.forDelivery(options.app);
+    const wanted = this.providers.filter((provider) => options.provider === undefined || PROVIDER_OF[provider.platform] === options.provider);
+    const configured = wanted.filter((provider) => provider.configured(stored));
+    if (configured.length === 0) {
+      const which = options.provider === undefined ? 'provider' : PROVIDER_CLI_NAMES[options.provider];
+      throw new CliError(`App ${options.app} has no ${which} credentials: set them with apps:credentials`);
+    }
+    const results = await Promise.all(
+      configured.map(async (provider) => ({ provider: PROVIDER_CLI_NAMES[PROVIDER_OF[provider.platform]], ...(await provider.check(stored)) })),
+    );
+    printJson(results);
+    if (results.some((result) => !result.ok)) process.exitCode = 1;
+  }
+
+  @Option({ flags: '--app <id>', description: 'app id', required: true })
+  parseApp(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--provider <provider>', description: 'only this one: apns, fcm or web-push' })
+  parseProvider(value: string): ProviderId {
+    return parseProviderName(value);
+  }
+}
