@@ -19,7 +19,7 @@ const RECIPIENT_LABELS: Record<Kind, string> = {
  * Send a test: title, body and an optional URL to one user id, one installation id, the
  * installations carrying some tags or an audience filter (docs/api.md#audience-filters), at once, at a
  * time (`send_at`, in the viewer's zone) and/or at each device's local time (`options.local_time`,
- * docs/api.md#scheduling), through the same validation and service as POST /api/v1/notifications;
+ * docs/api.md#scheduling), or as a dry run (`options.dry_run`, docs/api.md#dry-runs), through the same validation and service as POST /api/v1/notifications;
  * its errors are shown next to the fields. On success the notification's page opens and follows it.
  */
 export function SendTestPage({ appId }: { appId: string }) {
@@ -32,6 +32,7 @@ export function SendTestPage({ appId }: { appId: string }) {
   const [url, setUrl] = useState('');
   const [sendAt, setSendAt] = useState('');
   const [localTime, setLocalTime] = useState('');
+  const [dryRun, setDryRun] = useState(false);
   const send = useMutation({
     mutationFn: (request: SendRequest) => api.send(appId, request),
     onSuccess: (notification) => navigate(`/apps/${appId}/notifications/${notification.id}`),
@@ -59,7 +60,7 @@ export function SendTestPage({ appId }: { appId: string }) {
       notification: { title, body, ...(url ? { action_url: url } : {}) },
       // The field's wall-clock time is the viewer's; the API takes an instant.
       ...(sendAt ? { send_at: new Date(sendAt).toISOString() } : {}),
-      ...(localTime ? { options: { local_time: localTime } } : {}),
+      ...(localTime || dryRun ? { options: { ...(localTime ? { local_time: localTime } : {}), ...(dryRun ? { dry_run: true } : {}) } } : {}),
     });
   };
 
@@ -184,8 +185,12 @@ export function SendTestPage({ appId }: { appId: string }) {
             {fieldError('local_time')}
           </div>
         </fieldset>
+        <label className="choice">
+          <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run: everything but the delivery (FCM validates each
+          message; nothing reaches a device)
+        </label>
         <button type="submit" disabled={send.isPending}>
-          {send.isPending ? 'Sending…' : 'Send'}
+          {send.isPending ? 'Sending…' : dryRun ? 'Dry-run' : 'Send'}
         </button>
       </form>
     </Page>

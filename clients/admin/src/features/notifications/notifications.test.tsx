@@ -239,6 +239,23 @@ describe('SendTestPage', () => {
     });
   });
 
+  it('sends a dry run: options.dry_run, and the button says so (issue 31 item 14)', async () => {
+    let sent: unknown;
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
+      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
+        sent = JSON.parse(init.body as string);
+        return { status: 422, body: { message: 'The title field is required.', errors: { 'notification.title': ['The title field is required.'] } } };
+      },
+    });
+    renderWithQueries(<SendTestPage appId={APP} />);
+    await userEvent.type(screen.getByLabelText('User id'), 'user-1');
+    await userEvent.type(screen.getByLabelText('Body'), 'There');
+    await userEvent.click(screen.getByLabelText(/Dry run/));
+    await userEvent.click(screen.getByRole('button', { name: 'Dry-run' }));
+    await waitFor(() => expect(sent).toEqual({ recipients: { user_ids: ['user-1'] }, notification: { title: '', body: 'There' }, options: { dry_run: true } }));
+  });
+
   it('sends the API request body and shows the 422 errors next to their fields', async () => {
     let sent: unknown;
     fakeFetch({
