@@ -121,7 +121,8 @@ const commandNames = (): string[] => CLI_COMMANDS.map((command) => (Reflect.getM
 
 async function main(): Promise<void> {
   // The sandbox (docs/testing.md) needs no configuration, database or Redis: it starts before any of them.
-  if (process.argv[2] === 'sandbox') return runSandboxCommand(process.argv.slice(3));
+  // (`pns sandbox --help` goes on to the help of its command, src/cli/sandbox.command.ts.)
+  if (process.argv[2] === 'sandbox' && !process.argv.includes('--help') && !process.argv.includes('-h')) return runSandboxCommand(process.argv.slice(3));
   const command = process.argv[2];
   // Help, and the refusal of an unknown command, need neither the database nor APP_KEY.
   const helpOnly = command === undefined || !commandNames().includes(command) || process.argv.includes('--help') || process.argv.includes('-h');

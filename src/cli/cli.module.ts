@@ -16,6 +16,7 @@ import { MigrateCommand, SetupCommand } from './setup.commands';
 import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './tokens.commands';
 import { WebhooksCreateCommand, WebhooksDeleteCommand, WebhooksListCommand } from './webhooks.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
+import { SandboxCommand } from './sandbox.command';
 
 /** What to do about a database the CLI cannot use: the first run's `npm run setup` makes it. */
 const SETUP_HINT = 'run `npm run setup` to create and migrate it';
@@ -73,6 +74,7 @@ export const CLI_COMMANDS: Type[] = [
   WebhooksListCommand,
   WebhooksDeleteCommand,
   CredentialsCheckCommand,
+  SandboxCommand,
 ];
 
 /** The operator CLI: PostgreSQL only, no Redis, no HTTP. */

@@ -130,6 +130,9 @@ describe('the CLI says what to do next (docs/api.md#cli)', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: pns \[options\] \[command\]/);
     expect(help.stdout).toContain('credentials:check');
+    expect(help.stdout).toMatch(/^\s+sandbox \[options\]/m);
+    const sandboxHelp = await cli(['sandbox', '--help'], unreachable);
+    expect([sandboxHelp.code, sandboxHelp.stdout]).toEqual([0, expect.stringContaining('--inbox-limit <n>')]);
     const commandHelp = await cli(['tokens:create', '--help'], unreachable);
     expect(commandHelp.stdout).toMatch(/^Usage: pns tokens:create \[options\]/);
     // Not even setup's help touches .env or the database.
