@@ -21,6 +21,10 @@ const MAY_IMPORT: Record<string, string[]> = {
   installations: ['apps', 'auth', 'common', 'config'],
   notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
+  // Live Activities: the API's side (the worker's is delivery/live-activity/). Its entities refer to
+  // apps and installations; updates take an Idempotency-Key as sends do (notifications' service and
+  // table) and are refused at once when they cannot fit (delivery's payload builder).
+  'live-activities': ['apps', 'auth', 'common', 'config', 'delivery', 'installations', 'notifications', 'queue'],
   health: ['auth', 'common', 'config', 'database', 'queue'],
   'rate-limit': ['auth', 'common', 'config', 'queue'],
   // The operator dashboard reuses the features' services (never their repositories' SQL twice);
@@ -31,10 +35,10 @@ const MAY_IMPORT: Record<string, string[]> = {
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
   webhooks: ['apps', 'common', 'config', 'credentials', 'installations', 'metrics', 'notifications', 'queue'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'live-activities', 'notifications', 'webhooks'],
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'webhooks'],
   // The SQL files' generator calls every repository on a statement recorder (sql-cases.ts).
-  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
+  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'live-activities', 'notifications', 'webhooks'],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */
@@ -43,7 +47,10 @@ const WIRING = new Set(['app.module.ts', 'app.factory.ts', 'main.ts', 'cli.ts'])
 /** Narrower doors into some modules, for the importers that are not the module itself or the wiring. */
 const ONLY_THROUGH: Record<string, { files: RegExp; why: string; except?: string[] }> = {
   // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
-  delivery: { files: /^delivery\/(providers\/payloads|delivery\.entity)\.ts$/, why: 'only the payload builders (and, for database/, the entity)' },
+  delivery: {
+    files: /^delivery\/(providers\/(payloads|live-activity-payload)|delivery\.entity)\.ts$/,
+    why: 'only the payload builders (and, for database/, the entity)',
+  },
   // notifications reads the platform list and relates its events to installations; no installation logic.
   // webhooks maps a row to the public Installation resource with the API's own mapper; admin looks
   // installations up through InstallationsService, as the API does.
@@ -54,15 +61,16 @@ const ONLY_THROUGH: Record<string, { files: RegExp; why: string; except?: string
   },
   // webhooks maps a row to the public Notification resource with the API's own mapper; nothing else.
   // admin sends, reads, cancels and traces through the notifications services, as the API does.
+  // live-activities takes an Idempotency-Key with the sends' own service, module and header parser.
   notifications: {
-    files: /^notifications\/notification\.(entity|resource)\.ts$/,
-    why: 'only notification.entity.ts and notification.resource.ts',
+    files: /^notifications\/(notification\.(entity|resource)|idempotency\.service|idempotency-key\.decorator|notifications\.module)\.ts$/,
+    why: 'only notification.entity.ts and notification.resource.ts (and the idempotency service, for live-activities)',
     except: ['admin'],
   },
 };
 
 /** delivery's job folders; providers/ speaks the push services' protocols and imports none of them. */
-const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention)\//;
+const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity)\//;
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
 const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^queries\//;

@@ -93,3 +93,24 @@ export const PROVIDER_CLI_NAMES: Record<ProviderId, string> = { apns: 'apns', fc
 /** A webhook message's states (webhook_messages.status): owed, sent, or given up. */
 export const WEBHOOK_MESSAGE_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type WebhookMessageStatus = (typeof WEBHOOK_MESSAGE_STATUSES)[number];
+
+/** A Live Activity's states (docs/api.md#live-activities): `ended` by an `end`, a DELETE or APNs refusing its token. */
+export const LIVE_ACTIVITY_STATUSES = ['active', 'ended'] as const;
+export type LiveActivityStatus = (typeof LIVE_ACTIVITY_STATUSES)[number];
+
+/** A Live Activity update's states: `pending` until APNs answers (or the worker skips it). */
+export const LIVE_ACTIVITY_UPDATE_STATUSES = ['pending', 'accepted', 'failed', 'skipped'] as const;
+export type LiveActivityUpdateStatus = (typeof LIVE_ACTIVITY_UPDATE_STATUSES)[number];
+
+/** Live Activity update events the API takes (`start` is sent by a send's `options.live_activity`). */
+export const LIVE_ACTIVITY_EVENTS = ['update', 'end'] as const;
+export type LiveActivityEvent = (typeof LIVE_ACTIVITY_EVENTS)[number];
+
+/** Why a Live Activity update was not sent (docs/api.md#live-activities). */
+export const LiveActivitySkipReason = {
+  /** APNs had already accepted a newer update of the same activity: the older state is never sent after it. */
+  Superseded: 'Superseded',
+  /** The activity ended (an `end`, a DELETE, a dead token) before the update was sent. */
+  ActivityEnded: 'ActivityEnded',
+} as const;
+export type LiveActivitySkipReason = (typeof LiveActivitySkipReason)[keyof typeof LiveActivitySkipReason];

@@ -95,4 +95,8 @@ export class Installation {
   /** iOS badge count (docs/api.md#badge-arithmetic): set by `badge`, moved by sends' `badge_increment`. */
   @Column({ type: 'integer', default: 0 })
   badge: number;
+
+  /** Push-to-start tokens by ActivityAttributes type name (docs/api.md#live-activity-start-tokens); write-only. */
+  @Column({ name: 'live_activity_start_tokens', type: 'jsonb', default: () => `'{}'` })
+  liveActivityStartTokens: Record<string, string>;
 }

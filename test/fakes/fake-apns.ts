@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { constants as h2, createSecureServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { liveActivityProblem, LIVE_ACTIVITY_PUSH_TYPE, topicFor } from './apns-live-activity';
 import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
 /** APNs refuses payloads above 4 KiB for every push type our service sends. */
@@ -198,7 +199,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 
     const topic = headerValue(headers, 'apns-topic');
     if (topic === undefined) return { status: 400, reason: 'MissingTopic' };
-    if (!this.topics.has(topic)) return { status: 400, reason: 'TopicDisallowed' };
+    const bundleId = topicFor(topic, headerValue(headers, 'apns-push-type'));
+    if (bundleId === undefined || !this.topics.has(bundleId)) return { status: 400, reason: 'TopicDisallowed' };
 
     if (!PUSH_TYPES.has(headerValue(headers, 'apns-push-type') ?? '')) return { status: 400, reason: 'InvalidPushType' };
     const priority = headerValue(headers, 'apns-priority');
@@ -271,6 +273,10 @@ const ALERT_STRINGS = ['title', 'subtitle', 'body'];
  */
 function apsProblem(pushType: string, priority: string | undefined, aps: Record<string, unknown>): Outcome | undefined {
   const bad = { status: 400, reason: 'BadPayload' };
+  if (pushType === LIVE_ACTIVITY_PUSH_TYPE) {
+    const problem = liveActivityProblem(aps);
+    if (problem) return problem;
+  }
   if (pushType === 'background') {
     if (priority === '10') return { status: 400, reason: 'BadPriority' };
     if (aps['content-available'] !== 1) return bad;

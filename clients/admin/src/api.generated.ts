@@ -1096,6 +1096,13 @@ export interface components {
              * @example 0
              */
             badge: number | null;
+            /**
+             * @description The ActivityAttributes types it holds push-to-start tokens for, sorted (docs/api.md#live-activity-start-tokens); `[]` when none.
+             * @example [
+             *       "DeliveryAttributes"
+             *     ]
+             */
+            live_activity_types: string[];
         };
         AudiencePlatforms: {
             /** @example 1200 */

@@ -12,6 +12,7 @@ import { DeliveriesWithoutInstallationKey1764800000000 } from './1764800000000-D
 import { AppSettings1764900000000 } from './1764900000000-AppSettings';
 import { MessageKinds1765000000000 } from './1765000000000-MessageKinds';
 import { Audiences1765500000000 } from './1765500000000-Audiences';
+import { LiveActivities1766000000000 } from './1766000000000-LiveActivities';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -29,4 +30,5 @@ export const MIGRATIONS = [
   AppSettings1764900000000,
   MessageKinds1765000000000,
   Audiences1765500000000,
+  LiveActivities1766000000000,
 ];

@@ -7,6 +7,7 @@ import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
+import { liveActivityHeaders, LiveActivityMessage, liveActivityPayload } from './live-activity-payload';
 import { apnsHeaders, apnsPayload, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
@@ -98,13 +99,23 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
+    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apns.topic };
+    return this.post(apns, target.pushToken, headers, JSON.stringify(apnsPayload(content)));
+  }
+
+  /** A Live Activity update or end to the activity's update token (docs/api.md#live-activities). */
+  async sendLiveActivity(credentials: ProviderCredentials, pushToken: string, message: LiveActivityMessage): Promise<DeliveryOutcome> {
+    const apns = credentials.apns;
+    if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
+    return this.post(apns, pushToken, liveActivityHeaders(message, apns.topic), JSON.stringify(liveActivityPayload(message)));
+  }
+
+  private async post(apns: ApnsCredentials, pushToken: string, headers: OutgoingHttpHeaders, body: string): Promise<DeliveryOutcome> {
     const base = new URL(this.config.APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
     // Apple asks for connections to be kept open and reused (opening one per request is treated as
     // abuse), and counts provider-token changes per connection, hence a pool per signing key.
     const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
-    const path = `${base.pathname.replace(/\/+$/, '')}/3/device/${encodeURIComponent(target.pushToken)}`;
-    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apns.topic };
-    const body = JSON.stringify(apnsPayload(content));
+    const path = `${base.pathname.replace(/\/+$/, '')}/3/device/${encodeURIComponent(pushToken)}`;
 
     let jwt: string;
     try {

@@ -1,0 +1,376 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect } from 'node:http2';
+import { SignJWT } from 'jose';
+import { Clock } from '../../src/common/time';
+import { AllModule } from '../../src/app.module';
+import { liveActivityProblem, topicFor } from '../fakes/apns-live-activity';
+import { generateApnsKey } from '../fakes/fake-apns';
+import { TEST_CA_PATH } from '../fakes/fake-server';
+import { useTestApp } from '../support/create-test-app';
+import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken } from '../support/factories';
+import { APNS_TOPIC, configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { TestClock } from '../support/test-clock';
+import { waitFor } from '../support/wait-for';
+
+/**
+ * Live Activities (docs/api.md#live-activities): start tokens on installations, the activity
+ * resource, updates and ends as the loopback APNs receives and judges them, the order rules
+ * (`timestamp` never back, `Superseded`), token death and Idempotency-Key.
+ */
+describe('live activities (docs/api.md#live-activities)', () => {
+  let fakes: FakeProviders;
+  const clock = new TestClock();
+  beforeAll(async () => {
+    fakes = await startFakeProviders();
+  });
+  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env, override: (builder) => builder.overrideProvider(Clock).useValue(clock) }));
+  afterAll(() => fakes?.stop());
+
+  let token: string;
+  beforeAll(async () => {
+    const app = await newApp(ctx, 'Live');
+    token = app.token;
+    await configureProviders(ctx, app.appId, fakes);
+  });
+  afterEach(() => clock.reset());
+
+  const http = () => ctx.http();
+  let counter = 0;
+  const activityId = () => `activity-${++counter}-${Date.now()}`;
+  const register = (id: string, body: Record<string, unknown>) => http().put(`/api/v1/live-activities/${id}`).set(bearer(token)).send(body);
+  const post = (id: string, body: Record<string, unknown>) => http().post(`/api/v1/live-activities/${id}/updates`).set(bearer(token)).send(body);
+  const readUpdate = async (id: string, updateId: string) =>
+    (await http().get(`/api/v1/live-activities/${id}/updates/${updateId}`).set(bearer(token)).expect(200)).body.data;
+  const settled = (id: string, updateId: string) =>
+    waitFor(async () => {
+      const update = await readUpdate(id, updateId);
+      return update.status !== 'pending' && update;
+    }, `update ${updateId} to settle`);
+  const toToken = (pushToken: string) => fakes.apns.requests.filter((r) => r.token === pushToken);
+
+  /** An iOS installation and an active activity on it; returns the ids and the update token. */
+  async function running(): Promise<{ id: string; pushToken: string; installation: string }> {
+    const installation = await newInstallation(ctx, token, { platform: 'ios', push_token: apnsToken() });
+    const id = activityId();
+    const pushToken = apnsToken();
+    await register(id, { installation_id: installation.installation_id, attributes_type: 'DeliveryAttributes', push_token: pushToken }).expect(201);
+    return { id, pushToken, installation: installation.installation_id };
+  }
+
+  describe('start tokens on installations (docs/api.md#live-activity-start-tokens)', () => {
+    const tokens = { 'Shop.DeliveryAttributes': apnsToken(), ScoreAttributes: apnsToken().toUpperCase() };
+
+    it('stores them write-only and shows the sorted types; PATCH replaces, {} clears', async () => {
+      const created = await newInstallation(ctx, token, { live_activity_start_tokens: tokens });
+      expect(created.live_activity_types).toEqual(['ScoreAttributes', 'Shop.DeliveryAttributes']);
+      expect(JSON.stringify(created)).not.toContain(tokens.ScoreAttributes.toLowerCase());
+      const [row] = await ctx.db.query(`SELECT live_activity_start_tokens AS t FROM installations WHERE id = $1`, [created.id]);
+      expect(row.t.ScoreAttributes).toBe(tokens.ScoreAttributes.toLowerCase());
+
+      const patch = (body: Record<string, unknown>) => http().patch(`/api/v1/installations/${created.installation_id}`).set(bearer(token)).send(body);
+      expect((await patch({ live_activity_start_tokens: { RideAttributes: apnsToken() } }).expect(200)).body.data.live_activity_types).toEqual([
+        'RideAttributes',
+      ]);
+      expect((await patch({ permission: 'granted' }).expect(200)).body.data.live_activity_types).toEqual(['RideAttributes']);
+      expect((await patch({ live_activity_start_tokens: {} }).expect(200)).body.data.live_activity_types).toEqual([]);
+    });
+
+    it('is iOS only', async () => {
+      const res = await http()
+        .put('/api/v1/installations/android-live')
+        .set(bearer(token))
+        .send({ platform: 'android', push_token: fcmToken(), live_activity_start_tokens: { A: apnsToken() } })
+        .expect(422);
+      expect(Object.keys(res.body.errors)).toEqual(['live_activity_start_tokens']);
+      const android = await newInstallation(ctx, token, { platform: 'android', push_token: fcmToken() });
+      await http().patch(`/api/v1/installations/${android.installation_id}`).set(bearer(token)).send({ live_activity_start_tokens: {} }).expect(422);
+    });
+
+    it.each<[string, unknown, string]>([
+      ['a type with a space', { 'Bad Type': apnsToken() }, 'live_activity_start_tokens.Bad Type'],
+      ['a type of 129 characters', { ['A'.repeat(129)]: apnsToken() }, `live_activity_start_tokens.${'A'.repeat(129)}`],
+      ['a token that is not hex', { A: 'z'.repeat(64) }, 'live_activity_start_tokens.A'],
+      ['a token of 63 characters', { A: 'a'.repeat(63) }, 'live_activity_start_tokens.A'],
+      ['11 entries', Object.fromEntries(Array.from({ length: 11 }, (_, n) => [`T${n}`, apnsToken()])), 'live_activity_start_tokens'],
+      ['not an object', ['x'], 'live_activity_start_tokens'],
+    ])('refuses %s at its path', async (_what, value, path) => {
+      const res = await http()
+        .put('/api/v1/installations/bad-start-tokens')
+        .set(bearer(token))
+        .send({ platform: 'ios', push_token: apnsToken(), live_activity_start_tokens: value })
+        .expect(422);
+      expect(Object.keys(res.body.errors)).toEqual([path]);
+    });
+  });
+
+  describe('the activity resource (docs/api.md#live-activity-resource)', () => {
+    it('records (201), refreshes (200), reads and ends (204) it, never showing the token', async () => {
+      const { id, pushToken, installation } = await running();
+      const read = (await http().get(`/api/v1/live-activities/${id}`).set(bearer(token)).expect(200)).body.data;
+      expect(read).toEqual({
+        activity_id: id,
+        installation_id: installation,
+        attributes_type: 'DeliveryAttributes',
+        status: 'active',
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+        ended_at: null,
+        invalid_reason: null,
+      });
+      expect(JSON.stringify(read)).not.toContain(pushToken);
+      await register(id, { installation_id: installation, attributes_type: 'DeliveryAttributes', push_token: apnsToken() }).expect(200);
+      await http().delete(`/api/v1/live-activities/${id}`).set(bearer(token)).expect(204);
+      const ended = (await http().get(`/api/v1/live-activities/${id}`).set(bearer(token)).expect(200)).body.data;
+      expect(ended).toMatchObject({ status: 'ended', ended_at: expect.any(String) });
+      await post(id, { event: 'update', content_state: {} }).expect(409, { message: 'This live activity has ended.' });
+    });
+
+    it('answers 404 for an unknown activity and 422 for bad input', async () => {
+      await http().get('/api/v1/live-activities/nope').set(bearer(token)).expect(404, { message: 'Not Found' });
+      await http().delete('/api/v1/live-activities/nope').set(bearer(token)).expect(404);
+      await post('nope', { event: 'update', content_state: {} }).expect(404);
+      const long = await http()
+        .get(`/api/v1/live-activities/${'a'.repeat(256)}`)
+        .set(bearer(token))
+        .expect(422);
+      expect(Object.keys(long.body.errors)).toEqual(['activity_id']);
+      const android = await newInstallation(ctx, token, { platform: 'android', push_token: fcmToken() });
+      const res = await register(activityId(), { installation_id: android.installation_id, attributes_type: 'A', push_token: apnsToken() }).expect(422);
+      expect(Object.keys(res.body.errors)).toEqual(['installation_id']);
+      const missing = await register(activityId(), {}).expect(422);
+      expect(Object.keys(missing.body.errors).sort()).toEqual(['attributes_type', 'installation_id', 'push_token']);
+      const unknown = await register(activityId(), { installation_id: 'nobody', attributes_type: 'A', push_token: apnsToken() }).expect(422);
+      expect(Object.keys(unknown.body.errors)).toEqual(['installation_id']);
+    });
+
+    it('needs the abilities of the contract', async () => {
+      const { id } = await running();
+      const reader = await newToken(ctx, (await ctx.db.query(`SELECT app_id FROM live_activities WHERE activity_id = $1`, [id]))[0].app_id, [
+        'installations:read',
+      ]);
+      await http().get(`/api/v1/live-activities/${id}`).set(bearer(reader)).expect(200);
+      await http().post(`/api/v1/live-activities/${id}/updates`).set(bearer(reader)).send({ event: 'update', content_state: {} }).expect(403);
+      await http().delete(`/api/v1/live-activities/${id}`).set(bearer(reader)).expect(403);
+    });
+  });
+
+  describe('updates (docs/api.md#live-activity-updates)', () => {
+    it('sends an update as APNs wants it: push type, topic, priority 5, timestamp in seconds of acceptance', async () => {
+      const { id, pushToken } = await running();
+      const res = await post(id, {
+        event: 'update',
+        content_state: { status: 'out', eta_minutes: 5 },
+        stale_date: '2030-01-01T00:00:00.000Z',
+        relevance_score: 0.5,
+      }).expect(202);
+      const update = res.body.data;
+      expect(update).toEqual({ id: expect.any(String), activity_id: id, event: 'update', status: 'pending', reason: null, created_at: expect.any(String) });
+      expect(await settled(id, update.id)).toMatchObject({ status: 'accepted', reason: null });
+      const [request] = toToken(pushToken);
+      expect(request.status).toBe(200);
+      expect(request.headers).toMatchObject({ 'apns-push-type': 'liveactivity', 'apns-topic': `${APNS_TOPIC}.push-type.liveactivity`, 'apns-priority': '5' });
+      expect(request.payload).toEqual({
+        aps: {
+          event: 'update',
+          timestamp: Math.floor(Date.parse(update.created_at) / 1000),
+          'content-state': { status: 'out', eta_minutes: 5 },
+          'stale-date': Date.UTC(2030, 0, 1) / 1000,
+          'relevance-score': 0.5,
+        },
+      });
+    });
+
+    it('sends high priority as 10 and an alert; an end ends the activity once APNs accepts it', async () => {
+      const { id, pushToken } = await running();
+      const high = (
+        await post(id, { event: 'update', content_state: { a: 1 }, priority: 'high', alert: { title: 'Near', body: 'Two minutes', sound: 'default' } }).expect(
+          202,
+        )
+      ).body.data;
+      await settled(id, high.id);
+      const end = (await post(id, { event: 'end', content_state: { a: 2 }, dismissal_date: '2030-01-01T01:00:00.000Z' }).expect(202)).body.data;
+      expect(await settled(id, end.id)).toMatchObject({ status: 'accepted' });
+      const [first, second] = toToken(pushToken);
+      expect(first.headers['apns-priority']).toBe('10');
+      expect((first.payload as any).aps.alert).toEqual({ title: 'Near', body: 'Two minutes', sound: 'default' });
+      expect((second.payload as any).aps).toMatchObject({ event: 'end', 'dismissal-date': Date.UTC(2030, 0, 1, 1) / 1000 });
+      expect((await http().get(`/api/v1/live-activities/${id}`).set(bearer(token)).expect(200)).body.data).toMatchObject({
+        status: 'ended',
+        invalid_reason: null,
+      });
+      await post(id, { event: 'update', content_state: {} }).expect(409);
+    });
+
+    it.each<[string, Record<string, unknown>, string]>([
+      ['no event', { content_state: {} }, 'event'],
+      ['a start event', { event: 'start', content_state: {} }, 'event'],
+      ['no content_state', { event: 'update' }, 'content_state'],
+      ['a content_state over 4 KiB', { event: 'update', content_state: { x: 'y'.repeat(4100) } }, 'content_state'],
+      ['a dismissal_date on an update', { event: 'update', content_state: {}, dismissal_date: '2030-01-01T00:00:00Z' }, 'dismissal_date'],
+      ['a relevance_score of 2', { event: 'update', content_state: {}, relevance_score: 2 }, 'relevance_score'],
+      ['a priority of 10', { event: 'update', content_state: {}, priority: '10' }, 'priority'],
+      ['an unknown alert key', { event: 'update', content_state: {}, alert: { subtitle: 'x' } }, 'alert.subtitle'],
+      ['an unknown key', { event: 'update', content_state: {}, timestamp: 1 }, 'timestamp'],
+    ])('refuses %s', async (_what, body, path) => {
+      const { id } = await running();
+      const res = await post(id, body).expect(422);
+      expect(Object.keys(res.body.errors)).toEqual([path]);
+    });
+
+    it('refuses at once an update whose whole payload would exceed 4 KiB', async () => {
+      const { id } = await running();
+      const res = await post(id, { event: 'update', content_state: { x: 'y'.repeat(3000) }, alert: { title: 't', body: 'b'.repeat(1100) } }).expect(422);
+      expect(Object.keys(res.body.errors)).toEqual(['content_state']);
+    });
+
+    it('never stamps a later update with an earlier timestamp, even when the clock goes back', async () => {
+      const { id, pushToken } = await running();
+      clock.advance(30_000);
+      const first = (await post(id, { event: 'update', content_state: { n: 1 } }).expect(202)).body.data;
+      clock.reset();
+      const second = (await post(id, { event: 'update', content_state: { n: 2 } }).expect(202)).body.data;
+      expect(Date.parse(second.created_at)).toBe(Date.parse(first.created_at));
+      await settled(id, second.id);
+      await settled(id, first.id);
+      const stamps = toToken(pushToken).map((r) => (r.payload as any).aps.timestamp);
+      expect(stamps.every((stamp, n) => n === 0 || stamp >= stamps[n - 1])).toBe(true);
+    });
+
+    it('skips an older update that is retried after a newer one was accepted (Superseded)', async () => {
+      const { id, pushToken } = await running();
+      // The first attempt of the first update is told to come back in a second; the second update gets through meanwhile.
+      fakes.apns.script(pushToken, [{ status: 429, reason: 'TooManyRequests', retryAfter: 1 }]);
+      const old = (await post(id, { event: 'update', content_state: { n: 1 } }).expect(202)).body.data;
+      await waitFor(async () => toToken(pushToken).length === 1, 'the first attempt');
+      const newer = (await post(id, { event: 'update', content_state: { n: 2 } }).expect(202)).body.data;
+      expect(await settled(id, newer.id)).toMatchObject({ status: 'accepted' });
+      expect(await settled(id, old.id)).toMatchObject({ status: 'skipped', reason: 'Superseded' });
+      expect(
+        toToken(pushToken)
+          .filter((r) => r.status === 200)
+          .map((r) => (r.payload as any).aps['content-state']),
+      ).toEqual([{ n: 2 }]);
+    });
+
+    it.each([
+      [410, 'Unregistered'],
+      [400, 'BadDeviceToken'],
+    ])('ends the activity when APNs kills the token (%i %s)', async (status, reason) => {
+      const { id, pushToken } = await running();
+      fakes.apns.script(pushToken, [{ status, reason }]);
+      const update = (await post(id, { event: 'update', content_state: {} }).expect(202)).body.data;
+      expect(await settled(id, update.id)).toMatchObject({ status: 'failed', reason });
+      const activity = (await http().get(`/api/v1/live-activities/${id}`).set(bearer(token)).expect(200)).body.data;
+      expect(activity).toMatchObject({ status: 'ended', invalid_reason: reason, ended_at: expect.any(String) });
+      await post(id, { event: 'update', content_state: {} }).expect(409);
+      // A new token (pushTokenUpdates) revives it.
+      await register(id, {
+        installation_id: (
+          await ctx.db.query(`SELECT i.installation_id FROM live_activities a JOIN installations i ON i.id = a.installation_id WHERE a.activity_id = $1`, [id])
+        )[0].installation_id,
+        attributes_type: 'DeliveryAttributes',
+        push_token: apnsToken(),
+      }).expect(200);
+      expect((await http().get(`/api/v1/live-activities/${id}`).set(bearer(token)).expect(200)).body.data).toMatchObject({
+        status: 'active',
+        invalid_reason: null,
+        ended_at: null,
+      });
+    });
+
+    it('takes an Idempotency-Key as sends do', async () => {
+      const { id, pushToken } = await running();
+      const body = { event: 'update', content_state: { n: 1 } };
+      const first = await post(id, body).set('Idempotency-Key', `k-${id}`).expect(202);
+      const again = await post(id, body).set('Idempotency-Key', `k-${id}`).expect(202);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+      await post(id, { ...body, content_state: { n: 2 } })
+        .set('Idempotency-Key', `k-${id}`)
+        .expect(409, { message: 'This idempotency key was already used with a different request.' });
+      await settled(id, first.body.data.id);
+      expect(toToken(pushToken)).toHaveLength(1);
+      const other = await running();
+      await post(other.id, body).set('Idempotency-Key', `k-${id}`).expect(409);
+    });
+  });
+
+  describe('the fake APNs judges Live Activity pushes as Apple does', () => {
+    const now = Date.UTC(2026, 10, 26, 12);
+    const seconds = now / 1000;
+    const update = { event: 'update', timestamp: seconds, 'content-state': {} };
+
+    it('needs the .push-type.liveactivity topic for a liveactivity push, and only for it', () => {
+      expect(topicFor(`${APNS_TOPIC}.push-type.liveactivity`, 'liveactivity')).toBe(APNS_TOPIC);
+      expect(topicFor(APNS_TOPIC, 'liveactivity')).toBeUndefined();
+      expect(topicFor(`${APNS_TOPIC}.push-type.liveactivity`, 'alert')).toBeUndefined();
+      expect(topicFor(APNS_TOPIC, 'alert')).toBe(APNS_TOPIC);
+    });
+
+    it.each<[string, Record<string, unknown>, string | undefined]>([
+      ['a valid update', update, undefined],
+      ['a valid end with a dismissal date', { ...update, event: 'end', 'dismissal-date': seconds + 60 }, undefined],
+      [
+        'a valid start',
+        { ...update, event: 'start', 'attributes-type': 'A', attributes: {}, alert: { title: 't', body: 'b' }, 'input-push-token': 1 },
+        undefined,
+      ],
+      ['an unknown event', { ...update, event: 'stop' }, 'event'],
+      ['no content-state', { event: 'update', timestamp: seconds }, 'content-state'],
+      ['a timestamp in milliseconds', { ...update, timestamp: now }, 'timestamp-future'],
+      ['a timestamp in the future', { ...update, timestamp: seconds + 3600 }, 'timestamp-future'],
+      ['a fractional timestamp', { ...update, timestamp: seconds + 0.5 }, 'timestamp'],
+      ['attributes on an update', { ...update, 'attributes-type': 'A', attributes: {} }, 'attributes-type'],
+      ['a start without attributes', { ...update, event: 'start', alert: { title: 't' } }, 'attributes-type'],
+      ['a start without an alert', { ...update, event: 'start', 'attributes-type': 'A', attributes: {} }, 'alert'],
+      ['a dismissal date on an update', { ...update, 'dismissal-date': seconds }, 'dismissal-date'],
+      ['input-push-token on an update', { ...update, 'input-push-token': 1 }, 'input-push'],
+      ['a stale date in milliseconds as text', { ...update, 'stale-date': '1795860000' }, 'stale-date'],
+    ])('%s', (_what, aps, rule) => {
+      expect(liveActivityProblem(aps, now)?.rule).toBe(rule);
+    });
+
+    it('answers BadPayload and TopicDisallowed on the wire', async () => {
+      const { pushToken, id } = await running();
+      // The service never sends these: a direct HTTP/2 request shows the fake's answers.
+      const key = generateApnsKey();
+      fakes.apns.addKey(key);
+      const jwt = await new SignJWT({})
+        .setProtectedHeader({ alg: 'ES256', kid: key.keyId })
+        .setIssuer(key.teamId)
+        .setIssuedAt()
+        .sign(createPrivateKey(key.privateKeyPem));
+      const session = connect(fakes.apns.baseUrl, { ca: readFileSync(TEST_CA_PATH) });
+      const ask = (topic: string, aps: unknown) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const stream = session.request({
+            ':method': 'POST',
+            ':path': `/3/device/${pushToken}`,
+            authorization: `bearer ${jwt}`,
+            'apns-topic': topic,
+            'apns-push-type': 'liveactivity',
+          });
+          let status = 0;
+          let body = '';
+          stream.on('response', (headers) => (status = Number(headers[':status'])));
+          stream.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          stream.on('end', () => resolve({ status, body }));
+          stream.on('error', reject);
+          stream.end(JSON.stringify({ aps }));
+        });
+      const fresh = { event: 'update', timestamp: Math.floor(Date.now() / 1000), 'content-state': {} };
+      try {
+        expect(await ask(`${APNS_TOPIC}.push-type.liveactivity`, fresh)).toEqual({ status: 200, body: '' });
+        expect(await ask(APNS_TOPIC, fresh)).toMatchObject({ status: 400, body: JSON.stringify({ reason: 'TopicDisallowed' }) });
+        expect(await ask(`${APNS_TOPIC}.push-type.liveactivity`, { ...fresh, timestamp: Date.now() })).toMatchObject({
+          status: 400,
+          body: JSON.stringify({ reason: 'BadPayload' }),
+        });
+      } finally {
+        session.close();
+      }
+      expect(id).toBeDefined();
+    });
+  });
+});
