@@ -40,6 +40,20 @@ export interface WebOptions {
 }
 
 /**
+ * A send that starts a Live Activity on each iOS installation holding a push-to-start token for
+ * `attributes_type` (docs/api.md#live-activity-starts). Dates are ISO 8601, as in the request.
+ */
+export interface LiveActivityStartOptions {
+  attributes_type: string;
+  attributes: Record<string, unknown>;
+  content_state: Record<string, unknown>;
+  stale_date?: string;
+  relevance_score?: number;
+  /** A broadcast channel the started activities listen to (`input-push-channel`); else they get update tokens. */
+  channel_id?: string;
+}
+
+/**
  * The delivery options of a send (docs/api.md#send), as stored with the notification and read by the
  * worker: here, so that notifications and delivery share the type without importing each other.
  */
@@ -59,6 +73,7 @@ export interface NotificationOptions {
   apns?: ApnsOptions;
   android?: AndroidOptions;
   web?: WebOptions;
+  live_activity?: LiveActivityStartOptions;
 }
 
 export const INTERRUPTION_LEVELS = ['passive', 'active', 'time-sensitive', 'critical'] as const;

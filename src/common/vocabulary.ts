@@ -37,6 +37,8 @@ export const SkipReason = {
   SilentNotSupported: 'SilentNotSupported',
   /** The notification was cancelled before the row was attempted (docs/api.md#scheduling). */
   Canceled: 'Canceled',
+  /** A send starting a Live Activity: the iOS installation holds no start token for its type (docs/api.md#live-activity-starts). */
+  NoLiveActivityToken: 'NoLiveActivityToken',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);

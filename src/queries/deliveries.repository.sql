@@ -10,7 +10,7 @@ WITH claimed AS (
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
     AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-    i.device ->> 'locale' AS locale, i.badge
+    i.device ->> 'locale' AS locale, i.badge, i.live_activity_start_tokens
 ), badged AS (
   UPDATE installations i SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, i.badge + $9::int)))
   FROM (SELECT installation_id FROM claimed c
@@ -21,7 +21,7 @@ WITH claimed AS (
   RETURNING i.id, i.badge
 )
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-  CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge
+  CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge, c.live_activity_start_tokens
 FROM claimed c LEFT JOIN badged b ON b.id = c.installation_id;
 
 -- DeliveriesRepository.recordOutcomes

@@ -10,6 +10,7 @@ import { TEST_CA_PATH } from '../fakes/fake-server';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken } from '../support/factories';
 import { APNS_TOPIC, configureProviders, FakeProviders, startFakeProviders } from '../support/providers';
+import { notificationCompleted } from '../support/notifications';
 import { TestClock } from '../support/test-clock';
 import { waitFor } from '../support/wait-for';
 
@@ -293,6 +294,90 @@ describe('live activities (docs/api.md#live-activities)', () => {
       expect(toToken(pushToken)).toHaveLength(1);
       const other = await running();
       await post(other.id, body).set('Idempotency-Key', `k-${id}`).expect(409);
+    });
+  });
+
+  describe('starting activities by a send (docs/api.md#live-activity-starts)', () => {
+    const start = { attributes_type: 'DeliveryAttributes', attributes: { order_id: '42' }, content_state: { status: 'preparing' } };
+    const send = (userId: string, options: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      http()
+        .post('/api/v1/notifications')
+        .set(bearer(token))
+        .send({ recipients: { user_ids: [userId] }, notification: { title: 'Order 42', body: 'Being prepared' }, options, ...extra });
+    const trace = async (id: string) => (await http().get(`/api/v1/notifications/${id}/deliveries`).set(bearer(token)).expect(200)).body.data;
+
+    it('sends event start to the installations holding a start token for the type, and skips the others', async () => {
+      const user = `starter-${Date.now()}`;
+      const startToken = apnsToken();
+      const holder = await newInstallation(ctx, token, { user_id: user, live_activity_start_tokens: { DeliveryAttributes: startToken, Other: apnsToken() } });
+      const without = await newInstallation(ctx, token, { user_id: user, live_activity_start_tokens: { Other: apnsToken() } });
+      const android = await newInstallation(ctx, token, { platform: 'android', push_token: fcmToken(), user_id: user });
+      const res = await send(user, { live_activity: { ...start, stale_date: '2030-01-01T00:00:00Z', relevance_score: 0.7 }, sound: 'chime.aiff' }).expect(202);
+      const id = res.body.data.id;
+      const done = await notificationCompleted(ctx, token, id);
+      expect(done.statistics).toMatchObject({ installations: 3, accepted: 1, skipped: 2, failed: 0 });
+      const rows = await trace(id);
+      const byInstallation = (installation: Record<string, any>) =>
+        rows.find((r: { installation_id: string }) => r.installation_id === installation.installation_id);
+      expect(byInstallation(holder)).toMatchObject({ status: 'accepted' });
+      expect(byInstallation(without)).toMatchObject({ status: 'skipped', reason: 'NoLiveActivityToken' });
+      expect(byInstallation(android)).toMatchObject({ status: 'skipped', reason: 'PlatformExcluded' });
+
+      const [request] = toToken(startToken);
+      expect(request.status).toBe(200);
+      expect(request.headers).toMatchObject({ 'apns-push-type': 'liveactivity', 'apns-topic': `${APNS_TOPIC}.push-type.liveactivity`, 'apns-priority': '10' });
+      const aps = (request.payload as { aps: Record<string, unknown> }).aps;
+      expect(aps).toEqual({
+        event: 'start',
+        timestamp: expect.any(Number),
+        'content-state': { status: 'preparing' },
+        'attributes-type': 'DeliveryAttributes',
+        attributes: { order_id: '42' },
+        alert: { title: 'Order 42', body: 'Being prepared', sound: 'chime.aiff' },
+        'input-push-token': 1,
+        'stale-date': Date.UTC(2030, 0, 1) / 1000,
+        'relevance-score': 0.7,
+      });
+      expect(Math.abs((aps.timestamp as number) - Date.now() / 1000)).toBeLessThan(60);
+      expect((request.payload as Record<string, unknown>).notification_id).toBe(id);
+      // The device token was not used.
+      expect(fakes.apns.requests.filter((r) => r.token === holder.push_token)).toEqual([]);
+    });
+
+    it('makes the started activities listen to a broadcast channel with channel_id', async () => {
+      const user = `channel-${Date.now()}`;
+      const startToken = apnsToken();
+      await newInstallation(ctx, token, { user_id: user, live_activity_start_tokens: { DeliveryAttributes: startToken } });
+      const id = (await send(user, { live_activity: { ...start, channel_id: 'dHN0LXNyY2gtY2hubA==' } }).expect(202)).body.data.id;
+      await notificationCompleted(ctx, token, id);
+      const aps = (toToken(startToken)[0].payload as { aps: Record<string, unknown> }).aps;
+      expect(aps['input-push-channel']).toBe('dHN0LXNyY2gtY2hubA==');
+      expect(aps['input-push-token']).toBeUndefined();
+    });
+
+    it('fails a dead start token without invalidating the installation', async () => {
+      const user = `dead-start-${Date.now()}`;
+      const startToken = apnsToken();
+      const installation = await newInstallation(ctx, token, { user_id: user, live_activity_start_tokens: { DeliveryAttributes: startToken } });
+      fakes.apns.script(startToken, [{ status: 410, reason: 'Unregistered' }]);
+      const id = (await send(user, { live_activity: start }).expect(202)).body.data.id;
+      expect((await notificationCompleted(ctx, token, id)).statistics).toMatchObject({ failed: 1 });
+      expect((await trace(id))[0]).toMatchObject({ status: 'failed', reason: 'Unregistered' });
+      const after = (await http().get(`/api/v1/installations/${installation.installation_id}`).set(bearer(token)).expect(200)).body.data;
+      expect(after.invalidated_at).toBeNull();
+    });
+
+    it.each<[string, Record<string, unknown>, Record<string, unknown>, string]>([
+      ['no attributes_type', { live_activity: { attributes: {}, content_state: {} } }, {}, 'options.live_activity.attributes_type'],
+      ['a bad attributes_type', { live_activity: { ...start, attributes_type: 'a b' } }, {}, 'options.live_activity.attributes_type'],
+      ['no attributes', { live_activity: { attributes_type: 'A', content_state: {} } }, {}, 'options.live_activity.attributes'],
+      ['no content_state', { live_activity: { attributes_type: 'A', attributes: {} } }, {}, 'options.live_activity.content_state'],
+      ['an unknown key', { live_activity: { ...start, event: 'start' } }, {}, 'options.live_activity.event'],
+      ['content_available with it', { live_activity: start, content_available: true }, {}, 'options.live_activity'],
+      ['no notification (Apple requires an alert)', { live_activity: start }, { notification: undefined }, 'notification'],
+    ])('refuses %s', async (_what, options, extra, path) => {
+      const res = await send('anyone', options, extra).expect(422);
+      expect(Object.keys(res.body.errors)).toEqual([path]);
     });
   });
 

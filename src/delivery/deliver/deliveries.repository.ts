@@ -22,6 +22,8 @@ export interface ClaimedRow {
   locale: string | null;
   /** The iOS badge count after this send's `badge` or `badge_increment` (docs/api.md#badge-arithmetic); null on other platforms. */
   badge: number | null;
+  /** Push-to-start tokens by ActivityAttributes type, for a send that starts a Live Activity (docs/api.md#live-activity-starts). */
+  live_activity_start_tokens: Record<string, string>;
 }
 
 /** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
@@ -86,7 +88,7 @@ const claimed = `claimed AS (
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-      i.device ->> 'locale' AS locale, i.badge
+      i.device ->> 'locale' AS locale, i.badge, i.live_activity_start_tokens
   )`;
 
 /**
@@ -111,7 +113,7 @@ const badged = `badged AS (
 const CLAIM_SQL = `
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-    CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge
+    CASE WHEN c.platform = $10::text THEN COALESCE(b.badge, c.badge) END AS badge, c.live_activity_start_tokens
   FROM claimed c LEFT JOIN badged b ON b.id = c.installation_id`;
 
 /**

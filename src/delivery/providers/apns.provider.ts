@@ -8,7 +8,7 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { liveActivityHeaders, LiveActivityMessage, liveActivityPayload } from './live-activity-payload';
-import { apnsHeaders, apnsPayload, PushContent } from './payloads';
+import { apnsHeaders, apnsPayload, apnsTopicOf, PushContent } from './payloads';
 import { DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
@@ -99,7 +99,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
-    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apns.topic };
+    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apnsTopicOf(content, apns.topic) };
     return this.post(apns, target.pushToken, headers, JSON.stringify(apnsPayload(content)));
   }
 

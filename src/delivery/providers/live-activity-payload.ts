@@ -27,6 +27,8 @@ export interface LiveActivityMessage {
   staleDate?: number | null;
   dismissalDate?: number | null;
   relevanceScore?: number | null;
+  /** Only with `event: start`: what the activity is, and where its updates will come from. */
+  start?: { attributesType: string; attributes: Record<string, unknown>; channelId?: string | null } | null;
 }
 
 /** Instant (ISO text or Date) to whole Unix seconds. */
@@ -39,6 +41,13 @@ export function liveActivityPayload(message: LiveActivityMessage): { aps: Record
   if (message.staleDate != null) aps['stale-date'] = message.staleDate;
   if (message.dismissalDate != null) aps['dismissal-date'] = message.dismissalDate;
   if (message.relevanceScore != null) aps['relevance-score'] = message.relevanceScore;
+  if (message.start) {
+    aps['attributes-type'] = message.start.attributesType;
+    aps.attributes = message.start.attributes;
+    // The started activity listens to the channel, or gets an update token (pushTokenUpdates).
+    if (message.start.channelId) aps['input-push-channel'] = message.start.channelId;
+    else aps['input-push-token'] = 1;
+  }
   return { aps };
 }
 
