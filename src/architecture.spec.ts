@@ -23,8 +23,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
   // Live Activities: the API's side (the worker's is delivery/live-activity/). Its entities refer to
   // apps and installations; updates take an Idempotency-Key as sends do (notifications' service and
-  // table) and are refused at once when they cannot fit (delivery's payload builder).
-  'live-activities': ['apps', 'auth', 'common', 'config', 'delivery', 'installations', 'notifications', 'queue'],
+  // table) and are refused at once when they cannot fit (delivery's payload builder); broadcast
+  // channels are managed at APNs while the request waits (credentials, delivery's APNs provider).
+  'live-activities': ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'queue'],
   health: ['auth', 'common', 'config', 'database', 'queue'],
   'rate-limit': ['auth', 'common', 'config', 'queue'],
   // The operator dashboard reuses the features' services (never their repositories' SQL twice);
@@ -48,8 +49,8 @@ const WIRING = new Set(['app.module.ts', 'app.factory.ts', 'main.ts', 'cli.ts'])
 const ONLY_THROUGH: Record<string, { files: RegExp; why: string; except?: string[] }> = {
   // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
   delivery: {
-    files: /^delivery\/(providers\/(payloads|live-activity-payload)|delivery\.entity)\.ts$/,
-    why: 'only the payload builders (and, for database/, the entity)',
+    files: /^delivery\/(providers\/(payloads|live-activity-payload|apns\.provider|providers\.module)|delivery\.entity)\.ts$/,
+    why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management) and, for database/, the entity',
   },
   // notifications reads the platform list and relates its events to installations; no installation logic.
   // webhooks maps a row to the public Installation resource with the API's own mapper; admin looks

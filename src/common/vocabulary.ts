@@ -116,3 +116,7 @@ export const LiveActivitySkipReason = {
   ActivityEnded: 'ActivityEnded',
 } as const;
 export type LiveActivitySkipReason = (typeof LiveActivitySkipReason)[keyof typeof LiveActivitySkipReason];
+
+/** A broadcast channel's message storage at APNs (docs/api.md#live-activity-channels): `message-storage-policy` 0 or 1. */
+export const CHANNEL_STORAGES = ['none', 'most_recent'] as const;
+export type ChannelStorage = (typeof CHANNEL_STORAGES)[number];

@@ -5,7 +5,7 @@ import { DeliveryMinute } from '../delivery/delivery-minute.entity';
 import { NotificationEvent } from '../notifications/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
-import { LiveActivity, LiveActivityUpdate } from '../live-activities/live-activity.entity';
+import { LiveActivity, LiveActivityChannel, LiveActivityUpdate } from '../live-activities/live-activity.entity';
 import { IdempotencyKey } from '../notifications/idempotency-key.entity';
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
@@ -26,4 +26,5 @@ export const ENTITIES = [
   DeliveryMinute,
   LiveActivity,
   LiveActivityUpdate,
+  LiveActivityChannel,
 ];

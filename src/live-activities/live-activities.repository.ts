@@ -70,6 +70,13 @@ const ACCEPT_SQL = `
   SELECT id, last_seq, $5, $6::jsonb, $7, last_accepted_at FROM activity
   RETURNING ${UPDATE_COLUMNS}`;
 
+/** A `live_activity_channels` row. */
+export interface LiveActivityChannelRow {
+  id: string;
+  storage: string;
+  created_at: Date;
+}
+
 /** The API's side of `live_activities` and `live_activity_updates` (delivery sends them in its own statements). */
 @Injectable()
 export class LiveActivitiesRepository {
@@ -178,5 +185,30 @@ export class LiveActivitiesRepository {
       update.priority,
     ]);
     return row;
+  }
+
+  async insertChannel(appId: string, id: string, storage: string): Promise<LiveActivityChannelRow> {
+    const [row] = await this.db.query<LiveActivityChannelRow[]>(
+      `INSERT INTO live_activity_channels (app_id, id, storage) VALUES ($1, $2, $3) RETURNING id, storage, created_at`,
+      [appId, id, storage],
+    );
+    return row;
+  }
+
+  /** The app's channels, newest first. */
+  channels(appId: string): Promise<LiveActivityChannelRow[]> {
+    return this.db.query(`SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 ORDER BY created_at DESC, id`, [appId]);
+  }
+
+  async findChannel(appId: string, id: string): Promise<LiveActivityChannelRow | undefined> {
+    const [row] = await this.db.query<LiveActivityChannelRow[]>(`SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 AND id = $2`, [
+      appId,
+      id,
+    ]);
+    return row;
+  }
+
+  async deleteChannel(appId: string, id: string): Promise<void> {
+    await this.db.query(`DELETE FROM live_activity_channels WHERE app_id = $1 AND id = $2`, [appId, id]);
   }
 }

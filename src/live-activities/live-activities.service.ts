@@ -2,13 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { Clock } from '../common/time';
 import { LiveActivityStatus } from '../common/vocabulary';
-import { LIVE_ACTIVITY_PAYLOAD_LIMIT, liveActivityPayloadSize, unixSeconds } from '../delivery/providers/live-activity-payload';
 import { IdempotencyService, requestHash } from '../notifications/idempotency.service';
 import { LiveActivityJobs } from '../queue/jobs';
 import { LiveActivityUpdateDto, RegisterLiveActivityDto } from './dto/live-activity.dto';
 import { LiveActivitiesRepository, NewLiveActivityUpdate } from './live-activities.repository';
 import { LiveActivityResource, LiveActivityUpdateResource, toLiveActivityResource, toLiveActivityUpdateResource } from './live-activity.resource';
 import { isUuid } from '../common/uuid';
+import { updateMessage } from './update-message';
 
 const ACTIVE: LiveActivityStatus = 'active';
 const ENDED: LiveActivityStatus = 'ended';
@@ -106,6 +106,7 @@ export class LiveActivitiesService {
   /** The stored update; a payload that cannot fit APNs' limit is refused now, at `content_state`. */
   private newUpdate(dto: LiveActivityUpdateDto): NewLiveActivityUpdate {
     const acceptedAt = new Date(this.clock.now());
+    updateMessage(dto, acceptedAt);
     const content = {
       content_state: dto.content_state,
       alert: dto.alert ?? null,
@@ -113,22 +114,6 @@ export class LiveActivitiesService {
       dismissal_date: dto.dismissal_date ?? null,
       relevance_score: dto.relevance_score ?? null,
     };
-    const size = liveActivityPayloadSize({
-      event: dto.event,
-      contentState: dto.content_state,
-      timestamp: unixSeconds(acceptedAt),
-      priority: dto.priority ?? 'normal',
-      alert: dto.alert,
-      staleDate: dto.stale_date ? unixSeconds(dto.stale_date) : null,
-      dismissalDate: dto.dismissal_date ? unixSeconds(dto.dismissal_date) : null,
-      relevanceScore: dto.relevance_score,
-    });
-    if (size > LIVE_ACTIVITY_PAYLOAD_LIMIT) {
-      throw ValidationFailedError.of(
-        'content_state',
-        `The update must fit APNs' ${LIVE_ACTIVITY_PAYLOAD_LIMIT}-byte payload limit (it would be ${size} bytes).`,
-      );
-    }
     return { event: dto.event, content: JSON.stringify(content), priority: dto.priority ?? 'normal', acceptedAt };
   }
 

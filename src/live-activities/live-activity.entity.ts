@@ -1,4 +1,4 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../common/vocabulary';
 import { Installation } from '../installations/installation.entity';
@@ -108,4 +108,25 @@ export class LiveActivityUpdate {
 
   @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
   updatedAt: Date;
+}
+
+/** An iOS 18 broadcast channel the app created at APNs (docs/api.md#live-activity-channels), by APNs' channel id. */
+@Entity('live_activity_channels')
+export class LiveActivityChannel {
+  @PrimaryColumn({ name: 'app_id', type: 'uuid', primaryKeyConstraintName: 'live_activity_channels_pkey' })
+  appId: string;
+
+  @ManyToOne(() => App, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'live_activity_channels_app_id_fkey' })
+  app?: App;
+
+  @PrimaryColumn({ type: 'varchar', length: 255, primaryKeyConstraintName: 'live_activity_channels_pkey' })
+  id: string;
+
+  /** `none` or `most_recent` (APNs' message-storage-policy 0 or 1). */
+  @Column({ type: 'varchar', length: 16 })
+  storage: string;
+
+  @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
+  createdAt: Date;
 }

@@ -49,3 +49,15 @@ WHERE app_id = $1 AND key = $2;
 -- LiveActivitiesRepository.findUpdate
 SELECT u.id, u.seq, u.event, u.status, u.reason, u.accepted_at FROM live_activity_updates u
 JOIN live_activities a ON a.id = u.live_activity_id WHERE a.app_id = $1 AND a.activity_id = $2 AND u.id = $3;
+
+-- LiveActivitiesRepository.insertChannel
+INSERT INTO live_activity_channels (app_id, id, storage) VALUES ($1, $2, $3) RETURNING id, storage, created_at;
+
+-- LiveActivitiesRepository.channels
+SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 ORDER BY created_at DESC, id;
+
+-- LiveActivitiesRepository.findChannel
+SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 AND id = $2;
+
+-- LiveActivitiesRepository.deleteChannel
+DELETE FROM live_activity_channels WHERE app_id = $1 AND id = $2;

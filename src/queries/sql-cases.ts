@@ -226,6 +226,10 @@ export const SQL_FILES: SqlFile[] = [
         answers: [[{ id: OTHER_ID }]],
       },
       { name: 'LiveActivitiesRepository.findUpdate', call: (db) => new LiveActivitiesRepository(db).findUpdate(ID, 'activity-1', OTHER_ID) },
+      { name: 'LiveActivitiesRepository.insertChannel', call: (db) => new LiveActivitiesRepository(db).insertChannel(ID, 'channel-1', 'none') },
+      { name: 'LiveActivitiesRepository.channels', call: (db) => new LiveActivitiesRepository(db).channels(ID) },
+      { name: 'LiveActivitiesRepository.findChannel', call: (db) => new LiveActivitiesRepository(db).findChannel(ID, 'channel-1') },
+      { name: 'LiveActivitiesRepository.deleteChannel', call: (db) => new LiveActivitiesRepository(db).deleteChannel(ID, 'channel-1') },
     ],
   },
   {

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { constants as h2, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { isPlainObject } from './fake-server';
 
 /**
@@ -61,4 +63,111 @@ export function liveActivityProblem(aps: Record<string, unknown>, nowMs = Date.n
   const score = aps['relevance-score'];
   if (score !== undefined && typeof score !== 'number') return bad('relevance-score');
   return undefined;
+}
+
+/** Channel management (`/1/apps/<bundle id>/channels` and `/all-channels`) and broadcasts (`/4/broadcasts/apps/<bundle id>`). */
+const CHANNEL_PATH = /^\/1\/apps\/([^/?]+)\/(channels|all-channels)$/;
+const BROADCAST_PATH = /^\/4\/broadcasts\/apps\/([^/?]+)$/;
+/** Apple's channel ids are base64 of 16 random bytes. */
+const CHANNEL_ID = /^[A-Za-z0-9+/]{22}==$/;
+
+/** An answer of the channel API: status, extra headers, JSON body (none when undefined). */
+export interface ChannelAnswer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: Record<string, unknown>;
+}
+
+export interface FakeChannel {
+  bundleId: string;
+  storagePolicy: 0 | 1;
+}
+
+/** Whether a request path belongs to the channel API or the broadcast endpoint (fake-apns.ts's hook). */
+export const isChannelPath = (path: string) => CHANNEL_PATH.test(path) || BROADCAST_PATH.test(path);
+
+/**
+ * iOS 18 broadcast channels as APNs keeps them (Apple's "Sending channel management requests to
+ * APNs" and "Sending broadcast push notification requests to APNs"): create (201 and the new
+ * `apns-channel-id`), read, list and delete (204) by bundle id, and broadcasts to a channel, which
+ * must name a live channel of that bundle id and carry a valid Live Activity payload. The fake has
+ * already checked the provider token; `allowed(bundleId)` says whether the key may use the app.
+ */
+export class FakeApnsChannels {
+  readonly channels = new Map<string, FakeChannel>();
+
+  answer(
+    method: string,
+    path: string,
+    headers: Record<string, string>,
+    body: string,
+    allowed: (bundleId: string) => boolean,
+    nowMs = Date.now(),
+  ): ChannelAnswer {
+    const broadcast = BROADCAST_PATH.exec(path);
+    const managed = CHANNEL_PATH.exec(path);
+    const bundleId = decodeURIComponent((broadcast ?? managed)![1]);
+    if (!allowed(bundleId)) return { status: 400, body: { reason: 'TopicDisallowed' } };
+    const channelId = headers['apns-channel-id'];
+    const known = () => channelId !== undefined && this.channels.get(channelId)?.bundleId === bundleId;
+
+    if (broadcast) {
+      if (method !== 'POST') return { status: 405, body: { reason: 'MethodNotAllowed' } };
+      if (channelId === undefined) return { status: 400, body: { reason: 'MissingChannelId' } };
+      if (!CHANNEL_ID.test(channelId)) return { status: 400, body: { reason: 'BadChannelId' } };
+      if (!known()) return { status: 400, body: { reason: 'ChannelNotRegistered' } };
+      if (headers['apns-push-type'] !== LIVE_ACTIVITY_PUSH_TYPE) return { status: 400, body: { reason: 'InvalidPushType' } };
+      if (headers['apns-priority'] !== undefined && !['5', '10'].includes(headers['apns-priority'])) return { status: 400, body: { reason: 'BadPriority' } };
+      const payload = parse(body);
+      if (!isPlainObject(payload) || !isPlainObject(payload.aps)) return { status: 400, body: { reason: 'BadPayload' } };
+      // A broadcast updates or ends the activities listening to the channel; it cannot start one.
+      if (payload.aps.event === 'start') return { status: 400, body: { reason: 'BadPayload' } };
+      const problem = liveActivityProblem(payload.aps, nowMs);
+      return problem ? { status: problem.status, body: { reason: problem.reason } } : { status: 200 };
+    }
+
+    if (managed![2] === 'all-channels') {
+      if (method !== 'GET') return { status: 405, body: { reason: 'MethodNotAllowed' } };
+      return { status: 200, body: { channels: [...this.channels].filter(([, channel]) => channel.bundleId === bundleId).map(([id]) => id) } };
+    }
+    if (method === 'POST') {
+      const request = parse(body);
+      if (!isPlainObject(request)) return { status: 400, body: { reason: 'BadPayload' } };
+      if (request['push-type'] !== 'LiveActivity') return { status: 400, body: { reason: 'InvalidPushType' } };
+      const policy = request['message-storage-policy'];
+      if (policy !== 0 && policy !== 1) return { status: 400, body: { reason: 'BadMessageStoragePolicy' } };
+      const id = randomBytes(16).toString('base64');
+      this.channels.set(id, { bundleId, storagePolicy: policy });
+      return { status: 201, headers: { 'apns-channel-id': id } };
+    }
+    if (method !== 'GET' && method !== 'DELETE') return { status: 405, body: { reason: 'MethodNotAllowed' } };
+    if (channelId === undefined) return { status: 400, body: { reason: 'MissingChannelId' } };
+    if (!CHANNEL_ID.test(channelId)) return { status: 400, body: { reason: 'BadChannelId' } };
+    if (!known()) return { status: 404, body: { reason: 'ChannelNotRegistered' } };
+    if (method === 'DELETE') {
+      this.channels.delete(channelId);
+      return { status: 204 };
+    }
+    return { status: 200, body: { 'message-storage-policy': this.channels.get(channelId)!.storagePolicy, 'push-type': 'LiveActivity' } };
+  }
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes a channel API answer: its status, `apns-request-id`, its headers and JSON body (if any). */
+export function respondToChannelRequest(stream: ServerHttp2Stream, requestId: string, answer: ChannelAnswer): void {
+  if (stream.destroyed || stream.headersSent) return;
+  const headers: OutgoingHttpHeaders = { [h2.HTTP2_HEADER_STATUS]: answer.status, 'apns-request-id': requestId, ...answer.headers };
+  if (answer.body === undefined) {
+    stream.respond(headers, { endStream: true });
+    return;
+  }
+  stream.respond({ ...headers, [h2.HTTP2_HEADER_CONTENT_TYPE]: 'application/json; charset=utf-8' });
+  stream.end(JSON.stringify(answer.body));
 }

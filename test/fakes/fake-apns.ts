@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { constants as h2, createSecureServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { liveActivityProblem, LIVE_ACTIVITY_PUSH_TYPE, topicFor } from './apns-live-activity';
+import { FakeApnsChannels, isChannelPath, respondToChannelRequest, liveActivityProblem, LIVE_ACTIVITY_PUSH_TYPE, topicFor } from './apns-live-activity';
 import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
 /** APNs refuses payloads above 4 KiB for every push type our service sends. */
@@ -108,6 +108,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
    */
   private readonly tokenChecks = new Map<string, Promise<TokenCheck>>();
   private sessionCount = 0;
+  /** Broadcast channels (apns-live-activity.ts): the channel management API and the broadcast endpoint. */
+  readonly liveActivityChannels = new FakeApnsChannels();
 
   /** HTTP/2 sessions (connections) opened since start or the last reset(). */
   get sessions(): number {
@@ -169,6 +171,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     const token = DEVICE_PATH.exec(headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '')?.[1] ?? '';
     const jwt = /^bearer (.+)$/i.exec(headerValue(headers, 'authorization') ?? '')?.[1].trim() ?? '';
     const payload = tryParseJson(body.toString('utf8'));
+    const path = headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '';
+    if (isChannelPath(path)) return this.handleChannel(stream, headers, apnsId, jwt, path, body.toString('utf8'), payload);
 
     const rejection = await this.validate(headers, jwt, token, size, payload);
     const outcome: Outcome = rejection ?? this.nextStep(token) ?? { status: 200 };
@@ -186,6 +190,37 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     });
     await this.applyDelay();
     respond(stream, apnsId, outcome);
+  }
+
+  /** Channel management and broadcasts (apns-live-activity.ts), after the provider token; recorded with `token` the channel id. */
+  private async handleChannel(
+    stream: ServerHttp2Stream,
+    headers: IncomingHttpHeaders,
+    apnsId: string,
+    jwt: string,
+    path: string,
+    text: string,
+    payload: unknown,
+  ): Promise<void> {
+    const tokenProblem = headers.authorization === undefined ? 'MissingProviderToken' : await this.checkProviderToken(jwt);
+    const method = String(headers[h2.HTTP2_HEADER_METHOD]);
+    const answer = tokenProblem
+      ? { status: 403, body: { reason: tokenProblem } as Record<string, unknown>, headers: undefined }
+      : this.liveActivityChannels.answer(method, path, plainHeaders(headers), text, (bundleId) => this.topics.has(bundleId));
+    const reason = typeof answer.body?.reason === 'string' ? answer.body.reason : undefined;
+    this.requests.push({
+      token: headerValue(headers, 'apns-channel-id') ?? '',
+      headers: plainHeaders(headers),
+      payload,
+      text,
+      status: answer.status,
+      reason,
+      jwt,
+      apnsId,
+      at: new Date(),
+    });
+    await this.applyDelay();
+    respondToChannelRequest(stream, apnsId, answer);
   }
 
   /** Apple's checks, roughly in the order APNs reports them. */

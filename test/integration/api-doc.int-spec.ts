@@ -97,6 +97,7 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 17.2 The activity',
       '### 17.3 Updates and ends',
       '### 17.4 Starting activities by a send',
+      '### 17.5 Broadcast channels',
       '## 18. Audiences: installation properties and filters',
       '### 18.1 Properties',
       '### 18.2 Filters',

@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { connect } from 'node:http2';
 import { SignJWT } from 'jose';
 import { Clock } from '../../src/common/time';
+import { CredentialsService } from '../../src/credentials/credentials.service';
 import { AllModule } from '../../src/app.module';
-import { liveActivityProblem, topicFor } from '../fakes/apns-live-activity';
+import { FakeApnsChannels, liveActivityProblem, topicFor } from '../fakes/apns-live-activity';
 import { generateApnsKey } from '../fakes/fake-apns';
 import { TEST_CA_PATH } from '../fakes/fake-server';
 import { useTestApp } from '../support/create-test-app';
@@ -25,7 +26,11 @@ describe('live activities (docs/api.md#live-activities)', () => {
   beforeAll(async () => {
     fakes = await startFakeProviders();
   });
-  const ctx = useTestApp(() => ({ module: AllModule, env: fakes.env, override: (builder) => builder.overrideProvider(Clock).useValue(clock) }));
+  const ctx = useTestApp(() => ({
+    module: AllModule,
+    env: { ...fakes.env, APNS_CHANNELS_URL: fakes.apns.baseUrl },
+    override: (builder) => builder.overrideProvider(Clock).useValue(clock),
+  }));
   afterAll(() => fakes?.stop());
 
   let token: string;
@@ -381,6 +386,96 @@ describe('live activities (docs/api.md#live-activities)', () => {
     });
   });
 
+  describe('broadcast channels (docs/api.md#live-activity-channels)', () => {
+    const channels = () => http().get('/api/v1/live-activity-channels').set(bearer(token));
+    const create = (storage: unknown) => http().post('/api/v1/live-activity-channels').set(bearer(token)).send({ storage });
+
+    it('creates channels at APNs, lists them, broadcasts to them and deletes them there too', async () => {
+      const none = (await create('none').expect(201)).body.data;
+      const kept = (await create('most_recent').expect(201)).body.data;
+      expect(none).toEqual({ id: expect.stringMatching(/^[A-Za-z0-9+/]{22}==$/), storage: 'none', created_at: expect.any(String) });
+      expect(fakes.apns.liveActivityChannels.channels.get(none.id)).toEqual({ bundleId: APNS_TOPIC, storagePolicy: 0 });
+      expect(fakes.apns.liveActivityChannels.channels.get(kept.id)).toEqual({ bundleId: APNS_TOPIC, storagePolicy: 1 });
+      const created = fakes.apns.requests.find((r) => r.headers[':path'] === `/1/apps/${APNS_TOPIC}/channels` && r.status === 201)!;
+      expect(created.payload).toEqual({ 'message-storage-policy': 0, 'push-type': 'LiveActivity' });
+      expect((await channels().expect(200)).body.data.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([none.id, kept.id]));
+
+      const sent = await http()
+        .post(`/api/v1/live-activity-channels/${encodeURIComponent(none.id)}/updates`)
+        .set(bearer(token))
+        .send({ event: 'update', content_state: { score: '2-1' }, alert: { title: 'Goal' } })
+        .expect(202);
+      expect(sent.body.data).toEqual({ channel_id: none.id, event: 'update', status: 'accepted', reason: null, created_at: expect.any(String) });
+      const broadcast = fakes.apns.requests.find((r) => r.headers[':path'] === `/4/broadcasts/apps/${APNS_TOPIC}`)!;
+      expect(broadcast.status).toBe(200);
+      expect(broadcast.headers).toMatchObject({ 'apns-channel-id': none.id, 'apns-push-type': 'liveactivity', 'apns-priority': '5' });
+      expect(broadcast.headers['apns-topic']).toBeUndefined();
+      expect(broadcast.payload).toEqual({
+        aps: {
+          event: 'update',
+          timestamp: Math.floor(Date.parse(sent.body.data.created_at) / 1000),
+          'content-state': { score: '2-1' },
+          alert: { title: 'Goal' },
+        },
+      });
+
+      await http()
+        .delete(`/api/v1/live-activity-channels/${encodeURIComponent(none.id)}`)
+        .set(bearer(token))
+        .expect(204);
+      expect(fakes.apns.liveActivityChannels.channels.has(none.id)).toBe(false);
+      expect((await channels().expect(200)).body.data.map((c: { id: string }) => c.id)).not.toContain(none.id);
+      await http()
+        .delete(`/api/v1/live-activity-channels/${encodeURIComponent(none.id)}`)
+        .set(bearer(token))
+        .expect(404);
+      await http()
+        .post(`/api/v1/live-activity-channels/${encodeURIComponent(none.id)}/updates`)
+        .set(bearer(token))
+        .send({ event: 'update', content_state: {} })
+        .expect(404);
+    });
+
+    it("reports APNs' answer when the channel is gone there, and deletes it here all the same", async () => {
+      const channel = (await create('none').expect(201)).body.data;
+      fakes.apns.liveActivityChannels.channels.delete(channel.id);
+      const sent = await http()
+        .post(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}/updates`)
+        .set(bearer(token))
+        .send({ event: 'end', content_state: {} })
+        .expect(202);
+      expect(sent.body.data).toMatchObject({ status: 'failed', reason: 'ChannelNotRegistered' });
+      const res = await http().delete(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}`).set(bearer(token));
+      expect([res.status, res.body]).toEqual([204, {}]);
+    });
+
+    it('validates the storage and the update body', async () => {
+      expect(Object.keys((await create('forever').expect(422)).body.errors)).toEqual(['storage']);
+      expect(Object.keys((await http().post('/api/v1/live-activity-channels').set(bearer(token)).send({}).expect(422)).body.errors)).toEqual(['storage']);
+      const channel = (await create('none').expect(201)).body.data;
+      const res = await http()
+        .post(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}/updates`)
+        .set(bearer(token))
+        .send({ event: 'update' })
+        .expect(422);
+      expect(Object.keys(res.body.errors)).toEqual(['content_state']);
+    });
+
+    it('answers 409 with the reason when APNs refuses', async () => {
+      const other = await newApp(ctx, 'No topic at the fake');
+      const key = generateApnsKey();
+      fakes.apns.addKey(key);
+      await ctx.get(CredentialsService).update(other.appId, {
+        apns: { privateKey: key.privateKeyPem, keyId: key.keyId, teamId: key.teamId, topic: 'com.example.unknown', production: false },
+      });
+      await http()
+        .post('/api/v1/live-activity-channels')
+        .set(bearer(other.token))
+        .send({ storage: 'none' })
+        .expect(409, { message: 'APNs did not create the channel: TopicDisallowed.' });
+    });
+  });
+
   describe('the fake APNs judges Live Activity pushes as Apple does', () => {
     const now = Date.UTC(2026, 10, 26, 12);
     const seconds = now / 1000;
@@ -414,6 +509,38 @@ describe('live activities (docs/api.md#live-activities)', () => {
       ['a stale date in milliseconds as text', { ...update, 'stale-date': '1795860000' }, 'stale-date'],
     ])('%s', (_what, aps, rule) => {
       expect(liveActivityProblem(aps, now)?.rule).toBe(rule);
+    });
+
+    it('judges channel requests: ids, storage policy, push type, and no start by broadcast', () => {
+      const fake = new FakeApnsChannels();
+      const allowed = () => true;
+      const created = fake.answer('POST', '/1/apps/app/channels', {}, JSON.stringify({ 'message-storage-policy': 1, 'push-type': 'LiveActivity' }), allowed);
+      const id = created.headers!['apns-channel-id'];
+      expect(created.status).toBe(201);
+      expect(
+        fake.answer('POST', '/1/apps/app/channels', {}, JSON.stringify({ 'message-storage-policy': 2, 'push-type': 'LiveActivity' }), allowed).body,
+      ).toEqual({ reason: 'BadMessageStoragePolicy' });
+      expect(fake.answer('POST', '/1/apps/app/channels', {}, JSON.stringify({ 'message-storage-policy': 0, 'push-type': 'alert' }), allowed).body).toEqual({
+        reason: 'InvalidPushType',
+      });
+      expect(fake.answer('GET', '/1/apps/app/channels', { 'apns-channel-id': id }, '', allowed)).toEqual({
+        status: 200,
+        body: { 'message-storage-policy': 1, 'push-type': 'LiveActivity' },
+      });
+      expect(fake.answer('GET', '/1/apps/app/all-channels', {}, '', allowed).body).toEqual({ channels: [id] });
+      expect(fake.answer('GET', '/1/apps/app/channels', { 'apns-channel-id': 'nope' }, '', allowed).body).toEqual({ reason: 'BadChannelId' });
+      expect(fake.answer('GET', '/1/apps/other/channels', { 'apns-channel-id': id }, '', allowed)).toEqual({
+        status: 404,
+        body: { reason: 'ChannelNotRegistered' },
+      });
+      const aps = { event: 'update', timestamp: Math.floor(Date.now() / 1000), 'content-state': {} };
+      const cast = (headers: Record<string, string>, body: unknown) => fake.answer('POST', '/4/broadcasts/apps/app', headers, JSON.stringify(body), allowed);
+      expect(cast({ 'apns-channel-id': id, 'apns-push-type': 'liveactivity' }, { aps }).status).toBe(200);
+      expect(cast({ 'apns-push-type': 'liveactivity' }, { aps }).body).toEqual({ reason: 'MissingChannelId' });
+      expect(cast({ 'apns-channel-id': id, 'apns-push-type': 'alert' }, { aps }).body).toEqual({ reason: 'InvalidPushType' });
+      expect(cast({ 'apns-channel-id': id, 'apns-push-type': 'liveactivity' }, { aps: { ...aps, event: 'start' } }).body).toEqual({ reason: 'BadPayload' });
+      expect(fake.answer('DELETE', '/1/apps/app/channels', { 'apns-channel-id': id }, '', allowed).status).toBe(204);
+      expect(cast({ 'apns-channel-id': id, 'apns-push-type': 'liveactivity' }, { aps }).body).toEqual({ reason: 'ChannelNotRegistered' });
     });
 
     it('answers BadPayload and TopicDisallowed on the wire', async () => {

@@ -52,9 +52,20 @@ export class LiveActivities1766000000000 implements MigrationInterface {
         CONSTRAINT "live_activity_updates_live_activity_id_fkey" FOREIGN KEY ("live_activity_id") REFERENCES "live_activities"("id") ON DELETE CASCADE
       )`);
     await q.query(`CREATE UNIQUE INDEX "live_activity_updates_live_activity_id_seq_key" ON "live_activity_updates" ("live_activity_id", "seq")`);
+    // iOS 18 broadcast channels the app created at APNs, by APNs' channel id.
+    await q.query(`
+      CREATE TABLE "live_activity_channels" (
+        "app_id" uuid NOT NULL,
+        "id" character varying(255) NOT NULL,
+        "storage" character varying(16) NOT NULL,
+        "created_at" TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT now(),
+        CONSTRAINT "live_activity_channels_pkey" PRIMARY KEY ("app_id", "id"),
+        CONSTRAINT "live_activity_channels_app_id_fkey" FOREIGN KEY ("app_id") REFERENCES "apps"("id") ON DELETE CASCADE
+      )`);
   }
 
   async down(q: QueryRunner): Promise<void> {
+    await q.query(`DROP TABLE "live_activity_channels"`);
     await q.query(`DROP TABLE "live_activity_updates"`);
     await q.query(`DROP TABLE "live_activities"`);
     await q.query(`ALTER TABLE "installations" DROP COLUMN "live_activity_start_tokens"`);

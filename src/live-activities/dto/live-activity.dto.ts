@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { LIVE_ACTIVITY_EVENTS, type LiveActivityEvent } from '../../common/vocabulary';
+import { CHANNEL_STORAGES, type ChannelStorage, LIVE_ACTIVITY_EVENTS, type LiveActivityEvent } from '../../common/vocabulary';
 import { Optional, OptionalNotNull, Required, rule } from '../../common/validation/framework';
 import { In, Instant, Nested, Num, PlainObject, Str, WithSiblings } from '../../common/validation/rules';
 import { APNS_TOKEN, ATTRIBUTES_TYPE_NAME, INSTALLATION_ID } from '../../common/validation/domain-rules';
@@ -88,4 +88,15 @@ export class LiveActivityUpdateDto {
   @OptionalNotNull()
   @In(['high', 'normal'])
   priority?: 'high' | 'normal';
+}
+
+/** POST /live-activity-channels: a new broadcast channel. */
+export class CreateChannelDto {
+  @ApiProperty({
+    description: "`none`: APNs keeps no broadcast for devices that are offline; `most_recent`: it keeps the latest (APNs' message-storage-policy 0 or 1).",
+    example: 'none',
+  })
+  @Required()
+  @In(CHANNEL_STORAGES)
+  storage: ChannelStorage;
 }
