@@ -12,7 +12,7 @@ import { updateMessage } from './update-message';
 
 const ACTIVE: LiveActivityStatus = 'active';
 const ENDED: LiveActivityStatus = 'ended';
-/** An enqueue that Redis does not confirm by then is given up; the update stays `pending` (docs/api.md#live-activity-updates). */
+/** An enqueue that Redis does not confirm by then is given up: the worker's sweeper queues the update later (docs/api.md#live-activity-updates). */
 const ENQUEUE_TIMEOUT_MS = 2_000;
 
 export const ENDED_MESSAGE = 'This live activity has ended.';
@@ -124,7 +124,7 @@ export class LiveActivitiesService {
     throw new StateConflictError(ENDED_MESSAGE);
   }
 
-  /** Queues the first attempt; an update Redis did not take stays `pending` and is reported in the log. */
+  /** Queues the first attempt; one Redis did not take is logged, and queued by the worker's sweeper once it is overdue. */
   private async enqueue(updateId: string): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     try {

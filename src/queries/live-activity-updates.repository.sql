@@ -18,3 +18,7 @@ UPDATE live_activities a SET
   invalid_reason = COALESCE($7::varchar, a.invalid_reason),
   updated_at = now()
 FROM recorded r WHERE a.id = r.live_activity_id;
+
+-- LiveActivityUpdatesRepository.owed
+SELECT id, attempts FROM live_activity_updates WHERE status = $3 AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+ORDER BY updated_at LIMIT $2;

@@ -243,6 +243,7 @@ export const SQL_FILES: SqlFile[] = [
             await update.record(ID, { status: 'accepted', reason: null, attempts: 1, sent: true, endActivity: null });
           }),
       },
+      { name: 'LiveActivityUpdatesRepository.owed', call: (db) => new LiveActivityUpdatesRepository(db).owed(5_000, 1000, 'pending') },
     ],
   },
   {

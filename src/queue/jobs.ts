@@ -124,4 +124,18 @@ export class LiveActivityJobs {
       { jobId: liveActivityJobId(updateId, attempt), ...(delayMs > 0 ? { delay: delayMs } : {}) },
     );
   }
+
+  /**
+   * Queues the next attempt of an update PostgreSQL says is owed (the sweeper), unless a job
+   * waiting, delayed or running holds it; a completed or failed one of the same id would swallow
+   * the add, so it goes first. True when queued.
+   */
+  async requeue(updateId: string, attempt: number): Promise<boolean> {
+    const job = await this.queue.getJob(liveActivityJobId(updateId, attempt));
+    const state = job ? await job.getState() : 'missing';
+    if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
+    if (job) await job.remove().catch(() => undefined);
+    await this.add(updateId, attempt);
+    return true;
+  }
 }

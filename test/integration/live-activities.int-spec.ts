@@ -4,6 +4,7 @@ import { connect } from 'node:http2';
 import { SignJWT } from 'jose';
 import { Clock } from '../../src/common/time';
 import { CredentialsService } from '../../src/credentials/credentials.service';
+import { LiveActivitiesRepository } from '../../src/live-activities/live-activities.repository';
 import { AllModule } from '../../src/app.module';
 import { FakeApnsChannels, liveActivityProblem, topicFor } from '../fakes/apns-live-activity';
 import { generateApnsKey } from '../fakes/fake-apns';
@@ -285,6 +286,23 @@ describe('live activities (docs/api.md#live-activities)', () => {
       });
     });
 
+    it('sends an update whose job was lost (stored while Redis was away): the sweeper queues it', async () => {
+      const { id, pushToken } = await running();
+      const [{ app_id: appId }] = await ctx.db.query(`SELECT app_id FROM live_activities WHERE activity_id = $1`, [id]);
+      // Stored as the API stores it, but never queued; a minute old.
+      const stored = await ctx
+        .get(LiveActivitiesRepository)
+        .accept(
+          appId,
+          id,
+          { event: 'update', content: JSON.stringify({ content_state: { lost: true } }), priority: 'normal', acceptedAt: new Date() },
+          'active',
+        );
+      await ctx.db.query(`UPDATE live_activity_updates SET updated_at = now() - interval '1 minute' WHERE id = $1`, [stored!.id]);
+      expect(await settled(id, stored!.id)).toMatchObject({ status: 'accepted' });
+      expect(toToken(pushToken).map((r) => (r.payload as any).aps['content-state'])).toEqual([{ lost: true }]);
+    });
+
     it('takes an Idempotency-Key as sends do', async () => {
       const { id, pushToken } = await running();
       const body = { event: 'update', content_state: { n: 1 } };
@@ -445,7 +463,9 @@ describe('live activities (docs/api.md#live-activities)', () => {
         .send({ event: 'end', content_state: {} })
         .expect(202);
       expect(sent.body.data).toMatchObject({ status: 'failed', reason: 'ChannelNotRegistered' });
-      const res = await http().delete(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}`).set(bearer(token));
+      const res = await http()
+        .delete(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}`)
+        .set(bearer(token));
       expect([res.status, res.body]).toEqual([204, {}]);
     });
 

@@ -103,4 +103,17 @@ export class LiveActivityUpdatesRepository {
       return attempt(new LockedUpdate(manager));
     });
   }
+
+  /**
+   * Updates still pending whose last change is older than `olderThanMs` (their job may have been
+   * lost with Redis): ids with their attempts so far, oldest first. The sweeper re-queues those no
+   * job holds.
+   */
+  owed(olderThanMs: number, limit: number, pending: LiveActivityUpdateStatus): Promise<{ id: string; attempts: number }[]> {
+    return this.db.query(
+      `SELECT id, attempts FROM live_activity_updates WHERE status = $3 AND updated_at < now() - make_interval(secs => $1::double precision / 1000)
+       ORDER BY updated_at LIMIT $2`,
+      [olderThanMs, limit, pending],
+    );
+  }
 }
