@@ -174,7 +174,8 @@ const ATTRIBUTES_TYPE_MESSAGE = 'The :attribute field name must be 1 to 128 char
 export const APNS_TOKEN = checkString({
   min: 64,
   max: 200,
-  pattern: /^[0-9a-fA-F]+$/,
+  // The length in the pattern too, so a generator of matching strings (the OpenAPI fuzz test) makes valid ones.
+  pattern: /^[0-9a-fA-F]{64,200}$/,
   patternMessage: 'The :attribute field must be an APNs token (64 to 200 hexadecimal characters).',
 });
 
@@ -210,7 +211,7 @@ export function LiveActivityStartTokens(): PropertyDecorator {
           type: 'object',
           maxProperties: MAX_START_TOKENS,
           'x-key-pattern': ATTRIBUTES_TYPE.source,
-          additionalProperties: { type: 'string', minLength: 64, maxLength: 200, pattern: '^[0-9a-fA-F]+$' },
+          additionalProperties: { type: 'string', minLength: 64, maxLength: 200, pattern: '^[0-9a-fA-F]{64,200}$' },
         } as ApiPropertyOptions,
       ),
       { problems },

@@ -288,7 +288,12 @@ export class LiveActivityStartOptionsDto implements LiveActivityStartOptions {
 }
 
 // JSON Schema 3.0 cannot say "not both" without `not`: the rule, for tools that read it.
-@DescribeObject({ 'x-exclusive': [['badge', 'badge_increment']] })
+@DescribeObject({
+  'x-exclusive': [
+    ['badge', 'badge_increment'],
+    ['content_available', 'live_activity'],
+  ],
+})
 export class NotificationOptionsDto implements NotificationOptions {
   @ApiPropertyOptional({ description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
   @OptionalNotNull()
