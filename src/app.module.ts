@@ -12,6 +12,7 @@ import { SchemaGuard } from './database/schema.guard';
 import { DeliveryModule } from './delivery/delivery.module';
 import { HealthModule } from './health/health.module';
 import { InstallationsModule } from './installations/installations.module';
+import { LiveActivitiesModule } from './live-activities/live-activities.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { NotificationsModule } from './notifications/notifications.module';
@@ -29,7 +30,7 @@ export class CoreModule {}
  * app built from this module behaves exactly like production.
  */
 @Module({
-  imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, HealthModule, RateLimitModule, AdminModule],
+  imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, LiveActivitiesModule, HealthModule, RateLimitModule, AdminModule],
   providers: [
     // First: with migrations pending even the token lookup would fail.
     { provide: APP_GUARD, useClass: SchemaGuard },

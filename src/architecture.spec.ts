@@ -21,6 +21,11 @@ const MAY_IMPORT: Record<string, string[]> = {
   installations: ['apps', 'auth', 'common', 'config'],
   notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
+  // Live Activities: the API's side (the worker's is delivery/live-activity/). Its entities refer to
+  // apps and installations; updates take an Idempotency-Key as sends do (notifications' service and
+  // table) and are refused at once when they cannot fit (delivery's payload builder); broadcast
+  // channels are managed at APNs while the request waits (credentials, delivery's APNs provider).
+  'live-activities': ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'queue'],
   health: ['auth', 'common', 'config', 'database', 'queue'],
   'rate-limit': ['auth', 'common', 'config', 'queue'],
   // The operator dashboard reuses the features' services (never their repositories' SQL twice);
@@ -31,7 +36,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
   webhooks: ['apps', 'common', 'config', 'credentials', 'installations', 'metrics', 'notifications', 'queue'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'live-activities', 'notifications', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'webhooks'],
@@ -39,7 +44,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
   // platform names of its inbox are the service's.
   sandbox: ['common'],
-  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'notifications', 'webhooks'],
+  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'live-activities', 'notifications', 'webhooks'],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */
@@ -51,8 +56,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
   // The CLI proves stored credentials with the providers themselves, nothing of the jobs.
   delivery: {
-    files: /^delivery\/(providers\/payloads|delivery\.entity)\.ts$/,
-    why: 'only the payload builders (and, for database/, the entity)',
+    files: /^delivery\/(providers\/(payloads|live-activity-payload|apns\.provider|providers\.module)|delivery\.entity)\.ts$/,
+    why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management) and, for database/, the entity',
     for: { cli: { files: /^delivery\/providers\/[a-z0-9-]+(\.[a-z]+)?\.ts$/, why: 'only delivery/providers/' } },
   },
   // notifications reads the platform list and relates its events to installations; no installation logic.
@@ -65,15 +70,16 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   },
   // webhooks maps a row to the public Notification resource with the API's own mapper; nothing else.
   // admin sends, reads, cancels and traces through the notifications services, as the API does.
+  // live-activities takes an Idempotency-Key with the sends' own service, module and header parser.
   notifications: {
-    files: /^notifications\/notification\.(entity|resource)\.ts$/,
-    why: 'only notification.entity.ts and notification.resource.ts',
+    files: /^notifications\/(notification\.(entity|resource)|idempotency\.service|idempotency-key\.decorator|notifications\.module)\.ts$/,
+    why: 'only notification.entity.ts and notification.resource.ts (and the idempotency service, for live-activities)',
     except: ['admin'],
   },
 };
 
 /** delivery's job folders; providers/ speaks the push services' protocols and imports none of them. */
-const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention)\//;
+const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity)\//;
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
 const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^queries\//;

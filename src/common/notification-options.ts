@@ -41,6 +41,20 @@ export interface WebOptions {
 }
 
 /**
+ * A send that starts a Live Activity on each iOS installation holding a push-to-start token for
+ * `attributes_type` (docs/api.md#live-activity-starts). Dates are ISO 8601, as in the request.
+ */
+export interface LiveActivityStartOptions {
+  attributes_type: string;
+  attributes: Record<string, unknown>;
+  content_state: Record<string, unknown>;
+  stale_date?: string;
+  relevance_score?: number;
+  /** A broadcast channel the started activities listen to (`input-push-channel`); else they get update tokens. */
+  channel_id?: string;
+}
+
+/**
  * The delivery options of a send (docs/api.md#send), as stored with the notification and read by the
  * worker: here, so that notifications and delivery share the type without importing each other.
  */
@@ -66,6 +80,7 @@ export interface NotificationOptions {
   web?: WebOptions;
   /** Everything but the delivery (docs/api.md#dry-runs): FCM validates the message, nothing reaches a device. */
   dry_run?: boolean;
+  live_activity?: LiveActivityStartOptions;
 }
 
 /** Bounds of an app's frequency cap (docs/api.md#app-settings): messages, and the window in hours. */

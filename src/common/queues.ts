@@ -7,7 +7,9 @@ export const DELIVER_QUEUE = 'deliver';
 export const MAINTENANCE_QUEUE = 'maintenance';
 /** Webhook calls (docs/api.md#webhooks): their own queue and concurrency, so a slow receiver never holds up a send. */
 export const WEBHOOK_QUEUE = 'webhook';
-export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE] as const;
+/** Live Activity updates (docs/api.md#live-activities): a job per update, sent as soon as it is accepted. */
+export const LIVE_ACTIVITY_QUEUE = 'live-activity';
+export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE, LIVE_ACTIVITY_QUEUE] as const;
 
 export interface FanoutJob {
   notificationId: string;
@@ -26,12 +28,20 @@ export interface WebhookJob {
   attempt: number;
 }
 
+/** One attempt (`attempt`, from 1) to send one Live Activity update. */
+export interface LiveActivityJob {
+  updateId: string;
+  attempt: number;
+}
+
 /** Job names (src/queue/jobs.ts adds every job). */
 export const FANOUT_JOB = 'fanout';
 export const DELIVER_JOB = 'deliver';
 export const WEBHOOK_JOB = 'webhook';
+export const LIVE_ACTIVITY_JOB = 'live-activity';
 
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;
+export const liveActivityJobId = (updateId: string, attempt: number) => `live-activity-${updateId}-${attempt}`;

@@ -43,6 +43,8 @@ export const SkipReason = {
   QuietHours: 'QuietHours',
   /** A dry run (docs/api.md#dry-runs): everything but the delivery; FCM validated the message. */
   DryRun: 'DryRun',
+  /** A send starting a Live Activity: the iOS installation holds no start token for its type (docs/api.md#live-activity-starts). */
+  NoLiveActivityToken: 'NoLiveActivityToken',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);
@@ -86,6 +88,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
   [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM validated the message; APNs and Web Push were not called).',
+  [SkipReason.NoLiveActivityToken]: 'A send starting a Live Activity: this iOS installation has no push-to-start token for its type.',
   [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
   [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',
@@ -161,3 +164,28 @@ export const PROVIDER_CLI_NAMES: Record<ProviderId, string> = { apns: 'apns', fc
 /** A webhook message's states (webhook_messages.status): owed, sent, or given up. */
 export const WEBHOOK_MESSAGE_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type WebhookMessageStatus = (typeof WEBHOOK_MESSAGE_STATUSES)[number];
+
+/** A Live Activity's states (docs/api.md#live-activities): `ended` by an `end`, a DELETE or APNs refusing its token. */
+export const LIVE_ACTIVITY_STATUSES = ['active', 'ended'] as const;
+export type LiveActivityStatus = (typeof LIVE_ACTIVITY_STATUSES)[number];
+
+/** A Live Activity update's states: `pending` until APNs answers (or the worker skips it). */
+export const LIVE_ACTIVITY_UPDATE_STATUSES = ['pending', 'accepted', 'failed', 'skipped'] as const;
+export type LiveActivityUpdateStatus = (typeof LIVE_ACTIVITY_UPDATE_STATUSES)[number];
+
+/** Live Activity update events the API takes (`start` is sent by a send's `options.live_activity`). */
+export const LIVE_ACTIVITY_EVENTS = ['update', 'end'] as const;
+export type LiveActivityEvent = (typeof LIVE_ACTIVITY_EVENTS)[number];
+
+/** Why a Live Activity update was not sent (docs/api.md#live-activities). */
+export const LiveActivitySkipReason = {
+  /** APNs had already accepted a newer update of the same activity: the older state is never sent after it. */
+  Superseded: 'Superseded',
+  /** The activity ended (an `end`, a DELETE, a dead token) before the update was sent. */
+  ActivityEnded: 'ActivityEnded',
+} as const;
+export type LiveActivitySkipReason = (typeof LiveActivitySkipReason)[keyof typeof LiveActivitySkipReason];
+
+/** A broadcast channel's message storage at APNs (docs/api.md#live-activity-channels): `message-storage-policy` 0 or 1. */
+export const CHANNEL_STORAGES = ['none', 'most_recent'] as const;
+export type ChannelStorage = (typeof CHANNEL_STORAGES)[number];

@@ -132,6 +132,11 @@ export class EnvironmentVariables {
   @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
   APNS_URL?: string;
 
+  /** APNs channel management (Live Activity broadcast channels); unset: Apple's production or sandbox host, per app, as APNS_URL. */
+  @IsOptional()
+  @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
+  APNS_CHANNELS_URL?: string;
+
   @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
   FCM_URL = 'https://fcm.googleapis.com';
 
@@ -283,6 +288,7 @@ export const VARIABLES = [
   'APP_KEY',
   'APP_KEY_PREVIOUS',
   'APNS_URL',
+  'APNS_CHANNELS_URL',
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
   'WEB_PUSH_ALLOWED_HOSTS',

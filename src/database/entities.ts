@@ -7,6 +7,7 @@ import { NotificationEvent } from '../notifications/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
 import { InstallationBadge } from '../installations/installation-badge.entity';
+import { LiveActivity, LiveActivityChannel, LiveActivityUpdate } from '../live-activities/live-activity.entity';
 import { IdempotencyKey } from '../notifications/idempotency-key.entity';
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
@@ -27,4 +28,7 @@ export const ENTITIES = [
   WebhookMessage,
   DeliveryMinute,
   MarketingReceipt,
+  LiveActivity,
+  LiveActivityUpdate,
+  LiveActivityChannel,
 ];

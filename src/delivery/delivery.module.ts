@@ -1,9 +1,9 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { DELIVER_QUEUE, FANOUT_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
+import { DELIVER_QUEUE, FANOUT_QUEUE, LIVE_ACTIVITY_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
 import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
-import { DeliverJobs, FanoutJobs } from '../queue/jobs';
+import { DeliverJobs, FanoutJobs, LiveActivityJobs } from '../queue/jobs';
 import { PaceLimiter } from '../queue/pace-limiter';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
@@ -13,6 +13,9 @@ import { DeliveriesService } from './deliver/deliveries.service';
 import { FanOutProcessor } from './fan-out/fan-out.processor';
 import { FanOutRepository } from './fan-out/fan-out.repository';
 import { FanOutService } from './fan-out/fan-out.service';
+import { LiveActivityUpdatesRepository } from './live-activity/live-activity-updates.repository';
+import { LiveActivitySenderService } from './live-activity/live-activity-sender.service';
+import { LiveActivityProcessor } from './live-activity/live-activity.processor';
 import { OutcomeRecorder } from './deliver/outcome-recorder';
 import { ProvidersModule } from './providers/providers.module';
 import { RetentionRepository } from './retention/retention.repository';
@@ -24,7 +27,11 @@ import { SweeperService } from './sweeper/sweeper.service';
 
 /** Worker only: loading it starts the queue consumers. */
 @Module({
-  imports: [BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }), CredentialsModule, ProvidersModule],
+  imports: [
+    BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }, { name: LIVE_ACTIVITY_QUEUE }),
+    CredentialsModule,
+    ProvidersModule,
+  ],
   providers: [
     Clock,
     FanOutService,
@@ -45,6 +52,10 @@ import { SweeperService } from './sweeper/sweeper.service';
     FanOutProcessor,
     DeliverProcessor,
     SweeperProcessor,
+    LiveActivitySenderService,
+    LiveActivityUpdatesRepository,
+    LiveActivityJobs,
+    LiveActivityProcessor,
   ],
 })
 export class DeliveryModule {}

@@ -91,4 +91,8 @@ export class Installation {
   @Index('installations_properties_idx', { synchronize: false })
   @Column({ type: 'jsonb', default: () => `'{}'` })
   properties: Record<string, PropertyValue>;
+
+  /** Push-to-start tokens by ActivityAttributes type name (docs/api.md#live-activity-start-tokens); write-only. */
+  @Column({ name: 'live_activity_start_tokens', type: 'jsonb', default: () => `'{}'` })
+  liveActivityStartTokens: Record<string, string>;
 }

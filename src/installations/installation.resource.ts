@@ -24,6 +24,8 @@ export function toInstallationResource(row: InstallationRow) {
     properties: row.properties ?? {},
     // docs/api.md#badge-arithmetic: counted for iOS only.
     badge: row.platform === 'ios' ? row.badge : null,
+    // docs/api.md#live-activity-start-tokens: the tokens are write-only, their types are shown.
+    live_activity_types: Object.keys(row.live_activity_start_tokens ?? {}).sort(),
   };
 }
 

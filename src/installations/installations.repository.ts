@@ -29,11 +29,14 @@ export interface InstallationRow {
   tags: string[];
   badge: number;
   properties: Record<string, PropertyValue>;
+  /** Push-to-start tokens by ActivityAttributes type (docs/api.md#live-activity-start-tokens); write-only. */
+  live_activity_start_tokens: Record<string, string>;
 }
 
 /** Every column of the `installations` table, for statements that must not say `*` (see preparedQuery). */
 export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties`;
+  permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties,
+  live_activity_start_tokens`;
 
 /** InstallationRow's `badge` for the installation row `alias`: its own table, 0 without a row (migration InstallationBadges). */
 const badgeOf = (alias: string) => `COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = ${alias}.id), 0) AS badge`;
@@ -72,6 +75,7 @@ const UPDATE_SQL = `
       OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
     tags = COALESCE($9::text[], tags),
     properties = ${MERGED_PROPERTIES},
+    live_activity_start_tokens = COALESCE($14::jsonb, live_activity_start_tokens),
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
     AND ($11::jsonb IS NULL OR (SELECT count(*) FROM jsonb_object_keys(${MERGED_PROPERTIES})) <= $13)
@@ -86,17 +90,17 @@ const UPDATE_SQL = `
  */
 const CREATE_SQL = `
   WITH created AS (INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, properties)
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, properties, live_activity_start_tokens)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
     CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[],
-    jsonb_strip_nulls($11::jsonb))
+    jsonb_strip_nulls($11::jsonb), $12::jsonb)
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
     device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
     registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
     identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
     invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags,
-    properties = EXCLUDED.properties
+    properties = EXCLUDED.properties, live_activity_start_tokens = EXCLUDED.live_activity_start_tokens
   WHERE i.deleted_at IS NOT NULL
   RETURNING ${INSTALLATION_COLUMNS}),
   ${setBadge('created', '$10')}
@@ -119,6 +123,8 @@ export interface InstallationChanges {
   properties: string | null;
   /** Whether `properties` replaces the set (PUT) rather than being merged into it (PATCH). */
   replaceProperties: boolean;
+  /** JSON text of the whole new set of start tokens, or null to keep them. */
+  liveActivityStartTokens: string | null;
 }
 
 export interface NewInstallation {
@@ -133,6 +139,8 @@ export interface NewInstallation {
   badge: number | null;
   /** JSON text; null values are dropped. */
   properties: string;
+  /** JSON text of the start tokens by type. */
+  liveActivityStartTokens: string;
 }
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
@@ -203,6 +211,7 @@ export class InstallationsRepository {
       changes.properties,
       changes.replaceProperties,
       MAX_PROPERTIES,
+      changes.liveActivityStartTokens,
     ]);
     return rows[0];
   }
@@ -221,6 +230,7 @@ export class InstallationsRepository {
       values.tags,
       values.badge,
       values.properties,
+      values.liveActivityStartTokens,
     ]);
     return row;
   }
@@ -229,7 +239,7 @@ export class InstallationsRepository {
   async softDelete(appId: string, installationId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `WITH deleted AS (UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
-           device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb
+           device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb, live_activity_start_tokens = '{}'::jsonb
          WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
          RETURNING id),
        uncounted AS (DELETE FROM installation_badges b USING deleted d WHERE b.installation_id = d.id)

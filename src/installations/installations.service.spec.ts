@@ -57,6 +57,7 @@ function installationRow(id: string, platform: Platform): InstallationRow {
     tags: [],
     badge: 0,
     properties: {},
+    live_activity_start_tokens: {},
   };
 }
 

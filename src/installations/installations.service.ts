@@ -81,11 +81,11 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens.',
       );
     }
     let platform: Platform | null = null;
-    if (dto.push_token !== undefined || dto.web_push_subscription !== undefined) {
+    if (dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined) {
       platform = await this.installations.platformOf(appId, installationId);
       if (!platform) throw new NotFoundError();
     }
@@ -122,6 +122,7 @@ export class InstallationsService {
       badge: dto.badge ?? null,
       properties: dto.properties ? JSON.stringify(dto.properties) : null,
       replaceProperties,
+      liveActivityStartTokens: startTokens(dto.live_activity_start_tokens),
     });
   }
 
@@ -150,6 +151,7 @@ export class InstallationsService {
       tags: tagSet(dto.tags ?? []),
       badge: dto.badge ?? null,
       properties: JSON.stringify(dto.properties ?? {}),
+      liveActivityStartTokens: startTokens(dto.live_activity_start_tokens) ?? '{}',
     });
   }
 }
@@ -167,6 +169,9 @@ function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
   if (platform !== 'web' && dto.web_push_subscription !== undefined) {
     errors.web_push_subscription = [`The web_push_subscription field is prohibited when platform is ${platform}.`];
   }
+  if (platform !== 'ios' && dto.live_activity_start_tokens !== undefined) {
+    errors.live_activity_start_tokens = [`The live_activity_start_tokens field is prohibited when platform is ${platform}: Live Activities are iOS only.`];
+  }
   if (platform === 'ios' && dto.push_token !== undefined && !APNS_TOKEN.test(dto.push_token)) {
     errors.push_token = ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'];
   }
@@ -181,6 +186,12 @@ function throwIfInvalid(errors: ErrorBag): void {
 function normalizeToken(platform: Platform | null, token: string | undefined): string | null {
   if (token === undefined) return null;
   return platform === 'ios' ? token.toLowerCase() : token;
+}
+
+/** The stored form of start tokens (docs/api.md#live-activity-start-tokens): JSON text, tokens in lower case as push tokens are; null keeps them. */
+function startTokens(tokens: Record<string, string> | undefined): string | null {
+  if (tokens === undefined) return null;
+  return JSON.stringify(Object.fromEntries(Object.entries(tokens).map(([type, token]) => [type, token.toLowerCase()])));
 }
 
 /** Only what delivery needs; `expirationTime` and unknown extras are dropped. */

@@ -42,6 +42,7 @@ import { NotificationsService } from './notifications.service';
     Clock,
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
-  exports: [NotificationsService, DeliveryTraceService, AudiencesService],
+  // Live Activity updates take an Idempotency-Key as sends do (live-activities/).
+  exports: [NotificationsService, DeliveryTraceService, AudiencesService, IdempotencyService],
 })
 export class NotificationsModule {}

@@ -9,6 +9,8 @@ import { ChunkParams, FanOutRepository } from '../delivery/fan-out/fan-out.repos
 import { RetentionRepository } from '../delivery/retention/retention.repository';
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
+import { LiveActivityUpdatesRepository } from '../delivery/live-activity/live-activity-updates.repository';
+import { LiveActivitiesRepository, NewLiveActivityUpdate } from '../live-activities/live-activities.repository';
 import { RECIPIENT_KINDS, RecipientKind } from '../common/vocabulary';
 import { FilterNode } from '../common/audience-filter';
 import { AudiencesRepository } from '../notifications/audiences.repository';
@@ -38,6 +40,7 @@ export interface SqlFile {
 const ID = '00000000-0000-4000-8000-000000000001';
 const OTHER_ID = '00000000-0000-4000-8000-000000000002';
 const AT = new Date('2026-01-05T00:00:00.000Z');
+const LIVE_UPDATE: NewLiveActivityUpdate = { event: 'update', content: '{"content_state":{}}', priority: 'normal', acceptedAt: AT };
 const WEEK = { name: 'deliveries_p20260105', from: AT, to: new Date('2026-01-12T00:00:00.000Z') };
 
 const NOTIFICATION: NewNotification = {
@@ -209,6 +212,43 @@ export const SQL_FILES: SqlFile[] = [
     ],
   },
   {
+    file: 'live-activities.repository.sql',
+    cases: [
+      { name: 'LiveActivitiesRepository.installation', call: (db) => new LiveActivitiesRepository(db).installation(ID, 'device-1') },
+      {
+        name: 'LiveActivitiesRepository.upsert',
+        call: (db) => new LiveActivitiesRepository(db).upsert(ID, 'activity-1', OTHER_ID, 'Attributes', 'ab', 'active'),
+      },
+      { name: 'LiveActivitiesRepository.find', call: (db) => new LiveActivitiesRepository(db).find(ID, 'activity-1') },
+      { name: 'LiveActivitiesRepository.end', call: (db) => new LiveActivitiesRepository(db).end(ID, 'activity-1', 'ended') },
+      { name: 'LiveActivitiesRepository.accept', call: (db) => new LiveActivitiesRepository(db).accept(ID, 'activity-1', LIVE_UPDATE, 'active') },
+      {
+        name: 'LiveActivitiesRepository.acceptWithResponse',
+        call: (db) => new LiveActivitiesRepository(db).acceptWithResponse(ID, 'activity-1', LIVE_UPDATE, 'active', 'key', () => ({ status: 202, body: '{}' })),
+        answers: [[{ id: OTHER_ID }]],
+      },
+      { name: 'LiveActivitiesRepository.findUpdate', call: (db) => new LiveActivitiesRepository(db).findUpdate(ID, 'activity-1', OTHER_ID) },
+      { name: 'LiveActivitiesRepository.insertChannel', call: (db) => new LiveActivitiesRepository(db).insertChannel(ID, 'channel-1', 'none') },
+      { name: 'LiveActivitiesRepository.channels', call: (db) => new LiveActivitiesRepository(db).channels(ID) },
+      { name: 'LiveActivitiesRepository.findChannel', call: (db) => new LiveActivitiesRepository(db).findChannel(ID, 'channel-1') },
+      { name: 'LiveActivitiesRepository.deleteChannel', call: (db) => new LiveActivitiesRepository(db).deleteChannel(ID, 'channel-1') },
+    ],
+  },
+  {
+    file: 'live-activity-updates.repository.sql',
+    cases: [
+      {
+        name: 'LiveActivityUpdatesRepository.locked',
+        call: (db) =>
+          new LiveActivityUpdatesRepository(db).locked(ID, async (update) => {
+            await update.read(ID);
+            await update.record(ID, { status: 'accepted', reason: null, attempts: 1, sent: true, endActivity: null });
+          }),
+      },
+      { name: 'LiveActivityUpdatesRepository.owed', call: (db) => new LiveActivityUpdatesRepository(db).owed(5_000, 1000, 'pending') },
+    ],
+  },
+  {
     file: 'retention.repository.sql',
     cases: [
       { name: 'RetentionRepository.partitions', call: (db) => new RetentionRepository(db).partitions('deliveries') },
@@ -259,6 +299,7 @@ export const SQL_FILES: SqlFile[] = [
             badge: null,
             properties: null,
             replaceProperties: false,
+            liveActivityStartTokens: null,
           }),
       },
       {
@@ -274,6 +315,7 @@ export const SQL_FILES: SqlFile[] = [
             tags: [],
             badge: null,
             properties: '{}',
+            liveActivityStartTokens: '{}',
           }),
       },
       { name: 'InstallationsRepository.softDelete', call: (db) => new InstallationsRepository(db).softDelete(ID, 'device-1') },

@@ -7,6 +7,10 @@ import {
   DeliverJob,
   deliverJobId,
   FANOUT_JOB,
+  LIVE_ACTIVITY_JOB,
+  LIVE_ACTIVITY_QUEUE,
+  LiveActivityJob,
+  liveActivityJobId,
   FANOUT_QUEUE,
   FanoutJob,
   fanoutJobId,
@@ -104,5 +108,34 @@ export class WebhookJobs {
       if (job && ((await job.isCompleted()) || (await job.isFailed()))) await job.remove();
     }
     await this.add(calls);
+  }
+}
+
+/** The one place that queues Live Activity updates (docs/api.md#live-activities), one job per attempt. */
+@Injectable()
+export class LiveActivityJobs {
+  constructor(@InjectQueue(LIVE_ACTIVITY_QUEUE) private readonly queue: Queue<LiveActivityJob>) {}
+
+  /** Attempt `attempt` of an update, after `delayMs`; an attempt already queued is not queued twice (its id). */
+  add(updateId: string, attempt: number, delayMs = 0): Promise<Job<LiveActivityJob>> {
+    return this.queue.add(
+      LIVE_ACTIVITY_JOB,
+      { updateId, attempt },
+      { jobId: liveActivityJobId(updateId, attempt), ...(delayMs > 0 ? { delay: delayMs } : {}) },
+    );
+  }
+
+  /**
+   * Queues the next attempt of an update PostgreSQL says is owed (the sweeper), unless a job
+   * waiting, delayed or running holds it; a completed or failed one of the same id would swallow
+   * the add, so it goes first. True when queued.
+   */
+  async requeue(updateId: string, attempt: number): Promise<boolean> {
+    const job = await this.queue.getJob(liveActivityJobId(updateId, attempt));
+    const state = job ? await job.getState() : 'missing';
+    if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
+    if (job) await job.remove().catch(() => undefined);
+    await this.add(updateId, attempt);
+    return true;
   }
 }

@@ -1,6 +1,7 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { constants as h2, createSecureServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
+import { FakeApnsChannels, isChannelPath, respondToChannelRequest, liveActivityProblem, LIVE_ACTIVITY_PUSH_TYPE, topicFor } from './apns-live-activity';
 import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
 /** APNs refuses payloads above 4 KiB for every push type our service sends. */
@@ -107,6 +108,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
    */
   private readonly tokenChecks = new Map<string, Promise<TokenCheck>>();
   private sessionCount = 0;
+  /** Broadcast channels (apns-live-activity.ts): the channel management API and the broadcast endpoint. */
+  readonly liveActivityChannels = new FakeApnsChannels();
 
   /** HTTP/2 sessions (connections) opened since start or the last reset(). */
   get sessions(): number {
@@ -168,6 +171,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     const token = DEVICE_PATH.exec(headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '')?.[1] ?? '';
     const jwt = /^bearer (.+)$/i.exec(headerValue(headers, 'authorization') ?? '')?.[1].trim() ?? '';
     const payload = tryParseJson(body.toString('utf8'));
+    const path = headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '';
+    if (isChannelPath(path)) return this.handleChannel(stream, headers, apnsId, jwt, path, body.toString('utf8'), payload);
 
     const rejection = await this.validate(headers, jwt, token, size, payload);
     const outcome: Outcome = rejection ?? this.nextStep(token) ?? { status: 200 };
@@ -187,6 +192,37 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     respond(stream, apnsId, outcome);
   }
 
+  /** Channel management and broadcasts (apns-live-activity.ts), after the provider token; recorded with `token` the channel id. */
+  private async handleChannel(
+    stream: ServerHttp2Stream,
+    headers: IncomingHttpHeaders,
+    apnsId: string,
+    jwt: string,
+    path: string,
+    text: string,
+    payload: unknown,
+  ): Promise<void> {
+    const tokenProblem = headers.authorization === undefined ? 'MissingProviderToken' : await this.checkProviderToken(jwt);
+    const method = String(headers[h2.HTTP2_HEADER_METHOD]);
+    const answer = tokenProblem
+      ? { status: 403, body: { reason: tokenProblem } as Record<string, unknown>, headers: undefined }
+      : this.liveActivityChannels.answer(method, path, plainHeaders(headers), text, (bundleId) => this.topics.has(bundleId));
+    const reason = typeof answer.body?.reason === 'string' ? answer.body.reason : undefined;
+    this.requests.push({
+      token: headerValue(headers, 'apns-channel-id') ?? '',
+      headers: plainHeaders(headers),
+      payload,
+      text,
+      status: answer.status,
+      reason,
+      jwt,
+      apnsId,
+      at: new Date(),
+    });
+    await this.applyDelay();
+    respondToChannelRequest(stream, apnsId, answer);
+  }
+
   /** Apple's checks, roughly in the order APNs reports them. */
   private async validate(headers: IncomingHttpHeaders, jwt: string, token: string, size: number, payload: unknown): Promise<Outcome | undefined> {
     if (headers[h2.HTTP2_HEADER_METHOD] !== 'POST') return { status: 405, reason: 'MethodNotAllowed' };
@@ -198,7 +234,8 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 
     const topic = headerValue(headers, 'apns-topic');
     if (topic === undefined) return { status: 400, reason: 'MissingTopic' };
-    if (!this.topics.has(topic)) return { status: 400, reason: 'TopicDisallowed' };
+    const bundleId = topicFor(topic, headerValue(headers, 'apns-push-type'));
+    if (bundleId === undefined || !this.topics.has(bundleId)) return { status: 400, reason: 'TopicDisallowed' };
 
     if (!PUSH_TYPES.has(headerValue(headers, 'apns-push-type') ?? '')) return { status: 400, reason: 'InvalidPushType' };
     const priority = headerValue(headers, 'apns-priority');
@@ -273,6 +310,10 @@ const ALERT_STRINGS = ['title', 'subtitle', 'body'];
  */
 function apsProblem(pushType: string, priority: string | undefined, aps: Record<string, unknown>): Outcome | undefined {
   const bad = { status: 400, reason: 'BadPayload' };
+  if (pushType === LIVE_ACTIVITY_PUSH_TYPE) {
+    const problem = liveActivityProblem(aps);
+    if (problem) return problem;
+  }
   if (pushType === 'background') {
     if (priority === '10') return { status: 400, reason: 'BadPriority' };
     if (aps['content-available'] !== 1) return bad;

@@ -110,6 +110,7 @@ class InMemoryMessages implements Pick<
       tags: [],
       badge: 0,
       properties: {},
+      live_activity_start_tokens: {},
     };
   }
 

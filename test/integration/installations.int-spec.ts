@@ -52,6 +52,7 @@ describe('installations (docs/api.md#installations)', () => {
           'tags',
           'badge',
           'properties',
+          'live_activity_types',
         ].sort(),
       );
       expect(data).toMatchObject({
@@ -274,7 +275,11 @@ describe('installations (docs/api.md#installations)', () => {
     });
 
     it.each([
-      [{}, 'body', 'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties.'],
+      [
+        {},
+        'body',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens.',
+      ],
       [{ permission: 'unknown' }, 'permission', 'The selected permission is invalid.'],
       [{ permission: null }, 'permission', 'The selected permission is invalid.'],
       [{ user_id: 42 }, 'user_id', 'The user_id field must be a string.'],

@@ -288,6 +288,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
             const body = { ...(generated as Record<string, unknown>) };
             const target = body.web_push_subscription !== undefined ? web : android;
             if (target === web) delete body.push_token;
+            // Live Activity start tokens are iOS only (docs/api.md#live-activity-start-tokens); these installations are not.
+            delete body.live_activity_start_tokens;
             if (body.platform !== undefined) body.platform = target === web ? 'web' : 'android';
             const res = await ctx.http()[method](`/api/v1/installations/${target}`).set(bearer(tenant.token)).send(body);
             expectAccepted(path, method, res, body, [200]);

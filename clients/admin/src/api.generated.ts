@@ -549,6 +549,42 @@ export interface components {
             /** @description One or two buttons. */
             actions?: components["schemas"]["WebActionDto"][];
         };
+        LiveActivityStartOptionsDto: {
+            /**
+             * @description The Swift ActivityAttributes type to start; installations holding a start token for it receive it.
+             * @example DeliveryAttributes
+             */
+            attributes_type: string;
+            /**
+             * @description The static attributes of the activity, as your Swift type decodes them.
+             * @example {
+             *       "order_id": "42"
+             *     }
+             */
+            attributes: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Its first ContentState.
+             * @example {
+             *       "status": "preparing",
+             *       "eta_minutes": 20
+             *     }
+             */
+            content_state: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101.
+             * @example 2026-11-22T11:00:00.000Z
+             */
+            stale_date?: string;
+            /** @example 0.5 */
+            relevance_score?: number;
+            /** @description A broadcast channel id (iOS 18) the started activities listen to; without it each gets an update token. */
+            channel_id?: string;
+        };
         NotificationOptionsDto: {
             /**
              * @description Seconds the providers keep trying to reach an offline device.
@@ -614,6 +650,8 @@ export interface components {
             apns?: components["schemas"]["ApnsOptionsDto"];
             android?: components["schemas"]["AndroidOptionsDto"];
             web?: components["schemas"]["WebOptionsDto"];
+            /** @description Starts a Live Activity (iOS) on each installation holding a push-to-start token for its type (docs/api.md#live-activity-starts); needs `notification`. */
+            live_activity?: components["schemas"]["LiveActivityStartOptionsDto"];
         };
         NotificationStatistics: {
             /**
@@ -981,7 +1019,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -1167,6 +1205,13 @@ export interface components {
              * @example 0
              */
             badge: number | null;
+            /**
+             * @description The ActivityAttributes types it holds push-to-start tokens for, sorted (docs/api.md#live-activity-start-tokens); `[]` when none.
+             * @example [
+             *       "DeliveryAttributes"
+             *     ]
+             */
+            live_activity_types: string[];
         };
         AudiencePlatforms: {
             /** @example 1200 */

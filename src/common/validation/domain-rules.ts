@@ -165,3 +165,57 @@ export function Properties(): PropertyDecorator {
     markVerbatim(target, key);
   };
 }
+
+/** Live Activity start tokens (docs/api.md#live-activity-start-tokens): ActivityAttributes type names and their tokens. */
+export const ATTRIBUTES_TYPE = /^[A-Za-z0-9_.]{1,128}$/;
+export const MAX_START_TOKENS = 10;
+const ATTRIBUTES_TYPE_MESSAGE = 'The :attribute field name must be 1 to 128 characters of A-Z a-z 0-9 _ and .';
+/** An APNs token, as installations' push_token: 64 to 200 hexadecimal characters. */
+export const APNS_TOKEN = checkString({
+  min: 64,
+  max: 200,
+  // The length in the pattern too, so a generator of matching strings (the OpenAPI fuzz test) makes valid ones.
+  pattern: /^[0-9a-fA-F]{64,200}$/,
+  patternMessage: 'The :attribute field must be an APNs token (64 to 200 hexadecimal characters).',
+});
+
+/** An ActivityAttributes type name (the Swift struct's name): 1..128 characters of `A-Z a-z 0-9 _ .`. */
+export const ATTRIBUTES_TYPE_NAME = checkString({
+  min: 1,
+  max: 128,
+  pattern: ATTRIBUTES_TYPE,
+  patternMessage: 'The :attribute field may contain only letters, digits, _ and . (at most 128).',
+});
+
+/**
+ * `live_activity_start_tokens` of an installation: at most 10 entries, each an ActivityAttributes
+ * type name and its push-to-start token; problems are reported at `live_activity_start_tokens.<type>`.
+ */
+export function LiveActivityStartTokens(): PropertyDecorator {
+  const problems = (value: unknown): [string, string][] =>
+    Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {
+      if (!ATTRIBUTES_TYPE.test(key)) return [[key, ATTRIBUTES_TYPE_MESSAGE]];
+      const problem = APNS_TOKEN(entry);
+      return problem ? [[key, problem]] : [];
+    });
+  return (target, key) => {
+    rule(
+      'liveActivityStartTokens',
+      described(
+        (value) => {
+          if (!isPlainObject(value)) return 'The :attribute field must be an object.';
+          if (Object.keys(value).length > MAX_START_TOKENS) return `The :attribute field must not have more than ${MAX_START_TOKENS} entries.`;
+          return problems(value).length > 0 ? INNER_ERRORS : null;
+        },
+        {
+          type: 'object',
+          maxProperties: MAX_START_TOKENS,
+          'x-key-pattern': ATTRIBUTES_TYPE.source,
+          additionalProperties: { type: 'string', minLength: 64, maxLength: 200, pattern: '^[0-9a-fA-F]{64,200}$' },
+        } as ApiPropertyOptions,
+      ),
+      { problems },
+    )(target, key);
+    markVerbatim(target, key);
+  };
+}

@@ -14,6 +14,7 @@ import { MessageKinds1765000000000 } from './1765000000000-MessageKinds';
 import { Pacing1765750000000 } from './1765750000000-Pacing';
 import { Audiences1765500000000 } from './1765500000000-Audiences';
 import { InstallationBadges1765550000000 } from './1765550000000-InstallationBadges';
+import { LiveActivities1766000000000 } from './1766000000000-LiveActivities';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -33,4 +34,5 @@ export const MIGRATIONS = [
   Audiences1765500000000,
   InstallationBadges1765550000000,
   Pacing1765750000000,
+  LiveActivities1766000000000,
 ];

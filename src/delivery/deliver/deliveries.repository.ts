@@ -23,6 +23,8 @@ export interface ClaimedRow {
   locale: string | null;
   /** The iOS badge count after this send's `badge` or `badge_increment` (docs/api.md#badge-arithmetic); null on other platforms and for sends that move no count. */
   badge: number | null;
+  /** Push-to-start tokens by ActivityAttributes type, for a send that starts a Live Activity (docs/api.md#live-activity-starts). */
+  live_activity_start_tokens: Record<string, string>;
 }
 
 /** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
@@ -89,7 +91,7 @@ const claimed = `claimed AS (
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-      i.device ->> 'locale' AS locale
+      i.device ->> 'locale' AS locale, i.live_activity_start_tokens
   )`;
 
 /**
@@ -117,7 +119,7 @@ const CLAIM_SQL = `
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
     CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
-      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge
+      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.live_activity_start_tokens
   FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id`;
 
 /**

@@ -137,19 +137,25 @@ export class DeliveriesService {
     if (row.deleted_at) return { status: 'skipped', reason: SkipReason.Deleted, nextAttemptAt: null };
     if (row.invalidated_at) return { status: 'skipped', reason: SkipReason.Invalidated, nextAttemptAt: null };
     if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: SkipReason.NoToken, nextAttemptAt: null };
+    // A Live Activity start goes to the type's push-to-start token, not the device token (docs/api.md#live-activity-starts).
+    const start = content.options?.live_activity;
+    const pushToken = start ? (row.live_activity_start_tokens?.[start.attributes_type] ?? null) : row.push_token;
+    if (start && !pushToken) return { status: 'skipped', reason: SkipReason.NoLiveActivityToken, nextAttemptAt: null };
     const provider = this.byPlatform.get(row.platform);
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const dryRun = isDryRun(content);
     if (dryRun && !provider.validatesDryRun) return DRY_RUN;
     const started = process.hrtime.bigint();
     const built = contentFor(content, row.locale);
-    const outcome = await provider.send(credentials, built, {
+    let outcome = await provider.send(credentials, built, {
       installationId: row.installation_id,
-      pushToken: row.push_token,
+      pushToken,
       webPushSubscription: row.web_push_subscription,
       // The count this installation reached (docs/api.md#badge-arithmetic) replaces the increment.
       badge: built.options?.badge_increment !== undefined ? row.badge : null,
     });
+    // A dead start token says nothing of the device token: the installation stays valid.
+    if (start && outcome.kind === 'invalid') outcome = { kind: 'failed', reason: outcome.reason };
     this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, Number(process.hrtime.bigint() - started) / 1e9);
     return dryRun ? dryRunOutcome(outcome) : outcome;
   }

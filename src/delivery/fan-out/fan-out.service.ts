@@ -59,7 +59,8 @@ export class FanOutService {
     // A re-run may follow a crash between a chunk's commit and the queueing of its jobs.
     if (resumed || started.fanout_position > 0) await this.enqueuePendingBatches(notificationId);
 
-    const wanted = started.options?.platforms ?? PLATFORMS;
+    // A Live Activity start goes to iOS alone; the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
+    const wanted = (started.options?.platforms ?? PLATFORMS).filter((platform) => !started.options?.live_activity || platform === 'ios');
     const credentials = await this.credentials.forDelivery(started.app_id);
     const configured = this.providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
     const options = started.options ?? {};

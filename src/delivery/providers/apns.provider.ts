@@ -7,13 +7,20 @@ import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { answerAtHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
-import { apnsBody, apnsHeaders, PushContent } from './payloads';
+import { liveActivityHeaders, LiveActivityMessage, liveActivityPayload } from './live-activity-payload';
+import { apnsBody, apnsHeaders, apnsTopicOf, PushContent } from './payloads';
 import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 
 const PRODUCTION_URL = 'https://api.push.apple.com';
 const SANDBOX_URL = 'https://api.sandbox.push.apple.com';
+/** Channel management (iOS 18 broadcast channels): its own hosts and ports. */
+const CHANNELS_PRODUCTION_URL = 'https://api-manage-broadcast.push.apple.com:2196';
+const CHANNELS_SANDBOX_URL = 'https://api-manage-broadcast.sandbox.push.apple.com:2195';
+
+/** An answer of APNs' channel management API, or the transport failure that prevented one. */
+export type ChannelAnswer = Http2Answer;
 /**
  * Apple rejects provider tokens older than an hour and answers TooManyProviderTokenUpdates when
  * one is replaced more often than every 20 minutes: 40 minutes sits safely between the two.
@@ -108,28 +115,8 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
-    const base = this.baseUrl(apns);
-    // Apple asks for connections to be kept open and reused (opening one per request is treated as
-    // abuse), and counts provider-token changes per connection, hence a pool per signing key.
-    const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
-    const path = `${base.pathname.replace(/\/+$/, '')}/3/device/${encodeURIComponent(target.pushToken)}`;
-    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apns.topic };
-    const body = apnsBody(content, target.badge ?? null);
-
-    let jwt: string;
-    try {
-      jwt = await providerToken(apns);
-    } catch {
-      // Validated when stored, so only a corrupted key gets here; retrying cannot help.
-      return { kind: 'failed', reason: FailureReason.InvalidProviderKey };
-    }
-    let answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
-    if (!('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken') {
-      // Our clock or cache disagreed with Apple's: one fresh token, sent at once.
-      jwt = await refreshProviderToken(apns, jwt);
-      answer = await pool.post(path, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
-    }
-    return outcomeOf(answerAtHost(answer, base));
+    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apnsTopicOf(content, apns.topic) };
+    return this.post(apns, target.pushToken, headers, apnsBody(content, target.badge ?? null));
   }
 
   /**
@@ -140,7 +127,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
    */
   async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
     const apns = credentials.apns!;
-    const host = this.baseUrl(apns).hostname;
+    const host = this.pushBase(apns).hostname;
     const content: PushContent = { id: randomUUID(), ...CHECK_CONTENT, options: null };
     const outcome = await this.send(credentials, content, { installationId: 'credentials-check', pushToken: MADE_UP_TOKEN, webPushSubscription: null });
     const what = `key ${apns.keyId} of team ${apns.teamId} for topic ${apns.topic} at ${host}`;
@@ -150,8 +137,86 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return { ok: false, detail: `${what}: ${outcome.reason}${APNS_HINTS[outcome.reason] ? ` (${APNS_HINTS[outcome.reason]})` : ''}` };
   }
 
-  private baseUrl(apns: ApnsCredentials): URL {
+  /** A Live Activity update or end to the activity's update token (docs/api.md#live-activities). */
+  async sendLiveActivity(credentials: ProviderCredentials, pushToken: string, message: LiveActivityMessage): Promise<DeliveryOutcome> {
+    const apns = credentials.apns;
+    if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
+    return this.post(apns, pushToken, liveActivityHeaders(message, apns.topic), JSON.stringify(liveActivityPayload(message)));
+  }
+
+  /**
+   * A Live Activity update to a broadcast channel (docs/api.md#live-activity-channels):
+   * `POST /4/broadcasts/apps/<bundle id>` with `apns-channel-id`.
+   */
+  async broadcast(credentials: ProviderCredentials, channelId: string, message: LiveActivityMessage): Promise<DeliveryOutcome> {
+    const apns = credentials.apns;
+    if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
+    // The bundle id is in the path: no apns-topic.
+    const { 'apns-push-type': pushType, 'apns-priority': priority } = liveActivityHeaders(message, apns.topic);
+    const headers = { 'apns-push-type': pushType, 'apns-priority': priority, 'apns-channel-id': channelId };
+    const answer = await this.exchange(
+      apns,
+      this.pushBase(apns),
+      `/4/broadcasts/apps/${encodeURIComponent(apns.topic)}`,
+      headers,
+      JSON.stringify(liveActivityPayload(message)),
+    );
+    return 'reason' in answer ? { kind: 'failed', reason: answer.reason } : outcomeOf(answer);
+  }
+
+  /**
+   * One request to APNs' channel management API (`/1/apps/<bundle id>/<resource>`): `method` with
+   * `headers` and a JSON `body`. Undefined answer fields mean a transport failure (its reason).
+   */
+  async channelRequest(
+    credentials: ProviderCredentials,
+    method: 'POST' | 'GET' | 'DELETE',
+    resource: 'channels' | 'all-channels',
+    headers: Record<string, string> = {},
+    body = '',
+  ): Promise<ChannelAnswer | { reason: string }> {
+    const apns = credentials.apns;
+    if (!apns) return { reason: FailureReason.ApnsNotConfigured };
+    const base = new URL(this.config.APNS_CHANNELS_URL ?? (apns.production ? CHANNELS_PRODUCTION_URL : CHANNELS_SANDBOX_URL));
+    return this.exchange(apns, base, `/1/apps/${encodeURIComponent(apns.topic)}/${resource}`, { ...headers, ':method': method }, body);
+  }
+
+  private pushBase(apns: ApnsCredentials): URL {
     return new URL(this.config.APNS_URL ?? (apns.production ? PRODUCTION_URL : SANDBOX_URL));
+  }
+
+  private async post(apns: ApnsCredentials, pushToken: string, headers: OutgoingHttpHeaders, body: string): Promise<DeliveryOutcome> {
+    const answer = await this.exchange(apns, this.pushBase(apns), `/3/device/${encodeURIComponent(pushToken)}`, headers, body);
+    return 'reason' in answer ? { kind: 'failed', reason: answer.reason } : outcomeOf(answer);
+  }
+
+  /** One request with the provider token, renewed once when APNs calls it expired; `{reason}` when the key cannot sign. */
+  private async exchange(
+    apns: ApnsCredentials,
+    base: URL,
+    path: string,
+    headers: OutgoingHttpHeaders,
+    body: string,
+  ): Promise<Http2Answer | { reason: string }> {
+    // Apple asks for connections to be kept open and reused (opening one per request is treated as
+    // abuse), and counts provider-token changes per connection, hence a pool per signing key.
+    const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
+    const fullPath = `${base.pathname.replace(/\/+$/, '')}${path}`;
+
+    let jwt: string;
+    try {
+      jwt = await providerToken(apns);
+    } catch {
+      // Validated when stored, so only a corrupted key gets here; retrying cannot help.
+      return { reason: FailureReason.InvalidProviderKey };
+    }
+    let answer = await pool.post(fullPath, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
+    if (!('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken') {
+      // Our clock or cache disagreed with Apple's: one fresh token, sent at once.
+      jwt = await refreshProviderToken(apns, jwt);
+      answer = await pool.post(fullPath, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
+    }
+    return answerAtHost(answer, base);
   }
 
   /** Open HTTP/2 connections, over all pools (for tests and diagnostics). */
@@ -169,7 +234,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   }
 }
 
-function reasonOf(body: string): string | undefined {
+export function reasonOf(body: string): string | undefined {
   try {
     const parsed = JSON.parse(body) as { reason?: unknown };
     return typeof parsed.reason === 'string' ? parsed.reason : undefined;

@@ -94,7 +94,8 @@ export class Http2SessionPool {
 
       let stream: ClientHttp2Stream;
       try {
-        stream = pooled.session.request({ ...headers, [h2.HTTP2_HEADER_METHOD]: 'POST', [h2.HTTP2_HEADER_PATH]: path });
+        // POST unless the headers name another method (APNs channel management's GET and DELETE).
+        stream = pooled.session.request({ [h2.HTTP2_HEADER_METHOD]: 'POST', ...headers, [h2.HTTP2_HEADER_PATH]: path });
       } catch (error) {
         // The connection closed (GOAWAY) between acquire and request.
         finish({ failure: transportReason(error) });
@@ -119,7 +120,8 @@ export class Http2SessionPool {
       stream.on('error', (error: Error) => finish({ failure: transportReason(error) }));
       // Closed without a response or error event (e.g. RST_STREAM from the server).
       stream.on('close', () => finish({ failure: stream.rstCode ? `StreamReset:${stream.rstCode}` : 'NoResponse' }));
-      stream.end(body);
+      // Node ends a GET's or DELETE's stream itself (no body): only a writable one takes the body.
+      if (stream.writable) stream.end(body);
     });
   }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Platform, PLATFORMS } from '../../common/platform';
 import { NotificationOptions } from '../../common/notification-options';
+import { LIVE_ACTIVITY_PUSH_TYPE, LIVE_ACTIVITY_TOPIC_SUFFIX, liveActivityPayload, unixSeconds } from './live-activity-payload';
 
 /**
  * What each provider receives for one notification (docs/api.md#what-a-device-receives). Pure functions with no state
@@ -129,6 +130,8 @@ function encodingsOf(content: PushContent): Encodings {
 
 /** The APNs request body: apnsPayload as JSON, with `badge` (an increment's result, docs/api.md#badge-arithmetic) in place of options.badge when given. */
 export function apnsBody(content: PushContent, badge: number | null = null): string {
+  // A Live Activity start carries the time it is built (aps.timestamp): encoded each time.
+  if (isLiveActivityStart(content)) return JSON.stringify(apnsPayload(content));
   const cached = encodingsOf(content);
   if (badge === null) return (cached.apns ??= JSON.stringify(apnsPayload(content)));
   const byBadge = (cached.apnsByBadge ??= new Map<number, string>());
@@ -163,10 +166,31 @@ export const isDryRun = (content: PushContent) => content.options?.dry_run === t
 /** The badge count a send may reach (docs/api.md#badge-arithmetic): also what the size check assumes for an increment. */
 export const MAX_BADGE = 99_999;
 
-export function apnsPayload(content: PushContent): Record<string, unknown> {
+/** A send that starts a Live Activity (docs/api.md#live-activity-starts): APNs only, `event: start`. */
+export const isLiveActivityStart = (content: PushContent) => content.options?.live_activity !== undefined;
+
+/** `apns-topic`: the bundle id, with Apple's suffix for a Live Activity push. */
+export const apnsTopicOf = (content: PushContent, bundleId: string) => (isLiveActivityStart(content) ? `${bundleId}${LIVE_ACTIVITY_TOPIC_SUFFIX}` : bundleId);
+
+export function apnsPayload(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, unknown> {
   const options = content.options;
   let aps: Record<string, unknown>;
-  if (isBackground(content)) {
+  const start = options?.live_activity;
+  if (start) {
+    // Apple requires an alert to start an activity: the notification's title and body.
+    const alert: Record<string, unknown> = { title: content.title, body: content.body };
+    if (options.sound !== undefined) alert.sound = options.sound;
+    ({ aps } = liveActivityPayload({
+      event: 'start',
+      timestamp: nowSeconds,
+      contentState: start.content_state,
+      priority: priorityOf(content),
+      alert,
+      staleDate: start.stale_date ? unixSeconds(start.stale_date) : null,
+      relevanceScore: start.relevance_score,
+      start: { attributesType: start.attributes_type, attributes: start.attributes, channelId: start.channel_id },
+    }));
+  } else if (isBackground(content)) {
     // Apple refuses an alert, sound or badge in a background push.
     aps = { 'content-available': 1 };
   } else {
@@ -201,7 +225,7 @@ function apnsFields(apns: NonNullable<NotificationOptions['apns']>, aps: Record<
 export function apnsHeaders(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
   const background = isBackground(content);
   const headers: Record<string, string> = {
-    'apns-push-type': background ? 'background' : 'alert',
+    'apns-push-type': isLiveActivityStart(content) ? LIVE_ACTIVITY_PUSH_TYPE : background ? 'background' : 'alert',
     // Apple requires priority 5 for a background push, whatever was asked.
     'apns-priority': !background && priorityOf(content) === 'high' ? '10' : '5',
     'apns-collapse-id': collapseIdOf(content),

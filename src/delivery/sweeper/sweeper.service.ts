@@ -1,13 +1,19 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EnvironmentVariables } from '../../config/env';
-import { DeliverJobs, FanoutJobs } from '../../queue/jobs';
+import { DeliverJobs, FanoutJobs, LiveActivityJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
+import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
 /** A notification this old with no fan-out progress is looked after (its enqueue may have failed). */
 const UNQUEUED_AFTER_MS = 5_000;
 const SWEEP_LIMIT = 1000;
+/**
+ * A Live Activity update pending this long is looked after; under contention one may wait for its
+ * activity's lock a while, and then its job is active, which the re-queue leaves alone anyway.
+ */
+const LIVE_ACTIVITY_UNQUEUED_AFTER_MS = 30_000;
 
 export interface SweepReport {
   fanoutsQueued: number;
@@ -15,6 +21,8 @@ export interface SweepReport {
   batchesQueued: number;
   completed: number;
   idempotencyKeysPurged: number;
+  /** Live Activity updates accepted but held by no job (docs/api.md#live-activity-updates), queued again. */
+  liveActivityUpdatesQueued: number;
 }
 
 /**
@@ -33,6 +41,8 @@ export class SweeperService {
     private readonly deliverJobs: DeliverJobs,
     private readonly config: EnvironmentVariables,
     private readonly completions: CompletionReportService,
+    private readonly liveActivityUpdates: LiveActivityUpdatesRepository,
+    private readonly liveActivityJobs: LiveActivityJobs,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -42,6 +52,7 @@ export class SweeperService {
       batchesQueued: 0,
       completed: 0,
       idempotencyKeysPurged: 0,
+      liveActivityUpdatesQueued: 0,
     };
     const batches = await this.resetStuckDeliveries(report);
     report.batchesQueued = await this.requeueBatches(batches);
@@ -49,10 +60,20 @@ export class SweeperService {
     report.completed = completed.length;
     await this.completions.completed(completed);
     report.idempotencyKeysPurged = await this.sweeps.purgeIdempotencyKeys();
-    if (report.fanoutsQueued + report.stuckReset + report.batchesQueued + report.completed > 0) {
+    report.liveActivityUpdatesQueued = await this.requeueLiveActivityUpdates();
+    if (report.fanoutsQueued + report.stuckReset + report.batchesQueued + report.completed + report.liveActivityUpdatesQueued > 0) {
       this.logger.log(`Sweep: ${JSON.stringify(report)}`);
     }
     return report;
+  }
+
+  /** Pending Live Activity updates no job holds (stored while Redis was away): their next attempt, queued. */
+  private async requeueLiveActivityUpdates(): Promise<number> {
+    let queued = 0;
+    for (const { id, attempts } of await this.liveActivityUpdates.owed(LIVE_ACTIVITY_UNQUEUED_AFTER_MS, SWEEP_LIMIT, 'pending')) {
+      if (await this.liveActivityJobs.requeue(id, attempts + 1)) queued++;
+    }
+    return queued;
   }
 
   private async requeueFanouts(): Promise<number> {

@@ -42,6 +42,12 @@ export class InstallationResource {
   properties: Record<string, PropertyValue>;
   @ApiProperty({ type: 'integer', nullable: true, description: 'iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.', example: 0 })
   badge: number | null;
+  @ApiProperty({
+    type: [String],
+    description: 'The ActivityAttributes types it holds push-to-start tokens for, sorted (docs/api.md#live-activity-start-tokens); `[]` when none.',
+    example: ['DeliveryAttributes'],
+  })
+  live_activity_types: string[];
 }
 
 export class InstallationEnvelope {

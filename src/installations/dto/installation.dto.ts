@@ -3,13 +3,19 @@ import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
-import { Properties, PropertyValue, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
+import { LiveActivityStartTokens, Properties, PropertyValue, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 
 const TAGS_DESCRIPTION =
   'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
 
 const BADGE_DESCRIPTION =
   "iOS: sets the installation's badge count, which sends' `options.badge_increment` add to (docs/api.md#badge-arithmetic); call it with 0 when the app is opened. Ignored on other platforms.";
+
+const START_TOKENS_DESCRIPTION =
+  'iOS only: push-to-start tokens by ActivityAttributes type name (docs/api.md#live-activity-start-tokens), from `Activity<T>.pushToStartTokenUpdates`: ' +
+  'at most 10 entries, each type 1 to 128 characters of `A-Z a-z 0-9 _ .`, each token 64 to 200 hex characters. Replaces the whole object; `{}` clears it. ' +
+  'Write-only: the resource shows `live_activity_types`.';
+const START_TOKENS_EXAMPLE = { DeliveryAttributes: '80f6a2bd0c7d4e3c8f5b1e4d9a6c2f7e80f6a2bd0c7d4e3c8f5b1e4d9a6c2f7e' };
 
 const PROPERTIES_EXAMPLE = { plan: 'pro', purchases: 3, beta: true };
 
@@ -125,6 +131,10 @@ export class RegisterInstallationDto {
   @OptionalNotNull()
   @Properties()
   properties?: Record<string, PropertyValue | null>;
+  @ApiPropertyOptional({ description: START_TOKENS_DESCRIPTION, example: START_TOKENS_EXAMPLE })
+  @OptionalNotNull()
+  @LiveActivityStartTokens()
+  live_activity_start_tokens?: Record<string, string>;
 }
 
 /** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
@@ -169,4 +179,8 @@ export class UpdateInstallationDto {
   @OptionalNotNull()
   @Properties()
   properties?: Record<string, PropertyValue | null>;
+  @ApiPropertyOptional({ description: START_TOKENS_DESCRIPTION, example: START_TOKENS_EXAMPLE })
+  @OptionalNotNull()
+  @LiveActivityStartTokens()
+  live_activity_start_tokens?: Record<string, string>;
 }

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/sw
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { NOTIFICATION_CATEGORIES, RECIPIENT_KINDS } from '../../common/vocabulary';
 import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
-import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming } from '../../common/validation/framework';
+import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming, rule } from '../../common/validation/framework';
 import {
   Bool,
   checkIn,
@@ -21,7 +21,7 @@ import {
   True,
   WithSiblings,
 } from '../../common/validation/rules';
-import { checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG } from '../../common/validation/domain-rules';
+import { ATTRIBUTES_TYPE_NAME, checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 import {
   ANDROID_VISIBILITIES,
@@ -29,6 +29,7 @@ import {
   ApnsOptions,
   INTERRUPTION_LEVELS,
   THROTTLE_PER_MINUTE,
+  LiveActivityStartOptions,
   WEB_URGENCIES,
   WebAction,
   WebOptions,
@@ -256,8 +257,44 @@ export class WebOptionsDto implements WebOptions {
   actions?: WebActionDto[];
 }
 
+/** `options.live_activity` (docs/api.md#live-activity-starts): what an `event: start` push carries. */
+export class LiveActivityStartOptionsDto implements LiveActivityStartOptions {
+  @ApiProperty({
+    description: 'The Swift ActivityAttributes type to start; installations holding a start token for it receive it.',
+    example: 'DeliveryAttributes',
+  })
+  @Required()
+  @rule('attributesType', ATTRIBUTES_TYPE_NAME)
+  attributes_type: string;
+  @ApiProperty({ description: 'The static attributes of the activity, as your Swift type decodes them.', example: { order_id: '42' } })
+  @Required()
+  @PlainObject({ maxBytes: 4096 })
+  attributes: Record<string, unknown>;
+  @ApiProperty({ description: 'Its first ContentState.', example: { status: 'preparing', eta_minutes: 20 } })
+  @Required()
+  @PlainObject({ maxBytes: 4096 })
+  content_state: Record<string, unknown>;
+  @ApiPropertyOptional({ example: '2026-11-22T11:00:00.000Z' })
+  @OptionalNotNull()
+  @Instant()
+  stale_date?: string;
+  @ApiPropertyOptional({ example: 0.5 })
+  @OptionalNotNull()
+  @Num({ min: 0, max: 1 })
+  relevance_score?: number;
+  @ApiPropertyOptional({ description: 'A broadcast channel id (iOS 18) the started activities listen to; without it each gets an update token.' })
+  @OptionalNotNull()
+  @Str({ min: 1, max: 255 })
+  channel_id?: string;
+}
+
 // JSON Schema 3.0 cannot say "not both" without `not`: the rule, for tools that read it.
-@DescribeObject({ 'x-exclusive': [['badge', 'badge_increment']] })
+@DescribeObject({
+  'x-exclusive': [
+    ['badge', 'badge_increment'],
+    ['content_available', 'live_activity'],
+  ],
+})
 export class NotificationOptionsDto implements NotificationOptions {
   @ApiPropertyOptional({ description: 'Seconds the providers keep trying to reach an offline device.', example: 3600 })
   @OptionalNotNull()
@@ -337,6 +374,16 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull() @Nested(() => ApnsOptionsDto) apns?: ApnsOptionsDto;
   @OptionalNotNull() @Nested(() => AndroidOptionsDto) android?: AndroidOptionsDto;
   @OptionalNotNull() @Nested(() => WebOptionsDto) web?: WebOptionsDto;
+  @ApiPropertyOptional({
+    description:
+      'Starts a Live Activity (iOS) on each installation holding a push-to-start token for its type (docs/api.md#live-activity-starts); needs `notification`.',
+  })
+  @OptionalNotNull()
+  @Nested(() => LiveActivityStartOptionsDto)
+  @WithSiblings('liveActivity', (_value, options) =>
+    options.content_available !== undefined ? 'The :attribute field must not be given together with options.content_available.' : null,
+  )
+  live_activity?: LiveActivityStartOptionsDto;
 }
 
 export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available is true.';

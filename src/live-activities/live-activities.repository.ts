@@ -1,0 +1,214 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../common/vocabulary';
+
+/** A `live_activities` row with its installation's own id (the client's), as the resource shows it. */
+export interface LiveActivityRow {
+  id: string;
+  activity_id: string;
+  installation_key: string;
+  attributes_type: string;
+  status: LiveActivityStatus;
+  created_at: Date;
+  updated_at: Date;
+  ended_at: Date | null;
+  invalid_reason: string | null;
+}
+
+/** A `live_activity_updates` row, as the resource shows it. */
+export interface LiveActivityUpdateRow {
+  id: string;
+  seq: string;
+  event: string;
+  status: LiveActivityUpdateStatus;
+  reason: string | null;
+  accepted_at: Date;
+}
+
+/** An update the API accepts; `content` is JSON text. */
+export interface NewLiveActivityUpdate {
+  event: string;
+  content: string;
+  priority: string;
+  /** The instant of acceptance (the service's clock); never earlier than the activity's previous one. */
+  acceptedAt: Date;
+}
+
+const ACTIVITY_COLUMNS = `a.id, a.activity_id, i.installation_id AS installation_key, a.attributes_type, a.status, a.created_at, a.updated_at,
+  a.ended_at, a.invalid_reason`;
+const UPDATE_COLUMNS = `id, seq, event, status, reason, accepted_at`;
+
+/**
+ * Records an activity, or refreshes it (the token, its installation and type). A changed token
+ * revives an activity that ended ($6 = 'active'), as a new push token revives an installation.
+ */
+const UPSERT_SQL = `
+  WITH upserted AS (
+    INSERT INTO live_activities AS a (app_id, activity_id, installation_id, attributes_type, push_token)
+    VALUES ($1, $2, $3, $4, $5)
+    ON CONFLICT (app_id, activity_id) DO UPDATE SET
+      installation_id = EXCLUDED.installation_id, attributes_type = EXCLUDED.attributes_type, push_token = EXCLUDED.push_token,
+      status = CASE WHEN a.push_token IS DISTINCT FROM EXCLUDED.push_token THEN $6 ELSE a.status END,
+      ended_at = CASE WHEN a.push_token IS DISTINCT FROM EXCLUDED.push_token THEN NULL ELSE a.ended_at END,
+      invalid_reason = CASE WHEN a.push_token IS DISTINCT FROM EXCLUDED.push_token THEN NULL ELSE a.invalid_reason END,
+      updated_at = now()
+    RETURNING *, (xmax = 0) AS created)
+  SELECT ${ACTIVITY_COLUMNS}, a.created FROM upserted a JOIN installations i ON i.id = a.installation_id`;
+
+/**
+ * Numbers an update and stores it, in one statement: the activity's row lock orders concurrent
+ * updates, `last_seq` counts them and `last_accepted_at` never goes back, so a later number never
+ * carries an earlier `aps.timestamp`. No row when the activity is unknown or not `active` ($4).
+ */
+const ACCEPT_SQL = `
+  WITH activity AS (
+    UPDATE live_activities SET last_seq = last_seq + 1, last_accepted_at = GREATEST(last_accepted_at, $3::timestamptz), updated_at = now()
+    WHERE app_id = $1 AND activity_id = $2 AND status = $4
+    RETURNING id, last_seq, last_accepted_at)
+  INSERT INTO live_activity_updates (live_activity_id, seq, event, content, priority, accepted_at)
+  SELECT id, last_seq, $5, $6::jsonb, $7, last_accepted_at FROM activity
+  RETURNING ${UPDATE_COLUMNS}`;
+
+/** A `live_activity_channels` row. */
+export interface LiveActivityChannelRow {
+  id: string;
+  storage: string;
+  created_at: Date;
+}
+
+/** The API's side of `live_activities` and `live_activity_updates` (delivery sends them in its own statements). */
+@Injectable()
+export class LiveActivitiesRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** A live installation of the app: its server id and platform. */
+  async installation(appId: string, installationId: string): Promise<{ id: string; platform: string } | undefined> {
+    const [row] = await this.db.query<{ id: string; platform: string }[]>(
+      `SELECT id, platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+      [appId, installationId],
+    );
+    return row;
+  }
+
+  async upsert(
+    appId: string,
+    activityId: string,
+    installationUuid: string,
+    attributesType: string,
+    pushToken: string,
+    active: LiveActivityStatus,
+  ): Promise<LiveActivityRow & { created: boolean }> {
+    const [row] = await this.db.query<(LiveActivityRow & { created: boolean })[]>(UPSERT_SQL, [
+      appId,
+      activityId,
+      installationUuid,
+      attributesType,
+      pushToken,
+      active,
+    ]);
+    return row;
+  }
+
+  async find(appId: string, activityId: string): Promise<LiveActivityRow | undefined> {
+    const [row] = await this.db.query<LiveActivityRow[]>(
+      `SELECT ${ACTIVITY_COLUMNS} FROM live_activities a JOIN installations i ON i.id = a.installation_id WHERE a.app_id = $1 AND a.activity_id = $2`,
+      [appId, activityId],
+    );
+    return row;
+  }
+
+  /** Marks it `ended` ($3) now, unless it already was; false when unknown. */
+  async end(appId: string, activityId: string, ended: LiveActivityStatus): Promise<boolean> {
+    const [, count]: [unknown[], number] = await this.db.query(
+      `UPDATE live_activities SET status = $3, ended_at = COALESCE(ended_at, now()), updated_at = now()
+       WHERE app_id = $1 AND activity_id = $2`,
+      [appId, activityId, ended],
+    );
+    return count > 0;
+  }
+
+  /** ACCEPT_SQL; undefined when the activity is unknown or not `active`. */
+  accept(appId: string, activityId: string, update: NewLiveActivityUpdate, active: LiveActivityStatus): Promise<LiveActivityUpdateRow | undefined> {
+    return this.acceptWith(this.db.manager, appId, activityId, update, active);
+  }
+
+  /**
+   * ACCEPT_SQL and the response `respond` makes of the update, stored under the claimed
+   * idempotency key, in one transaction: the key is completed exactly when the update exists.
+   * Undefined (and nothing stored) when the activity is unknown or not `active`.
+   */
+  acceptWithResponse(
+    appId: string,
+    activityId: string,
+    update: NewLiveActivityUpdate,
+    active: LiveActivityStatus,
+    key: string,
+    respond: (row: LiveActivityUpdateRow) => { status: number; body: string },
+  ): Promise<{ row: LiveActivityUpdateRow; body: string } | undefined> {
+    return this.db.transaction(async (manager) => {
+      const row = await this.acceptWith(manager, appId, activityId, update, active);
+      if (!row) return undefined;
+      const response = respond(row);
+      await manager.query(
+        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
+         WHERE app_id = $1 AND key = $2`,
+        [appId, key, response.status, response.body],
+      );
+      return { row, body: response.body };
+    });
+  }
+
+  async findUpdate(appId: string, activityId: string, updateId: string): Promise<LiveActivityUpdateRow | undefined> {
+    const [row] = await this.db.query<LiveActivityUpdateRow[]>(
+      `SELECT u.id, u.seq, u.event, u.status, u.reason, u.accepted_at FROM live_activity_updates u
+       JOIN live_activities a ON a.id = u.live_activity_id WHERE a.app_id = $1 AND a.activity_id = $2 AND u.id = $3`,
+      [appId, activityId, updateId],
+    );
+    return row;
+  }
+
+  private async acceptWith(
+    manager: EntityManager,
+    appId: string,
+    activityId: string,
+    update: NewLiveActivityUpdate,
+    active: LiveActivityStatus,
+  ): Promise<LiveActivityUpdateRow | undefined> {
+    const [row] = await manager.query<LiveActivityUpdateRow[]>(ACCEPT_SQL, [
+      appId,
+      activityId,
+      update.acceptedAt,
+      active,
+      update.event,
+      update.content,
+      update.priority,
+    ]);
+    return row;
+  }
+
+  async insertChannel(appId: string, id: string, storage: string): Promise<LiveActivityChannelRow> {
+    const [row] = await this.db.query<LiveActivityChannelRow[]>(
+      `INSERT INTO live_activity_channels (app_id, id, storage) VALUES ($1, $2, $3) RETURNING id, storage, created_at`,
+      [appId, id, storage],
+    );
+    return row;
+  }
+
+  /** The app's channels, newest first. */
+  channels(appId: string): Promise<LiveActivityChannelRow[]> {
+    return this.db.query(`SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 ORDER BY created_at DESC, id`, [appId]);
+  }
+
+  async findChannel(appId: string, id: string): Promise<LiveActivityChannelRow | undefined> {
+    const [row] = await this.db.query<LiveActivityChannelRow[]>(`SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 AND id = $2`, [
+      appId,
+      id,
+    ]);
+    return row;
+  }
+
+  async deleteChannel(appId: string, id: string): Promise<void> {
+    await this.db.query(`DELETE FROM live_activity_channels WHERE app_id = $1 AND id = $2`, [appId, id]);
+  }
+}

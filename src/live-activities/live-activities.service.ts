@@ -1,0 +1,147 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
+import { Clock } from '../common/time';
+import { LiveActivityStatus } from '../common/vocabulary';
+import { IdempotencyService, requestHash } from '../notifications/idempotency.service';
+import { LiveActivityJobs } from '../queue/jobs';
+import { LiveActivityUpdateDto, RegisterLiveActivityDto } from './dto/live-activity.dto';
+import { LiveActivitiesRepository, NewLiveActivityUpdate } from './live-activities.repository';
+import { LiveActivityResource, LiveActivityUpdateResource, toLiveActivityResource, toLiveActivityUpdateResource } from './live-activity.resource';
+import { isUuid } from '../common/uuid';
+import { updateMessage } from './update-message';
+
+const ACTIVE: LiveActivityStatus = 'active';
+const ENDED: LiveActivityStatus = 'ended';
+/** An enqueue that Redis does not confirm by then is given up: the worker's sweeper queues the update later (docs/api.md#live-activity-updates). */
+const ENQUEUE_TIMEOUT_MS = 2_000;
+
+export const ENDED_MESSAGE = 'This live activity has ended.';
+
+/** An accepted update's answer: JSON text, stored as is under an Idempotency-Key so a replay is byte-identical. */
+export interface UpdateResult {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+/**
+ * Live Activities of one app (docs/api.md#live-activities): the activities and their update tokens,
+ * and the updates, numbered and stamped when accepted and queued for the worker, which sends them
+ * in that order (delivery/live-activity/).
+ */
+@Injectable()
+export class LiveActivitiesService {
+  private readonly logger = new Logger(LiveActivitiesService.name);
+
+  constructor(
+    private readonly activities: LiveActivitiesRepository,
+    private readonly idempotency: IdempotencyService,
+    private readonly jobs: LiveActivityJobs,
+    private readonly clock: Clock,
+  ) {}
+
+  /** PUT: records (created = true) or refreshes the activity; its installation must be an iOS one of the app. */
+  async register(appId: string, activityId: string, dto: RegisterLiveActivityDto): Promise<{ created: boolean; activity: LiveActivityResource }> {
+    const installation = await this.activities.installation(appId, dto.installation_id);
+    if (!installation) throw ValidationFailedError.of('installation_id', 'The installation_id must name an installation of this app.');
+    if (installation.platform !== 'ios') {
+      throw ValidationFailedError.of('installation_id', `The installation_id must name an iOS installation (it is ${installation.platform}).`);
+    }
+    const row = await this.activities.upsert(appId, activityId, installation.id, dto.attributes_type, dto.push_token.toLowerCase(), ACTIVE);
+    return { created: row.created, activity: toLiveActivityResource(row) };
+  }
+
+  async find(appId: string, activityId: string): Promise<LiveActivityResource> {
+    const row = await this.activities.find(appId, activityId);
+    if (!row) throw new NotFoundError();
+    return toLiveActivityResource(row);
+  }
+
+  /** DELETE: the activity ends (updates not yet sent are skipped); 404 when unknown. */
+  async end(appId: string, activityId: string): Promise<void> {
+    if (!(await this.activities.end(appId, activityId, ENDED))) throw new NotFoundError();
+  }
+
+  /**
+   * POST .../updates: numbered and stamped in one statement, then queued. 404 for an unknown
+   * activity, 409 for an ended one. With an Idempotency-Key, a retry answers as the first time.
+   */
+  async update(appId: string, activityId: string, dto: LiveActivityUpdateDto, rawBody: unknown, idempotencyKey?: string): Promise<UpdateResult> {
+    const update = this.newUpdate(dto);
+    if (idempotencyKey === undefined) {
+      const row = await this.activities.accept(appId, activityId, update, ACTIVE);
+      if (!row) return this.refuse(appId, activityId);
+      await this.enqueue(row.id);
+      return { status: 202, body: accepted(activityId, row), replayed: false };
+    }
+
+    // The activity is part of what identifies the request: the same key and body to another activity is a different request.
+    const claim = await this.idempotency.claim(appId, idempotencyKey, requestHash({ activity_id: activityId, body: rawBody }));
+    if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+    let stored: Awaited<ReturnType<LiveActivitiesRepository['acceptWithResponse']>>;
+    try {
+      stored = await this.activities.acceptWithResponse(appId, activityId, update, ACTIVE, idempotencyKey, (row) => ({
+        status: 202,
+        body: accepted(activityId, row),
+      }));
+    } catch (error) {
+      await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
+      throw error;
+    }
+    if (!stored) {
+      await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
+      return this.refuse(appId, activityId);
+    }
+    await this.enqueue(stored.row.id);
+    return { status: 202, body: stored.body, replayed: false };
+  }
+
+  async findUpdate(appId: string, activityId: string, updateId: string): Promise<LiveActivityUpdateResource> {
+    if (!isUuid(updateId)) throw new NotFoundError();
+    const row = await this.activities.findUpdate(appId, activityId, updateId);
+    if (!row) throw new NotFoundError();
+    return toLiveActivityUpdateResource(activityId, row);
+  }
+
+  /** The stored update; a payload that cannot fit APNs' limit is refused now, at `content_state`. */
+  private newUpdate(dto: LiveActivityUpdateDto): NewLiveActivityUpdate {
+    const acceptedAt = new Date(this.clock.now());
+    updateMessage(dto, acceptedAt);
+    const content = {
+      content_state: dto.content_state,
+      alert: dto.alert ?? null,
+      stale_date: dto.stale_date ?? null,
+      dismissal_date: dto.dismissal_date ?? null,
+      relevance_score: dto.relevance_score ?? null,
+    };
+    return { event: dto.event, content: JSON.stringify(content), priority: dto.priority ?? 'normal', acceptedAt };
+  }
+
+  /** No update was stored: the activity is unknown (404) or has ended (409). */
+  private async refuse(appId: string, activityId: string): Promise<never> {
+    const row = await this.activities.find(appId, activityId);
+    if (!row) throw new NotFoundError();
+    throw new StateConflictError(ENDED_MESSAGE);
+  }
+
+  /** Queues the first attempt; one Redis did not take is logged, and queued by the worker's sweeper once it is overdue. */
+  private async enqueue(updateId: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      await Promise.race([
+        this.jobs.add(updateId, 1),
+        new Promise((_, reject) => {
+          timer = setTimeout(() => reject(new Error('timed out')), ENQUEUE_TIMEOUT_MS);
+        }),
+      ]);
+    } catch (error) {
+      this.logger.error(`Live Activity update ${updateId} was stored but not queued: ${(error as Error).message}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+
+function accepted(activityId: string, row: Parameters<typeof toLiveActivityUpdateResource>[1]): string {
+  return JSON.stringify({ data: toLiveActivityUpdateResource(activityId, row) });
+}
