@@ -185,10 +185,13 @@ export function SendTestPage({ appId }: { appId: string }) {
             {fieldError('local_time')}
           </div>
         </fieldset>
-        <label className="choice">
-          <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run: everything but the delivery (FCM validates each
-          message; nothing reaches a device)
-        </label>
+        <fieldset>
+          <legend>Dry run</legend>
+          <label className="choice">
+            <input type="checkbox" checked={dryRun} onChange={(e) => setDryRun(e.target.checked)} /> Dry run
+          </label>
+          <p className="muted small">Everything but the delivery: FCM validates each message, nothing reaches a device.</p>
+        </fieldset>
         <button type="submit" disabled={send.isPending}>
           {send.isPending ? 'Sending…' : dryRun ? 'Dry-run' : 'Send'}
         </button>

@@ -251,7 +251,7 @@ describe('SendTestPage', () => {
     renderWithQueries(<SendTestPage appId={APP} />);
     await userEvent.type(screen.getByLabelText('User id'), 'user-1');
     await userEvent.type(screen.getByLabelText('Body'), 'There');
-    await userEvent.click(screen.getByLabelText(/Dry run/));
+    await userEvent.click(screen.getByLabelText('Dry run'));
     await userEvent.click(screen.getByRole('button', { name: 'Dry-run' }));
     await waitFor(() => expect(sent).toEqual({ recipients: { user_ids: ['user-1'] }, notification: { title: '', body: 'There' }, options: { dry_run: true } }));
   });
