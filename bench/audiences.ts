@@ -18,6 +18,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
+import { clientDataSource } from './lib/client-data-source';
 import type { DataSource } from 'typeorm';
 import { FilterNode } from '../src/common/audience-filter';
 import { FanOutRepository } from '../src/delivery/fan-out/fan-out.repository';
@@ -36,25 +37,6 @@ const INSTALLATIONS = argValue('--installations', 1_000_000);
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
-
-/** A DataSource as the repositories use it (query, transaction), over one pg client. */
-function dataSource(client: Client): DataSource {
-  const query = async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows;
-  return {
-    query,
-    transaction: async <T>(work: (manager: { query: typeof query }) => Promise<T>) => {
-      await client.query('BEGIN');
-      try {
-        const result = await work({ query });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
-    },
-  } as unknown as DataSource;
-}
 
 /** The statement a repository call sends, and its parameters, without running it. */
 async function captured(call: (db: DataSource) => Promise<unknown>): Promise<{ sql: string; params: unknown[] }> {
@@ -87,7 +69,7 @@ async function main() {
   const { url } = await createTestDatabase(name);
   const client = new Client({ connectionString: url });
   await client.connect();
-  const db = dataSource(client);
+  const db = clientDataSource(client);
   try {
     const [{ id: appId }] = (await client.query(`INSERT INTO apps (name) VALUES ('bench') RETURNING id`)).rows;
     // Another app's installations, so the app's own index range is what is read.

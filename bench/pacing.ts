@@ -26,7 +26,7 @@
  * send's latency measured beside it is not part of it (see bench/README.md, "Pacing").
  */
 import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
+import { clientDataSource } from './lib/client-data-source';
 import { EnvironmentVariables } from '../src/config/env';
 import { FanOutRepository } from '../src/delivery/fan-out/fan-out.repository';
 import { PaceLimiter } from '../src/queue/pace-limiter';
@@ -138,25 +138,6 @@ async function campaign(stack: Stack, label: string): Promise<{ accepted: number
   return { accepted: totals.accepted, skipped: totals.skipped, pgUs, seconds };
 }
 
-/** A DataSource as the repositories use it (query, transaction), over one pg client (as bench/audiences.ts). */
-function dataSource(client: Client): DataSource {
-  const query = async (sql: string, params?: unknown[]) => (await client.query(sql, params)).rows;
-  return {
-    query,
-    transaction: async <T>(work: (manager: { query: typeof query }) => Promise<T>) => {
-      await client.query('BEGIN');
-      try {
-        const result = await work({ query });
-        await client.query('COMMIT');
-        return result;
-      } catch (error) {
-        await client.query('ROLLBACK');
-        throw error;
-      }
-    },
-  } as unknown as DataSource;
-}
-
 /**
  * The one statement that differs between a capped and an uncapped marketing campaign: the fan-out
  * chunk (FanOutRepository.nextChunk, the worker's own statements) over every installation, for a
@@ -167,7 +148,7 @@ async function fanOutCost(stack: Stack, rounds: number): Promise<{ uncapped: num
   const client = new Client({ connectionString: stack.databaseUrl });
   await client.connect();
   try {
-    const fanOuts = new FanOutRepository(dataSource(client));
+    const fanOuts = new FanOutRepository(clientDataSource(client));
     const run = async (cap: { max: number; hours: number } | null) => {
       const [{ id }] = (
         await client.query(
