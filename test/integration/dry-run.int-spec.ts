@@ -71,10 +71,9 @@ describe('dry runs (docs/api.md#dry-runs)', () => {
     expect(stack.fakes.web.requests).toEqual([]);
 
     // The made-up token's installation is not invalidated, and no badge count moved.
-    const rows = await ctx.db.query(
-      `SELECT installation_id, invalidated_at FROM installations WHERE installation_id = ANY($1) ORDER BY installation_id`,
-      [[madeUp.installation_id, ios.installation_id]],
-    );
+    const rows = await ctx.db.query(`SELECT installation_id, invalidated_at FROM installations WHERE installation_id = ANY($1) ORDER BY installation_id`, [
+      [madeUp.installation_id, ios.installation_id],
+    ]);
     expect(rows.map((r: Record<string, unknown>) => [r.installation_id, r.invalidated_at])).toEqual(
       [madeUp.installation_id, ios.installation_id].sort().map((id) => [id, null]),
     );
