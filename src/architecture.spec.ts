@@ -30,8 +30,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   'rate-limit': ['auth', 'common', 'config', 'queue'],
   // The operator dashboard reuses the features' services (never their repositories' SQL twice);
   // auth for @Public() (its own session guard replaces the bearer token); rate-limit's Redis
-  // storage counts failed logins; webhooks tells the webhook failures.
-  admin: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'notifications', 'queue', 'rate-limit', 'webhooks'],
+  // storage counts failed logins; webhooks tells the webhook failures; live-activities lists an
+  // app's activities and channels.
+  admin: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'live-activities', 'notifications', 'queue', 'rate-limit', 'webhooks'],
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.

@@ -23,6 +23,7 @@ import { AdminService } from './admin.service';
 import { AdminBrowseInstallationsDto, AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
 import {
   AdminAppList,
+  AdminLiveActivitiesEnvelope,
   AdminOverviewEnvelope,
   AdminSessionEnvelope,
   AdminSessionOrNoneEnvelope,
@@ -232,5 +233,18 @@ export class AdminController {
   @ApiNotFound(NO_APP)
   async installations(@Param('app') appId: string, @Query() query: AdminInstallationsQueryDto) {
     return { data: await this.admin.lookUpInstallations(appId, query) };
+  }
+
+  @Get('apps/:app/live-activities')
+  @ApiOperation({
+    summary: "An app's Live Activities",
+    description:
+      'Its newest activities, each with its newest update, and its broadcast channels (docs/api.md#live-activities). Broadcasts are not stored, so a channel shows no last broadcast.',
+  })
+  @APP
+  @ApiOkResponse({ description: 'The activities and channels (none are empty lists).', type: AdminLiveActivitiesEnvelope })
+  @ApiNotFound(NO_APP)
+  async liveActivities(@Param('app') appId: string): Promise<AdminLiveActivitiesEnvelope> {
+    return { data: await this.admin.liveActivities(appId) };
   }
 }

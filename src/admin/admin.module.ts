@@ -6,6 +6,7 @@ import type { Express } from 'express';
 import { AppsModule } from '../apps/apps.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { InstallationsModule } from '../installations/installations.module';
+import { LiveActivitiesModule } from '../live-activities/live-activities.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { RateLimitStorageModule } from '../rate-limit/rate-limit.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -35,6 +36,7 @@ import { AdminService } from './admin.service';
     AppsModule,
     CredentialsModule,
     InstallationsModule,
+    LiveActivitiesModule,
     NotificationsModule,
     RateLimitStorageModule,
     WebhooksModule,

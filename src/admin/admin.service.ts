@@ -12,6 +12,8 @@ import type { DeliveryStatus } from '../common/vocabulary';
 import { NotificationsService } from '../notifications/notifications.service';
 import { AudiencesService } from '../notifications/audiences.service';
 import type { FilterNode } from '../common/audience-filter';
+import { LiveActivitiesService } from '../live-activities/live-activities.service';
+import { LiveActivityChannelsService } from '../live-activities/live-activity-channels.service';
 import { QueueInspector } from '../queue/queue-inspector';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
@@ -29,6 +31,8 @@ const LOOKUP_INSTALLATIONS = 10;
 /** Installations per page of the browser. */
 const BROWSE_PAGE = 50;
 const QUEUE_TIMEOUT_MS = 1_000;
+/** How many of an app's newest Live Activities the dashboard lists. */
+export const LIVE_ACTIVITIES_LISTED = 100;
 /** The job states the overview counts per queue. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
@@ -75,6 +79,8 @@ export class AdminService {
     private readonly webhooks: WebhooksService,
     private readonly repository: AdminRepository,
     private readonly audiences: AudiencesService,
+    private readonly activities: LiveActivitiesService,
+    private readonly channels: LiveActivityChannelsService,
   ) {}
 
   /**
@@ -182,6 +188,17 @@ export class AdminService {
         notifications: await this.notifications.lastForInstallation(appId, installation.id, LOOKUP_SCAN, operatorView),
       })),
     );
+  }
+
+  /**
+   * The app's newest Live Activities, each with its newest update, and its broadcast channels
+   * (docs/api.md#live-activities). Broadcasts are not stored (APNs answers them at once), so a
+   * channel has no last broadcast to show.
+   */
+  async liveActivities(appId: string) {
+    await this.app(appId);
+    const [activities, channels] = await Promise.all([this.activities.listWithLastUpdate(appId, LIVE_ACTIVITIES_LISTED), this.channels.list(appId)]);
+    return { activities, channels, limit: LIVE_ACTIVITIES_LISTED };
   }
 
   /** Outcomes per minute of the last hour, every app together, the queues' job counts and the webhook failures of the last day. */

@@ -31,5 +31,7 @@ import { LiveActivityChannelsService } from './live-activity-channels.service';
   ],
   controllers: [LiveActivitiesController, LiveActivityChannelsController],
   providers: [LiveActivitiesService, LiveActivityChannelsService, LiveActivitiesRepository, LiveActivityJobs, Clock],
+  // The operator dashboard lists activities and channels through the services (docs/architecture.md, "The admin room").
+  exports: [LiveActivitiesService, LiveActivityChannelsService],
 })
 export class LiveActivitiesModule {}

@@ -26,6 +26,17 @@ export interface LiveActivityUpdateRow {
   accepted_at: Date;
 }
 
+/** An activity with its newest update (by `seq`), for the operator dashboard; the `last_*` columns are null without one. */
+export interface LiveActivityWithLastUpdateRow extends LiveActivityRow {
+  last_id: string | null;
+  last_seq: string | null;
+  last_event: string | null;
+  last_status: LiveActivityUpdateStatus | null;
+  last_reason: string | null;
+  last_accepted_at: Date | null;
+  last_updated_at: Date | null;
+}
+
 /** An update the API accepts; `content` is JSON text. */
 export interface NewLiveActivityUpdate {
   event: string;
@@ -157,6 +168,23 @@ export class LiveActivitiesRepository {
       );
       return { row, body: response.body };
     });
+  }
+
+  /**
+   * The app's newest activities (by creation), each with its newest update: one index probe on
+   * (live_activity_id, seq) per activity.
+   */
+  withLastUpdate(appId: string, limit: number): Promise<LiveActivityWithLastUpdateRow[]> {
+    return this.db.query(
+      `SELECT ${ACTIVITY_COLUMNS}, u.id AS last_id, u.seq AS last_seq, u.event AS last_event, u.status AS last_status, u.reason AS last_reason,
+         u.accepted_at AS last_accepted_at, u.updated_at AS last_updated_at
+       FROM live_activities a JOIN installations i ON i.id = a.installation_id
+       LEFT JOIN LATERAL (
+         SELECT id, seq, event, status, reason, accepted_at, updated_at FROM live_activity_updates
+         WHERE live_activity_id = a.id ORDER BY seq DESC LIMIT 1) u ON true
+       WHERE a.app_id = $1 ORDER BY a.created_at DESC, a.id LIMIT $2`,
+      [appId, limit],
+    );
   }
 
   async findUpdate(appId: string, activityId: string, updateId: string): Promise<LiveActivityUpdateRow | undefined> {

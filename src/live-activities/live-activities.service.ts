@@ -6,7 +6,14 @@ import { IdempotencyService, requestHash } from '../notifications/idempotency.se
 import { LiveActivityJobs } from '../queue/jobs';
 import { LiveActivityUpdateDto, RegisterLiveActivityDto } from './dto/live-activity.dto';
 import { LiveActivitiesRepository, NewLiveActivityUpdate } from './live-activities.repository';
-import { LiveActivityResource, LiveActivityUpdateResource, toLiveActivityResource, toLiveActivityUpdateResource } from './live-activity.resource';
+import {
+  ActivityWithLastUpdate,
+  LiveActivityResource,
+  LiveActivityUpdateResource,
+  toActivityWithLastUpdate,
+  toLiveActivityResource,
+  toLiveActivityUpdateResource,
+} from './live-activity.resource';
 import { isUuid } from '../common/uuid';
 import { updateMessage } from './update-message';
 
@@ -55,6 +62,11 @@ export class LiveActivitiesService {
     const row = await this.activities.find(appId, activityId);
     if (!row) throw new NotFoundError();
     return toLiveActivityResource(row);
+  }
+
+  /** The app's newest activities, newest first, each with its newest update (the operator dashboard's list). */
+  async listWithLastUpdate(appId: string, limit: number): Promise<ActivityWithLastUpdate[]> {
+    return (await this.activities.withLastUpdate(appId, limit)).map(toActivityWithLastUpdate);
   }
 
   /** DELETE: the activity ends (updates not yet sent are skipped); 404 when unknown. */

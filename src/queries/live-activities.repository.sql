@@ -46,6 +46,16 @@ RETURNING id, seq, event, status, reason, accepted_at;
 UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
 WHERE app_id = $1 AND key = $2;
 
+-- LiveActivitiesRepository.withLastUpdate
+SELECT a.id, a.activity_id, i.installation_id AS installation_key, a.attributes_type, a.status, a.created_at, a.updated_at,
+a.ended_at, a.invalid_reason, u.id AS last_id, u.seq AS last_seq, u.event AS last_event, u.status AS last_status, u.reason AS last_reason,
+       u.accepted_at AS last_accepted_at, u.updated_at AS last_updated_at
+     FROM live_activities a JOIN installations i ON i.id = a.installation_id
+     LEFT JOIN LATERAL (
+       SELECT id, seq, event, status, reason, accepted_at, updated_at FROM live_activity_updates
+       WHERE live_activity_id = a.id ORDER BY seq DESC LIMIT 1) u ON true
+     WHERE a.app_id = $1 ORDER BY a.created_at DESC, a.id LIMIT $2;
+
 -- LiveActivitiesRepository.findUpdate
 SELECT u.id, u.seq, u.event, u.status, u.reason, u.accepted_at FROM live_activity_updates u
 JOIN live_activities a ON a.id = u.live_activity_id WHERE a.app_id = $1 AND a.activity_id = $2 AND u.id = $3;

@@ -227,6 +227,7 @@ export const SQL_FILES: SqlFile[] = [
         call: (db) => new LiveActivitiesRepository(db).acceptWithResponse(ID, 'activity-1', LIVE_UPDATE, 'active', 'key', () => ({ status: 202, body: '{}' })),
         answers: [[{ id: OTHER_ID }]],
       },
+      { name: 'LiveActivitiesRepository.withLastUpdate', call: (db) => new LiveActivitiesRepository(db).withLastUpdate(ID, 100) },
       { name: 'LiveActivitiesRepository.findUpdate', call: (db) => new LiveActivitiesRepository(db).findUpdate(ID, 'activity-1', OTHER_ID) },
       { name: 'LiveActivitiesRepository.insertChannel', call: (db) => new LiveActivitiesRepository(db).insertChannel(ID, 'channel-1', 'none') },
       { name: 'LiveActivitiesRepository.channels', call: (db) => new LiveActivitiesRepository(db).channels(ID) },

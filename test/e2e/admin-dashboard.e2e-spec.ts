@@ -42,6 +42,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   afterAll(() => receiver.stop());
 
   let shop: TestTenant;
+  let internal: TestTenant;
   let origin: string;
   let browser: Browser;
   let context: BrowserContext;
@@ -52,9 +53,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   const answerProblems: Promise<string | null>[] = [];
   const ids: Record<string, string> = {};
 
-  const api = async (path: string, body?: unknown) => {
+  const api = async (path: string, body?: unknown, method = body === undefined ? 'GET' : 'POST') => {
     const res = await fetch(`${origin}/api/v1${path}`, {
-      method: body === undefined ? 'GET' : 'POST',
+      method,
       headers: { authorization: `Bearer ${shop.token}`, 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -89,7 +90,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
 
     shop = await newApp(ctx, 'Acme Shop');
-    await newApp(ctx, 'Internal tools');
+    internal = await newApp(ctx, 'Internal tools');
     // Caps and quiet hours for marketing sends (docs/api.md#pacing); the sends below are transactional.
     await ctx.get(AppsService).updateSettings(shop.appId, { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' } });
     await configureProviders(ctx, shop.appId, fakes);
@@ -112,6 +113,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         ADMIN_PASSWORD: ADMIN.password,
         WEBHOOK_MAX_ATTEMPTS: '1',
         WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        APNS_CHANNELS_URL: fakes.apns.baseUrl,
         NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
       }),
     );
@@ -134,6 +136,15 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         send_at: new Date(Date.now() + 86_400_000).toISOString(),
       })
     ).body.data.id;
+    // A Live Activity on alice's iPhone with two updates sent, one not updated yet, and a broadcast channel (docs/api.md#live-activities).
+    const activity = (id: string) =>
+      api(`/live-activities/${id}`, { installation_id: 'alice-iphone', attributes_type: 'DeliveryAttributes', push_token: 'ab'.repeat(32) }, 'PUT');
+    expect((await activity('order-1001')).status).toBe(201);
+    for (const step of [1, 2]) {
+      expect((await api('/live-activities/order-1001/updates', { event: 'update', content_state: { step } })).status).toBe(202);
+    }
+    expect((await activity('order-1002')).status).toBe(201);
+    ids.channel = (await api('/live-activity-channels', { storage: 'most_recent' })).body.data.id;
     const completed = async (id: string) => (await api(`/notifications/${id}`)).body.data.completed_at !== null;
     await waitUntil(async () => (await completed(ids.sale)) && (await completed(ids.digest)), 'the sends to complete', 30_000);
     const givenUp = async () => (await ctx.db.query<{ n: number }[]>(`SELECT count(*)::int AS n FROM webhook_messages WHERE status = 'failed'`))[0].n;
@@ -465,6 +476,29 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     expect(Math.abs(Date.parse(sendAt!) - tomorrow.getTime())).toBeLessThan(60_000);
   });
 
+  it("lists the app's Live Activities with their last update, and its channels (issue 30 item 6)", async () => {
+    await page.getByRole('link', { name: 'Apps', exact: true }).click();
+    await page.getByRole('link', { name: 'Acme Shop' }).click();
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Live Activities' }).click();
+    await page.getByRole('heading', { name: 'Live Activities of Acme Shop', level: 1 }).waitFor();
+    const activities = page.getByRole('region', { name: 'Live Activities table' });
+    // The worker sends the two updates in order: the second is the last, accepted by APNs.
+    await activities.getByRole('row', { name: /^order-1001 alice-iphone DeliveryAttributes active .* update 2 accepted / }).waitFor();
+    await activities.getByRole('row', { name: /^order-1002 alice-iphone DeliveryAttributes active .* no update yet$/ }).waitFor();
+    await expect(activities.locator('tbody tr').first().locator('th').textContent()).resolves.toBe('order-1002');
+    const channels = page.getByRole('region', { name: 'Broadcast channels table' });
+    await channels.getByRole('row', { name: `${ids.channel} most recent message` }).waitFor();
+    await shot('13-live-activities');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot('13-live-activities-390');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // An app without any: both empty states.
+    await page.goto(`${origin}/admin/apps/${internal.appId}/live-activities`);
+    await page.getByText('No Live Activity yet.').waitFor();
+    await page.getByText('No broadcast channel.').waitFor();
+    await shot('13-live-activities-empty');
+  });
+
   it('fits a 390 px screen on every page: no sideways scroll of the page, tables scroll in their own box (issue 31 item 13)', async () => {
     const phone = await context.newPage();
     phone.on('console', (message) => {
@@ -477,6 +511,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       ['notifications', `/admin/apps/${shop.appId}`, 'Notifications of Acme Shop'],
       ['notification', `/admin/apps/${shop.appId}/notifications/${ids.sale}`, 'Spring sale'],
       ['installations', `/admin/apps/${shop.appId}/installations?user_id=alice`, 'Installations'],
+      ['live-activities', `/admin/apps/${shop.appId}/live-activities`, 'Live Activities of Acme Shop'],
       ['send', `/admin/apps/${shop.appId}/send`, 'Send a test from Acme Shop'],
       ['missing', '/admin/no/such/page', ''],
     ];

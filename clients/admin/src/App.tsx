@@ -4,6 +4,7 @@ import { ApiError, type Session, api, setCsrfToken } from './api';
 import { ErrorNote, Loading } from './components/Page';
 import { AppsPage } from './features/apps/AppsPage';
 import { InstallationsPage } from './features/installations/InstallationsPage';
+import { LiveActivitiesPage } from './features/live-activities/LiveActivitiesPage';
 import { NotificationPage } from './features/notifications/NotificationPage';
 import { NotificationsPage } from './features/notifications/NotificationsPage';
 import { SendTestPage } from './features/notifications/SendTestPage';
@@ -19,6 +20,7 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/send', path))) return <SendTestPage appId={params.app} />;
   if ((params = match('/apps/:app/installations', path))) return <InstallationsPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/live-activities', path))) return <LiveActivitiesPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/notifications/:id', path))) return <NotificationPage key={params.id} appId={params.app} id={params.id} />;
   return (
     <p role="alert">
@@ -92,6 +94,11 @@ export function App() {
                 <li>
                   <Link to={`/apps/${appId}/installations`} aria-current={path === `/apps/${appId}/installations` ? 'page' : undefined}>
                     Installations
+                  </Link>
+                </li>
+                <li>
+                  <Link to={`/apps/${appId}/live-activities`} aria-current={path === `/apps/${appId}/live-activities` ? 'page' : undefined}>
+                    Live Activities
                   </Link>
                 </li>
                 <li>

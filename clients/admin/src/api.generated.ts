@@ -210,6 +210,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/apps/{app}/live-activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's Live Activities
+         * @description Its newest activities, each with its newest update, and its broadcast channels (docs/api.md#live-activities). Broadcasts are not stored, so a channel shows no last broadcast.
+         */
+        get: operations["Admin_liveActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1343,6 +1363,115 @@ export interface components {
         };
         InstallationLookupList: {
             data: components["schemas"]["InstallationLookup"][];
+        };
+        LastLiveActivityUpdate: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Its number among the activity's updates, in the order the API accepted them (1 first).
+             * @example 3
+             */
+            seq: number;
+            /**
+             * @example update
+             * @enum {string}
+             */
+            event: "update" | "end";
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "failed" | "skipped";
+            /**
+             * @description `Superseded`, `ActivityEnded`, or APNs' reason when it failed.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the API accepted it: `aps.timestamp` is this instant in seconds.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its status was last set.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        AdminLiveActivity: {
+            /**
+             * @description The activity's id, yours (ActivityKit's `Activity.id`).
+             * @example B2C4D6E8-order-42
+             */
+            activity_id: string;
+            /**
+             * @description The installation it runs on.
+             * @example 3f1c-device-install
+             */
+            installation_id: string;
+            /** @example DeliveryAttributes */
+            attributes_type: string;
+            /**
+             * @description `ended` after an `end`, a DELETE, or APNs refusing its token.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "ended";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            ended_at: string | null;
+            /**
+             * @description APNs' reason when it refused the token, e.g. `Unregistered`.
+             * @example null
+             */
+            invalid_reason: string | null;
+            /** @description Its newest update; null before the first. */
+            last_update: components["schemas"]["LastLiveActivityUpdate"] | null;
+        };
+        ChannelResource: {
+            /**
+             * @description APNs' channel id (`apns-channel-id`): what the app passes to ActivityKit and sends use as `channel_id`.
+             * @example dHN0LXNyY2gtY2hubA==
+             */
+            id: string;
+            /**
+             * @example none
+             * @enum {string}
+             */
+            storage: "none" | "most_recent";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AdminLiveActivities: {
+            /** @description The newest `limit` activities, newest first. */
+            activities: components["schemas"]["AdminLiveActivity"][];
+            /** @description Every broadcast channel, newest first. Broadcasts are not stored (APNs answers them at once), so no last broadcast is shown. */
+            channels: components["schemas"]["ChannelResource"][];
+            /**
+             * @description The most activities listed.
+             * @example 100
+             */
+            limit: number;
+        };
+        AdminLiveActivitiesEnvelope: {
+            data: components["schemas"]["AdminLiveActivities"];
         };
     };
     responses: never;
@@ -2902,6 +3031,113 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_liveActivities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activities and channels (none are empty lists). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminLiveActivitiesEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The request line and headers are over 16 KiB (a very long URL included). */

@@ -30,6 +30,7 @@ export type AudienceCount = Schemas['AudienceCount'];
 export type Delivery = Schemas['OperatorDeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
+export type LiveActivities = Schemas['AdminLiveActivities'];
 
 /** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
@@ -96,6 +97,7 @@ export const api = {
     call<Answer<'Admin_browseInstallations'>>('POST', `/apps/${enc(appId)}/installations/browse`, { body }),
   deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>
     call<Answer<'Admin_deliveries'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}/deliveries${query(params)}`),
+  liveActivities: (appId: string) => call<Answer<'Admin_liveActivities'>>('GET', `/apps/${enc(appId)}/live-activities`).then((r) => r.data),
 };
 
 function enc(value: string) {

@@ -14,6 +14,8 @@ import type { OperatorDelivery } from '../../notifications/delivery.resource';
 import { NOTIFICATION_OUTCOMES, NOTIFICATION_STATUSES, type NotificationOutcome, type NotificationStatus } from '../../common/vocabulary';
 import { OperatorNotification } from '../../notifications/notification-status';
 import { INSPECTED_QUEUES } from '../../queue/queue-inspector';
+import { LIVE_ACTIVITY_EVENTS, LIVE_ACTIVITY_UPDATE_STATUSES } from '../../common/vocabulary';
+import { ChannelResource, LiveActivityResource } from '../../live-activities/dto/live-activity-response.dto';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import { type AdminService, type MinutePoint, QUEUE_STATES } from '../admin.service';
 
@@ -243,6 +245,36 @@ export class AdminOverviewEnvelope {
   @ApiProperty({ type: () => AdminOverview }) data: AdminOverview;
 }
 
+export class LastLiveActivityUpdate {
+  @ApiProperty({ format: 'uuid' }) id: string;
+  @ApiProperty({ ...COUNT, description: "Its number among the activity's updates, in the order the API accepted them (1 first).", example: 3 }) seq: number;
+  @ApiProperty({ enum: LIVE_ACTIVITY_EVENTS, example: 'update' }) event: string;
+  @ApiProperty({ enum: LIVE_ACTIVITY_UPDATE_STATUSES, example: 'accepted' }) status: string;
+  @ApiProperty({ type: String, nullable: true, description: "`Superseded`, `ActivityEnded`, or APNs' reason when it failed.", example: null })
+  reason: string | null;
+  @ApiProperty({ ...TIMESTAMP, description: 'When the API accepted it: `aps.timestamp` is this instant in seconds.' }) created_at: string;
+  @ApiProperty({ ...TIMESTAMP, description: 'When its status was last set.' }) updated_at: string;
+}
+
+export class AdminLiveActivity extends LiveActivityResource {
+  @ApiProperty({ type: () => LastLiveActivityUpdate, nullable: true, description: 'Its newest update; null before the first.' })
+  last_update: LastLiveActivityUpdate | null;
+}
+
+export class AdminLiveActivities {
+  @ApiProperty({ type: () => [AdminLiveActivity], description: 'The newest `limit` activities, newest first.' }) activities: AdminLiveActivity[];
+  @ApiProperty({
+    type: () => [ChannelResource],
+    description: 'Every broadcast channel, newest first. Broadcasts are not stored (APNs answers them at once), so no last broadcast is shown.',
+  })
+  channels: ChannelResource[];
+  @ApiProperty({ ...COUNT, description: 'The most activities listed.', example: 100 }) limit: number;
+}
+
+export class AdminLiveActivitiesEnvelope {
+  @ApiProperty({ type: () => AdminLiveActivities }) data: AdminLiveActivities;
+}
+
 /** Fails to compile when the documented fields drift from what AdminService and the features' services return. */
 export type AdminDocMatches = [
   Expect<SameKeys<AppResource, AppSummary>>,
@@ -267,4 +299,7 @@ export type AdminDocMatches = [
   Expect<SameKeys<QueueJobCounts, Record<(typeof QUEUE_STATES)[number], number>>>,
   Expect<SameKeys<WebhookTroubles, WebhookFailures>>,
   Expect<SameKeys<WebhookTrouble, WebhookFailures['recent'][number]>>,
+  Expect<SameKeys<AdminLiveActivities, Answer<'liveActivities'>>>,
+  Expect<SameKeys<AdminLiveActivity, Answer<'liveActivities'>['activities'][number]>>,
+  Expect<SameKeys<LastLiveActivityUpdate, NonNullable<Answer<'liveActivities'>['activities'][number]['last_update']>>>,
 ];
