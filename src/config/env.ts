@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parseEnv as parseDotEnv } from 'node:util';
 import { getCACertificates, setDefaultCACertificates } from 'node:tls';
 import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf, ValidationError, validateSync } from 'class-validator';
@@ -378,19 +379,19 @@ export function env(options: EnvOptions = {}): EnvironmentVariables {
 
 export function loadDotEnv(path = resolve(process.cwd(), '.env')): void {
   if (process.env.NODE_ENV === 'test' || !existsSync(path)) return;
-  const extraCa = process.env.NODE_EXTRA_CA_CERTS;
+  const fromFile = parseDotEnv(readFileSync(path, 'utf8')).NODE_EXTRA_CA_CERTS;
+  const started = process.env.NODE_EXTRA_CA_CERTS;
   process.loadEnvFile(path);
-  trustExtraCa(extraCa);
+  if (fromFile && fromFile !== started) trustExtraCa(fromFile);
 }
 
 /**
  * Node reads NODE_EXTRA_CA_CERTS from the environment it starts with, never from .env: one that
- * .env gave (`pns setup --sandbox` writes the sandbox's CA there, docs/testing.md) is added to the
- * default trust here, before any TLS connection is made.
+ * .env gives (`pns setup --sandbox` writes the sandbox's CA there, docs/testing.md) is added to the
+ * default trust here, before any TLS connection is made, also when the environment already names
+ * another one (which .env does not override, and which stays trusted too).
  */
-function trustExtraCa(before: string | undefined): void {
-  const file = process.env.NODE_EXTRA_CA_CERTS;
-  if (!file || file === before) return;
+function trustExtraCa(file: string): void {
   if (!existsSync(file)) throw new ConfigError(`NODE_EXTRA_CA_CERTS: no file ${file}`);
   setDefaultCACertificates([...getCACertificates('default'), readFileSync(file, 'utf8')]);
 }

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { TEST_CA_PATH } from '../../src/sandbox/fake-server';
 import type { SandboxInfo } from '../../src/sandbox/sandbox';
 import { assertBuilt, BUILT_CLI, childEnv, freePort, listeningSockets, runCli, ServiceProcess, waitUntil } from '../support/processes';
 import { databaseUrl, deleteRedisPrefix, TEST_REDIS_URL } from '../support/services';
@@ -107,9 +108,10 @@ describe('pns sandbox and setup --sandbox (docs/testing.md)', () => {
     const dotEnv = readFileSync(join(workdir, '.env'), 'utf8');
     for (const [name, value] of Object.entries(info.env)) expect(dotEnv).toContain(`${name}=${value}\n`);
 
-    // npm start in that checkout: everything from .env, NODE_EXTRA_CA_CERTS included, nothing else.
+    // npm start in that checkout: everything from .env, NODE_EXTRA_CA_CERTS included, in an
+    // environment that already names another extra CA (a company's own, say): both are trusted.
     const port = await freePort();
-    service = ServiceProcess.start({ PORT: String(port), METRICS_PORT: '0', NODE_EXTRA_CA_CERTS: undefined, NODE_ENV: undefined }, workdir);
+    service = ServiceProcess.start({ PORT: String(port), METRICS_PORT: '0', NODE_EXTRA_CA_CERTS: TEST_CA_PATH, NODE_ENV: undefined }, workdir);
     await service.waitForHttp(port, '/health/live', 60_000);
     const api = `http://127.0.0.1:${port}/api/v1`;
     const headers = { authorization: `Bearer ${out.token.token}`, 'content-type': 'application/json' };
