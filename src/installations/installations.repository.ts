@@ -38,8 +38,10 @@ export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push
   permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties,
   live_activity_start_tokens`;
 
-/** InstallationRow's `badge` for the installation row `alias`: its own table, 0 without a row (migration InstallationBadges). */
-const badgeOf = (alias: string) => `COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = ${alias}.id), 0) AS badge`;
+/** The stored badge count of the installation row `alias` (migration InstallationBadges); null without a row. */
+const storedBadge = (alias: string) => `(SELECT b.badge FROM installation_badges b WHERE b.installation_id = ${alias}.id)`;
+/** InstallationRow's `badge` for the installation row `alias`: 0 without a stored count. */
+const badgeOf = (alias: string) => `COALESCE(${storedBadge(alias)}, 0) AS badge`;
 
 /** Sets the badge count ($1 a parameter) of the rows of `rows` when it is given. */
 const setBadge = (rows: string, badge: string) => `badge_set AS (
@@ -81,7 +83,7 @@ const UPDATE_SQL = `
     AND ($11::jsonb IS NULL OR (SELECT count(*) FROM jsonb_object_keys(${MERGED_PROPERTIES})) <= $13)
   RETURNING ${INSTALLATION_COLUMNS}),
   ${setBadge('updated', '$10')}
-  SELECT u.*, COALESCE(s.badge, (SELECT b.badge FROM installation_badges b WHERE b.installation_id = u.id), 0) AS badge
+  SELECT u.*, COALESCE(s.badge, ${storedBadge('u')}, 0) AS badge
   FROM updated u LEFT JOIN badge_set s ON s.installation_id = u.id`;
 
 /**
