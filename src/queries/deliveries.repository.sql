@@ -10,7 +10,7 @@ WITH claimed AS (
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
     AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-    i.device ->> 'locale' AS locale, i.live_activity_start_tokens
+    i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> $12::text AS start_token
 ), badged AS (
   INSERT INTO installation_badges AS b (installation_id, badge)
   SELECT installation_id, COALESCE($8::int, LEAST($11::int, GREATEST(0, $9::int))) FROM claimed c
@@ -22,7 +22,7 @@ WITH claimed AS (
 )
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
   CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
-    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.live_activity_start_tokens
+    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
 FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id;
 
 -- DeliveriesRepository.recordOutcomes

@@ -23,8 +23,8 @@ export interface ClaimedRow {
   locale: string | null;
   /** The iOS badge count after this send's `badge` or `badge_increment` (docs/api.md#badge-arithmetic); null on other platforms and for sends that move no count. */
   badge: number | null;
-  /** Push-to-start tokens by ActivityAttributes type, for a send that starts a Live Activity (docs/api.md#live-activity-starts). */
-  live_activity_start_tokens: Record<string, string>;
+  /** For a send that starts a Live Activity: the installation's push-to-start token for its type (docs/api.md#live-activity-starts); else null. */
+  start_token: string | null;
 }
 
 /** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
@@ -80,7 +80,8 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 // a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
 // locale picks the localized content (docs/api.md#localization). $4 and $5 bound the notification's start
 // (its partition), parameters known when execution begins, so the other partitions are left out
-// before they are opened; $6 is `sending`, $7 the statuses still to send. Prepared: it runs once
+// before they are opened; $6 is `sending`, $7 the statuses still to send; $12 the ActivityAttributes
+// type of a send that starts a Live Activity, whose token alone is read (null: none). Prepared: it runs once
 // per batch (docs/decisions/0001-prepared-hot-statements.md).
 const claimed = `claimed AS (
     UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
@@ -91,7 +92,7 @@ const claimed = `claimed AS (
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-      i.device ->> 'locale' AS locale, i.live_activity_start_tokens
+      i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> $12::text AS start_token
   )`;
 
 /**
@@ -119,7 +120,7 @@ const CLAIM_SQL = `
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
     CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
-      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.live_activity_start_tokens
+      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
   FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id`;
 
 /**
@@ -281,7 +282,14 @@ export class DeliveriesRepository {
    * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
    * `startedAt`: the notification's processing_started_at (NotificationToSend).
    */
-  async claim(notificationId: string, startedAt: Date, batch: number, reclaim: boolean, badge: BadgeChange = NO_BADGE_CHANGE): Promise<ClaimedRow[]> {
+  async claim(
+    notificationId: string,
+    startedAt: Date,
+    batch: number,
+    reclaim: boolean,
+    badge: BadgeChange = NO_BADGE_CHANGE,
+    startType: string | null = null,
+  ): Promise<ClaimedRow[]> {
     const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [
       notificationId,
       batch,
@@ -293,6 +301,7 @@ export class DeliveriesRepository {
       badge.add,
       'ios' satisfies Platform,
       MAX_BADGE,
+      startType,
     ]);
     return rows;
   }

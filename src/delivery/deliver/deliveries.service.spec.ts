@@ -105,7 +105,7 @@ const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
   invalidated_at: null,
   locale: null,
   badge: null,
-  live_activity_start_tokens: {},
+  start_token: null,
   ...extra,
 });
 

@@ -95,7 +95,9 @@ export class DeliveriesService {
       const waitMs = await this.pace.take(notificationId, throttle, share, this.clock.now());
       if (waitMs > 0) return { sent: 0, waitMs };
     }
-    const claimed = await this.outage.retrying('claiming a batch', () => this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge));
+    const claimed = await this.outage.retrying('claiming a batch', () =>
+      this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge, content.options?.live_activity?.attributes_type ?? null),
+    );
     if (throttle) await this.pace.giveBack(notificationId, throttle, share - claimed.length);
     if (claimed.length === 0) {
       // Nothing to claim: a duplicate job, or a cancelled notification whose rows are skipped now (docs/api.md#scheduling).
@@ -139,7 +141,7 @@ export class DeliveriesService {
     if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: SkipReason.NoToken, nextAttemptAt: null };
     // A Live Activity start goes to the type's push-to-start token, not the device token (docs/api.md#live-activity-starts).
     const start = content.options?.live_activity;
-    const pushToken = start ? (row.live_activity_start_tokens?.[start.attributes_type] ?? null) : row.push_token;
+    const pushToken = start ? row.start_token : row.push_token;
     if (start && !pushToken) return { status: 'skipped', reason: SkipReason.NoLiveActivityToken, nextAttemptAt: null };
     const provider = this.byPlatform.get(row.platform);
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };

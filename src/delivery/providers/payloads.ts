@@ -152,7 +152,7 @@ export function fcmBody(content: PushContent, token: string): string {
 }
 
 /** The FCM request as an object: what fcmBody encodes. */
-export const fcmRequest = (content: PushContent, token: string) =>
+const fcmRequest = (content: PushContent, token: string) =>
   isDryRun(content) ? { validate_only: true, message: fcmMessage(content, token) } : { message: fcmMessage(content, token) };
 
 /** The Web Push plaintext, webPushPayload as JSON (encrypted per subscription by the provider). */
