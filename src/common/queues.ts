@@ -13,6 +13,10 @@ export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_Q
 
 export interface FanoutJob {
   notificationId: string;
+  /** Planned holds so far (send_at, a throttled send's pauses): each started the job once more. */
+  pauses?: number;
+  /** A throttled send's fan-out paused until then (epoch ms; docs/api.md#pacing): the sweeper leaves it be. */
+  pausedUntil?: number;
 }
 
 export interface DeliverJob {

@@ -5,7 +5,7 @@ UPDATE notifications n SET processing_started_at = COALESCE(n.processing_started
 FROM apps a
 WHERE n.id = $1 AND a.id = n.app_id
   AND (n.send_at IS NULL OR n.send_at <= now() OR n.canceled_at IS NOT NULL OR n.processing_started_at IS NOT NULL)
-RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, GREATEST(n.created_at, n.send_at) AS reference_at,
+RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, n.processing_started_at, GREATEST(n.created_at, n.send_at) AS reference_at,
   a.frequency_cap_max, a.frequency_cap_hours, a.quiet_hours_start, a.quiet_hours_end;
 
 SELECT send_at FROM notifications WHERE id = $1;

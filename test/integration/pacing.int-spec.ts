@@ -1,7 +1,12 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
+import { FANOUT_QUEUE, FanoutJob, fanoutJobId } from '../../src/common/queues';
 import { EnvironmentVariables, parseEnv } from '../../src/config/env';
 import { RetentionRepository } from '../../src/delivery/retention/retention.repository';
 import { RetentionService } from '../../src/delivery/retention/retention.service';
+import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
+import { FanOutService } from '../../src/delivery/fan-out/fan-out.service';
 import { batchIntervalMs, throttleBatchSize } from '../../src/delivery/fan-out/pacing';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { PaceLimiter } from '../../src/queue/pace-limiter';
@@ -120,6 +125,44 @@ describe('pacing (docs/api.md#pacing)', () => {
       expect(done.statistics.accepted + done.statistics.skipped).toBe(5);
       expect((await trace(id)).filter((d) => d.reason === 'Canceled')).toHaveLength(done.statistics.skipped);
       expect(apnsTimes(tokens)).toHaveLength(done.statistics.accepted);
+    });
+
+    it('fans out a large send a minute of turns ahead, the rest as its turns come near; a cancel fans out the rest at once', async () => {
+      // 60 a minute: a batch of one a second, chunks of 60. After 180 rows the next turn is two
+      // minutes away, more than the minute of lead: the fan-out job pauses, in Redis, till then.
+      const tag = `paced-${randomUUID().slice(0, 8)}`;
+      await ctx.db.query(
+        `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, tags, registered_at, last_seen_at)
+         SELECT $1, $2 || '-' || n, 'ios', md5($2 || n) || md5(n::text), $2 || '-user-' || n, 'granted', ARRAY[$2], now(), now() FROM generate_series(1, 300) AS n`,
+        [tenant.appId, tag],
+      );
+      const id = await sent({ recipients: { tags: [tag] }, options: { throttle_per_minute: 60 } });
+      const queue = ctx.app.get<Queue<FanoutJob>>(getQueueToken(FANOUT_QUEUE), { strict: false });
+      const job = await waitFor(async () => {
+        const found = await queue.getJob(fanoutJobId(id));
+        return found && (await found.isDelayed()) ? found : null;
+      }, 'the fan-out to pause');
+      expect(job.data.pausedUntil).toBeGreaterThan(Date.now() + 30_000);
+      expect(await trace(id)).toHaveLength(180);
+      const notification = await readNotification(ctx, tenant.token, id);
+      expect(notification.statistics.installations).toBe(180);
+
+      // Come back (as the job would a minute later): one more chunk, and a pause until the next is a lead away.
+      const more = await ctx.get(FanOutService).fanOut(id, false, true);
+      expect(more).toMatchObject({ ran: true, installations: 60 });
+      expect(more.pausedUntil!.getTime()).toBeGreaterThan(job.data.pausedUntil! + 50_000);
+      expect(await trace(id)).toHaveLength(240);
+
+      // The sweeper leaves a paused fan-out alone, however old the send.
+      await ctx.db.query(`UPDATE notifications SET created_at = created_at - interval '1 hour' WHERE id = $1`, [id]);
+      await ctx.get(SweeperService).sweep();
+      expect(await (await queue.getJob(fanoutJobId(id)))!.isDelayed()).toBe(true);
+
+      await ctx.http().post(`/api/v1/notifications/${id}/cancel`).set(bearer(tenant.token)).expect(200);
+      const done = await completed(id);
+      expect(done.statistics.installations).toBe(300);
+      expect(done.statistics.accepted + done.statistics.skipped).toBe(300);
+      expect((await trace(id)).filter((d) => d.reason === 'Canceled')).toHaveLength(done.statistics.skipped);
     });
 
     it('does not slow other notifications: a one-time code sent meanwhile arrives at once', async () => {

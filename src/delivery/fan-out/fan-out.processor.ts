@@ -20,10 +20,17 @@ export class FanOutProcessor extends WorkerHost {
 
   async process(job: Job<FanoutJob>, token?: string) {
     const started = process.hrtime.bigint();
-    const result = await this.fanOut.fanOut(job.data.notificationId, job.attemptsStarted > 1 || job.stalledCounter > 0);
-    if (result.heldUntil) {
-      // Early (clocks, or the sweeper's re-queue): the same job waits until send_at (docs/api.md#scheduling).
-      await job.moveToDelayed(Math.max(Date.now(), result.heldUntil.getTime()) + 1, token);
+    // Every planned hold started the job once more; a start beyond them is a re-run after a failure or a stall.
+    const pauses = job.data.pauses ?? 0;
+    const resumed = job.stalledCounter > 0 || job.attemptsStarted > 1 + pauses;
+    const result = await this.fanOut.fanOut(job.data.notificationId, resumed, pauses > 0 && !resumed);
+    const holdUntil = result.heldUntil ?? result.pausedUntil;
+    if (holdUntil) {
+      // Early for its send_at (clocks, or the sweeper's re-queue; docs/api.md#scheduling), or a throttled
+      // send a lead ahead of its turns (docs/api.md#pacing): the same job waits in Redis until then.
+      const until = Math.max(Date.now(), holdUntil.getTime()) + 1;
+      await job.updateData({ notificationId: job.data.notificationId, pauses: pauses + 1, ...(result.pausedUntil ? { pausedUntil: until } : {}) });
+      await job.moveToDelayed(until, token);
       throw new DelayedError();
     }
     if (result.ran) {

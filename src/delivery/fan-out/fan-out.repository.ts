@@ -248,6 +248,8 @@ export interface StartedRow {
   /** The time local times count from: send_at, or the acceptance when later or absent. */
   reference_at: Date;
   send_at: Date | null;
+  /** When processing began: a throttled send's turns count from it. */
+  processing_started_at: Date;
   /** The app's frequency cap and quiet hours (docs/api.md#pacing), null when off. */
   frequency_cap_max: number | null;
   frequency_cap_hours: number | null;
@@ -271,6 +273,10 @@ export interface ChunkResult {
   batches: FilledBatch[];
   /** The rows skipped, by platform and reason (for the skip metric). */
   skipped: { platform: Platform; reason: SkipReason; count: number }[];
+  /** The notification's batches so far, this chunk's included: the number of its next batch. */
+  batchesSoFar: number;
+  /** The notification was cancelled: every row of the chunk was skipped as Canceled. */
+  canceled: boolean;
 }
 
 /** The one row fanOutChunkSql returns. */
@@ -339,7 +345,7 @@ export class FanOutRepository {
        FROM apps a
        WHERE n.id = $1 AND a.id = n.app_id
          AND (n.send_at IS NULL OR n.send_at <= now() OR n.canceled_at IS NOT NULL OR n.processing_started_at IS NOT NULL)
-       RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, GREATEST(n.created_at, n.send_at) AS reference_at,
+       RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, n.processing_started_at, GREATEST(n.created_at, n.send_at) AS reference_at,
          a.frequency_cap_max, a.frequency_cap_hours, a.quiet_hours_start, a.quiet_hours_end`,
       [notificationId],
     );
@@ -422,6 +428,8 @@ export class FanOutRepository {
         installations: r.installations,
         batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
         skipped: r.skipped_by_reason,
+        batchesSoFar: n.batches + r.batches_used,
+        canceled: n.canceled,
       };
     });
   }

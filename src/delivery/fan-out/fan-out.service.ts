@@ -9,7 +9,7 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { Clock } from '../../common/time';
 import { FanOutRepository, FilledBatch, StartedRow } from './fan-out.repository';
-import { batchIntervalMs, dueTimes, QuietWindow, throttleBatchSize } from './pacing';
+import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
 import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 
@@ -26,6 +26,8 @@ export interface FanoutResult {
   batches: number;
   /** Set when the notification is held until its send_at: the job should come back then. */
   heldUntil?: Date;
+  /** Set when a throttled send's fan-out is a lead ahead of its turns: the job should continue then (docs/api.md#pacing). */
+  pausedUntil?: Date;
 }
 
 /**
@@ -46,7 +48,12 @@ export class FanOutService {
     private readonly clock: Clock,
   ) {}
 
-  async fanOut(notificationId: string, resumed: boolean): Promise<FanoutResult> {
+  /**
+   * `resumed`: the job ran before and may have died between a chunk's commit and the queueing of
+   * its jobs; `continuing`: it comes back from a planned hold (send_at, or a throttled send's
+   * pause), after which nothing is owed.
+   */
+  async fanOut(notificationId: string, resumed: boolean, continuing = false): Promise<FanoutResult> {
     const started = await this.fanOuts.start(notificationId);
     if ('missing' in started) {
       return { ran: false, installations: 0, batches: 0, ...(started.missing ? {} : { heldUntil: started.dueAt }) };
@@ -57,7 +64,7 @@ export class FanOutService {
       return { ran: false, installations: 0, batches: 0 };
     }
     // A re-run may follow a crash between a chunk's commit and the queueing of its jobs.
-    if (resumed || started.fanout_position > 0) await this.enqueuePendingBatches(notificationId);
+    if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId);
 
     // A Live Activity start goes to iOS alone; the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
     const wanted = (started.options?.platforms ?? PLATFORMS).filter((platform) => !started.options?.live_activity || platform === 'ios');
@@ -68,6 +75,7 @@ export class FanOutService {
     // A throttled send's batches are half a second of its rate each, one after the other (docs/api.md#pacing).
     const throttle = options.throttle_per_minute;
     const batchSize = throttle ? throttleBatchSize(throttle, this.config.DELIVERY_BATCH_SIZE) : this.config.DELIVERY_BATCH_SIZE;
+    const paceMs = throttle ? batchIntervalMs(throttle, batchSize) : null;
     const localTime = options.local_time;
     const rules = { now: new Date(this.clock.now()), reference: started.reference_at, localTime, fixedDue: started.send_at, quiet, ttl: options.ttl };
 
@@ -76,7 +84,7 @@ export class FanOutService {
     for (;;) {
       const chunk = await this.fanOuts.nextChunk(notificationId, {
         appId: started.app_id,
-        chunkSize: CHUNK_SIZE,
+        chunkSize: throttle ? throttleChunkSize(batchSize, CHUNK_SIZE) : CHUNK_SIZE,
         batchSize,
         wanted,
         configured,
@@ -84,13 +92,17 @@ export class FanOutService {
         dueTimes: localTime || quiet ? (zones) => dueTimes(rules, zones) : undefined,
         fixedDue: started.send_at,
         cap,
-        paceMs: throttle ? batchIntervalMs(throttle, batchSize) : null,
+        paceMs,
       });
       if (!chunk) break;
       installations += chunk.installations;
       batchCount += chunk.batches.length;
       for (const { platform, reason, count } of chunk.skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
       await this.enqueue(notificationId, chunk.batches);
+      // A throttled send is fanned out a lead ahead of its turns, not all at once; a cancel continues at once.
+      const resumeAt =
+        paceMs && !chunk.canceled ? fanOutResumesAt(started.processing_started_at, chunk.batchesSoFar, paceMs, new Date(this.clock.now())) : null;
+      if (resumeAt) return { ran: true, installations, batches: batchCount, pausedUntil: resumeAt };
     }
     await this.completeIfDone(notificationId);
     return { ran: true, installations, batches: batchCount };

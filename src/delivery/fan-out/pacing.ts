@@ -27,6 +27,25 @@ export function throttleBatchSize(perMinute: number, batchSize: number): number 
 export const batchIntervalMs = (perMinute: number, size: number) => (size * 60_000) / perMinute;
 
 /**
+ * How far a throttled send's fan-out runs ahead of its turns, in batches (a minute at half a second
+ * a batch): rows further out are written as their turns come near, so a large throttled send does
+ * not write all its rows at once while other sends wait for the CPU (docs/api.md#pacing).
+ */
+export const PACE_LEAD_BATCHES = 120;
+
+/** A throttled send's chunk: half the lead's messages at most, so the fan-out comes back about twice a lead. */
+export const throttleChunkSize = (batchSize: number, chunkSize: number) => Math.max(1, Math.min(chunkSize, (PACE_LEAD_BATCHES / 2) * batchSize));
+
+/**
+ * When a throttled send's fan-out should continue, or null for now: once the turn of its next batch
+ * (`nextBatch` turns of `paceMs` after the processing start) is no more than the lead away.
+ */
+export function fanOutResumesAt(startedAt: Date, nextBatch: number, paceMs: number, now: Date): Date | null {
+  const resume = startedAt.getTime() + (nextBatch - PACE_LEAD_BATCHES) * paceMs;
+  return resume > now.getTime() ? new Date(resume) : null;
+}
+
+/**
  * When the quiet hours that `at` falls in end on the clock of `zone` (UTC when missing or invalid),
  * or null when `at` is outside them. The window holds its start minute, not its end minute.
  */

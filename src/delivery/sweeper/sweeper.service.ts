@@ -84,6 +84,8 @@ export class SweeperService {
       if (state === 'failed') {
         await job!.retry();
       } else if (state === 'delayed') {
+        // A throttled send's fan-out paused until its next turns (docs/api.md#pacing) is not late.
+        if ((job!.data.pausedUntil ?? 0) > Date.now()) continue;
         // Held for a send_at that has passed, or cancelled since: due now (docs/api.md#scheduling).
         await job!.promote();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
