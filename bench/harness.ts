@@ -4,6 +4,7 @@ import { Redis } from 'ioredis';
 import { benchPatch, benchPatchProperties, benchPost, benchRawUpdate, CONNECTIONS, type HttpResult, type RawResult } from './api';
 import type { CpuUse } from './lib/cpu';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
+import { measureLatency, type LatencyResult } from './latency';
 import { seedInstallations, type Seeded } from './lib/seed';
 import { measureParse, type ParseResults, type ParseRun } from './parse';
 import { API_POOL_SIZE, deployedNodeOptions, rssBytes, startStack, type Stack } from './lib/stack';
@@ -32,6 +33,8 @@ export interface BenchOptions {
   parse: boolean;
   /** Deadline of each Parse Server push: past it, what it reached is reported. */
   parseTimeoutMs: number;
+  /** Single-device sends timed idle, and as many during a broadcast to the whole app (bench/latency.ts). */
+  latencySamples: number;
   log: (line: string) => void;
 }
 
@@ -47,6 +50,7 @@ export const FULL: Omit<BenchOptions, 'log'> = {
   timeoutMs: 30 * 60_000,
   parse: true,
   parseTimeoutMs: 10 * 60_000,
+  latencySamples: 200,
 };
 
 /** Under two minutes on a 2-core machine; no memory run (it needs the million rows). */
@@ -59,6 +63,7 @@ export const QUICK: Omit<BenchOptions, 'log'> = {
   memoryInstallations: 0,
   timeoutMs: 5 * 60_000,
   parseTimeoutMs: 3 * 60_000,
+  latencySamples: 50,
 };
 
 export interface MemoryResult {
@@ -130,6 +135,8 @@ export interface BenchResults {
   /** The memory run's installations again, as one broadcast (with the delivery run's installations: the whole app). */
   memoryBroadcast: MemoryResult | null;
   /** The same installations again, as one filter send (MEMORY_FILTER: every installation with a user, the whole app). */
+  /** Single-device send latency (bench/latency.ts); absent from results written before it existed. */
+  latency?: LatencyResult;
   memoryFilter?: MemoryResult | null;
   targets: Target[];
 }
@@ -293,6 +300,15 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       memoryFilter = await memoryRun(stack, options, memorySeeded, 'filter');
     }
 
+    // Single-device sends from POST to the provider, idle and during a broadcast to the whole app
+    // (the delivery run's installations and the memory run's), with a fresh worker and nothing queued.
+    await stack.stopWorker();
+    await stack.discardNotifications();
+    await stack.startWorker();
+    const appInstallations = options.installations + options.memoryInstallations;
+    log(`latency: ${options.latencySamples} single-device sends idle, then during a broadcast to ${appInstallations} installations`);
+    const latency = await measureLatency(stack, { samples: options.latencySamples, installations: appInstallations, log });
+
     const results: BenchResults = {
       date: new Date().toISOString(),
       commit: git('rev-parse', '--short', 'HEAD') + (git('status', '--porcelain', '--untracked-files=no', 'src') ? '-dirty' : ''),
@@ -314,6 +330,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       memory,
       memoryBroadcast,
       memoryFilter,
+      latency,
       targets: [],
     };
     results.targets = targets(results);
@@ -408,6 +425,20 @@ export function targets(r: BenchResults): Target[] {
       { name: `${label} peak RSS (MB)`, target: '<= 250', value: m.peakRssMb, met: m.peakRssMb <= 250, detail: `${int(m.installations)} installations` },
       { name: `${label} RSS growth (MB/100k)`, target: '<= 1', value: m.growthMbPer100k, met: m.growthMbPer100k <= 1 },
     );
+  }
+  if (r.latency) {
+    for (const [label, q] of [
+      ['idle', r.latency.idleMs],
+      ['during a broadcast', r.latency.busyMs],
+    ] as const) {
+      t.push({
+        name: `single-device send p99 (ms), ${label}`,
+        target: '<= 10',
+        value: q.p99,
+        met: q.p99 <= 10,
+        detail: `p50 ${q.p50.toFixed(1)}, p90 ${q.p90.toFixed(1)} ms, ${r.latency.samples} sends`,
+      });
+    }
   }
   // Against Parse Server's push to the same users with node-apn's limits raised: the configuration
   // that delivers them all (out of the box loses most; both are in the Parse table).

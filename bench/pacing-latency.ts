@@ -6,16 +6,16 @@
  *   2. idle: `--samples` single-device transactional sends to that device (default 50), one at a
  *      time, each timed from its POST to its arrival at the fake APNs;
  *   3. busy: a marketing broadcast to every installation, throttled to `--throttle` a minute
- *      (default 120,000), is accepted and left running; once the fake providers have received its
+ *      (default 120,000; 0: not throttled), is accepted and left running; once the fake providers have received its
  *      first messages, the same samples again; then it is cancelled.
  *
  * It prints p50, p90, p99 and the largest of both, and the busy p99 against the idle p99 + 10 ms.
  *
  *   npm run build && npx ts-node --transpile-only bench/pacing-latency.ts [--installations N] [--samples N] [--throttle N]
  */
-import { randomBytes } from 'node:crypto';
+import { LatencyProbe, quantiles } from './latency';
 import { seedInstallations } from './lib/seed';
-import { startStack, Stack } from './lib/stack';
+import { startStack } from './lib/stack';
 
 const argValue = (name: string, fallback: number) => {
   const i = process.argv.indexOf(name);
@@ -26,22 +26,6 @@ const SAMPLES = argValue('--samples', 50);
 const THROTTLE = argValue('--throttle', 120_000);
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
-async function api(stack: Stack, method: string, path: string, body?: unknown): Promise<Record<string, any>> {
-  const res = await fetch(`http://127.0.0.1:${stack.apiPort}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${stack.token}`, 'Content-Type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-  return (await res.json()) as Record<string, any>;
-}
-
-function quantiles(values: number[]): { p50: number; p90: number; p99: number; max: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: sorted[sorted.length - 1] };
-}
-
 async function main(): Promise<void> {
   const stack = await startStack('pacing-latency');
   try {
@@ -51,43 +35,23 @@ async function main(): Promise<void> {
     await stack.startApi();
     await stack.startWorker();
 
-    // The fakes keep a short log (a million requests would fill the bench's memory); the probe's
-    // arrivals are caught as they come.
-    const probe = randomBytes(32).toString('hex');
-    let arrived: (() => void) | null = null;
-    let broadcastMessages = 0;
-    stack.apns.logTo((record) => {
-      if (record.token === probe) arrived?.();
-      else broadcastMessages++;
-    }, 1000);
-    stack.fcm.logTo(() => broadcastMessages++, 1000);
-    stack.web.logTo(() => broadcastMessages++, 1000);
-
-    await api(stack, 'PUT', '/api/v1/installations/latency-probe', { platform: 'ios', push_token: probe, user_id: 'latency-probe' });
-    const timed = async (): Promise<number> => {
-      const landed = new Promise<void>((resolve) => (arrived = resolve));
-      const started = performance.now();
-      await api(stack, 'POST', '/api/v1/notifications', { recipients: { user_ids: ['latency-probe'] }, notification: { title: 'Code', body: '123456' } });
-      await landed;
-      return performance.now() - started;
-    };
-    for (let n = 0; n < 10; n++) await timed(); // connections, prepared statements, the provider token
-    const idle: number[] = [];
-    for (let n = 0; n < SAMPLES; n++) idle.push(await timed());
+    const probe = new LatencyProbe(stack);
+    await probe.start();
+    const idle = await probe.samples(SAMPLES);
     log(`idle: ${JSON.stringify(quantiles(idle))}`);
 
-    const broadcast = await api(stack, 'POST', '/api/v1/notifications', {
+    const broadcast = await probe.api('POST', '/api/v1/notifications', {
       recipients: { all: true },
       notification: { title: 'Weekend sale', body: '20% off' },
-      options: { category: 'marketing', throttle_per_minute: THROTTLE },
+      // --throttle 0: a broadcast as fast as it goes (issue 32's "during a broadcast").
+      options: THROTTLE > 0 ? { category: 'marketing', throttle_per_minute: THROTTLE } : { category: 'marketing' },
     });
     const id = broadcast.data.id as string;
-    while (broadcastMessages < 100) await new Promise((resolve) => setTimeout(resolve, 50));
-    log(`broadcast ${id} running (${broadcastMessages} messages so far)`);
-    const busy: number[] = [];
-    for (let n = 0; n < SAMPLES; n++) busy.push(await timed());
-    const during = broadcastMessages;
-    await api(stack, 'POST', `/api/v1/notifications/${id}/cancel`);
+    while (probe.others < 100) await new Promise((resolve) => setTimeout(resolve, 50));
+    log(`broadcast ${id} running (${probe.others} messages so far)`);
+    const busy = await probe.samples(SAMPLES);
+    const during = probe.others;
+    await probe.api('POST', `/api/v1/notifications/${id}/cancel`);
     const result = {
       installations: INSTALLATIONS,
       samples: SAMPLES,

@@ -113,6 +113,23 @@ export function table(r: BenchResults): string {
   } else {
     lines.push('', 'Fan-out memory: not run (full run only)');
   }
+  if (r.latency) {
+    const l = r.latency;
+    lines.push(
+      '',
+      `Single-device send, POST to the fake APNs (api and worker processes), ${l.samples} sends one after another`,
+      row('', 'p50 ms', 'p90 ms', 'p99 ms', 'max ms'),
+      row('idle', fixed(l.idleMs.p50, 1), fixed(l.idleMs.p90, 1), fixed(l.idleMs.p99, 1), fixed(l.idleMs.max, 1)),
+      row(
+        `during a broadcast to ${int(l.broadcastInstallations)}`,
+        fixed(l.busyMs.p50, 1),
+        fixed(l.busyMs.p90, 1),
+        fixed(l.busyMs.p99, 1),
+        fixed(l.busyMs.max, 1),
+      ),
+      `  ${int(l.broadcastMessagesWhileMeasured)} broadcast messages arrived meanwhile; ${l.busyThroughout ? 'the broadcast outlasted every sample' : 'the broadcast ended before the last sample'}`,
+    );
+  }
   lines.push(...parseTable(r));
   lines.push('', 'Targets (CPU per message over a baseline of the same run; the figures beside them: see bench/README.md)');
   for (const t of r.targets) lines.push(`${row(t.name, fixed(t.value), t.target, t.met ? 'met' : 'MISSED')}    ${t.detail ?? ''}`.trimEnd());

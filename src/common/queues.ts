@@ -9,7 +9,12 @@ export const MAINTENANCE_QUEUE = 'maintenance';
 export const WEBHOOK_QUEUE = 'webhook';
 /** Live Activity updates (docs/api.md#live-activities): a job per update, sent as soon as it is accepted. */
 export const LIVE_ACTIVITY_QUEUE = 'live-activity';
-export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE, LIVE_ACTIVITY_QUEUE] as const;
+/**
+ * The batches of small sends (docs/api.md#small-sends), queued by the API itself: a worker slot of
+ * their own, so a one-time code never waits behind a campaign's batches.
+ */
+export const SMALL_SEND_QUEUE = 'deliver-small';
+export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, SMALL_SEND_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE, LIVE_ACTIVITY_QUEUE] as const;
 
 export interface FanoutJob {
   notificationId: string;
@@ -17,6 +22,8 @@ export interface FanoutJob {
   pauses?: number;
   /** A throttled send's fan-out paused until then (epoch ms; docs/api.md#pacing): the sweeper leaves it be. */
   pausedUntil?: number;
+  /** A small send the API fanned out and whose batches it queued (docs/api.md#small-sends): nothing is owed on the first run. */
+  small?: true;
 }
 
 export interface DeliverJob {

@@ -189,6 +189,14 @@ export class EnvironmentVariables {
   @Int(1, 256)
   WORKER_CONCURRENCY = 8;
 
+  /**
+   * A transactional send to at most this many user or installation ids is a small send: the API
+   * resolves it in its own transaction and queues its delivery on a queue of its own
+   * (docs/api.md#small-sends); 0 sends every notification through the fan-out.
+   */
+  @Int(0, 100)
+  SMALL_SEND_MAX_RECIPIENTS = 5;
+
   /** How often the sweeper looks for accepted work that no job holds. */
   @Int(100)
   SWEEP_INTERVAL_MS = 30000;
@@ -301,6 +309,7 @@ export const VARIABLES = [
   'DELIVERY_BATCH_SIZE',
   'DELIVERY_CONCURRENCY',
   'WORKER_CONCURRENCY',
+  'SMALL_SEND_MAX_RECIPIENTS',
   'SWEEP_INTERVAL_MS',
   'DELIVERY_STUCK_MS',
   'RETENTION_DAYS',

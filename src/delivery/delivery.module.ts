@@ -1,6 +1,6 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { DELIVER_QUEUE, FANOUT_QUEUE, LIVE_ACTIVITY_QUEUE, MAINTENANCE_QUEUE } from '../common/queues';
+import { DELIVER_QUEUE, FANOUT_QUEUE, LIVE_ACTIVITY_QUEUE, MAINTENANCE_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
 import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverJobs, FanoutJobs, LiveActivityJobs } from '../queue/jobs';
@@ -8,6 +8,7 @@ import { PaceLimiter } from '../queue/pace-limiter';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
 import { DeliverProcessor } from './deliver/deliver.processor';
+import { SmallSendProcessor } from './deliver/small-send.processor';
 import { DeliveriesRepository } from './deliver/deliveries.repository';
 import { DeliveriesService } from './deliver/deliveries.service';
 import { FanOutProcessor } from './fan-out/fan-out.processor';
@@ -28,7 +29,13 @@ import { SweeperService } from './sweeper/sweeper.service';
 /** Worker only: loading it starts the queue consumers. */
 @Module({
   imports: [
-    BullModule.registerQueue({ name: FANOUT_QUEUE }, { name: DELIVER_QUEUE }, { name: MAINTENANCE_QUEUE }, { name: LIVE_ACTIVITY_QUEUE }),
+    BullModule.registerQueue(
+      { name: FANOUT_QUEUE },
+      { name: DELIVER_QUEUE },
+      { name: SMALL_SEND_QUEUE },
+      { name: MAINTENANCE_QUEUE },
+      { name: LIVE_ACTIVITY_QUEUE },
+    ),
     CredentialsModule,
     ProvidersModule,
   ],
@@ -51,6 +58,7 @@ import { SweeperService } from './sweeper/sweeper.service';
     PaceLimiter,
     FanOutProcessor,
     DeliverProcessor,
+    SmallSendProcessor,
     SweeperProcessor,
     LiveActivitySenderService,
     LiveActivityUpdatesRepository,

@@ -1,13 +1,14 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
-import { FANOUT_QUEUE } from '../common/queues';
+import { FANOUT_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
+import { SmallSendsModule } from '../delivery/fan-out/small-sends.module';
 import { Clock } from '../common/time';
 import { AudiencesController } from './audiences.controller';
 import { AudiencesRepository } from './audiences.repository';
 import { AudiencesService } from './audiences.service';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
-import { FanoutJobs } from '../queue/jobs';
+import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { DeliveryTraceRepository } from './delivery-trace.repository';
 import { DeliveryTraceService } from './delivery-trace.service';
@@ -21,12 +22,16 @@ import { NotificationsService } from './notifications.service';
   imports: [
     // Which platforms an app can reach decides which payload limits apply to its sends.
     CredentialsModule,
+    // Small sends are fanned out here, with the fan-out's own statement (docs/api.md#small-sends).
+    SmallSendsModule,
     // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
-    BullModule.registerQueueAsync({
-      name: FANOUT_QUEUE,
-      inject: [EnvironmentVariables],
-      useFactory: (config: EnvironmentVariables) => ({ connection: producerConnection(config) }),
-    }),
+    BullModule.registerQueueAsync(
+      ...[FANOUT_QUEUE, SMALL_SEND_QUEUE].map((name) => ({
+        name,
+        inject: [EnvironmentVariables],
+        useFactory: (config: EnvironmentVariables) => ({ connection: producerConnection(config) }),
+      })),
+    ),
   ],
   controllers: [NotificationsController, AudiencesController],
   providers: [
@@ -37,6 +42,7 @@ import { NotificationsService } from './notifications.service';
     DeliveryTraceService,
     DeliveryTraceRepository,
     FanoutJobs,
+    SmallSendJobs,
     AudiencesService,
     AudiencesRepository,
     Clock,

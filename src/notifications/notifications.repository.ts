@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
 import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
@@ -43,6 +43,12 @@ export interface NotificationRow {
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
   created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
+
+/** Work in the transaction that stores a notification (a small send's fan-out). */
+export type InTransaction = (manager: EntityManager) => Promise<void>;
+
+/** PostgreSQL's check_violation: also what a row that fits no partition raises. */
+const CHECK_VIOLATION = '23514';
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
@@ -127,10 +133,13 @@ export class NotificationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
-   * One INSERT as a prepared statement. It is atomic on its own: an explicit transaction would
-   * only add BEGIN and COMMIT, two more round trips (and socket writes) per send.
+   * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
+   * transaction would only add BEGIN and COMMIT, two more round trips per send). `within`, when
+   * given, runs in a transaction with it (a small send's fan-out, docs/api.md#small-sends), and the
+   * row is read again after it, as committed.
    */
-  async insert(notification: NewNotification): Promise<NotificationRow> {
+  async insert(notification: NewNotification, within?: InTransaction): Promise<NotificationRow> {
+    if (within) return this.withoutPartitionFallback(within, (w) => this.db.transaction((manager) => this.insertWithin(manager, notification, w)));
     const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification));
     return rows[0];
   }
@@ -140,17 +149,47 @@ export class NotificationsRepository {
    * text) under the claimed idempotency key, in one transaction: the key is completed exactly when
    * the send exists.
    */
-  async insertWithResponse(notification: NewNotification, key: string, respond: (row: NotificationRow) => { status: number; body: string }): Promise<string> {
-    return this.db.transaction(async (manager) => {
-      const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification));
-      const response = respond(row);
-      await manager.query(
-        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-         WHERE app_id = $1 AND key = $2`,
-        [notification.appId, key, response.status, response.body],
-      );
-      return response.body;
-    });
+  async insertWithResponse(
+    notification: NewNotification,
+    key: string,
+    respond: (row: NotificationRow) => { status: number; body: string },
+    within?: InTransaction,
+  ): Promise<string> {
+    return this.withoutPartitionFallback(within, (w) =>
+      this.db.transaction(async (manager) => {
+        const row = await this.insertWithin(manager, notification, w);
+        const response = respond(row);
+        await manager.query(
+          `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
+           WHERE app_id = $1 AND key = $2`,
+          [notification.appId, key, response.status, response.body],
+        );
+        return response.body;
+      }),
+    );
+  }
+
+  /**
+   * Runs `store` with `within`; should `within` find no partition of deliveries for this week (no
+   * worker has created it yet: retention does, weeks ahead), runs it again without: the send is
+   * then fanned out by its job, as any other, once a worker has made the partition.
+   */
+  private async withoutPartitionFallback<T>(within: InTransaction | undefined, store: (within?: InTransaction) => Promise<T>): Promise<T> {
+    try {
+      return await store(within);
+    } catch (error) {
+      const cause = (error as { driverError?: { code?: string; message?: string } }).driverError;
+      if (!within || cause?.code !== CHECK_VIOLATION || !cause.message?.startsWith('no partition of relation')) throw error;
+      return store();
+    }
+  }
+
+  private async insertWithin(manager: EntityManager, notification: NewNotification, within?: InTransaction): Promise<NotificationRow> {
+    const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification));
+    if (!within) return row;
+    await within(manager);
+    const [after]: NotificationRow[] = await manager.query(FIND_SQL, [notification.appId, notification.id]);
+    return after;
   }
 
   async find(appId: string, id: string): Promise<NotificationRow | undefined> {

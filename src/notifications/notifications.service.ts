@@ -2,12 +2,13 @@ import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
-import { RECIPIENT_KINDS } from '../common/vocabulary';
+import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
-import { FanoutJobs } from '../queue/jobs';
+import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
+import { isSmallSend, SmallSendPlan, SmallSends } from '../delivery/fan-out/small-sends';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
@@ -45,7 +46,9 @@ export class NotificationsService {
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
     private readonly credentials: CredentialsService,
-    config: EnvironmentVariables,
+    private readonly smallSends: SmallSends,
+    private readonly smallSendJobs: SmallSendJobs,
+    private readonly config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
   }
@@ -87,11 +90,14 @@ export class NotificationsService {
     };
     // A send_at in the past means now; the worker checks the time again, so an early job waits.
     const delayMs = sendAt ? Math.max(0, sendAt.getTime() - Date.now()) : 0;
+    const small = isSmallSend({ ...notification, options: content.options }, this.config.SMALL_SEND_MAX_RECIPIENTS, Date.now())
+      ? await this.smallSends.plan(appId, id, content.options, content.title === null)
+      : null;
 
     if (idempotencyKey === undefined) {
-      const body = accepted(await this.notifications.insert(notification));
+      const body = accepted(await this.notifications.insert(notification, small?.within));
       this.metrics.notificationsAccepted.inc();
-      await this.enqueueFanout(id, delayMs);
+      await (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
       return { status: 202, body, replayed: false };
     }
 
@@ -101,15 +107,29 @@ export class NotificationsService {
     }
     let body: string;
     try {
-      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: accepted(row) }));
+      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: accepted(row) }), small?.within);
     } catch (error) {
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
     }
     // Counted once committed; a replay (above) stored nothing new and is not counted again.
     this.metrics.notificationsAccepted.inc();
-    await this.enqueueFanout(id, delayMs);
+    await (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
     return { status: 202, body, replayed: false };
+  }
+
+  /**
+   * A small send (docs/api.md#small-sends) was fanned out in the transaction that stored it; now its
+   * batches go on their own queue, then its fan-out job, which finishes it in the worker (and
+   * completes one whose every installation was skipped). Should Redis not answer, the sweeper queues
+   * the fan-out job, which queues the batches (UNQUEUED_AFTER_MS, as for any send).
+   */
+  private async queueSmallSend(plan: SmallSendPlan): Promise<void> {
+    for (const { platform, reason, count } of plan.skipped()) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
+    await this.withinEnqueueTimeout(plan.id, async () => {
+      await this.smallSendJobs.addBatches(plan.id, plan.batches());
+      await this.fanoutJobs.add(plan.id, 0, true);
+    });
   }
 
   /**

@@ -11,6 +11,7 @@ import {
   LIVE_ACTIVITY_QUEUE,
   LiveActivityJob,
   liveActivityJobId,
+  SMALL_SEND_QUEUE,
   FANOUT_QUEUE,
   FanoutJob,
   fanoutJobId,
@@ -30,10 +31,15 @@ export class FanoutJobs {
 
   /**
    * A notification's fan-out; its job id makes a second add a no-op while the job is kept.
-   * `delayMs` holds it until the send's `send_at` (docs/api.md#scheduling).
+   * `delayMs` holds it until the send's `send_at` (docs/api.md#scheduling); `small`: the API fanned
+   * it out and queued its batches (docs/api.md#small-sends), the job finishes it.
    */
-  add(notificationId: string, delayMs = 0): Promise<Job<FanoutJob>> {
-    return this.queue.add(FANOUT_JOB, { notificationId }, { jobId: fanoutJobId(notificationId), ...(delayMs > 0 ? { delay: delayMs } : {}) });
+  add(notificationId: string, delayMs = 0, small = false): Promise<Job<FanoutJob>> {
+    return this.queue.add(
+      FANOUT_JOB,
+      { notificationId, ...(small ? { small } : {}) },
+      { jobId: fanoutJobId(notificationId), ...(delayMs > 0 ? { delay: delayMs } : {}) },
+    );
   }
 
   /** Runs a held (delayed) fan-out now, e.g. once its notification is cancelled; queues it when Redis has none. */
@@ -77,6 +83,19 @@ export class DeliverJobs {
   addRetry(notificationId: string, batch: number, attempt: number, delayMs: number): Promise<Job<DeliverJob>> {
     const opts: JobsOptions = { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, delayMs) };
     return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
+  }
+}
+
+/** The one place that queues the batches of small sends (docs/api.md#small-sends): the API, once their rows are committed. */
+@Injectable()
+export class SmallSendJobs {
+  constructor(@InjectQueue(SMALL_SEND_QUEUE) private readonly queue: Queue<DeliverJob>) {}
+
+  async addBatches(notificationId: string, batches: readonly number[]): Promise<void> {
+    if (batches.length === 0) return;
+    await this.queue.addBulk(
+      batches.map((batch) => ({ name: DELIVER_JOB, data: { notificationId, batch }, opts: { jobId: deliverJobId(notificationId, batch) } })),
+    );
   }
 }
 

@@ -1,11 +1,11 @@
 import { Injectable, OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import { DELIVER_QUEUE, FANOUT_QUEUE, WEBHOOK_QUEUE } from '../common/queues';
+import { DELIVER_QUEUE, FANOUT_QUEUE, SMALL_SEND_QUEUE, WEBHOOK_QUEUE } from '../common/queues';
 import { EnvironmentVariables } from '../config/env';
 import { producerConnection } from './queue.module';
 import { ObservedQueue } from './redis-status';
 
-export const INSPECTED_QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, WEBHOOK_QUEUE] as const;
+export const INSPECTED_QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, SMALL_SEND_QUEUE, WEBHOOK_QUEUE] as const;
 
 /**
  * Read-side handles on every queue, for the metrics sampler and the queue dashboard. They are

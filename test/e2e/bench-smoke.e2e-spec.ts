@@ -37,6 +37,7 @@ describe('npm run bench, at a tiny size', () => {
       timeoutMs: 30_000,
       parse: WITH_PARSE,
       parseTimeoutMs: 30_000,
+      latencySamples: 5,
       log: () => undefined,
     });
     // Parse Server's four pushes each start a process of their own (a few seconds each).
@@ -58,6 +59,17 @@ describe('npm run bench, at a tiny size', () => {
     for (const value of [ours.deliveriesPerSecond, ours.fanoutSeconds, ours.providerSeconds, results.delivery.oursOverCeiling, results.delivery.oursOverPeer]) {
       expect(Number.isFinite(value) && value > 0).toBe(true);
     }
+  });
+
+  it('times single-device sends idle and during a broadcast to the whole app', () => {
+    expect(results.latency).toMatchObject({ samples: 5, broadcastInstallations: 300 });
+    for (const q of [results.latency!.idleMs, results.latency!.busyMs]) {
+      expect(q.p50).toBeGreaterThan(0);
+      expect(q.max).toBeGreaterThanOrEqual(q.p99);
+    }
+    expect(results.targets.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['single-device send p99 (ms), idle', 'single-device send p99 (ms), during a broadcast']),
+    );
   });
 
   it('says whose CPU each delivery and each request cost', () => {

@@ -47,7 +47,7 @@ describe('queue dashboard at /admin/queues (issue #4.4)', () => {
     expect(page.text).not.toMatch(/https?:\/\//);
     const api = await ctx.http().get('/admin/queues/api/queues').set('Cookie', cookie);
     expect(api.status).toBe(200);
-    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['deliver', 'fanout', 'webhook']);
+    expect(api.body.queues.map((queue: { name: string }) => queue.name).sort()).toEqual(['deliver', 'deliver-small', 'fanout', 'webhook']);
     expect(api.headers['content-security-policy']).toMatch(/default-src 'self'/);
   });
 

@@ -48,8 +48,12 @@ describe('Redis unavailable at send time', () => {
     expect(res.status).toBe(202);
     expect(Date.now() - started).toBeLessThan(5_000);
     const id = res.body.data.id;
-    const [stored] = await ctx.db.query(`SELECT processing_started_at FROM notifications WHERE id = $1`, [id]);
-    expect(stored).toEqual({ processing_started_at: null });
+    // A small send (docs/api.md#small-sends): its delivery is written, waiting; no job could be queued, so nothing finished it.
+    const [stored] = await ctx.db.query(
+      `SELECT fanned_out_at, (SELECT array_agg(d.status) FROM deliveries d WHERE d.notification_id = n.id) AS statuses FROM notifications n WHERE id = $1`,
+      [id],
+    );
+    expect(stored).toEqual({ fanned_out_at: null, statuses: ['pending'] });
 
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(fakes.apns.requests).toHaveLength(0);

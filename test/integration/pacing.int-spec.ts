@@ -127,9 +127,9 @@ describe('pacing (docs/api.md#pacing)', () => {
       expect(apnsTimes(tokens)).toHaveLength(done.statistics.accepted);
     });
 
-    it('fans out a large send a minute of turns ahead, the rest as its turns come near; a cancel fans out the rest at once', async () => {
-      // 60 a minute: a batch of one a second, chunks of 60. After 180 rows the next turn is two
-      // minutes away, more than the minute of lead: the fan-out job pauses, in Redis, till then.
+    it('fans out a large send ten seconds of turns ahead, the rest as its turns come near; a cancel fans out the rest at once', async () => {
+      // 60 a minute: a batch of one a second, chunks of 10. After 30 rows the next turn is thirty
+      // seconds away, more than the twenty of lead: the fan-out job pauses, in Redis, ten seconds.
       const tag = `paced-${randomUUID().slice(0, 8)}`;
       await ctx.db.query(
         `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, tags, registered_at, last_seen_at)
@@ -142,16 +142,16 @@ describe('pacing (docs/api.md#pacing)', () => {
         const found = await queue.getJob(fanoutJobId(id));
         return found && (await found.isDelayed()) ? found : null;
       }, 'the fan-out to pause');
-      expect(job.data.pausedUntil).toBeGreaterThan(Date.now() + 30_000);
-      expect(await trace(id)).toHaveLength(180);
+      expect(job.data.pausedUntil).toBeGreaterThan(Date.now() + 5_000);
+      expect(await trace(id)).toHaveLength(30);
       const notification = await readNotification(ctx, tenant.token, id);
-      expect(notification.statistics.installations).toBe(180);
+      expect(notification.statistics.installations).toBe(30);
 
-      // Come back (as the job would a minute later): one more chunk, and a pause until the next is a lead away.
+      // Come back (as the job would ten seconds later): one more chunk, and a pause until the next is a lead away.
       const more = await ctx.get(FanOutService).fanOut(id, false, true);
-      expect(more).toMatchObject({ ran: true, installations: 60 });
-      expect(more.pausedUntil!.getTime()).toBeGreaterThan(job.data.pausedUntil! + 50_000);
-      expect(await trace(id)).toHaveLength(240);
+      expect(more).toMatchObject({ ran: true, installations: 10 });
+      expect(more.pausedUntil!.getTime()).toBeGreaterThan(job.data.pausedUntil! + 8_000);
+      expect(await trace(id)).toHaveLength(40);
 
       // The sweeper leaves a paused fan-out alone, however old the send.
       await ctx.db.query(`UPDATE notifications SET created_at = created_at - interval '1 hour' WHERE id = $1`, [id]);

@@ -288,7 +288,7 @@ export interface components {
              * @example deliver
              * @enum {string}
              */
-            name: "fanout" | "deliver" | "webhook";
+            name: "fanout" | "deliver" | "deliver-small" | "webhook";
             counts: components["schemas"]["QueueJobCounts"];
         };
         WebhookTrouble: {

@@ -23,7 +23,8 @@ export class FanOutProcessor extends WorkerHost {
     // Every planned hold started the job once more; a start beyond them is a re-run after a failure or a stall.
     const pauses = job.data.pauses ?? 0;
     const resumed = job.stalledCounter > 0 || job.attemptsStarted > 1 + pauses;
-    const result = await this.fanOut.fanOut(job.data.notificationId, resumed, pauses > 0 && !resumed);
+    // After a planned hold, or for a small send whose batches the API queued, nothing is owed.
+    const result = await this.fanOut.fanOut(job.data.notificationId, resumed, (pauses > 0 || job.data.small === true) && !resumed);
     const holdUntil = result.heldUntil ?? result.pausedUntil;
     if (holdUntil) {
       // Early for its send_at (clocks, or the sweeper's re-queue; docs/api.md#scheduling), or a throttled

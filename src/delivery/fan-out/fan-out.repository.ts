@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
-import { Platform } from '../../common/platform';
+import { Platform, PLATFORMS } from '../../common/platform';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
@@ -236,6 +236,9 @@ const chunkZonesSql = (where: string) => `
   SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${where}) z
   WHERE zone IS NOT NULL`;
 
+/** Work done inside another repository's transaction (a small send's fan-out, in the one that stores it). */
+export type InTransaction = (manager: EntityManager) => Promise<void>;
+
 /** A notification as its fan-out begins. */
 export interface StartedRow {
   app_id: string;
@@ -290,6 +293,13 @@ interface ChunkRow {
   batches_used: number;
   batches: { batch: number; due: string | null }[];
 }
+
+/**
+ * The platforms a send targets: `options.platforms`, else every one; a Live Activity start goes to
+ * iOS alone, the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
+ */
+export const wantedPlatforms = (options: NotificationOptions | null): Platform[] =>
+  (options?.platforms ?? PLATFORMS).filter((platform) => !options?.live_activity || platform === 'ios');
 
 /** What a chunk needs besides the notification: who may be sent to, how rows are batched, when they are due. */
 export interface ChunkParams {
@@ -359,79 +369,92 @@ export class FanOutRepository {
    * statistics. Null when there was nothing left (the notification is then marked fanned out,
    * with its users counted for the kinds other than user ids) or another fan-out had finished it.
    */
-  async nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
-    return this.db.transaction(async (manager) => {
-      // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
-      const [n]: LockedNotification[] = await manager.query(
-        `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
-           fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-           CASE recipient_kind
-             WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
-             WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
-           END AS ids
-         FROM notifications WHERE id = $1 FOR UPDATE`,
-        [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
-      );
-      if (n.fanned_out_at) return null;
-      const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM);
-      if (target === null) {
-        await this.finish(manager, notificationId, n.kind);
-        return null;
-      }
-      const due: ChunkDueTimes =
-        params.dueTimes && !n.canceled
-          ? params.dueTimes(
-              (await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, params.chunkSize, 2)!.where), [params.appId, ...target.params])).map(
-                (z) => z.zone,
-              ),
-            )
-          : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
-      const [r] = await manager.query<[ChunkRow]>(
-        fanOutChunkSql(target.where),
-        fanOutChunkParams({
-          appId: params.appId,
-          notificationId,
-          batchSize: params.batchSize,
-          wanted: params.wanted,
-          configured: params.configured,
-          silentless: params.silentless,
-          batches: n.batches,
-          canceled: n.canceled,
-          due,
-          cap: params.cap,
-          paceMs: params.paceMs,
-          target: target.params,
-        }),
-      );
-      const walked = n.kind === 'tags' || n.kind === 'filter' || n.kind === 'all';
-      if (walked && r.found === 0) {
-        await this.finish(manager, notificationId, n.kind);
-        return null;
-      }
-      await manager.query(
-        `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-           stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-           fanout_cursor = COALESCE($7, fanout_cursor)
-         WHERE id = $1`,
-        [
-          notificationId,
-          walked ? 0 : n.ids!.length,
-          r.batches_used,
-          // Users of one chunk of user ids are not in another; installations of a walk may share users.
-          n.kind === 'user_ids' ? r.users : 0,
-          r.installations,
-          r.skipped,
-          walked ? r.last_installation_id : null,
-        ],
-      );
-      return {
-        installations: r.installations,
-        batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
-        skipped: r.skipped_by_reason,
-        batchesSoFar: n.batches + r.batches_used,
+  nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
+    return this.db.transaction((manager) => this.chunkIn(manager, notificationId, params));
+  }
+
+  /**
+   * A small send's rows (docs/api.md#small-sends), in the caller's transaction, the one that stored
+   * the notification: processing starts and its one chunk (every id) is written. The finish (and the
+   * completion of a send whose every installation was skipped) is left to its fan-out job, which the
+   * sweeper queues again should Redis lose it.
+   */
+  async fanOutWithin(manager: EntityManager, notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
+    await manager.query(`UPDATE notifications SET processing_started_at = now() WHERE id = $1`, [notificationId]);
+    return this.chunkIn(manager, notificationId, params);
+  }
+
+  private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
+    // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
+    const [n]: LockedNotification[] = await manager.query(
+      `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
+         fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+         CASE recipient_kind
+           WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+           WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+         END AS ids
+       FROM notifications WHERE id = $1 FOR UPDATE`,
+      [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
+    );
+    if (n.fanned_out_at) return null;
+    const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM);
+    if (target === null) {
+      await this.finish(manager, notificationId, n.kind);
+      return null;
+    }
+    const due: ChunkDueTimes =
+      params.dueTimes && !n.canceled
+        ? params.dueTimes(
+            (await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, params.chunkSize, 2)!.where), [params.appId, ...target.params])).map(
+              (z) => z.zone,
+            ),
+          )
+        : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
+    const [r] = await manager.query<[ChunkRow]>(
+      fanOutChunkSql(target.where),
+      fanOutChunkParams({
+        appId: params.appId,
+        notificationId,
+        batchSize: params.batchSize,
+        wanted: params.wanted,
+        configured: params.configured,
+        silentless: params.silentless,
+        batches: n.batches,
         canceled: n.canceled,
-      };
-    });
+        due,
+        cap: params.cap,
+        paceMs: params.paceMs,
+        target: target.params,
+      }),
+    );
+    const walked = n.kind === 'tags' || n.kind === 'filter' || n.kind === 'all';
+    if (walked && r.found === 0) {
+      await this.finish(manager, notificationId, n.kind);
+      return null;
+    }
+    await manager.query(
+      `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+         stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+         fanout_cursor = COALESCE($7, fanout_cursor)
+       WHERE id = $1`,
+      [
+        notificationId,
+        walked ? 0 : n.ids!.length,
+        r.batches_used,
+        // Users of one chunk of user ids are not in another; installations of a walk may share users.
+        n.kind === 'user_ids' ? r.users : 0,
+        r.installations,
+        r.skipped,
+        walked ? r.last_installation_id : null,
+      ],
+    );
+    return {
+      installations: r.installations,
+      batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
+      skipped: r.skipped_by_reason,
+      batchesSoFar: n.batches + r.batches_used,
+      canceled: n.canceled,
+    };
   }
 
   /**

@@ -1,5 +1,4 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { PLATFORMS } from '../../common/platform';
 import { PROVIDER_OF } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
@@ -8,7 +7,7 @@ import { DeliverJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { Clock } from '../../common/time';
-import { FanOutRepository, FilledBatch, StartedRow } from './fan-out.repository';
+import { FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
 import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
@@ -66,8 +65,7 @@ export class FanOutService {
     // A re-run may follow a crash between a chunk's commit and the queueing of its jobs.
     if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId);
 
-    // A Live Activity start goes to iOS alone; the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
-    const wanted = (started.options?.platforms ?? PLATFORMS).filter((platform) => !started.options?.live_activity || platform === 'ios');
+    const wanted = wantedPlatforms(started.options);
     const credentials = await this.credentials.forDelivery(started.app_id);
     const configured = this.providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
     const options = started.options ?? {};

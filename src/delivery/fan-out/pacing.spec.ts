@@ -73,14 +73,14 @@ describe('throttled batches (docs/api.md#pacing)', () => {
     }
   });
 
-  it('are fanned out a minute of turns ahead: a chunk is at most half of it, and the fan-out pauses until the next batch is a lead away', () => {
-    expect(PACE_LEAD_BATCHES * batchIntervalMs(600, throttleBatchSize(600, 500))).toBe(60_000);
-    expect(throttleChunkSize(throttleBatchSize(60, 500), 5000)).toBe(60);
+  it('are fanned out ten seconds of turns ahead: a chunk is at most half of it, and the fan-out pauses until the next batch is a lead away', () => {
+    expect(PACE_LEAD_BATCHES * batchIntervalMs(600, throttleBatchSize(600, 500))).toBe(10_000);
+    expect(throttleChunkSize(throttleBatchSize(60, 500), 5000)).toBe(10);
     expect(throttleChunkSize(throttleBatchSize(120_000, 500), 5000)).toBe(5000);
     const start = at('2026-01-01T00:00:00Z');
-    // 60 a minute: a batch a second. The next batch 120 is due in two minutes: a lead away, go on.
-    expect(fanOutResumesAt(start, 120, 1000, start)).toBeNull();
-    expect(fanOutResumesAt(start, 180, 1000, start)).toEqual(at('2026-01-01T00:01:00Z'));
-    expect(fanOutResumesAt(start, 180, 1000, at('2026-01-01T00:01:00Z'))).toBeNull();
+    // 60 a minute: a batch a second. The next batch 20 is due in twenty seconds: a lead away, go on.
+    expect(fanOutResumesAt(start, 20, 1000, start)).toBeNull();
+    expect(fanOutResumesAt(start, 30, 1000, start)).toEqual(at('2026-01-01T00:00:10Z'));
+    expect(fanOutResumesAt(start, 30, 1000, at('2026-01-01T00:00:10Z'))).toBeNull();
   });
 });

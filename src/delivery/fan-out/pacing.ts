@@ -27,11 +27,12 @@ export function throttleBatchSize(perMinute: number, batchSize: number): number 
 export const batchIntervalMs = (perMinute: number, size: number) => (size * 60_000) / perMinute;
 
 /**
- * How far a throttled send's fan-out runs ahead of its turns, in batches (a minute at half a second
- * a batch): rows further out are written as their turns come near, so a large throttled send does
- * not write all its rows at once while other sends wait for the CPU (docs/api.md#pacing).
+ * How far a throttled send's fan-out runs ahead of its turns, in batches (ten seconds at half a
+ * second a batch): rows further out are written as their turns come near, a few thousand at a time,
+ * so a large throttled send does not write all its rows at once while other sends wait for the CPU
+ * (docs/api.md#pacing). Ten seconds is ample for a paused fan-out job to come back in time.
  */
-export const PACE_LEAD_BATCHES = 120;
+export const PACE_LEAD_BATCHES = 20;
 
 /** A throttled send's chunk: half the lead's messages at most, so the fan-out comes back about twice a lead. */
 export const throttleChunkSize = (batchSize: number, chunkSize: number) => Math.max(1, Math.min(chunkSize, (PACE_LEAD_BATCHES / 2) * batchSize));

@@ -1,0 +1,90 @@
+import { Injectable } from '@nestjs/common';
+import { NotificationOptions } from '../../common/notification-options';
+import { PLATFORMS } from '../../common/platform';
+import { RecipientKind } from '../../common/vocabulary';
+import { EnvironmentVariables } from '../../config/env';
+import { CredentialsService } from '../../credentials/credentials.service';
+import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { SILENTLESS } from '../providers/payloads';
+import { ChunkParams, ChunkResult, FanOutRepository, InTransaction, wantedPlatforms } from './fan-out.repository';
+
+/** One chunk takes every id of a small send (SMALL_SEND_MAX_RECIPIENTS is at most this). */
+const SMALL_SEND_CHUNK = 100;
+
+/** Which credentials each platform needs (the providers' `configured`). */
+const CREDENTIALS_OF = { ios: 'apns', android: 'fcm', web: 'vapid' } as const satisfies Record<string, keyof ProviderCredentials>;
+
+/** What decides whether a send is small. */
+export interface SendShape {
+  recipientKind: RecipientKind;
+  userIds: string[];
+  installationIds: string[] | null;
+  sendAt: Date | null;
+  options: NotificationOptions | null;
+}
+
+/**
+ * A small send (docs/api.md#small-sends): transactional, due now, to at most `max` user or
+ * installation ids. Anything paced or timed (a throttle, a local time, a marketing send's caps
+ * and quiet hours, a send_at still ahead) goes through the fan-out job.
+ */
+export function isSmallSend(send: SendShape, max: number, now: number): boolean {
+  const ids = send.recipientKind === 'user_ids' ? send.userIds : send.recipientKind === 'installation_ids' ? send.installationIds : null;
+  const options = send.options;
+  return (
+    ids !== null &&
+    ids.length > 0 &&
+    ids.length <= max &&
+    (send.sendAt === null || send.sendAt.getTime() <= now) &&
+    options?.category !== 'marketing' &&
+    options?.local_time === undefined &&
+    options?.throttle_per_minute === undefined
+  );
+}
+
+/** A small send's fan-out as the API runs it: `within` the transaction that stores it, then what it wrote. */
+export interface SmallSendPlan {
+  /** The notification's id. */
+  id: string;
+  within: InTransaction;
+  /** Its batches, once `within` ran: usually one; none when every installation was skipped. */
+  batches(): number[];
+  /** The rows it skipped, by platform and reason (for the skip metric). */
+  skipped(): ChunkResult['skipped'];
+}
+
+/** Small sends' fan-out, as the API runs it: the fan-out's own chunk statement, in the transaction that stores the send. */
+@Injectable()
+export class SmallSends {
+  constructor(
+    private readonly fanOuts: FanOutRepository,
+    private readonly credentials: CredentialsService,
+    private readonly config: EnvironmentVariables,
+  ) {}
+
+  /** The plan of one small send; its parameters are read before the transaction begins (credentials are cached per process). */
+  async plan(appId: string, notificationId: string, options: NotificationOptions | null, silent: boolean): Promise<SmallSendPlan> {
+    const credentials = await this.credentials.forDelivery(appId);
+    const params: ChunkParams = {
+      appId,
+      // Every id in one chunk: SMALL_SEND_MAX_RECIPIENTS is at most 100.
+      chunkSize: SMALL_SEND_CHUNK,
+      batchSize: this.config.DELIVERY_BATCH_SIZE,
+      wanted: wantedPlatforms(options),
+      configured: PLATFORMS.filter((platform) => credentials[CREDENTIALS_OF[platform]] !== null),
+      silentless: silent ? SILENTLESS : [],
+      fixedDue: null,
+      cap: null,
+      paceMs: null,
+    };
+    let chunk: ChunkResult | null = null;
+    return {
+      id: notificationId,
+      within: async (manager) => {
+        chunk = await this.fanOuts.fanOutWithin(manager, notificationId, params);
+      },
+      batches: () => chunk?.batches.map((b) => b.batch) ?? [],
+      skipped: () => chunk?.skipped ?? [],
+    };
+  }
+}

@@ -1,0 +1,136 @@
+import { getQueueToken } from '@nestjs/bullmq';
+import type { Queue } from 'bullmq';
+import { randomUUID } from 'node:crypto';
+import { DELIVER_QUEUE, FANOUT_QUEUE, fanoutJobId, SMALL_SEND_QUEUE } from '../../src/common/queues';
+import { apnsToken, bearer, newInstallation } from '../support/factories';
+import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
+import { notificationCompleted } from '../support/notifications';
+import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
+import { waitFor } from '../support/wait-for';
+
+/** Small sends (docs/api.md#small-sends): fanned out by the API in the transaction that stores them, delivered from a queue of their own. */
+describe('small sends (docs/api.md#small-sends)', () => {
+  const stack = useAppWithFakeProviders();
+  const { ctx } = stack;
+  const tenant = useTenantWithProviders(stack, 'Small sends');
+
+  const queue = (name: string) => ctx.app.get<Queue>(getQueueToken(name), { strict: false });
+  const send = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set({ ...bearer(tenant.token), ...headers })
+      .send({ notification: { title: 'Your code', body: '123456' }, ...body });
+    expect(res.status).toBe(202);
+    return res.body.data.id as string;
+  };
+  /** A user with one iOS installation; its push token. */
+  const iosUser = async (): Promise<{ user: string; token: string }> => {
+    const user = `user-${randomUUID()}`;
+    const token = apnsToken();
+    await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: token, user_id: user });
+    return { user, token };
+  };
+  const rows = async (id: string) => (await ctx.db.query(`SELECT count(*)::int AS n FROM deliveries WHERE notification_id = $1`, [id]))[0].n as number;
+  const fanoutJob = (id: string) => queue(FANOUT_QUEUE).getJob(fanoutJobId(id));
+
+  it('is fanned out before the 202: its deliveries exist, its batch on deliver-small, its fan-out job only finishes it; then delivered', async () => {
+    const { user, token } = await iosUser();
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: [user] }, notification: { title: 'Your code', body: '123456' } })
+      .expect(202);
+    const id = res.body.data.id as string;
+    // The 202 shows the notification as committed: processing, its installation counted.
+    expect(res.body.data.processing_started_at).toEqual(expect.any(String));
+    expect(res.body.data.statistics).toMatchObject({ users: 1, installations: 1 });
+    expect(await rows(id)).toBe(1);
+    expect(await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id}-0`)).toBeDefined();
+    expect((await fanoutJob(id))?.data).toEqual({ notificationId: id, small: true });
+
+    const done = await notificationCompleted(ctx, tenant.token, id);
+    expect(done.statistics).toMatchObject({ users: 1, installations: 1, accepted: 1 });
+    expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
+  });
+
+  it('is sent while every delivery slot is taken: the deliver queue paused, a one-time code still arrives', async () => {
+    const { user, token } = await iosUser();
+    await queue(DELIVER_QUEUE).pause();
+    try {
+      const id = await send({ recipients: { user_ids: [user] } });
+      await notificationCompleted(ctx, tenant.token, id);
+      expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
+    } finally {
+      await queue(DELIVER_QUEUE).resume();
+    }
+  });
+
+  it('counts installation ids the same way, and skips as any send does; every installation skipped, it completes in the worker', async () => {
+    const { user } = await iosUser();
+    const installation = (await ctx.db.query(`SELECT installation_id FROM installations WHERE user_id = $1`, [user]))[0].installation_id;
+    const skipped = await send({ recipients: { installation_ids: [installation] }, options: { platforms: ['android'] } });
+    expect(await rows(skipped)).toBe(1);
+    // No batch to send: the fan-out job completes it (and tells the webhooks), as for any send.
+    expect(await queue(SMALL_SEND_QUEUE).getJob(`deliver-${skipped}-0`)).toBeUndefined();
+    const done = await notificationCompleted(ctx, tenant.token, skipped);
+    expect(done.statistics).toMatchObject({ users: 1, installations: 1, skipped: 1, accepted: 0 });
+    const trace = (await ctx.http().get(`/api/v1/notifications/${skipped}/deliveries`).set(bearer(tenant.token)).expect(200)).body.data;
+    expect(trace).toEqual([expect.objectContaining({ status: 'skipped', reason: 'PlatformExcluded' })]);
+  });
+
+  it("falls back to the fan-out job while this week's partition of deliveries does not exist yet (no worker has made it)", async () => {
+    const { user, token } = await iosUser();
+    const [{ partition, bounds }] = await ctx.db.query(
+      `SELECT c.oid::regclass::text AS partition, pg_get_expr(c.relpartbound, c.oid) AS bounds
+       FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+       WHERE i.inhparent = 'deliveries'::regclass AND c.relpartbound IS NOT NULL
+         AND now() >= (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'FROM \\(''([^'']+)''\\)'))[1]::timestamptz
+         AND now() < (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz`,
+    );
+    await ctx.db.query(`ALTER TABLE deliveries DETACH PARTITION ${partition}`);
+    let id: string;
+    try {
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ recipients: { user_ids: [user] }, notification: { title: 'Your code', body: '123456' } })
+        .expect(202);
+      id = res.body.data.id;
+      expect(res.body.data.processing_started_at).toBeNull();
+    } finally {
+      await ctx.db.query(`ALTER TABLE deliveries ATTACH PARTITION ${partition} ${bounds}`);
+    }
+    // Its fan-out job (failed meanwhile, or not run yet) is queued again by the sweeper, as for any send.
+    await waitFor(async () => {
+      await ctx.get(SweeperService).sweep();
+      return (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at;
+    }, 'the fallen-back send to complete');
+    expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
+  });
+
+  it('replays an Idempotency-Key without a second fan-out', async () => {
+    const { user, token } = await iosUser();
+    const key = `small-${randomUUID()}`;
+    const id = await send({ recipients: { user_ids: [user] } }, { 'Idempotency-Key': key });
+    expect(await send({ recipients: { user_ids: [user] } }, { 'Idempotency-Key': key })).toBe(id);
+    await notificationCompleted(ctx, tenant.token, id);
+    expect(await rows(id)).toBe(1);
+    expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
+  });
+
+  it.each<[string, Record<string, unknown>]>([
+    ['more than SMALL_SEND_MAX_RECIPIENTS (5) ids', { recipients: { user_ids: ['a', 'b', 'c', 'd', 'e', 'f'] } }],
+    ['a marketing send (caps and quiet hours)', { recipients: { user_ids: ['a'] }, options: { category: 'marketing' } }],
+    ['a throttled send', { recipients: { user_ids: ['a'] }, options: { throttle_per_minute: 600 } }],
+    ['a send at a local time', { recipients: { user_ids: ['a'] }, options: { local_time: '09:00' } }],
+    ['a send_at ahead', { recipients: { user_ids: ['a'] }, send_at: new Date(Date.now() + 3_600_000).toISOString() }],
+    ['a tag', { recipients: { tags: ['vip'] } }],
+  ])('leaves %s to the fan-out job', async (_name, body) => {
+    const id = await send(body);
+    expect((await fanoutJob(id))?.data).toEqual({ notificationId: id });
+  });
+});
