@@ -52,7 +52,13 @@ export class LatencyProbe {
   async timed(): Promise<number> {
     const landed = new Promise<void>((resolve) => (this.arrived = resolve));
     const started = performance.now();
-    await this.api('POST', '/api/v1/notifications', { recipients: { user_ids: [this.user] }, notification: { title: PROBE_TITLE, body: '123456' } });
+    // An Idempotency-Key, so a request whose connection broke (a keep-alive socket the server had just closed) is sent again safely.
+    const key = randomBytes(8).toString('hex');
+    const body = { recipients: { user_ids: [this.user] }, notification: { title: PROBE_TITLE, body: '123456' } };
+    await this.api('POST', '/api/v1/notifications', body, key).catch((error: unknown) => {
+      if (error instanceof TypeError) return this.api('POST', '/api/v1/notifications', body, key);
+      throw error;
+    });
     await landed;
     return performance.now() - started;
   }
@@ -69,10 +75,14 @@ export class LatencyProbe {
     for (const fake of [this.stack.apns, this.stack.fcm, this.stack.web] as { logTo(listener: () => void): void }[]) fake.logTo(() => undefined);
   }
 
-  async api(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+  async api(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Record<string, any>> {
     const res = await fetch(`http://127.0.0.1:${this.stack.apiPort}${path}`, {
       method,
-      headers: { Authorization: `Bearer ${this.stack.token}`, 'Content-Type': 'application/json' },
+      headers: {
+        Authorization: `Bearer ${this.stack.token}`,
+        'Content-Type': 'application/json',
+        ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
