@@ -274,7 +274,9 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text) IS NOT TRUE)) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
+SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1;
+
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($5::text[])) AND (i.properties @> $6::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $7::integer[]) AND (i.last_seen_at >= $8::timestamptz) AND ((i.tags @> ARRAY[$9::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $10::text) IS NOT TRUE)) AND ($4::text IS NULL OR i.installation_id <= $4::text) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
@@ -292,7 +294,7 @@ WITH chosen AS (
         WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($33::text[])) AND (i.properties @> $34::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $35::integer[]) AND (i.last_seen_at >= $36::timestamptz) AND ((i.tags @> ARRAY[$37::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $38::text) IS NOT TRUE)) AND ($32::text IS NULL OR i.installation_id <= $32::text) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -537,6 +539,11 @@ SELECT
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
+
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
       WHERE d.notification_id = $1) u
@@ -550,6 +557,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
+
+SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -566,7 +575,7 @@ WITH chosen AS (
         WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($33::text[])) AND (i.properties @> $34::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $35::integer[]) AND (i.last_seen_at >= $36::timestamptz) AND ((i.tags @> ARRAY[$37::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $38::text) IS NOT TRUE)) AND ($32::text IS NULL OR i.installation_id <= $32::text) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -618,6 +627,11 @@ SELECT
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
+
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -700,6 +714,11 @@ SELECT
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
+
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
