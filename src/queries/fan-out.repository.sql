@@ -274,7 +274,9 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text) IS NOT TRUE)) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
+SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1;
+
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($5::text[])) AND (i.properties @> $6::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $7::integer[]) AND (i.last_seen_at >= $8::timestamptz) AND ((i.tags @> ARRAY[$9::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $10::text) IS NOT TRUE)) AND ($4::text IS NULL OR i.installation_id <= $4::text) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
@@ -292,7 +294,7 @@ WITH chosen AS (
         WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($33::text[])) AND (i.properties @> $34::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $35::integer[]) AND (i.last_seen_at >= $36::timestamptz) AND ((i.tags @> ARRAY[$37::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $38::text) IS NOT TRUE)) AND ($32::text IS NULL OR i.installation_id <= $32::text) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -378,6 +380,90 @@ WITH chosen AS (
     END AS skip_reason
   FROM installations i
   WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+),
+targets AS (
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+),
+numbered AS (
+  SELECT t.*, CASE WHEN t.skip_reason IS NULL
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+  FROM targets t
+),
+due_groups AS (
+  SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+),
+group_offsets AS (
+  SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+),
+placed AS (
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+),
+inserted AS (
+  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+  FROM placed n
+  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
+  RETURNING status, batch, next_attempt_at, platform, reason
+),
+per_minute AS (
+  INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
+  SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  ORDER BY notification_id, status
+  ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+)
+SELECT
+  (SELECT count(*) FROM chosen)::int AS found,
+  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+  (SELECT count(*) FROM inserted)::int AS installations,
+  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+  (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
+  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+  (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
+
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
+
+-- FanOutRepository.fanOutWithin
+UPDATE notifications SET processing_started_at = now() WHERE id = $1;
+
+SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
+  fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  CASE recipient_kind
+    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
+    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
+  END AS ids
+FROM notifications WHERE id = $1 FOR UPDATE;
+
+WITH chosen AS (
+  SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
+    CASE
+      WHEN $7::boolean THEN $17::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
+      WHEN i.platform = ANY($11::text[]) THEN $19::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
+      WHEN i.permission = $29::text THEN $21::text
+      WHEN i.invalidated_at IS NOT NULL THEN $22::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+        SELECT 1 FROM marketing_receipts r
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+    END AS skip_reason
+  FROM installations i
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($30::text[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -537,6 +623,11 @@ SELECT
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
 
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
+
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
       WHERE d.notification_id = $1) u
@@ -550,6 +641,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
+
+SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -566,7 +659,7 @@ WITH chosen AS (
         WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($32::text[])) AND (i.properties @> $33::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $34::integer[]) AND (i.last_seen_at >= $35::timestamptz) AND ((i.tags @> ARRAY[$36::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $37::text) IS NOT TRUE)) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($33::text[])) AND (i.properties @> $34::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $35::integer[]) AND (i.last_seen_at >= $36::timestamptz) AND ((i.tags @> ARRAY[$37::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $38::text) IS NOT TRUE)) AND ($32::text IS NULL OR i.installation_id <= $32::text) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -618,6 +711,11 @@ SELECT
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
+
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -700,6 +798,11 @@ SELECT
   (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
+
+UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
+  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
+  fanout_cursor = COALESCE($7, fanout_cursor)
+WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id

@@ -79,6 +79,8 @@ const locked = (kind: RecipientKind, ids: string[] = ['x']) => [
   { kind, position: 0, batches: 0, fanned_out_at: null, cursor: null, canceled: false, tags: ['t'], ids, filter: FILTER, started_at: AT },
 ];
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
+/** A filter chunk's window (FanOutRepository.filterWindow): one ending before the app's last installation, or the rest of the app. */
+const windowOf = (kind: RecipientKind, full: boolean) => (kind === 'filter' ? [full ? [{ installation_id: 'y' }] : []] : []);
 const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'filter' || kind === 'all';
 
 /** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */
@@ -202,12 +204,19 @@ export const SQL_FILES: SqlFile[] = [
       ...RECIPIENT_KINDS.map((kind) => ({
         name: `FanOutRepository.nextChunk (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, CHUNK),
-        answers: [locked(kind), [{ zone: 'Europe/Paris' }], [chunkDone]],
+        // A walk's chunk of its full size: the walk goes on.
+        answers: [locked(kind), ...windowOf(kind, true), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
       })),
+      {
+        name: 'FanOutRepository.fanOutWithin',
+        call: (db: DataSource) =>
+          db.transaction((manager) => new FanOutRepository(db).fanOutWithin(manager, ID, { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null })),
+        answers: [[], locked('user_ids'), [chunkDone]],
+      },
       ...RECIPIENT_KINDS.map((kind) => ({
         name: `FanOutRepository.nextChunk, the last (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, { ...CHUNK, dueTimes: undefined }),
-        answers: walked(kind) ? [locked(kind), [{ ...chunkDone, found: 0 }]] : [locked(kind, [])],
+        answers: walked(kind) ? [locked(kind), ...windowOf(kind, false), [{ ...chunkDone, found: 0 }]] : [locked(kind, [])],
       })),
     ],
   },
@@ -337,6 +346,12 @@ export const SQL_FILES: SqlFile[] = [
     file: 'notifications.repository.sql',
     cases: [
       { name: 'NotificationsRepository.insert', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION) },
+      {
+        // A small send (docs/api.md#small-sends): the fan-out's statements run between these two (FanOutRepository.fanOutWithin).
+        name: 'NotificationsRepository.insert, with a small send',
+        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, async () => undefined),
+        answers: [[{ id: ID }], [{ id: ID }]],
+      },
       {
         name: 'NotificationsRepository.insertWithResponse',
         call: (db) => new NotificationsRepository(db).insertWithResponse(NOTIFICATION, 'key', () => ({ status: 202, body: '{}' })),

@@ -1,3 +1,4 @@
+import { ChunkParams, FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
 import { configureProviders, seedInstallations } from '../support/providers';
@@ -260,5 +261,60 @@ describe('targeting (docs/api.md#recipients)', () => {
       [all.body.data.id],
     );
     expect(counts).toEqual({ rows: 12_001, installations: 12_001 });
+  });
+
+  it('walks a filter send window by window (FILTER_WINDOW_CHUNKS): dense and sparse matches each once, the cursor only forward', async () => {
+    // The worker's own chunk statements with chunks of 10: windows of 200 of the app's 1,000 installations.
+    const app = await newApp(ctx, 'Windows');
+    const seeded = await seedInstallations(ctx, app.appId, stack.fakes, 1_000, 'win');
+    // Matches: every 37th installation (one or two a window) and all 60 of win-500 to win-559 (more than a chunk, in one window).
+    const pro = seeded.map((s, n) => (n % 37 === 0 || (n >= 500 && n < 560) ? s.userId : null)).filter((u) => u !== null);
+    await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = ANY($2::text[])`, [app.appId, pro]);
+    // Not targets: a deleted match, and another app's.
+    await ctx.db.query(`UPDATE installations SET deleted_at = now() WHERE app_id = $1 AND user_id = 'win-37'`, [app.appId]);
+    await seedInstallations(ctx, tenant.appId, stack.fakes, 1, 'win-other');
+    await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = 'win-other-0'`, [tenant.appId]);
+    const targets = pro.filter((u) => u !== 'win-37');
+
+    const [{ id }] = await ctx.db.query(
+      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
+       VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
+      [app.appId, JSON.stringify({ field: 'properties.plan', op: 'eq', value: 'pro' })],
+    );
+    const chunkParams: ChunkParams = {
+      appId: app.appId,
+      chunkSize: 10,
+      batchSize: 5,
+      wanted: ['ios', 'android', 'web'],
+      configured: ['ios', 'android', 'web'],
+      silentless: [],
+      fixedDue: null,
+      cap: null,
+      paceMs: null,
+    };
+    const cursors: string[] = [];
+    let written = 0;
+    for (;;) {
+      // A new repository each time: all the walk's state is in the notification row, as after a worker restart.
+      const chunk = await new FanOutRepository(ctx.db).nextChunk(id, chunkParams);
+      if (!chunk) break;
+      expect(chunk.installations).toBeLessThanOrEqual(10);
+      written += chunk.installations;
+      const [{ fanout_cursor, done }] = await ctx.db.query(`SELECT fanout_cursor, fanned_out_at IS NOT NULL AS done FROM notifications WHERE id = $1`, [id]);
+      // Forward after every chunk but the last (which found the rest of the app's matches and kept it).
+      if (cursors.length > 0 && !done) expect(fanout_cursor > cursors[cursors.length - 1]).toBe(true);
+      cursors.push(fanout_cursor);
+    }
+    // No chunk wrote more than 10: the 60 neighbours took several chunks of their window.
+    expect(cursors.length).toBeGreaterThanOrEqual(Math.ceil(targets.length / 10));
+    expect(written).toBe(targets.length);
+    const rows: { user_id: string; n: number }[] = await ctx.db.query(
+      `SELECT i.user_id, count(*)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id WHERE d.notification_id = $1 GROUP BY i.user_id`,
+      [id],
+    );
+    expect(rows.map((r) => r.user_id).sort()).toEqual([...targets].sort());
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    const [done] = await ctx.db.query(`SELECT fanned_out_at IS NOT NULL AS done, stat_installations, target_users FROM notifications WHERE id = $1`, [id]);
+    expect(done).toEqual({ done: true, stat_installations: targets.length, target_users: targets.length });
   });
 });

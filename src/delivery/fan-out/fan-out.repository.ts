@@ -24,15 +24,33 @@ export interface ChunkTargets {
 }
 
 /**
+ * How many of the app's installations one chunk of a filter send looks at, at most, in chunks: its
+ * window (filterWindow). A filter's best index (app_version's, say) selects its candidates from the
+ * whole app, so a chunk that took the next matches after the cursor from it would read them all
+ * again for every chunk: the walk would cost chunks times candidates, growing with the square of
+ * the app. A window bounds each chunk's reading to 20 chunks' worth of installations (what a chunk
+ * of a tag send reads when one installation in 20 carries the tag), so a filter send reads the app
+ * once, whatever the filter selects (bench/README.md "Audiences (issue 28)").
+ */
+export const FILTER_WINDOW_CHUNKS = 20;
+
+/** The installation_id that ends a filter chunk's window; null: the window is the rest of the app. */
+interface FilterWindow {
+  upper: string | null;
+}
+
+/**
  * The installations one chunk covers, or null when a list is used up. Lists (user ids,
  * installation ids) are chunked by position in the stored list; tags, a filter and the whole app
  * are walked in installation_id order from the last one done (an empty cursor sorts before every
  * id), which the unique (app_id, installation_id) index serves, and for tags also the GIN index on
- * tags (`tags && $p`), for a filter any index its conditions can use (docs/api.md#audience-filters),
- * whichever the planner finds cheaper. A filter's `within_last` counts from the processing start,
- * so every chunk selects by the same instants.
+ * tags (`tags && $p`), whichever the planner finds cheaper. A filter's chunk takes its matches
+ * from its window only (up to `window.upper`): the planner then reads the window's installations
+ * through that index, or the matches of any index the filter's conditions can use
+ * (docs/api.md#audience-filters) when these are fewer. A filter's `within_last` counts from the
+ * processing start, so every chunk selects by the same instants.
  */
-function chunkTargets(n: LockedNotification, chunkSize: number, p: number): ChunkTargets | null {
+function chunkTargets(n: LockedNotification, chunkSize: number, p: number, window: FilterWindow | null): ChunkTargets | null {
   switch (n.kind) {
     case 'user_ids':
     case 'installation_ids':
@@ -40,8 +58,11 @@ function chunkTargets(n: LockedNotification, chunkSize: number, p: number): Chun
     case 'tags':
       return { where: `${LIVE} AND ${recipientsPredicate(n.kind, p)} AND ${walk(p + 1)}`, params: [n.tags, n.cursor ?? '', chunkSize] };
     case 'filter': {
-      const filter = compileFilter(n.filter!, p + 2, n.started_at);
-      return { where: `${LIVE} AND ${filter.sql} AND ${walk(p)}`, params: [n.cursor ?? '', chunkSize, ...filter.params] };
+      const filter = compileFilter(n.filter!, p + 3, n.started_at);
+      return {
+        where: `${LIVE} AND ${filter.sql} AND ($${p + 2}::text IS NULL OR i.installation_id <= $${p + 2}::text) AND ${walk(p)}`,
+        params: [n.cursor ?? '', chunkSize, window!.upper, ...filter.params],
+      };
     }
     case 'all':
       return { where: walkAllTargets(p), params: [n.cursor ?? '', chunkSize] };
@@ -280,6 +301,8 @@ export interface ChunkResult {
   batchesSoFar: number;
   /** The notification was cancelled: every row of the chunk was skipped as Canceled. */
   canceled: boolean;
+  /** The chunk ended the walk, and the fan-out is marked done. */
+  finished: boolean;
 }
 
 /** The one row fanOutChunkSql returns. */
@@ -397,7 +420,8 @@ export class FanOutRepository {
       [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
     );
     if (n.fanned_out_at) return null;
-    const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM);
+    const window = n.kind === 'filter' ? await this.filterWindow(manager, params.appId, n.cursor, params.chunkSize * FILTER_WINDOW_CHUNKS) : null;
+    const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM, window);
     if (target === null) {
       await this.finish(manager, notificationId, n.kind);
       return null;
@@ -405,7 +429,7 @@ export class FanOutRepository {
     const due: ChunkDueTimes =
       params.dueTimes && !n.canceled
         ? params.dueTimes(
-            (await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, params.chunkSize, 2)!.where), [params.appId, ...target.params])).map(
+            (await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, params.chunkSize, 2, window)!.where), [params.appId, ...target.params])).map(
               (z) => z.zone,
             ),
           )
@@ -428,10 +452,10 @@ export class FanOutRepository {
       }),
     );
     const walked = n.kind === 'tags' || n.kind === 'filter' || n.kind === 'all';
-    if (walked && r.found === 0) {
-      await this.finish(manager, notificationId, n.kind);
-      return null;
-    }
+    // A walk's chunk short of its size found every match left (a filter's, every match of its
+    // window): the walk is done, or goes on after the window.
+    const short = walked && r.found < params.chunkSize;
+    const cursor = !walked ? null : short && window ? window.upper : r.last_installation_id;
     await manager.query(
       `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
          stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
@@ -445,16 +469,32 @@ export class FanOutRepository {
         n.kind === 'user_ids' ? r.users : 0,
         r.installations,
         r.skipped,
-        walked ? r.last_installation_id : null,
+        cursor,
       ],
     );
+    const finished = short && (window === null || window.upper === null);
+    if (finished) await this.finish(manager, notificationId, n.kind);
     return {
+      finished,
       installations: r.installations,
       batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
       skipped: r.skipped_by_reason,
       batchesSoFar: n.batches + r.batches_used,
       canceled: n.canceled,
     };
+  }
+
+  /**
+   * A filter chunk's window (FILTER_WINDOW_CHUNKS): the next `size` installations of the app after
+   * the cursor, deleted or not, up to the last one's installation_id, read from the (app_id,
+   * installation_id) index alone; the rest of the app when fewer are left.
+   */
+  private async filterWindow(manager: EntityManager, appId: string, cursor: string | null, size: number): Promise<FilterWindow> {
+    const [last]: { installation_id: string }[] = await manager.query(
+      `SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1`,
+      [appId, cursor ?? '', size - 1],
+    );
+    return { upper: last?.installation_id ?? null };
   }
 
   /**

@@ -99,7 +99,9 @@ export class FanOutService {
       await this.enqueue(notificationId, chunk.batches);
       // A throttled send is fanned out a lead ahead of its turns, not all at once; a cancel continues at once.
       const resumeAt =
-        paceMs && !chunk.canceled ? fanOutResumesAt(started.processing_started_at, chunk.batchesSoFar, paceMs, new Date(this.clock.now())) : null;
+        paceMs && !chunk.canceled && !chunk.finished
+          ? fanOutResumesAt(started.processing_started_at, chunk.batchesSoFar, paceMs, new Date(this.clock.now()))
+          : null;
       if (resumeAt) return { ran: true, installations, batches: batchCount, pausedUntil: resumeAt };
     }
     await this.completeIfDone(notificationId);
