@@ -159,6 +159,8 @@ describe('npm run bench, at a tiny size', () => {
       'broadcast RSS growth (MB/100k)',
       'filter send peak RSS (MB)',
       'filter send RSS growth (MB/100k)',
+      'single-device send p99 (ms), idle',
+      'single-device send p99 (ms), during a broadcast',
       ...(WITH_PARSE ? PARSE_TARGETS : []),
     ]);
     for (const t of results.targets.filter((t) => t.name.includes(' / '))) expect(t.detail).toMatch(/\d/);
@@ -171,6 +173,7 @@ describe('npm run bench, at a tiny size', () => {
       'ours / ceiling',
       'ours / peer',
       'one broadcast',
+      'Single-device send, POST to the fake APNs',
       'PATCH / raw UPDATE',
       'CPU per message',
       'CPU per request',
