@@ -100,7 +100,8 @@ const claimed = `claimed AS (
  * the count, else $9 is added (within 0..$11), on the live $10 (iOS) rows claimed, an increment on
  * the first attempt only, so a retry sends the count as it is. The counts live in their own narrow
  * table, half of each page free, so each is a heap-only update (migration InstallationBadges;
- * bench/README.md, "Message kinds"); a missing row is 0 and is inserted. A concurrent send's write
+ * bench/README.md, "Message kinds"); a missing row is 0 and is inserted, with no key check on the
+ * installation (docs/decisions/0010-no-foreign-key-from-badges-to-installations.md). A concurrent send's write
  * of the same count is waited for and then added to (ON CONFLICT re-reads the row it waited for),
  * so two +1 sends give 2; the rows are written in id order, so two sends do not deadlock. With
  * neither option (the usual send) the one-time filter leaves the table alone.
