@@ -61,6 +61,15 @@ export async function startStack(label: string): Promise<Stack> {
   const databaseName = `push_bench_test_${label}_${randomBytes(4).toString('hex')}`;
   await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
   countPostgresOf(databaseName);
+  // The plan of each statement slower than N ms in the server log (auto_explain): the plans the
+  // service's sessions keep, which an EXPLAIN elsewhere need not reproduce (bench/README.md).
+  const explainMs = process.env.BENCH_PG_AUTO_EXPLAIN_MS;
+  if (explainMs) {
+    await withAdminClient(async (client) => {
+      await client.query(`ALTER DATABASE "${databaseName}" SET session_preload_libraries = 'auto_explain'`);
+      await client.query(`ALTER DATABASE "${databaseName}" SET auto_explain.log_min_duration = '${Number(explainMs)}ms'`);
+    });
+  }
   // Each statement's CPU in the server log, for bench/pg-statements.ts (bench/README.md).
   if (process.env.BENCH_PG_STATEMENT_STATS === '1') {
     await withAdminClient((client) => client.query(`ALTER DATABASE "${databaseName}" SET log_statement_stats = on`));

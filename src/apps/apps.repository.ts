@@ -61,8 +61,10 @@ export class AppsRepository {
 
   /**
    * Deletes the app; the foreign keys cascade to its tokens, credentials, installations,
-   * notifications, deliveries, events and idempotency keys, in this one statement. Counts what it
-   * held, read in the same statement (same snapshot). Undefined when there is no such app.
+   * notifications, deliveries, events and idempotency keys, in this one statement. Its installations'
+   * badge counts have no key to cascade from (migration InstallationBadgesWithoutKey): the statement
+   * deletes them itself. Counts what it held, read in the same statement (same snapshot). Undefined
+   * when there is no such app.
    */
   async delete(id: string): Promise<(AppRow & DeletedCounts) | undefined> {
     const [row]: (AppRow & DeletedCounts)[] = await this.db.query(
@@ -71,6 +73,8 @@ export class AppsRepository {
                 (SELECT count(*) FROM installations WHERE app_id = $1)::int AS installations,
                 (SELECT count(*) FROM notifications WHERE app_id = $1)::int AS notifications,
                 (SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE n.app_id = $1)::int AS deliveries
+       ), uncounted AS (
+         DELETE FROM installation_badges b USING installations i WHERE i.id = b.installation_id AND i.app_id = $1
        ), gone AS (
          DELETE FROM apps WHERE id = $1 RETURNING id, name, created_at
        )

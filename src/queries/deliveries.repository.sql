@@ -21,9 +21,10 @@ WITH claimed AS (
   RETURNING b.installation_id, b.badge
 )
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-  CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
+  CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(
+    ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
     (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
-FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id;
+FROM claimed c;
 
 -- DeliveriesRepository.recordOutcomes
 WITH outcome AS (

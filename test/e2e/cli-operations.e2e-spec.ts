@@ -202,6 +202,11 @@ describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app'
     const done = await deliverTo(port, doomed.token, 'doomed');
     expect(done.statistics).toMatchObject({ accepted: 2 });
     await api(port, doomed.token, 'POST', `/api/v1/notifications/${done.id}/events`, { installation_id: 'doomed-ios', type: 'opened' });
+    // A badge count has no foreign key to cascade from (migration InstallationBadgesWithoutKey).
+    expect((await api(port, doomed.token, 'PATCH', '/api/v1/installations/doomed-ios', { badge: 3 })).status).toBe(200);
+    const installationIds = (await sql.query(`SELECT id FROM installations WHERE app_id = $1`, [doomed.id])).rows.map((row) => row.id);
+    const counted = `SELECT count(*)::int AS n FROM installation_badges WHERE installation_id = ANY($1::uuid[])`;
+    expect((await sql.query(counted, [installationIds])).rows[0].n).toBe(1);
 
     const deleted = json(await cli(['apps:delete', '--id', doomed.id], { APP_KEY: KEY_B }));
     expect(deleted).toEqual({
@@ -223,6 +228,7 @@ describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app'
       )
     ).rows[0];
     expect(left).toEqual({ apps: 0, tokens: 0, credentials: 0, installations: 0, notifications: 0, deliveries: 0, events: 0 });
+    expect((await sql.query(counted, [installationIds])).rows[0].n).toBe(0);
     // Its token is refused at once; the other apps are untouched.
     expect((await api(port, doomed.token, 'GET', `/api/v1/notifications/${done.id}`)).status).toBe(401);
     expect((await api(port, app.token, 'GET', '/api/v1/notifications')).status).toBe(200);

@@ -1,5 +1,5 @@
 import { completionCondition } from '../../src/common/completion-condition';
-import { RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
+import { CLAIM_SQL, claimParams, RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
 import { apnsToken, bearer, newInstallation } from '../support/factories';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -241,6 +241,82 @@ describe('the sweeper and the deliveries table', () => {
     }
   });
 
+  it('claims a badge-counting batch reading each written count once, whatever the plan joins (the plan a worker keeps)', async () => {
+    const rows = 200;
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['nobody-here'] }, notification: { title: 'Counted', body: 'Send' } })
+      .expect(202);
+    const id: string = res.body.data.id;
+    await waitFor(() => completedAt(id), 'the empty send to complete');
+    await ctx.db.query(
+      `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
+       SELECT $1, 'counted-' || n, 'ios', md5(n::text) || md5(n::text), 'counted-user', 'granted', now(), now() FROM generate_series(1, $2) AS n`,
+      [tenant.appId, rows],
+    );
+    await ctx.db.query(
+      `INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
+       SELECT $1, i.id, (SELECT processing_started_at FROM notifications WHERE id = $1), 'ios', 0, 'pending'
+       FROM installations i WHERE i.app_id = $2 AND i.user_id = 'counted-user'`,
+      [id, tenant.appId],
+    );
+    // A quarter already counted (5): those go to 6, the others to 1.
+    await ctx.db.query(
+      `INSERT INTO installation_badges (installation_id, badge)
+       SELECT id, 5 FROM installations WHERE app_id = $1 AND user_id = 'counted-user' AND installation_id::text ~ '-[0-9]*[05]$'`,
+      [tenant.appId],
+    );
+    const [{ started }] = await ctx.db.query(`SELECT processing_started_at AS started FROM notifications WHERE id = $1`, [id]);
+    const params = claimParams(id, started, 0, false, { set: null, add: 1 }, null);
+
+    const runner = ctx.db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      // The plan the worker kept in the bench estimated each CTE at one row and joined the claimed
+      // rows to the written counts in a nested loop, reading every count for every row (bench/README.md,
+      // "The badge write's nested loop and key check"); here that join is all the planner may use.
+      await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
+      await runner.query(`SET LOCAL enable_hashjoin = off`);
+      await runner.query(`SET LOCAL enable_mergejoin = off`);
+      await runner.query(`PREPARE claim_counted AS ${CLAIM_SQL}`);
+      const execute = `EXECUTE claim_counted(${params.map((p) => literal(p)).join(', ')})`;
+
+      // What the claim answers: each row with the count it reached.
+      await runner.query(`SAVEPOINT before_claim`);
+      const claimedRows: { installation_id: string; badge: number }[] = await runner.query(execute);
+      const expected: { id: string; badge: number }[] = await runner.query(
+        `SELECT id, CASE WHEN installation_id ~ '-[0-9]*[05]$' THEN 6 ELSE 1 END AS badge FROM installations WHERE app_id = $1 AND user_id = 'counted-user'`,
+        [tenant.appId],
+      );
+      const reached = new Map(expected.map((row) => [row.id, row.badge]));
+      expect(claimedRows).toHaveLength(rows);
+      for (const row of claimedRows) expect(row.badge).toBe(reached.get(row.installation_id));
+      await runner.query(`ROLLBACK TO SAVEPOINT before_claim`);
+
+      // And what it read to answer: each written count once.
+      const [
+        {
+          'QUERY PLAN': [plan],
+        },
+      ] = await runner.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${execute}`);
+      const cteScans: Record<string, any>[] = [];
+      const walk = (node: Record<string, any>) => {
+        if (node['Node Type'] === 'CTE Scan') cteScans.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(plan.Plan);
+      const read = (cte: string) =>
+        cteScans.filter((scan) => scan['CTE Name'] === cte).reduce((sum, scan) => sum + scan['Actual Rows'] * scan['Actual Loops'], 0);
+      expect(read('badged')).toBe(rows);
+      expect(read('claimed')).toBeLessThanOrEqual(2 * rows);
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
   it('completes a notification once its fan-out has finished and every installation it counted is accepted, failed or skipped', async () => {
     // fanned out, installations, accepted, failed, skipped: complete
     const cases: [boolean, number, number, number, number, boolean][] = [
@@ -267,6 +343,8 @@ describe('the sweeper and the deliveries table', () => {
 
 /** A value as an SQL literal (EXECUTE takes no bind parameters): text, timestamps, arrays of text, uuid or timestamps. */
 function literal(value: unknown): string {
+  if (value === null) return 'NULL';
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   const item = (v: string | Date | null) => (v === null ? 'NULL' : `"${(v instanceof Date ? v.toISOString() : String(v)).replace(/["\\]/g, '\\$&')}"`);
   if (value instanceof Date) return `'${value.toISOString()}'`;
   if (typeof value === 'string') return `'${value.replaceAll("'", "''")}'`;

@@ -370,10 +370,11 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
       expect((await installation(phone.installation_id)).badge).toBe(0);
     });
 
-    // Counted first: no count row yet, both sends insert it (the second waits for the first's row,
-    // the installation's row held meanwhile stops both); counted again: both update the held count row.
+    // Counted first: no count row yet, both sends insert it (a count row inserted meanwhile and then
+    // rolled back stops both; then the second waits for the first's row); counted again: both update
+    // the held count row.
     it.each([
-      ['no count yet', 'first', `SELECT 1 FROM installations WHERE id = $1 FOR UPDATE`],
+      ['no count yet', 'first', `INSERT INTO installation_badges (installation_id, badge) VALUES ($1, 50) RETURNING 1`],
       ['a count row', 'again', `SELECT 1 FROM installation_badges WHERE installation_id = $1 FOR UPDATE`],
     ])('two +1 sends in flight give 2 (%s): each waits for the other and adds to what it wrote', async (_, user, hold) => {
       const phone = await ios({ user_id: `badged-${user}`, ...(user === 'again' ? { badge: 0 } : {}) });
@@ -399,7 +400,8 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
             ) === 2,
           'both claims to wait for the row',
         );
-        await runner.commitTransaction();
+        if (user === 'first') await runner.rollbackTransaction();
+        else await runner.commitTransaction();
         await Promise.all([completed(a.body.data.id), completed(b.body.data.id)]);
       } finally {
         if (runner.isTransactionActive) await runner.rollbackTransaction();
@@ -407,6 +409,15 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
       }
       expect(badgeOf(token).sort()).toEqual([1, 2]);
       expect((await installation(phone.installation_id)).badge).toBe(2);
+    });
+
+    it('writes a first count without locking the installation (no key check: migration InstallationBadgesWithoutKey)', async () => {
+      const phone = await ios({ user_id: 'first-count' });
+      await completed((await send({ badge_increment: 4 }, { recipients: { user_ids: ['first-count'] } })).body.data.id);
+      expect(await ctx.db.query(`SELECT badge FROM installation_badges WHERE installation_id = $1`, [phone.id])).toEqual([{ badge: 4 }]);
+      // A foreign-key check takes FOR KEY SHARE on the installation, which writes the locker into the
+      // tuple's xmax (and the page and WAL); a send that only reads it leaves xmax at 0.
+      expect(await ctx.db.query(`SELECT xmax::text FROM installations WHERE id = $1`, [phone.id])).toEqual([{ xmax: '0' }]);
     });
 
     it('badge sets the count, an increment never goes below 0, a retry sends the same number, a silent send leaves it', async () => {

@@ -15,6 +15,7 @@ import { Pacing1765750000000 } from './1765750000000-Pacing';
 import { Audiences1765500000000 } from './1765500000000-Audiences';
 import { InstallationBadges1765550000000 } from './1765550000000-InstallationBadges';
 import { LiveActivities1766000000000 } from './1766000000000-LiveActivities';
+import { InstallationBadgesWithoutKey1766100000000 } from './1766100000000-InstallationBadgesWithoutKey';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -35,4 +36,5 @@ export const MIGRATIONS = [
   InstallationBadges1765550000000,
   Pacing1765750000000,
   LiveActivities1766000000000,
+  InstallationBadgesWithoutKey1766100000000,
 ];

@@ -100,7 +100,8 @@ const claimed = `claimed AS (
  * the count, else $9 is added (within 0..$11), on the live $10 (iOS) rows claimed, an increment on
  * the first attempt only, so a retry sends the count as it is. The counts live in their own narrow
  * table, half of each page free, so each is a heap-only update (migration InstallationBadges;
- * bench/README.md, "Message kinds"); a missing row is 0 and is inserted. A concurrent send's write
+ * bench/README.md, "Message kinds"); a missing row is 0 and is inserted, with no key check on the
+ * installation (docs/decisions/0010-no-foreign-key-from-badges-to-installations.md). A concurrent send's write
  * of the same count is waited for and then added to (ON CONFLICT re-reads the row it waited for),
  * so two +1 sends give 2; the rows are written in id order, so two sends do not deadlock. With
  * neither option (the usual send) the one-time filter leaves the table alone.
@@ -115,13 +116,36 @@ const badged = `badged AS (
     RETURNING b.installation_id, b.badge
   )`;
 
-// The count a retried increment sends is read only for a send that moves counts.
-const CLAIM_SQL = `
+// Each claimed row finds the count written for it in one object keyed by installation, built once
+// (an uncorrelated subquery: PostgreSQL evaluates it once per execution, whatever the plan), not by
+// joining the two CTEs: PostgreSQL estimates each at one row, so the plan it keeps joined them in a
+// nested loop that read every written count for every claimed row, 500 x 500 per batch
+// (bench/README.md, "The badge write's nested loop and key check"). The count a retried increment
+// sends is read only for a send that moves counts.
+export const CLAIM_SQL = `
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-    CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(n.badge,
+    CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(
+      ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
       (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
-  FROM claimed c LEFT JOIN badged n ON n.installation_id = c.installation_id`;
+  FROM claimed c`;
+
+/** CLAIM_SQL's parameters (DeliveriesRepository.claim). */
+export function claimParams(notificationId: string, startedAt: Date, batch: number, reclaim: boolean, badge: BadgeChange, startType: string | null): unknown[] {
+  return [
+    notificationId,
+    batch,
+    reclaim,
+    ...startedSpan([startedAt]),
+    'sending' satisfies DeliveryStatus,
+    STILL_TO_SEND,
+    badge.set,
+    badge.add,
+    'ios' satisfies Platform,
+    MAX_BADGE,
+    startType,
+  ];
+}
 
 /**
  * Bounds [from, to) covering notifications' starts, for the statements above: a Date has
@@ -290,19 +314,12 @@ export class DeliveriesRepository {
     badge: BadgeChange = NO_BADGE_CHANGE,
     startType: string | null = null,
   ): Promise<ClaimedRow[]> {
-    const { rows } = await preparedQuery<ClaimedRow>(this.db, 'deliveries_claim', CLAIM_SQL, [
-      notificationId,
-      batch,
-      reclaim,
-      ...startedSpan([startedAt]),
-      'sending' satisfies DeliveryStatus,
-      STILL_TO_SEND,
-      badge.set,
-      badge.add,
-      'ios' satisfies Platform,
-      MAX_BADGE,
-      startType,
-    ]);
+    const { rows } = await preparedQuery<ClaimedRow>(
+      this.db,
+      'deliveries_claim',
+      CLAIM_SQL,
+      claimParams(notificationId, startedAt, batch, reclaim, badge, startType),
+    );
     return rows;
   }
 
