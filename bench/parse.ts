@@ -43,7 +43,7 @@ export const PARSE_CONFIGS: ParseConfig[] = [
   { name: 'out of the box' },
   { name: 'raised', maxSessionMemory: 64, requestTimeoutMs: 120_000 },
   { name: 'raised 256 MB', maxSessionMemory: 256, requestTimeoutMs: 120_000 },
-  { name: 'raised 256 MB, batch 1000', maxSessionMemory: 256, requestTimeoutMs: 120_000, batchSize: 1000 },
+  { name: 'raised 256 MB + batch 1000', maxSessionMemory: 256, requestTimeoutMs: 120_000, batchSize: 1000 },
 ];
 
 /**
