@@ -22,10 +22,12 @@ async function main() {
     address: p.apns.address,
     port: p.apns.port,
     ca: readFileSync(p.apns.caFile),
-    // "raised": node-apn's session buffer (node:http2 maxSessionMemory, 10 MB by default) and its
-    // per-request timeout (5 s by default, counted while the request is still queued in the
-    // session) raised, so the sends queued behind a full session are not given up.
-    ...(p.raised ? { maxSessionMemory: p.raised.maxSessionMemory, requestTimeout: p.raised.requestTimeoutMs } : {}),
+    // The configuration (bench/parse.ts PARSE_CONFIGS): node-apn's session buffer (node:http2
+    // maxSessionMemory, 10 MB by default) and its per-request timeout (5 s by default, counted
+    // while the request is still queued in the session), when raised, so that the sends queued
+    // behind a full session are not given up.
+    ...(p.config.maxSessionMemory ? { maxSessionMemory: p.config.maxSessionMemory } : {}),
+    ...(p.config.requestTimeoutMs ? { requestTimeout: p.config.requestTimeoutMs } : {}),
   };
   await ParseServer.startApp({
     appId: p.appId,
@@ -39,7 +41,8 @@ async function main() {
     logsFolder: null,
     logLevel: 'error',
     verbose: false,
-    push: { ios },
+    // queueOptions.batchSize: installations per push work item (Parse's default 100).
+    push: { ios, ...(p.config.batchSize ? { queueOptions: { batchSize: p.config.batchSize } } : {}) },
   });
   process.stdout.write(`ready ${p.port}\n`);
 }

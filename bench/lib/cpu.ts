@@ -33,11 +33,14 @@ function pidsNamed(prefix: string): number[] {
  * With BENCH_PG_OWN_ONLY=1 the PostgreSQL side counts only the processes serving the bench's own
  * database (backends and autovacuum workers name it in their process title), not the server's
  * shared background processes nor anything else using the server: for a machine where other
- * databases are busy (CI, other people's tests). Set by startStack.
+ * databases are busy (CI, other people's tests). Set by startStack, and by the Parse Server runs
+ * (bench/parse.ts) to Parse's own database while they run. Returns the database counted before.
  */
 let ownDatabase: string | undefined;
-export function countPostgresOf(databaseName: string): void {
+export function countPostgresOf(databaseName: string | undefined): string | undefined {
+  const before = ownDatabase;
   if (process.env.BENCH_PG_OWN_ONLY === '1') ownDatabase = databaseName;
+  return before;
 }
 
 function serves(pid: number, database: string): boolean {

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { QUICK, runBench, type BenchResults } from '../../bench/harness';
+import { PARSE_NODE_22 } from '../../bench/parse';
 import { table, writeResults } from '../../bench/report';
 import { assertBuilt, BUILT_MAIN } from '../support/processes';
 
@@ -10,12 +11,14 @@ import { assertBuilt, BUILT_MAIN } from '../support/processes';
  * every phase runs against the built service and the fakes, and the report is written. Timings are
  * not asserted; only that every send was delivered and every figure is a number.
  *
- * Parse Server, the bench's peer service, is left out unless BENCH_SMOKE_PARSE=1: its four pushes
- * each start a Parse Server process, which costs tens of seconds (bench/README.md). The
- * bench itself (`npm run bench`) always runs it.
+ * Parse Server, the bench's peer service, is left out unless BENCH_SMOKE_PARSE=1: its pushes (here
+ * one configuration, both kinds, on both Nodes: four) each start a Parse Server process, which
+ * costs tens of seconds (bench/README.md). The bench itself (`npm run bench`) always runs it.
  */
 const WITH_PARSE = process.env.BENCH_SMOKE_PARSE === '1';
-const PARSE_TARGETS = ['ours / Parse Server deliveries/s', 'ours / Parse Server CPU per delivery', 'ours / Parse Server peak RSS'];
+const PARSE_TARGETS = ['ours iOS broadcast / Parse all iOS', 'ours iOS user ids / Parse userId $in'].flatMap((pair) =>
+  ['deliveries/s', 'CPU per delivery', 'peak RSS'].map((figure) => `${pair} ${figure}`),
+);
 
 describe('npm run bench, at a tiny size', () => {
   let dir: string;
@@ -38,6 +41,7 @@ describe('npm run bench, at a tiny size', () => {
       parse: WITH_PARSE,
       parseTimeoutMs: 30_000,
       latencySamples: 5,
+      parseConfigs: ['raised'],
       log: () => undefined,
     });
     // Parse Server's four pushes each start a process of their own (a few seconds each).
@@ -53,6 +57,9 @@ describe('npm run bench, at a tiny size', () => {
     // One broadcast reaches the same installations: they are every installation of the app.
     expect(results.delivery.oursBroadcast).toMatchObject({ installations: 200, accepted: 200, failed: 0, skipped: 0, requests: 1 });
     expect(results.delivery.oursBroadcast.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50 });
+    // The broadcast restricted to iOS (what Parse's platform-wide push does): the iOS half.
+    expect(results.delivery.oursBroadcastIos).toMatchObject({ installations: 200, accepted: 100, failed: 0, skipped: 100, requests: 1 });
+    expect(results.delivery.oursBroadcastIos.perProvider).toEqual({ apns: 100, fcm: 0, web_push: 0 });
     expect(ours.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50 });
     expect(ceiling).toMatchObject({ requests: 200, accepted: 200 });
     expect(peer).toMatchObject({ requests: 100, accepted: 100 });
@@ -116,12 +123,11 @@ describe('npm run bench, at a tiny size', () => {
     const parse = results.parse!;
     expect(parse.versions.parseServer).toMatch(/^9\./);
     expect(parse).toMatchObject({ installations: 100, users: 50 });
-    expect(parse.runs.map((run) => `${run.config} ${run.target}`)).toEqual([
-      'out of the box users',
-      'raised users',
-      'out of the box platform',
-      'raised platform',
-    ]);
+    expect(parse.nodes).toEqual([process.versions.node, PARSE_NODE_22]);
+    // The two Nodes alternate push by push.
+    expect(parse.runs.map((run) => `${run.node} ${run.config} ${run.target}`)).toEqual(
+      ['users', 'platform'].flatMap((target) => parse.nodes.map((node) => `${node} raised ${target}`)),
+    );
     for (const run of parse.runs) {
       // Counted at the fake, never taken from Parse's push status.
       expect(run).toMatchObject({ expected: 100, received: 100, complete: true });
@@ -129,8 +135,17 @@ describe('npm run bench, at a tiny size', () => {
       expect(run.peakRssMb).toBeGreaterThan(10);
       expect(Number.isFinite(run.deliveriesPerSecond) && run.deliveriesPerSecond > 0).toBe(true);
     }
+    // Like for like: our iOS broadcast against its platform-wide push, our iOS user-id send against
+    // its userId $in push, each against the fastest of its runs of that kind.
+    expect(parse.comparisons.map((c) => [c.target, c.ours])).toEqual([
+      ['platform', 'oursBroadcastIos'],
+      ['users', 'oursIos'],
+    ]);
     for (const c of parse.comparisons) {
-      for (const value of [c.deliveriesPerSecond, c.peakRss]) expect(Number.isFinite(value) && value > 0).toBe(true);
+      const fastest = Math.max(...parse.runs.filter((run) => run.target === c.target).map((run) => run.deliveriesPerSecond));
+      expect(c.peer?.deliveriesPerSecond).toBe(fastest);
+      expect(c.otherNode?.node).not.toBe(c.peer?.node);
+      for (const value of [c.deliveriesPerSecond, c.peakRss]) expect(Number.isFinite(value) && value! > 0).toBe(true);
       expect(c.cpuPerDelivery).toBeGreaterThanOrEqual(0);
     }
   });
@@ -168,12 +183,13 @@ describe('npm run bench, at a tiny size', () => {
 
   it('prints the table and writes the JSON', () => {
     const text = table(results);
-    const parseLabels = WITH_PARSE ? ['Parse Server 9.', 'ours / Parse Server'] : ['Parse Server: not run (--no-parse)'];
+    const parseLabels = WITH_PARSE ? ['Parse Server 9.', 'Like for like', 'ours / Parse'] : ['Parse Server: not run (--no-parse)'];
     for (const label of [
       'ours / ceiling',
       'ours / peer',
       'one broadcast',
       'Single-device send, POST to the fake APNs',
+      'iOS broadcast',
       'PATCH / raw UPDATE',
       'CPU per message',
       'CPU per request',
