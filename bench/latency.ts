@@ -48,6 +48,9 @@ export class LatencyProbe {
     for (let n = 0; n < warmUp; n++) await this.timed();
   }
 
+  /** Milliseconds each timed send's POST took to be answered (the API's share of its latency). */
+  readonly answered: number[] = [];
+
   /** Milliseconds from one send's POST to its arrival at the fake APNs. */
   async timed(): Promise<number> {
     const landed = new Promise<void>((resolve) => (this.arrived = resolve));
@@ -59,6 +62,7 @@ export class LatencyProbe {
       if (error instanceof TypeError) return this.api('POST', '/api/v1/notifications', body, key);
       throw error;
     });
+    this.answered.push(performance.now() - started);
     await landed;
     return performance.now() - started;
   }
