@@ -16,15 +16,17 @@ describe('small sends (docs/api.md#small-sends)', () => {
   const tenant = useTenantWithProviders(stack, 'Small sends');
 
   const queue = (name: string) => ctx.app.get<Queue>(getQueueToken(name), { strict: false });
-  const send = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => {
+  /** A one-time code (plus `body`), answered 202; the accepted notification. */
+  const accepted = async (body: Record<string, unknown>, headers: Record<string, string> = {}): Promise<Record<string, any>> => {
     const res = await ctx
       .http()
       .post('/api/v1/notifications')
       .set({ ...bearer(tenant.token), ...headers })
       .send({ notification: { title: 'Your code', body: '123456' }, ...body });
     expect(res.status).toBe(202);
-    return res.body.data.id as string;
+    return res.body.data;
   };
+  const send = async (body: Record<string, unknown>, headers: Record<string, string> = {}) => (await accepted(body, headers)).id as string;
   /** A user with one iOS installation; its push token. */
   const iosUser = async (): Promise<{ user: string; token: string }> => {
     const user = `user-${randomUUID()}`;
@@ -37,16 +39,11 @@ describe('small sends (docs/api.md#small-sends)', () => {
 
   it('is fanned out before the 202: its deliveries exist, its batch on deliver-small, its fan-out job only finishes it; then delivered', async () => {
     const { user, token } = await iosUser();
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: [user] }, notification: { title: 'Your code', body: '123456' } })
-      .expect(202);
-    const id = res.body.data.id as string;
+    const notification = await accepted({ recipients: { user_ids: [user] } });
+    const id = notification.id as string;
     // The 202 shows the notification as committed: processing, its installation counted.
-    expect(res.body.data.processing_started_at).toEqual(expect.any(String));
-    expect(res.body.data.statistics).toMatchObject({ users: 1, installations: 1 });
+    expect(notification.processing_started_at).toEqual(expect.any(String));
+    expect(notification.statistics).toMatchObject({ users: 1, installations: 1 });
     expect(await rows(id)).toBe(1);
     expect(await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id}-0`)).toBeDefined();
     expect((await fanoutJob(id))?.data).toEqual({ notificationId: id, small: true });
@@ -93,14 +90,9 @@ describe('small sends (docs/api.md#small-sends)', () => {
     await ctx.db.query(`ALTER TABLE deliveries DETACH PARTITION ${partition}`);
     let id: string;
     try {
-      const res = await ctx
-        .http()
-        .post('/api/v1/notifications')
-        .set(bearer(tenant.token))
-        .send({ recipients: { user_ids: [user] }, notification: { title: 'Your code', body: '123456' } })
-        .expect(202);
-      id = res.body.data.id;
-      expect(res.body.data.processing_started_at).toBeNull();
+      const notification = await accepted({ recipients: { user_ids: [user] } });
+      id = notification.id;
+      expect(notification.processing_started_at).toBeNull();
     } finally {
       await ctx.db.query(`ALTER TABLE deliveries ATTACH PARTITION ${partition} ${bounds}`);
     }
