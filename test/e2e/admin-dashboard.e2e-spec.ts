@@ -223,7 +223,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await expect(figure('Accepted').textContent()).resolves.toBe('13');
     await expect(figure('Failed').textContent()).resolves.toBe('1');
     await page.getByRole('row', { name: /^fanout/ }).waitFor();
-    await page.getByRole('row', { name: /^deliver/ }).waitFor();
+    await page.getByRole('row', { name: /^deliver / }).waitFor();
+    // Small sends' own queue (docs/api.md#small-sends).
+    await page.getByRole('row', { name: /^deliver-small / }).waitFor();
     // The two completed sends' webhooks, each answered 500 and given up.
     const webhooks = page.getByRole('region', { name: 'Webhook failures' });
     await expect(webhooks.locator('.figure-value').first().textContent()).resolves.toBe('2');
