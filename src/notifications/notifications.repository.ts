@@ -47,8 +47,15 @@ const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, da
 /** Work in the transaction that stores a notification (a small send's fan-out). */
 export type InTransaction = (manager: EntityManager) => Promise<void>;
 
-/** PostgreSQL's check_violation: also what a row that fits no partition raises. */
-const CHECK_VIOLATION = '23514';
+/**
+ * A statement that met the partitions of deliveries in the making: a row that fits no partition
+ * (check_violation), or a deadlock or lock timeout beside the DDL that creates one.
+ */
+export function isPartitionRace(error: unknown): boolean {
+  const cause = (error as { driverError?: { code?: string; message?: string } }).driverError;
+  if (cause?.code === '23514') return cause.message?.startsWith('no partition of relation') ?? false;
+  return cause?.code === '40P01' || cause?.code === '55P03';
+}
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
@@ -170,16 +177,16 @@ export class NotificationsRepository {
   }
 
   /**
-   * Runs `store` with `within`; should `within` find no partition of deliveries for this week (no
-   * worker has created it yet: retention does, weeks ahead), runs it again without: the send is
-   * then fanned out by its job, as any other, once a worker has made the partition.
+   * Runs `store` with `within`; should `within` meet the partitions of deliveries in the making (no
+   * partition for this week yet, or a deadlock or lock timeout with retention creating one: it takes
+   * locks on deliveries and notifications), runs it again without: the send is then fanned out by
+   * its job, as any other, which retries.
    */
   private async withoutPartitionFallback<T>(within: InTransaction | undefined, store: (within?: InTransaction) => Promise<T>): Promise<T> {
     try {
       return await store(within);
     } catch (error) {
-      const cause = (error as { driverError?: { code?: string; message?: string } }).driverError;
-      if (!within || cause?.code !== CHECK_VIOLATION || !cause.message?.startsWith('no partition of relation')) throw error;
+      if (!within || !isPartitionRace(error)) throw error;
       return store();
     }
   }
