@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
+import type { InTransaction } from '../delivery/fan-out/small-sends';
 import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
@@ -43,9 +44,6 @@ export interface NotificationRow {
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
   created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
-
-/** Work in the transaction that stores a notification (a small send's fan-out). */
-export type InTransaction = (manager: EntityManager) => Promise<void>;
 
 /**
  * A statement that met the partitions of deliveries in the making: a row that fits no partition

@@ -93,11 +93,12 @@ export class NotificationsService {
     const small = isSmallSend({ ...notification, options: content.options }, this.config.SMALL_SEND_MAX_RECIPIENTS, Date.now())
       ? await this.smallSends.plan(appId, id, content.options, content.title === null)
       : null;
+    const enqueue = () => (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
 
     if (idempotencyKey === undefined) {
       const body = accepted(await this.notifications.insert(notification, small?.within));
       this.metrics.notificationsAccepted.inc();
-      await (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
+      await enqueue();
       return { status: 202, body, replayed: false };
     }
 
@@ -114,7 +115,7 @@ export class NotificationsService {
     }
     // Counted once committed; a replay (above) stored nothing new and is not counted again.
     this.metrics.notificationsAccepted.inc();
-    await (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
+    await enqueue();
     return { status: 202, body, replayed: false };
   }
 

@@ -10,7 +10,7 @@ import { Clock } from '../../common/time';
 import { FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
-import { PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
+import { configuredPlatforms, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 
 /**
  * Target users (or installation ids, or installations of a tag or broadcast walk) handled per
@@ -67,7 +67,7 @@ export class FanOutService {
 
     const wanted = wantedPlatforms(started.options);
     const credentials = await this.credentials.forDelivery(started.app_id);
-    const configured = this.providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
+    const configured = configuredPlatforms(this.providers, credentials);
     const options = started.options ?? {};
     const { cap, quiet } = marketingRules(started);
     // A throttled send's batches are half a second of its rate each, one after the other (docs/api.md#pacing).

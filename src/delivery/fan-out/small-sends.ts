@@ -1,18 +1,17 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { NotificationOptions } from '../../common/notification-options';
-import { PLATFORMS } from '../../common/platform';
 import { RecipientKind } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
-import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { SILENTLESS } from '../providers/payloads';
+import { configuredPlatforms, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { ChunkParams, ChunkResult, FanOutRepository, InTransaction, wantedPlatforms } from './fan-out.repository';
+
+/** Work in the transaction that stores a send (NotificationsRepository.insert takes it). */
+export type { InTransaction };
 
 /** One chunk takes every id of a small send (SMALL_SEND_MAX_RECIPIENTS is at most this). */
 const SMALL_SEND_CHUNK = 100;
-
-/** Which credentials each platform needs (the providers' `configured`). */
-const CREDENTIALS_OF = { ios: 'apns', android: 'fcm', web: 'vapid' } as const satisfies Record<string, keyof ProviderCredentials>;
 
 /** What decides whether a send is small. */
 export interface SendShape {
@@ -60,6 +59,7 @@ export class SmallSends {
     private readonly fanOuts: FanOutRepository,
     private readonly credentials: CredentialsService,
     private readonly config: EnvironmentVariables,
+    @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
   ) {}
 
   /** The plan of one small send; its parameters are read before the transaction begins (credentials are cached per process). */
@@ -71,7 +71,7 @@ export class SmallSends {
       chunkSize: SMALL_SEND_CHUNK,
       batchSize: this.config.DELIVERY_BATCH_SIZE,
       wanted: wantedPlatforms(options),
-      configured: PLATFORMS.filter((platform) => credentials[CREDENTIALS_OF[platform]] !== null),
+      configured: configuredPlatforms(this.providers, credentials),
       silentless: silent ? SILENTLESS : [],
       fixedDue: null,
       cap: null,
