@@ -7,6 +7,7 @@ import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
 import { notificationCompleted } from '../support/notifications';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
+import { retentionPartitionsMade } from '../support/partitions';
 import { waitFor } from '../support/wait-for';
 
 /** Small sends (docs/api.md#small-sends): fanned out by the API in the transaction that stores them, delivered from a queue of their own. */
@@ -34,19 +35,8 @@ describe('small sends (docs/api.md#small-sends)', () => {
     await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: token, user_id: user });
     return { user, token };
   };
-  // The worker's retention creates this week's partitions and the two ahead when the app starts; a
-  // small send meanwhile falls back to its fan-out job (tested below), so the others wait for them.
-  beforeAll(() =>
-    waitFor(async () => {
-      // Both tables have their partition two weeks ahead: retention's last DDL is done.
-      const [{ n }] = await ctx.db.query(
-        `SELECT count(DISTINCT i.inhparent)::int AS n FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-         WHERE i.inhparent IN ('deliveries'::regclass, 'notification_events'::regclass)
-           AND (regexp_match(pg_get_expr(c.relpartbound, c.oid), 'TO \\(''([^'']+)''\\)'))[1]::timestamptz > now() + interval '14 days'`,
-      );
-      return n === 2 ? true : null;
-    }, "retention's partitions"),
-  );
+  // A small send beside retention's start-up DDL falls back to its fan-out job (tested below): the others wait for it.
+  beforeAll(() => retentionPartitionsMade(ctx));
   const rows = async (id: string) => (await ctx.db.query(`SELECT count(*)::int AS n FROM deliveries WHERE notification_id = $1`, [id]))[0].n as number;
   const fanoutJob = (id: string) => queue(FANOUT_QUEUE).getJob(fanoutJobId(id));
 
