@@ -340,10 +340,10 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     }
 
     // Single-device sends from POST to the provider, idle and during a broadcast to the whole app
-    // (the delivery run's installations and the memory run's), with a fresh worker and nothing queued.
+    // (the delivery run's installations and the memory run's), with a fresh worker (measureLatency
+    // starts it, its APNs on a thread of its own) and nothing queued.
     await stack.stopWorker();
     await stack.discardNotifications();
-    await stack.startWorker();
     const appInstallations = options.installations + options.memoryInstallations;
     log(`latency: ${options.latencySamples} single-device sends idle, then during a broadcast to ${appInstallations} installations`);
     const latency = await measureLatency(stack, { samples: options.latencySamples, installations: appInstallations, log });

@@ -1,5 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import type { Stack } from './lib/stack';
+import { Worker } from 'node:worker_threads';
+import { QUEUES, SMALL_SEND_QUEUE } from '../src/common/queues';
+import type { ServiceProcess } from '../test/support/processes';
+import { startApnsThread, type ApnsThread } from './lib/apns-thread';
+import { APNS_TOPIC, type Stack } from './lib/stack';
 
 /**
  * Single-device send latency (bench/README.md "Latency"): from the POST of a send to one user with
@@ -23,23 +27,70 @@ export function quantiles(values: number[]): Quantiles {
 
 const PROBE_TITLE = 'Your code';
 
+/**
+ * The probe's HTTP client, on a thread of its own: the harness's main thread also runs the fake
+ * providers, whose event loop a broadcast keeps busy for hundreds of milliseconds at a time, so a
+ * request timed there measured the fakes' backlog, not the API (bench/README.md "Latency"). It
+ * answers each request with when it was sent and when its answer came, read on its own clock. A
+ * request whose connection broke (a keep-alive socket the server had just closed) is sent again
+ * when it carries an Idempotency-Key, as that makes it safe.
+ */
+const CLIENT = `
+const { parentPort } = require('node:worker_threads');
+const epochMs = () => performance.timeOrigin + performance.now();
+parentPort.on('message', async ({ id, url, init }) => {
+  const started = epochMs();
+  try {
+    const res = await fetch(url, init).catch((error) => {
+      if (error instanceof TypeError && init.headers['Idempotency-Key']) return fetch(url, init);
+      throw error;
+    });
+    const text = await res.text();
+    parentPort.postMessage({ id, started, answered: epochMs(), status: res.status, text });
+  } catch (error) {
+    parentPort.postMessage({ id, started, error: String(error) });
+  }
+});`;
+
+interface ClientAnswer {
+  id: number;
+  started: number;
+  answered: number;
+  status: number;
+  text: string;
+  error?: string;
+}
+
 /** One device (its own user), and every other message the fakes receive counted. */
 export class LatencyProbe {
   private readonly token = randomBytes(32).toString('hex');
   private readonly user = `latency-probe-${randomBytes(4).toString('hex')}`;
-  private arrived: (() => void) | null = null;
-  /** Messages the fakes received for anyone but the probe. */
-  others = 0;
+  private arrived: ((at: number) => void) | null = null;
+  private readonly client = new Worker(CLIENT, { eval: true });
+  private readonly pending = new Map<number, (answer: ClientAnswer) => void>();
+  private nextId = 0;
+  /** Messages the FCM and Web Push fakes received. */
+  private elsewhere = 0;
 
-  constructor(private readonly stack: Stack) {
-    // The fakes keep a short log (a broadcast would fill the harness's memory); the probe's arrival is caught as it comes.
-    stack.apns.logTo((record) => {
-      // The broadcasts reach the probe's device too: only its own sends count as arrived.
-      if (record.token === this.token && record.text.includes(PROBE_TITLE)) this.arrived?.();
-      else this.others++;
-    }, 1000);
-    stack.fcm.logTo(() => this.others++, 1000);
-    stack.web.logTo(() => this.others++, 1000);
+  /** Messages the fakes received for anyone but the probe. */
+  get others(): number {
+    return this.apns.others + this.elsewhere;
+  }
+
+  /** `apns`: the fake APNs the worker sends to (startProbedWorker). */
+  constructor(
+    private readonly stack: Stack,
+    private readonly apns: ApnsThread,
+  ) {
+    this.client.on('message', (answer: ClientAnswer) => {
+      this.pending.get(answer.id)?.(answer);
+      this.pending.delete(answer.id);
+    });
+    // The broadcasts reach the probe's device too: only its own sends count as arrived, timed as the fake takes them.
+    apns.watch(this.token, PROBE_TITLE, (at) => this.arrived?.(at));
+    // The fakes keep a short log (a broadcast would fill the harness's memory).
+    stack.fcm.logTo(() => this.elsewhere++, 1000);
+    stack.web.logTo(() => this.elsewhere++, 1000);
   }
 
   /** Registers the device, then sends to it `warmUp` times (connections, prepared statements, the provider token). */
@@ -53,18 +104,22 @@ export class LatencyProbe {
 
   /** Milliseconds from one send's POST to its arrival at the fake APNs. */
   async timed(): Promise<number> {
-    const landed = new Promise<void>((resolve) => (this.arrived = resolve));
-    const started = performance.now();
-    // An Idempotency-Key, so a request whose connection broke (a keep-alive socket the server had just closed) is sent again safely.
+    const landed = new Promise<number>((resolve) => (this.arrived = resolve));
+    // An Idempotency-Key, so a request whose connection broke is sent again safely.
     const key = randomBytes(8).toString('hex');
     const body = { recipients: { user_ids: [this.user] }, notification: { title: PROBE_TITLE, body: '123456' } };
-    await this.api('POST', '/api/v1/notifications', body, key).catch((error: unknown) => {
-      if (error instanceof TypeError) return this.api('POST', '/api/v1/notifications', body, key);
-      throw error;
+    const { started, answered } = await this.request('POST', '/api/v1/notifications', body, key);
+    this.answered.push(answered - started);
+    // A send that never arrives (a worker process that died) fails the run rather than hanging it.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error('a single-device send did not reach the fake APNs within 60 s')), 60_000);
     });
-    this.answered.push(performance.now() - started);
-    await landed;
-    return performance.now() - started;
+    try {
+      return (await Promise.race([landed, deadline])) - started;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** `count` sends one after another; their latencies. */
@@ -74,23 +129,31 @@ export class LatencyProbe {
     return times;
   }
 
-  /** The fakes log every request again, without a limit. */
+  /** The fakes log every request again, without a limit; the client thread ends. */
   stop(): void {
-    for (const fake of [this.stack.apns, this.stack.fcm, this.stack.web] as { logTo(listener: () => void): void }[]) fake.logTo(() => undefined);
+    for (const fake of [this.stack.fcm, this.stack.web] as { logTo(listener: () => void): void }[]) fake.logTo(() => undefined);
+    void this.client.terminate();
   }
 
-  async api(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<Record<string, any>> {
-    const res = await fetch(`http://127.0.0.1:${this.stack.apiPort}${path}`, {
-      method,
-      headers: {
-        Authorization: `Bearer ${this.stack.token}`,
-        'Content-Type': 'application/json',
-        ...(idempotencyKey ? { 'Idempotency-Key': idempotencyKey } : {}),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
+  async api(method: string, path: string, body?: unknown): Promise<Record<string, any>> {
+    return JSON.parse((await this.request(method, path, body)).text) as Record<string, any>;
+  }
+
+  /** One request through the client thread; throws on an answer of 300 or more. */
+  private async request(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ClientAnswer> {
+    const id = this.nextId++;
+    const answer = new Promise<ClientAnswer>((resolve) => this.pending.set(id, resolve));
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.stack.token}`, 'Content-Type': 'application/json' };
+    if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
+    this.client.postMessage({
+      id,
+      url: `http://127.0.0.1:${this.stack.apiPort}${path}`,
+      init: { method, headers, body: body === undefined ? undefined : JSON.stringify(body) },
     });
-    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
-    return (await res.json()) as Record<string, any>;
+    const result = await answer;
+    if (result.error) throw new Error(`${method} ${path}: ${result.error}`);
+    if (result.status >= 300) throw new Error(`${method} ${path}: ${result.status} ${result.text}`);
+    return result;
   }
 }
 
@@ -111,7 +174,8 @@ export interface LatencyResult {
  * to complete.
  */
 export async function measureLatency(stack: Stack, options: { samples: number; installations: number; log: (line: string) => void }): Promise<LatencyResult> {
-  const probe = new LatencyProbe(stack);
+  const workers = await startProbedWorker(stack);
+  const probe = new LatencyProbe(stack, workers.apns);
   try {
     await probe.start();
     const idle = await probe.samples(options.samples);
@@ -138,5 +202,45 @@ export async function measureLatency(stack: Stack, options: { samples: number; i
     };
   } finally {
     probe.stop();
+    await workers.stop();
+  }
+}
+
+/** Every queue but the small sends': the campaign lane (docs/operations.md "A worker process per lane"). */
+export const CAMPAIGN_QUEUES = QUEUES.filter((queue) => queue !== SMALL_SEND_QUEUE).join(',');
+
+/** The worker processes a LatencyProbe measures, and the fake APNs they send to. */
+export interface ProbedWorkers {
+  apns: ApnsThread;
+  /** Stops the worker processes, then the fake APNs. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the worker (stopped before) with its APNs on a thread of its own (bench/lib/apns-thread.ts),
+ * the provider a LatencyProbe times arrivals at; the FCM and Web Push fakes stay the stack's. With
+ * `lanes` 2, as docs/operations.md recommends where one-time codes must not wait behind campaigns,
+ * a second worker process takes `deliver-small` alone (WORKER_QUEUES) and the first every other queue.
+ */
+export async function startProbedWorker(stack: Stack, lanes: 1 | 2 = 2): Promise<ProbedWorkers> {
+  const apns = await startApnsThread(stack.apnsKey, APNS_TOPIC);
+  await stack.startWorker({ APNS_URL: apns.baseUrl, ...(lanes === 2 ? { WORKER_QUEUES: CAMPAIGN_QUEUES } : {}) });
+  const small = lanes === 2 ? await startSmallSendWorker(stack, apns.baseUrl) : undefined;
+  return {
+    apns,
+    async stop() {
+      await Promise.all([small?.stop('SIGTERM', 30_000), stack.stopWorker()]);
+      await apns.stop();
+    },
+  };
+}
+
+/** The deliver-small lane's own worker process (not the stack's `worker`: the caller stops it). */
+async function startSmallSendWorker(stack: Stack, apnsUrl: string): Promise<ServiceProcess> {
+  const saved = stack.worker;
+  try {
+    return await stack.startWorker({ APNS_URL: apnsUrl, WORKER_QUEUES: SMALL_SEND_QUEUE });
+  } finally {
+    stack.worker = saved;
   }
 }

@@ -9,11 +9,14 @@
  *      (default 120,000; 0: not throttled), is accepted and left running; once the fake providers have received its
  *      first messages, the same samples again; then it is cancelled.
  *
+ * The worker runs as two processes (`--lanes 2`, the default: deliver-small in one of its own,
+ * docs/operations.md "A worker process per lane") or as one (`--lanes 1`).
+ *
  * It prints p50, p90, p99 and the largest of both, and the busy p99 against the idle p99 + 10 ms.
  *
- *   npm run build && npx ts-node --transpile-only bench/pacing-latency.ts [--installations N] [--samples N] [--throttle N]
+ *   npm run build && npx ts-node --transpile-only bench/pacing-latency.ts [--installations N] [--samples N] [--throttle N] [--lanes 1|2]
  */
-import { LatencyProbe, quantiles } from './latency';
+import { LatencyProbe, quantiles, startProbedWorker, type ProbedWorkers } from './latency';
 import { seedInstallations } from './lib/seed';
 import { startStack } from './lib/stack';
 
@@ -24,18 +27,21 @@ const argValue = (name: string, fallback: number) => {
 const INSTALLATIONS = argValue('--installations', 1_000_000);
 const SAMPLES = argValue('--samples', 50);
 const THROTTLE = argValue('--throttle', 120_000);
+/** Worker processes: 2 (default) gives deliver-small one of its own (WORKER_QUEUES), 1 runs every queue in one. */
+const LANES = argValue('--lanes', 2) === 1 ? 1 : 2;
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
 async function main(): Promise<void> {
   const stack = await startStack('pacing-latency');
+  let workers: ProbedWorkers | undefined;
+  let probe: LatencyProbe | undefined;
   try {
     log(`seeding ${INSTALLATIONS} installations`);
     await seedInstallations(stack, INSTALLATIONS, INSTALLATIONS, 'p');
     await stack.db.query('VACUUM ANALYZE installations');
     await stack.startApi();
-    await stack.startWorker();
-
-    const probe = new LatencyProbe(stack);
+    workers = await startProbedWorker(stack, LANES);
+    probe = new LatencyProbe(stack, workers.apns);
     await probe.start();
     probe.answered.length = 0;
     const idle = await probe.samples(SAMPLES);
@@ -62,6 +68,7 @@ async function main(): Promise<void> {
       installations: INSTALLATIONS,
       samples: SAMPLES,
       throttlePerMinute: THROTTLE,
+      workerProcesses: LANES,
       broadcastMessagesWhileMeasured: during,
       broadcastRunningAfterwards: stillRunning,
       idleMs: quantiles(idle),
@@ -82,6 +89,8 @@ async function main(): Promise<void> {
     );
     throw error;
   } finally {
+    probe?.stop();
+    await workers?.stop();
     await stack.stop();
   }
 }

@@ -37,7 +37,14 @@ async function bootstrap(): Promise<void> {
     app = http;
   }
   const where = config.HOST === undefined ? `port ${config.PORT}` : `${config.HOST} port ${config.PORT}`;
-  logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on ${where}`}`);
+  // WORKER_QUEUES (docs/operations.md "A worker process per lane"): the queues this process takes jobs from.
+  const queues =
+    config.APP_MODE !== 'api' && config.WORKER_QUEUES !== undefined
+      ? ` (queues: ${config.WORKER_QUEUES.split(',')
+          .map((q) => q.trim())
+          .join(', ')})`
+      : '';
+  logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on ${where}`}${queues}`);
   armShutdown(app, config.SHUTDOWN_TIMEOUT_MS);
 }
 

@@ -91,6 +91,13 @@ describe('parseEnv (docs/api.md#processes and docs/api.md#environment)', () => {
     },
   );
 
+  it.each([
+    ['deliver-small', 'deliver-small'],
+    ['fanout, deliver,maintenance,webhook,live-activity', 'fanout, deliver,maintenance,webhook,live-activity'],
+  ])('accepts WORKER_QUEUES=%s', (value, parsed) => {
+    expect(parseEnv({ APP_KEY, APP_MODE: 'worker', WORKER_QUEUES: value }).WORKER_QUEUES).toBe(parsed);
+  });
+
   it.each(['api', 'worker', 'all'])('accepts APP_MODE=%s', (mode) => {
     expect(parseEnv({ APP_KEY, APP_MODE: mode }).APP_MODE).toBe(mode);
   });
@@ -155,6 +162,8 @@ describe('parseEnv (docs/api.md#processes and docs/api.md#environment)', () => {
       ['DELIVERY_RETRY_MAX_MS', '-5'],
       ['DELIVERY_RETRY_MAX_MS', 'forever'],
       ['WEBHOOK_MAX_ATTEMPTS', '0'],
+      ['WORKER_QUEUES', 'deliver,campaigns'],
+      ['WORKER_QUEUES', 'deliver-small;fanout'],
       ['WEBHOOK_MAX_ATTEMPTS', '31'],
       ['WEBHOOK_MAX_ATTEMPTS', 'eight'],
       ['WEBHOOK_CONCURRENCY', '0'],

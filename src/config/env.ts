@@ -6,6 +6,7 @@ import { plainToInstance, Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsIP, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf, ValidationError, validateSync } from 'class-validator';
 import { CORS_ORIGIN } from '../common/http/cors';
 import { ALLOWED_HOST_ENTRY } from '../common/web-push-hosts';
+import { QUEUES } from '../common/queues';
 
 /** Raised when the environment is unusable; its message is the one line an operator sees. */
 export class ConfigError extends Error {}
@@ -40,6 +41,8 @@ const QUEUE_PREFIX_PATTERN = /^(?=.{1,64}$)[A-Za-z0-9_-]*(\{[A-Za-z0-9_-]+\}[A-Z
 const CLUSTER_NODE = '(?:\\[[0-9A-Fa-f:.]+\\]|[A-Za-z0-9.-]+):\\d{1,5}';
 const CLUSTER_NODES_PATTERN = new RegExp(`^${CLUSTER_NODE}(?: *, *${CLUSTER_NODE})*$`);
 const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, -1)}(?: *, *${ALLOWED_HOST_ENTRY.source.slice(1, -1)})*$`, 'i');
+const QUEUE_NAME = `(?:${QUEUES.join('|')})`;
+const WORKER_QUEUES_PATTERN = new RegExp(`^${QUEUE_NAME}(?: *, *${QUEUE_NAME})*$`);
 const CORS_ORIGINS_PATTERN = new RegExp(`^(?:\\*|${CORS_ORIGIN.source.slice(1, -1)}(?: *, *${CORS_ORIGIN.source.slice(1, -1)})*)$`, 'i');
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
 const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) => env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
@@ -190,6 +193,16 @@ export class EnvironmentVariables {
   WORKER_CONCURRENCY = 8;
 
   /**
+   * The queues a worker process takes jobs from, comma-separated; unset: every queue. Lets a
+   * deployment give `deliver-small` (one-time codes) a process of its own that a campaign's
+   * deliveries never keep busy (docs/operations.md "A worker process per lane"). Every queue needs
+   * at least one process that runs it.
+   */
+  @IsOptional()
+  @Matches(WORKER_QUEUES_PATTERN, { message: `must be comma-separated queue names from: ${QUEUES.join(', ')}` })
+  WORKER_QUEUES?: string;
+
+  /**
    * A transactional send to at most this many user or installation ids is a small send: the API
    * resolves it in its own transaction and queues its delivery on a queue of its own
    * (docs/api.md#small-sends); 0 sends every notification through the fan-out.
@@ -309,6 +322,7 @@ export const VARIABLES = [
   'DELIVERY_BATCH_SIZE',
   'DELIVERY_CONCURRENCY',
   'WORKER_CONCURRENCY',
+  'WORKER_QUEUES',
   'SMALL_SEND_MAX_RECIPIENTS',
   'SWEEP_INTERVAL_MS',
   'DELIVERY_STUCK_MS',

@@ -5,7 +5,7 @@ import { env } from '../../config/env';
 import { DeliveriesService } from './deliveries.service';
 import { workerOptions } from '../../queue/worker-options';
 
-@Processor(DELIVER_QUEUE, workerOptions(() => env().WORKER_CONCURRENCY))
+@Processor(DELIVER_QUEUE, workerOptions(DELIVER_QUEUE, () => env().WORKER_CONCURRENCY))
 export class DeliverProcessor extends WorkerHost {
   constructor(private readonly deliveries: DeliveriesService) {
     super();

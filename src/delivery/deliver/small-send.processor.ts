@@ -8,7 +8,7 @@ import { workerOptions } from '../../queue/worker-options';
  * The batches of small sends (docs/api.md#small-sends), on their own queue and slots: a one-time
  * code is sent while every delivery slot is busy with a campaign. Never throttled, so never paced.
  */
-@Processor(SMALL_SEND_QUEUE, workerOptions(() => 4))
+@Processor(SMALL_SEND_QUEUE, workerOptions(SMALL_SEND_QUEUE, () => 4))
 export class SmallSendProcessor extends WorkerHost {
   constructor(private readonly deliveries: DeliveriesService) {
     super();

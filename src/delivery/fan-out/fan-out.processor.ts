@@ -7,7 +7,7 @@ import { FanOutService } from './fan-out.service';
 import { workerOptions } from '../../queue/worker-options';
 
 /** Few fan-outs at once: each one is a sequence of database transactions. */
-@Processor(FANOUT_QUEUE, workerOptions(() => 2))
+@Processor(FANOUT_QUEUE, workerOptions(FANOUT_QUEUE, () => 2))
 export class FanOutProcessor extends WorkerHost {
   private readonly logger = new Logger(FanOutProcessor.name);
 

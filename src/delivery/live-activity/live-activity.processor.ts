@@ -6,7 +6,7 @@ import { workerOptions } from '../../queue/worker-options';
 import { LiveActivitySenderService } from './live-activity-sender.service';
 
 /** Live Activity updates (docs/api.md#live-activity-updates): one attempt of one update per job. */
-@Processor(LIVE_ACTIVITY_QUEUE, workerOptions(() => env().WORKER_CONCURRENCY))
+@Processor(LIVE_ACTIVITY_QUEUE, workerOptions(LIVE_ACTIVITY_QUEUE, () => env().WORKER_CONCURRENCY))
 export class LiveActivityProcessor extends WorkerHost {
   constructor(private readonly sender: LiveActivitySenderService) {
     super();

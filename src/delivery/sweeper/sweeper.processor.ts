@@ -15,7 +15,7 @@ const RETENTION_JOB = 'retention';
  * The sweeper and retention run as BullMQ job schedulers on the maintenance queue, one job at a
  * time across all workers, so two workers never sweep (or drop partitions) at once.
  */
-@Processor(MAINTENANCE_QUEUE, workerOptions(() => 1))
+@Processor(MAINTENANCE_QUEUE, workerOptions(MAINTENANCE_QUEUE, () => 1))
 export class SweeperProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(SweeperProcessor.name);
   private timer?: NodeJS.Timeout;
