@@ -8,7 +8,7 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
-import { isSmallSend, SmallSendPlan, SmallSends } from '../delivery/fan-out/small-sends';
+import { isSmallSend, SmallSendPlan, smallSendRecipients, SmallSends } from '../delivery/fan-out/small-sends';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
@@ -91,7 +91,7 @@ export class NotificationsService {
     // A send_at in the past means now; the worker checks the time again, so an early job waits.
     const delayMs = sendAt ? Math.max(0, sendAt.getTime() - Date.now()) : 0;
     const small = isSmallSend({ ...notification, options: content.options }, this.config.SMALL_SEND_MAX_RECIPIENTS, Date.now())
-      ? await this.smallSends.plan(appId, id, content.options, content.title === null)
+      ? await this.smallSends.plan(appId, id, smallSendRecipients(notification), content.options, content.title === null)
       : null;
     const enqueue = () => (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
 

@@ -438,16 +438,6 @@ UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches 
 WHERE id = $1;
 
 -- FanOutRepository.fanOutWithin
-UPDATE notifications SET processing_started_at = now() WHERE id = $1;
-
-SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
-  fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  CASE recipient_kind
-    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
-  END AS ids
-FROM notifications WHERE id = $1 FOR UPDATE;
-
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE

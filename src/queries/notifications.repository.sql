@@ -2,28 +2,27 @@
 
 -- NotificationsRepository.insert
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, processing_started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb,
+       CASE WHEN $17::boolean THEN now() END)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
 
 -- NotificationsRepository.insert, with a small send
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, processing_started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb,
+       CASE WHEN $17::boolean THEN now() END)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
 
-SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
-stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags FROM notifications WHERE app_id = $1 AND id = $2;
-
 -- NotificationsRepository.insertWithResponse
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
-     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, processing_started_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb,
+       CASE WHEN $17::boolean THEN now() END)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;

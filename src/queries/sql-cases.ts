@@ -210,8 +210,15 @@ export const SQL_FILES: SqlFile[] = [
       {
         name: 'FanOutRepository.fanOutWithin',
         call: (db: DataSource) =>
-          db.transaction((manager) => new FanOutRepository(db).fanOutWithin(manager, ID, { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null })),
-        answers: [[], locked('user_ids'), [chunkDone]],
+          db.transaction((manager) =>
+            new FanOutRepository(db).fanOutWithin(
+              manager,
+              ID,
+              { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null },
+              { kind: 'user_ids', ids: ['user-1'] },
+            ),
+          ),
+        answers: [[chunkDone]],
       },
       ...RECIPIENT_KINDS.map((kind) => ({
         name: `FanOutRepository.nextChunk, the last (${kind})`,
@@ -347,10 +354,10 @@ export const SQL_FILES: SqlFile[] = [
     cases: [
       { name: 'NotificationsRepository.insert', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION) },
       {
-        // A small send (docs/api.md#small-sends): the fan-out's statements run between these two (FanOutRepository.fanOutWithin).
+        // A small send (docs/api.md#small-sends): the fan-out's statements follow it (FanOutRepository.fanOutWithin).
         name: 'NotificationsRepository.insert, with a small send',
-        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, async () => undefined),
-        answers: [[{ id: ID }], [{ id: ID }]],
+        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, async () => ({ users: 1, installations: 1, skipped: 0 })),
+        answers: [[{ id: ID }]],
       },
       {
         name: 'NotificationsRepository.insertWithResponse',

@@ -56,6 +56,21 @@ describe('small sends (docs/api.md#small-sends)', () => {
     expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
   });
 
+  it('answers the 202 with the counters its fan-out wrote and the start its INSERT wrote, as the committed row holds them', async () => {
+    const { user } = await iosUser();
+    await newInstallation(ctx, tenant.token, { platform: 'android', push_token: `fcm-${randomUUID()}`, user_id: user });
+    const notification = await accepted({ recipients: { user_ids: [user, `nobody-${randomUUID()}`] }, options: { platforms: ['ios'] } });
+    const [row] = await ctx.db.query(
+      `SELECT stat_users, stat_installations, stat_skipped, processing_started_at, created_at FROM notifications WHERE id = $1`,
+      [notification.id],
+    );
+    expect(notification.statistics).toMatchObject({ users: 1, installations: 2, skipped: 1 });
+    expect(notification.statistics).toMatchObject({ users: row.stat_users, installations: row.stat_installations, skipped: row.stat_skipped });
+    expect(notification.processing_started_at).toBe(row.processing_started_at.toISOString());
+    // Started in the transaction that stored it: the same instant as its creation.
+    expect(row.processing_started_at.getTime()).toBe(row.created_at.getTime());
+  });
+
   it('is sent while every delivery slot is taken: the deliver queue paused, a one-time code still arrives', async () => {
     const { user, token } = await iosUser();
     await queue(DELIVER_QUEUE).pause();

@@ -58,7 +58,7 @@ function chunkTargets(n: LockedNotification, chunkSize: number, p: number, windo
     case 'tags':
       return { where: `${LIVE} AND ${recipientsPredicate(n.kind, p)} AND ${walk(p + 1)}`, params: [n.tags, n.cursor ?? '', chunkSize] };
     case 'filter': {
-      const filter = compileFilter(n.filter!, p + 3, n.started_at);
+      const filter = compileFilter(n.filter!, p + 3, n.started_at!);
       return {
         where: `${LIVE} AND ${filter.sql} AND ($${p + 2}::text IS NULL OR i.installation_id <= $${p + 2}::text) AND ${walk(p)}`,
         params: [n.cursor ?? '', chunkSize, window!.upper, ...filter.params],
@@ -258,7 +258,15 @@ const chunkZonesSql = (where: string) => `
   WHERE zone IS NOT NULL`;
 
 /** Work done inside another repository's transaction (a small send's fan-out, in the one that stores it). */
-export type InTransaction = (manager: EntityManager) => Promise<void>;
+/** What a small send's fan-out added to its notification's counters, as its progress statement wrote them. */
+export interface FannedOut {
+  users: number;
+  installations: number;
+  skipped: number;
+}
+
+/** Work in the transaction that stores a send; what it added to the counters, or null when it wrote none. */
+export type InTransaction = (manager: EntityManager) => Promise<FannedOut | null>;
 
 /** A notification as its fan-out begins. */
 export interface StartedRow {
@@ -292,6 +300,8 @@ export interface FilledBatch {
 
 /** What the fan-out of one chunk wrote. */
 export interface ChunkResult {
+  /** Users counted by this chunk: its users for a list of user ids, else 0 (a walk counts them when it finishes). */
+  users: number;
   installations: number;
   /** Batches that received rows to send. */
   batches: FilledBatch[];
@@ -355,7 +365,14 @@ interface LockedNotification {
   tags: string[] | null;
   ids: string[] | null;
   filter: FilterNode | null;
-  started_at: Date;
+  /** Read for a filter's time conditions; null for a small send, which has none. */
+  started_at: Date | null;
+}
+
+/** A small send's ids (docs/api.md#small-sends), known before its transaction begins. */
+export interface SmallSendRecipients {
+  kind: Extract<RecipientKind, 'user_ids' | 'installation_ids'>;
+  ids: string[];
 }
 
 /**
@@ -398,27 +415,42 @@ export class FanOutRepository {
 
   /**
    * A small send's rows (docs/api.md#small-sends), in the caller's transaction, the one that stored
-   * the notification: processing starts and its one chunk (every id) is written. The finish (and the
+   * the notification and started it (NotificationsRepository.insert): its one chunk (every id) is
+   * written and its progress counted, with no read of the row first. The finish (and the
    * completion of a send whose every installation was skipped) is left to its fan-out job, which the
    * sweeper queues again should Redis lose it.
    */
-  async fanOutWithin(manager: EntityManager, notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
-    await manager.query(`UPDATE notifications SET processing_started_at = now() WHERE id = $1`, [notificationId]);
-    return this.chunkIn(manager, notificationId, params);
+  async fanOutWithin(manager: EntityManager, notificationId: string, params: ChunkParams, recipients: SmallSendRecipients): Promise<ChunkResult | null> {
+    // Inserted by this transaction, so no one else sees it: its state is known, and there is nothing to lock.
+    const fresh: LockedNotification = {
+      kind: recipients.kind,
+      position: 0,
+      batches: 0,
+      fanned_out_at: null,
+      cursor: null,
+      canceled: false,
+      tags: null,
+      ids: recipients.ids.slice(0, params.chunkSize),
+      filter: null,
+      started_at: null,
+    };
+    return this.chunkIn(manager, notificationId, params, fresh);
   }
 
-  private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
+  private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams, known?: LockedNotification): Promise<ChunkResult | null> {
     // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
-    const [n]: LockedNotification[] = await manager.query(
-      `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
+    const [n]: LockedNotification[] = known
+      ? [known]
+      : await manager.query(
+          `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
          fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
          CASE recipient_kind
            WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
            WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
          END AS ids
        FROM notifications WHERE id = $1 FOR UPDATE`,
-      [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
-    );
+          [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
+        );
     if (n.fanned_out_at) return null;
     const window = n.kind === 'filter' ? await this.filterWindow(manager, params.appId, n.cursor, params.chunkSize * FILTER_WINDOW_CHUNKS) : null;
     const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM, window);
@@ -476,6 +508,7 @@ export class FanOutRepository {
     if (finished) await this.finish(manager, notificationId, n.kind);
     return {
       finished,
+      users: n.kind === 'user_ids' ? r.users : 0,
       installations: r.installations,
       batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
       skipped: r.skipped_by_reason,

@@ -5,10 +5,10 @@ import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { SILENTLESS } from '../providers/payloads';
 import { configuredPlatforms, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
-import { ChunkParams, ChunkResult, FanOutRepository, InTransaction, wantedPlatforms } from './fan-out.repository';
+import { ChunkParams, ChunkResult, FanOutRepository, InTransaction, SmallSendRecipients, wantedPlatforms } from './fan-out.repository';
 
 /** Work in the transaction that stores a send (NotificationsRepository.insert takes it). */
-export type { InTransaction };
+export type { InTransaction, SmallSendRecipients };
 
 /** One chunk takes every id of a small send (SMALL_SEND_MAX_RECIPIENTS is at most this). */
 const SMALL_SEND_CHUNK = 100;
@@ -41,6 +41,11 @@ export function isSmallSend(send: SendShape, max: number, now: number): boolean 
   );
 }
 
+/** The ids of a send isSmallSend accepted. */
+export function smallSendRecipients(send: Pick<SendShape, 'recipientKind' | 'userIds' | 'installationIds'>): SmallSendRecipients {
+  return send.recipientKind === 'user_ids' ? { kind: 'user_ids', ids: send.userIds } : { kind: 'installation_ids', ids: send.installationIds ?? [] };
+}
+
 /** A small send's fan-out as the API runs it: `within` the transaction that stores it, then what it wrote. */
 export interface SmallSendPlan {
   /** The notification's id. */
@@ -63,7 +68,13 @@ export class SmallSends {
   ) {}
 
   /** The plan of one small send; its parameters are read before the transaction begins (credentials are cached per process). */
-  async plan(appId: string, notificationId: string, options: NotificationOptions | null, silent: boolean): Promise<SmallSendPlan> {
+  async plan(
+    appId: string,
+    notificationId: string,
+    recipients: SmallSendRecipients,
+    options: NotificationOptions | null,
+    silent: boolean,
+  ): Promise<SmallSendPlan> {
     const credentials = await this.credentials.forDelivery(appId);
     const params: ChunkParams = {
       appId,
@@ -81,7 +92,9 @@ export class SmallSends {
     return {
       id: notificationId,
       within: async (manager) => {
-        chunk = await this.fanOuts.fanOutWithin(manager, notificationId, params);
+        const done = await this.fanOuts.fanOutWithin(manager, notificationId, params, recipients);
+        chunk = done;
+        return done && { users: done.users, installations: done.installations, skipped: done.skipped.reduce((sum, s) => sum + s.count, 0) };
       },
       batches: () => chunk?.batches.map((b) => b.batch) ?? [],
       skipped: () => chunk?.skipped ?? [],
