@@ -80,7 +80,14 @@ export class DeliveriesService {
    * the job is to come back then, without holding a worker slot meanwhile, with `paced` set: the
    * turn is already its own.
    */
-  async deliverBatch(notificationId: string, batch: number, reclaim = false, paced = false): Promise<{ sent: number; waitMs?: number }> {
+  async deliverBatch(
+    notificationId: string,
+    batch: number,
+    reclaim = false,
+    paced = false,
+    /** A small send's batch (docs/api.md#small-sends): its outcomes are written at once (OutcomeRecorder.record). */
+    urgent = false,
+  ): Promise<{ sent: number; waitMs?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     // Gone (its app deleted) or never fanned out: no rows to send.
@@ -114,14 +121,17 @@ export class DeliveriesService {
       const final = this.finalize(row, outcome);
       if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());
       writes.add(
-        this.outcomes.record({
-          notificationId,
-          notificationStartedAt: startedAt,
-          installationId: row.installation_id,
-          marketing: content.options?.category === 'marketing',
-          outcome: final,
-          invalidation: this.invalidation(row, outcome),
-        }),
+        this.outcomes.record(
+          {
+            notificationId,
+            notificationStartedAt: startedAt,
+            installationId: row.installation_id,
+            marketing: content.options?.category === 'marketing',
+            outcome: final,
+            invalidation: this.invalidation(row, outcome),
+          },
+          urgent,
+        ),
       );
     });
     // The job ends once its outcomes are written: its retry must find its rows pending again.

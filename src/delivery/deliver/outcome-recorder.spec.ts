@@ -70,6 +70,24 @@ describe('OutcomeRecorder', () => {
     await expect(written).resolves.toBeUndefined();
   });
 
+  it("writes a small send's outcome at once, with what waited beside it, and the next urgent one after the write in progress", async () => {
+    holdWrites = true;
+    void recorder.record(record(1));
+    const urgent = recorder.record(record(2), true);
+    await settle();
+    // Not FLUSH_INTERVAL_MS later: a small send's job holds its slot until its outcome is written.
+    expect(writes).toEqual([['i-1', 'i-2']]);
+    const next = recorder.record(record(3), true);
+    await settle();
+    expect(writes).toHaveLength(1);
+    pending.shift()!();
+    await expect(urgent).resolves.toBeUndefined();
+    await settle();
+    expect(writes).toEqual([['i-1', 'i-2'], ['i-3']]);
+    pending.shift()!();
+    await expect(next).resolves.toBeUndefined();
+  });
+
   it('writes one group at a time; what came meanwhile goes in the next write', async () => {
     holdWrites = true;
     const first = recorder.record(record(1));

@@ -16,6 +16,7 @@ export class SmallSendProcessor extends WorkerHost {
 
   process(job: Job<DeliverJob>) {
     // A job that stalled (its worker died) takes back the rows that worker had in flight.
-    return this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0);
+    // Its outcomes are written at once: the job holds one of the few slots until they are.
+    return this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0, false, true);
   }
 }
