@@ -1,5 +1,5 @@
-import type { Pool } from 'pg';
-import type { DataSource } from 'typeorm';
+import type { Pool, PoolClient } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { env } from '../config/env';
 
@@ -18,4 +18,11 @@ export async function preparedQuery<Row>(db: DataSource, name: string, text: str
   const pool = (db.driver as PostgresDriver).master as Pool;
   const result = await pool.query(env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
+}
+
+/** preparedQuery inside a transaction: on the connection `manager` holds (a small send's chunk, docs/api.md#small-sends). */
+export async function preparedQueryIn<Row>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
+  const client = (manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
+  const result = await client.query(env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
+  return result.rows as Row[];
 }

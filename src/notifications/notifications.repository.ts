@@ -50,10 +50,16 @@ const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, da
  * (check_violation), or a deadlock or lock timeout beside the DDL that creates one.
  */
 export function isPartitionRace(error: unknown): boolean {
-  const cause = (error as { driverError?: { code?: string; message?: string } }).driverError;
+  // TypeORM wraps the driver's error; a prepared statement's (common/prepared-query.ts) comes bare.
+  const wrapped = error as { driverError?: { code?: string; message?: string }; code?: string; message?: string };
+  const cause = wrapped.driverError ?? wrapped;
   if (cause?.code === '23514') return cause.message?.startsWith('no partition of relation') ?? false;
   return cause?.code === '40P01' || cause?.code === '55P03';
 }
+
+/** PostgreSQL's deadlock_detected, and how often a cancel that met one runs (NotificationsRepository.cancel). */
+const DEADLOCK = '40P01';
+const CANCEL_ATTEMPTS = 5;
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
@@ -229,6 +235,19 @@ export class NotificationsRepository {
    * Undefined when the notification is not this app's, or had completed or been cancelled already.
    */
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
+    // It locks the notification, then its rows; a worker's outcome write locks rows it claimed,
+    // then the notification. Should the two meet (a row claimed after this began), PostgreSQL rolls
+    // one back, and a rolled-back cancel runs again, as the worker's write does (OutcomeRecorder).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.cancelOnce(appId, id);
+      } catch (error) {
+        if ((error as { driverError?: { code?: string } }).driverError?.code !== DEADLOCK || attempt >= CANCEL_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private cancelOnce(appId: string, id: string): Promise<NotificationRow | undefined> {
     return this.db.transaction(async (manager) => {
       const [marked]: { id: string }[] = await manager.query(
         `WITH marked AS (

@@ -38,6 +38,7 @@ const UNCAPTURED: Record<string, string> = {
   'FanOutRepository.finish': 'private; its statements are in the case of the last nextChunk',
   'FanOutRepository.filterWindow': 'private; its statement is in the cases of nextChunk (filter)',
   'FanOutRepository.chunkIn': 'private; its statements are in the cases of nextChunk and fanOutWithin',
+  'NotificationsRepository.cancelOnce': 'private; its statements are in the case of cancel',
   'NotificationsRepository.insertWithin': 'private; its statements are in the cases of insert and insertWithResponse',
   'NotificationsRepository.withoutPartitionFallback': 'private; runs insert or insertWithResponse again, no SQL of its own',
 };

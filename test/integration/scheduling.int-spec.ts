@@ -234,6 +234,36 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       });
     });
 
+    it("is run again when it deadlocks with a worker's outcome write (which holds a delivery row and waits for the notification's)", async () => {
+      const retried = await ios({ user_id: 'd1' });
+      stack.fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 30 }]);
+      const id = (await send({ recipients: { user_ids: ['d1'] } })).body.data.id;
+      await waitFor(async () => (await deliveries(id))[0]?.status === 'pending' && apnsRequests(retried.push_token).length === 1, 'the retry to be pending');
+      // A transaction that locks the pending row and then the notification's, as RECORD_OUTCOMES_SQL
+      // does with the rows it writes; the cancel locks them the other way round.
+      const writer = ctx.db.createQueryRunner();
+      await writer.connect();
+      try {
+        await writer.startTransaction();
+        await writer.query(`UPDATE deliveries SET updated_at = now() WHERE notification_id = $1`, [id]);
+        const canceling = cancel(id).then((res) => res);
+        await waitFor(
+          async () => (await ctx.db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).length > 0 || null,
+          'the cancel to wait for the row',
+        );
+        // The cancel waited first, so its deadlock check (deadlock_timeout, 1 s) finds the cycle and rolls it back.
+        await writer.query(`UPDATE notifications SET stat_failed = stat_failed WHERE id = $1`, [id]);
+        await writer.commitTransaction();
+        const canceled = await canceling;
+        expect(canceled.status).toBe(200);
+        expect(canceled.body.data).toMatchObject({ canceled_at: expect.stringMatching(ISO_MS), completed_at: expect.stringMatching(ISO_MS) });
+        expect((await deliveries(id))[0]).toMatchObject({ status: 'skipped', reason: 'Canceled' });
+      } finally {
+        if (writer.isTransactionActive) await writer.rollbackTransaction();
+        await writer.release();
+      }
+    });
+
     it('a delivery job that wakes up for a cancelled notification sends nothing', async () => {
       const retried = await ios({ user_id: 'w1' });
       stack.fakes.apns.script(retried.push_token, [{ status: 503, reason: 'ServiceUnavailable', retryAfter: 1 }]);

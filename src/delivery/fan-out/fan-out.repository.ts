@@ -8,6 +8,7 @@ import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { ChunkDueTimes } from './pacing';
+import { preparedQueryIn } from '../../common/prepared-query';
 
 /** The live installations of the app ($1). */
 const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
@@ -466,23 +467,24 @@ export class FanOutRepository {
             ),
           )
         : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
-    const [r] = await manager.query<[ChunkRow]>(
-      fanOutChunkSql(target.where),
-      fanOutChunkParams({
-        appId: params.appId,
-        notificationId,
-        batchSize: params.batchSize,
-        wanted: params.wanted,
-        configured: params.configured,
-        silentless: params.silentless,
-        batches: n.batches,
-        canceled: n.canceled,
-        due,
-        cap: params.cap,
-        paceMs: params.paceMs,
-        target: target.params,
-      }),
-    );
+    const sql = fanOutChunkSql(target.where);
+    const values = fanOutChunkParams({
+      appId: params.appId,
+      notificationId,
+      batchSize: params.batchSize,
+      wanted: params.wanted,
+      configured: params.configured,
+      silentless: params.silentless,
+      batches: n.batches,
+      canceled: n.canceled,
+      due,
+      cap: params.cap,
+      paceMs: params.paceMs,
+      target: target.params,
+    });
+    // A small send's chunk has one text per kind: prepared once per connection, not parsed and
+    // planned on every POST (bench/README.md "A burst of one-time codes").
+    const [r] = known ? await preparedQueryIn<ChunkRow>(manager, `fan_out_small_${n.kind}`, sql, values) : await manager.query<[ChunkRow]>(sql, values);
     const walked = n.kind === 'tags' || n.kind === 'filter' || n.kind === 'all';
     // A walk's chunk short of its size found every match left (a filter's, every match of its
     // window): the walk is done, or goes on after the window.
