@@ -2,7 +2,9 @@ import 'reflect-metadata';
 import { INestApplicationContext, Logger } from '@nestjs/common';
 import { AllModule, ApiModule, WorkerModule } from './app.module';
 import { createHttpApp, createWorkerContext } from './app.factory';
+import { QUEUES } from './common/queues';
 import { ConfigError, env } from './config/env';
+import { runsQueue } from './queue/worker-options';
 import { DatabaseUnreachableError, waitForDatabase } from './database/wait-for-database';
 import { processLogger } from './logging/process-logger';
 
@@ -40,9 +42,7 @@ async function bootstrap(): Promise<void> {
   // WORKER_QUEUES (docs/operations.md "A worker process per lane"): the queues this process takes jobs from.
   const queues =
     config.APP_MODE !== 'api' && config.WORKER_QUEUES !== undefined
-      ? ` (queues: ${config.WORKER_QUEUES.split(',')
-          .map((q) => q.trim())
-          .join(', ')})`
+      ? ` (queues: ${QUEUES.filter((queue) => runsQueue(config.WORKER_QUEUES, queue)).join(', ')})`
       : '';
   logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on ${where}`}${queues}`);
   armShutdown(app, config.SHUTDOWN_TIMEOUT_MS);

@@ -3,6 +3,9 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { env } from '../config/env';
 
+/** The statement named, or unnamed when DATABASE_PREPARED_STATEMENTS is off. */
+const statement = (name: string, text: string, values: unknown[]) => (env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
+
 /**
  * Runs a statement of the request hot path as a named prepared statement, straight on the pool
  * TypeORM already holds. Each pg connection parses and plans it once; afterwards a request sends
@@ -16,13 +19,13 @@ import { env } from '../config/env';
  */
 export async function preparedQuery<Row>(db: DataSource, name: string, text: string, values: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
   const pool = (db.driver as PostgresDriver).master as Pool;
-  const result = await pool.query(env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
+  const result = await pool.query(statement(name, text, values));
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }
 
 /** preparedQuery inside a transaction: on the connection `manager` holds (a small send's chunk, docs/api.md#small-sends). */
 export async function preparedQueryIn<Row>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
   const client = (manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-  const result = await client.query(env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
+  const result = await client.query(statement(name, text, values));
   return result.rows as Row[];
 }

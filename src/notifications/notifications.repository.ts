@@ -3,6 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
+import { DEADLOCK_DETECTED, pgError, retryingDeadlocks } from '../common/pg-errors';
 import type { InTransaction } from '../delivery/fan-out/small-sends';
 import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
@@ -50,15 +51,12 @@ const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, da
  * (check_violation), or a deadlock or lock timeout beside the DDL that creates one.
  */
 export function isPartitionRace(error: unknown): boolean {
-  // TypeORM wraps the driver's error; a prepared statement's (common/prepared-query.ts) comes bare.
-  const wrapped = error as { driverError?: { code?: string; message?: string }; code?: string; message?: string };
-  const cause = wrapped.driverError ?? wrapped;
-  if (cause?.code === '23514') return cause.message?.startsWith('no partition of relation') ?? false;
-  return cause?.code === '40P01' || cause?.code === '55P03';
+  const cause = pgError(error);
+  if (cause.code === '23514') return cause.message?.startsWith('no partition of relation') ?? false;
+  return cause.code === DEADLOCK_DETECTED || cause.code === '55P03';
 }
 
-/** PostgreSQL's deadlock_detected, and how often a cancel that met one runs (NotificationsRepository.cancel). */
-const DEADLOCK = '40P01';
+/** How often a cancel that met a deadlock runs (NotificationsRepository.cancel). */
 const CANCEL_ATTEMPTS = 5;
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
@@ -238,13 +236,7 @@ export class NotificationsRepository {
     // It locks the notification, then its rows; a worker's outcome write locks rows it claimed,
     // then the notification. Should the two meet (a row claimed after this began), PostgreSQL rolls
     // one back, and a rolled-back cancel runs again, as the worker's write does (OutcomeRecorder).
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.cancelOnce(appId, id);
-      } catch (error) {
-        if ((error as { driverError?: { code?: string } }).driverError?.code !== DEADLOCK || attempt >= CANCEL_ATTEMPTS) throw error;
-      }
-    }
+    return retryingDeadlocks(() => this.cancelOnce(appId, id), CANCEL_ATTEMPTS);
   }
 
   private cancelOnce(appId: string, id: string): Promise<NotificationRow | undefined> {

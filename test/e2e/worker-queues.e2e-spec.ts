@@ -1,12 +1,12 @@
 import { Queue } from 'bullmq';
 import { FANOUT_QUEUE, fanoutJobId } from '../../src/common/queues';
-import { newApp, TestTenant } from '../support/factories';
 import { notificationRowCompleted, sendToUsers } from '../support/notifications';
 import { retentionPartitionsMade } from '../support/partitions';
-import { ChildEnv, ServiceProcess } from '../support/processes';
-import { configureProviders, seedInstallations } from '../support/providers';
+import { ServiceProcess } from '../support/processes';
+import { seedInstallations } from '../support/providers';
 import { TEST_REDIS_URL } from '../support/services';
 import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
+import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 
 /** Every queue but the small sends': the campaign lane. */
@@ -21,16 +21,10 @@ const CAMPAIGN_QUEUES = 'fanout,deliver,maintenance,webhook,live-activity';
 describe('WORKER_QUEUES', () => {
   const stack = useApiWithFakeProviders();
   const { ctx } = stack;
-  let tenant: TestTenant;
-  let workerEnv: ChildEnv;
-
-  beforeAll(async () => {
-    tenant = await newApp(ctx);
-    await configureProviders(ctx, tenant.appId, stack.fakes);
-    workerEnv = fakeProvidersWorkerEnv(ctx, stack.fakes);
-  });
+  const tenant = useTenantWithProviders(stack, 'Worker queues');
 
   it('a process given deliver-small alone sends small sends and leaves the campaign queues alone', async () => {
+    const workerEnv = fakeProvidersWorkerEnv(ctx, stack.fakes);
     const seeded = await seedInstallations(ctx, tenant.appId, stack.fakes, 20, 'lane', 'ios');
     // A campaign-lane process makes retention's partitions first, so the code takes the small-send path.
     const first = ServiceProcess.start({ ...workerEnv, WORKER_QUEUES: CAMPAIGN_QUEUES });

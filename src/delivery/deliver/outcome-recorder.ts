@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { retryingDeadlocks } from '../../common/pg-errors';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
 import { StoreOutage } from './store-outage';
@@ -105,13 +106,7 @@ export class OutcomeRecorder {
   }
 
   /** Writes a group; answers the notifications it completed (for their completion log line). */
-  private async recordRetryingDeadlocks(records: DeliveryRecord[]): Promise<string[]> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.deliveries.recordOutcomes(records);
-      } catch (error) {
-        if ((error as { code?: string }).code !== '40P01' || attempt >= DEADLOCK_RETRIES) throw error;
-      }
-    }
+  private recordRetryingDeadlocks(records: DeliveryRecord[]): Promise<string[]> {
+    return retryingDeadlocks(() => this.deliveries.recordOutcomes(records), DEADLOCK_RETRIES);
   }
 }
