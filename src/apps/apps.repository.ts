@@ -62,8 +62,8 @@ export class AppsRepository {
   /**
    * Deletes the app; the foreign keys cascade to its tokens, credentials, installations,
    * notifications, deliveries, events and idempotency keys, in this one statement. Its installations'
-   * badge counts have no key to cascade from (migration InstallationBadgesWithoutKey): the statement
-   * deletes them itself. Counts what it held, read in the same statement (same snapshot). Undefined
+   * badge counts and its filter sends' staged audiences have no key to cascade from (migrations
+   * InstallationBadgesWithoutKey, FilterSendAudiences): the statement deletes them itself. Counts what it held, read in the same statement (same snapshot). Undefined
    * when there is no such app.
    */
   async delete(id: string): Promise<(AppRow & DeletedCounts) | undefined> {
@@ -75,6 +75,8 @@ export class AppsRepository {
                 (SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE n.app_id = $1)::int AS deliveries
        ), uncounted AS (
          DELETE FROM installation_badges b USING installations i WHERE i.id = b.installation_id AND i.app_id = $1
+       ), unstaged AS (
+         DELETE FROM fanout_audiences f USING notifications n WHERE n.id = f.notification_id AND n.app_id = $1
        ), gone AS (
          DELETE FROM apps WHERE id = $1 RETURNING id, name, created_at
        )

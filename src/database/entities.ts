@@ -3,6 +3,7 @@ import { AppCredentials } from '../credentials/app-credentials.entity';
 import { Delivery } from '../delivery/delivery.entity';
 import { DeliveryMinute } from '../delivery/delivery-minute.entity';
 import { MarketingReceipt } from '../delivery/marketing-receipt.entity';
+import { FanOutAudienceChunk } from '../delivery/fanout-audience.entity';
 import { NotificationEvent } from '../notifications/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
@@ -28,6 +29,7 @@ export const ENTITIES = [
   WebhookMessage,
   DeliveryMinute,
   MarketingReceipt,
+  FanOutAudienceChunk,
   LiveActivity,
   LiveActivityUpdate,
   LiveActivityChannel,

@@ -29,6 +29,8 @@ export interface Device {
 @Index('installations_app_id_user_id_idx', ['appId', 'userId'])
 // Audience filters' app_version ranges (migration Audiences): on app_version_key(device ->> 'app_version'), an expression TypeORM cannot declare.
 @Index('installations_app_version_idx', { synchronize: false })
+// The language audience filters compare (migration FilterSendAudiences), an expression too.
+@Index('installations_language_idx', { synchronize: false })
 export class Installation {
   @PrimaryGeneratedColumn('uuid')
   id: string;

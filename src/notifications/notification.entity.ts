@@ -111,6 +111,10 @@ export class Notification {
   @Column({ name: 'fanout_cursor', type: 'varchar', length: 255, nullable: true })
   fanoutCursor: string | null;
 
+  /** A filter send's audience, staged when its fan-out began: how many chunks (fanout_audiences); null before. */
+  @Column({ name: 'fanout_audience_chunks', type: 'integer', nullable: true })
+  fanoutAudienceChunks: number | null;
+
   @Column({ name: 'send_at', type: 'timestamptz', nullable: true })
   sendAt: Date | null;
 

@@ -17,6 +17,8 @@ WITH held AS (
          (SELECT count(*) FROM deliveries d JOIN notifications n ON n.id = d.notification_id WHERE n.app_id = $1)::int AS deliveries
 ), uncounted AS (
   DELETE FROM installation_badges b USING installations i WHERE i.id = b.installation_id AND i.app_id = $1
+), unstaged AS (
+  DELETE FROM fanout_audiences f USING notifications n WHERE n.id = f.notification_id AND n.app_id = $1
 ), gone AS (
   DELETE FROM apps WHERE id = $1 RETURNING id, name, created_at
 )

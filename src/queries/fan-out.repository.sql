@@ -13,6 +13,7 @@ SELECT send_at FROM notifications WHERE id = $1;
 -- FanOutRepository.nextChunk (user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -92,12 +93,13 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk (installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -177,12 +179,13 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk (tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -262,21 +265,30 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk (filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1;
+CREATE TEMPORARY TABLE fanout_matched ON COMMIT DROP AS
+SELECT i.id, (row_number() OVER () - 1) / $2 AS chunk
+FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($3::text[])) AND (i.properties @> $4::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $5::integer[]) AND (i.last_seen_at >= $6::timestamptz) AND ((i.tags @> ARRAY[$7::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $8::text) IS NOT TRUE));
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($5::text[])) AND (i.properties @> $6::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $7::integer[]) AND (i.last_seen_at >= $8::timestamptz) AND ((i.tags @> ARRAY[$9::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $10::text) IS NOT TRUE)) AND ($4::text IS NULL OR i.installation_id <= $4::text) AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
+WITH staged AS (
+  INSERT INTO fanout_audiences (notification_id, chunk, installation_ids)
+  SELECT $1, chunk, array_agg(id) FROM fanout_matched GROUP BY chunk
+  RETURNING 1)
+SELECT count(*)::int AS chunks FROM staged;
+
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $2::uuid AND a.chunk = $3::int)::uuid[])) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
@@ -294,7 +306,7 @@ WITH chosen AS (
         WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($33::text[])) AND (i.properties @> $34::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $35::integer[]) AND (i.last_seen_at >= $36::timestamptz) AND ((i.tags @> ARRAY[$37::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $38::text) IS NOT TRUE)) AND ($32::text IS NULL OR i.installation_id <= $32::text) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $30::uuid AND a.chunk = $31::int)::uuid[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -349,12 +361,15 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
+
+DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
 
 -- FanOutRepository.nextChunk (all)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -434,7 +449,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 -- FanOutRepository.fanOutWithin
@@ -508,12 +523,13 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk, the last (user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -525,6 +541,7 @@ UPDATE notifications SET fanned_out_at = now() WHERE id = $1;
 -- FanOutRepository.nextChunk, the last (installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -539,6 +556,7 @@ WHERE id = $1;
 -- FanOutRepository.nextChunk, the last (tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -615,7 +633,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
@@ -626,13 +644,12 @@ WHERE id = $1;
 -- FanOutRepository.nextChunk, the last (filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
-
-SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -649,7 +666,7 @@ WITH chosen AS (
         WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($33::text[])) AND (i.properties @> $34::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $35::integer[]) AND (i.last_seen_at >= $36::timestamptz) AND ((i.tags @> ARRAY[$37::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $38::text) IS NOT TRUE)) AND ($32::text IS NULL OR i.installation_id <= $32::text) AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $30::uuid AND a.chunk = $31::int)::uuid[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
@@ -704,8 +721,10 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
+
+DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -715,6 +734,7 @@ WHERE id = $1;
 -- FanOutRepository.nextChunk, the last (all)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+  fanout_audience_chunks AS audience_chunks,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -791,7 +811,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
+  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
 WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n

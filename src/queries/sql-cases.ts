@@ -74,14 +74,26 @@ const CHUNK: ChunkParams = {
   paceMs: 500,
 };
 
-/** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up. */
-const locked = (kind: RecipientKind, ids: string[] = ['x']) => [
-  { kind, position: 0, batches: 0, fanned_out_at: null, cursor: null, canceled: false, tags: ['t'], ids, filter: FILTER, started_at: AT },
+/** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given. */
+const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: number | null = null) => [
+  {
+    kind,
+    position: 0,
+    batches: 0,
+    fanned_out_at: null,
+    cursor: null,
+    canceled: false,
+    tags: ['t'],
+    ids,
+    filter: FILTER,
+    started_at: AT,
+    audience_chunks: audienceChunks,
+  },
 ];
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
-/** A filter chunk's window (FanOutRepository.filterWindow): one ending before the app's last installation, or the rest of the app. */
-const windowOf = (kind: RecipientKind, full: boolean) => (kind === 'filter' ? [full ? [{ installation_id: 'y' }] : []] : []);
-const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'filter' || kind === 'all';
+/** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience): two chunks. */
+const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
+const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 
 /** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */
 const FILTER: FilterNode = {
@@ -204,8 +216,8 @@ export const SQL_FILES: SqlFile[] = [
       ...RECIPIENT_KINDS.map((kind) => ({
         name: `FanOutRepository.nextChunk (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, CHUNK),
-        // A walk's chunk of its full size: the walk goes on.
-        answers: [locked(kind), ...windowOf(kind, true), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
+        // A walk's chunk of its full size, a filter's first of two: the fan-out goes on.
+        answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
       })),
       {
         name: 'FanOutRepository.fanOutWithin',
@@ -223,7 +235,8 @@ export const SQL_FILES: SqlFile[] = [
       ...RECIPIENT_KINDS.map((kind) => ({
         name: `FanOutRepository.nextChunk, the last (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, { ...CHUNK, dueTimes: undefined }),
-        answers: walked(kind) ? [locked(kind), ...windowOf(kind, false), [{ ...chunkDone, found: 0 }]] : [locked(kind, [])],
+        // A walk's chunk that finds fewer than its size, a filter's that takes the rest of its audience, a list used up.
+        answers: walked(kind) ? [locked(kind), [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [chunkDone]] : [locked(kind, [])],
       })),
     ],
   },

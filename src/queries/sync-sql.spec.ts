@@ -36,7 +36,8 @@ const REPOSITORIES = [
 const UNCAPTURED: Record<string, string> = {
   'CredentialsRepository.find': 'TypeORM builds it (findOneBy)',
   'FanOutRepository.finish': 'private; its statements are in the case of the last nextChunk',
-  'FanOutRepository.filterWindow': 'private; its statement is in the cases of nextChunk (filter)',
+  'FanOutRepository.stageAudience': 'private; its statement is in the case of nextChunk (filter)',
+  'FanOutRepository.unstage': 'private; its statement is in the cases of nextChunk (filter)',
   'FanOutRepository.chunkIn': 'private; its statements are in the cases of nextChunk and fanOutWithin',
   'NotificationsRepository.cancelOnce': 'private; its statements are in the case of cancel',
   'NotificationsRepository.insertWithin': 'private; its statements are in the cases of insert and insertWithResponse',

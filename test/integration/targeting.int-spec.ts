@@ -1,3 +1,4 @@
+import { AppsRepository } from '../../src/apps/apps.repository';
 import { ChunkParams, FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
@@ -263,18 +264,18 @@ describe('targeting (docs/api.md#recipients)', () => {
     expect(counts).toEqual({ rows: 12_001, installations: 12_001 });
   });
 
-  it('walks a filter send window by window (FILTER_WINDOW_CHUNKS): dense and sparse matches each once, the cursor only forward', async () => {
-    // The worker's own chunk statements with chunks of 10: windows of 200 of the app's 1,000 installations.
-    const app = await newApp(ctx, 'Windows');
-    const seeded = await seedInstallations(ctx, app.appId, stack.fakes, 1_000, 'win');
-    // Matches: every 37th installation (one or two a window) and all 60 of win-500 to win-559 (more than a chunk, in one window).
+  it("stages a filter send's audience once, when its fan-out begins, and takes it chunk by chunk", async () => {
+    // The worker's own chunk statements with chunks of 10, over an app of 1,000 installations.
+    const app = await newApp(ctx, 'Staged');
+    const seeded = await seedInstallations(ctx, app.appId, stack.fakes, 1_000, 'stage');
+    // Matches: every 37th installation and all 60 of stage-500 to stage-559.
     const pro = seeded.map((s, n) => (n % 37 === 0 || (n >= 500 && n < 560) ? s.userId : null)).filter((u) => u !== null);
     await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = ANY($2::text[])`, [app.appId, pro]);
-    // Not targets: a deleted match, and another app's.
-    await ctx.db.query(`UPDATE installations SET deleted_at = now() WHERE app_id = $1 AND user_id = 'win-37'`, [app.appId]);
-    await seedInstallations(ctx, tenant.appId, stack.fakes, 1, 'win-other');
-    await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = 'win-other-0'`, [tenant.appId]);
-    const targets = pro.filter((u) => u !== 'win-37');
+    // Not in the audience: a deleted match, and another app's.
+    await ctx.db.query(`UPDATE installations SET deleted_at = now() WHERE app_id = $1 AND user_id = 'stage-37'`, [app.appId]);
+    await seedInstallations(ctx, tenant.appId, stack.fakes, 1, 'stage-other');
+    await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = 'stage-other-0'`, [tenant.appId]);
+    const audience = pro.filter((u) => u !== 'stage-37');
 
     const [{ id }] = await ctx.db.query(
       `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
@@ -292,29 +293,104 @@ describe('targeting (docs/api.md#recipients)', () => {
       cap: null,
       paceMs: null,
     };
-    const cursors: string[] = [];
-    let written = 0;
+    const state = async () =>
+      (
+        await ctx.db.query(
+          `SELECT n.fanout_audience_chunks AS chunks, n.fanout_position AS position, n.fanned_out_at IS NOT NULL AS done,
+             (SELECT COALESCE(sum(cardinality(a.installation_ids)), 0)::int FROM fanout_audiences a WHERE a.notification_id = n.id) AS staged
+           FROM notifications n WHERE n.id = $1`,
+          [id],
+        )
+      )[0] as { chunks: number; position: number; done: boolean; staged: number };
+
+    // A new repository each time: all the fan-out's state is in the database, as after a worker restart.
+    const first = await new FanOutRepository(ctx.db).nextChunk(id, chunkParams);
+    expect(first).toMatchObject({ installations: 10, finished: false });
+    // The audience as the first chunk found it, in chunks of 10, less the first, which it wrote.
+    const chunks = Math.ceil(audience.length / 10);
+    expect(await state()).toEqual({ chunks, position: 1, done: false, staged: audience.length - 10 });
+
+    // After the start: a new match is not added; a staged one deleted before its chunk is not sent;
+    // one that stopped matching is still sent (the audience is the one at the start).
+    const written = async () =>
+      (
+        await ctx.db.query<{ user_id: string }[]>(
+          `SELECT i.user_id FROM deliveries d JOIN installations i ON i.id = d.installation_id WHERE d.notification_id = $1`,
+          [id],
+        )
+      ).map((r) => r.user_id);
+    const firstTen = new Set(await written());
+    const [deletedLater, changedLater] = audience.filter((u) => !firstTen.has(u)).slice(-2);
+    await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = 'stage-1'`, [app.appId]);
+    await ctx.db.query(`UPDATE installations SET deleted_at = now() WHERE app_id = $1 AND user_id = $2`, [app.appId, deletedLater]);
+    await ctx.db.query(`UPDATE installations SET properties = '{"plan": "free"}' WHERE app_id = $1 AND user_id = $2`, [app.appId, changedLater]);
+
+    let taken = 1;
+    let total = first!.installations;
     for (;;) {
-      // A new repository each time: all the walk's state is in the notification row, as after a worker restart.
       const chunk = await new FanOutRepository(ctx.db).nextChunk(id, chunkParams);
       if (!chunk) break;
+      taken++;
       expect(chunk.installations).toBeLessThanOrEqual(10);
-      written += chunk.installations;
-      const [{ fanout_cursor, done }] = await ctx.db.query(`SELECT fanout_cursor, fanned_out_at IS NOT NULL AS done FROM notifications WHERE id = $1`, [id]);
-      // Forward after every chunk but the last (which found the rest of the app's matches and kept it).
-      if (cursors.length > 0 && !done) expect(fanout_cursor > cursors[cursors.length - 1]).toBe(true);
-      cursors.push(fanout_cursor);
+      total += chunk.installations;
+      // The last chunk finishes the fan-out in its own transaction: the next call finds nothing to do.
+      if (chunk.finished) expect(await new FanOutRepository(ctx.db).nextChunk(id, chunkParams)).toBeNull();
     }
-    // No chunk wrote more than 10: the 60 neighbours took several chunks of their window.
-    expect(cursors.length).toBeGreaterThanOrEqual(Math.ceil(targets.length / 10));
-    expect(written).toBe(targets.length);
-    const rows: { user_id: string; n: number }[] = await ctx.db.query(
-      `SELECT i.user_id, count(*)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id WHERE d.notification_id = $1 GROUP BY i.user_id`,
-      [id],
+    expect(taken).toBe(chunks);
+    const sent = audience.filter((u) => u !== deletedLater);
+    expect(total).toBe(sent.length);
+    expect((await written()).sort()).toEqual([...sent].sort());
+    // Every staged chunk deleted as it was written.
+    expect(await state()).toEqual({ chunks, position: chunks, done: true, staged: 0 });
+    const [done] = await ctx.db.query(`SELECT stat_installations, target_users FROM notifications WHERE id = $1`, [id]);
+    expect(done).toEqual({ stat_installations: sent.length, target_users: sent.length });
+  });
+
+  it("deletes a filter send's staged audience with its app", async () => {
+    const app = await newApp(ctx, 'Doomed');
+    await seedInstallations(ctx, app.appId, stack.fakes, 30, 'doomed', 'ios');
+    const [{ id }] = await ctx.db.query(
+      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
+       VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
+      [app.appId, JSON.stringify({ field: 'platform', op: 'eq', value: 'ios' })],
     );
-    expect(rows.map((r) => r.user_id).sort()).toEqual([...targets].sort());
-    expect(rows.every((r) => r.n === 1)).toBe(true);
-    const [done] = await ctx.db.query(`SELECT fanned_out_at IS NOT NULL AS done, stat_installations, target_users FROM notifications WHERE id = $1`, [id]);
-    expect(done).toEqual({ done: true, stat_installations: targets.length, target_users: targets.length });
+    const params: ChunkParams = {
+      appId: app.appId,
+      chunkSize: 10,
+      batchSize: 5,
+      wanted: ['ios'],
+      configured: ['ios'],
+      silentless: [],
+      fixedDue: null,
+      cap: null,
+      paceMs: null,
+    };
+    await new FanOutRepository(ctx.db).nextChunk(id, params);
+    const staged = async () => (await ctx.db.query(`SELECT count(*)::int AS n FROM fanout_audiences WHERE notification_id = $1`, [id]))[0].n;
+    expect(await staged()).toBe(2);
+    await new AppsRepository(ctx.db).delete(app.appId);
+    expect(await staged()).toBe(0);
+  });
+
+  it('finishes a filter send that selects nobody in its first chunk, staging nothing', async () => {
+    const [{ id }] = await ctx.db.query(
+      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
+       VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
+      [tenant.appId, JSON.stringify({ field: 'properties.plan', op: 'eq', value: 'nobody-has-this' })],
+    );
+    const params: ChunkParams = {
+      appId: tenant.appId,
+      chunkSize: 10,
+      batchSize: 5,
+      wanted: ['ios'],
+      configured: ['ios'],
+      silentless: [],
+      fixedDue: null,
+      cap: null,
+      paceMs: null,
+    };
+    expect(await new FanOutRepository(ctx.db).nextChunk(id, params)).toBeNull();
+    const [row] = await ctx.db.query(`SELECT fanned_out_at IS NOT NULL AS done, stat_installations, target_users FROM notifications WHERE id = $1`, [id]);
+    expect(row).toEqual({ done: true, stat_installations: 0, target_users: 0 });
   });
 });

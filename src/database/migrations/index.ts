@@ -16,6 +16,7 @@ import { Audiences1765500000000 } from './1765500000000-Audiences';
 import { InstallationBadges1765550000000 } from './1765550000000-InstallationBadges';
 import { LiveActivities1766000000000 } from './1766000000000-LiveActivities';
 import { InstallationBadgesWithoutKey1766100000000 } from './1766100000000-InstallationBadgesWithoutKey';
+import { FilterSendAudiences1766200000000 } from './1766200000000-FilterSendAudiences';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -37,4 +38,5 @@ export const MIGRATIONS = [
   Pacing1765750000000,
   LiveActivities1766000000000,
   InstallationBadgesWithoutKey1766100000000,
+  FilterSendAudiences1766200000000,
 ];

@@ -25,46 +25,27 @@ export interface ChunkTargets {
 }
 
 /**
- * How many of the app's installations one chunk of a filter send looks at, at most, in chunks: its
- * window (filterWindow). A filter's best index (app_version's, say) selects its candidates from the
- * whole app, so a chunk that took the next matches after the cursor from it would read them all
- * again for every chunk: the walk would cost chunks times candidates, growing with the square of
- * the app. A window bounds each chunk's reading to 20 chunks' worth of installations (what a chunk
- * of a tag send reads when one installation in 20 carries the tag), so a filter send reads the app
- * once, whatever the filter selects (bench/README.md "Audiences (issue 28)").
- */
-export const FILTER_WINDOW_CHUNKS = 20;
-
-/** The installation_id that ends a filter chunk's window; null: the window is the rest of the app. */
-interface FilterWindow {
-  upper: string | null;
-}
-
-/**
  * The installations one chunk covers, or null when a list is used up. Lists (user ids,
- * installation ids) are chunked by position in the stored list; tags, a filter and the whole app
- * are walked in installation_id order from the last one done (an empty cursor sorts before every
- * id), which the unique (app_id, installation_id) index serves, and for tags also the GIN index on
- * tags (`tags && $p`), whichever the planner finds cheaper. A filter's chunk takes its matches
- * from its window only (up to `window.upper`): the planner then reads the window's installations
- * through that index, or the matches of any index the filter's conditions can use
- * (docs/api.md#audience-filters) when these are fewer. A filter's `within_last` counts from the
- * processing start, so every chunk selects by the same instants.
+ * installation ids) are chunked by position in the stored list, a filter send by its audience's
+ * staged chunks (stageAudience); tags and the whole app are walked in
+ * installation_id order from the last one done (an empty cursor sorts before every id), which the
+ * unique (app_id, installation_id) index serves, and for tags also the GIN index on tags (`tags &&
+ * $p`), whichever the planner finds cheaper.
  */
-function chunkTargets(n: LockedNotification, chunkSize: number, p: number, window: FilterWindow | null): ChunkTargets | null {
+function chunkTargets(n: LockedNotification, notificationId: string, chunkSize: number, p: number): ChunkTargets | null {
   switch (n.kind) {
     case 'user_ids':
     case 'installation_ids':
       return n.ids && n.ids.length > 0 ? { where: `${LIVE} AND ${recipientsPredicate(n.kind, p)}`, params: [n.ids] } : null;
     case 'tags':
       return { where: `${LIVE} AND ${recipientsPredicate(n.kind, p)} AND ${walk(p + 1)}`, params: [n.tags, n.cursor ?? '', chunkSize] };
-    case 'filter': {
-      const filter = compileFilter(n.filter!, p + 3, n.started_at!);
-      return {
-        where: `${LIVE} AND ${filter.sql} AND ($${p + 2}::text IS NULL OR i.installation_id <= $${p + 2}::text) AND ${walk(p)}`,
-        params: [n.cursor ?? '', chunkSize, window!.upper, ...filter.params],
-      };
-    }
+    case 'filter':
+      return n.position < n.audience_chunks!
+        ? {
+            where: `${LIVE} AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $${p}::uuid AND a.chunk = $${p + 1}::int)::uuid[])`,
+            params: [notificationId, n.position],
+          }
+        : null;
     case 'all':
       return { where: walkAllTargets(p), params: [n.cursor ?? '', chunkSize] };
   }
@@ -368,6 +349,8 @@ interface LockedNotification {
   filter: FilterNode | null;
   /** Read for a filter's time conditions; null for a small send, which has none. */
   started_at: Date | null;
+  /** A filter send's staged chunks (stageAudience), of which `position` are done; null before, and for the other kinds. */
+  audience_chunks: number | null;
 }
 
 /** A small send's ids (docs/api.md#small-sends), known before its transaction begins. */
@@ -377,9 +360,10 @@ export interface SmallSendRecipients {
 }
 
 /**
- * The fan-out's statements on `notifications` and `deliveries`. Progress (`fanout_position` for
- * lists, `fanout_cursor` for walks) moves in the same transaction as the rows it covers, so a
- * fan-out killed mid-way continues where it stopped and never counts an installation twice.
+ * The fan-out's statements on `notifications`, `deliveries` and `fanout_audiences`. Progress
+ * (`fanout_position` for lists and a filter's staged chunks, `fanout_cursor` for walks) moves in
+ * the same transaction as the rows it covers, so a fan-out killed mid-way continues where it
+ * stopped and never counts an installation twice.
  */
 @Injectable()
 export class FanOutRepository {
@@ -434,6 +418,7 @@ export class FanOutRepository {
       ids: recipients.ids.slice(0, params.chunkSize),
       filter: null,
       started_at: null,
+      audience_chunks: null,
     };
     return this.chunkIn(manager, notificationId, params, fresh);
   }
@@ -445,6 +430,7 @@ export class FanOutRepository {
       : await manager.query(
           `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
          fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
+         fanout_audience_chunks AS audience_chunks,
          CASE recipient_kind
            WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
            WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -453,8 +439,8 @@ export class FanOutRepository {
           [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
         );
     if (n.fanned_out_at) return null;
-    const window = n.kind === 'filter' ? await this.filterWindow(manager, params.appId, n.cursor, params.chunkSize * FILTER_WINDOW_CHUNKS) : null;
-    const target = chunkTargets(n, params.chunkSize, FIRST_TARGET_PARAM, window);
+    if (n.kind === 'filter' && n.audience_chunks === null) n.audience_chunks = await this.stageAudience(manager, notificationId, params, n);
+    const target = chunkTargets(n, notificationId, params.chunkSize, FIRST_TARGET_PARAM);
     if (target === null) {
       await this.finish(manager, notificationId, n.kind);
       return null;
@@ -462,9 +448,12 @@ export class FanOutRepository {
     const due: ChunkDueTimes =
       params.dueTimes && !n.canceled
         ? params.dueTimes(
-            (await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, params.chunkSize, 2, window)!.where), [params.appId, ...target.params])).map(
-              (z) => z.zone,
-            ),
+            (
+              await manager.query<{ zone: string }[]>(chunkZonesSql(chunkTargets(n, notificationId, params.chunkSize, 2)!.where), [
+                params.appId,
+                ...target.params,
+              ])
+            ).map((z) => z.zone),
           )
         : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
     const sql = fanOutChunkSql(target.where);
@@ -485,28 +474,29 @@ export class FanOutRepository {
     // A small send's chunk has one text per kind: prepared once per connection, not parsed and
     // planned on every POST (bench/README.md "A burst of one-time codes").
     const [r] = known ? await preparedQueryIn<ChunkRow>(manager, `fan_out_small_${n.kind}`, sql, values) : await manager.query<[ChunkRow]>(sql, values);
-    const walked = n.kind === 'tags' || n.kind === 'filter' || n.kind === 'all';
-    // A walk's chunk short of its size found every match left (a filter's, every match of its
-    // window): the walk is done, or goes on after the window.
-    const short = walked && r.found < params.chunkSize;
-    const cursor = !walked ? null : short && window ? window.upper : r.last_installation_id;
+    const walked = n.kind === 'tags' || n.kind === 'all';
+    // Positions done: a list chunk's ids, a filter's staged chunk; a walk's chunk short of its
+    // size found every match left, and the walk is done.
+    const advanced = n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length;
     await manager.query(
       `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
          stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-         fanout_cursor = COALESCE($7, fanout_cursor)
+         fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
        WHERE id = $1`,
       [
         notificationId,
-        walked ? 0 : n.ids!.length,
+        advanced,
         r.batches_used,
         // Users of one chunk of user ids are not in another; installations of a walk may share users.
         n.kind === 'user_ids' ? r.users : 0,
         r.installations,
         r.skipped,
-        cursor,
+        walked ? r.last_installation_id : null,
+        n.audience_chunks,
       ],
     );
-    const finished = short && (window === null || window.upper === null);
+    if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
+    const finished = walked ? r.found < params.chunkSize : n.kind === 'filter' && n.position + 1 >= n.audience_chunks!;
     if (finished) await this.finish(manager, notificationId, n.kind);
     return {
       finished,
@@ -520,16 +510,39 @@ export class FanOutRepository {
   }
 
   /**
-   * A filter chunk's window (FILTER_WINDOW_CHUNKS): the next `size` installations of the app after
-   * the cursor, deleted or not, up to the last one's installation_id, read from the (app_id,
-   * installation_id) index alone; the rest of the app when fewer are left.
+   * A filter send's audience (docs/api.md#audience-filters): the app's live installations its
+   * filter selects now, with whatever plan the planner finds cheapest for the whole filter, staged
+   * in fanout_audiences as the chunks of the fan-out (`chunkSize` ids each, numbered from 0); how
+   * many chunks. Each chunk then takes its row, so the filter is evaluated once, not once per
+   * chunk: a chunk that took the next matches in installation_id order would read all of the
+   * filter's candidates again each time (chunks times candidates), and walking the app in windows
+   * reads every installation of the app (bench/README.md "Audiences"). The matches go through a
+   * temporary table, dropped at commit, because a `CREATE TABLE AS` may read with PostgreSQL's
+   * parallel workers and an `INSERT ... SELECT` may not. `within_last` counts from the processing
+   * start.
    */
-  private async filterWindow(manager: EntityManager, appId: string, cursor: string | null, size: number): Promise<FilterWindow> {
-    const [last]: { installation_id: string }[] = await manager.query(
-      `SELECT installation_id FROM installations WHERE app_id = $1 AND installation_id > $2::text ORDER BY installation_id OFFSET $3 LIMIT 1`,
-      [appId, cursor ?? '', size - 1],
+  private async stageAudience(manager: EntityManager, notificationId: string, params: ChunkParams, n: LockedNotification): Promise<number> {
+    const filter = compileFilter(n.filter!, 3, n.started_at!);
+    await manager.query(
+      `CREATE TEMPORARY TABLE fanout_matched ON COMMIT DROP AS
+       SELECT i.id, (row_number() OVER () - 1) / $2 AS chunk
+       FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ${filter.sql}`,
+      [params.appId, params.chunkSize, ...filter.params],
     );
-    return { upper: last?.installation_id ?? null };
+    const [{ chunks }]: { chunks: number }[] = await manager.query(
+      `WITH staged AS (
+         INSERT INTO fanout_audiences (notification_id, chunk, installation_ids)
+         SELECT $1, chunk, array_agg(id) FROM fanout_matched GROUP BY chunk
+         RETURNING 1)
+       SELECT count(*)::int AS chunks FROM staged`,
+      [notificationId],
+    );
+    return chunks;
+  }
+
+  /** Deletes a filter send's staged chunk once its deliveries are written. */
+  private async unstage(manager: EntityManager, notificationId: string, chunk: number): Promise<void> {
+    await manager.query(`DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2`, [notificationId, chunk]);
   }
 
   /**
