@@ -264,6 +264,28 @@ describe('targeting (docs/api.md#recipients)', () => {
     expect(counts).toEqual({ rows: 12_001, installations: 12_001 });
   });
 
+  /** A filter send as its fan-out job finds it: stored and started, nothing fanned out yet; its id. */
+  const startedFilterSend = async (appId: string, filter: object): Promise<string> =>
+    (
+      await ctx.db.query<{ id: string }[]>(
+        `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
+         VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
+        [appId, JSON.stringify(filter)],
+      )
+    )[0].id;
+  /** The worker's chunk parameters with chunks of 10 (of 5,000 in the service), to every platform. */
+  const chunksOfTen = (appId: string): ChunkParams => ({
+    appId,
+    chunkSize: 10,
+    batchSize: 5,
+    wanted: ['ios', 'android', 'web'],
+    configured: ['ios', 'android', 'web'],
+    silentless: [],
+    fixedDue: null,
+    cap: null,
+    paceMs: null,
+  });
+
   it("stages a filter send's audience once, when its fan-out begins, and takes it chunk by chunk", async () => {
     // The worker's own chunk statements with chunks of 10, over an app of 1,000 installations.
     const app = await newApp(ctx, 'Staged');
@@ -277,22 +299,8 @@ describe('targeting (docs/api.md#recipients)', () => {
     await ctx.db.query(`UPDATE installations SET properties = '{"plan": "pro"}' WHERE app_id = $1 AND user_id = 'stage-other-0'`, [tenant.appId]);
     const audience = pro.filter((u) => u !== 'stage-37');
 
-    const [{ id }] = await ctx.db.query(
-      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
-       VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
-      [app.appId, JSON.stringify({ field: 'properties.plan', op: 'eq', value: 'pro' })],
-    );
-    const chunkParams: ChunkParams = {
-      appId: app.appId,
-      chunkSize: 10,
-      batchSize: 5,
-      wanted: ['ios', 'android', 'web'],
-      configured: ['ios', 'android', 'web'],
-      silentless: [],
-      fixedDue: null,
-      cap: null,
-      paceMs: null,
-    };
+    const id = await startedFilterSend(app.appId, { field: 'properties.plan', op: 'eq', value: 'pro' });
+    const chunkParams = chunksOfTen(app.appId);
     const state = async () =>
       (
         await ctx.db.query(
@@ -349,23 +357,8 @@ describe('targeting (docs/api.md#recipients)', () => {
   it("deletes a filter send's staged audience with its app", async () => {
     const app = await newApp(ctx, 'Doomed');
     await seedInstallations(ctx, app.appId, stack.fakes, 30, 'doomed', 'ios');
-    const [{ id }] = await ctx.db.query(
-      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
-       VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
-      [app.appId, JSON.stringify({ field: 'platform', op: 'eq', value: 'ios' })],
-    );
-    const params: ChunkParams = {
-      appId: app.appId,
-      chunkSize: 10,
-      batchSize: 5,
-      wanted: ['ios'],
-      configured: ['ios'],
-      silentless: [],
-      fixedDue: null,
-      cap: null,
-      paceMs: null,
-    };
-    await new FanOutRepository(ctx.db).nextChunk(id, params);
+    const id = await startedFilterSend(app.appId, { field: 'platform', op: 'eq', value: 'ios' });
+    await new FanOutRepository(ctx.db).nextChunk(id, chunksOfTen(app.appId));
     const staged = async () => (await ctx.db.query(`SELECT count(*)::int AS n FROM fanout_audiences WHERE notification_id = $1`, [id]))[0].n;
     expect(await staged()).toBe(2);
     await new AppsRepository(ctx.db).delete(app.appId);
@@ -373,23 +366,8 @@ describe('targeting (docs/api.md#recipients)', () => {
   });
 
   it('finishes a filter send that selects nobody in its first chunk, staging nothing', async () => {
-    const [{ id }] = await ctx.db.query(
-      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, recipient_filter, processing_started_at)
-       VALUES ($1, 'Hello', 'World', '{}', 0, 'filter', $2, now()) RETURNING id`,
-      [tenant.appId, JSON.stringify({ field: 'properties.plan', op: 'eq', value: 'nobody-has-this' })],
-    );
-    const params: ChunkParams = {
-      appId: tenant.appId,
-      chunkSize: 10,
-      batchSize: 5,
-      wanted: ['ios'],
-      configured: ['ios'],
-      silentless: [],
-      fixedDue: null,
-      cap: null,
-      paceMs: null,
-    };
-    expect(await new FanOutRepository(ctx.db).nextChunk(id, params)).toBeNull();
+    const id = await startedFilterSend(tenant.appId, { field: 'properties.plan', op: 'eq', value: 'nobody-has-this' });
+    expect(await new FanOutRepository(ctx.db).nextChunk(id, chunksOfTen(tenant.appId))).toBeNull();
     const [row] = await ctx.db.query(`SELECT fanned_out_at IS NOT NULL AS done, stat_installations, target_users FROM notifications WHERE id = $1`, [id]);
     expect(row).toEqual({ done: true, stat_installations: 0, target_users: 0 });
   });
