@@ -275,7 +275,12 @@ describe('the migration to partitioned deliveries and events', () => {
     const retention = new RetentionService(new RetentionRepository(db), parseEnv({ ...process.env, RETENTION_DAYS: '30' }));
     expect((await retention.run()).weeksDropped).toEqual([]);
     await db.query(`UPDATE notifications SET completed_at = now() WHERE id = $1`, [current]);
-    const report = await retention.run(new Date(Date.now() + 40 * 24 * 60 * 60 * 1000));
+    // As of an hour after this week's end plus RETENTION_DAYS, whatever the day today: so late that
+    // both are due, so early that next week's partition (created empty by the run above) is not.
+    // (Now + 40 days dropped that one too from Friday to Sunday.)
+    const day = 24 * 60 * 60 * 1000;
+    const weekEnd = Date.parse(`${week.slice(0, 4)}-${week.slice(4, 6)}-${week.slice(6, 8)}T00:00:00Z`) + 7 * day;
+    const report = await retention.run(new Date(weekEnd + 30 * day + 60 * 60 * 1000));
     expect(report.weeksDropped).toEqual([`deliveries_before_${week}`, `deliveries_p${week}`]);
     expect(await db.query(`SELECT count(*)::int AS n FROM deliveries`)).toEqual([{ n: 0 }]);
     expect(await db.query(`SELECT count(*)::int AS n FROM notifications`)).toEqual([{ n: 0 }]);
