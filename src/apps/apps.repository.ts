@@ -63,8 +63,8 @@ export class AppsRepository {
    * Deletes the app; the foreign keys cascade to its tokens, credentials, installations,
    * notifications, deliveries, events and idempotency keys, in this one statement. Its installations'
    * badge counts and its filter sends' staged audiences have no key to cascade from (migrations
-   * InstallationBadgesWithoutKey, FilterSendAudiences): the statement deletes them itself. Counts what it held, read in the same statement (same snapshot). Undefined
-   * when there is no such app.
+   * InstallationBadgesWithoutKey, FilterSendAudiences): the statement deletes them itself. Counts
+   * what it held, read in the same statement (same snapshot). Undefined when there is no such app.
    */
   async delete(id: string): Promise<(AppRow & DeletedCounts) | undefined> {
     const [row]: (AppRow & DeletedCounts)[] = await this.db.query(

@@ -93,7 +93,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk (installation_ids)
@@ -179,7 +179,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk (tags)
@@ -265,7 +265,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk (filter)
@@ -285,8 +285,11 @@ FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platfo
 WITH staged AS (
   INSERT INTO fanout_audiences (notification_id, chunk, installation_ids)
   SELECT $1, chunk, array_agg(id) FROM fanout_matched GROUP BY chunk
-  RETURNING 1)
-SELECT count(*)::int AS chunks FROM staged;
+  RETURNING 1
+), sized AS (
+  UPDATE notifications SET fanout_audience_chunks = (SELECT count(*) FROM staged) WHERE id = $1
+  RETURNING fanout_audience_chunks)
+SELECT fanout_audience_chunks AS chunks FROM sized;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $2::uuid AND a.chunk = $3::int)::uuid[])) z
 WHERE zone IS NOT NULL;
@@ -361,7 +364,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
@@ -449,7 +452,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 -- FanOutRepository.fanOutWithin
@@ -523,7 +526,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk, the last (user_ids)
@@ -633,7 +636,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
@@ -721,7 +724,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
@@ -811,7 +814,7 @@ SELECT
 
 UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
   stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+  fanout_cursor = COALESCE($7, fanout_cursor)
 WHERE id = $1;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n

@@ -481,7 +481,7 @@ export class FanOutRepository {
     await manager.query(
       `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
          stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-         fanout_cursor = COALESCE($7, fanout_cursor), fanout_audience_chunks = $8
+         fanout_cursor = COALESCE($7, fanout_cursor)
        WHERE id = $1`,
       [
         notificationId,
@@ -492,7 +492,6 @@ export class FanOutRepository {
         r.installations,
         r.skipped,
         walked ? r.last_installation_id : null,
-        n.audience_chunks,
       ],
     );
     if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
@@ -513,13 +512,13 @@ export class FanOutRepository {
    * A filter send's audience (docs/api.md#audience-filters): the app's live installations its
    * filter selects now, with whatever plan the planner finds cheapest for the whole filter, staged
    * in fanout_audiences as the chunks of the fan-out (`chunkSize` ids each, numbered from 0); how
-   * many chunks. Each chunk then takes its row, so the filter is evaluated once, not once per
-   * chunk: a chunk that took the next matches in installation_id order would read all of the
-   * filter's candidates again each time (chunks times candidates), and walking the app in windows
-   * reads every installation of the app (bench/README.md "Audiences"). The matches go through a
-   * temporary table, dropped at commit, because a `CREATE TABLE AS` may read with PostgreSQL's
-   * parallel workers and an `INSERT ... SELECT` may not. `within_last` counts from the processing
-   * start.
+   * many chunks, written to notifications.fanout_audience_chunks by the same statement. Each chunk
+   * then takes its row, so the filter is evaluated once, not once per chunk: a chunk that took the
+   * next matches in installation_id order would read all of the filter's candidates again each
+   * time (chunks times candidates), and walking the app in windows reads every installation of the
+   * app (bench/README.md "Audiences"). The matches go through a temporary table, dropped at commit,
+   * because a `CREATE TABLE AS` may read with PostgreSQL's parallel workers and an `INSERT ...
+   * SELECT` may not. `within_last` counts from the processing start.
    */
   private async stageAudience(manager: EntityManager, notificationId: string, params: ChunkParams, n: LockedNotification): Promise<number> {
     const filter = compileFilter(n.filter!, 3, n.started_at!);
@@ -533,8 +532,11 @@ export class FanOutRepository {
       `WITH staged AS (
          INSERT INTO fanout_audiences (notification_id, chunk, installation_ids)
          SELECT $1, chunk, array_agg(id) FROM fanout_matched GROUP BY chunk
-         RETURNING 1)
-       SELECT count(*)::int AS chunks FROM staged`,
+         RETURNING 1
+       ), sized AS (
+         UPDATE notifications SET fanout_audience_chunks = (SELECT count(*) FROM staged) WHERE id = $1
+         RETURNING fanout_audience_chunks)
+       SELECT fanout_audience_chunks AS chunks FROM sized`,
       [notificationId],
     );
     return chunks;
