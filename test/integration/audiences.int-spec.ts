@@ -173,6 +173,24 @@ describe('audiences', () => {
     expect(await selected(filter)).toEqual(expected);
   });
 
+  // The migrations write the indexed expressions out (a migration must not change with the code),
+  // so a change to LANGUAGE_SQL or APP_VERSION_SQL that the index no longer matches would only
+  // make filters slow: the plan must be able to use each index.
+  it.each([
+    ['installations_language_idx', c('language', 'eq', 'fr'), 'locale'],
+    ['installations_app_version_idx', c('app_version', 'gte', '4.2'), 'app_version'],
+  ])('a compiled condition can use %s', async (index, filter, key) => {
+    const { sql, params } = compileFilter(filter, 2, new Date());
+    const plan = await ctx.db.transaction(async (manager) => {
+      await manager.query(`SET LOCAL enable_seqscan = off`);
+      return manager.query<{ 'QUERY PLAN': string }[]>(`EXPLAIN SELECT 1 FROM installations i WHERE i.app_id = $1 AND ${sql}`, [tenant.appId, ...params]);
+    });
+    // The index's own column app_id alone would name it too: its condition must be on the device field.
+    const lines = plan.map((line) => line['QUERY PLAN']);
+    expect(lines.some((line) => line.includes(`using ${index} `))).toBe(true);
+    expect(lines.some((line) => line.includes('Index Cond:') && line.includes(`'${key}'`))).toBe(true);
+  });
+
   describe('POST /api/v1/audiences/count', () => {
     it('200 with installations, sendable, users and platforms; another app and deleted installations never counted', async () => {
       const res = await count({ recipients: { filter: c('properties.plan', 'exists') } });
