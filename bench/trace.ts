@@ -60,6 +60,9 @@ async function fanOut(client: Client, sql: string, appId: string, notificationId
         due: { zones: [], dues: [], quietSkips: [], fallback: null, fallbackQuietSkip: false },
         cap: null,
         paceMs: null,
+        advanced: 0,
+        walked: true,
+        countUsers: false,
         target: [cursor, CHUNK],
       }),
     );

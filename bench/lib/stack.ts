@@ -224,8 +224,8 @@ export function deployedNodeOptions(mode: 'api' | 'worker'): string {
 /** BENCH_PROFILE_DIR=dir: the services write V8 CPU profiles there when they exit (node --cpu-prof). */
 function profiling(mode: string): string[] {
   const dir = process.env.BENCH_PROFILE_DIR;
-  // BENCH_WORKER_NODE_ARGS: extra node flags for the worker (heap limits, GC tracing) when investigating.
-  const extra = mode === 'worker' ? (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+  // BENCH_WORKER_NODE_ARGS, BENCH_API_NODE_ARGS: extra node flags (heap limits, GC tracing, a preloaded probe) when investigating.
+  const extra = (process.env[mode === 'worker' ? 'BENCH_WORKER_NODE_ARGS' : 'BENCH_API_NODE_ARGS'] ?? '').split(' ').filter(Boolean);
   return [...extra, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, mode)}`] : [])];
 }
 

@@ -4,7 +4,8 @@
 WITH claimed AS (
   UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
   FROM installations i
-  WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+  WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    AND d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
     AND d.batch = $2 AND i.id = d.installation_id
     AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')

@@ -26,23 +26,23 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($30::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($33::text[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -66,7 +66,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -75,26 +75,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 -- FanOutRepository.nextChunk (installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
@@ -112,23 +119,23 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($30::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($33::text[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -152,7 +159,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -161,26 +168,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 -- FanOutRepository.nextChunk (tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
@@ -198,23 +212,23 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $30::text[] AND i.installation_id > $31::text ORDER BY i.installation_id LIMIT $32
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $33::text[] AND i.installation_id > $34::text ORDER BY i.installation_id LIMIT $35
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -238,7 +252,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -247,26 +261,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 -- FanOutRepository.nextChunk (filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
@@ -297,23 +318,23 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $30::uuid AND a.chunk = $31::int)::uuid[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $33::uuid AND a.chunk = $34::int)::uuid[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -337,7 +358,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -346,26 +367,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
 
@@ -385,23 +413,23 @@ WHERE zone IS NOT NULL;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $33::text ORDER BY i.installation_id LIMIT $34
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -425,7 +453,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -434,48 +462,55 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 -- FanOutRepository.fanOutWithin
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($30::text[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($33::text[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -499,7 +534,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -508,26 +543,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 -- FanOutRepository.nextChunk, the last (user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
@@ -569,23 +611,23 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $30::text[] AND i.installation_id > $31::text ORDER BY i.installation_id LIMIT $32
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $33::text[] AND i.installation_id > $34::text ORDER BY i.installation_id LIMIT $35
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -609,7 +651,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -618,26 +660,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
@@ -657,23 +706,23 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $30::uuid AND a.chunk = $31::int)::uuid[])
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $33::uuid AND a.chunk = $34::int)::uuid[])
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -697,7 +746,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -706,26 +755,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
 
@@ -747,23 +803,23 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $17::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $18::text
-      WHEN i.platform = ANY($11::text[]) THEN $19::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $20::text
-      WHEN i.permission = $29::text THEN $21::text
-      WHEN i.invalidated_at IS NOT NULL THEN $22::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $23::text
+      WHEN $7::boolean THEN $20::text
+      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
+      WHEN i.platform = ANY($11::text[]) THEN $22::text
+      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
+      WHEN i.permission = $32::text THEN $24::text
+      WHEN i.invalidated_at IS NOT NULL THEN $25::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
       WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $24::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $30::text ORDER BY i.installation_id LIMIT $31
+  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $33::text ORDER BY i.installation_id LIMIT $34
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $25::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
   FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -787,7 +843,7 @@ placed AS (
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
   SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $26::text WHEN n.due > now() THEN $27::text ELSE $28::text END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
@@ -796,26 +852,33 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $26::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
+),
+counts AS (
+  SELECT
+    (SELECT count(*) FROM chosen)::int AS found,
+    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+    (SELECT count(*) FROM inserted)::int AS installations,
+    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+),
+progress AS (
+  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+    stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+  FROM counts c
+  WHERE n.id = $2
 )
-SELECT
-  (SELECT count(*) FROM chosen)::int AS found,
-  (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-  (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-  (SELECT count(*) FROM inserted)::int AS installations,
-  (SELECT count(*) FROM inserted WHERE status = $26::text)::int AS skipped,
+SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $26::text GROUP BY platform, reason) s) AS skipped_by_reason,
-  (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $26::text GROUP BY batch) b) AS batches;
-
-UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-  stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-  fanout_cursor = COALESCE($7, fanout_cursor)
-WHERE id = $1;
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+FROM counts c;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id

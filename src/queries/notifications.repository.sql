@@ -100,7 +100,8 @@ n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at,
 
 -- NotificationsRepository.claimIdempotencyKey
 INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
-VALUES ($1, $2, $3, 'in_progress', now() + make_interval(secs => $4), now() + make_interval(hours => $5))
+SELECT $1::uuid, $2::text, $3::text, 'in_progress', now() + make_interval(secs => $4::float8), now() + make_interval(hours => $5::int)
+WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
 ON CONFLICT (app_id, key) DO UPDATE SET
   request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL,
   locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at

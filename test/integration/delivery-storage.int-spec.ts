@@ -317,6 +317,49 @@ describe('the sweeper and the deliveries table', () => {
     }
   });
 
+  it('commits a claim and an outcome write without waiting for the WAL flush, and nothing else (decisions 0003, 0012)', async () => {
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['nobody-flushed'] }, notification: { title: 'Flushed', body: 'Later' } })
+      .expect(202);
+    const id: string = res.body.data.id;
+    await waitFor(() => completedAt(id), 'the empty send to complete');
+    const [installation] = await ctx.db.query(
+      `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
+       VALUES ($1, 'flushed-1', 'ios', $2, 'flushed-user', 'granted', now(), now()) RETURNING id`,
+      [tenant.appId, apnsToken()],
+    );
+    await ctx.db.query(
+      `INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, batch, status)
+       VALUES ($1, $2, (SELECT processing_started_at FROM notifications WHERE id = $1), 'ios', 0, 'pending')`,
+      [id, installation.id],
+    );
+    const [{ started }] = await ctx.db.query(`SELECT processing_started_at AS started FROM notifications WHERE id = $1`, [id]);
+
+    const runner = ctx.db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      const setting = async () => ((await runner.query(`SHOW synchronous_commit`)) as { synchronous_commit: string }[])[0].synchronous_commit;
+      // Any other transaction of the service waits for the flush.
+      expect(await setting()).toBe('on');
+      const claimed: unknown[] = await runner.query(CLAIM_SQL, claimParams(id, started, 0, false, { set: null, add: 0 }, null));
+      expect(claimed).toHaveLength(1);
+      expect(await setting()).toBe('off');
+      await runner.query(`SET LOCAL synchronous_commit = on`);
+      const outcome = { status: 'accepted' as const, reason: null, nextAttemptAt: null };
+      await runner.query(
+        RECORD_OUTCOMES_SQL,
+        recordOutcomesParams([{ notificationId: id, notificationStartedAt: started, installationId: installation.id, outcome }]),
+      );
+      expect(await setting()).toBe('off');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
   it('completes a notification once its fan-out has finished and every installation it counted is accepted, failed or skipped', async () => {
     // fanned out, installations, accepted, failed, skipped: complete
     const cases: [boolean, number, number, number, number, boolean][] = [

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
+import type { DataSource } from 'typeorm';
 import { canonicalJson, requestHash } from '../../src/notifications/idempotency.service';
+import { NotificationsRepository } from '../../src/notifications/notifications.repository';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 import { configureCredentials } from '../support/providers';
@@ -135,6 +137,22 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
     const huge = { recipients: { user_ids: ['u'] }, notification: { title: 'T', body: 'b'.repeat(4000) }, data: { x: 'y'.repeat(3000) } };
     expect((await send(key, huge)).status).toBe(422);
     expect((await send(key, body())).status).toBe(202);
+  });
+
+  it('claims a key without waiting for the WAL flush; the transaction that stores its response waits (decision 0012)', async () => {
+    const runner = ctx.db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      // The repository's statement, run in this transaction, so that its setting can be read after it.
+      const repository = new NotificationsRepository({ query: (sql: string, params?: unknown[]) => runner.query(sql, params) } as unknown as DataSource);
+      const setting = async () => ((await runner.query(`SHOW synchronous_commit`)) as { synchronous_commit: string }[])[0].synchronous_commit;
+      expect(await setting()).toBe('on');
+      expect(await repository.claimIdempotencyKey(tenant.appId, freshKey(), 'a'.repeat(64), 60, 24)).toBe(true);
+      expect(await setting()).toBe('off');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
   });
 
   it('keys are scoped to the app', async () => {

@@ -82,11 +82,13 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 // (its partition), parameters known when execution begins, so the other partitions are left out
 // before they are opened; $6 is `sending`, $7 the statuses still to send; $12 the ActivityAttributes
 // type of a send that starts a Live Activity, whose token alone is read (null: none). Prepared: it runs once
-// per batch (docs/decisions/0001-prepared-hot-statements.md).
+// per batch (docs/decisions/0001-prepared-hot-statements.md). Its commit does not wait for the WAL flush
+// (the set_config, evaluated for every row claimed; docs/decisions/0012-claims-commit-without-waiting-for-wal.md).
 const claimed = `claimed AS (
     UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
     FROM installations i
-    WHERE d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
+    WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+      AND d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
       AND d.batch = $2 AND i.id = d.installation_id
       AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')

@@ -52,7 +52,7 @@ function chunkTargets(n: LockedNotification, notificationId: string, chunkSize: 
 }
 
 /**
- * The words the chunk statement writes and compares, as its parameters from $17 in this order (the vocabulary
+ * The words the chunk statement writes and compares, as its parameters from $20 in this order (the vocabulary
  * reaches SQL as parameters, docs/architecture.md "SQL files"); the chunk's targets follow them.
  */
 const WORDS = [
@@ -70,7 +70,7 @@ const WORDS = [
   'pending',
   'denied',
 ] as const satisfies readonly (SkipReason | DeliveryStatus | Permission)[];
-const FIRST_WORD_PARAM = 17;
+const FIRST_WORD_PARAM = 20;
 const word = (w: (typeof WORDS)[number]) => `$${FIRST_WORD_PARAM + WORDS.indexOf(w)}::text`;
 export const FIRST_TARGET_PARAM = FIRST_WORD_PARAM + WORDS.length;
 
@@ -156,17 +156,38 @@ const perMinute = `per_minute AS (
     ${minuteCountsInsert(`SELECT $2::uuid, status FROM inserted WHERE status = ${word('skipped')}`)}
   )`;
 
-const report = `SELECT
-    (SELECT count(*) FROM chosen)::int AS found,
-    (SELECT max(installation_id) FROM chosen) AS last_installation_id,
-    (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
-    (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = ${word('skipped')})::int AS skipped,
+/** What the chunk found and wrote. */
+const counts = `counts AS (
+    SELECT
+      (SELECT count(*) FROM chosen)::int AS found,
+      (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+      (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+      (SELECT count(*) FROM inserted)::int AS installations,
+      (SELECT count(*) FROM inserted WHERE status = ${word('skipped')})::int AS skipped,
+      (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+  )`;
+
+/**
+ * The fan-out's progress and the notification's counters, moved by the same statement: $17
+ * positions done (a list chunk's ids, a filter's staged chunk, none for a walk), the walk's cursor
+ * to the chunk's last installation when $18, the chunk's users counted when $19 (users of one chunk
+ * of user ids are not in another; a walk's installations may share users, counted at its finish).
+ */
+const progress = `progress AS (
+    UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
+      stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+      stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+      fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    FROM counts c
+    WHERE n.id = $2
+  )`;
+
+const report = `SELECT c.*,
     (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
        SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = ${word('skipped')} GROUP BY platform, reason) s) AS skipped_by_reason,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
     (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> ${word('skipped')} GROUP BY batch) b) AS batches`;
+       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> ${word('skipped')} GROUP BY batch) b) AS batches
+  FROM counts c`;
 
 /**
  * One chunk of targets: every installation becomes a delivery row in one statement, inside
@@ -178,7 +199,8 @@ const report = `SELECT
  * due time and batch sends them. Each row carries the notification's processing_started_at, its
  * partition key (delivery.entity.ts), copied in SQL: through JavaScript's Date it would lose its
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
- * trace (docs/api.md#delivery-trace). The skipped rows are added to the per-minute counters.
+ * trace (docs/api.md#delivery-trace). The skipped rows are added to the per-minute counters, and the
+ * fan-out's progress and the notification's counters move in the same statement (`progress`).
  * Its parameters: fanOutChunkParams.
  */
 export const fanOutChunkSql = (where: string) => `
@@ -189,7 +211,9 @@ export const fanOutChunkSql = (where: string) => `
   ${groupOffsets},
   ${placed},
   ${inserted},
-  ${perMinute}
+  ${perMinute},
+  ${counts},
+  ${progress}
   ${report}`;
 
 /** What fanOutChunkSql needs besides the chunk's targets (`target`, see targetParams). */
@@ -209,6 +233,12 @@ export interface ChunkStatementParams {
   cap: { max: number; hours: number } | null;
   /** A throttled send's milliseconds between batches, else null. */
   paceMs: number | null;
+  /** Positions the chunk completes (`fanout_position`): a list chunk's ids, a filter's staged chunk, 0 for a walk. */
+  advanced: number;
+  /** A walk (tags, the whole app): its cursor moves to the chunk's last installation. */
+  walked: boolean;
+  /** The chunk's users are added to the notification's (a chunk of user ids). */
+  countUsers: boolean;
   target: unknown[];
 }
 
@@ -230,6 +260,9 @@ export const fanOutChunkParams = (p: ChunkStatementParams): unknown[] => [
   p.due.quietSkips,
   p.due.fallbackQuietSkip,
   p.paceMs,
+  p.advanced,
+  p.walked,
+  p.countUsers,
   ...WORDS,
   ...p.target,
 ];
@@ -240,7 +273,7 @@ const chunkZonesSql = (where: string) => `
   WHERE zone IS NOT NULL`;
 
 /** Work done inside another repository's transaction (a small send's fan-out, in the one that stores it). */
-/** What a small send's fan-out added to its notification's counters, as its progress statement wrote them. */
+/** What a small send's fan-out added to its notification's counters, as its chunk statement wrote them. */
 export interface FannedOut {
   users: number;
   installations: number;
@@ -456,6 +489,7 @@ export class FanOutRepository {
             ).map((z) => z.zone),
           )
         : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
+    const walked = n.kind === 'tags' || n.kind === 'all';
     const sql = fanOutChunkSql(target.where);
     const values = fanOutChunkParams({
       appId: params.appId,
@@ -469,32 +503,17 @@ export class FanOutRepository {
       due,
       cap: params.cap,
       paceMs: params.paceMs,
+      // Positions done: a list chunk's ids, a filter's staged chunk; a walk moves its cursor instead.
+      advanced: n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length,
+      walked,
+      countUsers: n.kind === 'user_ids',
       target: target.params,
     });
     // A small send's chunk has one text per kind: prepared once per connection, not parsed and
     // planned on every POST (bench/README.md "A burst of one-time codes").
     const [r] = known ? await preparedQueryIn<ChunkRow>(manager, `fan_out_small_${n.kind}`, sql, values) : await manager.query<[ChunkRow]>(sql, values);
-    const walked = n.kind === 'tags' || n.kind === 'all';
-    // Positions done: a list chunk's ids, a filter's staged chunk; a walk's chunk short of its
-    // size found every match left, and the walk is done.
-    const advanced = n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length;
-    await manager.query(
-      `UPDATE notifications SET fanout_position = fanout_position + $2, fanout_batches = fanout_batches + $3,
-         stat_users = stat_users + $4, stat_installations = stat_installations + $5, stat_skipped = stat_skipped + $6,
-         fanout_cursor = COALESCE($7, fanout_cursor)
-       WHERE id = $1`,
-      [
-        notificationId,
-        advanced,
-        r.batches_used,
-        // Users of one chunk of user ids are not in another; installations of a walk may share users.
-        n.kind === 'user_ids' ? r.users : 0,
-        r.installations,
-        r.skipped,
-        walked ? r.last_installation_id : null,
-      ],
-    );
     if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
+    // A walk's chunk short of its size found every match left, and the walk is done.
     const finished = walked ? r.found < params.chunkSize : n.kind === 'filter' && n.position + 1 >= n.audience_chunks!;
     if (finished) await this.finish(manager, notificationId, n.kind);
     return {
