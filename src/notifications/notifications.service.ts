@@ -121,16 +121,17 @@ export class NotificationsService {
 
   /**
    * A small send (docs/api.md#small-sends) was fanned out in the transaction that stored it; now its
-   * batches go on their own queue, then its fan-out job, which finishes it in the worker (and
-   * completes one whose every installation was skipped). Should Redis not answer, the sweeper queues
-   * the fan-out job, which queues the batches (UNQUEUED_AFTER_MS, as for any send).
+   * batches go on their own queue, and their jobs finish it in the worker. One without a batch (every
+   * installation skipped, or none) gets its fan-out job instead, which finishes and completes it.
+   * Should Redis not answer, the sweeper queues the fan-out job of a send still not finished after
+   * UNQUEUED_AFTER_MS, which queues the batches, as for any send.
    */
   private async queueSmallSend(plan: SmallSendPlan): Promise<void> {
     for (const { platform, reason, count } of plan.skipped()) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
-    await this.withinEnqueueTimeout(plan.id, async () => {
-      await this.smallSendJobs.addBatches(plan.id, plan.batches());
-      await this.fanoutJobs.add(plan.id, 0, true);
-    });
+    const batches = plan.batches();
+    await this.withinEnqueueTimeout(plan.id, () =>
+      batches.length > 0 ? this.smallSendJobs.addBatches(plan.id, batches) : this.fanoutJobs.add(plan.id, 0, true),
+    );
   }
 
   /**

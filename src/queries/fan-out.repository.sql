@@ -571,6 +571,15 @@ SELECT c.*,
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
 FROM counts c;
 
+-- FanOutRepository.finishSmallSend
+UPDATE notifications n SET fanned_out_at = now(),
+  target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
+  stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
+FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
+      WHERE d.notification_id = $1) u
+WHERE n.id = $1 AND n.fanned_out_at IS NULL
+RETURNING n.id;
+
 -- FanOutRepository.nextChunk, the last (user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,

@@ -232,6 +232,8 @@ export const SQL_FILES: SqlFile[] = [
           ),
         answers: [[chunkDone]],
       },
+      // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+      { name: 'FanOutRepository.finishSmallSend', call: (db) => new FanOutRepository(db).finishSmallSend(ID), answers: [[[{ id: ID }], 1]] },
       ...RECIPIENT_KINDS.map((kind) => ({
         name: `FanOutRepository.nextChunk, the last (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, { ...CHUNK, dueTimes: undefined }),

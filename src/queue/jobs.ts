@@ -32,7 +32,7 @@ export class FanoutJobs {
   /**
    * A notification's fan-out; its job id makes a second add a no-op while the job is kept.
    * `delayMs` holds it until the send's `send_at` (docs/api.md#scheduling); `small`: the API fanned
-   * it out and queued its batches (docs/api.md#small-sends), the job finishes it.
+   * it out and found no batch to send (docs/api.md#small-sends), the job finishes and completes it.
    */
   add(notificationId: string, delayMs = 0, small = false): Promise<Job<FanoutJob>> {
     return this.queue.add(

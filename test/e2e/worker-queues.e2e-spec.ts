@@ -45,8 +45,10 @@ describe('WORKER_QUEUES', () => {
       );
       const codeId = await sendToUsers(ctx, tenant.token, [seeded[0].userId], { title: 'Your code', body: '123456' });
 
-      // The code reaches its provider through the deliver-small process alone.
+      // The code reaches its provider through the deliver-small process alone, and completes there:
+      // no fan-out job follows a small send with a batch (docs/api.md#small-sends).
       await waitFor(async () => sent('123456').length === 1 || null, 'the code to reach its provider');
+      expect(await notificationRowCompleted(ctx, codeId, 'the code to complete')).toMatchObject({ stat_accepted: 1 });
       // The campaign's fan-out job waits: no running process takes the fanout queue.
       const queue = new Queue(FANOUT_QUEUE, { connection: { url: TEST_REDIS_URL }, prefix: ctx.queuePrefix });
       try {
@@ -58,11 +60,10 @@ describe('WORKER_QUEUES', () => {
       expect(processing_started_at).toBeNull();
       expect(sent('To twenty users')).toHaveLength(0);
 
-      // A campaign-lane process takes it from there: the campaign is sent, and the code's send completes.
+      // A campaign-lane process takes it from there: the campaign is sent.
       campaign = ServiceProcess.start({ ...workerEnv, WORKER_QUEUES: CAMPAIGN_QUEUES });
       await campaign.waitForOutput(/Started in worker mode \(queues: fanout, deliver, maintenance, webhook, live-activity\)/);
       expect(await notificationRowCompleted(ctx, campaignId, 'the campaign to complete')).toMatchObject({ stat_accepted: 20 });
-      expect(await notificationRowCompleted(ctx, codeId, 'the code to complete')).toMatchObject({ stat_accepted: 1 });
       expect(sent('To twenty users')).toHaveLength(20);
       expect(sent('123456')).toHaveLength(1);
     } finally {

@@ -40,7 +40,9 @@ describe('small sends (docs/api.md#small-sends)', () => {
   const rows = async (id: string) => (await ctx.db.query(`SELECT count(*)::int AS n FROM deliveries WHERE notification_id = $1`, [id]))[0].n as number;
   const fanoutJob = (id: string) => queue(FANOUT_QUEUE).getJob(fanoutJobId(id));
 
-  it('is fanned out before the 202: its deliveries exist, its batch on deliver-small, its fan-out job only finishes it; then delivered', async () => {
+  const fannedOutAt = async (id: string) => (await ctx.db.query(`SELECT fanned_out_at FROM notifications WHERE id = $1`, [id]))[0].fanned_out_at as Date | null;
+
+  it('is fanned out before the 202: its deliveries exist, its batch on deliver-small, no fan-out job; its batch job finishes it', async () => {
     const { user, token } = await iosUser();
     const notification = await accepted({ recipients: { user_ids: [user] } });
     const id = notification.id as string;
@@ -49,10 +51,47 @@ describe('small sends (docs/api.md#small-sends)', () => {
     expect(notification.statistics).toMatchObject({ users: 1, installations: 1 });
     expect(await rows(id)).toBe(1);
     expect(await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id}-0`)).toBeDefined();
-    expect((await fanoutJob(id))?.data).toEqual({ notificationId: id, small: true });
+    expect(await fanoutJob(id)).toBeUndefined();
 
     const done = await notificationCompleted(ctx, tenant.token, id);
     expect(done.statistics).toMatchObject({ users: 1, installations: 1, accepted: 1 });
+    expect(await fannedOutAt(id)).toBeInstanceOf(Date);
+    expect(await fanoutJob(id)).toBeUndefined();
+    expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
+  });
+
+  it('counts the users of installation ids when its batch job finishes it, as a fan-out job does', async () => {
+    const first = await iosUser();
+    const second = await iosUser();
+    await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: first.user });
+    const ids = (
+      await ctx.db.query(`SELECT installation_id FROM installations WHERE app_id = $1 AND user_id = ANY($2)`, [tenant.appId, [first.user, second.user]])
+    ).map((row: { installation_id: string }) => row.installation_id);
+    expect(ids).toHaveLength(3);
+    const id = await send({ recipients: { installation_ids: ids } });
+    const done = await notificationCompleted(ctx, tenant.token, id);
+    // Three installations of two users, as the fan-out job's finish counts them.
+    expect(done.statistics).toMatchObject({ users: 2, installations: 3, accepted: 3 });
+    expect((await ctx.db.query(`SELECT target_users FROM notifications WHERE id = $1`, [id]))[0].target_users).toBe(2);
+  });
+
+  it('is finished by the sweeper when its batch never reached the queue (Redis lost the add)', async () => {
+    const { user, token } = await iosUser();
+    // What a lost add leaves: the rows written and committed, no job.
+    await queue(SMALL_SEND_QUEUE).pause();
+    let id: string;
+    try {
+      id = await send({ recipients: { user_ids: [user] } });
+      await (await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id}-0`))!.remove();
+    } finally {
+      await queue(SMALL_SEND_QUEUE).resume();
+    }
+    await ctx.db.query(`UPDATE notifications SET created_at = created_at - interval '1 minute' WHERE id = $1`, [id]);
+    await waitFor(async () => {
+      await ctx.get(SweeperService).sweep();
+      return (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at;
+    }, 'the send whose batch was lost to complete');
+    expect(await fannedOutAt(id)).toBeInstanceOf(Date);
     expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
   });
 

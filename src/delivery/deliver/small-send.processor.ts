@@ -1,7 +1,9 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
+import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { DeliverJob, SMALL_SEND_QUEUE } from '../../common/queues';
 import { DeliveriesService } from './deliveries.service';
+import { FanOutService } from '../fan-out/fan-out.service';
 import { workerOptions } from '../../queue/worker-options';
 
 /**
@@ -10,13 +12,26 @@ import { workerOptions } from '../../queue/worker-options';
  */
 @Processor(SMALL_SEND_QUEUE, workerOptions(SMALL_SEND_QUEUE, () => 4))
 export class SmallSendProcessor extends WorkerHost {
-  constructor(private readonly deliveries: DeliveriesService) {
+  private readonly logger = new Logger(SmallSendProcessor.name);
+
+  constructor(
+    private readonly deliveries: DeliveriesService,
+    private readonly fanOut: FanOutService,
+  ) {
     super();
   }
 
-  process(job: Job<DeliverJob>) {
+  async process(job: Job<DeliverJob>) {
     // A job that stalled (its worker died) takes back the rows that worker had in flight.
     // Its outcomes are written at once: the job holds one of the few slots until they are.
-    return this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0, false, true);
+    const { notificationId } = job.data;
+    const result = await this.deliveries.deliverBatch(notificationId, job.data.batch, job.stalledCounter > 0, false, true);
+    // Then its fan-out is marked done and the send completes (no fan-out job follows a small send
+    // with a batch), after the job has given its slot back: the next code does not wait for it.
+    // Should this process die first, the sweeper queues the fan-out job of the unfinished send.
+    void this.fanOut
+      .finishSmallSend(notificationId)
+      .catch((error: Error) => this.logger.warn(`Small send ${notificationId} not finished now (${error.message}); the sweeper will finish it.`));
+    return result;
   }
 }

@@ -434,9 +434,9 @@ export class FanOutRepository {
   /**
    * A small send's rows (docs/api.md#small-sends), in the caller's transaction, the one that stored
    * the notification and started it (NotificationsRepository.insert): its one chunk (every id) is
-   * written and its progress counted, with no read of the row first. The finish (and the
-   * completion of a send whose every installation was skipped) is left to its fan-out job, which the
-   * sweeper queues again should Redis lose it.
+   * written and its progress counted, with no read of the row first. The finish is left to its
+   * batch's job (finishSmallSend), or to its fan-out job when it has no batch (every installation
+   * skipped); the sweeper queues the fan-out job of one still unfinished should Redis lose the add.
    */
   async fanOutWithin(manager: EntityManager, notificationId: string, params: ChunkParams, recipients: SmallSendRecipients): Promise<ChunkResult | null> {
     // Inserted by this transaction, so no one else sees it: its state is known, and there is nothing to lock.
@@ -559,6 +559,27 @@ export class FanOutRepository {
       [notificationId],
     );
     return chunks;
+  }
+
+  /**
+   * Marks a small send's fan-out done (docs/api.md#small-sends), once its batch was delivered: the
+   * API wrote every row, and no fan-out job follows it. Counts its users as finish() does. True
+   * when this call marked it; false when it was done already (another of its batches, a fan-out job
+   * the sweeper queued, a cancel) or is not a notification.
+   */
+  async finishSmallSend(notificationId: string): Promise<boolean> {
+    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+    const [marked]: [unknown[], number] = await this.db.query(
+      `UPDATE notifications n SET fanned_out_at = now(),
+         target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
+         stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
+       FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
+             WHERE d.notification_id = $1) u
+       WHERE n.id = $1 AND n.fanned_out_at IS NULL
+       RETURNING n.id`,
+      [notificationId, 'user_ids' satisfies RecipientKind],
+    );
+    return marked.length > 0;
   }
 
   /** Deletes a filter send's staged chunk once its deliveries are written. */

@@ -108,6 +108,16 @@ export class FanOutService {
     return { ran: true, installations, batches: batchCount };
   }
 
+  /**
+   * A small send (docs/api.md#small-sends) after its batch was sent: the API wrote its rows and
+   * queued its batch, and no fan-out job follows one that has a batch; so its fan-out is marked
+   * done here, and it completes here unless an outcome is still to come (a retry, another batch),
+   * whose write then completes it.
+   */
+  async finishSmallSend(notificationId: string): Promise<void> {
+    if (await this.fanOuts.finishSmallSend(notificationId)) await this.completeIfDone(notificationId);
+  }
+
   /** A fan-out whose installations were all skipped (or that had none) completes here. */
   private async completeIfDone(notificationId: string): Promise<void> {
     if (await this.deliveries.completeIfDone(notificationId)) await this.completions.completed([notificationId]);
