@@ -19,6 +19,19 @@ describe('the sweeper and the deliveries table', () => {
 
   const completedAt = async (id: string) => (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at as Date | null;
 
+  /** A send to a user with no installation, run to completion: a started notification for rows written by hand. */
+  async function completedEmptySend(title: string): Promise<string> {
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: ['nobody-here'] }, notification: { title, body: 'Send' } })
+      .expect(202);
+    const id: string = res.body.data.id;
+    await waitFor(() => completedAt(id), 'the empty send to complete');
+    return id;
+  }
+
   /** Three iOS installations of one user, one send to them, run to completion. */
   async function completedSend(user: string) {
     const installations = [];
@@ -134,14 +147,7 @@ describe('the sweeper and the deliveries table', () => {
   ])('records outcomes reading only their own rows (the plan a worker keeps), %s, and counts each row once', async (_, prefix, analyzed) => {
     const rows = 8000;
     const written = 150;
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: ['nobody-here'] }, notification: { title: 'Big', body: 'Send' } })
-      .expect(202);
-    const id: string = res.body.data.id;
-    await waitFor(() => completedAt(id), 'the empty send to complete');
+    const id = await completedEmptySend('Big');
     // A big send in the middle of its delivery: every row claimed ("sending"), no ANALYZE yet.
     await ctx.db.query(
       `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
@@ -243,14 +249,7 @@ describe('the sweeper and the deliveries table', () => {
 
   it('claims a badge-counting batch reading each written count once, whatever the plan joins (the plan a worker keeps)', async () => {
     const rows = 200;
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: ['nobody-here'] }, notification: { title: 'Counted', body: 'Send' } })
-      .expect(202);
-    const id: string = res.body.data.id;
-    await waitFor(() => completedAt(id), 'the empty send to complete');
+    const id = await completedEmptySend('Counted');
     await ctx.db.query(
       `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
        SELECT $1, 'counted-' || n, 'ios', md5(n::text) || md5(n::text), 'counted-user', 'granted', now(), now() FROM generate_series(1, $2) AS n`,
@@ -318,14 +317,7 @@ describe('the sweeper and the deliveries table', () => {
   });
 
   it('commits a claim and an outcome write without waiting for the WAL flush, and nothing else (decisions 0003, 0012)', async () => {
-    const res = await ctx
-      .http()
-      .post('/api/v1/notifications')
-      .set(bearer(tenant.token))
-      .send({ recipients: { user_ids: ['nobody-flushed'] }, notification: { title: 'Flushed', body: 'Later' } })
-      .expect(202);
-    const id: string = res.body.data.id;
-    await waitFor(() => completedAt(id), 'the empty send to complete');
+    const id = await completedEmptySend('Flushed');
     const [installation] = await ctx.db.query(
       `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
        VALUES ($1, 'flushed-1', 'ios', $2, 'flushed-user', 'granted', now(), now()) RETURNING id`,
