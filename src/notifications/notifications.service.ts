@@ -93,10 +93,17 @@ export class NotificationsService {
     const small = isSmallSend({ ...notification, options: content.options }, this.config.SMALL_SEND_MAX_RECIPIENTS, Date.now())
       ? await this.smallSends.plan(appId, id, smallSendRecipients(notification), content.options, content.title === null)
       : null;
-    const enqueue = () => (small ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
+    // The row as committed says whether the small send's fan-out ran with it: one that fell back
+    // (the partitions of deliveries in the making) is stored not started, and left to its fan-out job.
+    let fannedOut = false;
+    const committed = (row: NotificationRow) => {
+      fannedOut = small !== null && row.processing_started_at !== null;
+      return accepted(row);
+    };
+    const enqueue = () => (small && fannedOut ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
 
     if (idempotencyKey === undefined) {
-      const body = accepted(await this.notifications.insert(notification, small?.within));
+      const body = committed(await this.notifications.insert(notification, small?.within));
       this.metrics.notificationsAccepted.inc();
       await enqueue();
       return { status: 202, body, replayed: false };
@@ -108,7 +115,7 @@ export class NotificationsService {
     }
     let body: string;
     try {
-      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: accepted(row) }), small?.within);
+      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: committed(row) }), small?.within);
     } catch (error) {
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
@@ -128,6 +135,9 @@ export class NotificationsService {
    */
   private async queueSmallSend(plan: SmallSendPlan): Promise<void> {
     for (const { platform, reason, count } of plan.skipped()) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
+    // Its fan-out ran here, committed: timed here (one that fell back to its fan-out job is timed by the worker).
+    const seconds = plan.seconds();
+    if (seconds !== null) this.metrics.fanoutDuration.observe(seconds);
     const batches = plan.batches();
     await this.withinEnqueueTimeout(plan.id, () =>
       batches.length > 0 ? this.smallSendJobs.addBatches(plan.id, batches) : this.fanoutJobs.add(plan.id, 0, true),

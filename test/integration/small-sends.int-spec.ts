@@ -153,7 +153,10 @@ describe('small sends (docs/api.md#small-sends)', () => {
     } finally {
       await ctx.db.query(`ALTER TABLE deliveries ATTACH PARTITION ${partition} ${bounds}`);
     }
-    // Its fan-out job (failed meanwhile, or not run yet) is queued again by the sweeper, as for any send.
+    // No batch job: a fan-out job of its own, as for any send (not the one a small send without a batch gets).
+    expect(await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id!}-0`)).toBeUndefined();
+    expect((await fanoutJob(id!))?.data).toEqual({ notificationId: id! });
+    // That job (failed meanwhile, or not run yet) is queued again by the sweeper, as for any send.
     await waitFor(async () => {
       await ctx.get(SweeperService).sweep();
       return (await ctx.db.query(`SELECT completed_at FROM notifications WHERE id = $1`, [id]))[0].completed_at;

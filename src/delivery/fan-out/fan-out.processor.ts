@@ -23,7 +23,7 @@ export class FanOutProcessor extends WorkerHost {
     // Every planned hold started the job once more; a start beyond them is a re-run after a failure or a stall.
     const pauses = job.data.pauses ?? 0;
     const resumed = job.stalledCounter > 0 || job.attemptsStarted > 1 + pauses;
-    // After a planned hold, or for a small send whose batches the API queued, nothing is owed.
+    // After a planned hold, or for a small send the API fanned out (and found no batch), nothing is owed.
     const result = await this.fanOut.fanOut(job.data.notificationId, resumed, (pauses > 0 || job.data.small === true) && !resumed);
     const holdUntil = result.heldUntil ?? result.pausedUntil;
     if (holdUntil) {
@@ -34,7 +34,8 @@ export class FanOutProcessor extends WorkerHost {
       await job.moveToDelayed(until, token);
       throw new DelayedError();
     }
-    if (result.ran) {
+    // A small send's fan-out was timed by the api that ran it.
+    if (result.ran && job.data.small !== true) {
       this.metrics.fanoutDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
       this.logger.debug(`Fanned out ${job.data.notificationId}: ${result.installations} installations, ${result.batches} batches`);
     }

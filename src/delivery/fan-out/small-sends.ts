@@ -55,6 +55,8 @@ export interface SmallSendPlan {
   batches(): number[];
   /** The rows it skipped, by platform and reason (for the skip metric). */
   skipped(): ChunkResult['skipped'];
+  /** How long its fan-out took, in seconds (for pns_fanout_duration_seconds); null when it did not run. */
+  seconds(): number | null;
 }
 
 /** Small sends' fan-out, as the API runs it: the fan-out's own chunk statement, in the transaction that stores the send. */
@@ -89,15 +91,19 @@ export class SmallSends {
       paceMs: null,
     };
     let chunk: ChunkResult | null = null;
+    let seconds: number | null = null;
     return {
       id: notificationId,
       within: async (manager) => {
+        const started = process.hrtime.bigint();
         const done = await this.fanOuts.fanOutWithin(manager, notificationId, params, recipients);
+        seconds = Number(process.hrtime.bigint() - started) / 1e9;
         chunk = done;
         return done && { users: done.users, installations: done.installations, skipped: done.skipped.reduce((sum, s) => sum + s.count, 0) };
       },
       batches: () => chunk?.batches.map((b) => b.batch) ?? [],
       skipped: () => chunk?.skipped ?? [],
+      seconds: () => seconds,
     };
   }
 }
