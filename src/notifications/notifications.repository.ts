@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import { COMMIT_WITHOUT_FLUSH } from '../common/asynchronous-commit';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
 import { DEADLOCK_DETECTED, pgError, retryingDeadlocks } from '../common/pg-errors';
@@ -313,7 +314,7 @@ export class NotificationsRepository {
   /**
    * Takes the key when it is new, expired, or claimed by a request that died with the same body
    * (`lockSeconds` after its claim). False when someone else holds it. Its commit does not wait for
-   * the WAL flush (the set_config): the claim answers no one by itself, and the transaction that
+   * the WAL flush (COMMIT_WITHOUT_FLUSH): the claim answers no one by itself, and the transaction that
    * stores the response, which waits for the flush, makes it durable with that response. A claim
    * lost in a crash of the PostgreSQL server only lets the request's retry claim the key again.
    */
@@ -321,7 +322,7 @@ export class NotificationsRepository {
     const claimed: unknown[] = await this.db.query(
       `INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
        SELECT $1::uuid, $2::text, $3::text, 'in_progress', now() + make_interval(secs => $4::float8), now() + make_interval(hours => $5::int)
-       WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+       WHERE ${COMMIT_WITHOUT_FLUSH}
        ON CONFLICT (app_id, key) DO UPDATE SET
          request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL,
          locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at

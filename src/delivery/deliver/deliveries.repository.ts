@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { COMMIT_WITHOUT_FLUSH } from '../../common/asynchronous-commit';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../../common/cancel-statement';
 import { completionCondition } from '../../common/completion-condition';
 import { minuteCountsInsert } from '../../common/minute-counts';
@@ -83,11 +84,11 @@ export const ownPartition = (alias: string, notificationIdParam: string) =>
 // before they are opened; $6 is `sending`, $7 the statuses still to send; $12 the ActivityAttributes
 // type of a send that starts a Live Activity, whose token alone is read (null: none). Prepared: it runs once
 // per batch (docs/decisions/0001-prepared-hot-statements.md). Its commit does not wait for the WAL flush
-// (the set_config, evaluated for every row claimed; docs/decisions/0012-claims-commit-without-waiting-for-wal.md).
+// (COMMIT_WITHOUT_FLUSH; docs/decisions/0012-claims-commit-without-waiting-for-wal.md).
 const claimed = `claimed AS (
     UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
     FROM installations i
-    WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    WHERE ${COMMIT_WITHOUT_FLUSH}
       AND d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
       AND d.batch = $2 AND i.id = d.installation_id
       AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
@@ -158,11 +159,11 @@ export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
   return [new Date(Math.min(...times)), new Date(Math.max(...times) + 1)];
 };
 
-/** The outcomes, one list per column ($1-$5); the set_config turns synchronous_commit off for this transaction. */
+/** The outcomes, one list per column ($1-$5); COMMIT_WITHOUT_FLUSH turns synchronous_commit off for this transaction. */
 const outcome = `outcome AS (
     SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
       AS o(notification_id, installation_id, status, reason, next_attempt_at)
-    WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
+    WHERE ${COMMIT_WITHOUT_FLUSH}
   )`;
 
 /** Rows still "sending" ($11) take their outcome: one primary-key probe each, in the starts' partitions ($9, $10). */

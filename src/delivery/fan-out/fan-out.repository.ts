@@ -10,6 +10,13 @@ import { minuteCountsInsert } from '../../common/minute-counts';
 import { ChunkDueTimes } from './pacing';
 import { preparedQueryIn } from '../../common/prepared-query';
 
+/**
+ * The distinct users of the installations a notification ($1) has deliveries for, as `u.n`: a
+ * fan-out's users, counted when it finishes (finish, finishSmallSend; docs/api.md#recipients).
+ */
+const USERS_REACHED = `(SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
+             WHERE d.notification_id = $1) u`;
+
 /** The live installations of the app ($1). */
 const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
 /** A walk's next chunk: after the cursor $q, in installation_id order (the unique (app_id, installation_id) index), $q+1 of them. */
@@ -573,8 +580,7 @@ export class FanOutRepository {
       `UPDATE notifications n SET fanned_out_at = now(),
          target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
          stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
-       FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-             WHERE d.notification_id = $1) u
+       FROM ${USERS_REACHED}
        WHERE n.id = $1 AND n.fanned_out_at IS NULL
        RETURNING n.id`,
       [notificationId, 'user_ids' satisfies RecipientKind],
@@ -599,8 +605,7 @@ export class FanOutRepository {
     }
     await manager.query(
       `UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
-       FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-             WHERE d.notification_id = $1) u
+       FROM ${USERS_REACHED}
        WHERE id = $1`,
       [notificationId],
     );
