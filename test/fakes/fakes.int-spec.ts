@@ -548,4 +548,34 @@ describe('FakeWebPush', () => {
     const subscription = service.createSubscription();
     await expect(webpush.sendNotification(subscription, '{}', { ...options, contentEncoding: 'aesgcm' })).rejects.toMatchObject({ statusCode: 415 });
   });
+
+  it('refuses a body its subscriber could not decrypt', async () => {
+    const subscription = service.createSubscription();
+    // Encrypted for another subscription's keys.
+    const misencrypted = { ...service.createSubscription(), endpoint: subscription.endpoint };
+    await expect(webpush.sendNotification(misencrypted, '{}', options)).rejects.toMatchObject({ statusCode: 400 });
+  });
+});
+
+describe("FakeWebPush with decrypt: 'on-read'", () => {
+  const service = new FakeWebPush({ decrypt: 'on-read' });
+  const vapid = webpush.generateVAPIDKeys();
+  const options = { vapidDetails: { subject: 'mailto:ops@example.com', publicKey: vapid.publicKey, privateKey: vapid.privateKey }, TTL: 60 };
+
+  beforeAll(() => service.start());
+  afterAll(() => service.stop());
+
+  it('decrypts a body when it is first read, and accepts one it cannot read, as a push service does', async () => {
+    const subscription = service.createSubscription();
+    const misencrypted = { ...service.createSubscription(), endpoint: subscription.endpoint };
+    const payload = { title: 'Hello', body: 'Wörld ✓' };
+
+    await expect(webpush.sendNotification(subscription, JSON.stringify(payload), options)).resolves.toMatchObject({ statusCode: 201 });
+    await expect(webpush.sendNotification(misencrypted, '{}', options)).resolves.toMatchObject({ statusCode: 201 });
+
+    const [readable, unreadable] = service.requests;
+    expect(readable).toMatchObject({ status: 201, payload, text: JSON.stringify(payload) });
+    expect(unreadable).toMatchObject({ status: 201, payload: undefined, text: undefined });
+    expect(service.deliveredCount(subscription.endpoint)).toBe(2);
+  });
 });
