@@ -179,6 +179,14 @@ describe('npm run bench, at a tiny size', () => {
       ...(WITH_PARSE ? PARSE_TARGETS : []),
     ]);
     for (const t of results.targets.filter((t) => t.name.includes(' / '))) expect(t.detail).toMatch(/\d/);
+    // Issue 32's table (bench/README.md "Targets").
+    const threshold = (name: string) => results.targets.find((t) => t.name === name)?.target;
+    expect(['PATCH CPU / raw UPDATE CPU', 'POST CPU / raw UPDATE CPU', 'fan-out peak RSS (MB)', 'broadcast RSS growth (MB/100k)'].map(threshold)).toEqual([
+      '<= 2.0',
+      '<= 2.5',
+      '<= 200',
+      '<= 0.5',
+    ]);
   });
 
   it('prints the table and writes the JSON', () => {
