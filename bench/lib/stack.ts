@@ -70,6 +70,12 @@ export async function startStack(label: string): Promise<Stack> {
     await withAdminClient(async (client) => {
       await client.query(`ALTER DATABASE "${databaseName}" SET session_preload_libraries = 'auto_explain'`);
       await client.query(`ALTER DATABASE "${databaseName}" SET auto_explain.log_min_duration = '${Number(explainMs)}ms'`);
+      // BENCH_PG_AUTO_EXPLAIN_ANALYZE=1: with each node's actual rows, time and buffers (it slows every statement).
+      if (process.env.BENCH_PG_AUTO_EXPLAIN_ANALYZE === '1') {
+        for (const setting of ['log_analyze', 'log_buffers', 'log_nested_statements']) {
+          await client.query(`ALTER DATABASE "${databaseName}" SET auto_explain.${setting} = on`);
+        }
+      }
     });
   }
   // Each statement's CPU in the server log, for bench/pg-statements.ts (bench/README.md).

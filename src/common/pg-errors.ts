@@ -4,6 +4,9 @@ export function pgError(error: unknown): { code?: string; message?: string } {
   return wrapped?.driverError ?? wrapped ?? {};
 }
 
+/** PostgreSQL's unique_violation. */
+export const UNIQUE_VIOLATION = '23505';
+
 /** PostgreSQL's deadlock_detected. */
 export const DEADLOCK_DETECTED = '40P01';
 

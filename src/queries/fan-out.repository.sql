@@ -69,7 +69,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -162,7 +161,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -255,7 +253,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -361,7 +358,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -456,7 +452,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -537,7 +532,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -575,8 +569,8 @@ FROM counts c;
 UPDATE notifications n SET fanned_out_at = now(),
   target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
   stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
-FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-      WHERE d.notification_id = $1) u
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE n.id = $1 AND n.fanned_out_at IS NULL
 RETURNING n.id;
 
@@ -603,8 +597,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
 FROM notifications WHERE id = $1 FOR UPDATE;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
-FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-      WHERE d.notification_id = $1) u
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk, the last (tags)
@@ -663,7 +657,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -698,8 +691,8 @@ SELECT c.*,
 FROM counts c;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
-FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-      WHERE d.notification_id = $1) u
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk, the last (filter)
@@ -758,7 +751,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -795,8 +787,8 @@ FROM counts c;
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
-FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-      WHERE d.notification_id = $1) u
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
 -- FanOutRepository.nextChunk, the last (all)
@@ -855,7 +847,6 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
   RETURNING status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
@@ -890,6 +881,6 @@ SELECT c.*,
 FROM counts c;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
-FROM (SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-      WHERE d.notification_id = $1) u
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;

@@ -1,5 +1,5 @@
 import { AppsRepository } from '../../src/apps/apps.repository';
-import { ChunkParams, FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
+import { ChunkParams, FanOutRepository, fanOutChunkSql, FIRST_TARGET_PARAM, walkAllTargets } from '../../src/delivery/fan-out/fan-out.repository';
 import { apnsToken, bearer, newApp, newInstallation, TestTenant } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
 import { configureProviders, seedInstallations } from '../support/providers';
@@ -352,6 +352,35 @@ describe('targeting (docs/api.md#recipients)', () => {
     expect(await state()).toEqual({ chunks, position: chunks, done: true, staged: 0 });
     const [done] = await ctx.db.query(`SELECT stat_installations, target_users FROM notifications WHERE id = $1`, [id]);
     expect(done).toEqual({ stat_installations: sent.length, target_users: sent.length });
+  });
+
+  it('writes and counts an installation once when its user changes between two chunks of user ids (the chunk runs again, skipping it)', async () => {
+    const app = await newApp(ctx, 'Moved');
+    const seeded = await seedInstallations(ctx, app.appId, stack.fakes, 20, 'moved');
+    const users = seeded.map((s) => s.userId);
+    const [{ id }] = await ctx.db.query<{ id: string }[]>(
+      `INSERT INTO notifications (app_id, title, body, user_ids, target_users, recipient_kind, processing_started_at)
+       VALUES ($1, 'Hello', 'World', $2, $3, 'user_ids', now()) RETURNING id`,
+      [app.appId, users, users.length],
+    );
+    const params = chunksOfTen(app.appId);
+    expect(await new FanOutRepository(ctx.db).nextChunk(id, params)).toMatchObject({ installations: 10, finished: false });
+    // The first chunk's first installation now belongs to a user of the second chunk, which finds it again.
+    await ctx.db.query(`UPDATE installations SET user_id = $3 WHERE app_id = $1 AND user_id = $2`, [app.appId, users[0], users[15]]);
+    expect(await new FanOutRepository(ctx.db).nextChunk(id, params)).toMatchObject({ installations: 10 });
+    expect(await new FanOutRepository(ctx.db).nextChunk(id, params)).toBeNull();
+    const [counts] = await ctx.db.query(
+      `SELECT count(*)::int AS rows, count(DISTINCT installation_id)::int AS installations FROM deliveries WHERE notification_id = $1`,
+      [id],
+    );
+    expect(counts).toEqual({ rows: 20, installations: 20 });
+    const [{ stat_installations }] = await ctx.db.query(`SELECT stat_installations FROM notifications WHERE id = $1`, [id]);
+    expect(stat_installations).toBe(20);
+
+    // The clause is only in the statement a chunk runs again (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md).
+    const clause = 'ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING';
+    expect(fanOutChunkSql(walkAllTargets(FIRST_TARGET_PARAM), false)).not.toContain(clause);
+    expect(fanOutChunkSql(walkAllTargets(FIRST_TARGET_PARAM), true)).toContain(clause);
   });
 
   it("deletes a filter send's staged audience with its app", async () => {

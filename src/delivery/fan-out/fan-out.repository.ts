@@ -9,13 +9,18 @@ import { compileFilter, notSendable, recipientsPredicate } from '../../common/au
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { ChunkDueTimes } from './pacing';
 import { preparedQueryIn } from '../../common/prepared-query';
+import { pgError, UNIQUE_VIOLATION } from '../../common/pg-errors';
+import { ownPartition } from '../deliver/deliveries.repository';
 
 /**
  * The distinct users of the installations a notification ($1) has deliveries for, as `u.n`: a
  * fan-out's users, counted when it finishes (finish, finishSmallSend; docs/api.md#recipients).
+ * Each row's user_id is its installation's when the fan-out found it, so the rows alone answer,
+ * read in the notification's own partition (a join with `installations` cost a 100,000-row
+ * broadcast 0.45 s of PostgreSQL: bench/README.md "CPU per delivery toward the bare client").
  */
-const USERS_REACHED = `(SELECT count(DISTINCT i.user_id)::int AS n FROM deliveries d JOIN installations i ON i.id = d.installation_id
-             WHERE d.notification_id = $1) u`;
+const USERS_REACHED = `(SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+             WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')}) u`;
 
 /** The live installations of the app ($1). */
 const LIVE = `WHERE i.app_id = $1 AND i.deleted_at IS NULL`;
@@ -148,13 +153,19 @@ const placed = `placed AS (
       LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
   )`;
 
-const inserted = `inserted AS (
+/**
+ * The rows, each installation once per notification. Inserted without `ON CONFLICT`, which would
+ * cost every row a probe of the primary key before its insert
+ * (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md): only a chunk of user ids
+ * can meet an installation an earlier chunk wrote (one whose user changed between two chunks),
+ * and such a chunk is run again `relisted`, skipping those rows.
+ */
+const inserted = (relisted: boolean) => `inserted AS (
     INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
     SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
       CASE WHEN n.skip_reason IS NOT NULL THEN ${word('skipped')} WHEN n.due > now() THEN ${word('scheduled')} ELSE ${word('pending')} END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-    FROM placed n
-    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING
+    FROM placed n${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
     RETURNING status, batch, next_attempt_at, platform, reason
   )`;
 
@@ -208,16 +219,17 @@ const report = `SELECT c.*,
  * microseconds and no longer match; and the installation's user_id as it is now, for the delivery
  * trace (docs/api.md#delivery-trace). The skipped rows are added to the per-minute counters, and the
  * fan-out's progress and the notification's counters move in the same statement (`progress`).
+ * `relisted`: the chunk's installations may have rows already, which it skips (`inserted`).
  * Its parameters: fanOutChunkParams.
  */
-export const fanOutChunkSql = (where: string) => `
+export const fanOutChunkSql = (where: string, relisted: boolean) => `
   WITH ${chosen(where)},
   ${targets},
   ${numbered},
   ${dueGroups},
   ${groupOffsets},
   ${placed},
-  ${inserted},
+  ${inserted(relisted)},
   ${perMinute},
   ${counts},
   ${progress}
@@ -434,8 +446,14 @@ export class FanOutRepository {
    * statistics. Null when there was nothing left (the notification is then marked fanned out,
    * with its users counted for the kinds other than user ids) or another fan-out had finished it.
    */
-  nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
-    return this.db.transaction((manager) => this.chunkIn(manager, notificationId, params));
+  async nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
+    try {
+      return await this.db.transaction((manager) => this.chunkIn(manager, notificationId, params, false));
+    } catch (error) {
+      // The chunk met a row an earlier chunk wrote (one of user ids may: `inserted`): rolled back, and once more skipping those.
+      if (pgError(error).code !== UNIQUE_VIOLATION) throw error;
+      return this.db.transaction((manager) => this.chunkIn(manager, notificationId, params, true));
+    }
   }
 
   /**
@@ -460,10 +478,17 @@ export class FanOutRepository {
       started_at: null,
       audience_chunks: null,
     };
-    return this.chunkIn(manager, notificationId, params, fresh);
+    // The notification's first chunk: no row can be there before it.
+    return this.chunkIn(manager, notificationId, params, false, fresh);
   }
 
-  private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams, known?: LockedNotification): Promise<ChunkResult | null> {
+  private async chunkIn(
+    manager: EntityManager,
+    notificationId: string,
+    params: ChunkParams,
+    relisted: boolean,
+    known?: LockedNotification,
+  ): Promise<ChunkResult | null> {
     // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
     const [n]: LockedNotification[] = known
       ? [known]
@@ -497,7 +522,7 @@ export class FanOutRepository {
           )
         : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
     const walked = n.kind === 'tags' || n.kind === 'all';
-    const sql = fanOutChunkSql(target.where);
+    const sql = fanOutChunkSql(target.where, relisted);
     const values = fanOutChunkParams({
       appId: params.appId,
       notificationId,
