@@ -28,13 +28,10 @@ import { FanOutRepository } from '../src/delivery/fan-out/fan-out.repository';
 import { AudiencesRepository } from '../src/notifications/audiences.repository';
 import { TEST_APP_KEY } from '../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
+import { argValue } from './lib/args';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
 
-const argValue = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const INSTALLATIONS = argValue('--installations', 1_000_000);
 
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);

@@ -9,22 +9,19 @@
  * statements bench/pg-statements.ts then counts for that send alone.
  */
 import { measureClient, measureDelivery } from './delivery';
+import { peerCpu } from './harness';
+import { argText, argValue } from './lib/args';
 import { type CpuUse } from './lib/cpu';
 import { seedInstallations } from './lib/seed';
 import { startStack } from './lib/stack';
-
-function option(name: string, fallback: number): number {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? Number(process.argv[i + 1]) : fallback;
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const row = (label: string, cpu: CpuUse, extra = '') =>
   `${label.padEnd(28)}${[cpu.service, cpu.harness, cpu.postgres, cpu.redis].map((v) => v.toFixed(0).padStart(9)).join('')}${extra}`;
 
 async function main(): Promise<void> {
-  const installations = option('--installations', 100_000);
-  const runs = option('--runs', 3);
+  const installations = argValue('--installations', 100_000);
+  const runs = argValue('--runs', 3);
   const log = (line: string) => process.stderr.write(`${line}\n`);
   const stack = await startStack('ios');
   try {
@@ -33,7 +30,7 @@ async function main(): Promise<void> {
     await stack.startApi();
     await stack.startWorker();
     const ios = { options: { platforms: ['ios'] } };
-    const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+    const only = argText('--only');
     const sends = (
       [
         ['iOS only, user ids', false],
@@ -58,7 +55,7 @@ async function main(): Promise<void> {
       }
     }
     const peer = await measureClient(stack, 'peer', seeded.iosTokens, { sessions: 4, streams: 250, chunkSize: 1000, count: seeded.iosTokens.length });
-    const peerMicros = (peer.cpuSeconds / peer.requests) * 1e6;
+    const peerMicros = peerCpu(peer);
     lines.push(
       `peer client ${peerMicros.toFixed(0)} us; ${sends[0][0]}, median ${median(services).toFixed(0)} us: ${(median(services) / peerMicros).toFixed(2)}`,
     );

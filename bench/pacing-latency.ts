@@ -19,11 +19,8 @@
 import { LatencyProbe, quantiles, startProbedWorker, type ProbedWorkers } from './latency';
 import { seedInstallations } from './lib/seed';
 import { startStack } from './lib/stack';
+import { argValue } from './lib/args';
 
-const argValue = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const INSTALLATIONS = argValue('--installations', 1_000_000);
 const SAMPLES = argValue('--samples', 50);
 const THROTTLE = argValue('--throttle', 120_000);

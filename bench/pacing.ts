@@ -34,11 +34,8 @@ import { cpuMeter, perUnit } from './lib/cpu';
 import { type Seeded, seedInstallations } from './lib/seed';
 import { startStack, type Stack } from './lib/stack';
 import { notificationTotals, postTo } from './delivery';
+import { argValue } from './lib/args';
 
-const argValue = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const INSTALLATIONS = argValue('--installations', 20_000);
 const THROTTLE = argValue('--throttle', 12_000);
 const THROTTLED = argValue('--throttled', 3_000);

@@ -35,15 +35,12 @@ import { RetentionService } from '../src/delivery/retention/retention.service';
 import { TEST_APP_KEY } from '../test/support/processes';
 import { databaseUrl, withAdminClient } from '../test/support/services';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
+import { argValue } from './lib/args';
 
 // The configuration is validated as a whole, APP_KEY included, although nothing here decrypts.
 process.env.APP_KEY ??= TEST_APP_KEY;
 
 const DAY = 24 * 60 * 60 * 1000;
-const argValue = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const DELIVERIES = argValue('--deliveries', 1_000_000);
 const INSTALLATIONS = 1000;
 const OLD_NOTIFICATIONS = Math.max(1, Math.round(DELIVERIES / INSTALLATIONS));

@@ -11,11 +11,8 @@
 import { quantiles } from './latency';
 import { seedInstallations } from './lib/seed';
 import { startStack } from './lib/stack';
+import { argValue } from './lib/args';
 
-const argValue = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const SENDS = argValue('--sends', 600);
 const IN_FLIGHT = argValue('--in-flight', 32);
 

@@ -6,6 +6,7 @@
  *   npx ts-node --transpile-only bench/statement-timeline.ts /tmp/statement-probe-<pid>.log [--last N]
  */
 import { readFileSync } from 'node:fs';
+import { argValue } from './lib/args';
 
 interface Request {
   events: [number, string][];
@@ -13,8 +14,7 @@ interface Request {
 }
 
 const file = process.argv[2];
-const lastIndex = process.argv.indexOf('--last');
-const LAST = lastIndex > 0 ? Number(process.argv[lastIndex + 1]) : 300;
+const LAST = argValue('--last', 300);
 
 const requests: Request[] = [];
 let current: (Request & { start: number }) | null = null;

@@ -24,13 +24,10 @@ import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../src/notifi
 import { pageOf, TRACE_SCAN_ROWS } from '../src/notifications/delivery-trace.service';
 import { TEST_APP_KEY } from '../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
+import { argValue } from './lib/args';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
 
-const argValue = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(name);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const DELIVERIES = argValue('--deliveries', 1_000_000);
 const CHUNK = 5000;
 
