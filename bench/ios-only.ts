@@ -28,7 +28,8 @@ async function main(): Promise<void> {
     const seeded = await seedInstallations(stack, installations, installations / 2);
     await stack.db.query('VACUUM ANALYZE installations');
     await stack.startApi();
-    await stack.startWorker();
+    // BENCH_WORKER_ENV='{"WORKER_CONCURRENCY":"4"}': the worker's settings for one run (investigating).
+    await stack.startWorker(JSON.parse(process.env.BENCH_WORKER_ENV ?? '{}') as Record<string, string>);
     const ios = { options: { platforms: ['ios'] } };
     const only = argText('--only');
     const sends = (

@@ -1,5 +1,5 @@
 import { completionCondition } from '../../src/common/completion-condition';
-import { CLAIM_SQL, claimParams, RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
+import { CLAIM_SQL, claimParams, plainArray, RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
 import { apnsToken, bearer, newInstallation } from '../support/factories';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -314,6 +314,16 @@ describe('the sweeper and the deliveries table', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+
+  it('reads the outcome write’s joined lists as the arrays node-postgres would send (plainArray)', async () => {
+    const ids = ['0b9a5f4e-2c1d-4e8f-9a7b-6c5d4e3f2a1b', 'f47ac10b-58cc-4372-a567-0e02b2c3d479'];
+    const words = ['accepted', 'failed', 'skipped'];
+    const [row] = await ctx.db.query(
+      `SELECT $1::uuid[] = $2::uuid[] AS ids, $3::text[] = $4::text[] AS words, $5::uuid[] = '{}'::uuid[] AS empty, cardinality($1::uuid[]) AS n`,
+      [plainArray(ids), ids, plainArray(words), words, plainArray([])],
+    );
+    expect(row).toEqual({ ids: true, words: true, empty: true, n: 2 });
   });
 
   it('commits a claim and an outcome write without waiting for the WAL flush, and nothing else (decisions 0003, 0012)', async () => {

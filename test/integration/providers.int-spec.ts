@@ -338,6 +338,15 @@ describe('ApnsProvider', () => {
     expect(fakeApns.distinctJwts()).toBe(2);
   });
 
+  it('fails a stored key that cannot sign as InvalidProviderKey, sending nothing, every time', async () => {
+    const broken = newKey();
+    broken.apns = { ...broken.apns!, privateKey: '-----BEGIN PRIVATE KEY-----\nnot a key\n-----END PRIVATE KEY-----\n' };
+    for (let i = 0; i < 2; i++) {
+      await expect(provider.send(broken, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'failed', reason: 'InvalidProviderKey' });
+    }
+    expect(fakeApns.requests).toHaveLength(0);
+  });
+
   it('retries when ExpiredProviderToken persists after the refresh', async () => {
     const own = newKey();
     const token = randomApnsToken();

@@ -157,7 +157,7 @@ export class DeliveriesService {
     if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const dryRun = isDryRun(content);
     if (dryRun && !provider.validatesDryRun) return DRY_RUN;
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const built = contentFor(content, row.locale);
     let outcome = await provider.send(credentials, built, {
       installationId: row.installation_id,
@@ -168,7 +168,7 @@ export class DeliveriesService {
     });
     // A dead start token says nothing of the device token: the installation stays valid.
     if (start && outcome.kind === 'invalid') outcome = { kind: 'failed', reason: outcome.reason };
-    this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, Number(process.hrtime.bigint() - started) / 1e9);
+    this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, (performance.now() - started) / 1000);
     return dryRun ? dryRunOutcome(outcome) : outcome;
   }
 

@@ -5,13 +5,20 @@ import { SignJWT } from 'jose';
 import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
-import { Http2Answer, Http2Pools } from './http2-session-pool';
+import { Http2Answer, Http2Pools, Http2SessionPool } from './http2-session-pool';
 import { answerAtHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { liveActivityHeaders, LiveActivityMessage, liveActivityPayload } from './live-activity-payload';
-import { apnsBody, apnsHeaders, apnsTopicOf, PushContent } from './payloads';
+import { apnsBodyBytes, apnsHeaderFields, apnsTopicOf, PushContent } from './payloads';
 import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
+
+/** Where one app's pushes go: the pool for its origin and signing key, and the path before each device token. */
+interface PushRoute {
+  base: URL;
+  pool: Http2SessionPool;
+  devicePath: string;
+}
 
 const PRODUCTION_URL = 'https://api.push.apple.com';
 const SANDBOX_URL = 'https://api.sandbox.push.apple.com';
@@ -41,6 +48,8 @@ interface ProviderToken {
   pem: string;
   issuedAt: number;
   jwt: Promise<string>;
+  /** `bearer <jwt>` once signed: a send reads it without waiting a turn for the promise. */
+  authorization?: string;
 }
 
 /**
@@ -49,6 +58,9 @@ interface ProviderToken {
  * no valid token signs exactly one.
  */
 const providerTokens = new Map<string, ProviderToken>();
+
+/** How `authorization` carries a provider token. */
+const BEARER = 'bearer ';
 
 const tokenKey = (apns: ApnsCredentials) => `${apns.teamId}.${apns.keyId}`;
 
@@ -62,19 +74,50 @@ function issueProviderToken(apns: ApnsCredentials): ProviderToken {
     .sign(createPrivateKey(apns.privateKey));
   const entry: ProviderToken = { pem: apns.privateKey, issuedAt, jwt };
   providerTokens.set(key, entry);
-  // A key that cannot sign must not stay cached as a rejected promise.
-  jwt.catch(() => {
-    if (providerTokens.get(key) === entry) providerTokens.delete(key);
-  });
+  jwt.then(
+    (signed) => (entry.authorization = BEARER + signed),
+    // A key that cannot sign must not stay cached as a rejected promise.
+    () => {
+      if (providerTokens.get(key) === entry) providerTokens.delete(key);
+    },
+  );
   return entry;
 }
 
-function providerToken(apns: ApnsCredentials): Promise<string> {
+function currentProviderToken(apns: ApnsCredentials): ProviderToken {
   const entry = providerTokens.get(tokenKey(apns));
   // A changed .p8 under the same key id (an operator fixing a mistake) gets a new token at once.
-  if (entry && entry.pem === apns.privateKey && Date.now() - entry.issuedAt < PROVIDER_TOKEN_REFRESH_MS) return entry.jwt;
-  return issueProviderToken(apns).jwt;
+  if (entry && entry.pem === apns.privateKey && Date.now() - entry.issuedAt < PROVIDER_TOKEN_REFRESH_MS) return entry;
+  return issueProviderToken(apns);
 }
+
+/**
+ * The `authorization` header's value: at once once the token is signed, else when it is; null when
+ * the key cannot sign (validated when stored, so only a corrupted key: retrying cannot help).
+ */
+function authorization(apns: ApnsCredentials): string | Promise<string | null> {
+  let entry: ProviderToken;
+  try {
+    entry = currentProviderToken(apns);
+  } catch {
+    return Promise.resolve(null);
+  }
+  return (
+    entry.authorization ??
+    entry.jwt.then(
+      (jwt) => BEARER + jwt,
+      () => null,
+    )
+  );
+}
+
+/** The value after APNs called `stale` expired (see refreshProviderToken). */
+async function renewed(apns: ApnsCredentials, stale: string): Promise<string> {
+  return BEARER + (await refreshProviderToken(apns, stale.slice(BEARER.length)));
+}
+
+/** APNs refused the provider token as expired: our clock or cache disagreed with Apple's, and the request goes once more with a fresh one. */
+const expiredToken = (answer: Http2Answer) => !('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken';
 
 /**
  * After APNs said ExpiredProviderToken for `staleJwt`: a new token, unless a concurrent request
@@ -103,6 +146,8 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
   private readonly pools = new Http2Pools();
+  /** Each credentials object's push route, worked out on its first send (credentials are cached per app). */
+  private routes = new WeakMap<ApnsCredentials, PushRoute>();
 
   constructor(private readonly config: EnvironmentVariables) {}
 
@@ -115,8 +160,29 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
-    const headers: OutgoingHttpHeaders = { ...apnsHeaders(content), 'apns-topic': apnsTopicOf(content, apns.topic) };
-    return this.post(apns, target.pushToken, headers, apnsBody(content, target.badge ?? null));
+    // Built from parts encoded once per send (payloads.ts): its headers as node:http2's flat list, its body as bytes.
+    const route = this.route(apns);
+    const path = route.devicePath + encodeURIComponent(target.pushToken);
+    const fields = apnsHeaderFields(content, apnsTopicOf(content, apns.topic));
+    const body = apnsBodyBytes(content, target.badge ?? null);
+    const value = authorization(apns);
+    const bearer = typeof value === 'string' ? value : await value;
+    if (bearer === null) return { kind: 'failed', reason: FailureReason.InvalidProviderKey };
+    let answer = await route.pool.postRaw(path, fields, bearer, body, this.timeoutMs);
+    if (expiredToken(answer)) answer = await route.pool.postRaw(path, fields, await renewed(apns, bearer), body, this.timeoutMs);
+    return outcomeOf(answerAtHost(answer, route.base));
+  }
+
+  /** Where this credentials object's pushes go: its pool and the path before a device token. */
+  private route(apns: ApnsCredentials): PushRoute {
+    let route = this.routes.get(apns);
+    if (route === undefined) {
+      const base = this.pushBase(apns);
+      const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
+      route = { base, pool, devicePath: `${base.pathname.replace(/\/+$/, '')}/3/device/` };
+      this.routes.set(apns, route);
+    }
+    return route;
   }
 
   /**
@@ -202,20 +268,10 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     // abuse), and counts provider-token changes per connection, hence a pool per signing key.
     const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
     const fullPath = `${base.pathname.replace(/\/+$/, '')}${path}`;
-
-    let jwt: string;
-    try {
-      jwt = await providerToken(apns);
-    } catch {
-      // Validated when stored, so only a corrupted key gets here; retrying cannot help.
-      return { reason: FailureReason.InvalidProviderKey };
-    }
-    let answer = await pool.post(fullPath, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
-    if (!('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken') {
-      // Our clock or cache disagreed with Apple's: one fresh token, sent at once.
-      jwt = await refreshProviderToken(apns, jwt);
-      answer = await pool.post(fullPath, { ...headers, authorization: `bearer ${jwt}` }, body, this.timeoutMs);
-    }
+    const bearer = await authorization(apns);
+    if (bearer === null) return { reason: FailureReason.InvalidProviderKey };
+    let answer = await pool.post(fullPath, { ...headers, authorization: bearer }, body, this.timeoutMs);
+    if (expiredToken(answer)) answer = await pool.post(fullPath, { ...headers, authorization: await renewed(apns, bearer) }, body, this.timeoutMs);
     return answerAtHost(answer, base);
   }
 
@@ -227,6 +283,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   /** Destroys every connection; later sends open new ones. */
   close(): void {
     this.pools.close();
+    this.routes = new WeakMap();
   }
 
   onModuleDestroy(): void {

@@ -27,6 +27,9 @@ const IDLE_SESSION_MS = 5 * 60_000;
 /** After a request timed out, a connection that does not answer a PING this fast is dropped. */
 const PING_TIMEOUT_MS = 5_000;
 
+/** postRaw's pseudo-headers (method, scheme, authority, path), as names and values. */
+const RAW_PSEUDO_HEADERS = 8;
+
 /** What one POST produced: an HTTP answer, or the transport failure that prevented one. */
 export type Http2Answer = { status: number; headers: IncomingHttpHeaders; body: string } | { failure: string };
 
@@ -57,6 +60,9 @@ export class Http2SessionPool {
   private readonly waiters: Waiter[] = [];
   private cursor = 0;
   private closed = false;
+  /** `:scheme` and `:authority` of postRaw's requests (node:http2 fills them in for the others). */
+  private readonly scheme: string;
+  private readonly authority: string;
 
   constructor(
     readonly origin: string,
@@ -65,6 +71,9 @@ export class Http2SessionPool {
     private readonly connectOptions: SecureClientSessionOptions = {},
   ) {
     this.slots = new Array<PooledSession | undefined>(size).fill(undefined);
+    const url = new URL(origin);
+    this.scheme = url.protocol.slice(0, -1);
+    this.authority = url.host;
   }
 
   /** Sessions currently open (for tests and diagnostics). */
@@ -76,26 +85,56 @@ export class Http2SessionPool {
    * One POST on a pooled connection: the answer, or the transport failure that prevented one.
    * `timeoutMs` bounds the wait for a free stream and, separately, the exchange itself.
    */
-  async post(path: string, headers: OutgoingHttpHeaders, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
-    let pooled: PooledSession;
-    try {
-      pooled = await this.acquire(timeoutMs);
-    } catch (error) {
-      return { failure: transportReason(error) };
+  post(path: string, headers: OutgoingHttpHeaders, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
+    // POST unless the headers name another method (APNs channel management's GET and DELETE).
+    return this.request({ [h2.HTTP2_HEADER_METHOD]: 'POST', ...headers, [h2.HTTP2_HEADER_PATH]: path }, body, timeoutMs);
+  }
+
+  /**
+   * A POST whose headers come as a flat list (`[name, value, ...]`, shared by a send's requests) and
+   * its `authorization`: node:http2 takes them as they are, with no header object built or copied per
+   * request (the APNs send, apns.provider.ts).
+   */
+  postRaw(path: string, fields: readonly string[], authorization: string, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
+    // One array of its final length, filled in place.
+    const headers = new Array<string>(RAW_PSEUDO_HEADERS + fields.length + 2);
+    headers[0] = h2.HTTP2_HEADER_METHOD;
+    headers[1] = 'POST';
+    headers[2] = h2.HTTP2_HEADER_SCHEME;
+    headers[3] = this.scheme;
+    headers[4] = h2.HTTP2_HEADER_AUTHORITY;
+    headers[5] = this.authority;
+    headers[6] = h2.HTTP2_HEADER_PATH;
+    headers[7] = path;
+    for (let i = 0; i < fields.length; i++) headers[RAW_PSEUDO_HEADERS + i] = fields[i];
+    headers[headers.length - 2] = h2.HTTP2_HEADER_AUTHORIZATION;
+    headers[headers.length - 1] = authorization;
+    return this.request(headers, body, timeoutMs);
+  }
+
+  private async request(headers: OutgoingHttpHeaders | string[], body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
+    // A free stream is taken at once; acquire waits for one (and refuses once closed).
+    let pooled = this.closed ? undefined : this.take();
+    if (!pooled) {
+      try {
+        pooled = await this.acquire(timeoutMs);
+      } catch (error) {
+        return { failure: transportReason(error) };
+      }
     }
+    const session = pooled;
     return new Promise<Http2Answer>((resolve) => {
       let settled = false;
       const finish = (answer: Http2Answer) => {
         if (settled) return;
         settled = true;
-        this.release(pooled);
+        this.release(session);
         resolve(answer);
       };
 
       let stream: ClientHttp2Stream;
       try {
-        // POST unless the headers name another method (APNs channel management's GET and DELETE).
-        stream = pooled.session.request({ [h2.HTTP2_HEADER_METHOD]: 'POST', ...headers, [h2.HTTP2_HEADER_PATH]: path });
+        stream = session.session.request(headers);
       } catch (error) {
         // The connection closed (GOAWAY) between acquire and request.
         finish({ failure: transportReason(error) });
@@ -103,19 +142,21 @@ export class Http2SessionPool {
       }
       let status = 0;
       let responseHeaders: IncomingHttpHeaders = {};
-      const chunks: Buffer[] = [];
+      // Most answers (APNs' 200) have no body: no list and no copy for them.
+      let chunks: Buffer[] | undefined;
       stream.setTimeout(timeoutMs, () => {
         finish({ failure: 'Timeout' });
         stream.close(h2.NGHTTP2_CANCEL);
-        this.probe(pooled);
+        this.probe(session);
       });
       stream.on('response', (received) => {
         status = Number(received[h2.HTTP2_HEADER_STATUS]);
         responseHeaders = received;
       });
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+      stream.on('data', (chunk: Buffer) => (chunks ??= []).push(chunk));
       stream.on('end', () => {
-        finish(status > 0 ? { status, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') } : { failure: 'NoResponse' });
+        const text = chunks === undefined ? '' : Buffer.concat(chunks).toString('utf8');
+        finish(status > 0 ? { status, headers: responseHeaders, body: text } : { failure: 'NoResponse' });
       });
       stream.on('error', (error: Error) => finish({ failure: transportReason(error) }));
       // Closed without a response or error event (e.g. RST_STREAM from the server).

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import {
   apnsBody,
+  apnsBodyBytes,
+  apnsHeaderFields,
   apnsHeaders,
   apnsPayload,
   contentFor,
@@ -178,6 +180,29 @@ describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBo
         }
       }),
     );
+  });
+
+  it('as bytes: the same bytes as the text, encoded once per content and badge', () => {
+    for (const content of [bare, full, increment, localized, quiet]) {
+      expect(apnsBodyBytes(content).equals(Buffer.from(apnsBody(content)))).toBe(true);
+      expect(apnsBodyBytes(content)).toBe(apnsBodyBytes(content));
+      expect(apnsBodyBytes(content, 7).equals(Buffer.from(apnsBody(content, 7)))).toBe(true);
+      expect(apnsBodyBytes(content, 7)).toBe(apnsBodyBytes(content, 7));
+      expect(apnsBodyBytes(content, 8)).not.toBe(apnsBodyBytes(content, 7));
+    }
+  });
+
+  it('APNs headers as a flat list: apnsHeaders and the topic, one list per send and second', () => {
+    const fields = apnsHeaderFields(full, 'com.example.app', 1000);
+    expect(fields).toEqual([...Object.entries(apnsHeaders(full, 1000)).flat(), 'apns-topic', 'com.example.app']);
+    expect(apnsHeaderFields(full, 'com.example.app', 1000)).toBe(fields);
+    // A TTL counts from the send: the next second has its own apns-expiration.
+    const later = apnsHeaderFields(full, 'com.example.app', 1001);
+    expect(later[later.indexOf('apns-expiration') + 1]).toBe('4601');
+    // Without a TTL nothing moves with the clock; another topic is another list.
+    const untimed = apnsHeaderFields(bare, 'com.example.app', 1000);
+    expect(apnsHeaderFields(bare, 'com.example.app', 5000)).toBe(untimed);
+    expect(apnsHeaderFields(bare, 'com.example.other', 5000)).toEqual([...untimed.slice(0, -1), 'com.example.other']);
   });
 
   it('an increment’s body carries the count reached, not the increment', () => {

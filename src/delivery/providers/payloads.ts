@@ -116,6 +116,9 @@ interface Encodings {
   variants: Map<string, PushContent>;
   apns?: string;
   apnsByBadge?: Map<number, string>;
+  apnsBytes?: Buffer;
+  apnsBytesByBadge?: Map<number, Buffer>;
+  apnsFields?: { topic: string; second: number; list: readonly string[] };
   fcmAfterToken?: string;
   web?: string;
 }
@@ -138,6 +141,34 @@ export function apnsBody(content: PushContent, badge: number | null = null): str
   let body = byBadge.get(badge);
   if (body === undefined) byBadge.set(badge, (body = JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } }))));
   return body;
+}
+
+/**
+ * apnsBody as the bytes a request writes, kept beside the text: a send writes the same bytes to every
+ * device, so they are encoded once, not on each write.
+ */
+export function apnsBodyBytes(content: PushContent, badge: number | null = null): Buffer {
+  if (isLiveActivityStart(content)) return Buffer.from(apnsBody(content));
+  const cached = encodingsOf(content);
+  if (badge === null) return (cached.apnsBytes ??= Buffer.from(apnsBody(content)));
+  const byBadge = (cached.apnsBytesByBadge ??= new Map<number, Buffer>());
+  let bytes = byBadge.get(badge);
+  if (bytes === undefined) byBadge.set(badge, (bytes = Buffer.from(apnsBody(content, badge))));
+  return bytes;
+}
+
+/**
+ * apnsHeaders and `apns-topic` as a flat list of names and values (`[name, value, ...]`, what
+ * node:http2 takes as raw headers), the same list for every request of a send within one second:
+ * only `apns-expiration` moves with the clock.
+ */
+export function apnsHeaderFields(content: PushContent, topic: string, nowSeconds = Math.floor(Date.now() / 1000)): readonly string[] {
+  const cached = encodingsOf(content);
+  const found = cached.apnsFields;
+  if (found && found.topic === topic && (found.second === nowSeconds || content.options?.ttl === undefined)) return found.list;
+  const list = [...Object.entries(apnsHeaders(content, nowSeconds)).flat(), 'apns-topic', topic];
+  cached.apnsFields = { topic, second: nowSeconds, list };
+  return list;
 }
 
 /**
