@@ -8,7 +8,7 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { Http2Answer, Http2Pools, Http2SessionPool } from './http2-session-pool';
 import { answerAtHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { liveActivityHeaders, LiveActivityMessage, liveActivityPayload } from './live-activity-payload';
-import { apnsBodyBytes, apnsHeaderFields, apnsTopicOf, PushContent } from './payloads';
+import { apnsBody, apnsHeaderFields, apnsTopicOf, PushContent } from './payloads';
 import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
@@ -164,7 +164,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     const route = this.route(apns);
     const path = route.devicePath + encodeURIComponent(target.pushToken);
     const fields = apnsHeaderFields(content, apnsTopicOf(content, apns.topic));
-    const body = apnsBodyBytes(content, target.badge ?? null);
+    const body = apnsBody(content, target.badge ?? null);
     const value = authorization(apns);
     const bearer = typeof value === 'string' ? value : await value;
     if (bearer === null) return { kind: 'failed', reason: FailureReason.InvalidProviderKey };

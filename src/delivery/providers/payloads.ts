@@ -114,10 +114,8 @@ export const isBackground = (content: PushContent) => content.title === null;
  */
 interface Encodings {
   variants: Map<string, PushContent>;
-  apns?: string;
-  apnsByBadge?: Map<number, string>;
-  apnsBytes?: Buffer;
-  apnsBytesByBadge?: Map<number, Buffer>;
+  apns?: Buffer;
+  apnsByBadge?: Map<number, Buffer>;
   apnsFields?: { topic: string; second: number; list: readonly string[] };
   fcmAfterToken?: string;
   web?: string;
@@ -131,30 +129,20 @@ function encodingsOf(content: PushContent): Encodings {
   return found;
 }
 
-/** The APNs request body: apnsPayload as JSON, with `badge` (an increment's result, docs/api.md#badge-arithmetic) in place of options.badge when given. */
-export function apnsBody(content: PushContent, badge: number | null = null): string {
-  // A Live Activity start carries the time it is built (aps.timestamp): encoded each time.
-  if (isLiveActivityStart(content)) return JSON.stringify(apnsPayload(content));
-  const cached = encodingsOf(content);
-  if (badge === null) return (cached.apns ??= JSON.stringify(apnsPayload(content)));
-  const byBadge = (cached.apnsByBadge ??= new Map<number, string>());
-  let body = byBadge.get(badge);
-  if (body === undefined) byBadge.set(badge, (body = JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } }))));
-  return body;
-}
-
 /**
- * apnsBody as the bytes a request writes, kept beside the text: a send writes the same bytes to every
- * device, so they are encoded once, not on each write.
+ * The APNs request body as the bytes a request writes: apnsPayload as JSON, with `badge` (an
+ * increment's result, docs/api.md#badge-arithmetic) in place of options.badge when given. Encoded
+ * once per content and badge: a send writes the same bytes to every device.
  */
-export function apnsBodyBytes(content: PushContent, badge: number | null = null): Buffer {
-  if (isLiveActivityStart(content)) return Buffer.from(apnsBody(content));
+export function apnsBody(content: PushContent, badge: number | null = null): Buffer {
+  // A Live Activity start carries the time it is built (aps.timestamp): encoded each time.
+  if (isLiveActivityStart(content)) return Buffer.from(JSON.stringify(apnsPayload(content)));
   const cached = encodingsOf(content);
-  if (badge === null) return (cached.apnsBytes ??= Buffer.from(apnsBody(content)));
-  const byBadge = (cached.apnsBytesByBadge ??= new Map<number, Buffer>());
-  let bytes = byBadge.get(badge);
-  if (bytes === undefined) byBadge.set(badge, (bytes = Buffer.from(apnsBody(content, badge))));
-  return bytes;
+  if (badge === null) return (cached.apns ??= Buffer.from(JSON.stringify(apnsPayload(content))));
+  const byBadge = (cached.apnsByBadge ??= new Map<number, Buffer>());
+  let body = byBadge.get(badge);
+  if (body === undefined) byBadge.set(badge, (body = Buffer.from(JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } })))));
+  return body;
 }
 
 /**
