@@ -13,10 +13,15 @@ import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_U
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 
-/** Where one app's pushes go: the pool for its origin and signing key, and the path before each device token. */
-interface PushRoute {
+/** Where requests to one APNs base URL with one signing key go: its pool, and the base's path before each request's own. */
+interface Route {
   base: URL;
   pool: Http2SessionPool;
+  prefix: string;
+}
+
+/** An app's device pushes: their route, and the path before each device token. */
+interface PushRoute extends Route {
   devicePath: string;
 }
 
@@ -173,16 +178,22 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return outcomeOf(answerAtHost(answer, route.base));
   }
 
-  /** Where this credentials object's pushes go: its pool and the path before a device token. */
+  /** Where this credentials object's device pushes go, worked out on its first. */
   private route(apns: ApnsCredentials): PushRoute {
     let route = this.routes.get(apns);
     if (route === undefined) {
-      const base = this.pushBase(apns);
-      const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
-      route = { base, pool, devicePath: `${base.pathname.replace(/\/+$/, '')}/3/device/` };
+      const to = this.routeTo(apns, this.pushBase(apns));
+      route = { ...to, devicePath: `${to.prefix}/3/device/` };
       this.routes.set(apns, route);
     }
     return route;
+  }
+
+  private routeTo(apns: ApnsCredentials, base: URL): Route {
+    // Apple asks for connections to be kept open and reused (opening one per request is treated as
+    // abuse), and counts provider-token changes per connection, hence a pool per signing key.
+    const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
+    return { base, pool, prefix: base.pathname.replace(/\/+$/, '') };
   }
 
   /**
@@ -220,13 +231,9 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     // The bundle id is in the path: no apns-topic.
     const { 'apns-push-type': pushType, 'apns-priority': priority } = liveActivityHeaders(message, apns.topic);
     const headers = { 'apns-push-type': pushType, 'apns-priority': priority, 'apns-channel-id': channelId };
-    const answer = await this.exchange(
-      apns,
-      this.pushBase(apns),
-      `/4/broadcasts/apps/${encodeURIComponent(apns.topic)}`,
-      headers,
-      JSON.stringify(liveActivityPayload(message)),
-    );
+    const route = this.route(apns);
+    const path = `${route.prefix}/4/broadcasts/apps/${encodeURIComponent(apns.topic)}`;
+    const answer = await this.exchange(apns, route, path, headers, JSON.stringify(liveActivityPayload(message)));
     return 'reason' in answer ? { kind: 'failed', reason: answer.reason } : outcomeOf(answer);
   }
 
@@ -243,8 +250,9 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   ): Promise<ChannelAnswer | { reason: string }> {
     const apns = credentials.apns;
     if (!apns) return { reason: FailureReason.ApnsNotConfigured };
-    const base = new URL(this.config.APNS_CHANNELS_URL ?? (apns.production ? CHANNELS_PRODUCTION_URL : CHANNELS_SANDBOX_URL));
-    return this.exchange(apns, base, `/1/apps/${encodeURIComponent(apns.topic)}/${resource}`, { ...headers, ':method': method }, body);
+    const route = this.routeTo(apns, new URL(this.config.APNS_CHANNELS_URL ?? (apns.production ? CHANNELS_PRODUCTION_URL : CHANNELS_SANDBOX_URL)));
+    const path = `${route.prefix}/1/apps/${encodeURIComponent(apns.topic)}/${resource}`;
+    return this.exchange(apns, route, path, { ...headers, ':method': method }, body);
   }
 
   private pushBase(apns: ApnsCredentials): URL {
@@ -252,27 +260,27 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   }
 
   private async post(apns: ApnsCredentials, pushToken: string, headers: OutgoingHttpHeaders, body: string): Promise<DeliveryOutcome> {
-    const answer = await this.exchange(apns, this.pushBase(apns), `/3/device/${encodeURIComponent(pushToken)}`, headers, body);
+    const route = this.route(apns);
+    const answer = await this.exchange(apns, route, route.devicePath + encodeURIComponent(pushToken), headers, body);
     return 'reason' in answer ? { kind: 'failed', reason: answer.reason } : outcomeOf(answer);
   }
 
-  /** One request with the provider token, renewed once when APNs calls it expired; `{reason}` when the key cannot sign. */
+  /**
+   * One request with object headers to `path` (the route's prefix included) with the provider token,
+   * renewed once when APNs calls it expired; `{reason}` when the key cannot sign.
+   */
   private async exchange(
     apns: ApnsCredentials,
-    base: URL,
+    route: Route,
     path: string,
     headers: OutgoingHttpHeaders,
     body: string,
   ): Promise<Http2Answer | { reason: string }> {
-    // Apple asks for connections to be kept open and reused (opening one per request is treated as
-    // abuse), and counts provider-token changes per connection, hence a pool per signing key.
-    const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
-    const fullPath = `${base.pathname.replace(/\/+$/, '')}${path}`;
     const bearer = await authorization(apns);
     if (bearer === null) return { reason: FailureReason.InvalidProviderKey };
-    let answer = await pool.post(fullPath, { ...headers, authorization: bearer }, body, this.timeoutMs);
-    if (expiredToken(answer)) answer = await pool.post(fullPath, { ...headers, authorization: await renewed(apns, bearer) }, body, this.timeoutMs);
-    return answerAtHost(answer, base);
+    let answer = await route.pool.post(path, { ...headers, authorization: bearer }, body, this.timeoutMs);
+    if (expiredToken(answer)) answer = await route.pool.post(path, { ...headers, authorization: await renewed(apns, bearer) }, body, this.timeoutMs);
+    return answerAtHost(answer, route.base);
   }
 
   /** Open HTTP/2 connections, over all pools (for tests and diagnostics). */

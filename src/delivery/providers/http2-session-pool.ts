@@ -113,30 +113,30 @@ export class Http2SessionPool {
   }
 
   private async request(headers: OutgoingHttpHeaders | string[], body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
-    // A free stream is taken at once; acquire waits for one (and refuses once closed).
-    let pooled = this.closed ? undefined : this.take();
-    if (!pooled) {
+    // A free stream is taken at once, else waited for (refused once closed).
+    let taken = this.closed ? undefined : this.take();
+    if (!taken) {
       try {
-        pooled = await this.acquire(timeoutMs);
+        taken = await this.waitForStream(timeoutMs);
       } catch (error) {
         return { failure: transportReason(error) };
       }
     }
-    const session = pooled;
+    const pooled = taken;
     return new Promise<Http2Answer>((resolve) => {
       let settled = false;
       const finish = (answer: Http2Answer) => {
         if (settled) return;
         settled = true;
-        this.release(session);
+        this.release(pooled);
         resolve(answer);
       };
 
       let stream: ClientHttp2Stream;
       try {
-        stream = session.session.request(headers);
+        stream = pooled.session.request(headers);
       } catch (error) {
-        // The connection closed (GOAWAY) between acquire and request.
+        // The connection closed (GOAWAY) between taking the stream and the request.
         finish({ failure: transportReason(error) });
         return;
       }
@@ -147,7 +147,7 @@ export class Http2SessionPool {
       stream.setTimeout(timeoutMs, () => {
         finish({ failure: 'Timeout' });
         stream.close(h2.NGHTTP2_CANCEL);
-        this.probe(session);
+        this.probe(pooled);
       });
       stream.on('response', (received) => {
         status = Number(received[h2.HTTP2_HEADER_STATUS]);
@@ -166,10 +166,9 @@ export class Http2SessionPool {
     });
   }
 
-  private acquire(timeoutMs: number): Promise<PooledSession> {
+  /** A stream that frees up within `timeoutMs`, for a request that found every one taken. */
+  private waitForStream(timeoutMs: number): Promise<PooledSession> {
     if (this.closed) return Promise.reject(new Http2TransportError('ProviderClosed'));
-    const pooled = this.take();
-    if (pooled) return Promise.resolve(pooled);
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         resolve,
