@@ -3,8 +3,10 @@
  * the iOS-only send alone, several times on one stack, with the client peer once for the ratio.
  * Run it alternately on two builds (TEST_DIST_DIR) to measure one change.
  *
- *   npx ts-node --transpile-only bench/ios-only.ts [--installations 100000] [--runs 3] [--only users|broadcast]
+ *   npx ts-node --transpile-only bench/ios-only.ts [--installations 100000] [--runs 3] [--only users|broadcast] [--platform ios|android|web]
  *
+ * `--platform` sends to another platform's installations alone (a quarter of the seed each): the FCM or
+ * Web Push request's share of the worker, measured the same way (the client peer stays node-apn's).
  * `--only` runs one of the two sends (and warms up with it), for BENCH_PG_STATEMENT_STATS runs whose
  * statements bench/pg-statements.ts then counts for that send alone.
  */
@@ -30,18 +32,19 @@ async function main(): Promise<void> {
     await stack.startApi();
     // BENCH_WORKER_ENV='{"WORKER_CONCURRENCY":"4"}': the worker's settings for one run (investigating).
     await stack.startWorker(JSON.parse(process.env.BENCH_WORKER_ENV ?? '{}') as Record<string, string>);
-    const ios = { options: { platforms: ['ios'] } };
+    const platform = argText('--platform') ?? 'ios';
+    const ios = { options: { platforms: [platform] } };
     const only = argText('--only');
     const sends = (
       [
-        ['iOS only, user ids', false],
-        ['iOS broadcast', true],
+        [`${platform} only, user ids`, false],
+        [`${platform} broadcast`, true],
       ] as const
     ).filter(([, broadcast]) => !only || (only === 'broadcast') === broadcast);
     // A first send warms the worker (JIT, connections, caches) and is not reported.
     await measureDelivery(stack, seeded, { requestUsers: 10_000, timeoutMs: 600_000, body: ios, broadcast: sends[0][1] });
     const lines = [
-      `CPU per delivery, us (${installations} installations, ${seeded.iosTokens.length} iOS)`,
+      `CPU per delivery, us (${installations} installations, ${seeded.iosTokens.length} iOS; sent to ${platform})`,
       `${''.padEnd(28)}${['worker', 'fakes', 'PG', 'Redis'].map((h) => h.padStart(9)).join('')}   service   per s`,
     ];
     const services: number[] = [];

@@ -533,6 +533,20 @@ describe('FcmProvider', () => {
     expect(new Set(fakeFcm.requests.map((r) => r.headers.authorization)).size).toBe(1);
   });
 
+  it('fetches a new access token for each send while the one it holds is within the refresh margin', async () => {
+    // Google's tokens last an hour; one that lasts 60 s is always inside the library's 5-minute
+    // margin, so each send must ask again, as google-auth-library's getAccessToken would.
+    fakeFcm.accessTokenTtlSeconds = 60;
+    try {
+      const expiring = fcmCredentials(fakeFcm.createServiceAccount(PROJECT_ID));
+      for (let n = 0; n < 3; n++) await expect(provider.send(expiring, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
+      expect(fakeFcm.tokenRequests.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(new Set(fakeFcm.requests.map((r) => r.headers.authorization)).size).toBe(3);
+    } finally {
+      fakeFcm.accessTokenTtlSeconds = 3599;
+    }
+  });
+
   it('sends over HTTP/2: hundreds of concurrent sends share at most 4 connections', async () => {
     const outcomes = await Promise.all(Array.from({ length: 500 }, () => provider.send(credentials, content(), androidTarget())));
 

@@ -5,8 +5,7 @@ import { JWT } from 'google-auth-library';
 import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
-import { Http2Answer } from './http2-session-pool';
-import { OriginTransport } from './origin-transport';
+import { Destination, destinationOf, OriginTransport } from './origin-transport';
 import { atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { fcmBody, fcmMessage, PushContent } from './payloads';
 import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_UP_TOKEN, PushProvider } from './push-provider';
@@ -33,6 +32,15 @@ interface GoogleErrorBody {
 /** An attempt whose access token FCM refused: the cached token is dropped and one retry follows. */
 const UNAUTHORIZED = Symbol('unauthorized');
 
+/** The headers of every FCM request but its `authorization`, as node:http2's flat list. */
+const FCM_FIELDS = ['content-type', 'application/json; charset=utf-8'] as const;
+
+/** A project's sends, worked out on its first: where they go, and the key of its JWT client. */
+interface FcmRoute {
+  to: Destination;
+  clientKey: string;
+}
+
 /**
  * FCM HTTP v1 (docs/api.md#delivery): OAuth2 access tokens from the app's service account, then one
  * `messages:send` per device. Google serves the v1 API over HTTP/2, so sends are streams on a few
@@ -56,6 +64,9 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
    * refreshes, so a batch of thousands of sends costs at most one token request.
    */
   private readonly clients = new Map<string, JWT>();
+  /** `Bearer <access token>` per client, built once per token. */
+  private readonly bearers = new WeakMap<JWT, { token: string; bearer: string }>();
+  private readonly routes = new WeakMap<FcmCredentials, FcmRoute>();
   private readonly transport = new OriginTransport();
 
   constructor(private readonly config: EnvironmentVariables) {}
@@ -69,39 +80,51 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     if (!fcm) return { kind: 'failed', reason: FailureReason.FcmNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingRegistrationToken };
     const body = fcmBody(content, target.pushToken);
+    const route = this.route(fcm);
 
-    const first = await this.attempt(fcm, body);
+    const first = await this.attempt(fcm, route, body);
     if (first !== UNAUTHORIZED) return first;
     // The token was revoked or expired early: once more with a freshly fetched one.
-    const second = await this.attempt(fcm, body);
+    const second = await this.attempt(fcm, route, body);
     return second === UNAUTHORIZED ? { kind: 'failed', reason: 'UNAUTHENTICATED' } : second;
   }
 
-  private async attempt(fcm: FcmCredentials, body: string): Promise<DeliveryOutcome | typeof UNAUTHORIZED> {
-    const client = this.client(fcm);
-    let accessToken: string;
-    try {
-      const { token } = await client.getAccessToken();
-      if (!token) return retryOutcome('NoAccessToken');
-      accessToken = token;
-    } catch (error) {
-      return tokenFailure(error, new URL(this.config.GOOGLE_TOKEN_URL));
+  private async attempt(fcm: FcmCredentials, route: FcmRoute, body: string): Promise<DeliveryOutcome | typeof UNAUTHORIZED> {
+    const client = this.client(fcm, route.clientKey);
+    // The token the client holds while it is fresh (no turn waited), else the client's own refresh.
+    let accessToken = freshToken(client);
+    if (accessToken === undefined) {
+      try {
+        const { token } = await client.getAccessToken();
+        if (!token) return retryOutcome('NoAccessToken');
+        accessToken = token;
+      } catch (error) {
+        return tokenFailure(error, new URL(this.config.GOOGLE_TOKEN_URL));
+      }
     }
 
-    const url = this.sendUrl(fcm);
-    const answer = await this.post(url, { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' }, body);
-    if ('failure' in answer) return retryOutcome(atHost(answer.failure, url));
+    const answer = await this.transport.post(route.to, FCM_FIELDS, this.bearer(client, accessToken), body, this.timeoutMs);
+    if ('failure' in answer) return retryOutcome(atHost(answer.failure, route.to.url));
     const { status, body: text } = answer;
 
     if (status === 401) {
       // Only the client still holding the refused token is replaced: concurrent sends that got
       // the same 401 must not each trigger their own token request.
-      if (this.clients.get(clientKey(fcm)) === client && client.credentials.access_token === accessToken) {
-        this.clients.delete(clientKey(fcm));
+      if (this.clients.get(route.clientKey) === client && client.credentials.access_token === accessToken) {
+        this.clients.delete(route.clientKey);
       }
       return UNAUTHORIZED;
     }
     return outcomeOf(status, text, answer.headers['retry-after']);
+  }
+
+  /** `Bearer <token>`, the same string for every request while the token lasts. */
+  private bearer(client: JWT, token: string): string {
+    const last = this.bearers.get(client);
+    if (last?.token === token) return last.bearer;
+    const bearer = `Bearer ${token}`;
+    this.bearers.set(client, { token, bearer });
+    return bearer;
   }
 
   /**
@@ -112,22 +135,19 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     const fcm = credentials.fcm!;
     const what = `service account ${fcm.clientEmail} of project ${fcm.projectId}`;
     const tokenUrl = new URL(this.config.GOOGLE_TOKEN_URL);
+    const route = this.route(fcm);
     let accessToken: string | null | undefined;
     try {
-      ({ token: accessToken } = await this.client(fcm).getAccessToken());
+      ({ token: accessToken } = await this.client(fcm, route.clientKey).getAccessToken());
     } catch (error) {
       const outcome = tokenFailure(error, tokenUrl);
       return { ok: false, detail: `${what}: the token exchange at ${tokenUrl.hostname} failed (${outcome.kind === 'accepted' ? '' : outcome.reason})` };
     }
     if (!accessToken) return { ok: false, detail: `${what}: ${tokenUrl.hostname} gave no access token` };
 
-    const url = this.sendUrl(fcm);
+    const url = route.to.url;
     const message = fcmMessage({ id: randomUUID(), ...CHECK_CONTENT, options: null }, MADE_UP_TOKEN);
-    const answer = await this.post(
-      url,
-      { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json; charset=utf-8' },
-      JSON.stringify({ validate_only: true, message }),
-    );
+    const answer = await this.transport.post(route.to, FCM_FIELDS, `Bearer ${accessToken}`, JSON.stringify({ validate_only: true, message }), this.timeoutMs);
     if ('failure' in answer) return { ok: false, detail: `${what}: ${atHost(answer.failure, url)}` };
     const outcome = outcomeOf(answer.status, answer.body, undefined);
     const said = `HTTP ${answer.status}${outcome.kind === 'accepted' ? '' : ` ${outcome.reason}`}`;
@@ -135,8 +155,20 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return { ok: true, detail: `${what}: token exchange and a validate_only send answered by ${url.hostname} (${said} for a token no device has)` };
   }
 
-  private sendUrl(fcm: FcmCredentials): URL {
-    return new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
+  /**
+   * The project's `messages:send` URL and its JWT client's key, once per credentials object (the
+   * credentials service keeps one per app while its credentials are unchanged). Sent in the
+   * protocol FCM_URL's origin negotiated: HTTP/2 when TLS ALPN picked h2, else keep-alive HTTP/1.1
+   * (always, for a plain http:// URL: docs/operations.md "TLS and connection poolers").
+   */
+  private route(fcm: FcmCredentials): FcmRoute {
+    let route = this.routes.get(fcm);
+    if (route === undefined) {
+      const url = new URL(`${this.config.FCM_URL.replace(/\/+$/, '')}/v1/projects/${encodeURIComponent(fcm.projectId)}/messages:send`);
+      route = { to: destinationOf(url), clientKey: `${fcm.clientEmail} ${fcm.privateKeyId}` };
+      this.routes.set(fcm, route);
+    }
+    return route;
   }
 
   /** Open HTTP/2 connections (for tests and diagnostics). */
@@ -144,20 +176,11 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return this.transport.openSessions;
   }
 
-  /**
-   * In the protocol FCM_URL's origin negotiated: HTTP/2 when TLS ALPN picked h2, else keep-alive
-   * HTTP/1.1 (always, for a plain http:// URL: docs/operations.md "TLS and connection poolers").
-   */
-  private post(url: URL, headers: Record<string, string>, body: string): Promise<Http2Answer> {
-    return this.transport.post(url, headers, body, this.timeoutMs);
-  }
-
   onModuleDestroy(): void {
     this.transport.close();
   }
 
-  private client(fcm: FcmCredentials): JWT {
-    const key = clientKey(fcm);
+  private client(fcm: FcmCredentials, key: string): JWT {
     let client = this.clients.get(key);
     if (!client) {
       client = new JWT({
@@ -173,7 +196,15 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
   }
 }
 
-const clientKey = (fcm: FcmCredentials) => `${fcm.clientEmail} ${fcm.privateKeyId}`;
+/**
+ * The access token a client holds while it is good for longer than the library's refresh margin:
+ * what getAccessToken() would answer (OAuth2Client.isTokenExpiring), read without its promise.
+ * Undefined when there is none yet or it is about to expire: getAccessToken() then fetches one.
+ */
+function freshToken(client: JWT): string | undefined {
+  const { access_token: token, expiry_date: expiry } = client.credentials;
+  return token && (!expiry || expiry > Date.now() + client.eagerRefreshThresholdMillis) ? token : undefined;
+}
 
 /**
  * The JWT client hands its transporter to gtoken, which POSTs the assertion through

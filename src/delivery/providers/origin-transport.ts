@@ -13,6 +13,15 @@ const ORIGIN_CACHE_SIZE = 1000;
 /** HTTP/1.1 sockets per origin: each carries one request at a time. */
 const MAX_SOCKETS = 256;
 
+/** Where requests go, worked out once (FCM's send URL of a project): the URL, its origin and its path. */
+export interface Destination {
+  url: URL;
+  origin: string;
+  path: string;
+}
+
+export const destinationOf = (url: URL): Destination => ({ url, origin: url.origin, path: `${url.pathname}${url.search}` });
+
 export interface OriginTransportOptions {
   /**
    * Resolves every connection (probe, HTTP/1.1 sockets, HTTP/2 sessions): Web Push passes the one
@@ -69,16 +78,40 @@ export class OriginTransport {
     return protocol;
   }
 
-  /** One POST in the origin's protocol: the answer, or the transport failure that prevented one. */
-  async post(url: URL, headers: OutgoingHttpHeaders, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
-    const protocol = this.known.get(url.origin) ?? (await this.protocolOf(url.origin, timeoutMs));
-    if (protocol === 'h2') return this.http2(url).post(`${url.pathname}${url.search}`, headers, body, timeoutMs);
-    return http1Post(url, url.protocol === 'https:' ? this.httpsAgent : this.httpAgent, headers, body, timeoutMs);
+  /**
+   * One POST in the origin's protocol: the answer, or the transport failure that prevented one.
+   * `fields` are headers shared by many requests, as a flat list (`[name, value, ...]`), and
+   * `authorization` is the request's own: over HTTP/2 node:http2 takes them as they are
+   * (Http2SessionPool.postRaw). An origin whose protocol is known is asked without waiting a turn.
+   */
+  post(to: Destination, fields: readonly string[], authorization: string, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
+    const protocol = this.known.get(to.origin);
+    if (protocol !== undefined) return this.postIn(protocol, to, fields, authorization, body, timeoutMs);
+    return this.protocolOf(to.origin, timeoutMs).then((asked) => this.postIn(asked, to, fields, authorization, body, timeoutMs));
+  }
+
+  private postIn(
+    protocol: Protocol | undefined,
+    to: Destination,
+    fields: readonly string[],
+    authorization: string,
+    body: string | Buffer,
+    timeoutMs: number,
+  ): Promise<Http2Answer> {
+    if (protocol === 'h2') return this.http2At(to.origin).postRaw(to.path, fields, authorization, body, timeoutMs);
+    const headers: OutgoingHttpHeaders = { authorization };
+    for (let i = 0; i < fields.length; i += 2) headers[fields[i]] = fields[i + 1];
+    return http1Post(to.url, to.url.protocol === 'https:' ? this.httpsAgent : this.httpAgent, headers, body, timeoutMs);
+  }
+
+  /** What an origin negotiated, when it has been asked already: no turn waited (protocolOf waits one). */
+  knownProtocol(origin: string): Protocol | undefined {
+    return this.known.get(origin);
   }
 
   /** The HTTP/2 connection pool of an origin (for a caller that builds its own HTTP/2 request). */
-  http2(url: URL): ReturnType<Http2Pools['get']> {
-    return this.sessions.get(url.origin, url.origin);
+  http2At(origin: string): ReturnType<Http2Pools['get']> {
+    return this.sessions.get(origin, origin);
   }
 
   /** Open HTTP/2 connections, over all origins (for tests and diagnostics). */

@@ -1,5 +1,5 @@
 import { createECDH, randomBytes } from 'node:crypto';
-import { encryptWebPushMessage } from './web-push-encryption';
+import { encryptedLength, encryptWebPushMessage } from './web-push-encryption';
 
 // http_ece is what web-push encrypts with (and what the fake push service decrypts with); it
 // ships no types.
@@ -49,6 +49,12 @@ describe('encryptWebPushMessage (RFC 8291)', () => {
       const body = encryptWebPushMessage(big, userAgent.getPublicKey(), auth).body;
       expect(body.readUInt32BE(16)).toBe(Math.max(4096, size + 17));
       expect(ece.decrypt(body, { version: 'aes128gcm', privateKey: userAgent, authSecret: auth }).equals(big)).toBe(true);
+    }
+  });
+
+  it('makes a body of encryptedLength bytes for every payload size (the Content-Length sent ahead of it)', () => {
+    for (const size of [0, 1, 255, payload.length, 4079, 4080, 5000]) {
+      expect(encryptWebPushMessage(Buffer.alloc(size, 'x'), userAgent.getPublicKey(), auth).body.length).toBe(encryptedLength(size));
     }
   });
 });

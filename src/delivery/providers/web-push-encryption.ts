@@ -18,6 +18,12 @@ const CEK_INFO = Buffer.from('Content-Encoding: aes128gcm\0\x01');
 const NONCE_INFO = Buffer.from('Content-Encoding: nonce\0\x01');
 const ONE = Buffer.from([1]);
 
+/** The RFC 8188 header before the record: salt (16), record size (4), key id length (1), the sender's P-256 public key (65). */
+const HEADER_BYTES = 16 + 4 + 1 + 65;
+
+/** The body's length for a payload of `payloadBytes`: the header, the payload, its delimiter and the tag. */
+export const encryptedLength = (payloadBytes: number): number => HEADER_BYTES + payloadBytes + LAST_RECORD_DELIMITER.length + 16;
+
 export interface EncryptedMessage {
   /** The request body: RFC 8188 header (salt, record size, the sender's public key) and the record. */
   body: Buffer;

@@ -8,7 +8,7 @@ import { CredentialsError, ProviderCredentials } from '../../credentials/provide
 import { checkVapid } from '../../credentials/web-push.credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
-import { encryptWebPushMessage } from './web-push-encryption';
+import { encryptedLength, encryptWebPushMessage } from './web-push-encryption';
 import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { PushContent, webPushBody, webPushTopicOf, webPushUrgencyOf } from './payloads';
 import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
@@ -16,7 +16,7 @@ import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from '
 /** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const DEFAULT_TTL_SECONDS = 2_419_200;
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
-/** Push service origins x VAPID keys remembered; there are only a handful of push services. */
+/** VAPID key pairs remembered, and push service origins per pair (there are only a handful of push services). */
 const VAPID_CACHE_SIZE = 1000;
 
 /**
@@ -35,7 +35,12 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   /** Per-request (socket inactivity) deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  private readonly vapidHeaders = new Map<string, { header: string; expiresAt: number }>();
+  /** VAPID headers by key pair and subject, then push service origin (the audience). */
+  private readonly vapidHeaders = new Map<string, VapidHeaders>();
+  /** The same maps by credentials object, so that a send does not build the key pair's text again. */
+  private readonly vapidHeadersOf = new WeakMap<Vapid, VapidHeaders>();
+  /** What a send writes to every subscription: the payload's bytes and the request's headers but `authorization`. */
+  private readonly requests = new WeakMap<PushContent, { payload: Buffer; fields: readonly string[] }>();
   private readonly transport: OriginTransport;
 
   /**
@@ -63,41 +68,16 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     // Registration checked it too, but against the allow-list of that day (or not at all, for
     // rows stored before the check existed).
     if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: FailureReason.EndpointNotAllowed };
-    // web-push parses the endpoint again with the legacy URL parser: give it the WHATWG
-    // normalisation that was checked, so both parsers see the same host.
-    const checked = { ...subscription, endpoint: endpoint.href };
     // The push service origin, which is also the VAPID audience.
     const audience = endpoint.origin;
-
-    const options: RequestOptions = {
-      // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
-      headers: { Authorization: this.vapidHeader(audience, vapid) },
-      TTL: content.options?.ttl ?? DEFAULT_TTL_SECONDS,
-      urgency: webPushUrgencyOf(content),
-      topic: webPushTopicOf(content),
-      contentEncoding: 'aes128gcm',
-      timeout: this.timeoutMs,
-      agent: this.transport.httpsAgent,
-    };
-    const payload = webPushBody(content);
+    const authorization = this.vapidHeader(audience, vapid);
     try {
-      if ((await this.transport.protocolOf(audience, this.timeoutMs)) !== 'h2') {
-        await webpush.sendNotification(checked, payload, options);
-        return { kind: 'accepted' };
-      }
-      // The headers web-push's generateRequestDetails would give, with our own encryption
-      // (web-push-encryption.ts: the same bytes at about two thirds of the CPU).
-      const { body } = encryptWebPushMessage(Buffer.from(payload), keys.p256dh, keys.auth);
-      const headers: Record<string, string> = {
-        ttl: String(options.TTL),
-        authorization: options.headers!.Authorization,
-        'content-length': String(body.length),
-        'content-type': 'application/octet-stream',
-        'content-encoding': 'aes128gcm',
-        urgency: options.urgency!,
-        topic: options.topic!,
-      };
-      const answer = await this.transport.http2(endpoint).post(`${endpoint.pathname}${endpoint.search}`, headers, body, this.timeoutMs);
+      const protocol = this.transport.knownProtocol(audience) ?? (await this.transport.protocolOf(audience, this.timeoutMs));
+      if (protocol !== 'h2') return await this.sendHttp1(subscription, endpoint, content, authorization);
+      const { payload, fields } = this.request(content);
+      // Our own encryption (web-push-encryption.ts: the same bytes at about two thirds of the CPU).
+      const { body } = encryptWebPushMessage(payload, keys.p256dh, keys.auth);
+      const answer = await this.transport.http2At(audience).postRaw(`${endpoint.pathname}${endpoint.search}`, fields, authorization, body, this.timeoutMs);
       return outcomeOfAnswer(answerAtHost(answer, endpoint));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
@@ -105,19 +85,75 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     }
   }
 
+  /** A push service that does not speak HTTP/2: web-push's own request (and its encryption) over keep-alive HTTP/1.1. */
+  private async sendHttp1(subscription: WebPushSubscription, endpoint: URL, content: PushContent, authorization: string): Promise<DeliveryOutcome> {
+    const options: RequestOptions = {
+      // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
+      headers: { Authorization: authorization },
+      TTL: ttlOf(content),
+      urgency: webPushUrgencyOf(content),
+      topic: webPushTopicOf(content),
+      contentEncoding: 'aes128gcm',
+      timeout: this.timeoutMs,
+      agent: this.transport.httpsAgent,
+    };
+    // web-push parses the endpoint again with the legacy URL parser: give it the WHATWG
+    // normalisation that was checked, so both parsers see the same host.
+    await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content), options);
+    return { kind: 'accepted' };
+  }
+
+  /**
+   * The payload's bytes and the headers web-push's generateRequestDetails would give but
+   * `authorization`, as node:http2's flat list: the same for every subscription of a send (one
+   * aes128gcm record makes the body's length the payload's plus a fixed overhead).
+   */
+  private request(content: PushContent): { payload: Buffer; fields: readonly string[] } {
+    let found = this.requests.get(content);
+    if (found === undefined) {
+      const payload = Buffer.from(webPushBody(content));
+      const fields = [
+        'ttl',
+        String(ttlOf(content)),
+        'content-length',
+        String(encryptedLength(payload.length)),
+        'content-type',
+        'application/octet-stream',
+        'content-encoding',
+        'aes128gcm',
+        'urgency',
+        webPushUrgencyOf(content),
+        'topic',
+        webPushTopicOf(content),
+      ];
+      this.requests.set(content, (found = { payload, fields }));
+    }
+    return found;
+  }
+
   /**
    * `vapid t=<JWT>, k=<public key>` for one push service origin, signed once and reused while it
    * has more than half of its 12 hours left (RFC 8292 allows up to 24 hours).
    */
-  private vapidHeader(audience: string, vapid: NonNullable<ProviderCredentials['vapid']>): string {
-    const key = `${audience} ${vapid.subject} ${vapid.publicKey} ${vapid.privateKey}`;
+  private vapidHeader(audience: string, vapid: Vapid): string {
+    let byAudience = this.vapidHeadersOf.get(vapid);
+    if (byAudience === undefined) {
+      const key = `${vapid.subject} ${vapid.publicKey} ${vapid.privateKey}`;
+      byAudience = this.vapidHeaders.get(key);
+      if (byAudience === undefined) {
+        if (this.vapidHeaders.size >= VAPID_CACHE_SIZE) this.vapidHeaders.delete(this.vapidHeaders.keys().next().value!);
+        byAudience = new Map();
+        this.vapidHeaders.set(key, byAudience);
+      }
+      this.vapidHeadersOf.set(vapid, byAudience);
+    }
     const now = Math.floor(Date.now() / 1000);
-    const cached = this.vapidHeaders.get(key);
+    const cached = byAudience.get(audience);
     if (cached && cached.expiresAt - now > VAPID_LIFETIME_SECONDS / 2) return cached.header;
     const expiresAt = now + VAPID_LIFETIME_SECONDS;
     const { Authorization } = webpush.getVapidHeaders(audience, vapid.subject, vapid.publicKey, vapid.privateKey, 'aes128gcm', expiresAt);
-    if (this.vapidHeaders.size >= VAPID_CACHE_SIZE) this.vapidHeaders.delete(this.vapidHeaders.keys().next().value!);
-    this.vapidHeaders.set(key, { header: Authorization, expiresAt });
+    if (byAudience.size >= VAPID_CACHE_SIZE) byAudience.delete(byAudience.keys().next().value!);
+    byAudience.set(audience, { header: Authorization, expiresAt });
     return Authorization;
   }
 
@@ -146,6 +182,13 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     this.transport.close();
   }
 }
+
+type Vapid = NonNullable<ProviderCredentials['vapid']>;
+/** Signed VAPID headers of one key pair, by audience. */
+type VapidHeaders = Map<string, { header: string; expiresAt: number }>;
+
+/** RFC 8030 TTL: the notification's, else the longest push services keep. */
+const ttlOf = (content: PushContent) => content.options?.ttl ?? DEFAULT_TTL_SECONDS;
 
 /** The subscription's endpoint when it is an https URL, else null. */
 function httpsEndpoint(subscription: WebPushSubscription): URL | null {
