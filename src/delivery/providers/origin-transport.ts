@@ -85,7 +85,7 @@ export class OriginTransport {
    * (Http2SessionPool.postRaw). An origin whose protocol is known is asked without waiting a turn.
    */
   post(to: Destination, fields: readonly string[], authorization: string, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
-    const protocol = this.known.get(to.origin);
+    const protocol = this.knownProtocol(to.origin);
     if (protocol !== undefined) return this.postIn(protocol, to, fields, authorization, body, timeoutMs);
     return this.protocolOf(to.origin, timeoutMs).then((asked) => this.postIn(asked, to, fields, authorization, body, timeoutMs));
   }

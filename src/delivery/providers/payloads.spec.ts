@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { createECDH, randomBytes } from 'node:crypto';
+import webpush from 'web-push';
 import {
   apnsBody,
   apnsHeaderFields,
@@ -14,6 +16,7 @@ import {
   PushContent,
   targetedPlatforms,
   webPushBody,
+  webPushHeaderFields,
   webPushPayload,
   webPushTopicOf,
   webPushUrgencyOf,
@@ -175,7 +178,7 @@ describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBo
           expect(fcmBody(dry, token)).toBe(JSON.stringify({ validate_only: true, message: fcmMessage(dry, token) }));
           expect(apnsBody(content).toString()).toBe(JSON.stringify(apnsPayload(content)));
           expect(apnsBody(content, badge).toString()).toBe(JSON.stringify(apnsPayload({ ...content, options: { ...content.options, badge } })));
-          expect(webPushBody(content)).toBe(JSON.stringify(webPushPayload(content)));
+          expect(webPushBody(content).toString()).toBe(JSON.stringify(webPushPayload(content)));
         }
       }),
     );
@@ -202,6 +205,22 @@ describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBo
     expect(apnsHeaderFields(bare, 'com.example.other', 5000)).toEqual([...untimed.slice(0, -1), 'com.example.other']);
   });
 
+  it('Web Push headers as a flat list, one per content: what web-push gives the same message, but authorization', () => {
+    const userAgent = createECDH('prime256v1');
+    const p256dh = userAgent.generateKeys('base64url');
+    const subscription = { endpoint: 'https://push.example/send/1', keys: { p256dh, auth: randomBytes(16).toString('base64url') } };
+    for (const content of [bare, full]) {
+      const fields = webPushHeaderFields(content);
+      const ours = Object.fromEntries(fields.flatMap((name, i) => (i % 2 === 0 ? [[name, fields[i + 1]]] : [])));
+      // web-push's own TTL default when the notification sets none; its Content-Length from its own encryption.
+      const options = { TTL: content.options?.ttl, urgency: webPushUrgencyOf(content), topic: webPushTopicOf(content), contentEncoding: 'aes128gcm' } as const;
+      const theirs = webpush.generateRequestDetails(subscription, webPushBody(content), options).headers as Record<string, unknown>;
+      expect(ours).toEqual(Object.fromEntries(Object.entries(theirs).map(([name, value]) => [name.toLowerCase(), String(value)])));
+      expect(webPushHeaderFields(content)).toBe(fields);
+      expect(webPushBody(content)).toBe(webPushBody(content));
+    }
+  });
+
   it('an increment’s body carries the count reached, not the increment', () => {
     expect(JSON.parse(apnsBody(increment, 7).toString()).aps.badge).toBe(7);
     expect(JSON.parse(apnsBody(increment, 0).toString()).aps.badge).toBe(0);
@@ -215,6 +234,6 @@ describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBo
     expect(contentFor(localized, 'pt-PT')).toBe(contentFor(localized, 'pt-BR'));
     expect(contentFor(localized, 'de')).toBe(localized);
     expect(contentFor(bare, 'fr')).toBe(bare);
-    expect(JSON.parse(webPushBody(fr)).title).toBe('Commande expédiée');
+    expect(JSON.parse(webPushBody(fr).toString()).title).toBe('Commande expédiée');
   });
 });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Platform, PLATFORMS } from '../../common/platform';
 import { NotificationOptions } from '../../common/notification-options';
 import { LIVE_ACTIVITY_PUSH_TYPE, LIVE_ACTIVITY_TOPIC_SUFFIX, liveActivityPayload, unixSeconds } from './live-activity-payload';
+import { encryptedLength } from './web-push-encryption';
 
 /**
  * What each provider receives for one notification (docs/api.md#what-a-device-receives). Pure functions with no state
@@ -95,6 +96,12 @@ export const priorityOf = (content: PushContent) => content.options?.priority ??
 /** Same value on every message of a notification, so a device shows a re-sent one once. */
 export const collapseIdOf = (content: PushContent) => content.options?.collapse_id ?? content.id;
 
+/** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
+const WEB_PUSH_DEFAULT_TTL_SECONDS = 2_419_200;
+
+/** Web Push `TTL`: the notification's, else the longest push services keep. */
+export const webPushTtlOf = (content: PushContent) => content.options?.ttl ?? WEB_PUSH_DEFAULT_TTL_SECONDS;
+
 /** Web Push `Topic`: at most 32 URL-safe base64 characters, so 16 bytes (22 characters) of it. */
 export function webPushTopicOf(content: PushContent): string {
   const bytes = content.options?.collapse_id
@@ -118,7 +125,8 @@ interface Encodings {
   apnsByBadge?: Map<number, Buffer>;
   apnsFields?: { topic: string; second: number; list: readonly string[] };
   fcmAfterToken?: string;
-  web?: string;
+  web?: Buffer;
+  webFields?: readonly string[];
 }
 
 const encodings = new WeakMap<PushContent, Encodings>();
@@ -174,10 +182,33 @@ export function fcmBody(content: PushContent, token: string): string {
 const fcmRequest = (content: PushContent, token: string) =>
   isDryRun(content) ? { validate_only: true, message: fcmMessage(content, token) } : { message: fcmMessage(content, token) };
 
-/** The Web Push plaintext, webPushPayload as JSON (encrypted per subscription by the provider). */
-export function webPushBody(content: PushContent): string {
+/** The Web Push plaintext as bytes, webPushPayload as JSON (encrypted per subscription by the provider). */
+export function webPushBody(content: PushContent): Buffer {
   const cached = encodingsOf(content);
-  return (cached.web ??= JSON.stringify(webPushPayload(content)));
+  return (cached.web ??= Buffer.from(JSON.stringify(webPushPayload(content))));
+}
+
+/**
+ * The headers web-push's generateRequestDetails would give but `authorization`, as node:http2's flat
+ * list, the same for every subscription of a send: one aes128gcm record makes the body's length the
+ * payload's plus a fixed overhead (encryptedLength).
+ */
+export function webPushHeaderFields(content: PushContent): readonly string[] {
+  const cached = encodingsOf(content);
+  return (cached.webFields ??= [
+    'ttl',
+    String(webPushTtlOf(content)),
+    'content-length',
+    String(encryptedLength(webPushBody(content).length)),
+    'content-type',
+    'application/octet-stream',
+    'content-encoding',
+    'aes128gcm',
+    'urgency',
+    webPushUrgencyOf(content),
+    'topic',
+    webPushTopicOf(content),
+  ]);
 }
 /** A dry run (docs/api.md#dry-runs): nothing may reach a device. */
 export const isDryRun = (content: PushContent) => content.options?.dry_run === true;

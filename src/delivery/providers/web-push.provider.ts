@@ -8,13 +8,11 @@ import { CredentialsError, ProviderCredentials } from '../../credentials/provide
 import { checkVapid } from '../../credentials/web-push.credentials';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
-import { encryptedLength, encryptWebPushMessage } from './web-push-encryption';
+import { encryptWebPushMessage } from './web-push-encryption';
 import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { PushContent, webPushBody, webPushTopicOf, webPushUrgencyOf } from './payloads';
+import { PushContent, webPushBody, webPushHeaderFields, webPushTopicOf, webPushTtlOf, webPushUrgencyOf } from './payloads';
 import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
-/** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
-const DEFAULT_TTL_SECONDS = 2_419_200;
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
 /** VAPID key pairs remembered, and push service origins per pair (there are only a handful of push services). */
 const VAPID_CACHE_SIZE = 1000;
@@ -39,8 +37,6 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   private readonly vapidHeaders = new Map<string, VapidHeaders>();
   /** The same maps by credentials object, so that a send does not build the key pair's text again. */
   private readonly vapidHeadersOf = new WeakMap<Vapid, VapidHeaders>();
-  /** What a send writes to every subscription: the payload's bytes and the request's headers but `authorization`. */
-  private readonly requests = new WeakMap<PushContent, { payload: Buffer; fields: readonly string[] }>();
   private readonly transport: OriginTransport;
 
   /**
@@ -74,10 +70,10 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     try {
       const protocol = this.transport.knownProtocol(audience) ?? (await this.transport.protocolOf(audience, this.timeoutMs));
       if (protocol !== 'h2') return await this.sendHttp1(subscription, endpoint, content, authorization);
-      const { payload, fields } = this.request(content);
       // Our own encryption (web-push-encryption.ts: the same bytes at about two thirds of the CPU).
-      const { body } = encryptWebPushMessage(payload, keys.p256dh, keys.auth);
-      const answer = await this.transport.http2At(audience).postRaw(`${endpoint.pathname}${endpoint.search}`, fields, authorization, body, this.timeoutMs);
+      const { body } = encryptWebPushMessage(webPushBody(content), keys.p256dh, keys.auth);
+      const path = `${endpoint.pathname}${endpoint.search}`;
+      const answer = await this.transport.http2At(audience).postRaw(path, webPushHeaderFields(content), authorization, body, this.timeoutMs);
       return outcomeOfAnswer(answerAtHost(answer, endpoint));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
@@ -90,7 +86,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     const options: RequestOptions = {
       // No vapidDetails: VAPID goes as a ready header, else web-push signs an ES256 JWT per message.
       headers: { Authorization: authorization },
-      TTL: ttlOf(content),
+      TTL: webPushTtlOf(content),
       urgency: webPushUrgencyOf(content),
       topic: webPushTopicOf(content),
       contentEncoding: 'aes128gcm',
@@ -101,34 +97,6 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     // normalisation that was checked, so both parsers see the same host.
     await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content), options);
     return { kind: 'accepted' };
-  }
-
-  /**
-   * The payload's bytes and the headers web-push's generateRequestDetails would give but
-   * `authorization`, as node:http2's flat list: the same for every subscription of a send (one
-   * aes128gcm record makes the body's length the payload's plus a fixed overhead).
-   */
-  private request(content: PushContent): { payload: Buffer; fields: readonly string[] } {
-    let found = this.requests.get(content);
-    if (found === undefined) {
-      const payload = Buffer.from(webPushBody(content));
-      const fields = [
-        'ttl',
-        String(ttlOf(content)),
-        'content-length',
-        String(encryptedLength(payload.length)),
-        'content-type',
-        'application/octet-stream',
-        'content-encoding',
-        'aes128gcm',
-        'urgency',
-        webPushUrgencyOf(content),
-        'topic',
-        webPushTopicOf(content),
-      ];
-      this.requests.set(content, (found = { payload, fields }));
-    }
-    return found;
   }
 
   /**
@@ -186,9 +154,6 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
 type Vapid = NonNullable<ProviderCredentials['vapid']>;
 /** Signed VAPID headers of one key pair, by audience. */
 type VapidHeaders = Map<string, { header: string; expiresAt: number }>;
-
-/** RFC 8030 TTL: the notification's, else the longest push services keep. */
-const ttlOf = (content: PushContent) => content.options?.ttl ?? DEFAULT_TTL_SECONDS;
 
 /** The subscription's endpoint when it is an https URL, else null. */
 function httpsEndpoint(subscription: WebPushSubscription): URL | null {
