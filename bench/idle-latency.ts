@@ -11,7 +11,9 @@
  *   get-app    as many `GET /api/v1/app`, the floor of an authenticated request through the same client;
  *   after-202  e2e minus post: the queue hop, the claim and the request to the provider.
  *
- *   npm run build && npx ts-node --transpile-only bench/idle-latency.ts [samples]
+ *   npm run build && npx ts-node --transpile-only bench/idle-latency.ts [samples] [--without-key]
+ *
+ * `--without-key`: the sends carry no Idempotency-Key (by default each does, as bench/latency.ts sends them).
  *
  * With `BENCH_API_NODE_ARGS="-r probe.js"` a probe preloaded in the api can time each statement of a
  * POST (bench/README.md).
@@ -20,14 +22,15 @@ import { LatencyProbe, quantiles, type Quantiles, startProbedWorker } from './la
 import { seedInstallations } from './lib/seed';
 import { startStack } from './lib/stack';
 
-const SAMPLES = Number(process.argv[2] ?? 300);
+const SAMPLES = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 300);
+const KEYED = !process.argv.includes('--without-key');
 
 async function main(): Promise<void> {
   const stack = await startStack('idle-latency');
   await seedInstallations(stack, 2000, 2000, 'p');
   await stack.startApi();
   const workers = await startProbedWorker(stack, 2);
-  const probe = new LatencyProbe(stack, workers.apns);
+  const probe = new LatencyProbe(stack, workers.apns, KEYED);
   try {
     await probe.start(30);
     probe.answered.length = 0;

@@ -77,10 +77,11 @@ export class LatencyProbe {
     return this.apns.others + this.elsewhere;
   }
 
-  /** `apns`: the fake APNs the worker sends to (startProbedWorker). */
+  /** `apns`: the fake APNs the worker sends to (startProbedWorker); `keyed`: each send with an Idempotency-Key (the default). */
   constructor(
     private readonly stack: Stack,
     private readonly apns: ApnsThread,
+    private readonly keyed = true,
   ) {
     this.client.on('message', (answer: ClientAnswer) => {
       this.pending.get(answer.id)?.(answer);
@@ -106,7 +107,7 @@ export class LatencyProbe {
   async timed(): Promise<number> {
     const landed = new Promise<number>((resolve) => (this.arrived = resolve));
     // An Idempotency-Key, so a request whose connection broke is sent again safely.
-    const key = randomBytes(8).toString('hex');
+    const key = this.keyed ? randomBytes(8).toString('hex') : undefined;
     const body = { recipients: { user_ids: [this.user] }, notification: { title: PROBE_TITLE, body: '123456' } };
     const { started, answered } = await this.request('POST', '/api/v1/notifications', body, key);
     this.answered.push(answered - started);

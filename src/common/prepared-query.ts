@@ -29,3 +29,18 @@ export async function preparedQueryIn<Row>(manager: EntityManager, name: string,
   const result = await client.query(statement(name, text, values));
   return result.rows as Row[];
 }
+
+/** Runs a named statement's rows (preparedQuery, preparedQueryIn): where, the caller decides. */
+export type RunPrepared = <Row>(name: string, text: string, values: unknown[]) => Promise<Row[]>;
+
+/** RunPrepared on the pool: each statement on its own, atomic. */
+export const onPool =
+  (db: DataSource): RunPrepared =>
+  async <Row>(name: string, text: string, values: unknown[]) =>
+    (await preparedQuery<Row>(db, name, text, values)).rows;
+
+/** RunPrepared in the transaction `manager` holds. */
+export const inTransaction =
+  (manager: EntityManager): RunPrepared =>
+  <Row>(name: string, text: string, values: unknown[]) =>
+    preparedQueryIn<Row>(manager, name, text, values);

@@ -31,6 +31,18 @@ export interface DeliverJob {
   batch: number;
   /** A throttled send's batch that was given its turn and waited for it (docs/api.md#pacing). */
   paced?: true;
+  /** A small send's batch (docs/api.md#small-sends): the notification as the API stored it, so the worker need not read it. */
+  carried?: CarriedContent;
+}
+
+/**
+ * A notification as the worker reads it to send (delivery's NotificationToSend, in JSON): its app,
+ * its processing start (ISO text, to the millisecond) and its content (delivery's PushContent).
+ */
+export interface CarriedContent {
+  appId: string;
+  startedAt: string;
+  content: object;
 }
 
 /** One attempt (`attempt`, from 1) to call a webhook endpoint with one message. */

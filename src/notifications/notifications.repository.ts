@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { COMMIT_WITHOUT_FLUSH } from '../common/asynchronous-commit';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
-import { preparedQuery } from '../common/prepared-query';
+import { inTransaction, onPool, preparedQuery } from '../common/prepared-query';
 import { DEADLOCK_DETECTED, pgError, retryingDeadlocks } from '../common/pg-errors';
-import type { InTransaction } from '../delivery/fan-out/small-sends';
+import type { NotificationInsert, StoreSmallSend } from '../delivery/fan-out/small-sends';
 import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
@@ -62,11 +62,32 @@ const CANCEL_ATTEMPTS = 5;
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
-/** $17: a small send, fanned out in the same transaction, starts with its INSERT (docs/api.md#small-sends). */
-const INSERT_SQL = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, processing_started_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7::jsonb, $8::jsonb, $9::text[], $10, $11, $12::text[], $13::text[], $14::timestamptz, $15::json, $16::jsonb,
-         CASE WHEN $17::boolean THEN now() END)
+/** The columns a send stores, and their values as placeholders numbered from `first` (a small send's statement has its own before them). */
+const INSERT_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter`;
+// Every one typed: a small send's statement selects them (INSERT ... SELECT), where no column gives a placeholder its type.
+const CASTS = [
+  '::uuid',
+  '::uuid',
+  '::text',
+  '::text',
+  '::text',
+  '::text',
+  '::jsonb',
+  '::jsonb',
+  '::text[]',
+  '::int',
+  '::text',
+  '::text[]',
+  '::text[]',
+  '::timestamptz',
+  '::json',
+  '::jsonb',
+];
+const insertValues = (first: number) => CASTS.map((cast, i) => `$${first + i}${cast}`).join(', ');
+
+const INSERT_SQL = `INSERT INTO notifications (${INSERT_COLUMNS})
+       VALUES (${insertValues(1)})
        RETURNING ${NOTIFICATION_COLUMNS}`;
 
 /** What a send stores; `data` and `options` already JSON text (or null). */
@@ -91,7 +112,7 @@ export interface NewNotification {
   localizations: string | null;
 }
 
-const insertParams = (n: NewNotification, started = false) => [
+const insertParams = (n: NewNotification) => [
   n.id,
   n.appId,
   n.title,
@@ -109,8 +130,15 @@ const insertParams = (n: NewNotification, started = false) => [
   n.sendAt,
   n.localizations,
   n.filter,
-  started,
 ];
+
+/** The INSERT as a small send's statement takes it (FanOutRepository.storeSmallSend). */
+const insertOf = (n: NewNotification): NotificationInsert => ({
+  columns: INSERT_COLUMNS,
+  values: insertValues,
+  params: insertParams(n),
+  returning: NOTIFICATION_COLUMNS,
+});
 
 /** An `idempotency_keys` row, as a claim that lost finds it. */
 export interface IdempotencyKeyRow {
@@ -147,30 +175,34 @@ export class NotificationsRepository {
 
   /**
    * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
-   * transaction would only add BEGIN and COMMIT, two more round trips per send). `within`, when
-   * given, runs in a transaction with it (a small send's fan-out, docs/api.md#small-sends), and the
-   * row is read again after it, as committed.
+   * transaction would only add BEGIN and COMMIT, two more round trips per send). `store`, when
+   * given, stores it with its rows instead, in one statement as well (a small send's fan-out,
+   * docs/api.md#small-sends), and answers the row with the counters that fan-out wrote.
    */
-  async insert(notification: NewNotification, within?: InTransaction): Promise<NotificationRow> {
-    if (within) return this.withoutPartitionFallback(within, (w) => this.db.transaction((manager) => this.insertWithin(manager, notification, w)));
-    const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification));
-    return rows[0];
+  async insert(notification: NewNotification, store?: StoreSmallSend): Promise<NotificationRow> {
+    return this.withoutPartitionFallback(store, async (s) => {
+      if (s) return s<NotificationRow>(onPool(this.db), insertOf(notification));
+      const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification));
+      return rows[0];
+    });
   }
 
   /**
-   * Inserts the notification and stores the response `respond` makes of it (its body as JSON
-   * text) under the claimed idempotency key, in one transaction: the key is completed exactly when
-   * the send exists.
+   * Inserts the notification (with `store`, as insert does) and stores the response `respond`
+   * makes of it (its body as JSON text) under the claimed idempotency key, in one transaction: the
+   * key is completed exactly when the send exists.
    */
   async insertWithResponse(
     notification: NewNotification,
     key: string,
     respond: (row: NotificationRow) => { status: number; body: string },
-    within?: InTransaction,
+    store?: StoreSmallSend,
   ): Promise<string> {
-    return this.withoutPartitionFallback(within, (w) =>
+    return this.withoutPartitionFallback(store, (s) =>
       this.db.transaction(async (manager) => {
-        const row = await this.insertWithin(manager, notification, w);
+        const [row]: NotificationRow[] = s
+          ? [await s<NotificationRow>(inTransaction(manager), insertOf(notification))]
+          : await manager.query(INSERT_SQL, insertParams(notification));
         const response = respond(row);
         await manager.query(
           `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
@@ -183,39 +215,18 @@ export class NotificationsRepository {
   }
 
   /**
-   * Runs `store` with `within`; should `within` meet the partitions of deliveries in the making (no
+   * Runs `write` with `store`; should `store` meet the partitions of deliveries in the making (no
    * partition for this week yet, or a deadlock or lock timeout with retention creating one: it takes
    * locks on deliveries and notifications), runs it again without: the send is then fanned out by
    * its job, as any other, which retries.
    */
-  private async withoutPartitionFallback<T>(within: InTransaction | undefined, store: (within?: InTransaction) => Promise<T>): Promise<T> {
+  private async withoutPartitionFallback<T>(store: StoreSmallSend | undefined, write: (store?: StoreSmallSend) => Promise<T>): Promise<T> {
     try {
-      return await store(within);
+      return await write(store);
     } catch (error) {
-      if (!within || !isPartitionRace(error)) throw error;
-      return store();
+      if (!store || !isPartitionRace(error)) throw error;
+      return write();
     }
-  }
-
-  /**
-   * With `within` (a small send's fan-out), the row starts with its INSERT and is answered with the
-   * counters the fan-out added, as a read after it would find them: no other statement writes a row
-   * that no other transaction sees yet. Two round trips fewer than starting it and reading it again.
-   */
-  private async insertWithin(manager: EntityManager, notification: NewNotification, within?: InTransaction): Promise<NotificationRow> {
-    const [row]: NotificationRow[] = await manager.query(INSERT_SQL, insertParams(notification, within !== undefined));
-    if (!within) return row;
-    const added = await within(manager);
-    if (!added) {
-      const [after]: NotificationRow[] = await manager.query(FIND_SQL, [notification.appId, notification.id]);
-      return after;
-    }
-    return {
-      ...row,
-      stat_users: row.stat_users + added.users,
-      stat_installations: row.stat_installations + added.installations,
-      stat_skipped: row.stat_skipped + added.skipped,
-    };
   }
 
   async find(appId: string, id: string): Promise<NotificationRow | undefined> {

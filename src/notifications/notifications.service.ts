@@ -8,7 +8,7 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
-import { isSmallSend, SmallSendPlan, smallSendRecipients, SmallSends } from '../delivery/fan-out/small-sends';
+import { carriedContent, isSmallSend, SmallSendPlan, smallSendRecipients, SmallSends } from '../delivery/fan-out/small-sends';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService, requestHash } from './idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
@@ -95,15 +95,15 @@ export class NotificationsService {
       : null;
     // The row as committed says whether the small send's fan-out ran with it: one that fell back
     // (the partitions of deliveries in the making) is stored not started, and left to its fan-out job.
-    let fannedOut = false;
+    let fannedOut: NotificationRow | null = null;
     const committed = (row: NotificationRow) => {
-      fannedOut = small !== null && row.processing_started_at !== null;
+      if (small !== null && row.processing_started_at !== null) fannedOut = row;
       return accepted(row);
     };
-    const enqueue = () => (small && fannedOut ? this.queueSmallSend(small) : this.enqueueFanout(id, delayMs));
+    const enqueue = () => (small && fannedOut ? this.queueSmallSend(small, fannedOut) : this.enqueueFanout(id, delayMs));
 
     if (idempotencyKey === undefined) {
-      const body = committed(await this.notifications.insert(notification, small?.within));
+      const body = committed(await this.notifications.insert(notification, small?.store));
       this.metrics.notificationsAccepted.inc();
       await enqueue();
       return { status: 202, body, replayed: false };
@@ -115,7 +115,7 @@ export class NotificationsService {
     }
     let body: string;
     try {
-      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: committed(row) }), small?.within);
+      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: committed(row) }), small?.store);
     } catch (error) {
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
@@ -127,20 +127,21 @@ export class NotificationsService {
   }
 
   /**
-   * A small send (docs/api.md#small-sends) was fanned out in the transaction that stored it; now its
-   * batches go on their own queue, and their jobs finish it in the worker. One without a batch (every
+   * A small send (docs/api.md#small-sends) was fanned out by the statement that stored it; now its
+   * batches go on their own queue, each job with the notification as stored (`row`: the worker sends
+   * it without reading it again), and their jobs finish it in the worker. One without a batch (every
    * installation skipped, or none) gets its fan-out job instead, which finishes and completes it.
    * Should Redis not answer, the sweeper queues the fan-out job of a send still not finished after
    * UNQUEUED_AFTER_MS, which queues the batches, as for any send.
    */
-  private async queueSmallSend(plan: SmallSendPlan): Promise<void> {
+  private async queueSmallSend(plan: SmallSendPlan, row: NotificationRow): Promise<void> {
     for (const { platform, reason, count } of plan.skipped()) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
     // Its fan-out ran here, committed: timed here (one that fell back to its fan-out job is timed by the worker).
     const seconds = plan.seconds();
     if (seconds !== null) this.metrics.fanoutDuration.observe(seconds);
     const batches = plan.batches();
     await this.withinEnqueueTimeout(plan.id, () =>
-      batches.length > 0 ? this.smallSendJobs.addBatches(plan.id, batches) : this.fanoutJobs.add(plan.id, 0, true),
+      batches.length > 0 ? this.smallSendJobs.addBatches(plan.id, batches, carriedContent(row)) : this.fanoutJobs.add(plan.id, 0, true),
     );
   }
 

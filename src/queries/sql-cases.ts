@@ -5,7 +5,8 @@ import { TokensRepository } from '../auth/tokens.repository';
 import { CredentialsRepository } from '../credentials/credentials.repository';
 import { CompletionReportRepository } from '../delivery/completion-report.repository';
 import { DeliveriesRepository } from '../delivery/deliver/deliveries.repository';
-import { ChunkParams, FanOutRepository } from '../delivery/fan-out/fan-out.repository';
+import { ChunkParams, FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
+import type { RunPrepared } from '../common/prepared-query';
 import { RetentionRepository } from '../delivery/retention/retention.repository';
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
@@ -94,6 +95,19 @@ const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations
 /** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience): two chunks. */
 const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
 const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
+/** A small send of one user id, as SmallSends.plan stores it. */
+const storeSmallSend =
+  (db: DataSource): StoreSmallSend =>
+  async <Row>(run: RunPrepared, insert: NotificationInsert) =>
+    (
+      await new FanOutRepository(db).storeSmallSend<Row>(
+        run,
+        insert,
+        ID,
+        { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null },
+        { kind: 'user_ids', ids: ['user-1'] },
+      )
+    ).row;
 
 /** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */
 const FILTER: FilterNode = {
@@ -219,19 +233,6 @@ export const SQL_FILES: SqlFile[] = [
         // A walk's chunk of its full size, a filter's first of two: the fan-out goes on.
         answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
       })),
-      {
-        name: 'FanOutRepository.fanOutWithin',
-        call: (db: DataSource) =>
-          db.transaction((manager) =>
-            new FanOutRepository(db).fanOutWithin(
-              manager,
-              ID,
-              { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null },
-              { kind: 'user_ids', ids: ['user-1'] },
-            ),
-          ),
-        answers: [[chunkDone]],
-      },
       // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
       { name: 'FanOutRepository.finishSmallSend', call: (db) => new FanOutRepository(db).finishSmallSend(ID), answers: [[[{ id: ID }], 1]] },
       ...RECIPIENT_KINDS.map((kind) => ({
@@ -369,10 +370,10 @@ export const SQL_FILES: SqlFile[] = [
     cases: [
       { name: 'NotificationsRepository.insert', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION) },
       {
-        // A small send (docs/api.md#small-sends): the fan-out's statements follow it (FanOutRepository.fanOutWithin).
+        // A small send (docs/api.md#small-sends): stored with its rows by the fan-out's chunk statement (FanOutRepository.storeSmallSend).
         name: 'NotificationsRepository.insert, with a small send',
-        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, async () => ({ users: 1, installations: 1, skipped: 0 })),
-        answers: [[{ id: ID }]],
+        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, storeSmallSend(db)),
+        answers: [[{ ...chunkDone, id: ID }]],
       },
       {
         name: 'NotificationsRepository.insertWithResponse',

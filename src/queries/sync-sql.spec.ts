@@ -38,9 +38,9 @@ const UNCAPTURED: Record<string, string> = {
   'FanOutRepository.finish': 'private; its statements are in the case of the last nextChunk',
   'FanOutRepository.stageAudience': 'private; its statement is in the case of nextChunk (filter)',
   'FanOutRepository.unstage': 'private; its statement is in the cases of nextChunk (filter)',
-  'FanOutRepository.chunkIn': 'private; its statements are in the cases of nextChunk and fanOutWithin',
+  'FanOutRepository.chunkIn': 'private; its statements are in the cases of nextChunk',
+  'FanOutRepository.storeSmallSend': 'runs in NotificationsRepository.insert: its statement is in the case of insert, with a small send',
   'NotificationsRepository.cancelOnce': 'private; its statements are in the case of cancel',
-  'NotificationsRepository.insertWithin': 'private; its statements are in the cases of insert and insertWithResponse',
   'NotificationsRepository.withoutPartitionFallback': 'private; runs insert or insertWithResponse again, no SQL of its own',
 };
 

@@ -2,6 +2,7 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job, JobsOptions, Queue } from 'bullmq';
 import {
+  CarriedContent,
   DELIVER_JOB,
   DELIVER_QUEUE,
   DeliverJob,
@@ -91,10 +92,11 @@ export class DeliverJobs {
 export class SmallSendJobs {
   constructor(@InjectQueue(SMALL_SEND_QUEUE) private readonly queue: Queue<DeliverJob>) {}
 
-  async addBatches(notificationId: string, batches: readonly number[]): Promise<void> {
+  /** Each batch's job carries the notification (`carried`), which the worker then does not read again. */
+  async addBatches(notificationId: string, batches: readonly number[], carried: CarriedContent): Promise<void> {
     if (batches.length === 0) return;
     await this.queue.addBulk(
-      batches.map((batch) => ({ name: DELIVER_JOB, data: { notificationId, batch }, opts: { jobId: deliverJobId(notificationId, batch) } })),
+      batches.map((batch) => ({ name: DELIVER_JOB, data: { notificationId, batch, carried }, opts: { jobId: deliverJobId(notificationId, batch) } })),
     );
   }
 }

@@ -1,11 +1,11 @@
 import { useTestApp } from '../support/create-test-app';
 import { bearer, fcmToken, newApp, newInstallation } from '../support/factories';
 
-/** By default a small send's chunk (docs/api.md#small-sends) is a named statement, one per recipient kind. */
+/** By default a small send's statement (docs/api.md#small-sends: the send and its rows) is a named statement, one per recipient kind. */
 describe('with DATABASE_PREPARED_STATEMENTS unset', () => {
   const ctx = useTestApp({ env: { DATABASE_POOL_SIZE: '1' } });
 
-  it("prepares a small send's chunk once per connection, by its kind", async () => {
+  it("prepares a small send's statement once per connection, by its kind", async () => {
     const tenant = await newApp(ctx);
     await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: 'kim' }, 'kim-phone');
     for (const recipients of [{ user_ids: ['kim'] }, { user_ids: ['kim'] }, { installation_ids: ['kim-phone'] }]) {
@@ -18,9 +18,9 @@ describe('with DATABASE_PREPARED_STATEMENTS unset', () => {
       // A small send, started before its 202 (docs/api.md#small-sends).
       expect(sent.body.data).toMatchObject({ processing_started_at: expect.any(String), statistics: expect.objectContaining({ installations: 1 }) });
     }
-    const names = (await ctx.db.query<{ name: string }[]>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'fan_out_small_%' ORDER BY name`)).map(
+    const names = (await ctx.db.query<{ name: string }[]>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'store_small_%' ORDER BY name`)).map(
       (row) => row.name,
     );
-    expect(names).toEqual(['fan_out_small_installation_ids', 'fan_out_small_user_ids']);
+    expect(names).toEqual(['store_small_installation_ids', 'store_small_user_ids']);
   });
 });

@@ -122,6 +122,30 @@ describe('small sends (docs/api.md#small-sends)', () => {
     }
   });
 
+  it('sends the notification its batch job carries: the worker does not read it again', async () => {
+    const { user, token } = await iosUser();
+    await queue(SMALL_SEND_QUEUE).pause();
+    try {
+      const notification = await accepted({ recipients: { user_ids: [user] }, data: { order: 'A-1', z: 1, a: 2 } });
+      const id = notification.id as string;
+      const job = await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id}-0`);
+      // As the worker would have read it: the stored row's content, its start to the millisecond.
+      expect(job!.data.carried).toEqual({
+        appId: tenant.appId,
+        startedAt: notification.processing_started_at,
+        content: expect.objectContaining({ id, title: 'Your code', body: '123456', data: { order: 'A-1', z: 1, a: 2 } }),
+      });
+      // Changed behind the service's back: a read would send this title.
+      await ctx.db.query(`UPDATE notifications SET title = 'Read again' WHERE id = $1`, [id]);
+    } finally {
+      await queue(SMALL_SEND_QUEUE).resume();
+    }
+    await waitFor(async () => stack.fakes.apns.requests.some((r) => r.token === token), 'the code at APNs');
+    const sent = stack.fakes.apns.requests.find((r) => r.token === token)!.payload as { aps: { alert: { title: string } }; data: unknown };
+    expect(sent.aps.alert.title).toBe('Your code');
+    expect(sent.data).toEqual({ order: 'A-1', z: 1, a: 2 });
+  });
+
   it('counts installation ids the same way, and skips as any send does; every installation skipped, it completes in the worker', async () => {
     const { user } = await iosUser();
     const installation = (await ctx.db.query(`SELECT installation_id FROM installations WHERE user_id = $1`, [user]))[0].installation_id;

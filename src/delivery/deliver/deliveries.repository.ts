@@ -44,6 +44,25 @@ export interface NotificationToSend {
   content: PushContent;
 }
 
+/** The columns of `notifications` a send reads (content; the API's stored row has them too). */
+export type ContentRow = PushContent & { app_id: string; processing_started_at: Date | null };
+
+/** What the worker sends of a notification, from its row (DeliveriesRepository.content, and a small send's job). */
+export const toSend = (row: ContentRow): NotificationToSend => ({
+  appId: row.app_id,
+  startedAt: row.processing_started_at,
+  content: {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    image_url: row.image_url,
+    action_url: row.action_url,
+    data: row.data,
+    options: row.options,
+    localizations: row.localizations,
+  },
+});
+
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
 export interface RecordedOutcome {
   status: Extract<DeliveryStatus, 'accepted' | 'failed' | 'skipped' | 'pending'>;
@@ -353,25 +372,11 @@ export class DeliveriesRepository {
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
   async content(notificationId: string): Promise<NotificationToSend | undefined> {
-    const [row] = await this.db.query<(PushContent & { app_id: string; processing_started_at: Date | null })[]>(
+    const [row] = await this.db.query<ContentRow[]>(
       `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
-    if (!row) return undefined;
-    return {
-      appId: row.app_id,
-      startedAt: row.processing_started_at,
-      content: {
-        id: row.id,
-        title: row.title,
-        body: row.body,
-        image_url: row.image_url,
-        action_url: row.action_url,
-        data: row.data,
-        options: row.options,
-        localizations: row.localizations,
-      },
-    };
+    return row && toSend(row);
   }
 
   /** Batches of the notification that still have rows to send, and when the last of them is due (null: now). */

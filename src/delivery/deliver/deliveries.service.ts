@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { mapLimit } from '../../common/map-limit';
 import { Platform } from '../../common/platform';
 import { PROVIDER_OF, SkipReason } from '../../common/vocabulary';
+import type { CarriedContent } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
@@ -207,15 +208,26 @@ export class DeliveriesService {
     return { installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' };
   }
 
+  /**
+   * A small send's notification as its batch's job carries it (docs/api.md#small-sends): cached,
+   * so its batch is sent without reading it again.
+   */
+  remember(notificationId: string, carried: CarriedContent): void {
+    this.cache(notificationId, { appId: carried.appId, startedAt: new Date(carried.startedAt), content: carried.content as PushContent });
+  }
+
   /** Notifications never change once accepted, so their content is cached per process. */
   private async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
     const entry = await this.deliveries.content(notificationId);
     // Cached once its fan-out has started: from then on nothing in it changes.
-    if (!entry?.startedAt) return entry;
+    if (entry?.startedAt) this.cache(notificationId, entry);
+    return entry;
+  }
+
+  private cache(notificationId: string, entry: NotificationToSend): void {
     if (this.contents.size >= CONTENT_CACHE_SIZE) this.contents.delete(this.contents.keys().next().value!);
     this.contents.set(notificationId, entry);
-    return entry;
   }
 }

@@ -8,7 +8,7 @@ import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { ChunkDueTimes } from './pacing';
-import { preparedQueryIn } from '../../common/prepared-query';
+import type { RunPrepared } from '../../common/prepared-query';
 import { pgError, UNIQUE_VIOLATION } from '../../common/pg-errors';
 import { ownPartition } from '../deliver/deliveries.repository';
 
@@ -145,10 +145,10 @@ const groupOffsets = `group_offsets AS (
  * no earlier than $16 milliseconds times k after the processing start, so the batches follow one
  * another at the send's rate (the delivery jobs' pace limit holds them to it when they run late).
  */
-const placed = `placed AS (
+const placed = (startedAt: string) => `placed AS (
     SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
       CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-        ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+        ELSE GREATEST(n.due, ${startedAt} + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
     FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
       LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
   )`;
@@ -160,9 +160,9 @@ const placed = `placed AS (
  * can meet an installation an earlier chunk wrote (one whose user changed between two chunks),
  * and such a chunk is run again `relisted`, skipping those rows.
  */
-const inserted = (relisted: boolean) => `inserted AS (
+const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
     INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-    SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
+    SELECT $2, n.id, ${startedAt}, n.platform, n.user_id, n.batch,
       CASE WHEN n.skip_reason IS NOT NULL THEN ${word('skipped')} WHEN n.due > now() THEN ${word('scheduled')} ELSE ${word('pending')} END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
     FROM placed n${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
@@ -200,12 +200,41 @@ const progress = `progress AS (
     WHERE n.id = $2
   )`;
 
-const report = `SELECT c.*,
+/** What the chunk wrote, with the notification's row when the statement stored it (`stored`). */
+const report = (stored: boolean) => `SELECT c.*,${stored ? ' stored.*,' : ''}
     (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
        SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = ${word('skipped')} GROUP BY platform, reason) s) AS skipped_by_reason,
     (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
        FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> ${word('skipped')} GROUP BY batch) b) AS batches
-  FROM counts c`;
+  FROM counts c${stored ? ', stored' : ''}`;
+
+/**
+ * A notification stored by NotificationsRepository's INSERT: its columns, their values as
+ * placeholders numbered from `first`, their parameters in that order, and the columns it answers.
+ */
+export interface NotificationInsert {
+  columns: string;
+  values: (first: number) => string;
+  params: unknown[];
+  returning: string;
+}
+
+/**
+ * A small send's notification (docs/api.md#small-sends), inserted by the statement that writes its
+ * rows: started now, with the progress and counters `progress` would move, taken from `counts`.
+ * Each delivery row's notification_started_at is the same now() (the transaction's start), and
+ * their foreign keys are checked at the end of the statement, once the notification is there.
+ */
+const stored = (insert: NotificationInsert, first: number) => `stored AS (
+    INSERT INTO notifications (${insert.columns}, processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped)
+    SELECT ${insert.values(first)}, now(), $17::int, c.batches_used, CASE WHEN $18::boolean THEN c.last_installation_id END,
+      CASE WHEN $19::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
+    FROM counts c
+    RETURNING ${insert.returning}
+  )`;
+
+/** The notification's processing start, its rows' partition key: read from its row, or now() when the statement stores it. */
+const STARTED_AT = '(SELECT processing_started_at FROM notifications WHERE id = $2)';
 
 /**
  * One chunk of targets: every installation becomes a delivery row in one statement, inside
@@ -220,20 +249,21 @@ const report = `SELECT c.*,
  * trace (docs/api.md#delivery-trace). The skipped rows are added to the per-minute counters, and the
  * fan-out's progress and the notification's counters move in the same statement (`progress`).
  * `relisted`: the chunk's installations may have rows already, which it skips (`inserted`).
- * Its parameters: fanOutChunkParams.
+ * `store`: the statement inserts the notification too (a small send's, `stored`), its parameters
+ * after the chunk's. Its parameters: fanOutChunkParams.
  */
-export const fanOutChunkSql = (where: string, relisted: boolean) => `
+export const fanOutChunkSql = (where: string, relisted: boolean, store?: { insert: NotificationInsert; first: number }) => `
   WITH ${chosen(where)},
   ${targets},
   ${numbered},
   ${dueGroups},
   ${groupOffsets},
-  ${placed},
-  ${inserted(relisted)},
+  ${placed(store ? 'now()' : STARTED_AT)},
+  ${inserted(relisted, store ? 'now()' : STARTED_AT)},
   ${perMinute},
   ${counts},
-  ${progress}
-  ${report}`;
+  ${store ? stored(store.insert, store.first) : progress}
+  ${report(store !== undefined)}`;
 
 /** What fanOutChunkSql needs besides the chunk's targets (`target`, see targetParams). */
 export interface ChunkStatementParams {
@@ -291,16 +321,11 @@ const chunkZonesSql = (where: string) => `
   SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${where}) z
   WHERE zone IS NOT NULL`;
 
-/** Work done inside another repository's transaction (a small send's fan-out, in the one that stores it). */
-/** What a small send's fan-out added to its notification's counters, as its chunk statement wrote them. */
-export interface FannedOut {
-  users: number;
-  installations: number;
-  skipped: number;
-}
-
-/** Work in the transaction that stores a send; what it added to the counters, or null when it wrote none. */
-export type InTransaction = (manager: EntityManager) => Promise<FannedOut | null>;
+/**
+ * A small send's storing (docs/api.md#small-sends): the notification `insert` describes, with its
+ * rows, in one statement sent by `run`; answers the stored row (SmallSends.plan gives it).
+ */
+export type StoreSmallSend = <Row>(run: RunPrepared, insert: NotificationInsert) => Promise<Row>;
 
 /** A notification as its fan-out begins. */
 export interface StartedRow {
@@ -411,6 +436,43 @@ export interface SmallSendRecipients {
   ids: string[];
 }
 
+/** Every installation of a chunk due at `fixedDue`: a send without local times or quiet hours, or a cancelled one. */
+const NO_ZONES = (params: ChunkParams): ChunkDueTimes => ({ zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false });
+
+/** fanOutChunkSql's parameters for the chunk of `n` at `target`. */
+function chunkValues(n: LockedNotification, notificationId: string, params: ChunkParams, due: ChunkDueTimes, target: ChunkTargets): unknown[] {
+  const walked = n.kind === 'tags' || n.kind === 'all';
+  return fanOutChunkParams({
+    appId: params.appId,
+    notificationId,
+    batchSize: params.batchSize,
+    wanted: params.wanted,
+    configured: params.configured,
+    silentless: params.silentless,
+    batches: n.batches,
+    canceled: n.canceled,
+    due,
+    cap: params.cap,
+    paceMs: params.paceMs,
+    // Positions done: a list chunk's ids, a filter's staged chunk; a walk moves its cursor instead.
+    advanced: n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length,
+    walked,
+    countUsers: n.kind === 'user_ids',
+    target: target.params,
+  });
+}
+
+/** What the chunk of `n` wrote, from the row fanOutChunkSql answered. */
+const chunkResult = (n: LockedNotification, r: ChunkRow, finished: boolean): ChunkResult => ({
+  finished,
+  users: n.kind === 'user_ids' ? r.users : 0,
+  installations: r.installations,
+  batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
+  skipped: r.skipped_by_reason,
+  batchesSoFar: n.batches + r.batches_used,
+  canceled: n.canceled,
+});
+
 /**
  * The fan-out's statements on `notifications`, `deliveries` and `fanout_audiences`. Progress
  * (`fanout_position` for lists and a filter's staged chunks, `fanout_cursor` for walks) moves in
@@ -457,14 +519,22 @@ export class FanOutRepository {
   }
 
   /**
-   * A small send's rows (docs/api.md#small-sends), in the caller's transaction, the one that stored
-   * the notification and started it (NotificationsRepository.insert): its one chunk (every id) is
-   * written and its progress counted, with no read of the row first. The finish is left to its
-   * batch's job (finishSmallSend), or to its fan-out job when it has no batch (every installation
-   * skipped); the sweeper queues the fan-out job of one still unfinished should Redis lose the add.
+   * Stores a small send (docs/api.md#small-sends) with its rows, in one statement: the
+   * notification (`insert`, started now) and its one chunk (every id), its progress and counters in
+   * its row. `run` sends it as a prepared statement, on the pool or in the caller's transaction
+   * (one text per recipient kind: parsed and planned once per connection, bench/README.md "A burst
+   * of one-time codes"). The finish is left to its batch's job (finishSmallSend), or to its
+   * fan-out job when it has no batch (every installation skipped); the sweeper queues the fan-out
+   * job of one still unfinished should Redis lose the add. Answers the stored row, and the chunk.
    */
-  async fanOutWithin(manager: EntityManager, notificationId: string, params: ChunkParams, recipients: SmallSendRecipients): Promise<ChunkResult | null> {
-    // Inserted by this transaction, so no one else sees it: its state is known, and there is nothing to lock.
+  async storeSmallSend<Row>(
+    run: RunPrepared,
+    insert: NotificationInsert,
+    notificationId: string,
+    params: ChunkParams,
+    recipients: SmallSendRecipients,
+  ): Promise<{ row: Row; chunk: ChunkResult }> {
+    // Stored by this statement, so no one else sees it: its state is known, and there is nothing to lock.
     const fresh: LockedNotification = {
       kind: recipients.kind,
       position: 0,
@@ -478,22 +548,17 @@ export class FanOutRepository {
       started_at: null,
       audience_chunks: null,
     };
-    // The notification's first chunk: no row can be there before it.
-    return this.chunkIn(manager, notificationId, params, false, fresh);
+    const target = chunkTargets(fresh, notificationId, params.chunkSize, FIRST_TARGET_PARAM)!;
+    const values = chunkValues(fresh, notificationId, params, NO_ZONES(params), target);
+    const sql = fanOutChunkSql(target.where, false, { insert, first: values.length + 1 });
+    const [r] = await run<ChunkRow & Row>(`store_small_${fresh.kind}`, sql, [...values, ...insert.params]);
+    return { row: r, chunk: chunkResult(fresh, r, false) };
   }
 
-  private async chunkIn(
-    manager: EntityManager,
-    notificationId: string,
-    params: ChunkParams,
-    relisted: boolean,
-    known?: LockedNotification,
-  ): Promise<ChunkResult | null> {
+  private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams, relisted: boolean): Promise<ChunkResult | null> {
     // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
-    const [n]: LockedNotification[] = known
-      ? [known]
-      : await manager.query(
-          `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
+    const [n]: LockedNotification[] = await manager.query(
+      `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
          fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
          fanout_audience_chunks AS audience_chunks,
          CASE recipient_kind
@@ -501,8 +566,8 @@ export class FanOutRepository {
            WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
          END AS ids
        FROM notifications WHERE id = $1 FOR UPDATE`,
-          [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
-        );
+      [notificationId, params.chunkSize, 'user_ids' satisfies RecipientKind, 'installation_ids' satisfies RecipientKind],
+    );
     if (n.fanned_out_at) return null;
     if (n.kind === 'filter' && n.audience_chunks === null) n.audience_chunks = await this.stageAudience(manager, notificationId, params, n);
     const target = chunkTargets(n, notificationId, params.chunkSize, FIRST_TARGET_PARAM);
@@ -520,43 +585,14 @@ export class FanOutRepository {
               ])
             ).map((z) => z.zone),
           )
-        : { zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false };
-    const walked = n.kind === 'tags' || n.kind === 'all';
-    const sql = fanOutChunkSql(target.where, relisted);
-    const values = fanOutChunkParams({
-      appId: params.appId,
-      notificationId,
-      batchSize: params.batchSize,
-      wanted: params.wanted,
-      configured: params.configured,
-      silentless: params.silentless,
-      batches: n.batches,
-      canceled: n.canceled,
-      due,
-      cap: params.cap,
-      paceMs: params.paceMs,
-      // Positions done: a list chunk's ids, a filter's staged chunk; a walk moves its cursor instead.
-      advanced: n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length,
-      walked,
-      countUsers: n.kind === 'user_ids',
-      target: target.params,
-    });
-    // A small send's chunk has one text per kind: prepared once per connection, not parsed and
-    // planned on every POST (bench/README.md "A burst of one-time codes").
-    const [r] = known ? await preparedQueryIn<ChunkRow>(manager, `fan_out_small_${n.kind}`, sql, values) : await manager.query<[ChunkRow]>(sql, values);
+        : NO_ZONES(params);
+    const [r] = await manager.query<[ChunkRow]>(fanOutChunkSql(target.where, relisted), chunkValues(n, notificationId, params, due, target));
     if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
     // A walk's chunk short of its size found every match left, and the walk is done.
+    const walked = n.kind === 'tags' || n.kind === 'all';
     const finished = walked ? r.found < params.chunkSize : n.kind === 'filter' && n.position + 1 >= n.audience_chunks!;
     if (finished) await this.finish(manager, notificationId, n.kind);
-    return {
-      finished,
-      users: n.kind === 'user_ids' ? r.users : 0,
-      installations: r.installations,
-      batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
-      skipped: r.skipped_by_reason,
-      batchesSoFar: n.batches + r.batches_used,
-      canceled: n.canceled,
-    };
+    return chunkResult(n, r, finished);
   }
 
   /**

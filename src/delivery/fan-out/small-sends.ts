@@ -5,10 +5,13 @@ import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { SILENTLESS } from '../providers/payloads';
 import { configuredPlatforms, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
-import { ChunkParams, ChunkResult, FanOutRepository, InTransaction, SmallSendRecipients, wantedPlatforms } from './fan-out.repository';
+import type { RunPrepared } from '../../common/prepared-query';
+import type { CarriedContent } from '../../common/queues';
+import { ContentRow, toSend } from '../deliver/deliveries.repository';
+import { ChunkParams, ChunkResult, FanOutRepository, NotificationInsert, SmallSendRecipients, StoreSmallSend, wantedPlatforms } from './fan-out.repository';
 
-/** Work in the transaction that stores a send (NotificationsRepository.insert takes it). */
-export type { InTransaction, SmallSendRecipients };
+/** How a small send is stored (NotificationsRepository.insert takes it). */
+export type { NotificationInsert, StoreSmallSend, SmallSendRecipients };
 
 /** One chunk takes every id of a small send (SMALL_SEND_MAX_RECIPIENTS is at most this). */
 const SMALL_SEND_CHUNK = 100;
@@ -46,12 +49,18 @@ export function smallSendRecipients(send: Pick<SendShape, 'recipientKind' | 'use
   return send.recipientKind === 'user_ids' ? { kind: 'user_ids', ids: send.userIds } : { kind: 'installation_ids', ids: send.installationIds ?? [] };
 }
 
-/** A small send's fan-out as the API runs it: `within` the transaction that stores it, then what it wrote. */
+/** A small send's notification for its batch's job (DeliverJob.carried), from the row the API stored. */
+export function carriedContent(row: ContentRow): CarriedContent {
+  const sent = toSend(row);
+  return { appId: sent.appId, startedAt: sent.startedAt!.toISOString(), content: sent.content };
+}
+
+/** A small send's fan-out as the API runs it: in the statement that stores it (`store`), then what it wrote. */
 export interface SmallSendPlan {
   /** The notification's id. */
   id: string;
-  within: InTransaction;
-  /** Its batches, once `within` ran: usually one; none when every installation was skipped. */
+  store: StoreSmallSend;
+  /** Its batches, once `store` ran: usually one; none when every installation was skipped. */
   batches(): number[];
   /** The rows it skipped, by platform and reason (for the skip metric). */
   skipped(): ChunkResult['skipped'];
@@ -59,7 +68,7 @@ export interface SmallSendPlan {
   seconds(): number | null;
 }
 
-/** Small sends' fan-out, as the API runs it: the fan-out's own chunk statement, in the transaction that stores the send. */
+/** Small sends' fan-out, as the API runs it: the fan-out's own chunk statement, which stores the send too. */
 @Injectable()
 export class SmallSends {
   constructor(
@@ -94,12 +103,12 @@ export class SmallSends {
     let seconds: number | null = null;
     return {
       id: notificationId,
-      within: async (manager) => {
+      store: async <Row>(run: RunPrepared, insert: NotificationInsert) => {
         const started = process.hrtime.bigint();
-        const done = await this.fanOuts.fanOutWithin(manager, notificationId, params, recipients);
+        const { row, chunk: done } = await this.fanOuts.storeSmallSend<Row>(run, insert, notificationId, params, recipients);
         seconds = Number(process.hrtime.bigint() - started) / 1e9;
         chunk = done;
-        return done && { users: done.users, installations: done.installations, skipped: done.skipped.reduce((sum, s) => sum + s.count, 0) };
+        return row;
       },
       batches: () => chunk?.batches.map((b) => b.batch) ?? [],
       skipped: () => chunk?.skipped ?? [],
