@@ -1,5 +1,5 @@
-import type { Pool, PoolClient } from 'pg';
-import type { DataSource, EntityManager } from 'typeorm';
+import type { Pool } from 'pg';
+import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { env } from '../config/env';
 
@@ -22,25 +22,3 @@ export async function preparedQuery<Row>(db: DataSource, name: string, text: str
   const result = await pool.query(statement(name, text, values));
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }
-
-/** preparedQuery inside a transaction: on the connection `manager` holds (a small send's chunk, docs/api.md#small-sends). */
-export async function preparedQueryIn<Row>(manager: EntityManager, name: string, text: string, values: unknown[]): Promise<Row[]> {
-  const client = (manager.queryRunner as unknown as { databaseConnection: PoolClient }).databaseConnection;
-  const result = await client.query(statement(name, text, values));
-  return result.rows as Row[];
-}
-
-/** Runs a named statement's rows (preparedQuery, preparedQueryIn): where, the caller decides. */
-export type RunPrepared = <Row>(name: string, text: string, values: unknown[]) => Promise<Row[]>;
-
-/** RunPrepared on the pool: each statement on its own, atomic. */
-export const onPool =
-  (db: DataSource): RunPrepared =>
-  async <Row>(name: string, text: string, values: unknown[]) =>
-    (await preparedQuery<Row>(db, name, text, values)).rows;
-
-/** RunPrepared in the transaction `manager` holds. */
-export const inTransaction =
-  (manager: EntityManager): RunPrepared =>
-  <Row>(name: string, text: string, values: unknown[]) =>
-    preparedQueryIn<Row>(manager, name, text, values);

@@ -33,6 +33,10 @@ export class IdempotencyKey {
   @Column({ name: 'response_body', type: 'text', nullable: true })
   responseBody: string | null;
 
+  /** The send the request stored, written with it; the answer follows (docs/api.md#idempotency). */
+  @Column({ name: 'notification_id', type: 'uuid', nullable: true })
+  notificationId: string | null;
+
   @Column({ name: 'locked_until', type: 'timestamptz' })
   lockedUntil: Date;
 

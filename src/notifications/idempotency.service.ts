@@ -7,8 +7,11 @@ import { NotificationsRepository } from './notifications.repository';
 const CLAIM_TIMEOUT_SECONDS = 60;
 const RETENTION_HOURS = 24;
 
-/** A replay carries the first answer's status and body text, exactly as first sent. */
-export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string };
+/**
+ * A replay carries the first answer's status and body text, exactly as first sent; `stored`: the
+ * key's request stored its send and died before its answer was stored, so the send is the answer.
+ */
+export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'stored'; notificationId: string };
 
 /** JSON with object keys sorted, so bodies that differ only in key order compare equal. */
 export function canonicalJson(value: unknown): string {
@@ -26,9 +29,10 @@ export const requestHash = (body: unknown) => createHash('sha256').update(canoni
 
 /**
  * `Idempotency-Key` handling (docs/api.md#idempotency). A key is claimed atomically (primary key + ON
- * CONFLICT), completed in the same transaction that stores the notification
- * (NotificationsRepository.insertWithResponse), and released if that fails, so only successful
- * responses are remembered.
+ * CONFLICT), linked to its send by the statement that stores it (NotificationsRepository.insertForKey),
+ * then completed with the answer; released if the send was not stored, so only successful responses
+ * are remembered. A key linked but not completed (its request died in between) is never taken over:
+ * once its lock has run out, a retry is answered with its send.
  */
 @Injectable()
 export class IdempotencyService {
@@ -44,11 +48,17 @@ export class IdempotencyService {
         throw new IdempotencyConflictError('This idempotency key was already used with a different request.');
       }
       if (existing.status !== 'completed') {
+        if (existing.notification_id && existing.lock_expired) return { kind: 'stored', notificationId: existing.notification_id };
         throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
       }
       return { kind: 'replay', status: existing.response_status!, body: existing.response_body! };
     }
     throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+  }
+
+  /** Stores the key's answer; false when another request answered it first (then claim again for its answer). */
+  complete(appId: string, key: string, status: number, body: string): Promise<boolean> {
+    return this.notifications.completeIdempotencyKey(appId, key, status, body);
   }
 
   async release(appId: string, key: string): Promise<void> {

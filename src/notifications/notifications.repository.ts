@@ -3,7 +3,7 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { COMMIT_WITHOUT_FLUSH } from '../common/asynchronous-commit';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
-import { inTransaction, onPool, preparedQuery } from '../common/prepared-query';
+import { preparedQuery } from '../common/prepared-query';
 import { DEADLOCK_DETECTED, pgError, retryingDeadlocks } from '../common/pg-errors';
 import type { NotificationInsert, StoreSmallSend } from '../delivery/fan-out/small-sends';
 import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
@@ -132,13 +132,27 @@ const insertParams = (n: NewNotification) => [
   n.filter,
 ];
 
-/** The INSERT as a small send's statement takes it (FanOutRepository.storeSmallSend). */
-const insertOf = (n: NewNotification): NotificationInsert => ({
+/**
+ * The key's link to the send it stored (docs/api.md#idempotency), written by the statement that
+ * stores it: parameters from `first`, the notification's id, the app and the key.
+ */
+const linkKey = (first: number) => `linked AS (
+    UPDATE idempotency_keys SET notification_id = $${first}::uuid WHERE app_id = $${first + 1}::uuid AND key = $${first + 2}::text
+  )`;
+const linkParams = (n: NewNotification, key: string) => [n.id, n.appId, key];
+
+/** The INSERT as a small send's statement takes it (FanOutRepository.storeSmallSend), with the key's link under a key. */
+const insertOf = (n: NewNotification, key?: string): NotificationInsert => ({
   columns: INSERT_COLUMNS,
   values: insertValues,
   params: insertParams(n),
   returning: NOTIFICATION_COLUMNS,
+  also: key === undefined ? undefined : { name: 'keyed', cte: linkKey, params: linkParams(n, key) },
 });
+
+/** INSERT_SQL with the key's link beside it (NotificationsRepository.insertForKey). */
+const INSERT_FOR_KEY_SQL = `WITH ${linkKey(CASTS.length + 1)}
+  ${INSERT_SQL}`;
 
 /** An `idempotency_keys` row, as a claim that lost finds it. */
 export interface IdempotencyKeyRow {
@@ -147,6 +161,10 @@ export interface IdempotencyKeyRow {
   response_status: number | null;
   /** JSON text, exactly as first sent. */
   response_body: string | null;
+  /** The send its request stored (in progress: not answered yet). */
+  notification_id: string | null;
+  /** Its claim's lock has run out: the request that holds it is taken for dead. */
+  lock_expired: boolean;
 }
 
 /** Which counter each event type moves; also the only column names the event statement interpolates. */
@@ -181,37 +199,26 @@ export class NotificationsRepository {
    */
   async insert(notification: NewNotification, store?: StoreSmallSend): Promise<NotificationRow> {
     return this.withoutPartitionFallback(store, async (s) => {
-      if (s) return s<NotificationRow>(onPool(this.db), insertOf(notification));
+      if (s) return s<NotificationRow>(insertOf(notification));
       const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification));
       return rows[0];
     });
   }
 
   /**
-   * Inserts the notification (with `store`, as insert does) and stores the response `respond`
-   * makes of it (its body as JSON text) under the claimed idempotency key, in one transaction: the
-   * key is completed exactly when the send exists.
+   * Inserts the notification (with `store`, as insert does) under the claimed idempotency key, and
+   * links the key to it in the same statement: from then on the key answers with this send, never
+   * another (completeIdempotencyKey stores the answer right after; docs/api.md#idempotency).
    */
-  async insertWithResponse(
-    notification: NewNotification,
-    key: string,
-    respond: (row: NotificationRow) => { status: number; body: string },
-    store?: StoreSmallSend,
-  ): Promise<string> {
-    return this.withoutPartitionFallback(store, (s) =>
-      this.db.transaction(async (manager) => {
-        const [row]: NotificationRow[] = s
-          ? [await s<NotificationRow>(inTransaction(manager), insertOf(notification))]
-          : await manager.query(INSERT_SQL, insertParams(notification));
-        const response = respond(row);
-        await manager.query(
-          `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-           WHERE app_id = $1 AND key = $2`,
-          [notification.appId, key, response.status, response.body],
-        );
-        return response.body;
-      }),
-    );
+  async insertForKey(notification: NewNotification, key: string, store?: StoreSmallSend): Promise<NotificationRow> {
+    return this.withoutPartitionFallback(store, async (s) => {
+      if (s) return s<NotificationRow>(insertOf(notification, key));
+      const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert_for_key', INSERT_FOR_KEY_SQL, [
+        ...insertParams(notification),
+        ...linkParams(notification, key),
+      ]);
+      return rows[0];
+    });
   }
 
   /**
@@ -335,10 +342,10 @@ export class NotificationsRepository {
        SELECT $1::uuid, $2::text, $3::text, 'in_progress', now() + make_interval(secs => $4::float8), now() + make_interval(hours => $5::int)
        WHERE ${COMMIT_WITHOUT_FLUSH}
        ON CONFLICT (app_id, key) DO UPDATE SET
-         request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL,
+         request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL, notification_id = NULL,
          locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at
        WHERE k.expires_at <= now()
-          OR (k.status = 'in_progress' AND k.locked_until <= now() AND k.request_hash = EXCLUDED.request_hash)
+          OR (k.status = 'in_progress' AND k.locked_until <= now() AND k.request_hash = EXCLUDED.request_hash AND k.notification_id IS NULL)
        RETURNING key`,
       [appId, key, hash, lockSeconds, retentionHours],
     );
@@ -347,15 +354,33 @@ export class NotificationsRepository {
 
   async findIdempotencyKey(appId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
     const [row]: IdempotencyKeyRow[] = await this.db.query(
-      `SELECT request_hash, status, response_status, response_body FROM idempotency_keys WHERE app_id = $1 AND key = $2`,
+      `SELECT request_hash, status, response_status, response_body, notification_id, locked_until <= now() AS lock_expired
+       FROM idempotency_keys WHERE app_id = $1 AND key = $2`,
       [appId, key],
     );
     return row;
   }
 
-  /** Forgets a claim that has no response (its send failed). */
+  /**
+   * Stores the answer of the key's request, once its send is stored (insertForKey); false when the
+   * key had been answered already. Its commit does not wait for the WAL flush (COMMIT_WITHOUT_FLUSH,
+   * docs/decisions/0012-claims-commit-without-waiting-for-wal.md): lost in a crash of the PostgreSQL
+   * server, the key is left linked and unanswered, and answered again from its send.
+   */
+  async completeIdempotencyKey(appId: string, key: string, status: number, body: string): Promise<boolean> {
+    const { rowCount } = await preparedQuery(
+      this.db,
+      'idempotency_keys_complete',
+      `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
+       WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND ${COMMIT_WITHOUT_FLUSH}`,
+      [appId, key, status, body],
+    );
+    return rowCount > 0;
+  }
+
+  /** Forgets a claim that has no response and stored no send (its send failed). */
   async releaseIdempotencyKey(appId: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress'`, [appId, key]);
+    await this.db.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND notification_id IS NULL`, [appId, key]);
   }
 
   /**

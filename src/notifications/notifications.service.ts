@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
+import { IdempotencyConflictError, NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { EnvironmentVariables } from '../config/env';
@@ -109,21 +109,44 @@ export class NotificationsService {
       return { status: 202, body, replayed: false };
     }
 
-    const claim = await this.idempotency.claim(appId, idempotencyKey, requestHash(rawBody));
-    if (claim.kind === 'replay') {
-      return { status: claim.status, body: claim.body, replayed: true };
-    }
-    let body: string;
+    const hash = requestHash(rawBody);
+    const claim = await this.idempotency.claim(appId, idempotencyKey, hash);
+    if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+    if (claim.kind === 'stored') return this.answerStored(appId, idempotencyKey, hash, claim.notificationId);
+    let row: NotificationRow;
     try {
-      body = await this.notifications.insertWithResponse(notification, idempotencyKey, (row) => ({ status: 202, body: committed(row) }), small?.store);
+      row = await this.notifications.insertForKey(notification, idempotencyKey, small?.store);
     } catch (error) {
+      // Nothing stored, so nothing linked: the key is free again.
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
     }
+    const body = committed(row);
     // Counted once committed; a replay (above) stored nothing new and is not counted again.
     this.metrics.notificationsAccepted.inc();
+    // The send stands whatever follows: a key left without its answer answers with the send once its lock runs out.
+    await this.idempotency
+      .complete(appId, idempotencyKey, 202, body)
+      .catch((error: Error) => this.logger.warn(`Idempotency key of notification ${id} not answered now (${error.message}); it will answer with the send.`));
     await enqueue();
     return { status: 202, body, replayed: false };
+  }
+
+  /**
+   * A key whose request stored its send and died before the key's answer was stored
+   * (docs/api.md#idempotency): answered with that send as it stands now, which becomes the key's
+   * answer for the replays after it. Nothing is stored or sent again.
+   */
+  private async answerStored(appId: string, key: string, hash: string, notificationId: string): Promise<SendResult> {
+    const row = await this.notifications.find(appId, notificationId);
+    // A key lives 24 hours, its send longer; deleting the app deletes both.
+    if (!row) throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+    const body = accepted(row);
+    if (await this.idempotency.complete(appId, key, 202, body)) return { status: 202, body, replayed: true };
+    // Another retry answered it first: that answer.
+    const again = await this.idempotency.claim(appId, key, hash);
+    if (again.kind === 'replay') return { status: again.status, body: again.body, replayed: true };
+    throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
   }
 
   /**

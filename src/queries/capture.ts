@@ -40,11 +40,6 @@ export class StatementRecorder {
     },
   };
 
-  /** A transaction's connection, for statements prepared in it (preparedQueryIn): the same recorder. */
-  get queryRunner(): unknown {
-    return { databaseConnection: this.driver.master };
-  }
-
   /** For a repository's constructor. */
   asDataSource(): DataSource {
     return this as unknown as DataSource;

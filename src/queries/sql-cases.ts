@@ -6,7 +6,6 @@ import { CredentialsRepository } from '../credentials/credentials.repository';
 import { CompletionReportRepository } from '../delivery/completion-report.repository';
 import { DeliveriesRepository } from '../delivery/deliver/deliveries.repository';
 import { ChunkParams, FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
-import type { RunPrepared } from '../common/prepared-query';
 import { RetentionRepository } from '../delivery/retention/retention.repository';
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
@@ -98,10 +97,9 @@ const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 /** A small send of one user id, as SmallSends.plan stores it. */
 const storeSmallSend =
   (db: DataSource): StoreSmallSend =>
-  async <Row>(run: RunPrepared, insert: NotificationInsert) =>
+  async <Row>(insert: NotificationInsert) =>
     (
       await new FanOutRepository(db).storeSmallSend<Row>(
-        run,
         insert,
         ID,
         { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null },
@@ -375,9 +373,15 @@ export const SQL_FILES: SqlFile[] = [
         call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, storeSmallSend(db)),
         answers: [[{ ...chunkDone, id: ID }]],
       },
+      { name: 'NotificationsRepository.insertForKey', call: (db) => new NotificationsRepository(db).insertForKey(NOTIFICATION, 'key') },
       {
-        name: 'NotificationsRepository.insertWithResponse',
-        call: (db) => new NotificationsRepository(db).insertWithResponse(NOTIFICATION, 'key', () => ({ status: 202, body: '{}' })),
+        name: 'NotificationsRepository.insertForKey, with a small send',
+        call: (db) => new NotificationsRepository(db).insertForKey(NOTIFICATION, 'key', storeSmallSend(db)),
+        answers: [[{ ...chunkDone, id: ID }]],
+      },
+      {
+        name: 'NotificationsRepository.completeIdempotencyKey',
+        call: (db) => new NotificationsRepository(db).completeIdempotencyKey(OTHER_ID, 'key', 202, '{}'),
       },
       { name: 'NotificationsRepository.find', call: (db) => new NotificationsRepository(db).find(OTHER_ID, ID) },
       { name: 'NotificationsRepository.cancel', call: (db) => new NotificationsRepository(db).cancel(OTHER_ID, ID), answers: [[{ id: ID }]] },

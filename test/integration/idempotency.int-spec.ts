@@ -139,7 +139,7 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
     expect((await send(key, body())).status).toBe(202);
   });
 
-  it('claims a key without waiting for the WAL flush; the transaction that stores its response waits (decision 0012)', async () => {
+  it('claims a key without waiting for the WAL flush (decision 0012)', async () => {
     const runner = ctx.db.createQueryRunner();
     await runner.startTransaction();
     try {
@@ -153,6 +153,73 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
       await runner.rollbackTransaction();
       await runner.release();
     }
+  });
+
+  it("answers the key's answer without waiting for the WAL flush (decision 0014)", async () => {
+    const key = freshKey();
+    await send(key, body());
+    await ctx.db.query(`UPDATE idempotency_keys SET status = 'in_progress' WHERE key = $1`, [key]);
+    const runner = ctx.db.createQueryRunner();
+    await runner.startTransaction();
+    try {
+      // The repository's prepared statement, run in this transaction, so that its setting can be read after it.
+      const master = {
+        query: async (config: { text: string; values: unknown[] }) => ({ rows: [], rowCount: (await runner.query(config.text, config.values))[1] }),
+      };
+      const repository = new NotificationsRepository({ driver: { master } } as unknown as DataSource);
+      const setting = async () => ((await runner.query(`SHOW synchronous_commit`)) as { synchronous_commit: string }[])[0].synchronous_commit;
+      expect(await setting()).toBe('on');
+      expect(await repository.completeIdempotencyKey(tenant.appId, key, 202, '{}')).toBe(true);
+      expect(await setting()).toBe('off');
+    } finally {
+      await runner.rollbackTransaction();
+      await runner.release();
+    }
+  });
+
+  describe('a request that stored its send and died before its answer (decision 0014)', () => {
+    const small = { recipients: { user_ids: ['u1'] }, notification: { title: 'Your code', body: '123456' } };
+    const large = { recipients: { user_ids: ['u1', 'u2', 'u3', 'u4', 'u5', 'u6', 'u7'] }, notification: { title: 'Sale', body: 'Today' } };
+    /** A send whose key is left as its request left it: tied to the send, no answer, its lock `lock` from now. */
+    const diedAfterStoring = async (payload: object, lock: string) => {
+      const key = freshKey();
+      const first = await send(key, payload);
+      expect(first.status).toBe(202);
+      const [row] = await ctx.db.query(`SELECT notification_id FROM idempotency_keys WHERE app_id = $1 AND key = $2`, [tenant.appId, key]);
+      // The statement that stored the send tied the key to it.
+      expect(row.notification_id).toBe(first.body.data.id);
+      await ctx.db.query(
+        `UPDATE idempotency_keys SET status = 'in_progress', response_status = NULL, response_body = NULL, locked_until = now() + $3::interval
+         WHERE app_id = $1 AND key = $2`,
+        [tenant.appId, key, lock],
+      );
+      return { key, id: first.body.data.id as string };
+    };
+
+    it.each([
+      ['a small send', small],
+      ['a send through the fan-out job', large],
+    ])('%s: a retry once the lock has run out is answered with that send, which later replays repeat', async (_, payload) => {
+      const { key, id } = await diedAfterStoring(payload, '-1 second');
+      const before = await count();
+      const retry = await send(key, payload);
+      expect(retry.status).toBe(202);
+      expect(retry.headers['idempotent-replayed']).toBe('true');
+      expect(retry.body.data.id).toBe(id);
+      const later = await send(key, payload);
+      expect(later.headers['idempotent-replayed']).toBe('true');
+      expect(later.text).toBe(retry.text);
+      expect(await count()).toBe(before);
+    });
+
+    it('409 while its lock runs; a failed request releases only a key tied to nothing', async () => {
+      const { key } = await diedAfterStoring(small, '1 minute');
+      const retry = await send(key, small);
+      expect(retry.status).toBe(409);
+      expect(retry.body).toEqual({ message: 'A request with this idempotency key is already in progress.' });
+      await new NotificationsRepository(ctx.db).releaseIdempotencyKey(tenant.appId, key);
+      expect(await ctx.db.query(`SELECT 1 FROM idempotency_keys WHERE app_id = $1 AND key = $2`, [tenant.appId, key])).toHaveLength(1);
+    });
   });
 
   it('keys are scoped to the app', async () => {

@@ -17,6 +17,7 @@ import { InstallationBadges1765550000000 } from './1765550000000-InstallationBad
 import { LiveActivities1766000000000 } from './1766000000000-LiveActivities';
 import { InstallationBadgesWithoutKey1766100000000 } from './1766100000000-InstallationBadgesWithoutKey';
 import { FilterSendAudiences1766200000000 } from './1766200000000-FilterSendAudiences';
+import { IdempotencyKeyNotification1766300000000 } from './1766300000000-IdempotencyKeyNotification';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -39,4 +40,5 @@ export const MIGRATIONS = [
   LiveActivities1766000000000,
   InstallationBadgesWithoutKey1766100000000,
   FilterSendAudiences1766200000000,
+  IdempotencyKeyNotification1766300000000,
 ];

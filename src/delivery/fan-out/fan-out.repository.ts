@@ -8,7 +8,7 @@ import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { ChunkDueTimes } from './pacing';
-import type { RunPrepared } from '../../common/prepared-query';
+import { preparedQuery } from '../../common/prepared-query';
 import { pgError, UNIQUE_VIOLATION } from '../../common/pg-errors';
 import { ownPartition } from '../deliver/deliveries.repository';
 
@@ -217,6 +217,8 @@ export interface NotificationInsert {
   values: (first: number) => string;
   params: unknown[];
   returning: string;
+  /** A CTE written with it (an Idempotency-Key's link), parameters numbered from `first` after its own; `name` tells its statement apart. */
+  also?: { name: string; cte: (first: number) => string; params: unknown[] };
 }
 
 /**
@@ -231,7 +233,7 @@ const stored = (insert: NotificationInsert, first: number) => `stored AS (
       CASE WHEN $19::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
     FROM counts c
     RETURNING ${insert.returning}
-  )`;
+  )${insert.also ? `,\n  ${insert.also.cte(first + insert.params.length)}` : ''}`;
 
 /** The notification's processing start, its rows' partition key: read from its row, or now() when the statement stores it. */
 const STARTED_AT = '(SELECT processing_started_at FROM notifications WHERE id = $2)';
@@ -323,9 +325,9 @@ const chunkZonesSql = (where: string) => `
 
 /**
  * A small send's storing (docs/api.md#small-sends): the notification `insert` describes, with its
- * rows, in one statement sent by `run`; answers the stored row (SmallSends.plan gives it).
+ * rows, in one statement; answers the stored row (SmallSends.plan gives it).
  */
-export type StoreSmallSend = <Row>(run: RunPrepared, insert: NotificationInsert) => Promise<Row>;
+export type StoreSmallSend = <Row>(insert: NotificationInsert) => Promise<Row>;
 
 /** A notification as its fan-out begins. */
 export interface StartedRow {
@@ -521,14 +523,12 @@ export class FanOutRepository {
   /**
    * Stores a small send (docs/api.md#small-sends) with its rows, in one statement: the
    * notification (`insert`, started now) and its one chunk (every id), its progress and counters in
-   * its row. `run` sends it as a prepared statement, on the pool or in the caller's transaction
-   * (one text per recipient kind: parsed and planned once per connection, bench/README.md "A burst
-   * of one-time codes"). The finish is left to its batch's job (finishSmallSend), or to its
+   * its row. A prepared statement (one text per recipient kind, and with a key's link or without:
+   * parsed and planned once per connection, bench/README.md "A burst of one-time codes"). The finish is left to its batch's job (finishSmallSend), or to its
    * fan-out job when it has no batch (every installation skipped); the sweeper queues the fan-out
    * job of one still unfinished should Redis lose the add. Answers the stored row, and the chunk.
    */
   async storeSmallSend<Row>(
-    run: RunPrepared,
     insert: NotificationInsert,
     notificationId: string,
     params: ChunkParams,
@@ -551,7 +551,9 @@ export class FanOutRepository {
     const target = chunkTargets(fresh, notificationId, params.chunkSize, FIRST_TARGET_PARAM)!;
     const values = chunkValues(fresh, notificationId, params, NO_ZONES(params), target);
     const sql = fanOutChunkSql(target.where, false, { insert, first: values.length + 1 });
-    const [r] = await run<ChunkRow & Row>(`store_small_${fresh.kind}`, sql, [...values, ...insert.params]);
+    const name = `store_small_${fresh.kind}${insert.also ? `_${insert.also.name}` : ''}`;
+    const { rows } = await preparedQuery<ChunkRow & Row>(this.db, name, sql, [...values, ...insert.params, ...(insert.also?.params ?? [])]);
+    const r = rows[0];
     return { row: r, chunk: chunkResult(fresh, r, false) };
   }
 

@@ -5,7 +5,6 @@ import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { SILENTLESS } from '../providers/payloads';
 import { configuredPlatforms, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
-import type { RunPrepared } from '../../common/prepared-query';
 import type { CarriedContent } from '../../common/queues';
 import { ContentRow, toSend } from '../deliver/deliveries.repository';
 import { ChunkParams, ChunkResult, FanOutRepository, NotificationInsert, SmallSendRecipients, StoreSmallSend, wantedPlatforms } from './fan-out.repository';
@@ -103,9 +102,9 @@ export class SmallSends {
     let seconds: number | null = null;
     return {
       id: notificationId,
-      store: async <Row>(run: RunPrepared, insert: NotificationInsert) => {
+      store: async <Row>(insert: NotificationInsert) => {
         const started = process.hrtime.bigint();
-        const { row, chunk: done } = await this.fanOuts.storeSmallSend<Row>(run, insert, notificationId, params, recipients);
+        const { row, chunk: done } = await this.fanOuts.storeSmallSend<Row>(insert, notificationId, params, recipients);
         seconds = Number(process.hrtime.bigint() - started) / 1e9;
         chunk = done;
         return row;
