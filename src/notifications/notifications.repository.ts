@@ -150,7 +150,7 @@ const insertOf = (n: NewNotification, key?: string): NotificationInsert => ({
   also: key === undefined ? undefined : { name: 'keyed', cte: linkKey, params: linkParams(n, key) },
 });
 
-/** INSERT_SQL with the key's link beside it (NotificationsRepository.insertForKey). */
+/** INSERT_SQL with the key's link beside it (NotificationsRepository.insert under a key). */
 const INSERT_FOR_KEY_SQL = `WITH ${linkKey(CASTS.length + 1)}
   ${INSERT_SQL}`;
 
@@ -195,28 +195,21 @@ export class NotificationsRepository {
    * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
    * transaction would only add BEGIN and COMMIT, two more round trips per send). `store`, when
    * given, stores it with its rows instead, in one statement as well (a small send's fan-out,
-   * docs/api.md#small-sends), and answers the row with the counters that fan-out wrote.
+   * docs/api.md#small-sends), and answers the row with the counters that fan-out wrote. Under a
+   * claimed Idempotency-Key (`key`), the same statement ties the key to the send: from then on the
+   * key answers with this send, never another (completeIdempotencyKey stores the answer after it;
+   * docs/decisions/0014-idempotency-key-linked-then-answered.md).
    */
-  async insert(notification: NewNotification, store?: StoreSmallSend): Promise<NotificationRow> {
-    return this.withoutPartitionFallback(store, async (s) => {
-      if (s) return s<NotificationRow>(insertOf(notification));
-      const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification));
-      return rows[0];
-    });
-  }
-
-  /**
-   * Inserts the notification (with `store`, as insert does) under the claimed idempotency key, and
-   * links the key to it in the same statement: from then on the key answers with this send, never
-   * another (completeIdempotencyKey stores the answer right after; docs/api.md#idempotency).
-   */
-  async insertForKey(notification: NewNotification, key: string, store?: StoreSmallSend): Promise<NotificationRow> {
+  async insert(notification: NewNotification, store?: StoreSmallSend, key?: string): Promise<NotificationRow> {
     return this.withoutPartitionFallback(store, async (s) => {
       if (s) return s<NotificationRow>(insertOf(notification, key));
-      const { rows } = await preparedQuery<NotificationRow>(this.db, 'notifications_insert_for_key', INSERT_FOR_KEY_SQL, [
-        ...insertParams(notification),
-        ...linkParams(notification, key),
-      ]);
+      const { rows } =
+        key === undefined
+          ? await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification))
+          : await preparedQuery<NotificationRow>(this.db, 'notifications_insert_for_key', INSERT_FOR_KEY_SQL, [
+              ...insertParams(notification),
+              ...linkParams(notification, key),
+            ]);
       return rows[0];
     });
   }
@@ -362,7 +355,7 @@ export class NotificationsRepository {
   }
 
   /**
-   * Stores the answer of the key's request, once its send is stored (insertForKey); false when the
+   * Stores the answer of the key's request, once its send is stored (insert); false when the
    * key had been answered already. Its commit does not wait for the WAL flush (COMMIT_WITHOUT_FLUSH,
    * docs/decisions/0012-claims-commit-without-waiting-for-wal.md): lost in a crash of the PostgreSQL
    * server, the key is left linked and unanswered, and answered again from its send.

@@ -115,7 +115,7 @@ export class NotificationsService {
     if (claim.kind === 'stored') return this.answerStored(appId, idempotencyKey, hash, claim.notificationId);
     let row: NotificationRow;
     try {
-      row = await this.notifications.insertForKey(notification, idempotencyKey, small?.store);
+      row = await this.notifications.insert(notification, small?.store, idempotencyKey);
     } catch (error) {
       // Nothing stored, so nothing linked: the key is free again.
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);

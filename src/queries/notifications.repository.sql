@@ -90,7 +90,7 @@ SELECT c.*, stored.*,
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
 FROM counts c, stored;
 
--- NotificationsRepository.insertForKey
+-- NotificationsRepository.insert, under a key
 WITH linked AS (
   UPDATE idempotency_keys SET notification_id = $17::uuid WHERE app_id = $18::uuid AND key = $19::text
 )
@@ -101,7 +101,7 @@ INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
 
--- NotificationsRepository.insertForKey, with a small send
+-- NotificationsRepository.insert, with a small send, under a key
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE

@@ -373,10 +373,10 @@ export const SQL_FILES: SqlFile[] = [
         call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, storeSmallSend(db)),
         answers: [[{ ...chunkDone, id: ID }]],
       },
-      { name: 'NotificationsRepository.insertForKey', call: (db) => new NotificationsRepository(db).insertForKey(NOTIFICATION, 'key') },
+      { name: 'NotificationsRepository.insert, under a key', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, undefined, 'key') },
       {
-        name: 'NotificationsRepository.insertForKey, with a small send',
-        call: (db) => new NotificationsRepository(db).insertForKey(NOTIFICATION, 'key', storeSmallSend(db)),
+        name: 'NotificationsRepository.insert, with a small send, under a key',
+        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, storeSmallSend(db), 'key'),
         answers: [[{ ...chunkDone, id: ID }]],
       },
       {

@@ -41,7 +41,7 @@ const UNCAPTURED: Record<string, string> = {
   'FanOutRepository.chunkIn': 'private; its statements are in the cases of nextChunk',
   'FanOutRepository.storeSmallSend': 'runs in NotificationsRepository.insert: its statement is in the case of insert, with a small send',
   'NotificationsRepository.cancelOnce': 'private; its statements are in the case of cancel',
-  'NotificationsRepository.withoutPartitionFallback': 'private; runs insert or insertForKey again, no SQL of its own',
+  'NotificationsRepository.withoutPartitionFallback': 'private; runs insert again, no SQL of its own',
 };
 
 describe('SQL files (src/queries/*.sql)', () => {
