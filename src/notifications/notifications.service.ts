@@ -93,20 +93,15 @@ export class NotificationsService {
     const small = isSmallSend({ ...notification, options: content.options }, this.config.SMALL_SEND_MAX_RECIPIENTS, Date.now())
       ? await this.smallSends.plan(appId, id, smallSendRecipients(notification), content.options, content.title === null)
       : null;
-    // The row as committed says whether the small send's fan-out ran with it: one that fell back
-    // (the partitions of deliveries in the making) is stored not started, and left to its fan-out job.
-    let fannedOut: NotificationRow | null = null;
-    const committed = (row: NotificationRow) => {
-      if (small !== null && row.processing_started_at !== null) fannedOut = row;
-      return accepted(row);
-    };
-    const enqueue = () => (small && fannedOut ? this.queueSmallSend(small, fannedOut) : this.enqueueFanout(id, delayMs));
+    // The row as stored says whether the small send's fan-out ran with it: one that fell back (the
+    // partitions of deliveries in the making) is stored not started, and left to its fan-out job.
+    const enqueue = (row: NotificationRow) => (small && row.processing_started_at !== null ? this.queueSmallSend(small, row) : this.enqueueFanout(id, delayMs));
 
     if (idempotencyKey === undefined) {
-      const body = committed(await this.notifications.insert(notification, small?.store));
+      const row = await this.notifications.insert(notification, small?.store);
       this.metrics.notificationsAccepted.inc();
-      await enqueue();
-      return { status: 202, body, replayed: false };
+      await enqueue(row);
+      return { status: 202, body: accepted(row), replayed: false };
     }
 
     const hash = requestHash(rawBody);
@@ -121,14 +116,14 @@ export class NotificationsService {
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
     }
-    const body = committed(row);
-    // Counted once committed; a replay (above) stored nothing new and is not counted again.
+    const body = accepted(row);
+    // Counted once stored; a replay (above) stored nothing new and is not counted again.
     this.metrics.notificationsAccepted.inc();
     // The send stands whatever follows: a key left without its answer answers with the send once its lock runs out.
     await this.idempotency
       .complete(appId, idempotencyKey, 202, body)
       .catch((error: Error) => this.logger.warn(`Idempotency key of notification ${id} not answered now (${error.message}); it will answer with the send.`));
-    await enqueue();
+    await enqueue(row);
     return { status: 202, body, replayed: false };
   }
 
