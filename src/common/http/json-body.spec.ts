@@ -19,7 +19,8 @@ describe('parseInTurn', () => {
     // Queued after the three: it must run before the third, which waits for a turn of its own.
     setImmediate(() => order.push('other'));
     expect(order).toEqual(['a']);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // A fourth task, queued last, runs after the third: no wait on the clock.
+    await new Promise<void>((resolve) => parseInTurn(resolve));
     expect(order).toEqual(['a', 'b', 'other', 'c']);
   });
 });
