@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { INestApplication, INestApplicationContext, LoggerService, Type } from '@nestjs/common';
+import { INestApplication, LoggerService, Type } from '@nestjs/common';
 import type { Express } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
@@ -68,10 +68,4 @@ export async function createHttpApp(module: Type, logger?: LoggerService | false
   const app = await NestFactory.create(module, { bodyParser: false, ...(logger === undefined ? { bufferLogs: true } : { logger }) });
   if (logger === undefined) app.useLogger(app.get(PinoLogger));
   return configureHttpApp(app);
-}
-
-export async function createWorkerContext(module: Type, logger?: LoggerService | false): Promise<INestApplicationContext> {
-  const app = await NestFactory.createApplicationContext(module, logger === undefined ? { bufferLogs: true } : { logger });
-  if (logger === undefined) app.useLogger(app.get(PinoLogger));
-  return app;
 }

@@ -6,24 +6,14 @@ import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { RequestBodyGuard } from './common/http/request-body.guard';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
-import { ConfigModule } from './config/config.module';
-import { DatabaseModule } from './database/database.module';
 import { SchemaGuard } from './database/schema.guard';
-import { DeliveryModule } from './delivery/delivery.module';
 import { HealthModule } from './health/health.module';
 import { InstallationsModule } from './installations/installations.module';
 import { LiveActivitiesModule } from './live-activities/live-activities.module';
-import { LoggingModule } from './logging/logging.module';
-import { MetricsModule } from './metrics/metrics.module';
 import { NotificationsModule } from './notifications/notifications.module';
-import { QueueModule } from './queue/queue.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
-import { WebhookWorkerModule } from './webhooks/webhook-worker.module';
-
-/** What every mode needs: configuration, logs, PostgreSQL, the queues and metrics. */
-@Module({ imports: [ConfigModule, LoggingModule, DatabaseModule, QueueModule, MetricsModule] })
-export class CoreModule {}
+import { CoreModule, WorkerModule } from './worker.module';
 
 /**
  * The HTTP API. The global guard, pipe, filter and interceptor are APP_* providers so that a test
@@ -44,10 +34,6 @@ export class CoreModule {}
   ],
 })
 export class ApiModule {}
-
-/** Queue processors, without an HTTP server. Processors are loaded only here. */
-@Module({ imports: [CoreModule, DeliveryModule, WebhookWorkerModule] })
-export class WorkerModule {}
 
 /** APP_MODE=all: the API and the worker in one process. */
 @Module({ imports: [ApiModule, WorkerModule] })

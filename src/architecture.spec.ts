@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { preProcessFile } from 'typescript';
 
@@ -49,7 +49,7 @@ const MAY_IMPORT: Record<string, string[]> = {
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */
-const WIRING = new Set(['app.module.ts', 'app.factory.ts', 'main.ts', 'cli.ts']);
+const WIRING = new Set(['app.module.ts', 'app.factory.ts', 'worker.module.ts', 'worker.factory.ts', 'main.ts', 'cli.ts']);
 
 /** Narrower doors into some modules, for the importers that are not the module itself or the wiring. */
 type Door = { files: RegExp; why: string; except?: string[] };
@@ -111,7 +111,8 @@ export function importsOf(files: string[]): Import[] {
       fileName.startsWith('.')
         ? {
             from,
-            to: relative(SRC, resolve(dirname(file), fileName))
+            // A dynamic import names the file with its .js extension (main.ts).
+            to: relative(SRC, resolve(dirname(file), fileName.replace(/\.js$/, '')))
               .split(sep)
               .join('/'),
           }
@@ -185,18 +186,40 @@ describe('module boundaries (docs/architecture.md)', () => {
     expect(folders.filter((folder) => !(folder in MAY_IMPORT))).toEqual([]);
   });
 
-  it('keeps the sandbox out of every api, worker and all process: only the CLI reaches it', () => {
+  /** The files of src/ that `roots` import, directly or not, and the packages those import. */
+  const reachedFrom = (...roots: string[]) => {
     const bySource = new Map<string, string[]>();
-    for (const { from, to, pkg } of imports) if (!pkg) bySource.set(from, [...(bySource.get(from) ?? []), `${to}.ts`]);
+    const packages = new Map<string, string[]>();
+    for (const { from, to, pkg } of imports) {
+      if (pkg) packages.set(from, [...(packages.get(from) ?? []), to]);
+      else bySource.set(from, [...(bySource.get(from) ?? []), `${to}.ts`]);
+    }
     const reached = new Set<string>();
     const visit = (file: string) => {
       if (reached.has(file)) return;
       reached.add(file);
       for (const next of bySource.get(file) ?? []) visit(next);
     };
-    visit('main.ts');
-    expect(reached.has('app.module.ts')).toBe(true);
-    expect([...reached].filter((file) => file.startsWith('sandbox/'))).toEqual([]);
+    for (const root of roots) visit(root);
+    return { files: [...reached], packages: new Set([...reached].flatMap((file) => packages.get(file) ?? [])) };
+  };
+
+  it('keeps the sandbox out of every api, worker and all process: only the CLI reaches it', () => {
+    const { files } = reachedFrom('main.ts');
+    expect(files).toContain('app.module.ts');
+    expect(files).toContain('worker.module.ts');
+    expect(files.filter((file) => file.startsWith('sandbox/'))).toEqual([]);
+  });
+
+  it("keeps the API's code out of a worker: no controller, dashboard, Express or Swagger UI", () => {
+    const { files, packages } = reachedFrom('worker.module.ts', 'worker.factory.ts');
+    expect(files).toContain('delivery/delivery.module.ts');
+    expect(files.filter((file) => /\.controller\.ts$|^admin\/|^app\.(module|factory)\.ts$/.test(file))).toEqual([]);
+    // Type-only imports load nothing at run time.
+    const loads = (file: string, pkg: string) =>
+      existsSync(join(SRC, file)) && new RegExp(`^import (?!type )[^;]*from '${pkg}'`, 'm').test(readFileSync(join(SRC, file), 'utf8'));
+    const web = [...packages].filter((pkg) => /^(@nestjs\/platform-express|express|swagger-ui-dist)(\/|$)/.test(pkg));
+    expect(web.flatMap((pkg) => files.filter((file) => loads(file, pkg)).map((file) => `${file}: ${pkg}`))).toEqual([]);
   });
 
   it('refuses the crossings the page forbids', () => {

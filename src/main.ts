@@ -1,7 +1,5 @@
 import 'reflect-metadata';
 import { INestApplicationContext, Logger } from '@nestjs/common';
-import { AllModule, ApiModule, WorkerModule } from './app.module';
-import { createHttpApp, createWorkerContext } from './app.factory';
 import { QUEUES } from './common/queues';
 import { ConfigError, env } from './config/env';
 import { runsQueue } from './queue/worker-options';
@@ -30,9 +28,12 @@ async function bootstrap(): Promise<void> {
   // Before Nest, so an unreachable or missing database is one line at once, not a silent wait.
   await waitForDatabase(config.DATABASE_URL, config.DATABASE_CONNECT_TIMEOUT_MS);
   let app: INestApplicationContext;
+  // Each mode loads only its own code: a worker never loads the API's controllers, Express or Swagger.
   if (config.APP_MODE === 'worker') {
+    const [{ WorkerModule }, { createWorkerContext }] = await Promise.all([import('./worker.module.js'), import('./worker.factory.js')]);
     app = await createWorkerContext(WorkerModule, nestLogger);
   } else {
+    const [{ AllModule, ApiModule }, { createHttpApp }] = await Promise.all([import('./app.module.js'), import('./app.factory.js')]);
     const http = await createHttpApp(config.APP_MODE === 'api' ? ApiModule : AllModule, nestLogger);
     // No HOST: every interface, as Node does by default.
     await (config.HOST === undefined ? http.listen(config.PORT) : http.listen(config.PORT, config.HOST));

@@ -1,5 +1,5 @@
 import { Test } from '@nestjs/testing';
-import { CoreModule } from '../../src/app.module';
+import { CoreModule } from '../../src/worker.module';
 import { env, EnvironmentVariables } from '../../src/config/env';
 import { freePort } from '../support/processes';
 import { useTestApp } from '../support/create-test-app';
