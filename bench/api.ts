@@ -130,3 +130,70 @@ export async function benchRawUpdate(stack: Stack, seeded: Seeded, statements: n
   const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return { statements, seconds, perSecond: statements / seconds, p50Ms: at(0.5), p99Ms: at(0.99), errors, cpuMicrosPerStatement: perUnit(used, statements) };
 }
+
+export interface ApiRuns {
+  patch: HttpResult;
+  rawUpdate: RawResult;
+  patchProperties: HttpResult;
+  post: HttpResult;
+}
+
+/** A tenth of each run, at least a second (or up to 500 requests), unmeasured, before it. */
+export function warmUpLength(length: RunLength): RunLength {
+  return 'requests' in length ? { requests: Math.min(length.requests, 500) } : { seconds: Math.max(1, Math.round(length.seconds / 10)) };
+}
+
+/**
+ * The API runs in order (PATCH, raw UPDATE, PATCH with three properties, POST), as the full run
+ * measures them, each on the same footing. First VACUUM finishes the clean-up the earlier runs left
+ * (the delivery runs' rows), which autovacuum would otherwise do during some of these runs. Then
+ * each run is warmed up (the api's first requests of a route pay for V8 compiling it, once per
+ * process; the raw UPDATEs get a tenth as many statements), and a CHECKPOINT starts it: the first
+ * change to each table page after a checkpoint writes the whole page to the WAL, so a run that
+ * happened to start after one paid several times what the next paid (the raw UPDATEs' PostgreSQL
+ * CPU read 190 to 707 us a statement across full runs). PATCH and the raw UPDATEs make as many
+ * changes to the same random rows. `cold` skips all of it, as the bench did before 2026-11-27.
+ */
+export async function measureApi(
+  stack: Stack,
+  seeded: Seeded,
+  length: RunLength,
+  log: (line: string) => void,
+  { cold = false }: { cold?: boolean } = {},
+): Promise<ApiRuns> {
+  if (!cold) {
+    const started = Date.now();
+    await stack.db.query('VACUUM');
+    log(`api: VACUUM first, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  const run = async <T>(measure: (length: RunLength) => Promise<T>, warmUp: () => Promise<unknown>): Promise<T> => {
+    if (!cold) {
+      await warmUp();
+      await stack.db.query('CHECKPOINT');
+    }
+    return measure(length);
+  };
+  const warm = warmUpLength(length);
+  log(`api: PATCH installations, ${CONNECTIONS} connections, ${'requests' in length ? `${length.requests} requests` : `${length.seconds} s`}`);
+  const patch = await run(
+    (l) => benchPatch(stack, seeded, l),
+    () => benchPatch(stack, seeded, warm),
+  );
+  log(`api: ${patch.requests} PATCHes at ${Math.round(patch.perSecond)}/s; the same number of raw UPDATEs`);
+  const statements = Math.max(1, patch.requests);
+  const rawUpdate = await run(
+    () => benchRawUpdate(stack, seeded, statements),
+    () => benchRawUpdate(stack, seeded, Math.max(1, Math.round(statements / 10))),
+  );
+  log('api: PATCH installations with three properties');
+  const patchProperties = await run(
+    (l) => benchPatchProperties(stack, seeded, l),
+    () => benchPatchProperties(stack, seeded, warm),
+  );
+  log('api: POST notifications (10 recipients)');
+  const post = await run(
+    (l) => benchPost(stack, seeded, l),
+    () => benchPost(stack, seeded, warm),
+  );
+  return { patch, rawUpdate, patchProperties, post };
+}

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { Redis } from 'ioredis';
-import { benchPatch, benchPatchProperties, benchPost, benchRawUpdate, CONNECTIONS, type HttpResult, type RawResult } from './api';
+import { CONNECTIONS, measureApi, type HttpResult, type RawResult } from './api';
 import type { CpuUse } from './lib/cpu';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
 import { measureLatency, type LatencyResult } from './latency';
@@ -213,7 +213,7 @@ const MEMORY_FILTER = {
   },
 };
 
-async function memoryRun(stack: Stack, options: BenchOptions, seeded: Seeded, send: 'users' | 'broadcast' | 'filter' = 'users'): Promise<MemoryResult> {
+export async function memoryRun(stack: Stack, options: BenchOptions, seeded: Seeded, send: 'users' | 'broadcast' | 'filter' = 'users'): Promise<MemoryResult> {
   const count = options.memoryInstallations;
   // A fresh worker, so its baseline holds nothing from the earlier runs, and nothing left for it to
   // do but this send: the API benchmark's notifications were accepted with no worker running.
@@ -300,14 +300,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     // The API alone: the worker would compete for the same two cores with what is measured.
     await stack.stopWorker();
     const length = options.apiRequests ? { requests: options.apiRequests } : { seconds: options.apiSeconds };
-    log(`api: PATCH installations, ${CONNECTIONS} connections, ${options.apiRequests ? `${options.apiRequests} requests` : `${options.apiSeconds} s`}`);
-    const patch = await benchPatch(stack, seeded, length);
-    log(`api: ${patch.requests} PATCHes at ${Math.round(patch.perSecond)}/s; the same number of raw UPDATEs`);
-    const rawUpdate = await benchRawUpdate(stack, seeded, Math.max(1, patch.requests));
-    log(`api: PATCH installations with three properties`);
-    const patchProperties = await benchPatchProperties(stack, seeded, length);
-    log(`api: POST notifications (10 recipients)`);
-    const post = await benchPost(stack, seeded, length);
+    const { patch, rawUpdate, patchProperties, post } = await measureApi(stack, seeded, length, log);
 
     // After the API runs (so its leftovers in PostgreSQL cannot touch them), with our worker stopped.
     let parse: BenchResults['parse'] = null;
