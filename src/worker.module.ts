@@ -7,10 +7,8 @@ import { MetricsModule } from './metrics/metrics.module';
 import { QueueModule } from './queue/queue.module';
 import { WebhookWorkerModule } from './webhooks/webhook-worker.module';
 
-/**
- * The worker's modules, apart from app.module.ts: APP_MODE=worker loads only this file and what it
- * imports, not the controllers, Swagger, Express or the dashboard (about 12 MB less RSS at rest).
- */
+// Apart from app.module.ts: APP_MODE=worker loads only this file and what it imports, not the
+// controllers, Swagger, Express or the dashboard (10 to 16 MB less RSS at rest; docs/architecture.md).
 
 /** What every mode needs: configuration, logs, PostgreSQL, the queues and metrics. */
 @Module({ imports: [ConfigModule, LoggingModule, DatabaseModule, QueueModule, MetricsModule] })
