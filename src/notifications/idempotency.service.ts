@@ -13,6 +13,9 @@ const RETENTION_HOURS = 24;
  */
 export type Claim = { kind: 'claimed' } | { kind: 'replay'; status: number; body: string } | { kind: 'stored'; notificationId: string };
 
+/** The answer while another request holds the key (docs/api.md#idempotency). */
+export const keyInProgress = () => new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+
 /** JSON with object keys sorted, so bodies that differ only in key order compare equal. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
@@ -49,11 +52,11 @@ export class IdempotencyService {
       }
       if (existing.status !== 'completed') {
         if (existing.notification_id && existing.lock_expired) return { kind: 'stored', notificationId: existing.notification_id };
-        throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+        throw keyInProgress();
       }
       return { kind: 'replay', status: existing.response_status!, body: existing.response_body! };
     }
-    throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+    throw keyInProgress();
   }
 
   /** Stores the key's answer; false when another request answered it first (then claim again for its answer). */

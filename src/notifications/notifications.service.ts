@@ -1,6 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { IdempotencyConflictError, NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
+import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { EnvironmentVariables } from '../config/env';
@@ -10,7 +10,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { carriedContent, isSmallSend, SmallSendPlan, smallSendRecipients, SmallSends } from '../delivery/fan-out/small-sends';
 import { SendNotificationDto } from './dto/send-notification.dto';
-import { IdempotencyService, requestHash } from './idempotency.service';
+import { IdempotencyService, keyInProgress, requestHash } from './idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import { NotificationResource, toNotificationResource } from './notification.resource';
 import { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository';
@@ -135,13 +135,13 @@ export class NotificationsService {
   private async answerStored(appId: string, key: string, hash: string, notificationId: string): Promise<SendResult> {
     const row = await this.notifications.find(appId, notificationId);
     // A key lives 24 hours, its send longer; deleting the app deletes both.
-    if (!row) throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+    if (!row) throw keyInProgress();
     const body = accepted(row);
     if (await this.idempotency.complete(appId, key, 202, body)) return { status: 202, body, replayed: true };
     // Another retry answered it first: that answer.
     const again = await this.idempotency.claim(appId, key, hash);
     if (again.kind === 'replay') return { status: again.status, body: again.body, replayed: true };
-    throw new IdempotencyConflictError('A request with this idempotency key is already in progress.');
+    throw keyInProgress();
   }
 
   /**

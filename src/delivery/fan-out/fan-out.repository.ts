@@ -524,9 +524,10 @@ export class FanOutRepository {
    * Stores a small send (docs/api.md#small-sends) with its rows, in one statement: the
    * notification (`insert`, started now) and its one chunk (every id), its progress and counters in
    * its row. A prepared statement (one text per recipient kind, and with a key's link or without:
-   * parsed and planned once per connection, bench/README.md "A burst of one-time codes"). The finish is left to its batch's job (finishSmallSend), or to its
-   * fan-out job when it has no batch (every installation skipped); the sweeper queues the fan-out
-   * job of one still unfinished should Redis lose the add. Answers the stored row, and the chunk.
+   * parsed and planned once per connection, bench/README.md "A burst of one-time codes"). The
+   * finish is left to its batch's job (finishSmallSend), or to its fan-out job when it has no batch
+   * (every installation skipped); the sweeper queues the fan-out job of one still unfinished should
+   * Redis lose the add. Answers the stored row, and the chunk.
    */
   async storeSmallSend<Row>(
     insert: NotificationInsert,
