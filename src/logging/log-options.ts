@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import pino, { DestinationStream, LevelWithSilent } from 'pino';
+import pino, { DestinationStream } from 'pino';
 import type { Options } from 'pino-http';
-import type { AuthContext } from '../auth/auth-context';
 import { CENSOR, censorSecretValues, isSecretKey, redactUrl, scrubSecrets } from '../common/secrets';
 import type { EnvironmentVariables } from '../config/env';
 
@@ -55,15 +54,13 @@ export function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
-type AuthenticatedRequest = IncomingMessage & { user?: AuthContext };
-
-function callerOf(req: IncomingMessage): { token_id?: string; app_id?: string } {
-  const user = (req as AuthenticatedRequest).user;
-  return user ? { token_id: user.tokenId, app_id: user.appId } : {};
-}
-
-/** pino-http options: JSON lines, request id on every line, caller identity, secrets censored. */
-export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>): Options<IncomingMessage, ServerResponse> {
+/**
+ * The process's pino options: JSON lines with an ISO time, secrets censored. nestjs-pino builds
+ * the root logger from them through pino-http, which wraps the `req` and `res` serializers with
+ * its standard ones (method, url, query, params, headers, remote address; status code, headers):
+ * the request line (request-log.ts) logs the raw request and response under those keys.
+ */
+export function loggerOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>): Options<IncomingMessage, ServerResponse> {
   return {
     level: config.LOG_LEVEL,
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -80,17 +77,6 @@ export function pinoHttpOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>)
     // Top-level paths only: a wildcard path would make pino redact every key of every line.
     redact: { paths: BINDING_SECRET_KEYS, censor: CENSOR },
     serializers: { req: redactRequest, res: redactResponse },
-    genReqId: requestId,
-    // Lines logged while handling a request carry only its id; the final line has the details.
-    quietReqLogger: true,
-    customAttributeKeys: { reqId: 'request_id' },
-    // Added to the final line only, once the guard has authenticated the caller. (customProps
-    // would do the same through two extra child loggers per request, each serialized anew.)
-    customSuccessObject: (req, _res, value: object) => ({ ...value, ...callerOf(req) }),
-    customErrorObject: (req, _res, _error, value: object) => ({ ...value, ...callerOf(req) }),
-    customLogLevel: (_req, res, error): LevelWithSilent => (error || res.statusCode >= 500 ? 'error' : 'info'),
-    // Probes hit these every few seconds; their lines would drown everything else.
-    autoLogging: { ignore: (req) => (req.url ?? '').startsWith('/health/') },
   };
 }
 

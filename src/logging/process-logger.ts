@@ -1,6 +1,6 @@
 import { Logger as PinoNestLogger, PinoLogger } from 'nestjs-pino';
 import type { EnvironmentVariables } from '../config/env';
-import { logDestination, pinoHttpOptions } from './log-options';
+import { logDestination, loggerOptions } from './log-options';
 
 /**
  * The process's pino logger as a Nest LoggerService, built before Nest is: main.ts gives it to
@@ -10,6 +10,6 @@ import { logDestination, pinoHttpOptions } from './log-options';
  * created later, writes through this same one.
  */
 export function processLogger(config: Pick<EnvironmentVariables, 'LOG_LEVEL' | 'LOG_PRETTY'>): PinoNestLogger {
-  const params = { pinoHttp: [pinoHttpOptions(config), logDestination(config)] as [ReturnType<typeof pinoHttpOptions>, ReturnType<typeof logDestination>] };
+  const params = { pinoHttp: [loggerOptions(config), logDestination(config)] as [ReturnType<typeof loggerOptions>, ReturnType<typeof logDestination>] };
   return new PinoNestLogger(new PinoLogger(params), params);
 }

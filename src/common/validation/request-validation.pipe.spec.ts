@@ -1,3 +1,4 @@
+import { ValidationPipe } from '@nestjs/common';
 import { ValidationFailedError } from '../errors';
 import { Optional } from './framework';
 import { RequestValidationPipe } from './request-validation.pipe';
@@ -70,5 +71,34 @@ describe('RequestValidationPipe and long lists', () => {
       body: [`The request body must not have more than ${MAX_ARRAY_ITEMS_TOTAL.toLocaleString('en')} array items in all (arrays at any depth).`],
     });
     expect(looks.count).toBe(0);
+  });
+});
+
+describe('RequestValidationPipe and prototype keys', () => {
+  const transform = (json: string) => new RequestValidationPipe().transform(JSON.parse(json), { type: 'body', metatype: BodyDto }) as Promise<BodyDto>;
+
+  it('strips __proto__, constructor and prototype keys as Nest does, except in verbatim fields', async () => {
+    const dto = await transform(
+      '{"__proto__": {"polluted": true}, "tags": ["a"], "inner": {"constructor": {"x": 1}, "prototype": 2, "ids": ["b"]}, "data": {"constructor": "c", "__proto__": {"d": 1}}}',
+    );
+    expect(dto).toBeInstanceOf(BodyDto);
+    expect((dto as unknown as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(dto.inner!)).toEqual(['ids']);
+    expect(dto.inner).toBeInstanceOf(InnerDto);
+    expect(JSON.stringify(dto.data)).toBe('{"constructor":"c","__proto__":{"d":1}}');
+  });
+
+  it("walks a body again with Nest's walks only when it has prototype keys", async () => {
+    const pipe = ValidationPipe.prototype as unknown as Record<'stripProtoKeys' | 'closeArrayGaps' | 'findNestedBinaryValues', () => unknown>;
+    const walks = ['stripProtoKeys', 'closeArrayGaps', 'findNestedBinaryValues'] as const;
+    const spies = walks.map((name) => jest.spyOn(pipe, name));
+    try {
+      await transform('{"tags": ["a"], "inner": {"ids": ["b"]}, "data": {"c": "d"}}');
+      expect(spies.map((spy) => spy.mock.calls.length)).toEqual([0, 0, 0]);
+      await transform('{"tags": ["a"], "inner": {"ids": ["b"], "constructor": 1}}');
+      expect(spies.map((spy) => spy.mock.calls.length > 0)).toEqual([true, true, true]);
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
   });
 });

@@ -62,3 +62,12 @@ describe('requestShapeProblems: keys', () => {
     expect(requestShapeProblems({ list: Array.from({ length: MAX_KEYS_TOTAL + 5_000 }, (_, i) => i) }).tooManyKeys).toBe(false);
   });
 });
+
+describe('requestShapeProblems: prototype keys', () => {
+  it('notes an own __proto__, constructor or prototype key at any depth', () => {
+    expect(requestShapeProblems({ a: { b: [{ c: 1 }] } }).prototypeKeys).toBe(false);
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      expect(requestShapeProblems(JSON.parse(`{"a": {"b": [{"${key}": 1}]}}`)).prototypeKeys).toBe(true);
+    }
+  });
+});

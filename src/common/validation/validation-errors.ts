@@ -94,7 +94,11 @@ export interface RequestShapeProblems {
   tooDeep: boolean;
   /** An object over MAX_KEYS_PER_OBJECT, or a request over MAX_KEYS_TOTAL or MAX_ARRAY_ITEMS_TOTAL: refused before transformation. */
   tooManyKeys: boolean;
+  /** Some object has an own key named `__proto__`, `prototype` or `constructor` (which Nest's pipe strips). */
+  prototypeKeys: boolean;
 }
+
+const PROTOTYPE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
 /**
  * One iterative walk over a request body or query (an explicit stack, so no depth overflows it):
@@ -102,12 +106,14 @@ export interface RequestShapeProblems {
  * error, nesting beyond MAX_NESTING, reported at the top-level field that holds it, and objects
  * with too many keys, reported at their path (`body` for the body itself or the total). The walk
  * stops at the first key bound exceeded, so it costs at most one look at each key of the body.
+ * It also notes the prototype keys, so that the pipe walks a value again only when it has some.
  */
 export function requestShapeProblems(value: unknown): RequestShapeProblems {
   const errors = newBag();
   let tooDeep = false;
   let keys = 0;
   let items = 0;
+  let prototypeKeys = false;
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: '', depth: 0 }];
   while (stack.length > 0) {
     const { value: item, path, depth } = stack.pop()!;
@@ -126,18 +132,18 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
       items += item.length;
       if (items > MAX_ARRAY_ITEMS_TOTAL) {
         add(errors, 'body', `The request body must not have more than ${MAX_ARRAY_ITEMS_TOTAL.toLocaleString('en')} array items in all (arrays at any depth).`);
-        return { errors, tooDeep, tooManyKeys: true };
+        return { errors, tooDeep, tooManyKeys: true, prototypeKeys };
       }
     } else {
       const count = Object.keys(item).length;
       keys += count;
       if (count > MAX_KEYS_PER_OBJECT) {
         add(errors, path || 'body', `The :attribute field must not have more than ${MAX_KEYS_PER_OBJECT} keys.`);
-        return { errors, tooDeep, tooManyKeys: true };
+        return { errors, tooDeep, tooManyKeys: true, prototypeKeys };
       }
       if (keys > MAX_KEYS_TOTAL) {
         add(errors, 'body', `The request body must not have more than ${MAX_KEYS_TOTAL} keys in all (objects at any depth).`);
-        return { errors, tooDeep, tooManyKeys: true };
+        return { errors, tooDeep, tooManyKeys: true, prototypeKeys };
       }
     }
     const children: { value: unknown; path: string; depth: number }[] = [];
@@ -145,13 +151,14 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
     for (const [key, child] of entries) {
       const childPath = path ? `${path}.${key}` : key;
       const problem = Array.isArray(item) ? null : unstorable(key);
+      if (PROTOTYPE_KEYS.has(key)) prototypeKeys = true;
       if (problem) add(errors, childPath, `The :attribute field name must not contain ${problem}.`);
       children.push({ value: child, path: childPath, depth: depth + 1 });
     }
     // Reversed onto the stack so errors come out in document order.
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
-  return { errors, tooDeep, tooManyKeys: false };
+  return { errors, tooDeep, tooManyKeys: false, prototypeKeys };
 }
 
 export function mergeBags(...bags: ErrorBag[]): ErrorBag {
