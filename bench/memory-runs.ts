@@ -3,7 +3,7 @@
  * without the hour of the full run: the built api and a fresh worker on a fresh database of
  * `--installations N` (default 300,000, one user each), then the fan-out to every user (requests of
  * 10,000) and the broadcast to every installation, each with a fresh worker. Prints the worker's RSS
- * before each send, its peak and its growth per 100,000 deliveries past the first 10%.
+ * before each send, its peak, its growth per 100,000 deliveries past the first 10% and its CPU per delivery.
  *
  *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/memory-runs.ts [--installations N]
  *
@@ -28,8 +28,10 @@ async function main(): Promise<void> {
     for (const send of ['users', 'broadcast'] as const) {
       const run = await memoryRun(stack, options, seeded, send);
       const rate = run.delivery.deliveriesPerSecond.toFixed(0);
+      const cpu = run.delivery.cpuMicrosPerDelivery;
       out.push(
-        `${send.padEnd(10)} before ${run.baselineRssMb.toFixed(0)} MB, peak ${run.peakRssMb.toFixed(0)} MB, growth ${run.growthMbPer100k.toFixed(2)} MB/100k, ${rate} deliveries/s`,
+        `${send.padEnd(10)} before ${run.baselineRssMb.toFixed(0)} MB, peak ${run.peakRssMb.toFixed(0)} MB, growth ${run.growthMbPer100k.toFixed(2)} MB/100k, ${rate} deliveries/s, ` +
+          `worker ${cpu.service.toFixed(0)} us and PostgreSQL ${cpu.postgres.toFixed(0)} us a delivery`,
       );
     }
     process.stdout.write(`${out.join('\n')}\n`);
