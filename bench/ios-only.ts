@@ -30,8 +30,7 @@ async function main(): Promise<void> {
     const seeded = await seedInstallations(stack, installations, installations / 2);
     await stack.db.query('VACUUM ANALYZE installations');
     await stack.startApi();
-    // BENCH_WORKER_ENV='{"WORKER_CONCURRENCY":"4"}': the worker's settings for one run (investigating).
-    await stack.startWorker(JSON.parse(process.env.BENCH_WORKER_ENV ?? '{}') as Record<string, string>);
+    await stack.startWorker(); // BENCH_WORKER_ENV applies (bench/lib/stack.ts)
     const platform = argText('--platform') ?? 'ios';
     const ios = { options: { platforms: [platform] } };
     const only = argText('--only');

@@ -183,8 +183,10 @@ export async function startStack(label: string): Promise<Stack> {
       await api.waitForHttp(apiPort, '/health/live', 60_000);
     },
     async startWorker(extraEnv = {}) {
+      // BENCH_WORKER_ENV='{"DELIVERY_CONCURRENCY":"125"}': the worker's settings for a run (investigating).
+      const benchEnv = JSON.parse(process.env.BENCH_WORKER_ENV ?? '{}') as Record<string, string>;
       const worker = ServiceProcess.start(
-        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('worker'), APP_MODE: 'worker', ...extraEnv },
+        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('worker'), APP_MODE: 'worker', ...benchEnv, ...extraEnv },
         undefined,
         profiling('worker'),
       );
