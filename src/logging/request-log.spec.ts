@@ -7,7 +7,7 @@ import { requestLog } from './request-log';
 /** What the logger writes: its chunks, and each line parsed. */
 const written: string[] = [];
 const sink = { write: (chunk: string) => written.push(chunk) > 0 };
-const lines = (): Record<string, any>[] =>
+const writtenLines = (): Record<string, any>[] =>
   written.flatMap((chunk) =>
     chunk
       .split('\n')
@@ -39,7 +39,7 @@ describe('requestLog', () => {
   });
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  const linesOf = (requestId: string) => lines().filter((line) => line.request_id === requestId);
+  const linesOf = (requestId: string) => writtenLines().filter((line) => line.request_id === requestId);
 
   it("tags every line logged while handling a request with its id, then writes the request's line", async () => {
     const res = await fetch(`${base}/things/7?page=2&access_token=SECRET-1`, { headers: { 'X-Request-Id': 'req-1', Authorization: 'Bearer SECRET-2' } });
