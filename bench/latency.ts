@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { QUEUES, SMALL_SEND_QUEUE } from '../src/common/queues';
 import type { ServiceProcess } from '../test/support/processes';
 import { startApnsThread, type ApnsThread } from './lib/apns-thread';
+import { startFloor } from './lib/floor';
 import { APNS_TOPIC, type Stack } from './lib/stack';
 
 /**
@@ -103,13 +104,25 @@ export class LatencyProbe {
   /** Milliseconds each timed send's POST took to be answered (the API's share of its latency). */
   readonly answered: number[] = [];
 
-  /** Milliseconds from one send's POST to its arrival at the fake APNs. */
-  async timed(): Promise<number> {
-    const landed = new Promise<number>((resolve) => (this.arrived = resolve));
+  /** Milliseconds from one send's POST to its arrival at the fake APNs; `keyed`: with an Idempotency-Key. */
+  async timed(keyed = this.keyed): Promise<number> {
     // An Idempotency-Key, so a request whose connection broke is sent again safely.
-    const key = this.keyed ? randomBytes(8).toString('hex') : undefined;
+    const key = keyed ? randomBytes(8).toString('hex') : undefined;
     const body = { recipients: { user_ids: [this.user] }, notification: { title: PROBE_TITLE, body: '123456' } };
-    const { started, answered } = await this.request('POST', '/api/v1/notifications', body, key);
+    return this.timedArrival(() => this.request('POST', '/api/v1/notifications', body, key));
+  }
+
+  /**
+   * The same message to the same device through another pipeline that sends to the same fake APNs
+   * (bench/lib/floor-pipeline.ts): a POST of `{ token, title, body }` to `url`.
+   */
+  async timedVia(url: string): Promise<number> {
+    return this.timedArrival(() => this.post(url, { token: this.token, title: PROBE_TITLE, body: '123456' }));
+  }
+
+  private async timedArrival(send: () => Promise<ClientAnswer>): Promise<number> {
+    const landed = new Promise<number>((resolve) => (this.arrived = resolve));
+    const { started, answered } = await send();
     this.answered.push(answered - started);
     // A send that never arrives (a worker process that died) fails the run rather than hanging it.
     let timer: NodeJS.Timeout | undefined;
@@ -140,20 +153,25 @@ export class LatencyProbe {
     return JSON.parse((await this.request(method, path, body)).text) as Record<string, any>;
   }
 
-  /** One request through the client thread; throws on an answer of 300 or more. */
+  /** One request to the api through the client thread; throws on an answer of 300 or more. */
   private async request(method: string, path: string, body?: unknown, idempotencyKey?: string): Promise<ClientAnswer> {
-    const id = this.nextId++;
-    const answer = new Promise<ClientAnswer>((resolve) => this.pending.set(id, resolve));
     const headers: Record<string, string> = { Authorization: `Bearer ${this.stack.token}`, 'Content-Type': 'application/json' };
     if (idempotencyKey) headers['Idempotency-Key'] = idempotencyKey;
-    this.client.postMessage({
-      id,
-      url: `http://127.0.0.1:${this.stack.apiPort}${path}`,
-      init: { method, headers, body: body === undefined ? undefined : JSON.stringify(body) },
-    });
+    return this.fetch(`http://127.0.0.1:${this.stack.apiPort}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  }
+
+  /** A JSON POST to any url through the client thread. */
+  private post(url: string, body: unknown): Promise<ClientAnswer> {
+    return this.fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  }
+
+  private async fetch(url: string, init: { method: string; headers: Record<string, string>; body?: string }): Promise<ClientAnswer> {
+    const id = this.nextId++;
+    const answer = new Promise<ClientAnswer>((resolve) => this.pending.set(id, resolve));
+    this.client.postMessage({ id, url, init });
     const result = await answer;
-    if (result.error) throw new Error(`${method} ${path}: ${result.error}`);
-    if (result.status >= 300) throw new Error(`${method} ${path}: ${result.status} ${result.text}`);
+    if (result.error) throw new Error(`${init.method} ${url}: ${result.error}`);
+    if (result.status >= 300) throw new Error(`${init.method} ${url}: ${result.status} ${result.text}`);
     return result;
   }
 }
@@ -167,24 +185,44 @@ export interface LatencyResult {
   broadcastMessagesWhileMeasured: number;
   /** The broadcast was still being delivered when the last busy sample arrived. */
   busyThroughout: boolean;
+  /**
+   * The same sends through the floor (bench/lib/floor-pipeline.ts), taking turns with ours: what
+   * the machine gives a bare durable pipeline. Absent from results written before it existed.
+   */
+  floorIdleMs?: Quantiles;
+  floorBusyMs?: Quantiles;
 }
 
 /**
  * `samples` single-device sends idle, then as many while one broadcast (`recipients.all`, every
  * platform, as fast as it goes) is delivered to the run's `installations`; waits for the broadcast
- * to complete.
+ * to complete. Each of ours takes turns with one through the floor (bench/lib/floor.ts), so the
+ * machine's drift falls on both alike.
  */
 export async function measureLatency(stack: Stack, options: { samples: number; installations: number; log: (line: string) => void }): Promise<LatencyResult> {
   const workers = await startProbedWorker(stack);
   const probe = new LatencyProbe(stack, workers.apns);
+  const floor = await startFloor(stack, workers.apns.baseUrl);
+  const inTurns = async () => {
+    const ours: number[] = [];
+    const bare: number[] = [];
+    for (let n = 0; n < options.samples; n++) {
+      ours.push(await probe.timed());
+      bare.push(await probe.timedVia(floor.url));
+    }
+    return { ours, bare };
+  };
   try {
     await probe.start();
-    const idle = await probe.samples(options.samples);
-    options.log(`latency: idle p99 ${quantiles(idle).p99.toFixed(1)} ms; again during a broadcast to ${options.installations} installations`);
+    for (let n = 0; n < 10; n++) await probe.timedVia(floor.url);
+    const idle = await inTurns();
+    options.log(
+      `latency: idle p99 ${quantiles(idle.ours).p99.toFixed(1)} ms (the floor ${quantiles(idle.bare).p99.toFixed(1)}); again during a broadcast to ${options.installations} installations`,
+    );
     const broadcast = await probe.api('POST', '/api/v1/notifications', { recipients: { all: true }, notification: { title: 'Weekend sale', body: '20% off' } });
     while (probe.others < Math.min(100, options.installations / 10)) await new Promise((resolve) => setTimeout(resolve, 10));
     const before = probe.others;
-    const busy = await probe.samples(options.samples);
+    const busy = await inTurns();
     const during = probe.others - before;
     const busyThroughout = probe.others < options.installations;
     const id = broadcast.data.id as string;
@@ -195,14 +233,17 @@ export async function measureLatency(stack: Stack, options: { samples: number; i
     }
     return {
       samples: options.samples,
-      idleMs: quantiles(idle),
-      busyMs: quantiles(busy),
+      idleMs: quantiles(idle.ours),
+      busyMs: quantiles(busy.ours),
       broadcastInstallations: options.installations,
       broadcastMessagesWhileMeasured: during,
       busyThroughout,
+      floorIdleMs: quantiles(idle.bare),
+      floorBusyMs: quantiles(busy.bare),
     };
   } finally {
     probe.stop();
+    await floor.stop();
     await workers.stop();
   }
 }

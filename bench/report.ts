@@ -139,6 +139,13 @@ export function table(r: BenchResults): string {
       ),
       `  ${int(l.broadcastMessagesWhileMeasured)} broadcast messages arrived meanwhile; ${l.busyThroughout ? 'the broadcast outlasted every sample' : 'the broadcast ended before the last sample'}`,
     );
+    if (l.floorIdleMs && l.floorBusyMs) {
+      lines.push(
+        '  the floor: the same sends through a bare durable pipeline (bench/lib/floor-pipeline.ts), taking turns with ours',
+        row('  idle', fixed(l.floorIdleMs.p50, 1), fixed(l.floorIdleMs.p90, 1), fixed(l.floorIdleMs.p99, 1), fixed(l.floorIdleMs.max, 1)),
+        row('  during the broadcast', fixed(l.floorBusyMs.p50, 1), fixed(l.floorBusyMs.p90, 1), fixed(l.floorBusyMs.p99, 1), fixed(l.floorBusyMs.max, 1)),
+      );
+    }
   }
   lines.push(...parseTable(r));
   lines.push('', 'Targets (CPU per message over a baseline of the same run; the figures beside them: see bench/README.md)');
