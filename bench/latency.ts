@@ -3,7 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { QUEUES, SMALL_SEND_QUEUE } from '../src/common/queues';
 import type { ServiceProcess } from '../test/support/processes';
 import { startApnsThread, type ApnsThread } from './lib/apns-thread';
-import { startFloor } from './lib/floor';
+import { startFloor, type Floor } from './lib/floor';
 import { APNS_TOPIC, type Stack } from './lib/stack';
 
 /**
@@ -202,27 +202,28 @@ export interface LatencyResult {
 export async function measureLatency(stack: Stack, options: { samples: number; installations: number; log: (line: string) => void }): Promise<LatencyResult> {
   const workers = await startProbedWorker(stack);
   const probe = new LatencyProbe(stack, workers.apns);
-  const floor = await startFloor(stack, workers.apns.baseUrl);
-  const inTurns = async () => {
+  let floor: Floor | undefined;
+  const inTurns = async (bareUrl: string) => {
     const ours: number[] = [];
     const bare: number[] = [];
     for (let n = 0; n < options.samples; n++) {
       ours.push(await probe.timed());
-      bare.push(await probe.timedVia(floor.url));
+      bare.push(await probe.timedVia(bareUrl));
     }
     return { ours, bare };
   };
   try {
+    floor = await startFloor(stack, workers.apns.baseUrl);
     await probe.start();
     for (let n = 0; n < 10; n++) await probe.timedVia(floor.url);
-    const idle = await inTurns();
+    const idle = await inTurns(floor.url);
     options.log(
       `latency: idle p99 ${quantiles(idle.ours).p99.toFixed(1)} ms (the floor ${quantiles(idle.bare).p99.toFixed(1)}); again during a broadcast to ${options.installations} installations`,
     );
     const broadcast = await probe.api('POST', '/api/v1/notifications', { recipients: { all: true }, notification: { title: 'Weekend sale', body: '20% off' } });
     while (probe.others < Math.min(100, options.installations / 10)) await new Promise((resolve) => setTimeout(resolve, 10));
     const before = probe.others;
-    const busy = await inTurns();
+    const busy = await inTurns(floor.url);
     const during = probe.others - before;
     const busyThroughout = probe.others < options.installations;
     const id = broadcast.data.id as string;
@@ -243,7 +244,7 @@ export async function measureLatency(stack: Stack, options: { samples: number; i
     };
   } finally {
     probe.stop();
-    await floor.stop();
+    await floor?.stop();
     await workers.stop();
   }
 }

@@ -13,7 +13,8 @@
  * No Nest, TypeORM, BullMQ, validation, authentication, idempotency or request log.
  *
  * Environment: FLOOR_MODE (api | worker), DATABASE_URL, REDIS_URL, FLOOR_QUEUE (the list's key),
- * PORT (api), APNS_URL, APNS_KEY (JSON: keyId, teamId, privateKeyPem), APNS_TOPIC (worker).
+ * PORT (api), APNS_URL, APNS_CA (the fake's CA certificate file), APNS_KEY (JSON: keyId, teamId, privateKeyPem),
+ * APNS_TOPIC (worker).
  */
 import { createPrivateKey, sign } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -22,7 +23,7 @@ import { readFileSync } from 'node:fs';
 import Redis from 'ioredis';
 import { Pool } from 'pg';
 
-/** The table the floor stores sends in (created by bench/latency-floor.ts in the bench's database). */
+/** The table the floor stores sends in (created by bench/lib/floor.ts in the bench's database). */
 export const FLOOR_TABLE_SQL = `CREATE TABLE floor_sends (
   id bigserial PRIMARY KEY, token text NOT NULL, title text NOT NULL, body text NOT NULL,
   status text NOT NULL DEFAULT 'queued', created_at timestamptz NOT NULL DEFAULT now())`;
@@ -74,7 +75,7 @@ function worker(): void {
   const db = new Pool({ connectionString: env('DATABASE_URL'), max: 2, options: '-c synchronous_commit=off' });
   const redis = new Redis(env('REDIS_URL'));
   const queue = env('FLOOR_QUEUE');
-  const session = connect(env('APNS_URL'), { ca: readFileSync(env('NODE_EXTRA_CA_CERTS')) });
+  const session = connect(env('APNS_URL'), { ca: readFileSync(env('APNS_CA')) });
   const authorization = `bearer ${providerToken(JSON.parse(env('APNS_KEY')) as { keyId: string; teamId: string; privateKeyPem: string })}`;
   const topic = env('APNS_TOPIC');
   const deliver = async (id: string) => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import { TEST_CA_PATH } from '../../test/fakes';
 import { freePort } from '../../test/support/processes';
 import { FLOOR_TABLE_SQL } from './floor-pipeline';
 import { APNS_TOPIC, type Stack } from './stack';
@@ -41,6 +42,7 @@ export async function startFloor(stack: Stack, apnsUrl: string): Promise<Floor> 
       ...common,
       FLOOR_MODE: 'worker',
       APNS_URL: apnsUrl,
+      APNS_CA: TEST_CA_PATH,
       APNS_TOPIC,
       APNS_KEY: JSON.stringify({ keyId: stack.apnsKey.keyId, teamId: stack.apnsKey.teamId, privateKeyPem: stack.apnsKey.privateKeyPem }),
     }),
