@@ -16,14 +16,15 @@
  *
  *   npm run build && npx ts-node --transpile-only bench/latency-floor.ts [samples] [--busy N]
  */
-import { LatencyProbe, quantiles, type Quantiles, startProbedWorker } from './latency';
-import { startFloor } from './lib/floor';
+import { LatencyProbe, quantiles, type Quantiles, startBroadcast, startProbedWorker, takeTurns } from './latency';
+import { argValue } from './lib/args';
+import { startFloor, type Floor } from './lib/floor';
 import { seedInstallations } from './lib/seed';
 import { startStack } from './lib/stack';
 
 const args = process.argv.slice(2);
 const SAMPLES = Number(args.find((arg, n) => !arg.startsWith('--') && args[n - 1] !== '--busy') ?? 300);
-const BUSY = args.includes('--busy') ? Number(args[args.indexOf('--busy') + 1]) : 0;
+const BUSY = argValue('--busy', 0);
 
 async function main(): Promise<void> {
   const stack = await startStack('latency-floor');
@@ -31,38 +32,31 @@ async function main(): Promise<void> {
   await stack.startApi();
   const workers = await startProbedWorker(stack, 2);
   const probe = new LatencyProbe(stack, workers.apns);
-  const floor = await startFloor(stack, workers.apns.baseUrl);
-  const pipelines = {
-    ours: () => probe.timed(true),
-    'ours-no-key': () => probe.timed(false),
-    floor: () => probe.timedVia(floor.url),
-    'floor-no-flush': () => probe.timedVia(floor.urlNoFlush),
-  };
+  let floor: Floor | undefined;
   try {
+    floor = await startFloor(stack, workers.apns.baseUrl);
+    const { url, urlNoFlush } = floor;
+    const pipelines = {
+      ours: () => probe.timed(true),
+      'ours-no-key': () => probe.timed(false),
+      floor: () => probe.timedVia(url),
+      'floor-no-flush': () => probe.timedVia(urlNoFlush),
+    };
     await probe.start(30);
     for (let n = 0; n < 30; n++) for (const send of Object.values(pipelines)) await send();
     const line = (q: Quantiles) => [q.p50, q.p90, q.p99, q.max].map((ms) => ms.toFixed(1).padStart(6)).join(' /');
     const measure = async (label: string) => {
-      const e2e = new Map<string, number[]>(Object.keys(pipelines).map((name) => [name, []]));
-      const post = new Map<string, number[]>(Object.keys(pipelines).map((name) => [name, []]));
-      for (let n = 0; n < SAMPLES; n++) {
-        for (const [name, send] of Object.entries(pipelines)) {
-          probe.answered.length = 0;
-          e2e.get(name)!.push(await send());
-          post.get(name)!.push(probe.answered[0]);
-        }
-      }
+      const times = await takeTurns(probe, pipelines, SAMPLES);
       const lines = [`${label}: ${SAMPLES} sends each, taking turns; ms p50 / p90 / p99 / max`];
-      for (const name of Object.keys(pipelines)) {
-        lines.push(`${name.padEnd(15)} e2e  ${line(quantiles(e2e.get(name)!))}`);
-        lines.push(`${''.padEnd(15)} post ${line(quantiles(post.get(name)!))}`);
+      for (const [name, { e2e, post }] of Object.entries(times)) {
+        lines.push(`${name.padEnd(15)} e2e  ${line(quantiles(e2e))}`);
+        lines.push(`${''.padEnd(15)} post ${line(quantiles(post))}`);
       }
       process.stdout.write(lines.join('\n') + '\n');
     };
     await measure('idle');
     if (BUSY > 0) {
-      await probe.api('POST', '/api/v1/notifications', { recipients: { all: true }, notification: { title: 'Weekend sale', body: '20% off' } });
-      while (probe.others < 100) await new Promise((resolve) => setTimeout(resolve, 10));
+      await startBroadcast(probe, 100);
       const before = probe.others;
       await measure(`during a broadcast to ${BUSY + 1} installations`);
       const during = probe.others - before;
@@ -72,7 +66,7 @@ async function main(): Promise<void> {
     }
   } finally {
     probe.stop();
-    await floor.stop();
+    await floor?.stop();
     await workers.stop();
     await stack.stop();
   }

@@ -193,40 +193,65 @@ export interface LatencyResult {
   floorBusyMs?: Quantiles;
 }
 
+/** One pipeline's sends (takeTurns): milliseconds from each POST to its arrival (`e2e`) and to its answer (`post`). */
+export interface TurnTimes {
+  e2e: number[];
+  post: number[];
+}
+
 /**
- * `samples` single-device sends idle, then as many while one broadcast (`recipients.all`, every
- * platform, as fast as it goes) is delivered to the run's `installations`; waits for the broadcast
- * to complete. Each of ours takes turns with one through the floor (bench/lib/floor.ts), so the
- * machine's drift falls on both alike.
+ * `samples` rounds in which each of `pipelines` (a send to the probe's device, timed) sends once, in
+ * order, so the machine's drift falls on all of them alike.
+ */
+export async function takeTurns<K extends string>(
+  probe: LatencyProbe,
+  pipelines: Record<K, () => Promise<number>>,
+  samples: number,
+): Promise<Record<K, TurnTimes>> {
+  const names = Object.keys(pipelines) as K[];
+  const times = {} as Record<K, TurnTimes>;
+  for (const name of names) times[name] = { e2e: [], post: [] };
+  for (let n = 0; n < samples; n++) {
+    for (const name of names) {
+      probe.answered.length = 0;
+      times[name].e2e.push(await pipelines[name]());
+      times[name].post.push(probe.answered[0]);
+    }
+  }
+  return times;
+}
+
+/** Posts one broadcast to every installation (every platform, as fast as it goes), waits until `messages` others have arrived, answers its id. */
+export async function startBroadcast(probe: LatencyProbe, messages: number): Promise<string> {
+  const broadcast = await probe.api('POST', '/api/v1/notifications', { recipients: { all: true }, notification: { title: 'Weekend sale', body: '20% off' } });
+  while (probe.others < messages) await new Promise((resolve) => setTimeout(resolve, 10));
+  return broadcast.data.id as string;
+}
+
+/**
+ * `samples` single-device sends idle, then as many while one broadcast (startBroadcast) is delivered
+ * to the run's `installations`; waits for the broadcast to complete. Each of ours takes turns with
+ * one through the floor (bench/lib/floor.ts), so the machine's drift falls on both alike.
  */
 export async function measureLatency(stack: Stack, options: { samples: number; installations: number; log: (line: string) => void }): Promise<LatencyResult> {
   const workers = await startProbedWorker(stack);
   const probe = new LatencyProbe(stack, workers.apns);
   let floor: Floor | undefined;
-  const inTurns = async (bareUrl: string) => {
-    const ours: number[] = [];
-    const bare: number[] = [];
-    for (let n = 0; n < options.samples; n++) {
-      ours.push(await probe.timed());
-      bare.push(await probe.timedVia(bareUrl));
-    }
-    return { ours, bare };
-  };
   try {
     floor = await startFloor(stack, workers.apns.baseUrl);
+    const { url } = floor;
+    const pipelines = { ours: () => probe.timed(), floor: () => probe.timedVia(url) };
     await probe.start();
-    for (let n = 0; n < 10; n++) await probe.timedVia(floor.url);
-    const idle = await inTurns(floor.url);
+    for (let n = 0; n < 10; n++) await pipelines.floor();
+    const idle = await takeTurns(probe, pipelines, options.samples);
     options.log(
-      `latency: idle p99 ${quantiles(idle.ours).p99.toFixed(1)} ms (the floor ${quantiles(idle.bare).p99.toFixed(1)}); again during a broadcast to ${options.installations} installations`,
+      `latency: idle p99 ${quantiles(idle.ours.e2e).p99.toFixed(1)} ms (the floor ${quantiles(idle.floor.e2e).p99.toFixed(1)}); again during a broadcast to ${options.installations} installations`,
     );
-    const broadcast = await probe.api('POST', '/api/v1/notifications', { recipients: { all: true }, notification: { title: 'Weekend sale', body: '20% off' } });
-    while (probe.others < Math.min(100, options.installations / 10)) await new Promise((resolve) => setTimeout(resolve, 10));
+    const id = await startBroadcast(probe, Math.min(100, options.installations / 10));
     const before = probe.others;
-    const busy = await inTurns(floor.url);
+    const busy = await takeTurns(probe, pipelines, options.samples);
     const during = probe.others - before;
     const busyThroughout = probe.others < options.installations;
-    const id = broadcast.data.id as string;
     for (;;) {
       const n = (await probe.api('GET', `/api/v1/notifications/${id}`)).data;
       if (n.completed_at) break;
@@ -234,13 +259,13 @@ export async function measureLatency(stack: Stack, options: { samples: number; i
     }
     return {
       samples: options.samples,
-      idleMs: quantiles(idle.ours),
-      busyMs: quantiles(busy.ours),
+      idleMs: quantiles(idle.ours.e2e),
+      busyMs: quantiles(busy.ours.e2e),
       broadcastInstallations: options.installations,
       broadcastMessagesWhileMeasured: during,
       busyThroughout,
-      floorIdleMs: quantiles(idle.bare),
-      floorBusyMs: quantiles(busy.bare),
+      floorIdleMs: quantiles(idle.floor.e2e),
+      floorBusyMs: quantiles(busy.floor.e2e),
     };
   } finally {
     probe.stop();
