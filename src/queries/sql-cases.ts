@@ -1,22 +1,21 @@
 import type { DataSource } from 'typeorm';
-import { AdminRepository } from '../admin/admin.repository';
 import { AppsRepository } from '../apps/apps.repository';
 import { TokensRepository } from '../auth/tokens.repository';
 import { CredentialsRepository } from '../credentials/credentials.repository';
 import { CompletionReportRepository } from '../delivery/completion-report.repository';
 import { DeliveriesRepository } from '../delivery/deliver/deliveries.repository';
-import { ChunkParams, FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
+import { FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
 import { RetentionRepository } from '../delivery/retention/retention.repository';
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
 import { LiveActivityUpdatesRepository } from '../delivery/live-activity/live-activity-updates.repository';
-import { LiveActivitiesRepository, NewLiveActivityUpdate } from '../live-activities/live-activities.repository';
+import { LiveActivitiesRepository } from '../live-activities/live-activities.repository';
 import { RECIPIENT_KINDS, RecipientKind } from '../common/vocabulary';
-import { FilterNode } from '../common/audience-filter';
 import { AudiencesRepository } from '../notifications/audiences.repository';
 import { DeliveryTraceRepository } from '../notifications/delivery-trace.repository';
-import { NewNotification, NotificationsRepository } from '../notifications/notifications.repository';
+import { NotificationsRepository } from '../notifications/notifications.repository';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { AT, CHUNK, FILTER, ID, LIVE_UPDATE, NOTIFICATION, OTHER_ID, WEEK } from './fixtures';
 
 /**
  * How each repository method is called to capture its SQL (src/queries/sync-sql.ts): one case per
@@ -31,48 +30,11 @@ export interface SqlCase {
   answers?: unknown[];
 }
 
-export interface SqlFile {
+export interface SqlCasesFile {
   /** The file under src/queries/. */
   file: string;
   cases: SqlCase[];
 }
-
-const ID = '00000000-0000-4000-8000-000000000001';
-const OTHER_ID = '00000000-0000-4000-8000-000000000002';
-const AT = new Date('2026-01-05T00:00:00.000Z');
-const LIVE_UPDATE: NewLiveActivityUpdate = { event: 'update', content: '{"content_state":{}}', priority: 'normal', acceptedAt: AT };
-const WEEK = { name: 'deliveries_p20260105', from: AT, to: new Date('2026-01-12T00:00:00.000Z') };
-
-const NOTIFICATION: NewNotification = {
-  id: ID,
-  appId: OTHER_ID,
-  title: 'Title',
-  body: 'Body',
-  imageUrl: null,
-  actionUrl: null,
-  data: null,
-  options: null,
-  recipientKind: 'user_ids',
-  userIds: ['user-1'],
-  installationIds: null,
-  tags: null,
-  filter: null,
-  sendAt: null,
-  localizations: null,
-};
-
-const CHUNK: ChunkParams = {
-  appId: OTHER_ID,
-  chunkSize: 5000,
-  batchSize: 500,
-  wanted: ['ios', 'android', 'web'],
-  configured: ['ios'],
-  silentless: [],
-  dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), quietSkips: zones.map(() => false), fallback: AT, fallbackQuietSkip: false }),
-  fixedDue: null,
-  cap: { max: 3, hours: 24 },
-  paceMs: 500,
-};
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given. */
 const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: number | null = null) => [
@@ -107,18 +69,7 @@ const storeSmallSend =
       )
     ).row;
 
-/** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */
-const FILTER: FilterNode = {
-  and: [
-    { field: 'platform', op: 'in', value: ['ios', 'android'] },
-    { field: 'properties.plan', op: 'eq', value: 'pro' },
-    { field: 'app_version', op: 'gte', value: '4.2' },
-    { field: 'last_seen_at', op: 'within_last', value: '30d' },
-    { or: [{ field: 'tags', op: 'contains', value: 'beta' }, { not: { field: 'language', op: 'ne', value: 'fr' } }] },
-  ],
-};
-
-export const SQL_FILES: SqlFile[] = [
+export const SQL_FILES: SqlCasesFile[] = [
   {
     file: 'audiences.repository.sql',
     cases: [
@@ -126,13 +77,6 @@ export const SQL_FILES: SqlFile[] = [
       { name: 'AudiencesRepository.count (tags)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'tags', list: ['beta'] }) },
       { name: 'AudiencesRepository.count (filter)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'filter', filter: FILTER, now: AT }) },
       { name: 'AudiencesRepository.count (all)', call: (db) => new AudiencesRepository(db).count(ID, { kind: 'all' }) },
-    ],
-  },
-  {
-    file: 'admin.repository.sql',
-    cases: [
-      { name: 'AdminRepository.minutesSince', call: (db) => new AdminRepository(db).minutesSince(AT) },
-      { name: 'AdminRepository.minutesOf', call: (db) => new AdminRepository(db).minutesOf(ID, 100) },
     ],
   },
   {
