@@ -1,5 +1,6 @@
 import type { FilterNode } from '../common/audience-filter';
 import type { ChunkParams } from '../delivery/fan-out/fan-out.repository';
+import type { InstallationChanges, NewInstallation } from '../installations/installations.repository';
 import type { NewLiveActivityUpdate } from '../live-activities/live-activities.repository';
 import type { NewNotification } from '../notifications/notifications.repository';
 
@@ -58,4 +59,32 @@ export const FILTER: FilterNode = {
     { field: 'last_seen_at', op: 'within_last', value: '30d' },
     { or: [{ field: 'tags', op: 'contains', value: 'beta' }, { not: { field: 'language', op: 'ne', value: 'fr' } }] },
   ],
+};
+
+/** An installation's changes that change nothing (installations/installations.repository.ts). */
+export const INSTALLATION_CHANGES: InstallationChanges = {
+  setUserId: false,
+  userId: null,
+  permission: null,
+  device: null,
+  pushToken: null,
+  webPushSubscription: null,
+  tags: null,
+  badge: null,
+  properties: null,
+  replaceProperties: false,
+  liveActivityStartTokens: null,
+};
+
+export const NEW_INSTALLATION: NewInstallation = {
+  platform: 'ios',
+  pushToken: 'token',
+  webPushSubscription: null,
+  device: '{}',
+  userId: null,
+  permission: 'unknown',
+  tags: [],
+  badge: null,
+  properties: '{}',
+  liveActivityStartTokens: '{}',
 };
