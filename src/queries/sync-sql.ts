@@ -52,10 +52,10 @@ export function sqlFiles(): RenderFile[] {
   for (const [path, exports] of loadRepositories()) for (const value of Object.values(exports)) sourceOf.set(value, path);
   const files: RenderFile[] = SQL_FILES.map((file) => ({ ...file, header: LEGACY_HEADER }));
   for (const { repository, options, cases } of sqlRepositories()) {
-    if (files.some((f) => f.file === options.file)) throw new Error(`${options.file}: its cases are in two places (sql-cases.ts and @GenerateSql)`);
+    if (files.some((f) => f.file === options.file)) throw new Error(`${options.file}: written by two classes, or by one and sql-cases.ts`);
     files.push({
       file: options.file,
-      header: header(sourceOf.get(repository) ?? `${repository.name}`),
+      header: header(sourceOf.get(repository) ?? repository.name),
       cases: cases.map(({ method, name, params, answers }) => ({
         name: `${repository.name}.${method}${name ? ` (${name})` : ''}`,
         call: (db) => (options.build(db) as Record<string, (...args: unknown[]) => Promise<unknown>>)[method](...params),
