@@ -72,7 +72,7 @@ export class TokensService {
     return (await this.tokens.listByApp(appId)).map(summary);
   }
 
-/** Revoking twice keeps the first time; null when unknown. */
+  /** Revoking twice keeps the first time; null when unknown. */
   async revoke(id: string): Promise<TokenSummary | null> {
     const row = await this.tokens.revoke(id);
     // Other processes hear of it from PostgreSQL; this one must not wait for the announcement.

@@ -192,6 +192,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       record.aud = typeof claims.aud === 'string' ? claims.aud : undefined;
       record.scope = typeof claims.scope === 'string' ? claims.scope : undefined;
     } catch {
+      // Not a JWT: reported below by the real check.
     }
     this.tokenRequests.push(record);
 

@@ -4,7 +4,6 @@ import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from
 import { Check, described, INNER_ERRORS, isPlainObject, markVerbatim, rule } from './framework';
 import { checkString } from './rules';
 
-
 export const INSTALLATION_ID = checkString({
   min: 1,
   max: 255,
