@@ -2,7 +2,6 @@
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 export const WEEK_MS = 7 * DAY_MS;
-/** So a worker that stops for a while finds them there. */
 export const WEEKS_AHEAD = 2;
 
 export interface PartitionRange {
