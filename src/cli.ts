@@ -21,10 +21,8 @@ function fail(message: string): never {
 /** What `setup` records in .env from its environment: every setting but the keys that open the secrets. */
 const RECORDED = VARIABLES.filter((name) => name !== 'APP_KEY' && name !== 'APP_KEY_PREVIOUS');
 
-/**
- * `setup`: fills empty `NAME=` and `# NAME=default` lines of .env in place, appends a generated APP_KEY when none is set
- * and the settings given in the environment; never overwrites a value, never writes an APP_KEY from the environment.
- */
+// `setup`: fills empty `NAME=` and `# NAME=default` lines of .env, appends a generated APP_KEY when none is set and
+// the settings given in the environment; never overwrites a value, never writes an APP_KEY from the environment.
 function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
   const given = new Map<string, string>(RECORDED.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
   for (const [name, value] of extra) given.set(name, value);
@@ -136,6 +134,7 @@ async function main(): Promise<void> {
 function handle(error: Error): never {
   // Commander has already printed its error or the help.
   if (isCommanderError(error)) process.exit(error.exitCode);
+  // 42P01: a table is missing, so the database was never migrated.
   if ((error as { code?: unknown }).code === '42P01') fail(`Error: ${error.message}: the database is not migrated; run \`npm run setup\` (or \`pns migrate\`)`);
   fail(error instanceof CliError ? error.message : `Error: ${error.message}`);
 }

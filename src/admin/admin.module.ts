@@ -64,6 +64,7 @@ export class AdminModule implements OnModuleInit, NestModule {
   }
 
   onModuleInit(): void {
+    // The dashboard is its own Express app: it would advertise Express, which the API does not.
     (this.adapter.getRouter() as Express).disable('x-powered-by');
     if (!this.config.ADMIN_USER || !this.config.ADMIN_PASSWORD) return;
     this.board.replaceQueues(this.inspector.queues().map((queue) => new BullMQAdapter(queue)));

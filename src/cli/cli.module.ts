@@ -31,6 +31,7 @@ const cliDatabaseModule = (connect: boolean) =>
         return await dataSource.initialize();
       } catch (error) {
         const { message, code } = error as { message?: string; code?: string };
+        // 3D000: the database does not exist (a fresh server, before setup).
         const hint = code === '3D000' ? `: ${SETUP_HINT}` : '';
         throw new CliError(`Cannot connect to the database: ${message || code || String(error)}${hint}`);
       }

@@ -127,6 +127,7 @@ export class WebPushHosts {
   /** The allow-list as a pattern for the OpenAPI document: stricter than the check (lower case only), never looser. */
   endpointPattern(): string {
     const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    // No "--" in generated labels: "xn--..." would have to be valid punycode.
     const label = '[a-z0-9]+(?:-[a-z0-9]+)*';
     const hosts = this.entries.map((entry) => (entry.startsWith('.') ? `(?:${label}\\.)+${escape(entry.slice(1))}` : escape(entry)));
     const port = '(?::(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?';

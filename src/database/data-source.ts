@@ -17,6 +17,7 @@ export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
     logging: false,
     extra: {
       max: env().DATABASE_POOL_SIZE,
+      // Fail a request rather than hang it when every connection is busy for too long.
       connectionTimeoutMillis: 10_000,
       application_name: `push-${env().APP_MODE}`,
     },

@@ -27,6 +27,7 @@ export async function waitForDatabase(url: string, timeoutMs: number, logger = n
   let lastReason: string | undefined;
   for (;;) {
     const client = new Client({ connectionString: url, connectionTimeoutMillis: Math.min(5_000, Math.max(timeoutMs, 1_000)) });
+    // A connection that fails later would otherwise emit an unhandled 'error'.
     client.on('error', () => undefined);
     try {
       await client.connect();

@@ -8,6 +8,7 @@ export function livenessUrl(config: Pick<EnvironmentVariables, 'APP_MODE' | 'POR
   const worker = config.APP_MODE === 'worker';
   const port = worker ? config.METRICS_PORT : config.PORT;
   if (port === 0) return undefined;
+  // A listener bound to one address answers only there; one bound to every interface, on the loopback.
   const bound = worker ? config.METRICS_HOST : config.HOST;
   const host = bound === undefined || bound === '0.0.0.0' || bound === '::' ? '127.0.0.1' : bound.includes(':') ? `[${bound}]` : bound;
   return `http://${host}:${port}/health/live`;

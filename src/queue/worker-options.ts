@@ -12,6 +12,7 @@ export function runsQueue(workerQueues: string | undefined, queue: Queue): boole
 /** Getters: @nestjs/bullmq reads them at bootstrap, after decorators ran and the environment was read. */
 export function workerOptions(queue: Queue, concurrency: () => number): Partial<WorkerOptions> {
   return {
+    // A queue left out of WORKER_QUEUES gets a Worker that never runs: no job, no stalled-job check.
     get autorun() {
       return runsQueue(env().WORKER_QUEUES, queue);
     },

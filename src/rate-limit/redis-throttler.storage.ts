@@ -68,6 +68,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
 
   /** Connects before the first request; idempotent, as Nest calls it twice (this object is two providers). */
   onModuleInit(): Promise<void> {
+    // The operator dashboard's failed-login limit (admin/admin-sessions.service.ts) uses it too.
     const adminOn = Boolean(this.config.ADMIN_USER && this.config.ADMIN_PASSWORD);
     if (this.config.RATE_LIMIT_PER_MINUTE === 0 && !adminOn) return Promise.resolve();
     this.connecting ??= this.redis.connect().catch((error: Error) => redisStatus.down(error));

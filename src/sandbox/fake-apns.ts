@@ -96,6 +96,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
   addKey(key: { keyId: string; teamId: string; publicKey: string | KeyObject }): void {
     const publicKey = typeof key.publicKey === 'string' ? createPublicKey(key.publicKey) : key.publicKey;
     this.keys.set(key.keyId, { teamId: key.teamId, publicKey });
+    // A key id may be re-registered with another key: earlier verdicts are void.
     this.tokenChecks.clear();
   }
 
@@ -127,6 +128,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     });
     server.on('session', () => this.sessionCount++);
     server.on('stream', (stream, headers) => {
+      // A client may reset a stream at any time (timeouts); that is not an error of ours.
       stream.on('error', () => undefined);
       this.handle(stream, headers).catch((error: unknown) => {
         respond(stream, randomUUID(), { status: 500, reason: 'InternalServerError' }, String(error));
@@ -218,6 +220,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 
     if (token === '') return { status: 400, reason: 'MissingDeviceToken' };
     if (!HEX.test(token)) return { status: 400, reason: 'BadDeviceToken' };
+    // Apple issues random tokens: one of zeros (what credentials:check sends) is no device's.
     if (/^0+$/.test(token)) return { status: 400, reason: 'BadDeviceToken' };
 
     if (size > MAX_PAYLOAD_BYTES) return { status: 413, reason: 'PayloadTooLarge' };

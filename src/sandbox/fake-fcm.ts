@@ -299,6 +299,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       sendJson(res, status, googleError(error), headers);
       return;
     }
+    // validate_only answers with this fixed id on the real service too.
     const id = validateOnly ? 'fake_message_id' : `0:${Date.now()}%${randomBytes(8).toString('hex')}`;
     sendJson(res, 200, { name: `projects/${projectId}/messages/${id}` });
   }
@@ -366,6 +367,7 @@ function validateRequest(request: unknown): void {
       payloadBytes += Buffer.byteLength(value);
     }
   }
+  // Approximation of FCM's accounting: UTF-8 bytes of data keys/values and notification texts.
   if (payloadBytes > MAX_MESSAGE_PAYLOAD_BYTES) throw fcmInvalid('Message is too big');
 
   if (message.android !== undefined) {

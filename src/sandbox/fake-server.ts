@@ -75,6 +75,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
 
   async start(options: ListenOptions = {}): Promise<string> {
     if (this.url) return this.url;
+    // createServer() is synchronous: serverTlsOptions() answers with this fake's own certificate meanwhile.
     creating = this.tls;
     let server: Server;
     try {

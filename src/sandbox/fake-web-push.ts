@@ -119,6 +119,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
   }
 
   protected override scriptKey(endpointOrId: string): string {
+    // Scripts are keyed by subscription id; accept the endpoint URL too.
     return endpointOrId.slice(endpointOrId.lastIndexOf('/') + 1);
   }
 
@@ -154,6 +155,7 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
       respond(res, outcome);
       return;
     }
+    // RFC 8030 §5: 201 with the push message resource, echoing the TTL kept.
     respond(res, outcome, {
       location: `${this.baseUrl}/message/${randomBytes(16).toString('base64url')}`,
       ttl: headerValue(req.headers, 'ttl') ?? '',

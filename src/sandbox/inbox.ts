@@ -81,6 +81,7 @@ export class Inbox {
       payload,
       received_at: at.toISOString(),
     });
+    // Trimmed in steps of a tenth, so that keeping the limit costs no copy per push.
     if (this.entries.length > this.limit) this.entries = this.entries.slice(-Math.floor(this.limit * 0.9));
   }
 }

@@ -64,6 +64,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.warn(`Store unavailable on ${req.method} ${redactUrl(req.originalUrl ?? req.url)}: ${describe(exception)}`);
       return UNAVAILABLE;
     }
+    // http-errors from Express or body-parser (an undecodable path) that reached Nest.
     const status = clientErrorStatus(exception);
     if (status) return { status, body: { message: MESSAGES[status] ?? 'Bad Request.' } };
     const errorId = randomUUID();

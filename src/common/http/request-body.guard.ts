@@ -16,6 +16,7 @@ export class RequestBodyGuard implements CanActivate {
     }
     if (BODY_METHODS.has(req.method)) {
       if (hasBody(req) && !isJsonContentType(req.headers['content-type'])) throw new UnsupportedMediaTypeException();
+      // A bodiless POST/PUT/PATCH is validated as an empty object.
       if (req.body === undefined) req.body = {};
     }
     return true;

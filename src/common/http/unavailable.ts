@@ -11,6 +11,7 @@ const MESSAGES = [
   /MaxRetriesPerRequest/i,
   /Stream isn't writeable/i,
   /enableOfflineQueue/i,
+  // A Redis Cluster without a reachable node, or with slots no node serves.
   /Failed to refresh slots cache/i,
   /None of startup nodes is available/i,
   /^CLUSTERDOWN/,

@@ -106,6 +106,7 @@ export const checkPropertyValue: Check = described(
     if (typeof value !== 'string') return 'The :attribute field must be a string, a number or a boolean.';
     return checkString({ max: PROPERTY_STRING_MAX })(value);
   },
+  // OpenAPI 3.0 has no type list: any of the three, as oneOf.
   { oneOf: [{ type: 'string', maxLength: PROPERTY_STRING_MAX }, { type: 'number' }, { type: 'boolean' }] },
 );
 
@@ -131,6 +132,7 @@ export function Properties(): PropertyDecorator {
         {
           type: 'object',
           maxProperties: MAX_PROPERTIES,
+          // OpenAPI 3.0 has no propertyNames: the keys' rule, for tools that read it.
           'x-key-pattern': PROPERTY_KEY.source,
           additionalProperties: { ...checkPropertyValue.schema, nullable: true },
         } as ApiPropertyOptions,

@@ -95,6 +95,7 @@ export function parseInstant(value: string): number | null {
   if (hour > 23 || minute > 59 || second > 59 || Number(m[9] ?? 0) > 59 || Math.abs(offsetMinutes) > 14 * 60) return null;
   const local = Date.UTC(year, month - 1, day, hour, minute, second);
   const date = new Date(local);
+  // Date.UTC rolls impossible days over into the next month: a real date survives the round trip.
   if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
   const instant = Date.parse(value);
   return instant >= INSTANT_MIN && instant < INSTANT_MAX ? instant : null;
@@ -128,6 +129,7 @@ export const Instant = ({ maxDaysAhead }: { maxDaysAhead?: number } = {}) => {
         description: `ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101${
           maxDaysAhead === undefined ? '' : `, at most ${maxDaysAhead} days ahead`
         }.`,
+        // JSON Schema cannot say "after now": the bound, for tools that read it.
         ...(maxDaysAhead === undefined ? {} : { 'x-max-days-ahead': maxDaysAhead }),
       },
     ),
@@ -221,6 +223,7 @@ export function PlainObject(options?: Parameters<typeof checkObject>[0]): Proper
 
 export function Nested(cls: () => new () => object): PropertyDecorator {
   return (target, key) => {
+    // Registered before ValidateNested so the type error is reported first.
     rule('object', checkObject())(target, key);
     recordNestedClass(target.constructor, key, cls);
     ValidateNested()(target, key);

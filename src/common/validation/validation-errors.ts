@@ -125,6 +125,7 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
       if (problem) add(errors, childPath, `The :attribute field name must not contain ${problem}.`);
       children.push({ value: child, path: childPath, depth: depth + 1 });
     }
+    // Reversed onto the stack so errors come out in document order.
     for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]);
   }
   return { errors, tooDeep, tooManyKeys: false, prototypeKeys };

@@ -76,6 +76,7 @@ function issueProviderToken(apns: ApnsCredentials): ProviderToken {
 
 function currentProviderToken(apns: ApnsCredentials): ProviderToken {
   const entry = providerTokens.get(tokenKey(apns));
+  // A changed .p8 under the same key id (an operator fixing a mistake) gets a new token at once.
   if (entry && entry.pem === apns.privateKey && Date.now() - entry.issuedAt < PROVIDER_TOKEN_REFRESH_MS) return entry;
   return issueProviderToken(apns);
 }

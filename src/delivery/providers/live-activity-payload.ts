@@ -33,6 +33,7 @@ export function liveActivityPayload(message: LiveActivityMessage): { aps: Record
   if (message.start) {
     aps['attributes-type'] = message.start.attributesType;
     aps.attributes = message.start.attributes;
+    // The started activity listens to the channel, or gets an update token (pushTokenUpdates).
     if (message.start.channelId) aps['input-push-channel'] = message.start.channelId;
     else aps['input-push-token'] = 1;
   }

@@ -144,6 +144,7 @@ function http1Post(url: URL, agent: HttpAgent, headers: OutgoingHttpHeaders, bod
         finish({ status: response.statusCode ?? 0, headers: responseHeaders, body: Buffer.concat(chunks).toString('utf8') });
       });
       response.on('error', (error) => finish({ failure: transportReason(error) }));
+      // The connection closed before the whole body arrived.
       response.on('close', () => finish({ failure: response.complete ? 'NoResponse' : 'ECONNRESET' }));
     });
     // Socket inactivity, as the HTTP/2 stream timeout: the socket is not reused.

@@ -48,6 +48,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (!endpoint || !keys) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
     // Again: the allow-list may have changed since registration.
     if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: FailureReason.EndpointNotAllowed };
+    // The push service origin, which is also the VAPID audience.
     const audience = endpoint.origin;
     const authorization = this.vapidHeader(audience, vapid);
     try {

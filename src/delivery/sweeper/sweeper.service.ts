@@ -74,10 +74,12 @@ export class SweeperService {
       if (state === 'failed') {
         await job!.retry();
       } else if (state === 'delayed') {
+        // A throttled send's fan-out paused until its next turns (docs/api.md#pacing) is not late.
         if ((job!.data.pausedUntil ?? 0) > Date.now()) continue;
         // Held for a send_at that has passed, or cancelled since: due now.
         await job!.promote();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
+        // A completed job id would swallow the add, so it goes first.
         if (job) await job.remove().catch(() => undefined);
         await this.fanoutJobs.add(id);
       } else {
