@@ -16,7 +16,7 @@ import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from '
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
 const VAPID_CACHE_SIZE = 1000;
 
-/** Web Push (RFC 8030/8291/8292): HTTP/2 streams with our encryption where negotiated (docs/decisions/0006, 0020), else web-push over HTTP/1.1. */
+/** Web Push (RFC 8030/8291/8292): HTTP/2 with our encryption where negotiated (docs/decisions/0020-provider-http2-negotiated-per-origin.md), else web-push. */
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'web' as const;
