@@ -18,21 +18,11 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/**
- * What `setup` records in .env from the environment it ran with, so `npm start` uses the same:
- * every setting of the service (METRICS_PORT, LOG_LEVEL... as well as the connections), but not
- * the keys that open the secrets, which are the operator's to keep where they keep them.
- */
+/** What `setup` records in .env from its environment: every setting but the keys that open the secrets. */
 const RECORDED = VARIABLES.filter((name) => name !== 'APP_KEY' && name !== 'APP_KEY_PREVIOUS');
 
-/**
- * `setup` on a fresh checkout: make .env hold what the service needs to start the same way. It keeps
- * every line that is there; fills `NAME=` lines left empty, and `# NAME=default` examples (as in a
- * copy of .env.example), in place; appends what is missing: a generated APP_KEY when none is set
- * anywhere, and the settings setup was given in the environment (so `DATABASE_URL=... npm run setup
- * && npm start` reaches the same database). A value already in .env is never overwritten, and an APP_KEY given in
- * the environment stays out of the file: it is the operator's secret to keep where they keep it.
- */
+// `setup`: fills empty `NAME=` and `# NAME=default` lines of .env, appends a generated APP_KEY when none is set and
+// the settings given in the environment; never overwrites a value, never writes an APP_KEY from the environment.
 function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
   const given = new Map<string, string>(RECORDED.filter((name) => process.env[name]).map((name) => [name, process.env[name]!]));
   for (const [name, value] of extra) given.set(name, value);
@@ -76,10 +66,7 @@ function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
   process.stderr.write(`Wrote ${names} into ${file}${fill.has('APP_KEY') ? ' (APP_KEY encrypts provider secrets: keep it, and back it up)' : ''}.\n`);
 }
 
-/**
- * `setup` on a fresh PostgreSQL: create the database DATABASE_URL names, through the server's
- * `postgres` maintenance database, so the first run needs nothing but a running server.
- */
+/** `setup`: creates DATABASE_URL's database through the `postgres` maintenance database. */
 async function ensureDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
   if (!name) return;
@@ -102,10 +89,7 @@ async function ensureDatabase(url: string): Promise<void> {
   }
 }
 
-/**
- * The commands that seal or open a secret, and so need APP_KEY; the others (listing apps, making
- * tokens, migrating, help) run without it.
- */
+/** The commands that seal or open a secret, so need APP_KEY. */
 const NEEDS_APP_KEY = new Set([
   'setup',
   'apps:credentials',
@@ -116,19 +100,16 @@ const NEEDS_APP_KEY = new Set([
   'app-key:rotate',
 ]);
 
-/** The command names, from their @Command metadata. */
 const commandNames = (): string[] => CLI_COMMANDS.map((command) => (Reflect.getMetadata(CommandMeta, command) as { name: string }).name);
 
 async function main(): Promise<void> {
-  // The sandbox (docs/testing.md) needs no configuration, database or Redis: it starts before any of them.
-  // (`pns sandbox --help` goes on to the help of its command, src/cli/sandbox.command.ts.)
+  // The sandbox (docs/testing.md) needs no configuration, database or Redis.
   if (process.argv[2] === 'sandbox' && !process.argv.includes('--help') && !process.argv.includes('-h')) return runSandboxCommand(process.argv.slice(3));
   const command = process.argv[2];
   // Help, and the refusal of an unknown command, need neither the database nor APP_KEY.
   const helpOnly = command === undefined || !commandNames().includes(command) || process.argv.includes('--help') || process.argv.includes('-h');
-  // `setup --help` writes no .env and creates no database.
   const setup = command === 'setup' && !helpOnly;
-  // setup --sandbox [url]: the running sandbox's URLs and CA go into .env with the rest (docs/testing.md).
+  // setup --sandbox [url]: the sandbox's URLs and CA go into .env (docs/testing.md).
   const sandboxAt = process.argv.indexOf('--sandbox');
   const sandboxUrl = setup && sandboxAt > 0 ? (process.argv[sandboxAt + 1]?.startsWith('http') ? process.argv[sandboxAt + 1] : SANDBOX_URL) : undefined;
   if (setup) prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
@@ -142,7 +123,7 @@ async function main(): Promise<void> {
   if (setup) await ensureDatabase(config.DATABASE_URL);
   await CommandFactory.run(CliModule.forRun(!helpOnly), {
     logger: new StderrLogger(),
-    // Errors while modules start (e.g. no database) reach main()'s catch instead of aborting the process.
+    // Errors while modules start (no database) reach main()'s catch.
     abortOnError: false,
     cliName: 'pns',
     errorHandler: handle,
@@ -150,9 +131,8 @@ async function main(): Promise<void> {
   });
 }
 
-/** Ends the process for a failed command with one line on stderr. */
 function handle(error: Error): never {
-  // Commander has already printed its own one-line error (unknown command, missing option) or the help.
+  // Commander has already printed its error or the help.
   if (isCommanderError(error)) process.exit(error.exitCode);
   // 42P01: a table is missing, so the database was never migrated.
   if ((error as { code?: unknown }).code === '42P01') fail(`Error: ${error.message}: the database is not migrated; run \`npm run setup\` (or \`pns migrate\`)`);

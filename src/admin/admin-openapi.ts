@@ -5,11 +5,9 @@ import { SESSION_COOKIE } from './admin-session';
 import { SAFE_METHODS } from './admin-session';
 import { NO_SESSION_EXTENSION } from './admin.guard';
 
-/** The name AdminController is described under (InOpenApiDocument): it is no part of the public document. */
 export const ADMIN_OPENAPI_DOCUMENT = 'admin';
 export const SESSION_SCHEME = 'session';
 export const CSRF_SCHEME = 'csrf';
-/** admin-session.ts's CSRF_HEADER, capitalized as documents write header names. */
 const CSRF_HEADER_NAME = 'X-CSRF-Token';
 
 const DESCRIPTION = `
@@ -25,7 +23,6 @@ field present, ISO 8601 UTC timestamps, \`{"message": ...}\` errors); every rout
 ADMIN_USER and ADMIN_PASSWORD are unset.
 `.trim();
 
-/** The OpenAPI document of the operator dashboard's API, /admin/api, from AdminController's decorators. */
 export function buildAdminOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Push Notification Service: operator dashboard')
@@ -43,11 +40,7 @@ export function buildAdminOpenApiDocument(app: INestApplication): OpenAPIObject 
 
 type Operation = { security?: Record<string, string[]>[]; responses: Record<string, { description: string; content?: unknown }> } & Record<string, unknown>;
 
-/**
- * What AdminGuard answers before a route runs, on every operation: 404 while the dashboard is off;
- * without a session (unless WithoutSession) 401; for a POST or DELETE without the session's CSRF
- * token, 403. And the 500 any route can give.
- */
+/** What AdminGuard answers on every operation: 404 while off, 401 without a session, 403 without its CSRF token. */
 export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const [method, value] of Object.entries(item)) {
@@ -81,9 +74,5 @@ export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-/**
- * The document's text as checked in as clients/admin/openapi.json (scripts/sync-admin-openapi.ts).
- * Nest's preview mode is enough to build it (routes and decorators, no provider instantiated):
- * `NestFactory.create(ApiModule, { preview: true })` needs no database or Redis.
- */
+/** clients/admin/openapi.json's text; Nest's preview mode builds it without a database or Redis. */
 export const adminOpenApiText = (app: INestApplication): string => `${JSON.stringify(buildAdminOpenApiDocument(app), null, 2)}\n`;

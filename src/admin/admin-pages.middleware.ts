@@ -3,19 +3,13 @@ import { join, resolve } from 'node:path';
 import express from 'express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
-/**
- * Where `npm run build` puts the dashboard's pages (clients/admin builds into dist/admin): beside
- * dist/src when running the build, under dist/ when running from the sources (tests).
- */
+/** dist/admin, beside dist/src in a build, under dist/ from the sources. */
 export function adminPagesDir(): string | null {
   const candidates = [resolve(__dirname, '../../admin'), resolve(__dirname, '../../dist/admin')];
   return candidates.find((dir) => existsSync(join(dir, 'index.html'))) ?? null;
 }
 
-/**
- * Everything the pages load comes from this origin: the policy makes the browser refuse anything
- * else, so a dependency that reached for a CDN would fail loudly in the e2e test.
- */
+/** Everything from this origin, so a dependency that reached for a CDN fails loudly in the e2e test. */
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'self'",
   "script-src 'self'",
@@ -30,12 +24,7 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/**
- * The dashboard's single-page app at /admin (its API, /admin/api, and the queue dashboard,
- * /admin/queues, pass through). Hashed assets are cached for good; any other path is the app's
- * own route and gets index.html, never cached, so a new build is picked up at once. Off (404 as
- * an unknown route) when `enabled` is false.
- */
+/** The dashboard's app at /admin: hashed assets cached for good, other paths get index.html, never cached. */
 export function adminPages(enabled: boolean, dir: string | null): RequestHandler {
   const assets = dir ? express.static(dir, { index: false, immutable: true, maxAge: '365d', fallthrough: true }) : null;
   return (req: Request, res: Response, next: NextFunction) => {

@@ -1,13 +1,7 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 
-/**
- * The operator dashboard's session, held by the browser in an HttpOnly, SameSite=Strict cookie:
- * `<expiry, Unix seconds>.<CSRF token>.<MAC>`. The MAC is HMAC-SHA256 under a key derived from
- * APP_KEY and the admin credentials, so nothing is stored server side, any api process can check
- * it, and changing ADMIN_USER or ADMIN_PASSWORD (or APP_KEY) ends every session. The CSRF token
- * is random per login: the page reads it from the session answer and sends it back in
- * X-CSRF-Token on every state-changing call; another site can neither read it nor set the header.
- */
+// `<expiry s>.<CSRF token>.<MAC>`, the MAC under a key from APP_KEY and the admin credentials: stateless, and changing
+// either ends every session. The CSRF token comes back in X-CSRF-Token.
 export const SESSION_COOKIE = 'pns_admin';
 export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_SECONDS = 12 * 3600;
@@ -33,7 +27,7 @@ export function issueSession(key: Buffer, now = Date.now()): { token: string; se
   return { token: `${payload}.${mac(key, payload)}`, session: { csrf, expiresAt: new Date(expires * 1000) } };
 }
 
-/** The session a token names, or null when it is malformed, forged or expired. */
+/** Null when malformed, forged or expired. */
 export function verifySession(key: Buffer, token: string | undefined, now = Date.now()): AdminSession | null {
   const match = token ? TOKEN.exec(token) : null;
   if (!match) return null;
@@ -44,7 +38,6 @@ export function verifySession(key: Buffer, token: string | undefined, now = Date
   return { csrf, expiresAt: new Date(Number(expires) * 1000) };
 }
 
-/** One cookie's value from a Cookie header. */
 export function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
     const eq = part.indexOf('=');
@@ -53,7 +46,6 @@ export function cookieValue(header: string | undefined, name: string): string | 
   return undefined;
 }
 
-/** The same strings, compared in constant time (CSRF tokens). */
 export function sameToken(given: string | undefined, expected: string): boolean {
   if (given === undefined) return false;
   const a = createHash('sha256').update(given).digest();
@@ -61,13 +53,9 @@ export function sameToken(given: string | undefined, expected: string): boolean 
   return timingSafeEqual(a, b);
 }
 
-/** The methods that need no CSRF token. */
 export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-/**
- * Whether a request may go on with its session: a safe method, or the session's X-CSRF-Token.
- * The one CSRF check of the dashboard's API (AdminGuard) and of the queue dashboard.
- */
+/** A safe method, or the session's X-CSRF-Token: the one CSRF check of both dashboards. */
 export function csrfHeld(req: { method: string; header(name: string): string | undefined }, session: AdminSession): boolean {
   return SAFE_METHODS.has(req.method) || sameToken(req.header(CSRF_HEADER), session.csrf);
 }

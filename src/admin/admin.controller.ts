@@ -42,13 +42,7 @@ const NOTIFICATION = ApiParam({ name: 'id', format: 'uuid', description: 'The no
 const NO_APP = 'No such app.';
 const NO_NOTIFICATION = 'No such app, or no notification with this id in it.';
 
-/**
- * The operator dashboard's API, /admin/api (docs/operations.md "Operator dashboard", where every
- * route is listed). Described in its own OpenAPI document (admin-openapi.ts, checked in as
- * clients/admin/openapi.json), not in the public one, which describes the bearer-token API of
- * apps. No bearer token: AdminGuard checks the session cookie, and the CSRF token on every
- * state-changing call.
- */
+/** The dashboard's API (docs/operations.md "Operator dashboard"), in its own OpenAPI document; AdminGuard checks the session. */
 @InOpenApiDocument(ADMIN_OPENAPI_DOCUMENT)
 @Public()
 @UseGuards(AdminGuard)

@@ -15,15 +15,10 @@ import { csrfHeld } from './admin-session';
 import { AdminSessionsService } from './admin-sessions.service';
 
 const NO_SESSION_KEY = 'adminNoSession';
-/** OpenAPI extension on the operations that need no session (admin-openapi.ts reads it, then drops it). */
 export const NO_SESSION_EXTENSION = 'x-without-session';
-/** The login route: no session needed yet (the dashboard must still be on). */
 export const WithoutSession = () => applyDecorators(SetMetadata(NO_SESSION_KEY, true), ApiExtension(NO_SESSION_EXTENSION, true));
 
-/**
- * Every /admin/api route: 404 when the dashboard is off (as an unknown route), 401 without a
- * valid session cookie, 403 for a state-changing call whose X-CSRF-Token is not the session's.
- */
+/** Every /admin/api route: 404 while off, 401 without a session, 403 for a change without its X-CSRF-Token. */
 @Injectable()
 export class AdminGuard implements CanActivate {
   constructor(

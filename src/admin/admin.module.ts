@@ -22,15 +22,7 @@ import { AdminGuard } from './admin.guard';
 import { AdminRepository } from './admin.repository';
 import { AdminService } from './admin.service';
 
-/**
- * The operator dashboard (docs/operations.md "Operator dashboard"), in processes that serve HTTP
- * (api, all), on when ADMIN_USER and ADMIN_PASSWORD are set: the single-page app at /admin
- * (clients/admin, built into dist/admin), its API at /admin/api (AdminController, reusing the
- * features' services), and the BullMQ dashboard (bull-board) at /admin/queues.
- * The queue dashboard is mounted as Express middleware, ahead of Nest's guards, behind the
- * operator dashboard's own door (adminQueuesDoor: its session, lockout and CSRF check). Queues are added only when the dashboard is on,
- * so a process without ADMIN_USER / ADMIN_PASSWORD opens no Redis connection for it.
- */
+/** The operator dashboard (docs/operations.md "Operator dashboard"); bull-board's queues are added only when it is on. */
 @Module({
   imports: [
     AppsModule,
@@ -47,8 +39,7 @@ import { AdminService } from './admin.service';
       inject: [AdminSessionsService],
       useFactory: (sessions: AdminSessionsService) => ({
         route: ADMIN_ROUTE,
-        // @bull-board/express 9.10.1 pins its own @bull-board/api 9.10.1 while @bull-board/nestjs uses
-        // 9.10.2: the classes are the same at runtime, but TypeScript sees two declarations.
+        // @bull-board/express pins another @bull-board/api patch than @bull-board/nestjs: the same classes at runtime.
         adapter: ExpressAdapter as unknown as BullBoardModuleOptions['adapter'],
         middleware: adminQueuesDoor(sessions),
         boardOptions: { uiConfig: { boardTitle: 'Push queues' } },

@@ -18,25 +18,19 @@ import { QueueInspector } from '../queue/queue-inspector';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
 
-/** The overview's window, in minutes. */
 export const OVERVIEW_MINUTES = 60;
-/** The most per-minute rows one notification's chart reads (a day and more of minutes). */
 const NOTIFICATION_MINUTES_LIMIT = 4 * 1500;
-/** How many of the app's newest notifications an installation lookup looks through. */
 /** An app deleted while the list was read: its settings are gone too. */
 const NO_SETTINGS: AppSettings = { frequency_cap: null, quiet_hours: null, identity_verification: false };
 
 const LOOKUP_SCAN = 50;
 const LOOKUP_INSTALLATIONS = 10;
-/** Installations per page of the browser. */
 const BROWSE_PAGE = 50;
 const QUEUE_TIMEOUT_MS = 1_000;
-/** How many of an app's newest Live Activities the dashboard lists. */
 export const LIVE_ACTIVITIES_LISTED = 100;
-/** The job states the overview counts per queue. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'failed'] as const;
 
-/** Outcomes per minute, the shape every chart of the dashboard draws. `retried`: the row became pending again. */
+/** Outcomes per minute, as every chart draws them; `retried`: the row became pending again. */
 export interface MinutePoint {
   minute: string;
   accepted: number;
@@ -47,7 +41,6 @@ export interface MinutePoint {
 
 const OUTCOME_KEY = { accepted: 'accepted', failed: 'failed', skipped: 'skipped', pending: 'retried' } as const;
 
-/** Rows (minute, outcome, count) as one point per minute; with `fill`, every minute of that range, zeros included. */
 export function toMinutePoints(rows: MinuteCountRow[], fill?: { from: Date; minutes: number }): MinutePoint[] {
   const points = new Map<number, MinutePoint>();
   const point = (time: number) => {
@@ -60,11 +53,7 @@ export function toMinutePoints(rows: MinuteCountRow[], fill?: { from: Date; minu
   return [...points.values()].sort((a, b) => a.minute.localeCompare(b.minute));
 }
 
-/**
- * What the operator dashboard shows, put together from the features' own services (the same
- * rules and queries as the API; docs/architecture.md, "The admin room"). The operator sees
- * every app.
- */
+/** What the operator dashboard shows, from the features' own services (docs/architecture.md, "The admin room"). */
 @Injectable()
 export class AdminService {
   private readonly logger = new Logger(AdminService.name);
@@ -83,10 +72,7 @@ export class AdminService {
     private readonly channels: LiveActivityChannelsService,
   ) {}
 
-  /**
-   * Every app, its live installations by platform, which providers it has credentials for (no
-   * secret), its sends of the last 24 h and its settings (docs/api.md#app-settings).
-   */
+  /** Every app with its installations by platform, configured providers (no secret), 24 h sends and settings. */
   async listApps() {
     const [apps, installations, recent] = await Promise.all([this.apps.list(), this.installations.countByApp(), this.notifications.countRecent(24)]);
     return Promise.all(
@@ -110,25 +96,21 @@ export class AdminService {
     return app;
   }
 
-  /** A page of the app's notifications, newest first; `before`: those created before that instant (a jump to a date). */
+  /** Newest first; `before`: those created before that instant. */
   async listNotifications(appId: string, query: { limit: number; cursor?: string; search?: string; before?: string }) {
     await this.app(appId);
     return this.notifications.list(appId, query.limit, query.cursor, query.search, operatorView, query.before);
   }
 
-  /** A notification with its outcomes per minute (from the counters, never from `deliveries`). */
+  /** With its outcomes per minute, from the counters, never from `deliveries`. */
   async notification(appId: string, id: string) {
     const notification = await this.notifications.find(appId, id, operatorView);
     const rows = await this.repository.minutesOf(id, NOTIFICATION_MINUTES_LIMIT);
     return { ...notification, minutes: toMinutePoints(rows) };
   }
 
-  /**
-   * One page of the delivery trace, filtered by status and reason (DeliveryTraceService, the API's),
-   * each entry with its next attempt and the localization its installation gets (operatorDelivery).
-   */
   async deliveries(appId: string, id: string, query: { limit?: string | number; cursor?: string; status?: DeliveryStatus; reason?: string }) {
-    // The trace answers an unknown notification (404) after a bad cursor (422), so it decides both.
+    // The trace decides a bad cursor (422) before an unknown notification (404).
     const localizations = await this.notifications.find(appId, id).then(
       (n) => Object.keys(n.notification.localizations ?? {}),
       (error: unknown) => {
@@ -145,7 +127,7 @@ export class AdminService {
     return this.notifications.find(appId, id, operatorView);
   }
 
-  /** Sends through NotificationsService.send, as POST /api/v1/notifications does (its validation and size checks). */
+  /** As POST /api/v1/notifications does, with its validation and size checks. */
   async send(appId: string, dto: Parameters<NotificationsService['send']>[1], rawBody: unknown) {
     await this.app(appId);
     const result = await this.notifications.send(appId, dto, rawBody);
@@ -153,10 +135,7 @@ export class AdminService {
     return this.notifications.find(appId, id, operatorView);
   }
 
-  /**
-   * A page of the app's installations, filtered as a send's `recipients.filter` would select them;
-   * on the first page, how many the filter selects (the API's audience count).
-   */
+  /** Installations as a send's `recipients.filter` selects them; the first page also counts them. */
   async browseInstallations(appId: string, query: { filter?: FilterNode | null; cursor?: string | null; limit?: number | null }) {
     await this.app(appId);
     const filter = query.filter ?? null;
@@ -167,7 +146,6 @@ export class AdminService {
     return { data: page.installations, meta: { next_cursor: page.next, count } };
   }
 
-  /** An installation by its id, or a user's installations, each with the latest notifications that targeted it. */
   async lookUpInstallations(appId: string, query: { installation_id?: string; user_id?: string }) {
     await this.app(appId);
     if ((query.installation_id === undefined) === (query.user_id === undefined)) {
@@ -190,18 +168,13 @@ export class AdminService {
     );
   }
 
-  /**
-   * The app's newest Live Activities, each with its newest update, and its broadcast channels
-   * (docs/api.md#live-activities). Broadcasts are not stored (APNs answers them at once), so a
-   * channel has no last broadcast to show.
-   */
+  /** Newest Live Activities with their newest update, and the broadcast channels (not stored, so no last broadcast). */
   async liveActivities(appId: string) {
     await this.app(appId);
     const [activities, channels] = await Promise.all([this.activities.listWithLastUpdate(appId, LIVE_ACTIVITIES_LISTED), this.channels.list(appId)]);
     return { activities, channels, limit: LIVE_ACTIVITIES_LISTED };
   }
 
-  /** Outcomes per minute of the last hour, every app together, the queues' job counts and the webhook failures of the last day. */
   async overview() {
     const now = Date.now();
     const from = new Date(Math.floor(now / 60_000) * 60_000 - (OVERVIEW_MINUTES - 1) * 60_000);
@@ -209,7 +182,7 @@ export class AdminService {
     return { minutes: toMinutePoints(rows, { from, minutes: OVERVIEW_MINUTES }), queues, webhooks };
   }
 
-  /** Job counts per queue, or null when Redis does not answer in time (the page says so). */
+  /** Null when Redis does not answer in time. */
   private async queueDepths() {
     let timer: NodeJS.Timeout | undefined;
     try {
@@ -217,7 +190,6 @@ export class AdminService {
         Promise.all(
           this.inspector.queues().map(async (queue) => ({
             name: queue.name,
-            // BullMQ answers exactly the states asked for.
             counts: (await queue.getJobCounts(...QUEUE_STATES)) as Record<(typeof QUEUE_STATES)[number], number>,
           })),
         ),

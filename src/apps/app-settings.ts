@@ -2,10 +2,9 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { FREQUENCY_CAP_HOURS, FREQUENCY_CAP_MAX } from '../common/notification-options';
 import type { AppSettingsRow } from './apps.repository';
 
-/** Bounds of the settings (docs/api.md "App settings"), in common/ because retention reads the longest window. */
+/** In common/ because retention reads the longest window. */
 export { FREQUENCY_CAP_HOURS, FREQUENCY_CAP_MAX };
 
-/** An app's settings as `GET /api/v1/app` and `apps:settings` show them. */
 export interface AppSettings {
   frequency_cap: { max: number; hours: number } | null;
   quiet_hours: { start: string; end: string } | null;
@@ -30,7 +29,7 @@ export function toAppWithSettings(row: AppSettingsRow): AppWithSettings {
   };
 }
 
-/** `--frequency-cap N/HOURS|off`; null for off. Throws a sentence when malformed or out of bounds. */
+/** Null for off; throws a sentence when malformed or out of bounds. */
 export function parseFrequencyCap(text: string): { max: number; hours: number } | null {
   if (text === 'off') return null;
   const match = /^(\d{1,4})\/(\d{1,4})$/.exec(text);
@@ -46,7 +45,7 @@ export function parseFrequencyCap(text: string): { max: number; hours: number } 
 
 const CLOCK = '(?:[01]\\d|2[0-3]):[0-5]\\d';
 
-/** `--quiet-hours HH:MM-HH:MM|off` (a window may cross midnight; start and end differ); null for off. */
+/** A window may cross midnight; null for off. */
 export function parseQuietHours(text: string): { start: string; end: string } | null {
   if (text === 'off') return null;
   const match = new RegExp(`^(${CLOCK})-(${CLOCK})$`).exec(text);
@@ -54,7 +53,6 @@ export function parseQuietHours(text: string): { start: string; end: string } | 
   return { start: match[1], end: match[2] };
 }
 
-/** `--identity-verification on|off`. */
 export function parseOnOff(option: string, text: string): boolean {
   if (text === 'on' || text === 'off') return text === 'on';
   throw new Error(`${option} must be on or off, not "${text}"`);
@@ -63,7 +61,7 @@ export function parseOnOff(option: string, text: string): boolean {
 const SECRET_PREFIX = 'idv_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** A new identity secret: `idv_` and 43 base62 characters (256 random bits, as API tokens). */
+/** 256 random bits in base62, as API tokens. */
 export function newIdentitySecret(): string {
   let out = '';
   while (out.length < 43) {
@@ -72,12 +70,11 @@ export function newIdentitySecret(): string {
   return SECRET_PREFIX + out;
 }
 
-/** Lower-case hex of HMAC-SHA256(secret, user_id): what a backend computes at login (docs/api.md). */
+/** Lower-case hex of HMAC-SHA256(secret, user_id), as a backend computes it at login (docs/api.md). */
 export function userIdHash(secret: string, userId: string): string {
   return createHmac('sha256', secret).update(userId).digest('hex');
 }
 
-/** Whether `given` is the hash of `userId` under any of `secrets`, compared in constant time. */
 export function userIdHashMatches(secrets: readonly string[], userId: string, given: string): boolean {
   const wanted = Buffer.from(given.toLowerCase());
   return secrets.some((secret) => {

@@ -1,10 +1,6 @@
 import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 'typeorm';
 
-/**
- * A tenant: owns installations, notifications, provider credentials and API tokens. The settings
- * columns are read and written by apps.repository.ts (docs/api.md#app-settings); the entity keeps
- * the schema agreement test (test/integration/schema.int-spec.ts) true.
- */
+/** A tenant; apps.repository.ts reads and writes the settings columns, kept here for the schema test. */
 @Entity('apps')
 @Check(
   'apps_frequency_cap',

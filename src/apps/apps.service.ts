@@ -5,7 +5,7 @@ import { openWithAny, seal } from '../credentials/secret-box';
 import { AppWithSettings, newIdentitySecret, toAppWithSettings, userIdHashMatches } from './app-settings';
 import { AppRow, AppSettingsChange, AppSettingsRow, AppsRepository, DeletedCounts } from './apps.repository';
 
-/** Identity secrets are sealed for their app and slot, so a value copied elsewhere will not open. */
+/** Sealed for their app and slot: a value copied elsewhere will not open. */
 const identityContext = (appId: string, column: 'identity_secret_enc' | 'identity_secret_previous_enc') => `apps:${appId}:${column}`;
 
 export interface AppSummary {
@@ -31,7 +31,7 @@ export class AppsService {
     return (await this.apps.list()).map(summary);
   }
 
-  /** Deletes the app and everything it owns (see AppsRepository.delete); null when there is no such app. */
+  /** With everything it owns (AppsRepository.delete). */
   async delete(id: string): Promise<(AppSummary & { deleted: DeletedCounts }) | null> {
     if (!isUuid(id)) return null;
     const row = await this.apps.delete(id);
@@ -46,14 +46,12 @@ export class AppsService {
     return row ? summary(row) : null;
   }
 
-  /** The app with its settings (docs/api.md "App settings"); null when there is no such app. */
   async settings(id: string): Promise<AppWithSettings | null> {
     if (!isUuid(id)) return null;
     const row = await this.apps.settings(id);
     return row ? toAppWithSettings(row) : null;
   }
 
-  /** Changes the given settings, keeps the others; null when there is no such app. */
   async updateSettings(
     id: string,
     change: { frequency_cap?: AppSettingsChange['frequencyCap']; quiet_hours?: AppSettingsChange['quietHours']; identity_verification?: boolean },
@@ -67,11 +65,7 @@ export class AppsService {
     return row ? toAppWithSettings(row) : null;
   }
 
-  /**
-   * `apps:identity-secret`: the current secret, made on first use; with `rotate` a new one (the
-   * current one stays valid as the previous until revoked); with `revokePrevious` the previous one
-   * stops being accepted. Null when there is no such app.
-   */
+  /** Made on first use; `rotate` keeps the current one valid as the previous until `revokePrevious`. */
   async identitySecret(id: string, options: { rotate?: boolean; revokePrevious?: boolean }): Promise<{ secret: string } | null> {
     if (!isUuid(id)) return null;
     let secret = '';
@@ -91,10 +85,7 @@ export class AppsService {
     return row ? { secret } : null;
   }
 
-  /**
-   * Why the app refuses this `user_id` from a token without `installations:identify`, or null
-   * (docs/api.md "Identity verification"): a missing or wrong `user_id_hash` while it is on.
-   */
+  /** Why the app refuses this `user_id` without `installations:identify` (docs/api.md "Identity verification"). */
   async userIdHashProblem(appId: string, userId: string, hash: string | undefined): Promise<'missing' | 'mismatch' | null> {
     const row = await this.apps.settings(appId);
     if (!row?.identity_verification) return null;

@@ -6,13 +6,7 @@ import type { AuthContext } from './auth-context';
 import { ABILITIES_KEY, PUBLIC_KEY } from './auth.decorators';
 import { authenticateRequest } from './request-authentication';
 
-/**
- * The global guard (APP_GUARD): authenticates the `Authorization: Bearer` token through passport
- * (401), then checks
- * the route's abilities (403). A route that declares no ability is refused to everyone but
- * @Public() ones. The caller is usually known already: the body parser looks it up before reading
- * a body, and the guard reuses that lookup.
- */
+/** The global guard: authenticates (401, reusing the body parser's lookup), then checks the route's abilities (403). */
 @Injectable()
 export class AbilitiesGuard implements CanActivate {
   constructor(private readonly reflector: Reflector) {}
@@ -26,7 +20,7 @@ export class AbilitiesGuard implements CanActivate {
     if (!auth) throw new UnauthorizedException();
     req.user = auth;
     const required = this.reflector.getAllAndOverride<Ability[] | undefined>(ABILITIES_KEY, targets);
-    // An empty list (@RequireAbilities()) is any valid token; no list at all is refused.
+    // An empty list is any valid token; no list at all is refused.
     if (!required || !required.every((ability) => grants(auth.abilities, ability))) {
       throw new ForbiddenException();
     }

@@ -15,11 +15,7 @@ import { AuthContext } from './auth-context';
 export const ABILITIES_KEY = 'requiredAbilities';
 export const PUBLIC_KEY = 'publicRoute';
 
-/**
- * The abilities a route needs (none: any valid token); routes without it (and not @Public) are refused. It also documents
- * the route in OpenAPI: bearer security, the ability, and the answers AbilitiesGuard and the rate
- * limiter give before the handler runs (401, 403, 429), plus the 500 any route can give.
- */
+/** The abilities a route needs (none: any valid token), documented in OpenAPI with the 401, 403, 429 and 500 it may give. */
 export const RequireAbilities = (...abilities: Ability[]) =>
   applyDecorators(
     SetMetadata(ABILITIES_KEY, abilities),

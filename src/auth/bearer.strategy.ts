@@ -5,11 +5,7 @@ import { Strategy } from 'passport-http-bearer';
 import { AuthContext } from './auth-context';
 import { TokensService } from './tokens.service';
 
-/**
- * `Authorization: Bearer pns_...`, looked up by its SHA-256 hash. Only the header counts:
- * passport-http-bearer also takes `access_token` from the query string and the body, where a token
- * ends up in logs, proxies and browser histories; docs/api.md#conventions documents the header alone.
- */
+/** `Authorization: Bearer` only (docs/api.md#conventions): passport's query and body tokens end up in logs. */
 @Injectable()
 export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   constructor(private readonly tokens: TokensService) {
@@ -17,7 +13,6 @@ export class BearerStrategy extends PassportStrategy(Strategy, 'bearer') {
   }
 
   override authenticate(req: Request, options?: object): void {
-    // The strategy sees the header and nothing else of the request.
     super.authenticate({ headers: { authorization: req.headers.authorization } } as Request, options);
   }
 

@@ -3,47 +3,29 @@ import { EnvironmentVariables } from '../config/env';
 import { TokenChangesListener, TokenChangesRepository } from './token-changes.repository';
 import type { TokenCheckRow } from './tokens.repository';
 
-/** A valid token as authentication needs it (never a revoked one). */
 export type TokenRecord = Omit<TokenCheckRow, 'revoked_at'>;
 
 const MAX_ENTRIES = 10_000;
-/**
- * Backstop for a listening connection that dies silently (a NAT dropping it without a reset,
- * before TCP keep-alive notices): even then, a kept token is read again after this long.
- */
+/** Backstop for a listener that dies silently (a NAT drop): a kept token is read again after this long. */
 const MAX_AGE_MS = 60_000;
-/** Wait after losing the listener before a request tries to listen again. */
 const RECONNECT_DELAY_MS = 1_000;
 
 /**
- * Valid tokens kept in memory, so that an authenticated request costs one database round trip
- * instead of two (docs/decisions/0005-tokens-in-memory.md). They are kept only while this
- * process listens to token changes (TokenChangesRepository): triggers on `api_tokens` announce every revocation, expiry change,
- * ability change or deletion, also one made by hand in SQL, and each announcement drops
- * everything kept, so a revocation takes effect as soon as PostgreSQL delivers it. Without a
- * working listener nothing is kept and every request reads the database (docs/operations.md,
- * "Tokens in memory").
- *
- * Unknown and revoked tokens are never kept: a token created later must work at once, and random
- * tokens must not fill the memory. The listener starts on the first lookup, so processes that
- * never authenticate (worker, CLI) never open it.
+ * Valid tokens kept while this process listens to token changes, each change dropping them all
+ * (docs/decisions/0005-tokens-in-memory.md, docs/operations.md "Tokens in memory"); unknown and revoked tokens are never kept.
  */
 @Injectable()
 export class TokenCache implements OnModuleDestroy {
   private readonly logger = new Logger(TokenCache.name);
-  /** The record itself, not a copy: authenticate() updates its last_used_at in place. */
+  /** The record itself: authenticate() updates its last_used_at in place. */
   private readonly entries = new Map<string, { record: TokenRecord; keptAt: number }>();
   private listener?: TokenChangesListener;
   private live = false;
   private connecting = false;
   private closed = false;
   private retryTimer?: NodeJS.Timeout;
-  /** Which attempt to listen is current; events of an older one are ignored. */
   private attempt = 0;
-  /**
-   * Moves on every announcement, on going live and on losing the listener. A read that began in an
-   * earlier epoch may predate a change nobody told us about, so it is not kept.
-   */
+  /** Moves on every announcement and listener change: a read from an earlier epoch is not kept. */
   private epochCounter = 0;
 
   constructor(
@@ -51,12 +33,10 @@ export class TokenCache implements OnModuleDestroy {
     private readonly config: EnvironmentVariables,
   ) {}
 
-  /** The epoch to hand back to keep() for a database read that starts now. */
   get epoch(): number {
     return this.epochCounter;
   }
 
-  /** True while changes are being listened to (for tests and diagnostics). */
   get listening(): boolean {
     return this.live;
   }
@@ -75,7 +55,6 @@ export class TokenCache implements OnModuleDestroy {
     return entry?.record;
   }
 
-  /** Keeps a valid token read in `epoch`, unless something changed since that read began. */
   keep(hash: string, record: TokenRecord, epoch: number, now = Date.now()): void {
     if (!this.live || epoch !== this.epochCounter) return;
     if (this.entries.size >= MAX_ENTRIES && !this.entries.has(hash)) this.entries.delete(this.entries.keys().next().value!);
@@ -130,7 +109,6 @@ export class TokenCache implements OnModuleDestroy {
     this.retryTimer.unref();
   }
 
-  /** Drops everything kept: on an announcement, and after this process changed a token itself. */
   forgetAll(): void {
     this.epochCounter++;
     this.entries.clear();

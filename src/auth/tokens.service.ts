@@ -7,7 +7,6 @@ import { TokenRow, TokensRepository } from './tokens.repository';
 
 const TOKEN_PREFIX = 'pns_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
-/** last_used_at is written at most this often per token, not on every request. */
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 export interface TokenSummary {
@@ -23,7 +22,7 @@ export interface TokenSummary {
 
 export const hashToken = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** `pns_` and 43 base62 characters (256 random bits). */
+/** 256 random bits in base62. */
 export function generateToken(): string {
   let n = BigInt(`0x${randomBytes(32).toString('hex')}`);
   let out = '';
@@ -45,11 +44,10 @@ const summary = (row: TokenRow): TokenSummary => ({
   last_used_at: row.last_used_at?.toISOString() ?? null,
 });
 
-/** Issues, lists, revokes and checks API tokens. Only SHA-256 hashes are stored. */
+/** Only SHA-256 hashes are stored. */
 @Injectable()
 export class TokensService {
   private readonly logger = new Logger(TokensService.name);
-  /** Tokens whose last_used_at this process is writing right now. */
   private readonly recording = new Set<string>();
 
   constructor(
@@ -74,20 +72,15 @@ export class TokensService {
     return (await this.tokens.listByApp(appId)).map(summary);
   }
 
-  /** Revokes a token; revoking twice keeps the first revocation time. Null when unknown. */
+  /** Revoking twice keeps the first time; null when unknown. */
   async revoke(id: string): Promise<TokenSummary | null> {
     const row = await this.tokens.revoke(id);
-    // Other processes hear of it from PostgreSQL (TokenCache); this one must not wait for the
-    // announcement to come back before refusing the token.
+    // Other processes hear of it from PostgreSQL; this one must not wait for the announcement.
     this.cache.forgetAll();
     return row ? summary(row) : null;
   }
 
-  /**
-   * The caller behind a bearer token, or null when it is unknown, revoked or expired. A valid token
-   * is kept in memory by TokenCache while token changes are listened to; expiry is checked here on
-   * every request either way.
-   */
+  /** Null when unknown, revoked or expired; expiry is checked on every request. */
   async authenticate(token: string): Promise<AuthContext | null> {
     if (!token.startsWith(TOKEN_PREFIX) || token.length > 255) return null;
     const hash = hashToken(token);
@@ -102,13 +95,9 @@ export class TokensService {
     const now = this.clock.now();
     if (record.expires_at && record.expires_at.getTime() <= now) return null;
     if ((!record.last_used_at || now - record.last_used_at.getTime() >= LAST_USED_RESOLUTION_MS) && !this.recording.has(record.id)) {
-      // Every request in flight when the minute turns reads the old value: without this, each
-      // of them would queue an UPDATE of the same row (docs/decisions/0005-tokens-in-memory.md).
-      // Only the write is deduplicated, and only while it runs.
+      // Requests in flight when the minute turns would each queue the same UPDATE (docs/decisions/0005-tokens-in-memory.md).
       const { id } = record;
       this.recording.add(id);
-      // A kept token remembers this write, so the next one is a minute later in this process;
-      // the statement's own condition keeps it to once a minute across api processes.
       record.last_used_at = new Date(now);
       // Not awaited: recording usage must not slow down or fail the request.
       this.tokens

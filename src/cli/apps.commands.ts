@@ -33,10 +33,6 @@ export class AppsListCommand extends CommandRunner {
   }
 }
 
-/**
- * Deletes an app with everything it owns: tokens (refused from the next request), credentials,
- * installations, notifications, their deliveries and events, idempotency keys. Irreversible.
- */
 @Command({ name: 'apps:delete', description: 'Delete an app and all its tokens, credentials, installations and notifications' })
 export class AppsDeleteCommand extends CommandRunner {
   constructor(private readonly apps: AppsService) {
@@ -55,7 +51,6 @@ export class AppsDeleteCommand extends CommandRunner {
   }
 }
 
-/** Bad option values as one line (CliError), in the words the parsers chose. */
 function option<T>(parse: () => T): T {
   try {
     return parse();
@@ -64,11 +59,7 @@ function option<T>(parse: () => T): T {
   }
 }
 
-/**
- * `apps:settings --app ID [--frequency-cap N/HOURS|off] [--quiet-hours HH:MM-HH:MM|off]
- * [--identity-verification on|off]`: changes the given settings and prints the app with all of
- * them (docs/api.md "App settings"); without options, only prints.
- */
+/** Changes the given settings and prints them all (docs/api.md "App settings"); without options, only prints. */
 @Command({ name: 'apps:settings', description: "Show or change an app's settings (frequency cap, quiet hours, identity verification)" })
 export class AppsSettingsCommand extends CommandRunner {
   constructor(private readonly apps: AppsService) {
@@ -109,11 +100,6 @@ export class AppsSettingsCommand extends CommandRunner {
   }
 }
 
-/**
- * `apps:identity-secret --app ID [--rotate] [--revoke-previous]`: prints `{"secret": "idv_..."}`,
- * the app's identity secret (made on first use); `--rotate` makes a new one, the previous staying
- * valid until `--revoke-previous`.
- */
 @Command({ name: 'apps:identity-secret', description: "Print, rotate or revoke an app's identity verification secret" })
 export class AppsIdentitySecretCommand extends CommandRunner {
   constructor(private readonly apps: AppsService) {

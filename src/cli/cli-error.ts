@@ -1,4 +1,3 @@
-/** A failure the operator caused (unknown app, bad option): printed as one line, exit 1. */
 export class CliError extends Error {}
 
 export function printJson(value: unknown): void {

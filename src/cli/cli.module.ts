@@ -18,15 +18,9 @@ import { WebhooksCreateCommand, WebhooksDeleteCommand, WebhooksListCommand } fro
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { SandboxCommand } from './sandbox.command';
 
-/** What to do about a database the CLI cannot use: the first run's `npm run setup` makes it. */
 const SETUP_HINT = 'run `npm run setup` to create and migrate it';
 
-/**
- * The CLI's connection: a single attempt, since an operator at a terminal wants the cause now,
- * not TypeORM's ten retries three seconds apart with a stack trace each; the failure names the
- * database so the one line cli.ts prints says what went wrong. `connect: false` (help, an unknown
- * command) leaves it unopened: asking for help needs no database.
- */
+/** One attempt, naming the database: an operator at a terminal wants the cause now, not ten retries. */
 const cliDatabaseModule = (connect: boolean) =>
   TypeOrmModule.forRootAsync({
     useFactory: () => ({ ...typeOrmModuleOptions(), retryAttempts: 0, toRetry: () => false, manualInitialization: !connect }),
@@ -36,7 +30,6 @@ const cliDatabaseModule = (connect: boolean) =>
       try {
         return await dataSource.initialize();
       } catch (error) {
-        // A refused connection to a name with several addresses is an AggregateError without a message.
         const { message, code } = error as { message?: string; code?: string };
         // 3D000: the database does not exist (a fresh server, before setup).
         const hint = code === '3D000' ? `: ${SETUP_HINT}` : '';
@@ -45,7 +38,7 @@ const cliDatabaseModule = (connect: boolean) =>
     },
   });
 
-/** Help and errors say `pns`, the package's bin (`npx pns`), not the script's file name. */
+/** Help and errors say `pns`, the package's bin. */
 @Injectable()
 class CliName implements OnModuleInit {
   constructor(@InjectCommander() private readonly commander: { name(name: string): unknown }) {}
@@ -55,7 +48,6 @@ class CliName implements OnModuleInit {
   }
 }
 
-/** Every command of the CLI (docs/api.md#cli). */
 export const CLI_COMMANDS: Type[] = [
   MigrateCommand,
   SetupCommand,
@@ -77,10 +69,9 @@ export const CLI_COMMANDS: Type[] = [
   SandboxCommand,
 ];
 
-/** The operator CLI: PostgreSQL only, no Redis, no HTTP. */
 @Module({})
 export class CliModule {
-  /** `connect`: open the database (every command); false only to print help or refuse an unknown command. */
+  /** `connect: false` only to print help or refuse an unknown command. */
   static forRun(connect: boolean): DynamicModule {
     return {
       module: CliModule,

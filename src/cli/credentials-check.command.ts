@@ -6,7 +6,6 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { PUSH_PROVIDERS, PushProvider } from '../delivery/providers/push-provider';
 import { CliError, printJson } from './cli-error';
 
-/** `--provider` of `credentials:check`, as `apps:credentials:remove` names them. */
 export function parseProviderName(value: string): ProviderId {
   const provider = PROVIDER_IDS.find((id) => PROVIDER_CLI_NAMES[id] === value);
   if (!provider) {
@@ -16,11 +15,7 @@ export function parseProviderName(value: string): ProviderId {
   return provider;
 }
 
-/**
- * Proves an app's stored credentials against the providers without reaching a device
- * (docs/api.md#credentials-check), at the endpoints delivery uses (APNS_URL, FCM_URL,
- * GOOGLE_TOKEN_URL). Prints one line per provider checked; exits 1 when any check fails.
- */
+/** Proves stored credentials at the endpoints delivery uses, reaching no device (docs/api.md#credentials-check). */
 @Command({
   name: 'credentials:check',
   description: "Prove an app's stored APNs / FCM / Web Push credentials without reaching a device",

@@ -148,12 +148,7 @@ export class AppsCredentialsCommand extends CommandRunner {
   }
 }
 
-/**
- * Removes one provider's credentials of an app and prints the summary left. The app's
- * installations on that platform are skipped as NoCredentials from then on (running workers see
- * it within 30 seconds). Removing `web-push` discards the VAPID pair every browser subscription is
- * bound to: new keys mean every browser must subscribe again.
- */
+/** Later sends skip the platform as NoCredentials (workers see it within 30 s); a new VAPID pair means every browser resubscribes. */
 @Command({ name: 'apps:credentials:remove', description: "Remove one provider's credentials of an app (apns, fcm or web-push)" })
 export class AppsCredentialsRemoveCommand extends CommandRunner {
   constructor(private readonly credentials: CredentialsService) {

@@ -3,22 +3,16 @@ import type { CredentialsInput } from '../credentials/credentials.service';
 import type { SandboxInfo } from '../sandbox/sandbox';
 import { CliError } from './cli-error';
 
-/** Where `pns sandbox` answers when started without options. */
 export const SANDBOX_URL = 'http://127.0.0.1:4400';
 
-/** The environment `setup --sandbox` writes into .env: where the providers are, and the CA to trust. */
 export function sandboxEnvironment(info: SandboxInfo): Map<string, string> {
   return new Map(Object.entries(info.env));
 }
 
-/** The Web Push contact `setup --sandbox` gives an app; the sandbox accepts any mailto: or https: one. */
+/** The sandbox accepts any mailto: or https: subject. */
 export const SANDBOX_VAPID_SUBJECT = 'mailto:qa@example.com';
 
-/**
- * The credentials a running sandbox accepts (docs/testing.md), as an app stores them: its APNs key
- * for its first bundle id (a development app), its FCM service account, and a VAPID subject (the
- * app's VAPID key pair is kept, or generated).
- */
+/** What a running sandbox accepts (docs/testing.md), as an app stores it; the app's VAPID pair is kept or generated. */
 export function sandboxCredentials(info: SandboxInfo): CredentialsInput {
   return {
     apns: {
@@ -33,7 +27,6 @@ export function sandboxCredentials(info: SandboxInfo): CredentialsInput {
   };
 }
 
-/** Reads what the sandbox at `url` serves (its `GET /`), or says why it cannot. */
 export async function fetchSandboxInfo(url: string): Promise<SandboxInfo> {
   let response: Response;
   try {

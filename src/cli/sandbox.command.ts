@@ -1,11 +1,7 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { runSandboxCommand } from '../sandbox/sandbox-command';
 
-/**
- * `pns sandbox` (docs/testing.md) as the help lists it. cli.ts starts the sandbox before any
- * configuration, database or Nest module (it needs none of them), so this class only describes it:
- * its options are read by runSandboxCommand.
- */
+/** `pns sandbox` as the help lists it; cli.ts runs it (runSandboxCommand) before any configuration or module. */
 @Command({
   name: 'sandbox',
   description: 'Serve loopback APNs, FCM and Web Push with an inbox for tests (docs/testing.md); needs no database, Redis or APP_KEY',

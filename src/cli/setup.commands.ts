@@ -23,13 +23,12 @@ export class MigrateCommand extends CommandRunner {
   }
 }
 
-/** The port `npm start` in this directory will listen on: .env's PORT wins over the environment setup ran in (docs/api.md#cli). */
+/** .env's PORT wins over the environment setup ran in (docs/api.md#cli). */
 export function startPort(environmentPort: number, file = '.env'): number {
   const fromFile = existsSync(file) ? parseEnv(readFileSync(file, 'utf8')).PORT : undefined;
   return fromFile && /^\d+$/.test(fromFile) ? Number(fromFile) : environmentPort;
 }
 
-/** A token setup made earlier (named `setup`, all abilities) that still works: a second run keeps it. */
 const keptToken = (tokens: TokenSummary[], now: number) =>
   tokens.find(
     (token) =>
@@ -41,14 +40,7 @@ const keptToken = (tokens: TokenSummary[], now: number) =>
 
 const SETUP_TOKEN_NAME = 'setup';
 
-/**
- * First run on a new machine: migrations, an app and an all-abilities token, and curls to try.
- * (APP_KEY and the settings given in the environment are written to .env by cli.ts before
- * anything starts, since the config needs them.) Run again, it keeps the app and the token it
- * made (whose secret it cannot show again) unless `--new-token`. With `--sandbox [url]`, the app
- * also gets the credentials of the running sandbox (docs/testing.md); cli.ts has written its URLs
- * and CA into .env.
- */
+/** Migrations, an app, an all-abilities token (kept on later runs unless `--new-token`) and curls; cli.ts has written .env. */
 @Command({ name: 'setup', description: 'Migrate, then create a first app and an all-abilities token (kept on later runs unless --new-token)' })
 export class SetupCommand extends CommandRunner {
   constructor(
@@ -80,7 +72,6 @@ export class SetupCommand extends CommandRunner {
     const bearer = token.token ?? '<the token setup printed before>';
     const base = `http://localhost:${startPort(this.config.PORT)}/api/v1`;
     const headers = `-H 'Authorization: Bearer ${bearer}' -H 'Content-Type: application/json'`;
-    // One line each: they are copied out of the JSON.
     const curl = {
       register: `curl -i -X PUT ${base}/installations/my-first-device ${headers} -d '{"platform":"android","push_token":"my-first-device-token","user_id":"user-1"}'`,
       dry_run: `curl -i -X POST ${base}/notifications ${headers} -d '{"recipients":{"user_ids":["user-1"]},"notification":{"title":"Hello","body":"From my push service"},"options":{"dry_run":true}}'`,
@@ -93,7 +84,7 @@ export class SetupCommand extends CommandRunner {
       `\nApp "${app.name}" (${app.id}) is ready. ${tokenLine}\n` +
         `Start the service with \`npm start\`, then run the "curl" commands below: register an installation, send a dry run, send.\n\n`,
     );
-    // The token goes last, so it stays on screen right above what `npm start` prints next.
+    // The token last, right above what `npm start` prints next.
     printJson({
       app: { id: app.id, name: app.name },
       curl,

@@ -1,11 +1,6 @@
 import { LoggerService } from '@nestjs/common';
 
-/**
- * The CLI's logger. Stdout carries only the command's JSON and a failure is one line on stderr,
- * so warnings and errors are written to stderr as one plain line each: no colours, no timestamps,
- * no stack traces. Nest's ExceptionHandler is left out: the error it reports (e.g. the database
- * refusing the connection while modules start) is what ends the command, and cli.ts prints it.
- */
+/** One plain line per warning on stderr, as stdout holds only the JSON; cli.ts prints the error that ends a command. */
 export class StderrLogger implements LoggerService {
   log(): void {}
   debug(): void {}
@@ -31,7 +26,6 @@ export class StderrLogger implements LoggerService {
   }
 }
 
-/** Nest's Logger passes its context as the last parameter. */
 function contextOf(params: unknown[]): string | undefined {
   const last = params[params.length - 1];
   return typeof last === 'string' ? last : undefined;

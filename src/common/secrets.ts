@@ -1,16 +1,6 @@
-/**
- * What never reaches a log line or an error report: secret-named keys and query parameters, and
- * any string shaped like one of our own secrets, whatever carries it.
- * Here, in common, because both the logging setup and the exceptions filter censor with it.
- */
+/** What never reaches a log line or error report (docs/decisions/0007-secrets-censored-by-serializers.md). */
 export const CENSOR = '[Redacted]';
 
-/**
- * Key names whose values never reach a log line, wherever they sit: bearer tokens, device push
- * tokens and subscriptions, provider private keys (APNs .p8, FCM service account, VAPID),
- * passwords and the APP_KEY (and APP_KEY_PREVIOUS). Words may be joined by `_`, `-` (header names:
- * X-Api-Key) or nothing. `tokenId`/`token_id` stay: they identify a token without revealing it.
- */
 const SECRET_KEY =
   /^(authorization|proxy-authorization|cookie|set-cookie|token|x[-_]token|auth|bearer|app[-_]?key|app[-_]key[-_]previous)$|password|passphrase|secret|private[-_]?key|push[-_]?token|web[-_]?push[-_]?subscription|access[-_]?token|refresh[-_]?token|auth[-_]?token|api[-_]?token|api[-_]?key/i;
 const MAX_DEPTH = 8;
@@ -19,23 +9,14 @@ export function isSecretKey(key: string): boolean {
   return SECRET_KEY.test(key);
 }
 
-/**
- * Our own secrets by their shape: API tokens (`pns_` + base62), identity secrets (`idv_` +
- * base62) and webhook signing secrets (`whsec_` + base64). One precompiled test per string; the
- * replacement runs only on a hit.
- */
 const SECRET_VALUE = /pns_[A-Za-z0-9]{16,}|idv_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9+/]{16,}=*/;
 const SECRET_VALUES = new RegExp(SECRET_VALUE.source, 'g');
 
-/** `text` with every secret-shaped part censored (the same string when there is none). */
 export function censorSecretValues(text: string): string {
   return SECRET_VALUE.test(text) ? text.replace(SECRET_VALUES, CENSOR) : text;
 }
 
-/**
- * A copy of `value` with every secret-named key censored. Only plain objects and arrays are
- * walked: class instances (errors, requests, buffers) have their own serializers.
- */
+/** A copy with every secret-named key censored; class instances have their own serializers. */
 export function scrubSecrets<T>(value: T, depth = 0): T {
   if (typeof value === 'string') return censorSecretValues(value) as T;
   if (depth > MAX_DEPTH || value === null || typeof value !== 'object') return value;
@@ -49,11 +30,7 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
   return out as T;
 }
 
-/**
- * `url` with the value of every secret-named query parameter (`access_token`, `token`, `api_key`...)
- * and every secret-shaped part censored. Such tokens are refused (only the Authorization header
- * authenticates), but a caller who sent one must not find it in the logs either.
- */
+/** `url` with secret-named query parameters and secret-shaped parts censored. */
 export function redactUrl(url: string): string {
   const censored = censorSecretValues(url);
   const query = censored.indexOf('?');
@@ -71,7 +48,6 @@ function redactQuery(url: string, query: number): string {
       } catch {
         // an undecodable name is checked as it is
       }
-      // `a[access_token]` is how qs-style parsers nest a key.
       const key = /\[([^\]]*)\]$/.exec(decoded)?.[1] ?? decoded;
       return isSecretKey(key) || isSecretKey(decoded) ? `${separator}${name}=${CENSOR}` : whole;
     })

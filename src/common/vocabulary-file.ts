@@ -4,14 +4,9 @@ import { OPS_BY_FIELD } from './audience-filter';
 import { PLATFORMS } from './platform';
 import * as vocabulary from './vocabulary';
 
-/**
- * The operator dashboard's copy of the vocabulary (clients/admin/src/vocabulary.ts): the dashboard
- * is a browser workspace that cannot import src/, so `npm run vocabulary:sync` writes the values of
- * common/vocabulary.ts there, and vocabulary-file.spec.ts fails when the file is stale.
- */
+/** The dashboard's copy of the vocabulary, which it cannot import from src/; vocabulary-file.spec.ts fails when stale. */
 export const DASHBOARD_VOCABULARY = resolve(__dirname, '../../clients/admin/src/vocabulary.ts');
 
-/** What the dashboard shows or filters on, by the name it has here. */
 const EXPORTS: Record<string, unknown> = {
   PLATFORMS,
   DELIVERY_STATUSES: vocabulary.DELIVERY_STATUSES,

@@ -3,22 +3,10 @@ import { lookup as dnsLookup, LookupAddress } from 'node:dns';
 import { isIP, LookupFunction } from 'node:net';
 
 /**
- * Which Web Push endpoints the service will talk to. A subscription's endpoint is chosen by
- * whoever registers the installation (an app-embedded token), so without these rules it could
- * point the worker at any address, the service's own network included (SSRF).
- *
- * - At registration (installations DTO) and again at send time: `https` only, no user name or
- *   password, and a host on the allow-list (WEB_PUSH_ALLOWED_HOSTS; exact names, or `.suffix`
- *   for any name under it). IP literals, `localhost`, `*.localhost` and single-label names are
- *   refused unless the operator lists them.
- * - At send time the host is resolved and every address must be public (not private, loopback,
- *   link-local, CGNAT, multicast or otherwise reserved), and the connection goes to exactly the
- *   address that was checked (the check is the socket's own `lookup`), so DNS cannot change in
- *   between. Hosts the operator listed are trusted wherever they resolve (a push service on
- *   their own network, the tests' loopback fake); the built-in default list is checked.
+ * Which Web Push endpoints the service talks to (an installation chooses its endpoint: SSRF), docs/operations.md#security:
+ * https, no user info, an allow-listed host; at send time every address public, and the socket connects to the one checked.
  */
 
-/** The public push services of Chrome/Android, Firefox, Safari/Apple and Edge/Windows. */
 export const DEFAULT_WEB_PUSH_HOSTS = [
   'fcm.googleapis.com',
   'android.googleapis.com',
@@ -29,13 +17,10 @@ export const DEFAULT_WEB_PUSH_HOSTS = [
 ] as const;
 
 const LABEL = '[a-z0-9](?:[a-z0-9-]*[a-z0-9])?';
-/** One WEB_PUSH_ALLOWED_HOSTS entry: a host name (letters, digits, hyphens, dots) or `.suffix`. */
 export const ALLOWED_HOST_ENTRY = new RegExp(`^\\.?${LABEL}(?:\\.${LABEL})*$`, 'i');
 
-/** An RFC 3986 path and query (pct-encoded octets included), as the OpenAPI patterns write them. */
 export const URL_PATH_AND_QUERY = "(?:/(?:[-A-Za-z0-9._~!$&'()*+,;=:@/]|%[0-9A-Fa-f]{2})*)?(?:\\?(?:[-A-Za-z0-9._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})*)?";
 
-/** Error code of a connection refused because its host resolved to a non-public address. */
 export const PRIVATE_ADDRESS_CODE = 'EPRIVATEADDRESS';
 
 export const ENDPOINT_MESSAGES = {
@@ -45,24 +30,21 @@ export const ENDPOINT_MESSAGES = {
   notAllowed: 'The :attribute field must be the URL of a push service this server accepts (WEB_PUSH_ALLOWED_HOSTS).',
 } as const;
 
-/** Whether an IP address (v4, v6, v4-mapped v6) is public unicast, i.e. not in any special range. */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   if (parsed.range() !== 'unicast') return false;
-  // Only the global unicast block 2000::/3 is public IPv6; the rest is unassigned or special.
+  // Only 2000::/3 is global unicast IPv6.
   return parsed.kind() === 'ipv4' || (parsed as ipaddr.IPv6).match(ipaddr.IPv6.parse('2000::'), 3);
 }
 
-/** `[::1]` -> `::1`, and one trailing dot (`host.`) dropped: the name DNS would look up. */
 export const bareHost = (hostname: string) =>
   hostname
     .replace(/^\[|\]$/g, '')
     .replace(/\.$/, '')
     .toLowerCase();
 
-/** A host that names no public service by itself: an IP literal, `localhost`, `*.localhost` or a single label. */
 export function isAddressOrLocalName(host: string): boolean {
   return isIP(host) !== 0 || host === 'localhost' || host.endsWith('.localhost') || !host.includes('.');
 }
@@ -70,7 +52,6 @@ export function isAddressOrLocalName(host: string): boolean {
 export type Resolver = (hostname: string, callback: (error: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
 export const systemResolver: Resolver = (hostname, callback) => dnsLookup(hostname, { all: true, verbatim: true }, callback);
 
-/** A comma-separated host list setting (`name,.suffix`), lower-cased; undefined when unset or empty. */
 export function parseHostList(setting: string | undefined): string[] | undefined {
   const listed = setting
     ?.split(',')
@@ -79,17 +60,12 @@ export function parseHostList(setting: string | undefined): string[] | undefined
   return listed && listed.length > 0 ? listed : undefined;
 }
 
-/** Whether `hostname` is one of `entries`: exact names, or `.suffix` for any name under it. */
 export function hostListAllows(entries: readonly string[], hostname: string): boolean {
   const host = bareHost(hostname);
   return entries.some((entry) => (entry.startsWith('.') ? host.endsWith(entry) && host.length > entry.length : host === entry));
 }
 
-/**
- * A `lookup` for net/tls/http2 connections: resolves as usual, but fails with PRIVATE_ADDRESS_CODE
- * when any address of a host that is not `trusted` is not public. The socket then connects to the
- * address this returned, the one that was checked, so DNS cannot change in between.
- */
+/** A `lookup` that fails with PRIVATE_ADDRESS_CODE on a non-public address of an untrusted host; the socket connects to the address checked. */
 export function publicAddressLookup(trusted: (hostname: string) => boolean, resolver: Resolver = systemResolver): LookupFunction {
   return (hostname, options, callback) => {
     const isTrusted = trusted(hostname);
@@ -111,7 +87,7 @@ export function publicAddressLookup(trusted: (hostname: string) => boolean, reso
 }
 
 export class WebPushHosts {
-  /** `setting` is WEB_PUSH_ALLOWED_HOSTS: when given it replaces the default list, and its hosts are trusted. */
+  /** WEB_PUSH_ALLOWED_HOSTS replaces the default list when given, and its hosts are trusted. */
   static fromSetting(setting: string | undefined, resolver: Resolver = systemResolver): WebPushHosts {
     const listed = parseHostList(setting);
     return listed ? new WebPushHosts(listed, true, resolver) : new WebPushHosts([...DEFAULT_WEB_PUSH_HOSTS], false, resolver);
@@ -119,7 +95,6 @@ export class WebPushHosts {
 
   private constructor(
     readonly entries: readonly string[],
-    /** True when the operator set the list: its hosts are then trusted wherever they resolve. */
     readonly operatorListed: boolean,
     private readonly resolver: Resolver,
   ) {}
@@ -128,7 +103,6 @@ export class WebPushHosts {
     return hostListAllows(this.entries, hostname);
   }
 
-  /** The message template (`:attribute`) for an endpoint this server will not send to, or null. */
   endpointProblem(endpoint: string): string | null {
     let url: URL;
     try {
@@ -139,26 +113,18 @@ export class WebPushHosts {
     return this.urlProblem(url);
   }
 
-  /** endpointProblem for an endpoint already parsed (the worker parses each one once per message). */
   urlProblem(url: URL): string | null {
     if (url.protocol !== 'https:' || !url.hostname) return ENDPOINT_MESSAGES.https;
     if (url.username !== '' || url.password !== '') return ENDPOINT_MESSAGES.credentials;
     if (this.allows(url.hostname)) return null;
-    // The URL parser has already turned 0x7f.1, 2130706433 and %31%32%37.0.0.1 into 127.0.0.1.
+    // The URL parser has already turned 0x7f.1 and 2130706433 into 127.0.0.1.
     if (isAddressOrLocalName(bareHost(url.hostname))) return ENDPOINT_MESSAGES.address;
     return ENDPOINT_MESSAGES.notAllowed;
   }
 
-  /**
-   * A `lookup` for net/tls/http2 connections to push services (publicAddressLookup): hosts the
-   * operator listed are trusted wherever they resolve; the built-in list is checked.
-   */
   readonly lookup: LookupFunction = publicAddressLookup((hostname) => this.operatorListed && this.allows(hostname), this.resolver);
 
-  /**
-   * The allow-list as a JSON Schema (ECMA-262) pattern for a whole endpoint URL, for the OpenAPI
-   * document: stricter than the check above (lower-case host names only), never looser.
-   */
+  /** The allow-list as a pattern for the OpenAPI document: stricter than the check (lower case only), never looser. */
   endpointPattern(): string {
     const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     // No "--" in generated labels: "xn--..." would have to be valid punycode.

@@ -4,10 +4,7 @@ import { env } from '../config/env';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-/**
- * The one set of DataSource options, used by Nest (TypeOrmModule), the CLI's `migrate` and
- * `ormconfig.ts`. Schema changes happen only through migrations.
- */
+/** The one set of DataSource options (Nest, the CLI's `migrate`, ormconfig.ts); schema changes only through migrations. */
 export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
   return {
     type: 'postgres',
@@ -27,7 +24,6 @@ export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
   };
 }
 
-/** The options Nest's TypeOrmModule gets, in the service and in the CLI. */
 export function typeOrmModuleOptions(): TypeOrmModuleOptions {
   return { ...dataSourceOptions(), migrationsRun: env().MIGRATE_ON_START };
 }

@@ -2,18 +2,11 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 
-/** How often a process that found migrations pending looks again. */
 export const SCHEMA_RECHECK_MS = 2_000;
 
 export const MIGRATE_HINT = 'run `npx pns migrate` (or `node dist/src/cli.js migrate`), or set MIGRATE_ON_START=true';
 
-/**
- * Whether the database has every migration this build knows. Checked once the application is
- * up; while migrations are pending the API answers 503 (SchemaGuard) and /health/ready says why,
- * rather than every call failing with a 500 on a missing table. Checked again every
- * SCHEMA_RECHECK_MS until the schema is complete, so running `migrate` beside a running service
- * makes it ready without a restart.
- */
+/** Whether every migration of this build is applied, checked until it is: the API answers 503 meanwhile, not a 500 per call. */
 @Injectable()
 export class SchemaStatus implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger('Database');
@@ -22,7 +15,6 @@ export class SchemaStatus implements OnApplicationBootstrap, OnModuleDestroy {
 
   constructor(@InjectDataSource() private readonly dataSource: DataSource) {}
 
-  /** Names of the migrations not yet applied (empty when the schema is current). */
   get pending(): readonly string[] {
     return this.missing;
   }
@@ -42,7 +34,6 @@ export class SchemaStatus implements OnApplicationBootstrap, OnModuleDestroy {
           clearInterval(this.timer);
           this.logger.log('Database migrations applied: the API is ready');
         },
-        // Likely the database itself is away; readiness reports that, and the next look retries.
         () => undefined,
       );
     }, SCHEMA_RECHECK_MS);

@@ -3,10 +3,7 @@ import { Reflector } from '@nestjs/core';
 import { PUBLIC_KEY } from '../auth/auth.decorators';
 import { SchemaStatus } from './schema-status';
 
-/**
- * First global guard: while migrations are pending, every authenticated route answers 503
- * (the token lookup itself needs the schema). Public routes (health) still answer, to say why.
- */
+/** While migrations are pending, authenticated routes answer 503; health still answers, to say why. */
 @Injectable()
 export class SchemaGuard implements CanActivate {
   constructor(

@@ -1,19 +1,17 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
 
-/** Raised when PostgreSQL did not answer within DATABASE_CONNECT_TIMEOUT_MS; its message is the last line. */
 export class DatabaseUnreachableError extends Error {}
 
 const FIRST_DELAY_MS = 250;
 const MAX_DELAY_MS = 5_000;
 
-/** Where a URL points, without its password. */
 export function describeDatabase(url: string): string {
   const parsed = new URL(url);
   return `${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
-/** Why a connection attempt failed, in words an operator can act on (no stack, no password). */
+/** In words an operator can act on: no stack, no password. */
 export function connectFailure(error: unknown): string {
   const { code, message } = error as { code?: string; message?: string };
   if (code === '3D000') return `${message} (create it: \`npx pns setup\` does)`;
@@ -21,13 +19,7 @@ export function connectFailure(error: unknown): string {
   return code && message && !message.includes(code) ? `${code}: ${message}` : (message ?? String(error));
 }
 
-/**
- * Waits until PostgreSQL accepts a connection to DATABASE_URL, since containers start in any
- * order: one line at once saying what is wrong, another only if the reason changes, retries
- * with exponential backoff (0.25 s doubling to 5 s), and after `timeoutMs` a
- * DatabaseUnreachableError. An unreachable server, a missing database and refused credentials
- * are all retried: each can be fixed by another container or an operator while we wait.
- */
+/** Waits for PostgreSQL (containers start in any order), retrying every failure with backoff, one line per new reason. */
 export async function waitForDatabase(url: string, timeoutMs: number, logger = new Logger('Database')): Promise<void> {
   const started = Date.now();
   const where = describeDatabase(url);

@@ -3,7 +3,6 @@ import type { SchemaObject } from '@nestjs/swagger';
 import { ValidationFailedError } from '../common/errors';
 import { INSTALLATION_ID } from '../common/validation/domain-rules';
 
-/** The OpenAPI schema of the path parameter, from the same check. */
 export const INSTALLATION_ID_SCHEMA = INSTALLATION_ID.schema as SchemaObject;
 
 /** The `{installationId}` path parameter: 1..255 characters, reported as `installation_id`. */

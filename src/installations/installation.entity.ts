@@ -4,11 +4,9 @@ import { type Platform, WebPushSubscription } from '../common/platform';
 import type { Permission } from '../common/vocabulary';
 import type { PropertyValue } from '../common/validation/domain-rules';
 
-// Defined once in common/platform.ts; re-exported here for the installation DTOs.
 export { PLATFORMS } from '../common/platform';
 export type { Platform, WebPushSubscription } from '../common/platform';
 
-// Defined once in common/vocabulary.ts (the fan-out skips `denied`); re-exported for the DTOs.
 export { PERMISSIONS } from '../common/vocabulary';
 export type { Permission } from '../common/vocabulary';
 
@@ -20,16 +18,12 @@ export interface Device {
   timezone: string | null;
 }
 
-/**
- * One registered instance of the client app. Deleting one keeps the row (deliveries and events
- * refer to it) but clears its personal data and token, and `deleted_at` hides it everywhere.
- */
+/** Deleting keeps the row (deliveries refer to it) but clears its personal data and token. */
 @Entity('installations')
 @Index('installations_app_id_installation_id_key', ['appId', 'installationId'], { unique: true })
 @Index('installations_app_id_user_id_idx', ['appId', 'userId'])
-// Audience filters' app_version ranges (migration Audiences): on app_version_key(device ->> 'app_version'), an expression TypeORM cannot declare.
+// Expression indexes TypeORM cannot declare (migrations Audiences, FilterSendAudiences).
 @Index('installations_app_version_idx', { synchronize: false })
-// The language audience filters compare (migration FilterSendAudiences), an expression too.
 @Index('installations_language_idx', { synchronize: false })
 export class Installation {
   @PrimaryGeneratedColumn('uuid')
@@ -84,17 +78,15 @@ export class Installation {
   @Column({ name: 'deleted_at', type: 'timestamptz', nullable: true })
   deletedAt: Date | null;
 
-  /** Sorted, without duplicates (docs/api.md#recipients); GIN-indexed for "carries any of these tags". */
   @Index('installations_tags_idx', { synchronize: false })
   @Column({ type: 'text', array: true, default: () => `'{}'` })
   tags: string[];
 
-  /** Typed values by key (docs/api.md#properties); GIN-indexed (jsonb_path_ops) for a property's equality in audience filters. */
   @Index('installations_properties_idx', { synchronize: false })
   @Column({ type: 'jsonb', default: () => `'{}'` })
   properties: Record<string, PropertyValue>;
 
-  /** Push-to-start tokens by ActivityAttributes type name (docs/api.md#live-activity-start-tokens); write-only. */
+  /** By ActivityAttributes type name (docs/api.md#live-activity-start-tokens); write-only. */
   @Column({ name: 'live_activity_start_tokens', type: 'jsonb', default: () => `'{}'` })
   liveActivityStartTokens: Record<string, string>;
 }

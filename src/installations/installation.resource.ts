@@ -22,9 +22,8 @@ export function toInstallationResource(row: InstallationRow) {
     invalid_reason: row.invalid_reason,
     tags: row.tags,
     properties: row.properties ?? {},
-    // docs/api.md#badge-arithmetic: counted for iOS only.
     badge: row.platform === 'ios' ? row.badge : null,
-    // docs/api.md#live-activity-start-tokens: the tokens are write-only, their types are shown.
+    // docs/api.md#live-activity-start-tokens: write-only; their types are shown.
     live_activity_types: Object.keys(row.live_activity_start_tokens ?? {}).sort(),
   };
 }

@@ -1,15 +1,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { MetricsService } from './metrics.service';
 
-/** Label of requests that matched no route (unknown paths, the queue dashboard's own router). */
 export const UNMATCHED_ROUTE = 'unmatched';
 
-/**
- * Times every HTTP request into pns_http_request_duration_seconds. The `route` label is the
- * route pattern Express matched (`/api/v1/installations/:installationId`), never the raw URL,
- * so the number of series stays bounded whatever clients send. Mounted first (app.factory.ts),
- * so requests refused by a guard, a body error or a 404 are measured too.
- */
+/** Times every request by the route pattern matched (bounded series), mounted first so refused requests count too. */
 export function httpMetrics(metrics: MetricsService): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const stop = metrics.httpDuration.startTimer();
@@ -20,11 +14,6 @@ export function httpMetrics(metrics: MetricsService): RequestHandler {
   };
 }
 
-/**
- * The matched route's pattern. Nest mounts module middleware (request logging, the dashboard) as
- * wildcard routes such as `{/*splat}`; when one of those is the last thing Express matched, no
- * real route was, and the request counts as unmatched.
- */
 function routeLabel(req: Request): string {
   const path = (req.route as { path?: unknown } | undefined)?.path;
   return typeof path === 'string' && !path.includes('*') ? path : UNMATCHED_ROUTE;

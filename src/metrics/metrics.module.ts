@@ -4,10 +4,6 @@ import { MetricsServer } from './metrics.server';
 import { MetricsService } from './metrics.service';
 import { QueueDepthSampler } from './queue-depth.sampler';
 
-/**
- * Metrics for every mode (it is part of CoreModule): the registry domain code records into,
- * and the METRICS_PORT listener that exposes it.
- */
 @Global()
 @Module({
   imports: [QueueInspectorModule],

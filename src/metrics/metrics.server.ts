@@ -5,12 +5,7 @@ import { EnvironmentVariables } from '../config/env';
 import { MetricsService } from './metrics.service';
 import { QueueDepthSampler } from './queue-depth.sampler';
 
-/**
- * The Prometheus endpoint, on its own port (METRICS_PORT) rather than the API's: it needs no
- * token, must not be public, and a worker, which has no HTTP server, exposes it too. It also
- * answers GET /health/live, so a worker container has a liveness check. Started once the
- * application is up; closed (idle keep-alive connections included) on shutdown.
- */
+/** Prometheus on METRICS_PORT, not the API's: tokenless, not public, and a worker has it too (with /health/live). */
 @Injectable()
 export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(MetricsServer.name);
@@ -22,7 +17,6 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly sampler: QueueDepthSampler,
   ) {}
 
-  /** The bound port, or undefined when the listener is off. */
   get port(): number | undefined {
     return (this.server?.address() as AddressInfo | null)?.port;
   }
@@ -36,7 +30,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
         res.end('metrics unavailable\n');
       });
     });
-    // A port clash stops the start with a line saying what to change, rather than running unobserved.
+    // A port clash stops the start rather than running unobserved.
     await new Promise<void>((resolve, reject) => {
       const fail = (error: NodeJS.ErrnoException) =>
         reject(
@@ -45,7 +39,6 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
             : error,
         );
       server.once('error', fail);
-      // No METRICS_HOST: every interface, as for the API (a scraper in another container must reach it).
       server.listen(this.config.METRICS_PORT, this.config.METRICS_HOST, () => {
         server.off('error', fail);
         resolve();
@@ -61,7 +54,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
     this.server = undefined;
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
-      // A Prometheus scraper keeps its connection open; close() alone would wait for it.
+      // A scraper keeps its connection open; close() alone would wait for it.
       server.closeAllConnections();
     });
   }

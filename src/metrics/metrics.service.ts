@@ -4,13 +4,9 @@ import type { ProviderId, SkipReason } from '../common/vocabulary';
 
 export type DeliveryMetricOutcome = 'accepted' | 'failed' | 'retried' | 'invalidated' | 'skipped';
 
-/** A webhook call: answered 2xx, to be tried again, or the last attempt failed (given up). */
 export type WebhookCallOutcome = 'delivered' | 'retried' | 'failed';
 
-/**
- * Every Prometheus metric of the service, on one registry per process. Domain code records
- * through these methods; the /metrics listener (METRICS_PORT) exposes `registry`.
- */
+/** Every Prometheus metric, on one registry per process; domain code records through these methods. */
 @Injectable()
 export class MetricsService {
   readonly registry = new Registry();
@@ -76,17 +72,14 @@ export class MetricsService {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** `provider`: the platform's provider id (common/vocabulary.ts PROVIDER_OF). */
   recordDelivery(provider: ProviderId, outcome: DeliveryMetricOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
   }
 
-  /** `event` is a webhook event type (docs/api.md#webhooks). */
   recordWebhookCall(event: string, outcome: WebhookCallOutcome): void {
     this.webhookCalls.inc({ event, outcome });
   }
 
-  /** `reason` is one of the skip reasons of docs/api.md#delivery (common/vocabulary.ts SkipReason). */
   recordSkipped(provider: ProviderId, reason: SkipReason, count = 1): void {
     if (count > 0) this.deliveriesSkipped.inc({ provider, reason }, count);
   }

@@ -2,16 +2,11 @@ import { Injectable, Logger } from '@nestjs/common';
 import { QueueInspector } from '../queue/queue-inspector';
 import { MetricsService } from './metrics.service';
 
-/** The BullMQ states a job can be in (a paused queue keeps its jobs in `waiting`); each is a `state` label. */
+/** A paused queue keeps its jobs in `waiting`. */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children', 'failed', 'completed'] as const;
 const SAMPLE_TIMEOUT_MS = 1_000;
 
-/**
- * Reads the job counts of every queue into the queue-depth gauge, on scrape: the numbers are
- * as fresh as Prometheus asks for, and nothing polls Redis between scrapes. When Redis does not
- * answer in time the gauge is emptied rather than left at stale values, so the series goes
- * absent and an `absent()` alert can fire.
- */
+/** Job counts into the gauge on scrape; emptied when Redis does not answer, so an `absent()` alert can fire. */
 @Injectable()
 export class QueueDepthSampler {
   private readonly logger = new Logger(QueueDepthSampler.name);

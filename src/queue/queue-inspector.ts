@@ -7,14 +7,7 @@ import { ObservedQueue } from './redis-status';
 
 export const INSPECTED_QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, SMALL_SEND_QUEUE, WEBHOOK_QUEUE] as const;
 
-/**
- * Read-side handles on every queue, for the metrics sampler and the queue dashboard. They are
- * plain BullMQ Queues, deliberately not registered with BullModule: @nestjs/bullmq takes a
- * processor's connection options from whichever queue provider of that name it finds first, and
- * these use the API's fail-fast producer connection, which a worker must not inherit. They are
- * created on first use, so a process that is never scraped and has no dashboard opens no
- * connection for them.
- */
+/** Read-side queues, not registered with BullModule: a worker would inherit their fail-fast connection. */
 @Injectable()
 export class QueueInspector implements OnModuleDestroy {
   private handles?: Queue[];

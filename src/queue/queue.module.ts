@@ -6,24 +6,20 @@ import { redisConnectionOptions, RedisConnectionOptions } from '../config/redis-
 import { createRedisClient } from './redis-client';
 import { ObservedQueue, ObservedWorker } from './redis-status';
 
-// Every queue and worker @nestjs/bullmq creates reports its connection errors to redisStatus.
-// Set when this file is first imported, which is before any module calls registerQueue.
+// Every queue @nestjs/bullmq creates reports its errors to redisStatus; set before any registerQueue.
 BullModule.queueClass = ObservedQueue;
 BullModule.workerClass = ObservedWorker;
-// BullMQ builds its connections (a worker's blocking one too) from the options below through this
-// factory, so they are Cluster clients when REDIS_CLUSTER_NODES is set; BullMQ still owns and
-// closes them, as it does the clients it would have made itself.
+// BullMQ's connections go through this factory, so they are Cluster clients when REDIS_CLUSTER_NODES is set.
 RedisConnection.clientFactory = (options) => createIORedisClient(createRedisClient(options));
 
 type RedisSettings = Pick<EnvironmentVariables, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>;
 
-/** Workers block on Redis and must retry forever (BullMQ requires maxRetriesPerRequest: null). */
+/** Workers block and retry forever (BullMQ requires maxRetriesPerRequest: null). */
 export const workerConnection = (config: RedisSettings): RedisConnectionOptions => ({
   ...redisConnectionOptions(config),
   maxRetriesPerRequest: null,
 });
 
-/** Producers in the API answer in bounded time: no offline buffering, one retry. */
 export const producerConnection = (config: RedisSettings): RedisConnectionOptions => ({
   ...redisConnectionOptions(config),
   enableOfflineQueue: false,
@@ -31,7 +27,6 @@ export const producerConnection = (config: RedisSettings): RedisConnectionOption
   connectTimeout: 2_000,
 });
 
-/** BullMQ on Redis, every key under QUEUE_PREFIX. */
 @Module({
   imports: [
     BullModule.forRootAsync({

@@ -2,13 +2,7 @@ import { Logger } from '@nestjs/common';
 import { Processor, Queue, QueueOptions, Worker, WorkerOptions } from 'bullmq';
 import { env } from '../config/env';
 
-/**
- * What this process knows of Redis, fed by the error and ready events of every BullMQ client and
- * of the rate limiter. Each of those clients reconnects on its own, several times a second at
- * first; this turns their errors into one JSON line when Redis is lost, one per interval while it
- * stays away (REDIS_LOG_INTERVAL_MS), and one when it is back, instead of a stack trace per
- * attempt per client.
- */
+/** Redis's state for the whole process: every client's errors become one line when lost, one per interval, one when back. */
 export class RedisStatus {
   private readonly logger = new Logger('Redis');
   private downSince?: number;
@@ -45,10 +39,7 @@ export class RedisStatus {
 
 export const redisStatus = new RedisStatus();
 
-/**
- * BullMQ prints an error event that has no listener with console.error, stack and all; these
- * listen from the constructor on, before the first connection attempt can fail.
- */
+/** Listens from the constructor on: BullMQ prints an unheard error event with console.error and its stack. */
 export class ObservedQueue extends Queue {
   constructor(name: string, opts: QueueOptions) {
     super(name, opts);

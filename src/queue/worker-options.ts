@@ -5,15 +5,11 @@ import type { QUEUES } from '../common/queues';
 
 type Queue = (typeof QUEUES)[number];
 
-/** Whether a worker process configured with WORKER_QUEUES (unset: all) takes jobs from `queue`. */
 export function runsQueue(workerQueues: string | undefined, queue: Queue): boolean {
   return workerQueues === undefined || workerQueues.split(',').some((name) => name.trim() === queue);
 }
 
-/**
- * Worker options for @Processor. Getters, because @nestjs/bullmq spreads these when it creates
- * the Worker at bootstrap, while decorators run at import time, before the environment is read.
- */
+/** Getters: @nestjs/bullmq reads them at bootstrap, after decorators ran and the environment was read. */
 export function workerOptions(queue: Queue, concurrency: () => number): Partial<WorkerOptions> {
   return {
     // A queue left out of WORKER_QUEUES gets a Worker that never runs: no job, no stalled-job check.

@@ -3,15 +3,10 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { EnvironmentVariables } from '../config/env';
 import { RedisThrottlerStorage } from './redis-throttler.storage';
 
-/** The storage lives in its own module so Nest owns its lifecycle (connect, then quit on close). */
 @Module({ providers: [RedisThrottlerStorage], exports: [RedisThrottlerStorage] })
 export class RateLimitStorageModule {}
 
-/**
- * RATE_LIMIT_PER_MINUTE requests per minute per token, counted in Redis so the limit holds across
- * api processes. The guard itself (TokenThrottlerGuard) is an APP_GUARD in ApiModule, after
- * AbilitiesGuard.
- */
+/** RATE_LIMIT_PER_MINUTE per token across api processes; the guard is an APP_GUARD in ApiModule. */
 @Module({
   imports: [
     ThrottlerModule.forRootAsync({

@@ -6,12 +6,7 @@ import { redisConnectionOptions } from '../config/redis-options';
 import { createRedisClient } from '../queue/redis-client';
 import { redisStatus } from '../queue/redis-status';
 
-/**
- * One atomic step of a fixed-window counter with blocking, so that every api process sharing
- * the Redis sees the same count. KEYS[1] counts hits in the current window; KEYS[2] exists
- * while the tracker is blocked. ARGV: window ms, limit, block ms. Returns
- * {hits, window ms left, blocked (0/1), block ms left}.
- */
+/** One atomic fixed-window step with blocking. KEYS: hits, blocked; ARGV: window ms, limit, block ms; returns {hits, ms left, blocked, block ms left}. */
 const INCREMENT_SCRIPT = `
 local blockLeft = redis.call('PTTL', KEYS[2])
 if blockLeft > 0 then
@@ -33,7 +28,6 @@ return {hits, windowLeft, 0, 0}
 `;
 
 const CONNECT_TIMEOUT_MS = 2_000;
-/** At most one "Redis unavailable" warning per this interval, however many requests pass. */
 const WARN_INTERVAL_MS = 60_000;
 
 type IncrementReply = [number, number, number, number];
@@ -43,11 +37,8 @@ type ThrottleRedis = (Redis | Cluster) & {
 };
 
 /**
- * @nestjs/throttler storage on Redis (ioredis + one Lua script), keys under
- * `<QUEUE_PREFIX>:ratelimit:`. Written here because the community Redis storage does not
- * support Nest 12. When Redis does not answer, requests are let through: the API keeps
- * accepting sends while Redis is down (the sweeper queues them later), and a rate limiter must
- * not be the one thing that turns a Redis outage into an API outage.
+ * @nestjs/throttler storage on Redis (the community one does not support Nest 12), keys under `<QUEUE_PREFIX>:ratelimit:`.
+ * When Redis does not answer, requests pass: a rate limiter must not turn a Redis outage into an API outage.
  */
 @Injectable()
 export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnModuleDestroy {
@@ -60,28 +51,22 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
 
   constructor(private readonly config: EnvironmentVariables) {
     this.prefix = `${config.QUEUE_PREFIX}:ratelimit`;
-    // On a Redis Cluster both keys of a tracker share QUEUE_PREFIX's {hash tag}, hence one slot,
-    // as the script's two keys must.
+    // Both keys share QUEUE_PREFIX's {hash tag}: one Cluster slot, as the script needs.
     this.redis = createRedisClient({
       ...redisConnectionOptions(config),
-      // Fail fast instead of queueing commands while disconnected: the request must not wait.
+      // Fail fast: the request must not wait for a reconnection.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       connectTimeout: CONNECT_TIMEOUT_MS,
       lazyConnect: true,
     }) as ThrottleRedis;
     this.redis.defineCommand('throttleIncrement', { numberOfKeys: 2, lua: INCREMENT_SCRIPT });
-    // ioredis reconnects by itself; without a listener an error event would crash the process.
-    // redisStatus turns the errors of every Redis client of the process into one line per interval.
+    // Without a listener an error event would crash the process; redisStatus logs one line per interval.
     this.redis.on('error', (error: Error) => redisStatus.down(error));
     this.redis.on('ready', () => redisStatus.up());
   }
 
-  /**
-   * Connects before the first request, so the first requests are counted too. This hook and the
-   * next are idempotent: Nest calls them twice, since this one object is both the
-   * RedisThrottlerStorage provider and the library's ThrottlerStorage provider (options.storage).
-   */
+  /** Connects before the first request; idempotent, as Nest calls it twice (this object is two providers). */
   onModuleInit(): Promise<void> {
     // The operator dashboard's failed-login limit (admin/admin-sessions.service.ts) uses it too.
     const adminOn = Boolean(this.config.ADMIN_USER && this.config.ADMIN_PASSWORD);
@@ -120,11 +105,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
     }
   }
 
-  /**
-   * Milliseconds the tracker stays blocked (0: not blocked), without counting a hit: a login is
-   * refused while blocked even with the right password, so guessing gains nothing meanwhile.
-   * When Redis does not answer, not blocked (as `increment` lets requests through).
-   */
+  /** Ms the tracker stays blocked, without counting a hit (a login is refused even with the right password); 0 when Redis is down. */
   async blockedFor(key: string, throttlerName: string): Promise<number> {
     try {
       return Math.max(0, await this.redis.pttl(`${this.prefix}:${throttlerName}:${key}:block`));

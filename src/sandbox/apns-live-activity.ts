@@ -2,31 +2,20 @@ import { randomBytes } from 'node:crypto';
 import { constants as h2, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { isPlainObject } from './fake-server';
 
-/**
- * What APNs checks of a Live Activity push (Apple's "Starting and updating Live Activities with
- * ActivityKit push notifications"), kept apart from fake-apns.ts, which calls it through two small
- * hooks: the topic a push type needs, and the `aps` rules of `apns-push-type: liveactivity`.
- */
+/** What APNs checks of a Live Activity push (Apple's ActivityKit push guide), through two hooks of fake-apns.ts. */
 
 export const LIVE_ACTIVITY_PUSH_TYPE = 'liveactivity';
-/** A Live Activity push goes to `<bundle id>.push-type.liveactivity`, never to the bare bundle id. */
 export const LIVE_ACTIVITY_TOPIC_SUFFIX = '.push-type.liveactivity';
 const EVENTS = new Set(['start', 'update', 'end']);
-/** Tolerated clock skew for a `timestamp` a little ahead of ours. */
 const CLOCK_SKEW_SECONDS = 60;
 
 export interface LiveActivityRejection {
   status: number;
   reason: string;
-  /** Which rule refused it, for a test's assertion (APNs itself only says the reason). */
   rule: string;
 }
 
-/**
- * The bundle id a request's topic names for its push type, or undefined when the two do not go
- * together (a Live Activity to the app's topic, an alert to the Live Activity topic): APNs then
- * answers `TopicDisallowed`.
- */
+/** The bundle id the topic names for its push type, or undefined (APNs: `TopicDisallowed`). */
 export function topicFor(topic: string, pushType: string | undefined): string | undefined {
   const suffixed = topic.endsWith(LIVE_ACTIVITY_TOPIC_SUFFIX);
   if (pushType === LIVE_ACTIVITY_PUSH_TYPE) return suffixed ? topic.slice(0, -LIVE_ACTIVITY_TOPIC_SUFFIX.length) : undefined;
@@ -35,13 +24,7 @@ export function topicFor(topic: string, pushType: string | undefined): string | 
 
 const isUnixSeconds = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value > 0;
 
-/**
- * The `aps` of a Live Activity push: `event` one of start/update/end; `content-state` an object;
- * `timestamp` in whole seconds, not in the future (a millisecond value is); `attributes-type` and
- * `attributes` on start only and required there, with an alert (a start must show one);
- * `input-push-token` / `input-push-channel` on start only; `dismissal-date` on end only; every
- * date in Unix seconds; `relevance-score` a number.
- */
+/** What APNs refuses in a Live Activity's `aps` (events, seconds not ms, start-only and end-only fields). */
 export function liveActivityProblem(aps: Record<string, unknown>, nowMs = Date.now()): LiveActivityRejection | undefined {
   const bad = (rule: string): LiveActivityRejection => ({ status: 400, reason: 'BadPayload', rule });
   const event = aps.event;
@@ -65,13 +48,10 @@ export function liveActivityProblem(aps: Record<string, unknown>, nowMs = Date.n
   return undefined;
 }
 
-/** Channel management (`/1/apps/<bundle id>/channels` and `/all-channels`) and broadcasts (`/4/broadcasts/apps/<bundle id>`). */
 const CHANNEL_PATH = /^\/1\/apps\/([^/?]+)\/(channels|all-channels)$/;
 const BROADCAST_PATH = /^\/4\/broadcasts\/apps\/([^/?]+)$/;
-/** Apple's channel ids are base64 of 16 random bytes. */
 const CHANNEL_ID = /^[A-Za-z0-9+/]{22}==$/;
 
-/** An answer of the channel API: status, extra headers, JSON body (none when undefined). */
 export interface ChannelAnswer {
   status: number;
   headers?: Record<string, string>;
@@ -83,16 +63,9 @@ export interface FakeChannel {
   storagePolicy: 0 | 1;
 }
 
-/** Whether a request path belongs to the channel API or the broadcast endpoint (fake-apns.ts's hook). */
 export const isChannelPath = (path: string) => CHANNEL_PATH.test(path) || BROADCAST_PATH.test(path);
 
-/**
- * iOS 18 broadcast channels as APNs keeps them (Apple's "Sending channel management requests to
- * APNs" and "Sending broadcast push notification requests to APNs"): create (201 and the new
- * `apns-channel-id`), read, list and delete (204) by bundle id, and broadcasts to a channel, which
- * must name a live channel of that bundle id and carry a valid Live Activity payload. The fake has
- * already checked the provider token; `allowed(bundleId)` says whether the key may use the app.
- */
+/** iOS 18 broadcast channels as APNs keeps them: create, read, list, delete, and broadcasts to a live channel. */
 export class FakeApnsChannels {
   readonly channels = new Map<string, FakeChannel>();
 
@@ -160,7 +133,6 @@ function parse(text: string): unknown {
   }
 }
 
-/** Writes a channel API answer: its status, `apns-request-id`, its headers and JSON body (if any). */
 export function respondToChannelRequest(stream: ServerHttp2Stream, requestId: string, answer: ChannelAnswer): void {
   if (stream.destroyed || stream.headersSent) return;
   const headers: OutgoingHttpHeaders = { [h2.HTTP2_HEADER_STATUS]: answer.status, 'apns-request-id': requestId, ...answer.headers };

@@ -6,31 +6,22 @@ import type { WebPushStep } from './fake-web-push';
 export const BEHAVIOURS = ['ok', 'unregistered', 'bad_token', 'retry_after', 'outage'] as const;
 export type BehaviourName = (typeof BEHAVIOURS)[number];
 
-/** The token that stands for every recipient. */
 export const ALL_TOKENS = '*';
-/** Longest `seconds` a behaviour takes: a day. */
 export const MAX_BEHAVIOUR_SECONDS = 86_400;
 
 export interface Behaviour {
   behaviour: BehaviourName;
-  /** retry_after: the Retry-After header; outage: how long the 503s last. */
   seconds?: number;
-  /** outage only: when it ends (ms since the epoch). */
   until?: number;
 }
 
-/**
- * The standing answers set through the sandbox's API, per recipient (an APNs device token, an FCM
- * registration token or a Web Push subscription id) or for all; a recipient's own wins over `*`.
- * Each fake asks through its `standingAnswer` hook, after the checks the real service makes, so a
- * request the real service refuses is still refused whatever the behaviour.
- */
+/** Standing answers per recipient or for all (`*`, a recipient's own wins), asked after the real service's checks. */
 export class Behaviours {
   private readonly byToken = new Map<string, Behaviour>();
 
   constructor(private readonly now: () => number = Date.now) {}
 
-  /** Sets (or, with `ok`, clears) one token's behaviour; throws a message on a bad one. */
+  /** `ok` clears; throws a message on a bad one. */
   set(token: string, input: { behaviour?: unknown; seconds?: unknown }): Behaviour {
     const behaviour = input.behaviour;
     if (typeof behaviour !== 'string' || !(BEHAVIOURS as readonly string[]).includes(behaviour)) {
@@ -53,7 +44,6 @@ export class Behaviours {
     return entry;
   }
 
-  /** Every behaviour set, by token (an outage that is over is no longer listed). */
   list(): Record<string, Behaviour> {
     const result: Record<string, Behaviour> = {};
     for (const token of this.byToken.keys()) {
@@ -67,7 +57,6 @@ export class Behaviours {
     this.byToken.clear();
   }
 
-  /** The behaviour in force for `token`: its own, else the one for all; none once an outage is over. */
   current(token: string, fallBack = true): Behaviour | undefined {
     const own = this.byToken.get(token) ?? (fallBack ? this.byToken.get(ALL_TOKENS) : undefined);
     if (own?.until !== undefined && own.until <= this.now()) return undefined;
@@ -108,7 +97,7 @@ export class Behaviours {
     }
   }
 
-  /** Web Push knows a subscription by its id; autopush answers 404 for one it never issued. */
+  /** autopush answers 404 for a subscription it never issued. */
   webPush(subscriptionId: string): WebPushStep | undefined {
     const current = this.current(subscriptionId);
     switch (current?.behaviour) {
@@ -127,7 +116,6 @@ export class Behaviours {
   }
 }
 
-/** Whole seconds left of an outage, at least 1. */
 function remaining(behaviour: Behaviour, now: number): number {
   return Math.max(1, Math.ceil((behaviour.until! - now) / 1000));
 }

@@ -4,13 +4,9 @@ import { decodeProtectedHeader, jwtVerify } from 'jose';
 import { FakeApnsChannels, isChannelPath, respondToChannelRequest, liveActivityProblem, LIVE_ACTIVITY_PUSH_TYPE, topicFor } from './apns-live-activity';
 import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
-/** APNs refuses payloads above 4 KiB for every push type our service sends. */
 const MAX_PAYLOAD_BYTES = 4096;
-/** Apple rejects provider tokens issued more than an hour ago. */
 const PROVIDER_TOKEN_MAX_AGE_SECONDS = 60 * 60;
-/** Tolerated clock skew for an `iat` slightly in the future. */
 const CLOCK_SKEW_SECONDS = 60;
-/** APNs advertises 1000 concurrent streams per connection. */
 const MAX_CONCURRENT_STREAMS = 1000;
 
 const PUSH_TYPES = new Set([
@@ -34,12 +30,11 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 export interface ApnsKey {
   keyId: string;
   teamId: string;
-  /** Content of the `.p8` file Apple lets you download (PKCS#8 PEM). */
+  /** The `.p8` file's PKCS#8 PEM. */
   privateKeyPem: string;
   publicKey: KeyObject;
 }
 
-/** A scripted answer; `retryAfter` (seconds) becomes a `retry-after` header. */
 export interface ApnsStep {
   status: number;
   reason: string;
@@ -49,13 +44,10 @@ export interface ApnsStep {
 export interface ApnsRequestRecord {
   token: string;
   headers: Record<string, string>;
-  /** Parsed JSON body, or undefined when it was not JSON. */
   payload: unknown;
-  /** The body as sent, for byte-for-byte assertions. */
   text: string;
   status: number;
   reason?: string;
-  /** Provider token as sent, '' when absent. */
   jwt: string;
   apnsId: string;
   at: Date;
@@ -67,16 +59,13 @@ interface Outcome {
   retryAfter?: number;
 }
 
-/** Outcome of verifying one provider token: its `iat`, or why it is invalid. */
 type TokenCheck = { iat: number } | { reason: string };
 
-/** Random Apple-style 10-character identifier (key ids and team ids look like this). */
 function appleId(): string {
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
   return Array.from(randomBytes(10), (byte) => alphabet[byte % alphabet.length]).join('');
 }
 
-/** A fresh APNs auth key, as if created in the Apple developer portal. */
 export function generateApnsKey(): ApnsKey {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   return {
@@ -87,31 +76,19 @@ export function generateApnsKey(): ApnsKey {
   };
 }
 
-/** A random 32-byte device token in the hex form apps receive from iOS. */
 export function randomApnsToken(): string {
   return randomBytes(32).toString('hex');
 }
 
-/**
- * Loopback APNs provider API (HTTP/2 over TLS) with token-based auth.
- * Checks what the real service checks and answers with Apple's status codes
- * and `reason` strings, so delivery code can be tested end to end.
- */
+/** Loopback APNs provider API: Apple's checks, statuses and `reason`s, so delivery is tested end to end. */
 export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
   private readonly keys = new Map<string, { teamId: string; publicKey: KeyObject }>();
   private readonly topics = new Set<string>();
-  /**
-   * One verification per distinct provider token: clients reuse a token for
-   * up to an hour across thousands of requests, and ECDSA verification per
-   * stream would make the fake the bottleneck. Promises (not results) are
-   * cached so a burst of streams carrying a new token verifies it only once.
-   */
+  /** One verification per distinct provider token (a promise, so a burst verifies once): ECDSA per stream would bottleneck. */
   private readonly tokenChecks = new Map<string, Promise<TokenCheck>>();
   private sessionCount = 0;
-  /** Broadcast channels (apns-live-activity.ts): the channel management API and the broadcast endpoint. */
   readonly liveActivityChannels = new FakeApnsChannels();
 
-  /** HTTP/2 sessions (connections) opened since start or the last reset(). */
   get sessions(): number {
     return this.sessionCount;
   }
@@ -127,12 +104,10 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     this.topics.add(topic);
   }
 
-  /** Requests to `token` (with any token, when omitted) that were answered 200. */
   deliveredCount(token?: string): number {
     return this.requests.filter((r) => r.status === 200 && (token === undefined || r.token === token)).length;
   }
 
-  /** Distinct provider tokens seen; stays 1 while the client reuses its JWT. */
   distinctJwts(): number {
     return new Set(this.requests.map((r) => r.jwt).filter((jwt) => jwt !== '')).size;
   }
@@ -148,9 +123,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
       allowHTTP1: false,
       settings: { maxConcurrentStreams: MAX_CONCURRENT_STREAMS },
       peerMaxConcurrentStreams: MAX_CONCURRENT_STREAMS,
-      // 1000 in-flight streams with 4 KiB payloads come close to the 10 MB
-      // default; past it nghttp2 resets streams with ENHANCE_YOUR_CALM, and the
-      // fake must never be the side that gives up under load.
+      // Past nghttp2's 10 MB default, 1000 streams of 4 KiB get ENHANCE_YOUR_CALM: the fake must never give up first.
       maxSessionMemory: 64,
     });
     server.on('session', () => this.sessionCount++);
@@ -192,7 +165,6 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     respond(stream, apnsId, outcome);
   }
 
-  /** Channel management and broadcasts (apns-live-activity.ts), after the provider token; recorded with `token` the channel id. */
   private async handleChannel(
     stream: ServerHttp2Stream,
     headers: IncomingHttpHeaders,
@@ -223,7 +195,6 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     respondToChannelRequest(stream, apnsId, answer);
   }
 
-  /** Apple's checks, roughly in the order APNs reports them. */
   private async validate(headers: IncomingHttpHeaders, jwt: string, token: string, size: number, payload: unknown): Promise<Outcome | undefined> {
     if (headers[h2.HTTP2_HEADER_METHOD] !== 'POST') return { status: 405, reason: 'MethodNotAllowed' };
     if (!DEVICE_PATH.test(headerValue(headers, h2.HTTP2_HEADER_PATH) ?? '')) return { status: 404, reason: 'BadPath' };
@@ -258,7 +229,6 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     return apsProblem(headerValue(headers, 'apns-push-type')!, priority, payload.aps);
   }
 
-  /** Returns the APNs reason when the provider token is not acceptable right now. */
   private async checkProviderToken(jwt: string): Promise<string | undefined> {
     if (jwt === '') return 'InvalidProviderToken';
     let check = this.tokenChecks.get(jwt);
@@ -268,7 +238,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     }
     const result = await check;
     if ('reason' in result) return result.reason;
-    // Age is judged on every request: a cached, once-valid token still expires.
+    // Age is judged on every request: a cached token still expires.
     const age = Math.floor(Date.now() / 1000) - result.iat;
     if (age > PROVIDER_TOKEN_MAX_AGE_SECONDS) return 'ExpiredProviderToken';
     if (age < -CLOCK_SKEW_SECONDS) return 'InvalidProviderToken';
@@ -299,15 +269,10 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 }
 
 const INTERRUPTION_LEVELS = new Set(['passive', 'active', 'time-sensitive', 'critical']);
-/** `aps` keys whose value must be a string (Apple's "Generating a remote notification"). */
 const APS_STRINGS = ['thread-id', 'category', 'target-content-id', 'interruption-level'];
 const ALERT_STRINGS = ['title', 'subtitle', 'body'];
 
-/**
- * What APNs refuses in `aps`: a background push must carry `content-available: 1`, no alert,
- * sound or badge, and priority 5 (or 1), never 10; an alert push needs an alert; the keys the
- * service sends must have their types, the interruption level one of Apple's four.
- */
+/** What APNs refuses in `aps`: a background push with an alert, sound, badge or priority 10; an alert push without one; wrong types. */
 function apsProblem(pushType: string, priority: string | undefined, aps: Record<string, unknown>): Outcome | undefined {
   const bad = { status: 400, reason: 'BadPayload' };
   if (pushType === LIVE_ACTIVITY_PUSH_TYPE) {
@@ -331,7 +296,6 @@ function apsProblem(pushType: string, priority: string | undefined, aps: Record<
   return undefined;
 }
 
-/** Writes an APNs-shaped response: empty 200, or JSON `{reason}` (+ `timestamp` for 410). */
 function respond(stream: ServerHttp2Stream, apnsId: string, outcome: Outcome, detail?: string): void {
   if (stream.destroyed || stream.headersSent) return;
   const headers: OutgoingHttpHeaders = { [h2.HTTP2_HEADER_STATUS]: outcome.status, 'apns-id': apnsId };
@@ -342,7 +306,6 @@ function respond(stream: ServerHttp2Stream, apnsId: string, outcome: Outcome, de
   if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter);
   headers[h2.HTTP2_HEADER_CONTENT_TYPE] = 'application/json; charset=utf-8';
   const body: Record<string, unknown> = { reason: outcome.reason };
-  // Apple reports when it learnt the token was no longer valid for the topic.
   if (outcome.status === 410) body.timestamp = Date.now();
   if (detail !== undefined) body.detail = detail;
   stream.respond(headers);

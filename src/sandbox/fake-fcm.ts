@@ -9,36 +9,23 @@ type Request = IncomingMessage | Http2ServerRequest;
 type Response = ServerResponse | Http2ServerResponse;
 type HeadWriter = { writeHead(status: number, headers: OutgoingHttpHeaders): unknown };
 
-/**
- * google-auth-library (gtoken) signs assertions with this audience and POSTs
- * them here regardless of the key file's `token_uri`; the fake accepts it so
- * either client style works.
- */
+/** gtoken's audience and URL whatever `token_uri` says; the fake accepts it too. */
 export const GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';
 const FCM_SCOPES = ['https://www.googleapis.com/auth/firebase.messaging', 'https://www.googleapis.com/auth/cloud-platform'];
-/** Google refuses assertions meant to live longer than an hour. */
 const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
-/** FCM's limit on the notification + data payload of one message. */
 const MAX_MESSAGE_PAYLOAD_BYTES = 4096;
-/** Far above anything legitimate; only bounds memory. */
 const MAX_BODY_BYTES = 1024 * 1024;
 const SEND_PATH = /^\/v1\/projects\/([^/]+)\/messages:send$/;
 const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
-/** Field names FCM v1 knows; like the real API, unknown names are rejected. */
 const REQUEST_FIELDS = new Set(['message', 'validate_only', 'validateOnly']);
 const MESSAGE_FIELDS = new Set(['name', 'data', 'notification', 'android', 'webpush', 'apns', 'fcm_options', 'fcmOptions', 'token', 'topic', 'condition']);
 const NOTIFICATION_FIELDS = ['title', 'body', 'image'];
-/**
- * A registration token no app instance was ever given: Google issues random ones, so a token of
- * zeros (what `credentials:check` sends) is refused as not a token, whatever the mode.
- */
+/** Zeros (what `credentials:check` sends) are never a token Google issued. */
 const MADE_UP_TOKEN = /^[0:]+$/;
-/** Keys FCM reserves for itself inside `data`. */
 const RESERVED_DATA_KEY = /^(from|message_type|google\..*|gcm\..*)$/i;
 
-/** google.rpc status name and default message for each HTTP status FCM uses. */
 const RPC_STATUS: Record<number, [status: string, message: string]> = {
   400: ['INVALID_ARGUMENT', 'Request contains an invalid argument.'],
   401: ['UNAUTHENTICATED', 'Request had invalid authentication credentials.'],
@@ -49,7 +36,6 @@ const RPC_STATUS: Record<number, [status: string, message: string]> = {
   503: ['UNAVAILABLE', 'The service is currently unavailable.'],
 };
 
-/** The key file a service account download gives you (field names are Google's). */
 export interface ServiceAccount {
   type: 'service_account';
   project_id: string;
@@ -67,35 +53,27 @@ export interface ServiceAccount {
 export type FcmErrorCode =
   'UNSPECIFIED_ERROR' | 'INVALID_ARGUMENT' | 'UNREGISTERED' | 'SENDER_ID_MISMATCH' | 'QUOTA_EXCEEDED' | 'UNAVAILABLE' | 'INTERNAL' | 'THIRD_PARTY_AUTH_ERROR';
 
-/** A scripted answer; `retryAfter` (seconds) becomes a `retry-after` header. */
 export interface FcmStep {
   status: number;
   errorCode: FcmErrorCode;
-  /** Defaults to Google's generic message for `status`. */
   message?: string;
   retryAfter?: number;
 }
 
 export interface FcmRequestRecord {
   projectId: string;
-  /** `message.token`, '' when absent. */
   token: string;
   headers: Record<string, string>;
-  /** `message` from the JSON body (undefined when the body was not JSON). */
   message: unknown;
   validateOnly: boolean;
-  /** '2.0' for HTTP/2, '1.1' for HTTP/1.1. */
   httpVersion: string;
   status: number;
-  /** FcmError errorCode of an error answer, when it carried one. */
   errorCode?: string;
   at: Date;
 }
 
 export interface FcmTokenRequestRecord {
-  /** `iss` of the assertion (service account email), when decodable. */
   iss?: string;
-  /** Which audience the client used: the fake's token URL or GOOGLE_TOKEN_URL. */
   aud?: string;
   scope?: string;
   status: number;
@@ -113,7 +91,6 @@ interface FcmError {
   status: number;
   message: string;
   errorCode?: string;
-  /** Set for malformed requests, which Google reports as a BadRequest field violation ('' = no field). */
   field?: string;
   retryAfter?: number;
 }
@@ -126,16 +103,9 @@ class FcmRejection extends Error {
   }
 }
 
-/**
- * Loopback Google OAuth2 token endpoint + FCM HTTP v1 `messages:send`, on one
- * HTTPS origin. Service accounts it creates point `token_uri` at it.
- */
+/** Loopback Google OAuth2 token endpoint and FCM HTTP v1 `messages:send` on one origin. */
 export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
-  /**
-   * By default HTTPS negotiating HTTP/2 with HTTP/1.1 still accepted, like Google's front ends.
-   * `http2: false` refuses ALPN h2 (HTTP/1.1 only, as many proxies and emulators); `tls: false`
-   * serves plain http:// HTTP/1.1.
-   */
+  /** HTTP/2 with HTTP/1.1 accepted, by default; `http2: false` HTTP/1.1 only; `tls: false` plain http://. */
   constructor(private readonly options: { http2?: boolean; tls?: boolean } = {}) {
     super();
     this.scheme = options.tls === false ? 'http' : 'https';
@@ -143,9 +113,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
 
   protected override readonly scheme: 'https' | 'http';
 
-  /** Every call to the token endpoint; `.length` is the number of token fetches. */
   readonly tokenRequests: FcmTokenRequestRecord[] = [];
-  /** Lifetime of issued access tokens; lower it to exercise refresh. */
   accessTokenTtlSeconds = 3599;
 
   private readonly accountsByKeyId = new Map<string, Account>();
@@ -156,10 +124,8 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     return `${this.baseUrl}/token`;
   }
 
-  /** Creates and registers a service account of `projectId` (the fake must be started). */
   createServiceAccount(projectId: string): ServiceAccount {
     const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    // A random local part keeps several accounts per project distinguishable by `iss`.
     const email = `push-${randomBytes(4).toString('hex')}@${projectId}.iam.gserviceaccount.com`;
     const keyId = randomBytes(20).toString('hex');
     const account: Account = { email, projectId, publicKey };
@@ -180,25 +146,21 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     };
   }
 
-  /** Registers a service account created earlier (the sandbox's, kept in its directory). */
   addServiceAccount(account: ServiceAccount): void {
     const entry: Account = { email: account.client_email, projectId: account.project_id, publicKey: createPublicKey(account.private_key) };
     this.accountsByKeyId.set(account.private_key_id, entry);
     this.accountsByEmail.set(account.client_email, entry);
   }
 
-  /** Sends to `token` (any token, when omitted) answered 200, validate_only excluded. */
   deliveredCount(token?: string): number {
     return this.requests.filter((r) => r.status === 200 && !r.validateOnly && (token === undefined || r.token === token)).length;
   }
 
-  /** Clears records and scripts; service accounts and issued access tokens stay valid. */
   override reset(): void {
     super.reset();
     this.tokenRequests.length = 0;
   }
 
-  /** See the constructor; the HTTP/2 server still accepts HTTP/1.1 (the OAuth client uses it). */
   protected createServer() {
     const handler = (req: Request, res: Response) => {
       this.route(req, res).catch((error: unknown) => {
@@ -249,7 +211,6 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     sendJson(res, answer.status, answer.body, { 'cache-control': 'no-store' });
   }
 
-  /** Google's checks of a service-account JWT bearer assertion (RFC 7523). */
   private async checkAssertion(assertion: string): Promise<AssertionCheck> {
     const badSignature = { error: 'invalid_grant', description: 'Invalid JWT Signature.' };
     let account: Account | undefined;
@@ -365,7 +326,6 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
   }
 }
 
-/** FCM v1's validation of a send request, down to the message texts it uses. */
 function validateRequest(request: unknown): void {
   if (!isPlainObject(request)) throw invalidJson('Invalid JSON payload received. Expected an object.');
   const unknownField = Object.keys(request).find((key) => !REQUEST_FIELDS.has(key));
@@ -428,7 +388,6 @@ function validateRequest(request: unknown): void {
   }
 }
 
-/** AndroidNotification's fields (FCM v1 reference); unknown names are refused like any other. */
 const ANDROID_NOTIFICATION_STRINGS = new Set([
   'title',
   'body',
@@ -485,7 +444,6 @@ function fcmInvalid(message: string): FcmRejection {
   return new FcmRejection({ status: 400, message, errorCode: 'INVALID_ARGUMENT' });
 }
 
-/** Malformed JSON is rejected by Google's front end, before FCM: no FcmError detail. */
 function invalidJson(message: string, field = ''): FcmRejection {
   return new FcmRejection({ status: 400, message, field });
 }
@@ -494,7 +452,6 @@ function typeError(field: string, type: string, value: unknown): FcmRejection {
   return invalidJson(`Invalid value at '${field}' (${type}), ${JSON.stringify(value)}`, field);
 }
 
-/** Error body in the exact shape of Google APIs / FCM v1. */
 function googleError(error: FcmError): { error: Record<string, unknown> } {
   const [status] = RPC_STATUS[error.status] ?? ['UNKNOWN'];
   const details: unknown[] = [];

@@ -4,26 +4,18 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 
-/** Directory of the test-only CA and loopback server certificate. */
 export const CERTS_DIR = join(__dirname, '..', '..', 'test', 'fakes', 'certs');
 
-/** Path to hand to NODE_EXTRA_CA_CERTS (e.g. when spawning the service). */
+/** For NODE_EXTRA_CA_CERTS. */
 export const TEST_CA_PATH = join(CERTS_DIR, 'ca.pem');
 
-/**
- * The fakes only ever bind loopback. 127.0.0.1 (not "localhost") keeps the
- * address family deterministic; the certificate covers both anyway.
- */
+/** Loopback only; an address, not "localhost", so the family is fixed. */
 const HOST = '127.0.0.1';
 
 let tlsMaterial: { key: Buffer; cert: Buffer } | undefined;
-/** The certificate of the fake whose server is being created, when it has its own (the sandbox's). */
 let creating: { key: Buffer | string; cert: Buffer | string } | undefined;
 
-/**
- * Key and certificate every fake serves: the test ones, read once per process, unless the fake
- * being started has its own (`tls`; the sandbox's, where no test certificate is installed).
- */
+/** The test key and certificate, read once, unless the fake being started has its own (the sandbox's). */
 export function serverTlsOptions(): { key: Buffer | string; cert: Buffer | string } {
   if (creating) return creating;
   tlsMaterial ??= {
@@ -33,73 +25,48 @@ export function serverTlsOptions(): { key: Buffer | string; cert: Buffer | strin
   return tlsMaterial;
 }
 
-/**
- * Where a fake listens and what its URLs say. Tests take the defaults (an ephemeral port on
- * 127.0.0.1); the sandbox (`pns sandbox`, docs/testing.md) names them.
- */
+/** Tests take an ephemeral port on 127.0.0.1; the sandbox (docs/testing.md) names them. */
 export interface ListenOptions {
   port?: number;
-  /** The address to bind: loopback unless the operator says otherwise. */
   host?: string;
-  /** Host name in baseUrl (and so in the certificate), when not the fake's own default. */
   urlHost?: string;
 }
 
 /**
- * Base of the three fakes: lifecycle on an ephemeral loopback port, a log of
- * requests, per-recipient scripted answers and artificial latency.
- *
- * Scripts model a provider that misbehaves for one recipient a few times and
- * then recovers: `script(key, [a, b])` makes the next two *valid* requests to
- * `key` answer `a` then `b`; later ones get the normal success answer.
- * Requests the fake rejects on its own (bad auth, bad payload...) do not use
- * up a step, so a broken client cannot be mistaken for a scripted failure.
+ * Base of the fakes: an ephemeral loopback port, a request log, scripted answers, latency.
+ * `script(key, [a, b])`: the next two valid requests to `key` answer a then b; requests the fake rejects itself use no step.
  */
 export abstract class FakeTlsServer<TStep, TRecord> {
-  /** Every request that reached the handler, in arrival order. */
   readonly requests: TRecord[] = [];
 
-  /** Latency added before every response, to exercise timeouts and concurrency. */
   delayMs = 0;
 
-  /** Connections accepted (TLS or plain), probes included: tells a test whether clients reuse them. */
+  /** Connections accepted, probes included: tells a test whether clients reuse them. */
   connections = 0;
 
-  /**
-   * A standing answer for a recipient, asked when no script step is left (the sandbox's
-   * behaviours, `PUT /behaviours/{token}`); undefined means the normal success answer.
-   */
+  /** A recipient's answer when no script step is left (the sandbox's behaviours); undefined: success. */
   standingAnswer?: (key: string) => TStep | undefined;
 
-  /** Key and certificate to serve instead of the test ones (the sandbox's own). */
   tls?: { key: Buffer | string; cert: Buffer | string };
 
   private server?: Server;
   private url?: string;
   private readonly sockets = new Set<Socket>();
   private readonly scripts = new Map<string, TStep[]>();
-  /** Host name in baseUrl; the socket is bound to 127.0.0.1 whatever it is. */
   protected readonly urlHost: string = HOST;
-  /** `http` for a fake serving without TLS. */
   protected readonly scheme: 'https' | 'http' = 'https';
 
-  /** Base URL (https://127.0.0.1:PORT, or the urlHost) of a started fake. */
   get baseUrl(): string {
     if (!this.url) throw new Error(`${this.constructor.name} is not started`);
     return this.url;
   }
 
-  /**
-   * Calls `listener` with every request logged from now on (the sandbox's inbox), and keeps at
-   * most about `limit` of them in `requests`, so a long-running sandbox stays small. The log stays
-   * a plain array, as tests compare it: only its own (non-enumerable) `push` changes.
-   */
+  /** Calls `listener` with every request logged from now on, keeping about `limit` of them in `requests`. */
   logTo(listener: (record: TRecord) => void, limit = Infinity): void {
     const log = this.requests;
     const push = (...records: TRecord[]): number => {
       const length = Array.prototype.push.apply(log, records);
       for (const record of records) listener(record);
-      // Trimmed in steps of a tenth, so that keeping the limit costs no copy per request.
       if (length > limit) log.splice(0, length - limit + Math.ceil(limit / 10));
       return log.length;
     };
@@ -116,8 +83,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     } finally {
       creating = undefined;
     }
-    // Tracking raw sockets lets stop() end keep-alive connections and HTTP/2
-    // sessions that clients under test leave open; close() alone would hang.
+    // stop() ends the keep-alive connections and HTTP/2 sessions clients leave open; close() alone would hang.
     server.on('connection', (socket: Socket) => {
       this.connections++;
       this.sockets.add(socket);
@@ -146,12 +112,10 @@ export abstract class FakeTlsServer<TStep, TRecord> {
     await closed;
   }
 
-  /** Replaces the queue of answers for one recipient (token or subscription id). */
   script(key: string, steps: readonly TStep[]): void {
     this.scripts.set(this.scriptKey(key), [...steps]);
   }
 
-  /** Clears recorded requests and scripts; subclasses add their own counters. */
   reset(): void {
     this.requests.length = 0;
     this.connections = 0;
@@ -160,12 +124,10 @@ export abstract class FakeTlsServer<TStep, TRecord> {
 
   protected abstract createServer(): Server;
 
-  /** Lets a fake accept several spellings of the same recipient (id vs URL). */
   protected scriptKey(key: string): string {
     return key;
   }
 
-  /** Takes the next scripted answer for `key`, if any is left. */
   protected nextStep(key: string): TStep | undefined {
     const steps = this.scripts.get(key);
     const step = steps?.shift();
@@ -178,11 +140,7 @@ export abstract class FakeTlsServer<TStep, TRecord> {
   }
 }
 
-/**
- * Reads a request body, keeping at most `limit` bytes: an oversized body is
- * drained rather than buffered, yet the caller still learns its true size and
- * can answer 413 like the real services.
- */
+/** Reads at most `limit` bytes, draining the rest, and tells the true size (for a 413 like the real services). */
 export async function readBody(stream: Readable, limit: number): Promise<{ body: Buffer; size: number }> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -194,13 +152,12 @@ export async function readBody(stream: Readable, limit: number): Promise<{ body:
   return { body: Buffer.concat(chunks), size };
 }
 
-/** One header as a single string; repeated headers are joined, which makes them fail validation. */
+/** One header as a string; repeated ones are joined, which makes them fail validation. */
 export function headerValue(headers: IncomingHttpHeaders, name: string): string | undefined {
   const value = headers[name];
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Plain copy of request headers with one string per name (HTTP/2 pseudo-headers included). */
 export function plainHeaders(headers: IncomingHttpHeaders): Record<string, string> {
   const result: Record<string, string> = {};
   for (const name of Object.keys(headers)) {
@@ -210,7 +167,6 @@ export function plainHeaders(headers: IncomingHttpHeaders): Record<string, strin
   return result;
 }
 
-/** Parses JSON, returning undefined instead of throwing: bad JSON is an expected input here. */
 export function tryParseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

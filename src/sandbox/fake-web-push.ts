@@ -8,12 +8,10 @@ import { FakeTlsServer, headerValue, plainHeaders, readBody, serverTlsOptions, t
 
 /** RFC 8030 lets push services cap message size; 4096 bytes is what browsers' services accept. */
 const MAX_BODY_BYTES = 4096;
-/** RFC 8292 §2: a VAPID token must not expire more than 24 hours ahead. */
 const MAX_VAPID_LIFETIME_SECONDS = 24 * 60 * 60;
 const CLOCK_SKEW_SECONDS = 60;
 const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
 const URGENCIES = new Set(['very-low', 'low', 'normal', 'high']);
-/** RFC 8030 §5.4: at most 32 characters of the URL and filename safe base64 alphabet. */
 const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
 
 type Request = IncomingMessage | Http2ServerRequest;
@@ -21,14 +19,12 @@ type Response = ServerResponse | Http2ServerResponse;
 /** What both response kinds share; @types/node 24 types their writeHead overloads as incompatible. */
 type HeadWriter = { writeHead(status: number, headers: OutgoingHttpHeaders): unknown };
 
-/** Same shape as a browser's `PushSubscription.toJSON()`. */
 export interface WebPushSubscription {
   endpoint: string;
   expirationTime: number | null;
   keys: { p256dh: string; auth: string };
 }
 
-/** A scripted answer; `retryAfter` (seconds) becomes a `retry-after` header. */
 export interface WebPushStep {
   status: number;
   retryAfter?: number;
@@ -37,19 +33,13 @@ export interface WebPushStep {
 export interface WebPushRequestRecord {
   id: string;
   endpoint: string;
-  /** '2.0' for HTTP/2, '1.1' for HTTP/1.1. */
   httpVersion: string;
   headers: Record<string, string>;
-  /**
-   * Decrypted body parsed as JSON; undefined when absent, undecryptable or not JSON. With
-   * `decrypt: 'on-read'` it is decrypted when first read.
-   */
+  /** Decrypted body as JSON, undefined when absent or unreadable; with `decrypt: 'on-read'`, decrypted on first read. */
   payload: unknown;
-  /** Decrypted body as text, undefined when it could not be decrypted (decrypted when first read, as `payload`). */
   text?: string;
   status: number;
   vapidSub?: string;
-  /** `k` of the VAPID header (base64url uncompressed P-256 point). */
   vapidPublicKey?: string;
   at: Date;
 }
@@ -57,12 +47,9 @@ export interface WebPushRequestRecord {
 interface Subscription {
   id: string;
   endpoint: string;
-  /** The user agent's ECDH key pair; http_ece needs the ECDH object itself. */
   ecdh: ECDH;
   authSecret: Buffer;
-  /** Like `pushManager.subscribe({ applicationServerKey })`: only this VAPID key may push. */
   applicationServerKey?: string;
-  /** Set by unsubscribe(): the service answers 410 from then on. */
   gone: boolean;
 }
 
@@ -78,43 +65,24 @@ interface Vapid {
 }
 
 /**
- * Loopback Web Push service (RFC 8030) that authenticates VAPID (RFC 8292)
- * and decrypts aes128gcm payloads (RFC 8291) with the subscriber's keys,
- * so tests can assert exactly what a browser would have received.
- *
- * `decrypt`: `every` (the default) decrypts each message as it arrives and refuses (400) one the
- * browser could not read, so a test learns of a bad encryption at once. `on-read` decrypts a
- * record's `text` and `payload` when they are first read, and accepts what it cannot read, as a
- * real push service does (it never holds the keys): the bench uses it, because decrypting every
- * message of a campaign costs this process about a third of a core (bench/README.md).
+ * Loopback Web Push service (RFC 8030): checks VAPID, decrypts aes128gcm with the subscriber's keys.
+ * `decrypt: 'every'` refuses (400) what a browser could not read; `on-read` accepts it, as a real service does (for the bench).
  */
 export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord> {
-  /**
-   * `http2: false` makes a push service that speaks only HTTP/1.1 (it refuses ALPN h2), as some
-   * do; by default it negotiates HTTP/2 and still accepts HTTP/1.1, like FCM's and Mozilla's.
-   */
+  /** `http2: false`: HTTP/1.1 only; by default it negotiates HTTP/2 and still accepts HTTP/1.1. */
   constructor(private readonly options: { http2?: boolean; decrypt?: 'every' | 'on-read' } = {}) {
     super();
   }
 
-  /**
-   * Endpoints name `localhost`, as a push service names itself: the service refuses IP literals
-   * and trusts localhost only because the tests list it in WEB_PUSH_ALLOWED_HOSTS.
-   */
+  /** Named, as a push service is: the service refuses IP literals (tests list localhost in WEB_PUSH_ALLOWED_HOSTS). */
   protected override readonly urlHost = 'localhost';
 
   private readonly subscriptions = new Map<string, Subscription>();
   private expectedVapidKey?: string;
-  /**
-   * Signatures already verified, by exact header and audience: senders reuse one VAPID token for
-   * hours, and checking the same signature again would only burn the CPU the sender under test
-   * shares with this fake. Expiry is still checked on every request.
-   */
+  /** Verified signatures, by header and audience, so the sender's shared CPU is not burnt; expiry checked each time. */
   private readonly verifiedVapid = new Map<string, Vapid & { exp: number }>();
-  /** The clock VAPID expiry is checked against (ms since the epoch): a test moves it rather than waiting. */
   now: () => number = Date.now;
 
-  /** Creates a subscription the way a browser would; keep it to send to. */
   createSubscription(options: { applicationServerKey?: string } = {}): WebPushSubscription {
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
@@ -136,18 +104,15 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
     };
   }
 
-  /** The user unsubscribed (or the browser dropped the subscription): answer 410 Gone for good. */
   unsubscribe(endpointOrId: string): void {
     const subscription = this.subscriptions.get(this.scriptKey(endpointOrId));
     if (subscription) subscription.gone = true;
   }
 
-  /** Rejects (403) any VAPID key other than `publicKey` (base64url), for every subscription. */
   expectVapidPublicKey(publicKey: string | undefined): void {
     this.expectedVapidKey = publicKey;
   }
 
-  /** Requests to one subscription (to any, when omitted) that were answered 201. */
   deliveredCount(endpointOrId?: string): number {
     const id = endpointOrId === undefined ? undefined : this.scriptKey(endpointOrId);
     return this.requests.filter((r) => r.status === 201 && (id === undefined || r.id === id)).length;
@@ -197,15 +162,12 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
     });
   }
 
-  /** Checks in the order a push service can perform them; fills `record` as it learns things. */
   private async evaluate(req: Request, subscription: Subscription | undefined, body: Buffer, size: number, record: WebPushRequestRecord): Promise<Outcome> {
     if (req.method !== 'POST') return { status: 405 };
     if (!subscription) return { status: 404, message: 'Subscription not found' };
     if (subscription.gone) return { status: 410, message: 'Subscription has been unsubscribed' };
 
-    // Checked before VAPID so a client on the legacy "aesgcm" scheme (which
-    // also uses another Authorization scheme) is told what is actually wrong.
-    // A push without payload is legal (RFC 8030 §5); only a body needs an encoding.
+    // Encoding before VAPID, so a legacy "aesgcm" client is told what is wrong; an empty push needs none.
     if (size > 0 && headerValue(req.headers, 'content-encoding') !== 'aes128gcm') {
       return { status: 415, message: 'Content-Encoding must be aes128gcm' };
     }
@@ -236,7 +198,6 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
     return this.nextStep(subscription.id) ?? { status: 201 };
   }
 
-  /** RFC 8292 `Authorization: vapid t=<JWT>, k=<key>`; 401 when absent or not valid. */
   private async verifyVapid(header: string | undefined, audience: string): Promise<Vapid | Outcome> {
     const cacheKey = `${audience} ${header}`;
     const known = this.verifiedVapid.get(cacheKey);
@@ -288,7 +249,6 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
   }
 }
 
-/** Imports a base64url uncompressed P-256 point (0x04 || X || Y), or undefined if it is not one. */
 function vapidKeyObject(k: string): KeyObject | undefined {
   const point = Buffer.from(k, 'base64url');
   if (point.length !== 65 || point[0] !== 0x04) return undefined;
@@ -307,7 +267,6 @@ function vapidKeyObject(k: string): KeyObject | undefined {
   }
 }
 
-/** Answers like autopush (Mozilla): JSON `{code, error, message}` for failures, empty 201 otherwise. */
 function respond(res: Response, outcome: Outcome, headers: OutgoingHttpHeaders = {}): void {
   if (outcome.retryAfter !== undefined) headers['retry-after'] = String(outcome.retryAfter);
   if (outcome.status === 201) {
@@ -328,7 +287,6 @@ function respond(res: Response, outcome: Outcome, headers: OutgoingHttpHeaders =
   res.end(text);
 }
 
-/** The body as the subscriber's browser reads it (RFC 8291), undefined when it cannot. */
 function decrypted(body: Buffer, subscription: Subscription): string | undefined {
   try {
     return ece.decrypt(body, { version: 'aes128gcm', privateKey: subscription.ecdh, authSecret: subscription.authSecret }).toString('utf8');
@@ -337,7 +295,6 @@ function decrypted(body: Buffer, subscription: Subscription): string | undefined
   }
 }
 
-/** Makes `text` and `payload` decrypt once, when first read. */
 function decryptOnRead(record: WebPushRequestRecord, decrypt: () => string | undefined): void {
   let read: { text: string | undefined; payload: unknown } | undefined;
   const once = () => {

@@ -6,16 +6,13 @@ import { isPlainObject } from './fake-server';
 
 /** One push the sandbox accepted, as `GET /inbox` lists it (docs/testing.md#inbox). */
 export interface InboxEntry {
-  /** Increasing with arrival; newer entries have larger ids. */
   id: number;
   platform: Platform;
-  /** The APNs device token, the FCM registration token or the Web Push subscription id. */
   token: string;
-  /** The `notification_id` the service put in the payload, when there is one. */
   notification_id: string | null;
-  /** The request's headers, without the credential (`authorization`) and HTTP/2 pseudo-headers. */
+  /** Without `authorization` and HTTP/2 pseudo-headers. */
   headers: Record<string, string>;
-  /** APNs: the JSON body; FCM: `message`; Web Push: the decrypted body (JSON, else its text). */
+  /** APNs: the JSON body; FCM: `message`; Web Push: the decrypted body. */
   payload: unknown;
   received_at: string;
 }
@@ -24,14 +21,10 @@ export interface InboxQuery {
   platform?: string;
   token?: string;
   notification_id?: string;
-  /** ISO date-time: entries received at or after it. */
   since?: Date;
 }
 
-/**
- * What the sandbox accepted, newest last in memory and newest first when listed, bounded so a
- * long-running sandbox stays small: past `limit` entries the oldest are forgotten.
- */
+/** Newest first when listed; past `limit` entries the oldest are forgotten. */
 export class Inbox {
   private entries: InboxEntry[] = [];
   private nextId = 1;
@@ -56,7 +49,6 @@ export class Inbox {
     this.add('web', record.id, notificationIdOf(isPlainObject(payload) ? payload.notification_id : undefined), record.headers, payload, record.at);
   }
 
-  /** Newest first. */
   list(query: InboxQuery = {}): InboxEntry[] {
     const since = query.since?.toISOString();
     const found: InboxEntry[] = [];

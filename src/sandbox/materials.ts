@@ -19,29 +19,23 @@ export const SANDBOX_FILES = {
   fcmServiceAccount: 'fcm-service-account.json',
 } as const;
 
-/** The project id of the sandbox's FCM service account. */
 export const SANDBOX_FCM_PROJECT = 'pns-sandbox';
 
-/** What the sandbox serves and accepts, read from (or first written to) its directory. */
 export interface SandboxMaterials {
   dir: string;
   tls: { key: string; cert: string };
   apnsKey: ApnsKey;
-  /** The service account without its token_uri, which names the running sandbox (set at start). */
+  /** Without token_uri, which names the running sandbox. */
   serviceAccount: Omit<ServiceAccount, 'token_uri'>;
 }
 
-/** Host names every sandbox certificate covers, so a client on the same machine needs no option. */
+/** So a client on the same machine needs no option. */
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '::1'];
 const EC = { name: 'ECDSA', namedCurve: 'P-256' } as const;
 const SIGNING = { name: 'ECDSA', hash: 'SHA-256' } as const;
 const YEAR_MS = 365 * 24 * 3600 * 1000;
 
-/**
- * Reads the sandbox's CA, server certificate and provider credentials from `dir`, creating what is
- * missing. The server certificate is issued again (by the same CA) when it does not name every
- * host in `hosts`, so a client that trusted the CA once keeps trusting the sandbox.
- */
+/** Reads `dir`, creating what is missing; the server certificate is reissued by the same CA when it misses a host. */
 export async function loadMaterials(dir: string, hosts: readonly string[] = []): Promise<SandboxMaterials> {
   const root = resolve(dir);
   mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -81,7 +75,6 @@ export async function loadMaterials(dir: string, hosts: readonly string[] = []):
   };
 }
 
-/** Writes the service account again when the running sandbox's token URL differs from the file's. */
 export function writeServiceAccount(dir: string, account: ServiceAccount): void {
   const path = join(dir, SANDBOX_FILES.fcmServiceAccount);
   const text = `${JSON.stringify(account, null, 2)}\n`;
@@ -92,7 +85,6 @@ function isAnyAddress(host: string): boolean {
   return host === '0.0.0.0' || host === '::' || host === '';
 }
 
-/** A service account in Google's key file format, with an RSA key as Google issues them. */
 function newServiceAccount(): Omit<ServiceAccount, 'token_uri'> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const email = `sandbox@${SANDBOX_FCM_PROJECT}.iam.gserviceaccount.com`;
@@ -110,7 +102,6 @@ function newServiceAccount(): Omit<ServiceAccount, 'token_uri'> {
   };
 }
 
-/** Private keys are the operator's to read only. */
 function writeSecret(path: string, text: string): void {
   writeFileSync(path, text, { mode: 0o600 });
   chmodSync(path, 0o600);
@@ -125,7 +116,7 @@ async function newKeys(): Promise<webcrypto.CryptoKeyPair> {
   return await webcrypto.subtle.generateKey(EC, true, ['sign', 'verify']);
 }
 
-/** A CA of this machine only, valid 100 years (a sandbox outlives no project). */
+/** Valid 100 years: a sandbox outlives no project. */
 async function createCa(): Promise<{ certPem: string; keyPem: string }> {
   const keys = await newKeys();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -143,7 +134,6 @@ async function createCa(): Promise<{ certPem: string; keyPem: string }> {
   return { certPem: cert.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
 }
 
-/** A server certificate for `names` (DNS names or IP addresses), signed by the sandbox's CA. */
 async function issueServerCertificate(caPem: string, caKeyPem: string, names: string[]): Promise<{ certPem: string; keyPem: string }> {
   const ca = new x509.X509Certificate(caPem);
   const caKey = await webcrypto.subtle.importKey('pkcs8', createPrivateKey(caKeyPem).export({ format: 'der', type: 'pkcs8' }), EC, false, ['sign']);
@@ -168,7 +158,6 @@ async function issueServerCertificate(caPem: string, caKeyPem: string, names: st
   return { certPem: cert.toString('pem') + '\n', keyPem: pem('PRIVATE KEY', await webcrypto.subtle.exportKey('pkcs8', keys.privateKey)) };
 }
 
-/** Whether the certificate names every one of `names`. */
 function covers(certPem: string, names: string[]): boolean {
   const san = new x509.X509Certificate(certPem).getExtension(x509.SubjectAlternativeNameExtension);
   const named = new Set(san?.names.toJSON().map((name) => name.value) ?? []);

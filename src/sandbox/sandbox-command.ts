@@ -3,16 +3,11 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Sandbox, SANDBOX_DEFAULT_PORT } from './sandbox';
 
-/** Where the sandbox keeps its CA and credentials unless told (`--dir`, or PNS_SANDBOX_DIR). */
 export function defaultSandboxDir(): string {
   return process.env.PNS_SANDBOX_DIR || join(homedir(), '.pns-sandbox');
 }
 
-/**
- * `pns sandbox [--port N] [--host 127.0.0.1] [--url-host NAME] [--dir D] [--apns-topic T]...
- * [--inbox-limit N]` (docs/api.md#cli, docs/testing.md): starts the sandbox, prints one JSON object
- * (SandboxInfo) on stdout and serves until SIGINT or SIGTERM. Needs no database, Redis or APP_KEY.
- */
+/** `pns sandbox` (docs/testing.md): prints SandboxInfo as JSON and serves until SIGINT or SIGTERM; needs no database, Redis or APP_KEY. */
 export async function runSandboxCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,

@@ -55,12 +55,7 @@ export interface SandboxInfo {
   web_push: { subscriptions_url: string };
 }
 
-/**
- * Loopback APNs, FCM and Web Push with an inbox (docs/testing.md): the very fakes the project's
- * tests use, serving a certificate of the sandbox's own CA and the credentials it issued, plus a
- * small HTTP API to read what it accepted and to make it misbehave. It only answers requests:
- * nothing in it connects anywhere.
- */
+/** Loopback APNs, FCM and Web Push (the tests' fakes) with an inbox and behaviours (docs/testing.md); it never connects anywhere. */
 export class Sandbox {
   readonly apns = new FakeApns();
   readonly fcm = new FakeFcm();

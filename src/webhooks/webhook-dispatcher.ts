@@ -3,23 +3,15 @@ import { WebhookJobs } from '../queue/jobs';
 import { ATTEMPT_LEASE_SECONDS } from './webhook-sender.service';
 import { WebhooksRepository } from './webhooks.repository';
 
-/** How often each worker looks for messages to queue: an event is called within about this long. */
 export const DISPATCH_EVERY_MS = 1000;
 const DISPATCH_LIMIT = 500;
 
-/**
- * Moves the webhook outbox to the queue (docs/api.md#webhooks). The statements that complete, cancel or
- * invalidate write their messages; this queues every message that is due: new ones, and those
- * whose attempt is overdue because its job was lost (a worker killed, Redis flushed or failed
- * over). Each is first pushed ATTEMPT_LEASE_SECONDS ahead, so it is queued once; if the queueing
- * fails, it is due again after that. One indexed statement a second that finds nothing when idle.
- */
+/** Queues due outbox messages (docs/api.md#webhooks), each leased ATTEMPT_LEASE_SECONDS ahead, so a lost job is queued again. */
 @Injectable()
 export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(WebhookDispatcher.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  /** Set while dispatching fails: an outage is logged once when it starts and once when it ends. */
   private failing = false;
 
   constructor(
@@ -37,7 +29,6 @@ export class WebhookDispatcher implements OnApplicationBootstrap, OnModuleDestro
     await this.running;
   }
 
-  /** Queues what is due now; how many messages. */
   async dispatch(): Promise<number> {
     let queued = 0;
     for (;;) {

@@ -13,21 +13,13 @@ import { isDelivered, retryDelayMs, signedHeaders, WEBHOOK_TIMEOUT_MS } from './
 import { secretContext } from './webhooks.service';
 import { MessageAttempt, WebhooksRepository } from './webhooks.repository';
 
-/**
- * How long a message taken for an attempt is held from the dispatcher: the call's timeout and some
- * margin. A worker killed mid-call leaves it due again after this, should its job be lost too.
- */
+/** Held from the dispatcher for the call's timeout and a margin: a worker killed mid-call leaves it due after this. */
 export const ATTEMPT_LEASE_SECONDS = WEBHOOK_TIMEOUT_MS / 1000 + 5;
 
-/** The recorded error of a call refused by WebhookHosts: before any connection, or at the address check. */
 export const ENDPOINT_NOT_ALLOWED = 'EndpointNotAllowed';
 export const PRIVATE_ADDRESS = 'PrivateAddress';
 
-/**
- * Calls a webhook endpoint with one message (docs/api.md#webhooks): the body is made from the public
- * resource at the first attempt and kept, so every attempt sends the same bytes under the same
- * `webhook-id`; a failed attempt queues the next after the backoff until WEBHOOK_MAX_ATTEMPTS.
- */
+/** One message per call (docs/api.md#webhooks), the same bytes and `webhook-id` on every attempt. */
 @Injectable()
 export class WebhookSender {
   private readonly logger = new Logger(WebhookSender.name);
@@ -39,7 +31,7 @@ export class WebhookSender {
     private readonly config: EnvironmentVariables,
     private readonly hosts: WebhookHosts,
   ) {
-    // Every connection goes through the address check, to the address checked (DNS rebinding).
+    // To the address checked (DNS rebinding).
     this.dispatcher = new Agent({ connect: { lookup: hosts.lookup } });
   }
 
@@ -67,11 +59,10 @@ export class WebhookSender {
     this.metrics.recordWebhookCall(type, 'retried');
   }
 
-  /** One call; undefined when answered 2xx within the timeout, else why not. */
   private async call(message: MessageAttempt): Promise<string | undefined> {
     const body = message.body ?? (await this.makeBody(message));
     const secret = openWithAny(message.secret_enc, secretContext(message.webhook_id), appKeys(this.config)).plaintext;
-    // Checked again: the row may predate the check, or WEBHOOK_ALLOWED_HOSTS may have changed.
+    // Again: WEBHOOK_ALLOWED_HOSTS may have changed.
     if (!this.hosts.permits(new URL(message.url))) return ENDPOINT_NOT_ALLOWED;
     try {
       const response = await fetch(message.url, {
@@ -82,7 +73,7 @@ export class WebhookSender {
         signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
         dispatcher: this.dispatcher,
       });
-      // The answer's body means nothing to us: not read, so a slow one does not hold the call.
+      // Not read, so a slow body does not hold the call.
       await response.body?.cancel().catch(() => undefined);
       return isDelivered(response.status) ? undefined : `HTTP ${response.status}`;
     } catch (failure) {
@@ -93,7 +84,7 @@ export class WebhookSender {
     }
   }
 
-  /** `{type, timestamp, data}` with the public resource (never a token, a subscription or a secret). */
+  /** The public resource, never a token, a subscription or a secret. */
   private async makeBody(message: MessageAttempt): Promise<string> {
     const data = await this.resource(message);
     if (data === undefined) throw new Error(`its ${message.type.split('.')[0]} ${message.subject_id} no longer exists`);

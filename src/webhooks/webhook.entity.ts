@@ -1,10 +1,7 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
 import { App } from '../apps/app.entity';
 
-/**
- * An app's webhook endpoint (docs/api.md#webhooks). `secret_enc` holds the signing secret sealed under
- * APP_KEY (credentials/secret-box.ts), bound to this row: the database alone never reveals it.
- */
+/** A webhook endpoint (docs/api.md#webhooks); `secret_enc` sealed under APP_KEY and bound to this row. */
 @Entity('webhooks')
 @Index('webhooks_app_id_idx', ['appId'])
 export class Webhook {
@@ -21,7 +18,6 @@ export class Webhook {
   @Column({ type: 'varchar', length: 2048 })
   url: string;
 
-  /** The event types it is called for (common/webhook-events.ts). */
   @Column({ type: 'text', array: true })
   events: string[];
 

@@ -5,10 +5,7 @@ import { env } from '../config/env';
 import { workerOptions } from '../queue/worker-options';
 import { WebhookSender } from './webhook-sender.service';
 
-/**
- * Webhook calls, on their own queue with their own concurrency (WEBHOOK_CONCURRENCY), so a slow,
- * failing or dead receiver holds only these slots, each for at most 10 s, never a delivery.
- */
+/** On its own queue and concurrency, so a dead receiver holds only these slots, never a delivery. */
 @Processor(WEBHOOK_QUEUE, workerOptions(WEBHOOK_QUEUE, () => env().WEBHOOK_CONCURRENCY))
 export class WebhookProcessor extends WorkerHost {
   constructor(private readonly sender: WebhookSender) {

@@ -8,7 +8,6 @@ import { appKeys, reseal, ResealTotals, seal } from '../credentials/secret-box';
 import { newSecret, parseEvents, parseUrl, WebhookError } from './webhook-rules';
 import { WebhookRow, WebhooksRepository } from './webhooks.repository';
 
-/** A webhook as the CLI shows it (docs/api.md#webhooks); the secret only in what `create` answers. */
 export interface WebhookView {
   id: string;
   app_id: string;
@@ -20,7 +19,7 @@ export interface WebhookView {
 const NOT_PUBLIC =
   '--url must name a public host, not a private, loopback or link-local address, localhost or a single-label name (or list it in WEBHOOK_ALLOWED_HOSTS)';
 
-/** Secrets are sealed for their row, so a value copied to another webhook will not open. */
+/** Sealed for their row: a value copied to another webhook will not open. */
 export const secretContext = (webhookId: string) => `webhooks:${webhookId}:secret_enc`;
 
 const view = (row: WebhookRow): WebhookView => ({
@@ -31,7 +30,6 @@ const view = (row: WebhookRow): WebhookView => ({
   created_at: row.created_at.toISOString(),
 });
 
-/** The operator's webhooks: created with a new secret sealed under APP_KEY, listed without it, deleted. */
 @Injectable()
 export class WebhooksService {
   constructor(
@@ -41,10 +39,7 @@ export class WebhooksService {
     private readonly hosts: WebhookHosts,
   ) {}
 
-  /**
-   * What went wrong in the last `hours` hours: how many messages were given up, how many are being
-   * retried, and the latest of them (no secret, no body), for the operator dashboard.
-   */
+  /** Given up and retrying messages of the last `hours`, with the latest (no secret, no body). */
   async failures(hours = 24, limit = 20) {
     const { failed, retrying, recent } = await this.webhooks.troubles(new Date(Date.now() - hours * 3_600_000), limit);
     return {
@@ -66,7 +61,7 @@ export class WebhooksService {
     };
   }
 
-  /** The new webhook with its secret, which is never shown again. */
+  /** The secret is never shown again. */
   async create(appId: string, url: string, events: string): Promise<{ id: string; url: string; events: string[]; secret: string }> {
     const parsedUrl = parseUrl(url);
     if (!this.hosts.permits(new URL(parsedUrl))) throw new WebhookError(NOT_PUBLIC);
@@ -84,17 +79,14 @@ export class WebhooksService {
     return (await this.webhooks.list(appId)).map(view);
   }
 
-  /** The deleted webhook; its messages go with it, so no call to it starts afterwards. */
+  /** Its messages go with it. */
   async delete(id: string): Promise<WebhookView> {
     const row = isUuid(id) ? await this.webhooks.delete(id) : undefined;
     if (!row) throw new WebhookError(`Webhook ${id} not found`);
     return view(row);
   }
 
-  /**
-   * Re-seals under APP_KEY every signing secret that opens only under APP_KEY_PREVIOUS, in one
-   * transaction (docs/operations.md "Rotating APP_KEY"); one that opens under neither stops it.
-   */
+  /** Re-seals what opens only under APP_KEY_PREVIOUS, in one transaction (docs/operations.md "Rotating APP_KEY"). */
   async rotateAppKey(): Promise<ResealTotals> {
     const totals: ResealTotals = { secrets: 0, resealed: 0, already_current: 0 };
     const keys = appKeys(this.config);

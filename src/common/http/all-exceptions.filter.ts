@@ -11,7 +11,6 @@ interface ErrorResponse {
   headers?: Record<string, string>;
 }
 
-/** The API's fixed messages per status (docs/api.md#errors). */
 const MESSAGES: Record<number, string> = {
   400: 'Bad Request.',
   401: 'Unauthenticated.',
@@ -29,11 +28,7 @@ const UNAVAILABLE: ErrorResponse = {
   headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
 };
 
-/**
- * The one place an error becomes a response (APP_FILTER). Domain errors map by type; Nest's HTTP
- * exceptions to the API's fixed bodies; anything else to a bare 500 whose details go only to
- * the log, under an error id that the response also carries in `X-Error-Id`.
- */
+/** The one place an error becomes a response; an unknown one is a bare 500, its details logged under `X-Error-Id`. */
 @Catch()
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('HTTP');
@@ -69,7 +64,7 @@ export class AllExceptionsFilter implements ExceptionFilter {
       this.logger.warn(`Store unavailable on ${req.method} ${redactUrl(req.originalUrl ?? req.url)}: ${describe(exception)}`);
       return UNAVAILABLE;
     }
-    // http-errors from Express or body-parser (e.g. an undecodable path) that reached Nest.
+    // http-errors from Express or body-parser (an undecodable path) that reached Nest.
     const status = clientErrorStatus(exception);
     if (status) return { status, body: { message: MESSAGES[status] ?? 'Bad Request.' } };
     const errorId = randomUUID();

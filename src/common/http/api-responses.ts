@@ -10,10 +10,7 @@ import {
   ApiUnsupportedMediaTypeResponse,
 } from '@nestjs/swagger';
 
-/**
- * OpenAPI descriptions of the API's error bodies (docs/api.md#errors) and decorators that attach
- * them to routes. AllExceptionsFilter is what actually produces these bodies.
- */
+/** The error bodies of docs/api.md#errors, as OpenAPI describes them; AllExceptionsFilter produces them. */
 export class ErrorResponse {
   @ApiProperty({ description: "The API's fixed message for the status.", example: 'Not Found' })
   message: string;
@@ -39,11 +36,7 @@ export class ValidationErrorResponse {
   errors: Record<string, string[]>;
 }
 
-/**
- * `Expect<SameKeys<A, B>>` compiles only when A and B have exactly the same keys: response classes
- * use it to stay in step with the resource mappers they document, so a field added to one and
- * not the other fails the build instead of leaving the docs wrong.
- */
+/** Compiles only when A and B have the same keys: response classes stay in step with their mappers. */
 export type SameKeys<A, B> = [keyof A] extends [keyof B] ? ([keyof B] extends [keyof A] ? true : false) : false;
 export type Expect<T extends true> = T;
 
@@ -53,7 +46,6 @@ export const REQUEST_ID_RESPONSE_HEADER = {
   'X-Request-Id': { description: 'The request id (the one sent, or a generated one); it is on every log line of the request.', schema: { type: 'string' } },
 };
 
-/** 400, 413, 415 and 422: what any route with a JSON body can answer before it does anything. */
 export const ApiJsonBodyErrors = () =>
   applyDecorators(
     ApiExtraModels(ErrorResponse, ValidationErrorResponse),

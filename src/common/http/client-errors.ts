@@ -1,7 +1,6 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 
-/** Requests Node's HTTP parser refuses before any route sees them, with docs/api.md#errors's JSON bodies. */
 const ANSWERS: Record<string, { status: number; reason: string; message: string }> = {
   HPE_HEADER_OVERFLOW: { status: 431, reason: 'Request Header Fields Too Large', message: 'Request Header Fields Too Large.' },
   ERR_HTTP_REQUEST_TIMEOUT: { status: 408, reason: 'Request Timeout', message: 'Request Timeout.' },
@@ -13,11 +12,7 @@ function rawResponse({ status, reason, message }: { status: number; reason: stri
   return `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/**
- * Node answers what its parser rejects (control characters in a header, a malformed request line,
- * headers or a URL over its 16 KiB limit) with an empty, non-JSON body; this handler gives the same
- * status with a JSON body instead, then closes the connection, as Node does.
- */
+/** Node's parser rejections (docs/api.md#errors) answered with a JSON body instead of an empty one, then closed. */
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex & { _httpMessage?: { headersSent?: boolean } }) => {
     // Nothing can be written on a connection the client reset, or once a response has begun.

@@ -26,7 +26,6 @@ when you send one), which is on every log line of the request. Each token may ma
 RATE_LIMIT_PER_MINUTE requests a minute (6000 unless configured); past that, 429 with \`Retry-After\`.
 `.trim();
 
-/** The OpenAPI document of every route the app serves, built from the controllers' decorators. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Push Notification Service')
@@ -39,16 +38,10 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
 
 const DOCUMENT_METADATA = 'pns:openapi-document';
 
-/**
- * Describes a controller in an OpenAPI document of its own instead of the public one, which is
- * the apps' bearer-token API only: the operator dashboard's API has `admin` (admin/admin-openapi.ts).
- */
+/** Puts a controller in a document of its own instead of the public one (admin/admin-openapi.ts). */
 export const InOpenApiDocument = (name: string): ClassDecorator => SetMetadata(DOCUMENT_METADATA, name);
 
-/**
- * The modules whose controllers document `name` describes (null: the public one). The scanner
- * takes whole modules, so a module whose controllers belong to two documents is refused.
- */
+/** The modules of document `name` (null: public); the scanner takes whole modules, so a split module is refused. */
 export function modulesOfDocument(app: INestApplication, name: string | null): Type[] {
   const modules: Type[] = [];
   for (const module of app.get(ModulesContainer).values()) {
@@ -63,10 +56,7 @@ export function modulesOfDocument(app: INestApplication, name: string | null): T
   return modules;
 }
 
-/**
- * The OpenAPI document of one set of controllers (see InOpenApiDocument), with what the
- * decorators cannot say: closed objects and the HTTP layer's own answers.
- */
+/** One document (see InOpenApiDocument), with closed objects and the HTTP layer's own answers. */
 export function scanOpenApiDocument(app: INestApplication, config: Omit<OpenAPIObject, 'paths'>, name: string | null): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     include: modulesOfDocument(app, name),
@@ -78,13 +68,8 @@ export function scanOpenApiDocument(app: INestApplication, config: Omit<OpenAPIO
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
 
-/**
- * What the decorators cannot say: every documented object refuses unknown keys (the validation
- * pipe's whitelist for requests; the resource mappers' exact fields for responses), and a Web
- * Push endpoint must match the configured allow-list.
- */
+/** Every documented object refuses unknown keys, and a Web Push endpoint matches the configured allow-list. */
 export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
-  // Read only when needed: a document without Web Push endpoints does not depend on the configuration.
   let endpointPattern: string | undefined;
   const visit = (schema: Schema | undefined) => {
     if (!schema || typeof schema !== 'object') return;
@@ -105,7 +90,6 @@ export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-/** An error answer's content: the ErrorResponse schema, with each message as an example. */
 export const errorContent = (...messages: string[]) => ({
   'application/json': {
     schema: { $ref: '#/components/schemas/ErrorResponse' },
@@ -115,12 +99,7 @@ export const errorContent = (...messages: string[]) => ({
   },
 });
 
-/**
- * The answers the HTTP layer gives before any route runs, on every operation: 400 for a request
- * Node's parser rejects or a path with broken percent-encoding, 431 for headers (URL
- * included) over Node's 16 KiB limit, and 408 for a request that arrives too slowly. A route with a JSON body keeps its own 400 (malformed JSON)
- * beside the general one.
- */
+/** The answers Node gives before any route, on every operation: 400, 408 and 431 (16 KiB of headers). */
 export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -145,7 +124,6 @@ export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-/** Writes each operation's required abilities (from RequireAbilities) at the top of its description. */
 export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -161,10 +139,7 @@ export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-/**
- * Swagger UI at /docs and the JSON document at /docs-json, both public. Called from
- * configureHttpApp, so tests and production serve the same document.
- */
+/** Swagger UI at /docs and JSON at /docs-json, public; tests and production serve the same. */
 export function setupOpenApi(app: INestApplication): OpenAPIObject {
   const document = buildOpenApiDocument(app);
   SwaggerModule.setup(DOCS_PATH, app, document, {
@@ -172,7 +147,6 @@ export function setupOpenApi(app: INestApplication): OpenAPIObject {
     raw: ['json'],
     customSiteTitle: 'Push Notification Service API',
     swaggerOptions: {
-      // A token pasted into "Authorize" survives a page reload.
       persistAuthorization: true,
       displayRequestDuration: true,
       tryItOutEnabled: true,

@@ -3,11 +3,7 @@ import { hasBody, isJsonContentType, RequestWithBodyError } from './json-body';
 
 const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 
-/**
- * Raises the body problems that deferredJsonBody recorded; the last APP_GUARD, so it runs after
- * authentication and the rate limit. A guard rather than an interceptor: any interceptor makes
- * Nest wrap every handler in an RxJS pipeline (docs/decisions/0009-request-body-errors-in-a-guard.md).
- */
+/** Raises deferredJsonBody's problems as the last APP_GUARD (docs/decisions/0009-request-body-errors-in-a-guard.md). */
 @Injectable()
 export class RequestBodyGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {

@@ -1,15 +1,8 @@
-/** Seconds a client is asked to wait (Retry-After) when a store the request needs is unreachable. */
 export const RETRY_AFTER_SECONDS = 5;
 
-/** Socket-level failures: the store is unreachable, not the request wrong. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
-/**
- * PostgreSQL SQLSTATEs of a server going away or not accepting work: class 08 (connection
- * exception), 57P01-57P03 (admin shutdown, crash shutdown, cannot connect now), 53300 (too many
- * connections).
- */
+/** SQLSTATEs of a server going away or refusing work: class 08, 57P01-57P03, 53300. */
 const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
-/** Driver messages without a code: pg's pool and client, ioredis, BullMQ. */
 const MESSAGES = [
   /Connection terminated/i,
   /timeout exceeded when trying to connect/i,
@@ -24,11 +17,7 @@ const MESSAGES = [
   /^CLUSTERDOWN/,
 ];
 
-/**
- * Whether `error` (or anything in its cause chain: TypeORM's driverError, an AggregateError's
- * errors) says PostgreSQL or Redis could not be reached. Such a request gets a 503 with
- * Retry-After, never a 500 nor driver text: the client can retry, and it is not our bug.
- */
+/** Whether `error` or its cause chain says PostgreSQL or Redis is unreachable: a 503 with Retry-After, not a 500. */
 export function isStoreUnavailable(error: unknown, depth = 0): boolean {
   if (depth > 5 || typeof error !== 'object' || error === null) return false;
   const { code, message, driverError, cause, errors } = error as {

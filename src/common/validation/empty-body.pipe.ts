@@ -3,10 +3,7 @@ import { ValidationFailedError } from '../errors';
 import { isPlainObject, NOT_ALLOWED } from './framework';
 import { bagOf } from './validation-errors';
 
-/**
- * The body of a route that takes none (`POST .../cancel`): absent or `{}`, else a 422 as any
- * route answers an unknown field. RequestBodyGuard has already answered 400, 413 and 415.
- */
+/** The body of a route that takes none (`POST .../cancel`): absent or `{}`, else a 422 as for an unknown field. */
 @Injectable()
 export class EmptyBodyPipe implements PipeTransform<unknown, Record<string, never>> {
   transform(value: unknown): Record<string, never> {

@@ -5,23 +5,12 @@ import { ValidationFailedError } from '../errors';
 import { isPlainObject, oversizedLists, verbatimProperties } from './framework';
 import { bagOf, mergeBags, requestShapeProblems, toErrorBag } from './validation-errors';
 
-/**
- * The global pipe (APP_PIPE): DTO validation with unknown fields rejected, the API's 422 body,
- * and one walk over the whole request body and query for what PostgreSQL cannot store (NUL, lone
- * surrogates) and for absurd nesting or numbers of keys.
- */
-/** Where the pipe sets verbatim fields aside, on the copy of the body that class-transformer gets. */
+/** The global pipe: DTO validation (unknown fields refused), then one walk for unstorable text, nesting and key counts. */
 const HELD = Symbol('verbatim');
 
-/**
- * Bodies and queries this pipe has walked (requestShapeProblems) and found without prototype keys,
- * and the DTO instances made from them. They come from JSON.parse or the query string, so they
- * have no array gaps and no binary values either: Nest's pipe skips its own three walks over them
- * (closeArrayGaps, stripProtoKeys, findNestedBinaryValues), which cost a PATCH more CPU than ours.
- */
+/** Bodies walked and found without prototype keys: Nest's own three walks over them are skipped (they cost a PATCH more CPU). */
 const walked = new WeakSet<object>();
 
-/** class-transformer, except that the fields held aside return to the instance untouched. */
 const transformer: TransformerPackage = {
   plainToInstance<T>(cls: Type<T>, plain: unknown, options?: ClassTransformOptions): T {
     const instance = plainToInstance(cls, plain, options) as Record<string, unknown>;
@@ -53,12 +42,10 @@ export class RequestValidationPipe extends ValidationPipe {
     if (metadata.type === 'body' && !isPlainObject(value)) {
       throw ValidationFailedError.of('body', 'The request body must be a JSON object.');
     }
-    // A list over its bound is refused on its length alone, before anything walks its items.
     const oversized = oversizedLists(value, metadata.metatype);
     if (oversized.length > 0) throw new ValidationFailedError(bagOf(oversized));
     const shape = requestShapeProblems(value);
-    // class-transformer and class-validator recurse, and slow down faster than linearly with the
-    // keys of an object: too deep or too wide a value must not reach them.
+    // class-transformer and class-validator slow down faster than linearly with width and depth.
     if (shape.tooDeep || shape.tooManyKeys) throw new ValidationFailedError(shape.errors);
     const unstorable = Object.keys(shape.errors).length > 0;
     const held = holdVerbatimFields(value as Record<string, unknown>, metadata.metatype);
@@ -88,11 +75,7 @@ export class RequestValidationPipe extends ValidationPipe {
   }
 }
 
-/**
- * A shallow copy of `body` whose PlainObject fields (`data`) are set aside under a symbol, which
- * neither Nest's prototype-key stripping (for...in) nor class-transformer (Object.keys) visits;
- * the transformer above puts them back on the instance before validation.
- */
+/** A shallow copy with PlainObject fields set aside under a symbol that Nest's stripping and class-transformer skip. */
 function holdVerbatimFields(body: Record<string, unknown>, metatype: object): Record<string | symbol, unknown> {
   const names = verbatimProperties(metatype).filter((name) => Object.hasOwn(body, name) && isPlainObject(body[name]));
   if (names.length === 0) return body;

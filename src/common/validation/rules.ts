@@ -16,7 +16,7 @@ import {
   siblingRule,
 } from './framework';
 
-/** Generic rules: strings, numbers, instants, lists and objects, each one decorator (see framework.ts). */
+/** Generic rules, one decorator each (see framework.ts). */
 
 const codePoints = (s: string) => (s.length > 0 && /[\uD800-\uDFFF]/.test(s) ? Array.from(s).length : s.length);
 
@@ -44,7 +44,7 @@ export function checkString({ min = 0, max, pattern, patternMessage }: StringRul
 
 export const Str = (options: StringRule = {}) => rule('string', checkString(options));
 
-/** `not`: one value inside the range that is refused (`badge_increment` 0), as `x-not` in the document (OpenAPI 3.0 has no `not` we use). */
+/** `not`: one refused value in the range (`badge_increment` 0), documented as `x-not`. */
 export function checkInt({ min, max, not }: { min?: number; max?: number; not?: number }): Check {
   return described(
     (value) => {
@@ -65,7 +65,6 @@ export function checkInt({ min, max, not }: { min?: number; max?: number; not?: 
 
 export const Int = (options: { min?: number; max?: number; not?: number }) => rule('integer', checkInt(options));
 
-/** An integer given as a number or, in a query string, as digits. */
 export const IntLike = (options: { min?: number; max?: number }) => {
   const asInt = checkInt(options);
   return rule(
@@ -83,17 +82,11 @@ export function checkIn(values: readonly string[]): Check {
 
 export const In = (values: readonly string[]) => rule('in', checkIn(values));
 
-/** Instants the API accepts: from 2000-01-01T00:00:00Z (inclusive) to 2101-01-01T00:00:00Z (exclusive). */
 export const INSTANT_MIN = Date.UTC(2000, 0, 1);
 export const INSTANT_MAX = Date.UTC(2101, 0, 1);
 const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,6})?(?:Z|([+-])(\d{2}):(\d{2}))$/;
 
-/**
- * The epoch milliseconds of an ISO 8601 date-time with `Z` or a `±hh:mm` offset that names a real
- * instant (no February 30th, no hour 24, no leap second, offsets within ±14:00, the real world's
- * range) between 2000 and 2100; null otherwise. Date.parse alone would roll 02-30 over to March
- * and accept years PostgreSQL or the response could not represent.
- */
+/** Epoch ms of an ISO 8601 date-time with an offset naming a real instant in 2000..2100, else null (Date.parse rolls 02-30 over). */
 export function parseInstant(value: string): number | null {
   const m = INSTANT.exec(value);
   if (!m) return null;
@@ -117,10 +110,7 @@ export function checkInstant(): Check {
   };
 }
 
-/**
- * A date-time field (`occurred_at`, `send_at`): see parseInstant. With `maxDaysAhead`, also at
- * most that many days after the moment it is checked.
- */
+/** A date-time field (see parseInstant), with `maxDaysAhead` at most that far after now. */
 export const Instant = ({ maxDaysAhead }: { maxDaysAhead?: number } = {}) => {
   const asInstant = checkInstant();
   return rule(
@@ -146,28 +136,20 @@ export const Instant = ({ maxDaysAhead }: { maxDaysAhead?: number } = {}) => {
   );
 };
 
-/** `true`, the only value of a flag such as `recipients.all`. */
 export const True = () =>
   rule(
     'true',
     described((value) => (value === true ? null : 'The :attribute field must be true.'), { type: 'boolean', enum: [true] }),
   );
 
-/**
- * Exactly one of `keys` is given (present, whatever its value: a null one fails its own rule).
- * On the nested object's property, so the error is the object's own (`errors.recipients`).
- */
+/** Exactly one of `keys` is present, reported on the nested object's own path. */
 export const ExactlyOneOf = (keys: readonly string[], message: string) =>
   rule('exactlyOne', (value) => {
     if (!isPlainObject(value)) return null; // the object rule reports it
     return keys.filter((key) => value[key] !== undefined).length === 1 ? null : message;
   });
 
-/**
- * An object of free-form keys whose values are objects of known fields (`notification.localizations`):
- * at most `maxKeys` keys matching `key`, each value an object of `fields` only (`minFields` of them
- * at least), each field passing its check. Problems are reported at their own paths (INNER_ERRORS).
- */
+/** Free-form keys whose values are objects of known `fields` (`notification.localizations`), errors at their own paths. */
 export function KeyedObjects({
   maxKeys,
   key,
@@ -215,10 +197,6 @@ export function KeyedObjects({
   );
 }
 
-/**
- * A free-form object's bounds: its size as JSON and, with `reservedKey`, keys it must not use
- * (the function says why a key is reserved, or null).
- */
 export function checkObject({ maxBytes, reservedKey }: { maxBytes?: number; reservedKey?: (key: string) => string | null } = {}): Check {
   return (value) => {
     if (!isPlainObject(value)) return 'The :attribute field must be an object.';
@@ -235,12 +213,7 @@ export function checkObject({ maxBytes, reservedKey }: { maxBytes?: number; rese
   };
 }
 
-/**
- * A free-form JSON object (a top-level body field), kept exactly as parsed: RequestValidationPipe
- * keeps it away from class-transformer and from Nest's removal of `__proto__` and `constructor`
- * keys, which would drop keys such as `constructor`, `toString` or `__proto__` (or fail on them).
- * JSON.parse makes `__proto__` an own key, never a prototype, so the parsed value is safe as it is.
- */
+/** A free-form JSON object kept as parsed, away from class-transformer's key removal (JSON.parse makes `__proto__` an own key). */
 export function PlainObject(options?: Parameters<typeof checkObject>[0]): PropertyDecorator {
   return (target, key) => {
     rule('object', described(checkObject(options), { type: 'object', additionalProperties: true }))(target, key);
@@ -248,7 +221,6 @@ export function PlainObject(options?: Parameters<typeof checkObject>[0]): Proper
   };
 }
 
-/** A nested object validated against `cls`; unknown keys inside it are rejected too. */
 export function Nested(cls: () => new () => object): PropertyDecorator {
   return (target, key) => {
     // Registered before ValidateNested so the type error is reported first.
@@ -256,12 +228,11 @@ export function Nested(cls: () => new () => object): PropertyDecorator {
     recordNestedClass(target.constructor, key, cls);
     ValidateNested()(target, key);
     Type(cls)(target, key);
-    // Written as `type: () => ...`: Swagger tells a lazy type from a class by that function name.
+    // `type: () => ...`: Swagger tells a lazy type from a class by that function's name.
     ApiProperty({ type: () => cls() })(target, key);
   };
 }
 
-/** A list's own bounds (an array, `min` to `max` items), before its items: the message, or null. */
 function listLengthProblem(value: unknown, min: number | undefined, max: number | undefined): string | null {
   if (!Array.isArray(value)) return 'The :attribute field must be an array.';
   if (min !== undefined && value.length < min) return `The :attribute field must have at least ${plural(min, 'item')}.`;
@@ -289,7 +260,6 @@ export function List({ min, max, item }: { min?: number; max?: number; item: Che
   };
 }
 
-/** A base64url string that decodes to exactly `bytes` bytes (Web Push subscription keys). */
 export const Base64Url = (bytes: number) => {
   const chars = Math.ceil((bytes * 4) / 3);
   const padding = (4 - (chars % 4)) % 4;
@@ -307,14 +277,12 @@ export const Base64Url = (bytes: number) => {
   );
 };
 
-/** A JSON boolean. */
 export const Bool = () =>
   rule(
     'boolean',
     described((value) => (typeof value === 'boolean' ? null : 'The :attribute field must be true or false.'), { type: 'boolean' }),
   );
 
-/** A number from `min` to `max` inclusive (`options.apns.relevance_score`). */
 export const Num = ({ min, max }: { min: number; max: number }) =>
   rule(
     'number',
@@ -327,13 +295,10 @@ export const Num = ({ min, max }: { min: number; max: number }) =>
     ),
   );
 
-/**
- * A rule that looks at the sibling fields too (`badge_increment` not with `badge`, `renotify` needing
- * `tag`): `problem(value, object)` gives the message, or null. Reported on the decorated field.
- */
+/** A rule that reads sibling fields too (`renotify` needs `tag`), reported on the decorated field. */
 export const WithSiblings = siblingRule;
 
-/** An array of 1..`max` objects, each validated against `cls` (unknown keys rejected), errors at `field.<index>.<key>`. */
+/** 1..`max` objects validated against `cls`, errors at `field.<index>.<key>`. */
 export function NestedList(cls: () => new () => object, { min, max }: { min: number; max: number }): PropertyDecorator {
   const check = described((value) => listLengthProblem(value, min, max), { type: 'array', minItems: min, maxItems: max });
   return (target, key) => {

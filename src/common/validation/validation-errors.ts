@@ -3,10 +3,7 @@ import { INNER_ERRORS, InnerContext, ITEM_ERRORS, ListContext, NOT_ALLOWED, REQU
 
 export type ErrorBag = Record<string, string[]>;
 
-/**
- * An empty bag without a prototype: request paths such as `toString`, `constructor` or
- * `__proto__` are then plain keys, never Object.prototype's members.
- */
+/** A bag without a prototype: paths like `__proto__` are plain keys. */
 export function newBag(): ErrorBag {
   return Object.create(null) as ErrorBag;
 }
@@ -17,14 +14,12 @@ function add(bag: ErrorBag, path: string, template: string): void {
   if (!list.includes(message)) list.push(message);
 }
 
-/** A bag of [path, message template] pairs. */
 export function bagOf(problems: [string, string][]): ErrorBag {
   const bag = newBag();
   for (const [path, template] of problems) add(bag, path, template);
   return bag;
 }
 
-/** class-validator's tree of errors as the API's `errors` object (dotted request paths). */
 export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag = newBag()): ErrorBag {
   for (const error of errors) {
     const path = parent ? `${parent}.${error.property}` : error.property;
@@ -54,34 +49,18 @@ export function toErrorBag(errors: ValidationError[], parent = '', bag: ErrorBag
   return bag;
 }
 
-/**
- * Objects and arrays nested deeper than this (the body is level 0, a top-level field's object
- * level 1) are refused before class-transformer, class-validator or JSON.stringify recurse into
- * them, since those overflow the stack at a few thousand levels. No field of the API needs more.
- */
+/** Nesting refused before any recursion (which overflows at a few thousand levels); the body is level 0. */
 export const MAX_NESTING = 32;
 
-/**
- * Keys one object may have, and keys (object members, at any depth) a whole request may have.
- * Far above what any honest body holds (`data` is at most 4 KiB, the other objects have a few
- * named fields), and low enough that class-transformer, whose cost grows faster than linearly
- * with the keys of an object (60,000 keys held the event loop for seconds), never sees more.
- * Array items are not keys: `recipients.user_ids` alone may hold 10,000.
- */
+/** Keys per object and per request: class-transformer's cost grows faster than linearly (60,000 keys held the loop for seconds). */
 export const MAX_KEYS_PER_OBJECT = 1_000;
 export const MAX_KEYS_TOTAL = 10_000;
 
-/**
- * Array items a whole request may have, at any depth. The API's longest lists (`user_ids`,
- * `installation_ids`) hold 10,000 and a body uses one of them; lists with a bound of their own are
- * refused on their length before this walk (oversizedLists), so this bounds the free-form ones
- * (`data`), whose items would otherwise be walked one by one before their 4 KiB check.
- */
+/** Array items per request, bounding free-form lists (`data`); `user_ids` alone may hold 10,000. */
 export const MAX_ARRAY_ITEMS_TOTAL = 20_000;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** Why PostgreSQL would refuse this text (NUL in text/jsonb, a lone surrogate in jsonb), or null. */
 function unstorable(text: string): string | null {
   if (text.includes('\u0000')) return 'NUL characters';
   if (LONE_SURROGATE.test(text)) return 'unpaired surrogate characters';
@@ -90,24 +69,15 @@ function unstorable(text: string): string | null {
 
 export interface RequestShapeProblems {
   errors: ErrorBag;
-  /** Nesting beyond MAX_NESTING was found: the value must not reach recursive code. */
   tooDeep: boolean;
-  /** An object over MAX_KEYS_PER_OBJECT, or a request over MAX_KEYS_TOTAL or MAX_ARRAY_ITEMS_TOTAL: refused before transformation. */
   tooManyKeys: boolean;
-  /** Some object has an own key named `__proto__`, `prototype` or `constructor` (which Nest's pipe strips). */
+  /** An own key `__proto__`, `prototype` or `constructor` (which Nest's pipe strips). */
   prototypeKeys: boolean;
 }
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
-/**
- * One iterative walk over a request body or query (an explicit stack, so no depth overflows it):
- * strings and keys PostgreSQL cannot store, reported at their dotted path instead of a driver
- * error, nesting beyond MAX_NESTING, reported at the top-level field that holds it, and objects
- * with too many keys, reported at their path (`body` for the body itself or the total). The walk
- * stops at the first key bound exceeded, so it costs at most one look at each key of the body.
- * It also notes the prototype keys, so that the pipe walks a value again only when it has some.
- */
+/** One iterative walk over a body or query: unstorable text, nesting, key counts, each at its path; stops at the first key bound. */
 export function requestShapeProblems(value: unknown): RequestShapeProblems {
   const errors = newBag();
   let tooDeep = false;

@@ -13,32 +13,24 @@ import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_U
 
 type ApnsCredentials = NonNullable<ProviderCredentials['apns']>;
 
-/** Where requests to one APNs base URL with one signing key go: its pool, and the base's path before each request's own. */
 interface Route {
   base: URL;
   pool: Http2SessionPool;
   prefix: string;
 }
 
-/** An app's device pushes: their route, and the path before each device token. */
 interface PushRoute extends Route {
   devicePath: string;
 }
 
 const PRODUCTION_URL = 'https://api.push.apple.com';
 const SANDBOX_URL = 'https://api.sandbox.push.apple.com';
-/** Channel management (iOS 18 broadcast channels): its own hosts and ports. */
 const CHANNELS_PRODUCTION_URL = 'https://api-manage-broadcast.push.apple.com:2196';
 const CHANNELS_SANDBOX_URL = 'https://api-manage-broadcast.sandbox.push.apple.com:2195';
 
-/** An answer of APNs' channel management API, or the transport failure that prevented one. */
 export type ChannelAnswer = Http2Answer;
-/**
- * Apple rejects provider tokens older than an hour and answers TooManyProviderTokenUpdates when
- * one is replaced more often than every 20 minutes: 40 minutes sits safely between the two.
- */
+/** Apple rejects tokens older than an hour and refuses updates more often than every 20 minutes. */
 const PROVIDER_TOKEN_REFRESH_MS = 40 * 60_000;
-/** What Apple's answers to a credentials check mean for the operator. */
 const APNS_HINTS: Record<string, string> = {
   InvalidProviderToken: 'the key, its key id or the team id is wrong',
   BadTopic: 'the topic is not a bundle id this key may push to',
@@ -46,25 +38,18 @@ const APNS_HINTS: Record<string, string> = {
   ExpiredProviderToken: "this machine's clock is off",
   [FailureReason.InvalidProviderKey]: 'the stored .p8 key cannot sign',
 };
-/** 400 reasons that mean this device token will never work for this app. */
 const INVALID_TOKEN_REASONS = new Set(['BadDeviceToken', 'DeviceTokenNotForTopic']);
 
 interface ProviderToken {
   pem: string;
   issuedAt: number;
   jwt: Promise<string>;
-  /** `bearer <jwt>` once signed: a send reads it without waiting a turn for the promise. */
   authorization?: string;
 }
 
-/**
- * Provider tokens, per process rather than per provider instance: Apple's update limit applies to
- * the signing key, however many clients use it. Promises are stored so a burst of sends that finds
- * no valid token signs exactly one.
- */
+/** Per signing key, not per provider (Apple's update limit is the key's); a promise, so a burst signs once. */
 const providerTokens = new Map<string, ProviderToken>();
 
-/** How `authorization` carries a provider token. */
 const BEARER = 'bearer ';
 
 const tokenKey = (apns: ApnsCredentials) => `${apns.teamId}.${apns.keyId}`;
@@ -96,10 +81,7 @@ function currentProviderToken(apns: ApnsCredentials): ProviderToken {
   return issueProviderToken(apns);
 }
 
-/**
- * The `authorization` header's value: at once once the token is signed, else when it is; null when
- * the key cannot sign (validated when stored, so only a corrupted key: retrying cannot help).
- */
+/** The `authorization` value, now or once signed; null when the key cannot sign (retrying cannot help). */
 function authorization(apns: ApnsCredentials): string | Promise<string | null> {
   let entry: ProviderToken;
   try {
@@ -116,18 +98,13 @@ function authorization(apns: ApnsCredentials): string | Promise<string | null> {
   );
 }
 
-/** The value after APNs called `stale` expired (see refreshProviderToken). */
 async function renewed(apns: ApnsCredentials, stale: string): Promise<string> {
   return BEARER + (await refreshProviderToken(apns, stale.slice(BEARER.length)));
 }
 
-/** APNs refused the provider token as expired: our clock or cache disagreed with Apple's, and the request goes once more with a fresh one. */
 const expiredToken = (answer: Http2Answer) => !('failure' in answer) && answer.status === 403 && reasonOf(answer.body) === 'ExpiredProviderToken';
 
-/**
- * After APNs said ExpiredProviderToken for `staleJwt`: a new token, unless a concurrent request
- * already replaced it (hundreds of in-flight streams get the same answer; one refresh is enough).
- */
+/** A new token after APNs called `staleJwt` expired, unless a concurrent request already replaced it. */
 async function refreshProviderToken(apns: ApnsCredentials, staleJwt: string): Promise<string> {
   const key = tokenKey(apns);
   const entry = providerTokens.get(key);
@@ -138,20 +115,14 @@ async function refreshProviderToken(apns: ApnsCredentials, staleJwt: string): Pr
   return issueProviderToken(apns).jwt;
 }
 
-/**
- * APNs provider API over HTTP/2 with token (.p8) authentication (docs/api.md#delivery). No client
- * library: node:http2 for the transport and jose for the ES256 provider token.
- */
+/** APNs provider API over node:http2 with .p8 token authentication (docs/api.md#delivery). */
 @Injectable()
 export class ApnsProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'ios' as const;
-  /** APNs has no validate-only send: a dry run does not call it. */
   readonly validatesDryRun = false;
-  /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
   private readonly pools = new Http2Pools();
-  /** Each credentials object's push route, worked out on its first send (credentials are cached per app). */
   private routes = new WeakMap<ApnsCredentials, PushRoute>();
 
   constructor(private readonly config: EnvironmentVariables) {}
@@ -165,7 +136,6 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     if (!target.pushToken) return { kind: 'failed', reason: FailureReason.MissingDeviceToken };
 
-    // Built from parts encoded once per send (payloads.ts): its headers as node:http2's flat list, its body as bytes.
     const route = this.route(apns);
     const path = route.devicePath + encodeURIComponent(target.pushToken);
     const fields = apnsHeaderFields(content, apnsTopicOf(content, apns.topic));
@@ -178,7 +148,6 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return outcomeOf(answerAtHost(answer, route.base));
   }
 
-  /** Where this credentials object's device pushes go, worked out on its first. */
   private route(apns: ApnsCredentials): PushRoute {
     let route = this.routes.get(apns);
     if (route === undefined) {
@@ -190,18 +159,12 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   }
 
   private routeTo(apns: ApnsCredentials, base: URL): Route {
-    // Apple asks for connections to be kept open and reused (opening one per request is treated as
-    // abuse), and counts provider-token changes per connection, hence a pool per signing key.
+    // Apple treats a connection per request as abuse and counts token changes per connection: a pool per key.
     const pool = this.pools.get(`${base.origin} ${tokenKey(apns)}`, base.origin);
     return { base, pool, prefix: base.pathname.replace(/\/+$/, '') };
   }
 
-  /**
-   * A push to a token no device has (docs/api.md#credentials-check): Apple checks the provider
-   * token (key, key id, team) and the topic before the device token, so BadDeviceToken, or any
-   * answer about the token, proves the rest; InvalidProviderToken, BadTopic or TopicDisallowed
-   * say which part is wrong.
-   */
+  /** A push to a token no device has (docs/api.md#credentials-check): Apple checks key and topic first, so BadDeviceToken proves them. */
   async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
     const apns = credentials.apns!;
     const host = this.pushBase(apns).hostname;
@@ -214,21 +177,17 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return { ok: false, detail: `${what}: ${outcome.reason}${APNS_HINTS[outcome.reason] ? ` (${APNS_HINTS[outcome.reason]})` : ''}` };
   }
 
-  /** A Live Activity update or end to the activity's update token (docs/api.md#live-activities). */
+  /** To the activity's update token (docs/api.md#live-activities). */
   async sendLiveActivity(credentials: ProviderCredentials, pushToken: string, message: LiveActivityMessage): Promise<DeliveryOutcome> {
     const apns = credentials.apns;
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
     return this.post(apns, pushToken, liveActivityHeaders(message, apns.topic), JSON.stringify(liveActivityPayload(message)));
   }
 
-  /**
-   * A Live Activity update to a broadcast channel (docs/api.md#live-activity-channels):
-   * `POST /4/broadcasts/apps/<bundle id>` with `apns-channel-id`.
-   */
+  /** To a broadcast channel (docs/api.md#live-activity-channels); the bundle id is in the path. */
   async broadcast(credentials: ProviderCredentials, channelId: string, message: LiveActivityMessage): Promise<DeliveryOutcome> {
     const apns = credentials.apns;
     if (!apns) return { kind: 'failed', reason: FailureReason.ApnsNotConfigured };
-    // The bundle id is in the path: no apns-topic.
     const { 'apns-push-type': pushType, 'apns-priority': priority } = liveActivityHeaders(message, apns.topic);
     const headers = { 'apns-push-type': pushType, 'apns-priority': priority, 'apns-channel-id': channelId };
     const route = this.route(apns);
@@ -237,10 +196,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return 'reason' in answer ? { kind: 'failed', reason: answer.reason } : outcomeOf(answer);
   }
 
-  /**
-   * One request to APNs' channel management API (`/1/apps/<bundle id>/<resource>`): `method` with
-   * `headers` and a JSON `body`. Undefined answer fields mean a transport failure (its reason).
-   */
+  /** One request to APNs' channel management API (`/1/apps/<bundle id>/<resource>`). */
   async channelRequest(
     credentials: ProviderCredentials,
     method: 'POST' | 'GET' | 'DELETE',
@@ -265,10 +221,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return 'reason' in answer ? { kind: 'failed', reason: answer.reason } : outcomeOf(answer);
   }
 
-  /**
-   * One request with object headers to `path` (the route's prefix included) with the provider token,
-   * renewed once when APNs calls it expired; `{reason}` when the key cannot sign.
-   */
+  /** One request with the provider token, renewed once when APNs calls it expired. */
   private async exchange(
     apns: ApnsCredentials,
     route: Route,
@@ -283,12 +236,10 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     return answerAtHost(answer, route.base);
   }
 
-  /** Open HTTP/2 connections, over all pools (for tests and diagnostics). */
   get openSessions(): number {
     return this.pools.openSessions;
   }
 
-  /** Destroys every connection; later sends open new ones. */
   close(): void {
     this.pools.close();
     this.routes = new WeakMap();

@@ -13,10 +13,7 @@ import { CHECK_CONTENT, CredentialCheck, DeliveryOutcome, DeliveryTarget, MADE_U
 type FcmCredentials = NonNullable<ProviderCredentials['fcm']>;
 
 const FCM_SCOPE = 'https://www.googleapis.com/auth/firebase.messaging';
-/**
- * The token endpoint google-auth-library 10 hard-codes (build/src/gtoken/getToken.js) whatever the
- * key file's `token_uri` says; we redirect it to GOOGLE_TOKEN_URL, which defaults to this same URL.
- */
+/** The token URL google-auth-library hard-codes whatever the key file says; redirected to GOOGLE_TOKEN_URL. */
 const LIBRARY_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const FCM_ERROR_TYPE = 'type.googleapis.com/google.firebase.fcm.v1.FcmError';
 
@@ -29,42 +26,25 @@ interface GoogleErrorBody {
   };
 }
 
-/** An attempt whose access token FCM refused: the cached token is dropped and one retry follows. */
 const UNAUTHORIZED = Symbol('unauthorized');
 
-/** The headers of every FCM request but its `authorization`, as node:http2's flat list. */
 const FCM_FIELDS = ['content-type', 'application/json; charset=utf-8'] as const;
 
-/** A project's sends, worked out on its first: where they go, and the key of its JWT client. */
 interface FcmRoute {
   to: Destination;
   clientKey: string;
 }
 
-/**
- * FCM HTTP v1 (docs/api.md#delivery): OAuth2 access tokens from the app's service account, then one
- * `messages:send` per device. Google serves the v1 API over HTTP/2, so sends are streams on a few
- * long-lived connections (as the Firebase Admin SDK does since v12): over HTTP/1.1 each in-flight
- * send needs a TLS connection of its own, and the worker spent about five times the CPU per
- * message that an APNs send costs. Proxies, emulators and test servers often speak only HTTP/1.1,
- * so the protocol is negotiated per origin (OriginTransport, shared with Web Push): HTTP/2 where
- * the server picks `h2`, keep-alive HTTP/1.1 otherwise.
- */
+/** FCM HTTP v1 (docs/api.md#delivery), over HTTP/2 where the origin negotiates it (docs/decisions/0020-provider-http2-negotiated-per-origin.md). */
 @Injectable()
 export class FcmProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'android' as const;
-  /** A dry run's message goes with `validate_only: true`: FCM checks it all and delivers nothing. */
+  /** FCM checks a `validate_only` message and delivers nothing. */
   readonly validatesDryRun = true;
-  /** Per-request deadline; lowered by tests. */
   timeoutMs = PROVIDER_TIMEOUT_MS;
 
-  /**
-   * One JWT client per service-account key. The client keeps its access token and fetches a new
-   * one only shortly before expiry (5 minutes, the library's default), deduplicating concurrent
-   * refreshes, so a batch of thousands of sends costs at most one token request.
-   */
+  /** One JWT client per key: it caches its token and dedupes refreshes, so a batch costs one token request. */
   private readonly clients = new Map<string, JWT>();
-  /** `Bearer <access token>` per client, built once per token. */
   private readonly bearers = new WeakMap<JWT, { token: string; bearer: string }>();
   private readonly routes = new WeakMap<FcmCredentials, FcmRoute>();
   private readonly transport = new OriginTransport();
@@ -91,7 +71,6 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
 
   private async attempt(fcm: FcmCredentials, route: FcmRoute, body: string): Promise<DeliveryOutcome | typeof UNAUTHORIZED> {
     const client = this.client(fcm, route.clientKey);
-    // The token the client holds while it is fresh (no turn waited), else the client's own refresh.
     let accessToken = freshToken(client);
     if (accessToken === undefined) {
       try {
@@ -108,8 +87,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     const { status, body: text } = answer;
 
     if (status === 401) {
-      // Only the client still holding the refused token is replaced: concurrent sends that got
-      // the same 401 must not each trigger their own token request.
+      // Only the client still holding the refused token is replaced: one token request per 401 burst.
       if (this.clients.get(route.clientKey) === client && client.credentials.access_token === accessToken) {
         this.clients.delete(route.clientKey);
       }
@@ -118,7 +96,6 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return outcomeOf(status, text, answer.headers['retry-after']);
   }
 
-  /** `Bearer <token>`, the same string for every request while the token lasts. */
   private bearer(client: JWT, token: string): string {
     const last = this.bearers.get(client);
     if (last?.token === token) return last.bearer;
@@ -127,10 +104,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return bearer;
   }
 
-  /**
-   * The OAuth2 token exchange, then a `validate_only` send to a token no device has
-   * (docs/api.md#credentials-check): any answer but 401 or 403 means Google took the credentials.
-   */
+  /** Token exchange, then a `validate_only` send (docs/api.md#credentials-check): any answer but 401/403 accepts. */
   async check(credentials: ProviderCredentials): Promise<CredentialCheck> {
     const fcm = credentials.fcm!;
     const what = `service account ${fcm.clientEmail} of project ${fcm.projectId}`;
@@ -155,12 +129,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return { ok: true, detail: `${what}: token exchange and a validate_only send answered by ${url.hostname} (${said} for a token no device has)` };
   }
 
-  /**
-   * The project's `messages:send` URL and its JWT client's key, once per credentials object (the
-   * credentials service keeps one per app while its credentials are unchanged). Sent in the
-   * protocol FCM_URL's origin negotiated: HTTP/2 when TLS ALPN picked h2, else keep-alive HTTP/1.1
-   * (always, for a plain http:// URL: docs/operations.md "TLS and connection poolers").
-   */
+  /** The project's `messages:send` URL and its JWT client's key, once per credentials object. */
   private route(fcm: FcmCredentials): FcmRoute {
     let route = this.routes.get(fcm);
     if (route === undefined) {
@@ -171,7 +140,6 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     return route;
   }
 
-  /** Open HTTP/2 connections (for tests and diagnostics). */
   get openSessions(): number {
     return this.transport.openSessions;
   }
@@ -196,25 +164,15 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
   }
 }
 
-/**
- * The access token a client holds while it is good for longer than the library's refresh margin:
- * what getAccessToken() would answer (OAuth2Client.isTokenExpiring), read without its promise.
- * Undefined when there is none yet or it is about to expire: getAccessToken() then fetches one.
- */
+/** The client's token while it outlives the library's refresh margin, read without a promise; else undefined. */
 function freshToken(client: JWT): string | undefined {
   const { access_token: token, expiry_date: expiry } = client.credentials;
   return token && (!expiry || expiry > Date.now() + client.eagerRefreshThresholdMillis) ? token : undefined;
 }
 
-/**
- * The JWT client hands its transporter to gtoken, which POSTs the assertion through
- * `transporter.request()` to the hard-coded Google URL. This interceptor rewrites only that URL to
- * GOOGLE_TOKEN_URL: production is unchanged (same URL by default) and tests reach the fake. A
- * transporter per client, because google-auth-library adds its own interceptors to the one given.
- */
+/** Rewrites gtoken's hard-coded token URL to GOOGLE_TOKEN_URL (tests reach the fake); one per client. */
 function tokenTransporter(timeoutMs: number, target: string): Gaxios {
-  // Node's own fetch (as for the sends) rather than gaxios' default, a dynamic import of the
-  // ESM-only node-fetch: one HTTP stack, and one that also loads where dynamic import cannot.
+  // Node's fetch rather than gaxios' dynamic import of ESM-only node-fetch.
   const transporter = new Gaxios({ timeout: timeoutMs, fetchImplementation: fetch });
   transporter.interceptors.request.add({
     resolved: async (options: GaxiosOptionsPrepared) => {

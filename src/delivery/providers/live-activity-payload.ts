@@ -1,13 +1,7 @@
-/**
- * Live Activity pushes (docs/api.md#live-activities), as Apple's "Starting and updating Live
- * Activities with ActivityKit push notifications" describes them: pure functions, used by the APNs
- * provider to send and by the API to refuse, at once, an update that cannot fit.
- */
+/** Live Activity pushes (docs/api.md#live-activities): pure, so the API also sizes updates with them. */
 
-/** Apple's limit for a Live Activity payload, as for an alert. */
 export const LIVE_ACTIVITY_PAYLOAD_LIMIT = 4096;
 export const LIVE_ACTIVITY_PUSH_TYPE = 'liveactivity';
-/** The topic of a Live Activity push: the app's bundle id with this suffix. */
 export const LIVE_ACTIVITY_TOPIC_SUFFIX = '.push-type.liveactivity';
 
 export interface LiveActivityAlert {
@@ -16,25 +10,20 @@ export interface LiveActivityAlert {
   sound?: string;
 }
 
-/** One Live Activity push; dates are Unix seconds, as APNs wants them. */
 export interface LiveActivityMessage {
   event: 'start' | 'update' | 'end';
   contentState: Record<string, unknown>;
-  /** `aps.timestamp`: the second the API accepted the update. */
   timestamp: number;
   priority: 'high' | 'normal';
   alert?: LiveActivityAlert | null;
   staleDate?: number | null;
   dismissalDate?: number | null;
   relevanceScore?: number | null;
-  /** Only with `event: start`: what the activity is, and where its updates will come from. */
   start?: { attributesType: string; attributes: Record<string, unknown>; channelId?: string | null } | null;
 }
 
-/** Instant (ISO text or Date) to whole Unix seconds. */
 export const unixSeconds = (instant: string | Date): number => Math.floor(new Date(instant).getTime() / 1000);
 
-/** The JSON body: `aps` only, with Apple's hyphenated keys; absent options are left out. */
 export function liveActivityPayload(message: LiveActivityMessage): { aps: Record<string, unknown> } {
   const aps: Record<string, unknown> = { event: message.event, timestamp: message.timestamp, 'content-state': message.contentState };
   if (message.alert) aps.alert = message.alert;
@@ -51,7 +40,7 @@ export function liveActivityPayload(message: LiveActivityMessage): { aps: Record
   return { aps };
 }
 
-/** The headers besides authorization: priority 5 unless `high` (Apple budgets priority 10 updates). */
+/** Priority 5 unless `high`: Apple budgets priority 10 updates. */
 export function liveActivityHeaders(message: Pick<LiveActivityMessage, 'priority'>, bundleId: string): Record<string, string> {
   return {
     'apns-push-type': LIVE_ACTIVITY_PUSH_TYPE,
@@ -60,5 +49,4 @@ export function liveActivityHeaders(message: Pick<LiveActivityMessage, 'priority
   };
 }
 
-/** Bytes of the body as sent. */
 export const liveActivityPayloadSize = (message: LiveActivityMessage): number => Buffer.byteLength(JSON.stringify(liveActivityPayload(message)));

@@ -5,15 +5,11 @@ import { connect as tlsConnect } from 'node:tls';
 import { Http2Answer, Http2Pools } from './http2-session-pool';
 import { transportReason } from './provider-http';
 
-/** What an origin speaks: HTTP/2, or HTTP/1.1 over keep-alive connections. */
 export type Protocol = 'h2' | 'http/1.1';
 
-/** Origins whose protocol is remembered; far more than the provider hosts there are. */
 const ORIGIN_CACHE_SIZE = 1000;
-/** HTTP/1.1 sockets per origin: each carries one request at a time. */
 const MAX_SOCKETS = 256;
 
-/** Where requests go, worked out once (FCM's send URL of a project): the URL, its origin and its path. */
 export interface Destination {
   url: URL;
   origin: string;
@@ -23,27 +19,18 @@ export interface Destination {
 export const destinationOf = (url: URL): Destination => ({ url, origin: url.origin, path: `${url.pathname}${url.search}` });
 
 export interface OriginTransportOptions {
-  /**
-   * Resolves every connection (probe, HTTP/1.1 sockets, HTTP/2 sessions): Web Push passes the one
-   * that refuses private addresses.
-   */
+  /** Resolves every connection: Web Push passes the one that refuses private addresses. */
   lookup?: LookupFunction;
 }
 
-/**
- * Requests to provider origins over whatever each origin speaks (docs/api.md#delivery): asked
- * once per origin with a TLS handshake offering `h2` and `http/1.1` (ALPN), then HTTP/2 streams on
- * a few pooled connections (Http2Pools) where the server picked h2, and keep-alive HTTP/1.1
- * otherwise. Shared by FCM and Web Push; APNs speaks only HTTP/2 and uses Http2Pools directly.
- */
+/** Requests in whatever each origin negotiated (docs/decisions/0020-provider-http2-negotiated-per-origin.md); APNs uses Http2Pools directly. */
 export class OriginTransport {
-  /** Keep-alive HTTP/1.1 agents; exposed for a client library that makes its own requests (web-push). */
+  /** Keep-alive HTTP/1.1 agents, for a library that makes its own requests (web-push). */
   readonly httpsAgent: HttpsAgent;
   private readonly httpAgent: HttpAgent;
   private readonly sessions: Http2Pools;
-  /** What each origin negotiated, asked once per process (and again after a failed probe). */
+  /** What each origin negotiated, asked once per process (again after a failed probe). */
   private readonly protocols = new Map<string, Promise<Protocol | undefined>>();
-  /** The settled answers, so the hot path does not wait a turn for an already known protocol. */
   private readonly known = new Map<string, Protocol>();
 
   constructor(private readonly options: OriginTransportOptions = {}) {
@@ -53,10 +40,7 @@ export class OriginTransport {
     this.sessions = new Http2Pools(lookup);
   }
 
-  /**
-   * 'h2' or 'http/1.1' for an origin (`https://host:port`); undefined when it could not be asked
-   * (the caller then uses HTTP/1.1, and the next request asks again).
-   */
+  /** Undefined when the origin could not be asked: the caller uses HTTP/1.1 and the next request asks again. */
   protocolOf(origin: string, timeoutMs: number): Promise<Protocol | undefined> {
     const known = this.known.get(origin);
     if (known) return Promise.resolve(known);
@@ -78,12 +62,7 @@ export class OriginTransport {
     return protocol;
   }
 
-  /**
-   * One POST in the origin's protocol: the answer, or the transport failure that prevented one.
-   * `fields` are headers shared by many requests, as a flat list (`[name, value, ...]`), and
-   * `authorization` is the request's own: over HTTP/2 node:http2 takes them as they are
-   * (Http2SessionPool.postRaw). An origin whose protocol is known is asked without waiting a turn.
-   */
+  /** One POST in the origin's protocol; `fields` are shared headers as node:http2's flat list. */
   post(to: Destination, fields: readonly string[], authorization: string, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
     const protocol = this.knownProtocol(to.origin);
     if (protocol !== undefined) return this.postIn(protocol, to, fields, authorization, body, timeoutMs);
@@ -104,17 +83,14 @@ export class OriginTransport {
     return http1Post(to.url, to.url.protocol === 'https:' ? this.httpsAgent : this.httpAgent, headers, body, timeoutMs);
   }
 
-  /** What an origin negotiated, when it has been asked already: no turn waited (protocolOf waits one). */
   knownProtocol(origin: string): Protocol | undefined {
     return this.known.get(origin);
   }
 
-  /** The HTTP/2 connection pool of an origin (for a caller that builds its own HTTP/2 request). */
   http2At(origin: string): ReturnType<Http2Pools['get']> {
     return this.sessions.get(origin, origin);
   }
 
-  /** Open HTTP/2 connections, over all origins (for tests and diagnostics). */
   get openSessions(): number {
     return this.sessions.openSessions;
   }
@@ -127,12 +103,8 @@ export class OriginTransport {
 }
 
 /**
- * Asks an origin which protocol it speaks: a TLS handshake offering h2 and http/1.1 (ALPN), closed
- * at once. A server that picks none, or answers with a no_application_protocol alert to h2, is
- * HTTP/1.1. A plain http:// origin has no handshake to ask, and an HTTP/1.1 server answers an HTTP/2
- * preface with an error: it gets HTTP/1.1, as curl does without --http2-prior-knowledge (h2c's
- * Upgrade dance, RFC 7540 §3.2, was removed from HTTP/2 by RFC 9113). Undefined when the handshake
- * itself fails.
+ * Asks by a TLS handshake offering h2 and http/1.1, closed at once; no pick is HTTP/1.1. Plain http:// is HTTP/1.1,
+ * as curl does (h2c's Upgrade went with RFC 9113). Undefined when the handshake fails.
  */
 export function negotiate(origin: URL, timeoutMs: number, lookup?: LookupFunction): Promise<Protocol | undefined> {
   if (origin.protocol !== 'https:') return Promise.resolve('http/1.1');
@@ -155,7 +127,6 @@ export function negotiate(origin: URL, timeoutMs: number, lookup?: LookupFunctio
   });
 }
 
-/** One HTTP/1.1 POST on a keep-alive agent, answered in the same shape as an HTTP/2 exchange. */
 function http1Post(url: URL, agent: HttpAgent, headers: OutgoingHttpHeaders, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
   return new Promise<Http2Answer>((resolve) => {
     let settled = false;
@@ -176,7 +147,7 @@ function http1Post(url: URL, agent: HttpAgent, headers: OutgoingHttpHeaders, bod
       // The connection closed before the whole body arrived.
       response.on('close', () => finish({ failure: response.complete ? 'NoResponse' : 'ECONNRESET' }));
     });
-    // Socket inactivity, as the HTTP/2 path's stream timeout: the socket is not reused.
+    // Socket inactivity, as the HTTP/2 stream timeout: the socket is not reused.
     request.on('timeout', () => {
       finish({ failure: 'Timeout' });
       request.destroy();

@@ -4,26 +4,20 @@ import { NotificationOptions } from '../../common/notification-options';
 import { LIVE_ACTIVITY_PUSH_TYPE, LIVE_ACTIVITY_TOPIC_SUFFIX, liveActivityPayload, unixSeconds } from './live-activity-payload';
 import { encryptedLength } from './web-push-encryption';
 
-/**
- * What each provider receives for one notification (docs/api.md#what-a-device-receives). Pure functions with no state
- * and no Nest provider: the providers build their requests with them, and the API imports this
- * file (and only this one of delivery's) to reject a send whose payload cannot fit, with a 422.
- */
+/** What each provider receives for one notification (docs/api.md#what-a-device-receives); pure, so the API sizes sends with it. */
 
 export interface PushContent {
   id: string;
-  /** Null for a silent send without `notification` (docs/api.md#silent-sends); title and body are null together. */
   title: string | null;
   body: string | null;
   image_url: string | null;
   action_url: string | null;
   data: Record<string, unknown> | null;
   options: NotificationOptions | null;
-  /** Variants by language tag, in request order (docs/api.md#localization); null when none. */
+  /** By language tag, in request order (docs/api.md#localization). */
   localizations?: Record<string, LocalizedFields> | null;
 }
 
-/** The fields a variant may replace; a missing one comes from the default fields. */
 export interface LocalizedFields {
   title?: string;
   body?: string;
@@ -31,15 +25,10 @@ export interface LocalizedFields {
   action_url?: string;
 }
 
-/** `pt_br` → `pt-br`: locales arrive with `_` or `-`, in any case. */
 const normalizeTag = (tag: string) => tag.replace(/_/g, '-').toLowerCase();
 const languageOf = (tag: string) => tag.split('-')[0];
 
-/**
- * The key of `localizations` that best matches `locale` (docs/api.md#localization): the whole tag; else its
- * language subtag (`pt` for `pt-PT`); else the first key, in request order, with the same language
- * subtag (`pt-BR` for `pt-PT`); else none (the default fields). Case-insensitive, `_` as `-`.
- */
+/** The key of `localizations` that best matches `locale` (docs/api.md#localization): tag, language, same language, else none. */
 export function bestLocalization(keys: readonly string[], locale: string | null | undefined): string | null {
   if (!locale || keys.length === 0) return null;
   const wanted = normalizeTag(locale.trim());
@@ -54,10 +43,7 @@ export function bestLocalization(keys: readonly string[], locale: string | null 
   return sameLanguage >= 0 ? keys[sameLanguage] : null;
 }
 
-/**
- * The content an installation with this `device.locale` receives: the same object for every
- * installation given the same variant, so what is encoded from it is encoded once (see `encodingsOf`).
- */
+/** The content a device with this locale receives: one object per variant, so it is encoded once. */
 export function contentFor(content: PushContent, locale: string | null | undefined): PushContent {
   const localizations = content.localizations;
   if (!localizations) return content;
@@ -69,7 +55,6 @@ export function contentFor(content: PushContent, locale: string | null | undefin
   return variant;
 }
 
-/** Each variant as the content a device would receive, by its tag: what the size check looks at. */
 export function localizedVariants(content: PushContent): [string, PushContent][] {
   return Object.entries(content.localizations ?? {}).map(([tag, variant]) => [tag, withVariant(content, variant)]);
 }
@@ -84,11 +69,7 @@ function withVariant(content: PushContent, variant: LocalizedFields): PushConten
   };
 }
 
-/**
- * Bytes each provider accepts, as payloadSize counts them (docs/api.md#send): APNs 4096 bytes of
- * JSON payload; FCM 4096 bytes of data keys, data values and notification texts; Web Push 4096
- * encrypted bytes, 103 of them aes128gcm overhead, so 3993 bytes of plaintext JSON.
- */
+/** Bytes each provider accepts, as payloadSize counts them; Web Push's 4096 less 103 of aes128gcm (docs/api.md#send). */
 export const PAYLOAD_LIMITS: Record<Platform, number> = { ios: 4096, android: 4096, web: 3993 };
 
 export const priorityOf = (content: PushContent) => content.options?.priority ?? 'high';
@@ -96,13 +77,11 @@ export const priorityOf = (content: PushContent) => content.options?.priority ??
 /** Same value on every message of a notification, so a device shows a re-sent one once. */
 export const collapseIdOf = (content: PushContent) => content.options?.collapse_id ?? content.id;
 
-/** RFC 8030 TTL when the notification sets none: four weeks, the longest push services keep. */
 const WEB_PUSH_DEFAULT_TTL_SECONDS = 2_419_200;
 
-/** Web Push `TTL`: the notification's, else the longest push services keep. */
+/** Web Push `TTL`: the notification's, else four weeks, the longest push services keep. */
 export const webPushTtlOf = (content: PushContent) => content.options?.ttl ?? WEB_PUSH_DEFAULT_TTL_SECONDS;
 
-/** Web Push `Topic`: at most 32 URL-safe base64 characters, so 16 bytes (22 characters) of it. */
 export function webPushTopicOf(content: PushContent): string {
   const bytes = content.options?.collapse_id
     ? createHash('sha256').update(content.options.collapse_id).digest().subarray(0, 16)
@@ -110,15 +89,9 @@ export function webPushTopicOf(content: PushContent): string {
   return bytes.toString('base64url');
 }
 
-/** A silent send without `notification`: a background push, data-only, skipped on the web (docs/api.md#silent-sends). */
 export const isBackground = (content: PushContent) => content.title === null;
 
-/**
- * What is encoded from one content object, kept with it: a send's deliveries share their content
- * (a batch's rows, one object per localization), so each request body is encoded once per batch,
- * and per delivery only what differs by installation: the badge count an increment reached (a body
- * per count: counts repeat) and the FCM token (spliced into the encoded rest).
- */
+/** What is encoded from one content object, kept with it: a batch encodes each body once, per delivery only the badge and token. */
 interface Encodings {
   variants: Map<string, PushContent>;
   apns?: Buffer;
@@ -137,13 +110,9 @@ function encodingsOf(content: PushContent): Encodings {
   return found;
 }
 
-/**
- * The APNs request body as the bytes a request writes: apnsPayload as JSON, with `badge` (an
- * increment's result, docs/api.md#badge-arithmetic) in place of options.badge when given. Encoded
- * once per content and badge: a send writes the same bytes to every device.
- */
+/** The APNs body as bytes, with `badge` (docs/api.md#badge-arithmetic) in place of options.badge when given; cached per badge. */
 export function apnsBody(content: PushContent, badge: number | null = null): Buffer {
-  // A Live Activity start carries the time it is built (aps.timestamp): encoded each time.
+  // A Live Activity start carries the time it is built (aps.timestamp): never cached.
   if (isLiveActivityStart(content)) return Buffer.from(JSON.stringify(apnsPayload(content)));
   const cached = encodingsOf(content);
   if (badge === null) return (cached.apns ??= Buffer.from(JSON.stringify(apnsPayload(content))));
@@ -153,11 +122,7 @@ export function apnsBody(content: PushContent, badge: number | null = null): Buf
   return body;
 }
 
-/**
- * apnsHeaders and `apns-topic` as a flat list of names and values (`[name, value, ...]`, what
- * node:http2 takes as raw headers), the same list for every request of a send within one second:
- * only `apns-expiration` moves with the clock.
- */
+/** apnsHeaders and `apns-topic` as node:http2's flat raw list, cached within one second (`apns-expiration` moves). */
 export function apnsHeaderFields(content: PushContent, topic: string, nowSeconds = Math.floor(Date.now() / 1000)): readonly string[] {
   const cached = encodingsOf(content);
   const found = cached.apnsFields;
@@ -167,10 +132,7 @@ export function apnsHeaderFields(content: PushContent, topic: string, nowSeconds
   return list;
 }
 
-/**
- * The FCM request body, `{"message": fcmMessage(content, token)}` as JSON, led by
- * `"validate_only": true` for a dry run (docs/api.md#dry-runs): the token is the message's first key.
- */
+/** `{"message": fcmMessage(content, token)}` as JSON (with `validate_only` for a dry run), the encoded rest cached. */
 export function fcmBody(content: PushContent, token: string): string {
   const cached = encodingsOf(content);
   const prefix = isDryRun(content) ? '{"validate_only":true,"message":{"token":' : '{"message":{"token":';
@@ -178,21 +140,15 @@ export function fcmBody(content: PushContent, token: string): string {
   return prefix + JSON.stringify(token) + cached.fcmAfterToken;
 }
 
-/** The FCM request as an object: what fcmBody encodes. */
 const fcmRequest = (content: PushContent, token: string) =>
   isDryRun(content) ? { validate_only: true, message: fcmMessage(content, token) } : { message: fcmMessage(content, token) };
 
-/** The Web Push plaintext as bytes, webPushPayload as JSON (encrypted per subscription by the provider). */
 export function webPushBody(content: PushContent): Buffer {
   const cached = encodingsOf(content);
   return (cached.web ??= Buffer.from(JSON.stringify(webPushPayload(content))));
 }
 
-/**
- * The headers web-push's generateRequestDetails would give but `authorization`, as node:http2's flat
- * list, the same for every subscription of a send: one aes128gcm record makes the body's length the
- * payload's plus a fixed overhead (encryptedLength).
- */
+/** web-push's request headers but `authorization`, as node:http2's flat list: the same for every subscription of a send. */
 export function webPushHeaderFields(content: PushContent): readonly string[] {
   const cached = encodingsOf(content);
   return (cached.webFields ??= [
@@ -210,16 +166,13 @@ export function webPushHeaderFields(content: PushContent): readonly string[] {
     webPushTopicOf(content),
   ]);
 }
-/** A dry run (docs/api.md#dry-runs): nothing may reach a device. */
 export const isDryRun = (content: PushContent) => content.options?.dry_run === true;
 
-/** The badge count a send may reach (docs/api.md#badge-arithmetic): also what the size check assumes for an increment. */
+/** The badge count a send may reach (docs/api.md#badge-arithmetic). */
 export const MAX_BADGE = 99_999;
 
-/** A send that starts a Live Activity (docs/api.md#live-activity-starts): APNs only, `event: start`. */
 export const isLiveActivityStart = (content: PushContent) => content.options?.live_activity !== undefined;
 
-/** `apns-topic`: the bundle id, with Apple's suffix for a Live Activity push. */
 export const apnsTopicOf = (content: PushContent, bundleId: string) => (isLiveActivityStart(content) ? `${bundleId}${LIVE_ACTIVITY_TOPIC_SUFFIX}` : bundleId);
 
 export function apnsPayload(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, unknown> {
@@ -261,7 +214,6 @@ export function apnsPayload(content: PushContent, nowSeconds = Math.floor(Date.n
   return payload;
 }
 
-/** `options.apns` into `aps` (docs/api.md#platform-fields). */
 function apnsFields(apns: NonNullable<NotificationOptions['apns']>, aps: Record<string, unknown>, alert: Record<string, unknown>): void {
   if (apns.subtitle !== undefined) alert.subtitle = apns.subtitle;
   if (apns.interruption_level !== undefined) aps['interruption-level'] = apns.interruption_level;
@@ -271,7 +223,6 @@ function apnsFields(apns: NonNullable<NotificationOptions['apns']>, aps: Record<
   if (apns.target_content_id !== undefined) aps['target-content-id'] = apns.target_content_id;
 }
 
-/** apns-* headers except `apns-topic` (the app's bundle id) and authorization. */
 export function apnsHeaders(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
   const background = isBackground(content);
   const headers: Record<string, string> = {
@@ -286,7 +237,6 @@ export function apnsHeaders(content: PushContent, nowSeconds = Math.floor(Date.n
   return headers;
 }
 
-/** FCM data values must be strings: custom non-string values are sent JSON-encoded. */
 export function fcmData(content: PushContent): Record<string, string> {
   const data: Record<string, string> = {};
   for (const [key, value] of Object.entries(content.data ?? {})) {
@@ -312,7 +262,6 @@ export function fcmMessage(content: PushContent, token: string): Record<string, 
   return { token, notification, data: fcmData(content), android };
 }
 
-/** `options.android` as FCM's `android.notification` (docs/api.md#platform-fields): the same names, visibility in upper case. */
 function androidNotification(fields: NonNullable<NotificationOptions['android']>): Record<string, string> {
   const out: Record<string, string> = {};
   if (fields.channel_id !== undefined) out.channel_id = fields.channel_id;
@@ -344,10 +293,8 @@ export function webPushPayload(content: PushContent): Record<string, unknown> {
   return payload;
 }
 
-/** Web Push `Urgency`: `options.web.urgency`, else what `priority` implies. */
 export const webPushUrgencyOf = (content: PushContent) => content.options?.web?.urgency ?? (priorityOf(content) === 'high' ? 'high' : 'normal');
 
-/** Bytes each provider would be given, as it counts them. */
 export function payloadSize(content: PushContent, platform: Platform): number {
   switch (platform) {
     case 'ios': {
@@ -357,8 +304,7 @@ export function payloadSize(content: PushContent, platform: Platform): number {
       return Buffer.byteLength(JSON.stringify(apnsPayload(sized)));
     }
     case 'android': {
-      // FCM counts the message's content, not its JSON: the bytes of each data key and value and
-      // of each notification text (title, body, image, and the android.notification fields), against 4096.
+      // FCM counts data keys and values and notification texts, not the JSON.
       const { notification, data, android } = fcmMessage(content, '') as {
         notification?: Record<string, string>;
         data: Record<string, string>;
@@ -375,10 +321,9 @@ export function payloadSize(content: PushContent, platform: Platform): number {
   }
 }
 
-/** Platforms that cannot deliver a push that shows nothing: skipped as SilentNotSupported (docs/api.md#silent-sends). */
+/** Platforms that cannot deliver a push that shows nothing (docs/api.md#silent-sends). */
 export const SILENTLESS: readonly Platform[] = ['web'];
 
-/** The platforms a send may reach: `options.platforms`, less SILENTLESS for a silent send. */
 export function targetedPlatforms(content: PushContent): readonly Platform[] {
   const platforms = content.options?.platforms ?? PLATFORMS;
   return isBackground(content) ? platforms.filter((platform) => !SILENTLESS.includes(platform)) : platforms;

@@ -4,35 +4,27 @@ import { EnvironmentVariables } from '../../config/env';
 import { heldTooLong, partitionName, PartitionRange, partitionsDue, retentionCutoff, WEEK_MS, weeksToCreate } from './retention-rules';
 import { eventsPartitionOf, PARTITIONED_TABLES, RetentionRepository } from './retention.repository';
 
-/** Late notifications deleted row by row per run, and rows per statement: a run stays short. */
+/** Late notifications deleted row by row per run: a run stays short. */
 const LATE_NOTIFICATIONS_PER_RUN = 100;
 const ROWS_PER_STATEMENT = 5000;
 const LATE_ROWS_PER_RUN = 100_000;
 
-/** PostgreSQL's lock_not_available: the DDL gave up waiting (LOCK_TIMEOUT) and is tried next run. */
+/** lock_not_available: the DDL gave up waiting (LOCK_TIMEOUT) and is tried next run. */
 const LOCK_NOT_AVAILABLE = '55P03';
 
 export interface RetentionReport {
   partitionsCreated: string[];
-  /** Deliveries partitions dropped, with their week's events partition. */
   weeksDropped: string[];
-  /** Due weeks kept because a notification in them is unfinished or completed after the cutoff. */
   weeksKept: string[];
   notificationsDeleted: number;
-  /** Estimates for dropped weeks (the planner's row counts), exact for rows deleted one by one. */
+  /** Estimates for dropped weeks, exact for rows deleted one by one. */
   deliveriesDeleted: number;
   eventsDeleted: number;
-  /** Webhook messages delivered or given up before the cutoff (docs/api.md#webhooks). */
   webhookMessagesDeleted: number;
-  /** Accepted marketing messages older than the longest frequency cap window (docs/api.md#pacing). */
   marketingReceiptsDeleted: number;
 }
 
-/**
- * Data lifecycle (docs/api.md#data-lifecycle, docs/operations.md "Data retention"): notifications completed
- * more than RETENTION_DAYS ago go with their deliveries and events, a whole week at a time, by
- * dropping the week's partitions; the weeks ahead are created before anything is written to them.
- */
+/** Data lifecycle (docs/api.md#data-lifecycle): completed notifications past RETENTION_DAYS go by week, partitions dropped. */
 @Injectable()
 export class RetentionService {
   private readonly logger = new Logger(RetentionService.name);
@@ -42,7 +34,6 @@ export class RetentionService {
     private readonly config: EnvironmentVariables,
   ) {}
 
-  /** One run, as of `now` (tests pass another time). */
   async run(now = new Date()): Promise<RetentionReport> {
     const report: RetentionReport = {
       partitionsCreated: await this.createWeeksAhead(now),
@@ -55,7 +46,7 @@ export class RetentionService {
       marketingReceiptsDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
-    // Counters, not records: whatever RETENTION_DAYS says, they count for no cap once past the longest window.
+    // Counters, not records: past the longest cap window they count for nothing.
     report.marketingReceiptsDeleted = await this.deleteMarketingReceipts(new Date(now.getTime() - FREQUENCY_CAP_HOURS.max * 3_600_000));
     return report;
   }
@@ -101,14 +92,12 @@ export class RetentionService {
       }
       lateRows += await this.deleteExpired(week, cutoff, LATE_ROWS_PER_RUN - lateRows, report);
     }
-    // The dropped weeks' notifications (an event reported for one of them in between found no
-    // delivery to count: 422 rather than 404, for the few milliseconds this takes).
+    // An event reported for a dropped week meanwhile finds no delivery: 422 rather than 404, for milliseconds.
     const remaining = partitions.filter((p) => !report.weeksDropped.includes(p.name));
     report.notificationsDeleted += await this.repository.deleteUncovered(cutoff, remaining);
     report.webhookMessagesDeleted = await this.deleteFinishedWebhookMessages(cutoff);
   }
 
-  /** Accepted marketing messages from before `before`, in short statements, up to LATE_ROWS_PER_RUN a run. */
   private async deleteMarketingReceipts(before: Date): Promise<number> {
     let deleted = 0;
     while (deleted < LATE_ROWS_PER_RUN) {
@@ -120,10 +109,6 @@ export class RetentionService {
     return deleted;
   }
 
-  /**
-   * The webhook outbox keeps a message once it is delivered or given up only as a record; those
-   * that finished before the cutoff go, in short statements, up to LATE_ROWS_PER_RUN a run.
-   */
   private async deleteFinishedWebhookMessages(cutoff: Date): Promise<number> {
     let deleted = 0;
     while (deleted < LATE_ROWS_PER_RUN) {
@@ -135,10 +120,7 @@ export class RetentionService {
     return deleted;
   }
 
-  /**
-   * The expired notifications of a week that a late one has held for over a week, deleted row by
-   * row in short statements, up to `budget` rows; how many rows went.
-   */
+  /** Expired notifications of a week a late one holds too long, deleted row by row up to `budget`. */
   private async deleteExpired(week: PartitionRange, cutoff: Date, budget: number, report: RetentionReport): Promise<number> {
     let rows = 0;
     let notifications = 0;
@@ -170,7 +152,6 @@ export class RetentionService {
     return rows;
   }
 
-  /** Runs partition DDL; null (and a warning) when its lock was not granted in time. */
   private async ddl<T>(what: string, run: () => Promise<T>): Promise<T | null> {
     try {
       return await run();

@@ -7,14 +7,10 @@ import { RetentionService } from '../retention/retention.service';
 import { SweeperService } from './sweeper.service';
 import { workerOptions } from '../../queue/worker-options';
 
-/** Retention (partitions ahead, old weeks dropped) runs hourly: weeks are its unit, and each run is short. */
 const RETENTION_EVERY_MS = 60 * 60 * 1000;
 const RETENTION_JOB = 'retention';
 
-/**
- * The sweeper and retention run as BullMQ job schedulers on the maintenance queue, one job at a
- * time across all workers, so two workers never sweep (or drop partitions) at once.
- */
+/** BullMQ job schedulers on the maintenance queue, one job at a time across workers. */
 @Processor(MAINTENANCE_QUEUE, workerOptions(MAINTENANCE_QUEUE, () => 1))
 export class SweeperProcessor extends WorkerHost implements OnApplicationBootstrap, OnModuleDestroy {
   private readonly logger = new Logger(SweeperProcessor.name);
@@ -30,12 +26,9 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
   }
 
   onApplicationBootstrap(): void {
-    // Not awaited: with Redis unreachable this waits for it, and start-up (the API of an `all`
-    // process included) must not.
+    // Not awaited: start-up must not wait for an unreachable Redis.
     this.schedule().catch((error: Error) => this.logger.debug(`Sweeper schedule not set: ${error.message}`));
-    // The schedule lives in Redis. Should Redis lose its data (a restart without persistence, a
-    // failover, a FLUSHALL), the sweeper that recovers everything else must come back by itself,
-    // so every worker re-asserts it each interval; upserting an existing schedule changes nothing.
+    // Re-asserted each interval, so the schedule returns by itself should Redis lose its data.
     this.timer = setInterval(() => {
       this.schedule().catch((error: Error) => this.logger.debug(`Sweeper schedule not renewed: ${error.message}`));
     }, this.config.SWEEP_INTERVAL_MS);

@@ -6,13 +6,9 @@ import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
-/** A notification this old with no fan-out progress is looked after (its enqueue may have failed). */
+/** Its enqueue may have failed. */
 const UNQUEUED_AFTER_MS = 5_000;
 const SWEEP_LIMIT = 1000;
-/**
- * A Live Activity update pending this long is looked after; under contention one may wait for its
- * activity's lock a while, and then its job is active, which the re-queue leaves alone anyway.
- */
 const LIVE_ACTIVITY_UNQUEUED_AFTER_MS = 30_000;
 
 export interface SweepReport {
@@ -21,15 +17,10 @@ export interface SweepReport {
   batchesQueued: number;
   completed: number;
   idempotencyKeysPurged: number;
-  /** Live Activity updates accepted but held by no job (docs/api.md#live-activity-updates), queued again. */
   liveActivityUpdatesQueued: number;
 }
 
-/**
- * Redis holds only queue state; PostgreSQL is the truth. The sweeper queues what PostgreSQL says
- * is owed and no job holds: sends accepted while Redis was away, fan-outs whose job failed for
- * good, deliveries left "sending" by a worker that died, pending batches whose job was lost.
- */
+/** Redis holds only queue state: the sweeper queues what PostgreSQL says is owed and no job holds. */
 @Injectable()
 export class SweeperService {
   private readonly logger = new Logger(SweeperService.name);
@@ -67,7 +58,6 @@ export class SweeperService {
     return report;
   }
 
-  /** Pending Live Activity updates no job holds (stored while Redis was away): their next attempt, queued. */
   private async requeueLiveActivityUpdates(): Promise<number> {
     let queued = 0;
     for (const { id, attempts } of await this.liveActivityUpdates.owed(LIVE_ACTIVITY_UNQUEUED_AFTER_MS, SWEEP_LIMIT, 'pending')) {
@@ -86,7 +76,7 @@ export class SweeperService {
       } else if (state === 'delayed') {
         // A throttled send's fan-out paused until its next turns (docs/api.md#pacing) is not late.
         if ((job!.data.pausedUntil ?? 0) > Date.now()) continue;
-        // Held for a send_at that has passed, or cancelled since: due now (docs/api.md#scheduling).
+        // Held for a send_at that has passed, or cancelled since: due now.
         await job!.promote();
       } else if (state === 'missing' || state === 'unknown' || state === 'completed') {
         // A completed job id would swallow the add, so it goes first.
@@ -100,19 +90,17 @@ export class SweeperService {
     return queued;
   }
 
-  /** Rows "sending" for longer than DELIVERY_STUCK_MS belonged to a dead worker: pending again. */
   private async resetStuckDeliveries(report: SweepReport): Promise<BatchRef[]> {
     const stuckSeconds = this.config.DELIVERY_STUCK_MS / 1000;
     const reset = await this.sweeps.resetStuck(stuckSeconds);
     report.stuckReset = reset.length;
-    // Pending batches that are overdue and may have lost their job (Redis flushed, job removed).
     const orphaned = await this.sweeps.overdueBatches(stuckSeconds, SWEEP_LIMIT);
     const unique = new Map<string, BatchRef>();
     for (const row of [...reset, ...orphaned]) unique.set(`${row.notification_id}/${row.batch}`, row);
     return [...unique.values()];
   }
 
-  /** A fresh job id per sweep, since the batch's own job may still sit completed in Redis. */
+  /** A fresh job id per sweep: the batch's own may still sit completed in Redis. */
   private async requeueBatches(batches: BatchRef[]): Promise<number> {
     if (batches.length === 0) return 0;
     await this.deliverJobs.addBatches(
