@@ -11,7 +11,7 @@ export interface AppRow {
   created_at: Date;
 }
 
-/** An app's settings columns (docs/api.md "App settings"); the secrets sealed. */
+/** An app's settings columns (docs/api.md#app-settings); the secrets sealed. */
 export interface AppSettingsRow {
   id: string;
   name: string;
@@ -42,7 +42,6 @@ export interface DeletedCounts {
   deliveries: number;
 }
 
-/** The `apps` table. */
 @Injectable()
 @SqlFile('apps.repository.sql')
 export class AppsRepository {
@@ -66,11 +65,8 @@ export class AppsRepository {
   }
 
   /**
-   * Deletes the app; the foreign keys cascade to its tokens, credentials, installations,
-   * notifications, deliveries, events and idempotency keys, in this one statement. Its installations'
-   * badge counts and its filter sends' staged audiences have no key to cascade from (migrations
-   * InstallationBadgesWithoutKey, FilterSendAudiences): the statement deletes them itself. Counts
-   * what it held, read in the same statement (same snapshot). Undefined when there is no such app.
+   * Deletes the app and all it owns in one statement, counting what it held in the same snapshot; badge counts and staged audiences
+   * have no foreign key to cascade from (migrations InstallationBadgesWithoutKey, FilterSendAudiences). Undefined when no such app.
    */
   @GenerateSql({ params: [ID] })
   async delete(id: string): Promise<(AppRow & DeletedCounts) | undefined> {
@@ -103,7 +99,6 @@ export class AppsRepository {
   async updateSettings(id: string, change: AppSettingsChange): Promise<AppSettingsRow | undefined> {
     const cap = change.frequencyCap;
     const quiet = change.quietHours;
-    // TypeORM answers an UPDATE with [rows, count].
     const [[row]]: [AppSettingsRow[], number] = await this.db.query(
       `UPDATE apps SET
          frequency_cap_max = CASE WHEN $2 THEN $3::smallint ELSE frequency_cap_max END,
@@ -127,10 +122,7 @@ export class AppsRepository {
     return row;
   }
 
-  /**
-   * Sets the identity secrets under a lock of the row: `next(row)` answers the new sealed pair,
-   * or null to leave them. Returns the row as written; undefined when there is no such app.
-   */
+  /** Under a row lock, writes the sealed pair `next(row)` answers (null: leaves them); the row as written, undefined when no such app. */
   @GenerateSql({ params: [ID, () => ({ current: 'sealed', previous: null })], answers: [[{ id: ID }]] })
   async changeIdentitySecrets(
     id: string,

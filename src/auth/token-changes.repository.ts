@@ -5,7 +5,6 @@ import { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { EnvironmentVariables } from '../config/env';
 
-/** The channel the `api_tokens` triggers notify (migration TokenChanges). */
 export const TOKEN_CHANGES_CHANNEL = 'api_tokens_changed';
 /** TCP keep-alive on the listening connection, so a dead peer is noticed even when nothing is said. */
 const KEEPALIVE_DELAY_MS = 30_000;
@@ -21,11 +20,7 @@ export interface TokenChangesListener {
   close(): Promise<void>;
 }
 
-/**
- * Announcements of token changes: a connection of its own (`push-<mode>-tokens` in
- * pg_stat_activity), on the same server and credentials as the pool, that LISTENs to
- * `api_tokens_changed`.
- */
+/** LISTENs to TOKEN_CHANGES_CHANNEL (migration TokenChanges' triggers) on a connection of its own, `push-<mode>-tokens` in pg_stat_activity. */
 @Injectable()
 export class TokenChangesRepository {
   constructor(

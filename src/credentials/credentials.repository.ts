@@ -9,7 +9,6 @@ import { GenerateSql, SqlFile } from '../queries/generate-sql';
 export const SEALED_COLUMNS = ['apns_private_key_enc', 'fcm_service_account_enc', 'vapid_private_key_enc'] as const;
 export type SealedColumn = (typeof SEALED_COLUMNS)[number];
 
-/** One app's sealed secrets (null where it has none). */
 export type SealedRow = { app_id: string } & Record<SealedColumn, string | null>;
 
 /** Thrown by `upsert` when the app does not exist (the foreign key refused the row). */
@@ -21,10 +20,7 @@ export class UnknownAppError extends Error {}
 export class CredentialsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Every app's sealed secrets, locked, handed one row at a time to `reseal`, which returns the
-   * columns to rewrite; all in one transaction, so a failure (a thrown error) changes nothing.
-   */
+  /** Hands each app's sealed secrets, locked, to `reseal` (the columns to rewrite); one transaction, so a thrown error changes nothing. */
   @GenerateSql({
     params: [() => new Map([['apns_private_key_enc', 'v1:sealed']])],
     answers: [[{ app_id: ID, apns_private_key_enc: 'v1:old', fcm_service_account_enc: null, vapid_private_key_enc: null }]],
@@ -58,12 +54,7 @@ export class CredentialsRepository {
     return this.db.getRepository(AppCredentials).findOneBy({ appId });
   }
 
-  /**
-   * One atomic INSERT ... ON CONFLICT naming only the given columns, so concurrent updates of
-   * different providers cannot overwrite each other (a read-modify-write could). Columns in
-   * `keepExisting` keep their stored value when the row already has a VAPID public key: paired
-   * columns follow the public key, so a pair is never mixed with another.
-   */
+  /** One upsert of the given columns only, so two providers' updates never overwrite each other; `keepExisting` ones follow a stored VAPID public key. */
   @GenerateSql({
     params: [ID, new Map(Object.entries({ vapid_subject: 'mailto:ops@example.com', vapid_public_key: 'public' })), new Set(['vapid_public_key'])],
   })

@@ -42,28 +42,19 @@ export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push
 
 /** The stored badge count of the installation row `alias` (migration InstallationBadges); null without a row. */
 const storedBadge = (alias: string) => `(SELECT b.badge FROM installation_badges b WHERE b.installation_id = ${alias}.id)`;
-/** InstallationRow's `badge` for the installation row `alias`: 0 without a stored count. */
 const badgeOf = (alias: string) => `COALESCE(${storedBadge(alias)}, 0) AS badge`;
 
-/** Sets the badge count ($1 a parameter) of the rows of `rows` when it is given. */
 const setBadge = (rows: string, badge: string) => `badge_set AS (
     INSERT INTO installation_badges (installation_id, badge) SELECT id, ${badge}::int FROM ${rows} WHERE ${badge}::int IS NOT NULL
     ON CONFLICT (installation_id) DO UPDATE SET badge = EXCLUDED.badge
     RETURNING installation_id, badge
   )`;
 
-/**
- * The properties after a change (docs/api.md#properties): $11 replaces them ($12) or is merged
- * into them; either way its null values remove their keys (stored properties hold no null).
- */
+/** Properties after a change (docs/api.md#properties): $11 replaces ($12) or merges into them; its nulls remove keys (none is stored). */
 const MERGED_PROPERTIES = `CASE WHEN $11::jsonb IS NULL THEN properties
       WHEN $12::boolean THEN jsonb_strip_nulls($11::jsonb) ELSE jsonb_strip_nulls(properties || $11::jsonb) END`;
 
-/**
- * Applies a partial change in one statement, so a PATCH is one round trip. The timestamps move
- * only when their value really changes (docs/api.md#update-installation); a new token revives an invalidated row.
- * No row when the properties would exceed their limit ($13): the change is then refused as a whole.
- */
+/** A PATCH in one statement: timestamps move on real change (docs/api.md#update-installation), a new token revives the row; no row past $13 properties. */
 const UPDATE_SQL = `
   WITH updated AS (UPDATE installations SET
     user_id = CASE WHEN $3::boolean THEN $4::varchar ELSE user_id END,
@@ -88,10 +79,7 @@ const UPDATE_SQL = `
   SELECT u.*, COALESCE(s.badge, ${storedBadge('u')}, 0) AS badge
   FROM updated u LEFT JOIN badge_set s ON s.installation_id = u.id`;
 
-/**
- * Creates the row, or re-creates one that was deleted, as if it were new: its badge count is the
- * one given or 0 (a deleted row's count went with its deletion).
- */
+/** Creates the row, or re-creates a deleted one as if new: its badge count is the one given or 0 (a deleted row's went with it). */
 const CREATE_SQL = `
   WITH created AS (INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
     permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, properties, live_activity_start_tokens)
@@ -127,7 +115,6 @@ export interface InstallationChanges {
   properties: string | null;
   /** Whether `properties` replaces the set (PUT) rather than being merged into it (PATCH). */
   replaceProperties: boolean;
-  /** JSON text of the whole new set of start tokens, or null to keep them. */
   liveActivityStartTokens: string | null;
 }
 
@@ -139,11 +126,8 @@ export interface NewInstallation {
   userId: string | null;
   permission: string | null;
   tags: string[];
-  /** Null: 0. */
   badge: number | null;
-  /** JSON text; null values are dropped. */
   properties: string;
-  /** JSON text of the start tokens by type. */
   liveActivityStartTokens: string;
 }
 
@@ -172,10 +156,7 @@ export class InstallationsRepository {
     );
   }
 
-  /**
-   * One page of the app's live installations in installation_id order, after `after`, matching
-   * `filter` when given (docs/api.md#audience-filters): the operator dashboard's browser.
-   */
+  /** The dashboard's page of live installations after `after` in installation_id order, matching `filter` (docs/api.md#audience-filters). */
   @GenerateSql({ params: [ID, null, '', 50, AT] })
   @GenerateSql({ name: 'filter', params: [ID, FILTER, 'device-1', 50, AT] })
   browse(appId: string, filter: FilterNode | null, after: string, limit: number, now: Date): Promise<InstallationRow[]> {
@@ -188,10 +169,7 @@ export class InstallationsRepository {
     );
   }
 
-  /**
-   * Live installations per app and platform, every app at once (the operator dashboard's app
-   * list). A count reads every live row: fine for a page an operator opens, not for a hot path.
-   */
+  /** Live installations per app and platform (the dashboard's app list): reads every live row, fine for a page, not for a hot path. */
   @GenerateSql({ params: [] })
   countByApp(): Promise<{ app_id: string; platform: Platform; count: number }[]> {
     return this.db.query(`SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform`);

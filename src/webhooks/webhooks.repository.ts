@@ -8,7 +8,6 @@ import { WEBHOOK_FINISHED, WEBHOOK_OWED } from '../common/webhook-events';
 import { AT, ID, OTHER_ID } from '../queries/fixtures';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
-/** A message whose last attempt failed: given up. */
 const GIVEN_UP: WebhookMessageStatus = 'failed';
 
 /** A webhook as listed: never its secret. */
@@ -62,11 +61,7 @@ const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token,
   permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags,
   COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = installations.id), 0) AS badge`;
 
-/**
- * The `webhooks` table and the `webhook_messages` outbox. Messages are inserted by the statements
- * that change the state (common/webhook-events.ts, in the delivery and notification repositories);
- * this class queues, attempts and finishes them.
- */
+/** `webhooks` and the `webhook_messages` outbox: state-changing statements insert messages (common/webhook-events.ts); queued, attempted, finished here. */
 @Injectable()
 @SqlFile('webhooks.repository.sql')
 export class WebhooksRepository {
@@ -96,10 +91,7 @@ export class WebhooksRepository {
     return rows[0];
   }
 
-  /**
-   * Every webhook's sealed secret, locked, handed one at a time to `reseal`, which answers the new
-   * sealed value or null to keep it; one transaction, so a failure changes nothing.
-   */
+  /** Hands each sealed secret, locked, to `reseal` (the new sealed value, or null to keep it); one transaction, so a failure changes nothing. */
   @GenerateSql({ params: [() => 'v1:new'], answers: [[{ id: ID, secret_enc: 'v1:old' }]] })
   async resealAll(reseal: (row: { id: string; secret_enc: string }) => string | null): Promise<void> {
     await this.db.transaction(async (manager) => {
@@ -111,11 +103,7 @@ export class WebhooksRepository {
     });
   }
 
-  /**
-   * Up to `limit` messages that are owed and due (new ones, and those whose queued attempt is
-   * overdue by its grace period: lost with Redis or a crash), pushed `leaseSeconds` into the future
-   * so the next look does not queue them again; with the attempt each is at.
-   */
+  /** Up to `limit` owed, due messages (new, or a queued attempt lost with Redis or a crash), leased `leaseSeconds` so the next look skips them. */
   @GenerateSql({ params: [100, 30] })
   dispatchDue(limit: number, leaseSeconds: number): Promise<{ id: string; attempts: number }[]> {
     return this.db
@@ -129,10 +117,7 @@ export class WebhooksRepository {
       .then(([rows]: [{ id: string; attempts: number }[], number]) => rows);
   }
 
-  /**
-   * Takes a message that is still owed for one more attempt: counts it, and holds it `leaseSeconds`
-   * from the dispatcher. Undefined when it was delivered, given up, or its webhook deleted.
-   */
+  /** Counts one more attempt of an owed message and leases it `leaseSeconds`; undefined when delivered, given up or its webhook deleted. */
   @GenerateSql({ params: [ID, 30] })
   async startAttempt(messageId: string, leaseSeconds: number): Promise<MessageAttempt | undefined> {
     const [rows]: [MessageAttempt[], number] = await this.db.query(
@@ -167,12 +152,7 @@ export class WebhooksRepository {
     return row;
   }
 
-  /**
-   * Messages given up since `since` and those being retried now, newest first, at most `limit`,
-   * with how many of each there are (the operator dashboard). Each half reads its own partial
-   * index (finished, pending): the retried ones are among the pending messages, few unless an
-   * endpoint is down.
-   */
+  /** Messages given up since `since` and being retried, newest first, with counts; each half reads its own partial index (finished, pending). */
   @GenerateSql({ params: [AT, 20] })
   async troubles(since: Date, limit: number): Promise<{ failed: number; retrying: number; recent: WebhookTroubleRow[] }> {
     const [counts]: { failed: number; retrying: number }[] = await this.db.query(

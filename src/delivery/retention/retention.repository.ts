@@ -11,11 +11,7 @@ import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 export const PARTITIONED_TABLES = ['deliveries', 'notification_events'] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
-/**
- * How long partition DDL waits for its lock. DROP and CREATE of a partition lock the parent table
- * exclusively; while one waits, the statements queued behind it wait too. Better to give up and
- * try again at the next run than to stall sends behind a long query.
- */
+/** Partition DDL locks the parent exclusively and queues sends behind it: better to give up until the next run than stall them. */
 const LOCK_TIMEOUT = '1s';
 
 /** Partition names are ours (retention-rules.ts, the migration); checked before they reach DDL. */
@@ -37,16 +33,12 @@ export interface DroppedWeek {
 const inWeek = (fromParam: string, toParam: string) =>
   `(${fromParam}::timestamptz IS NULL OR processing_started_at >= ${fromParam}) AND processing_started_at < ${toParam}`;
 
-/**
- * Retention's statements: the partitions of deliveries and notification events, and the
- * notifications whose rows they hold.
- */
+/** Retention's statements (docs/operations.md#data-retention). */
 @Injectable()
 @SqlFile('retention.repository.sql')
 export class RetentionRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** The partitions of `table` with their bounds, read back from the catalog. */
   @GenerateSql({ params: ['deliveries'] })
   async partitions(table: PartitionedTable): Promise<PartitionRange[]> {
     const rows: { name: string; from: Date | null; to: Date }[] = await this.db.query(
@@ -61,12 +53,10 @@ export class RetentionRepository {
     return rows;
   }
 
-  /** Creates the partition of `table` for [from, to) unless it exists. */
   @GenerateSql({ params: ['deliveries', WEEK.name, WEEK.from, WEEK.to] })
   async createPartition(table: PartitionedTable, name: string, from: Date, to: Date): Promise<void> {
     checkName(name);
-    // Deliveries are updated twice after their insert; half-empty pages keep those updates on the
-    // row's own page (migration DeliveriesHotUpdates).
+    // Half-empty pages keep a delivery's two later updates on its own page (migration DeliveriesHotUpdates).
     const storage = table === 'deliveries' ? ' WITH (fillfactor = 50)' : '';
     await this.db.transaction(async (manager) => {
       await manager.query(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
@@ -77,7 +67,6 @@ export class RetentionRepository {
     });
   }
 
-  /** How many notifications started in the partition's range, and how many of them keep it. */
   @GenerateSql({ params: [WEEK, AT] })
   async weekHolds(week: PartitionRange, cutoff: Date, manager: EntityManager = this.db.manager): Promise<WeekHolds> {
     const [row]: WeekHolds[] = await manager.query(
@@ -89,12 +78,7 @@ export class RetentionRepository {
     return row;
   }
 
-  /**
-   * Drops the week's partitions of deliveries and events: catalog changes, whatever the week
-   * holds, under a lock on both parent tables that lasts only as long as they do. Its
-   * notifications go afterwards, in their own statement (deleteUncovered), so that the lock is not
-   * held while their delete cascades. Null when, under the lock, the week turned out held.
-   */
+  /** Drops the week's two partitions under a brief lock (its notifications go after, in deleteUncovered); null when the week turned out held. */
   @GenerateSql({ params: [WEEK, AT], answers: [[], [], [], [], [{ notifications: 0, held: 0 }]] })
   async dropWeek(week: PartitionRange, cutoff: Date): Promise<DroppedWeek | null> {
     const events = eventsPartitionOf(week.name);
@@ -110,8 +94,7 @@ export class RetentionRepository {
         const estimate = (name: string) => estimates.find((e) => e.relname === name)?.rows ?? 0;
         await manager.query(`DROP TABLE IF EXISTS "${week.name}"`);
         await manager.query(`DROP TABLE IF EXISTS "${events}"`);
-        // Notifications start at now(), never in a past week, and a completed one stays completed;
-        // checked again all the same, now that no delivery can be written.
+        // Cannot be held (notifications start at now(), completions stay), but checked again now that no delivery can be written.
         const holds = await this.weekHolds(week, cutoff, manager);
         if (holds.held > 0) throw new WeekHeldError(); // rolls the drops back
         return { notifications: holds.notifications, deliveries: estimate(week.name), events: estimate(events) };
@@ -122,11 +105,7 @@ export class RetentionRepository {
       });
   }
 
-  /**
-   * Deletes the completed notifications that started before the cutoff in a week no partition
-   * covers: those of the weeks just dropped, and of any week dropped by a run that stopped before
-   * this step. Their delete cascades into the remaining partitions, where it finds nothing. How many.
-   */
+  /** Deletes notifications completed before the cutoff in weeks no partition covers (just dropped, or by a run that stopped early); how many. */
   @GenerateSql({ params: [AT, [WEEK]] })
   async deleteUncovered(cutoff: Date, partitions: readonly PartitionRange[]): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
@@ -150,7 +129,6 @@ export class RetentionRepository {
     return rows.map((r) => r.id);
   }
 
-  /** Deletes up to `limit` rows of the notification from `table`; how many. */
   @GenerateSql({ params: ['deliveries', ID, 1000] })
   async deleteRows(table: PartitionedTable, notificationId: string, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
@@ -172,11 +150,7 @@ export class RetentionRepository {
     return deleted;
   }
 
-  /**
-   * Deletes up to `limit` accepted marketing messages older than `before` (docs/api.md#pacing); how
-   * many. No index leads with the time (a write per accepted message for a daily delete), but
-   * rows are appended in time order, so the oldest are found at the start of the table.
-   */
+  /** Deletes up to `limit` marketing receipts older than `before` (docs/api.md#pacing); how many. No time index: rows are appended in time order. */
   @GenerateSql({ params: [AT, 1000] })
   async deleteMarketingReceipts(before: Date, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
@@ -195,7 +169,6 @@ export class RetentionRepository {
 
 class WeekHeldError extends Error {}
 
-/** The events partition of the same week as a deliveries partition. */
 export function eventsPartitionOf(deliveriesPartition: string): string {
   return `notification_events${deliveriesPartition.slice('deliveries'.length)}`;
 }

@@ -4,10 +4,7 @@ import { DataSource } from 'typeorm';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 
-/**
- * Notifications whose rows may be stuck: unfinished, and begun more than $1 seconds
- * (DELIVERY_STUCK_MS) ago; a younger one cannot have a row that old.
- */
+/** Unfinished and begun over $1 seconds (DELIVERY_STUCK_MS) ago: a younger notification cannot have a row stuck that long. */
 const OVERDUE_NOTIFICATION = `n.completed_at IS NULL AND n.processing_started_at < now() - make_interval(secs => $1)`;
 
 export interface BatchRef {
@@ -15,20 +12,13 @@ export interface BatchRef {
   batch: number;
 }
 
-/**
- * The sweeper's look-ups. Those on deliveries go through the unfinished notifications (a partial
- * index) and each one's own rows (the primary key): deliveries keep no index on their status, so
- * that their updates stay HOT.
- */
+/** Deliveries are reached through unfinished notifications (partial index) and the primary key: no status index, so their updates stay HOT. */
 @Injectable()
 @SqlFile('sweeper.repository.sql')
 export class SweeperRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Unfinished notifications not fanned out, accepted more than `olderThanMs` ago and due as long
-   * (their send_at, docs/api.md#scheduling, passed; or cancelled, which fans out at once); oldest first.
-   */
+  /** Unfinished, unfanned notifications accepted and due (docs/api.md#scheduling; cancelled: at once) over `olderThanMs` ago; oldest first. */
   @GenerateSql({ params: [60_000, 100] })
   async unfannedNotifications(olderThanMs: number, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
@@ -68,10 +58,8 @@ export class SweeperRepository {
     );
   }
 
-  /** Deletes expired idempotency keys; how many. */
   @GenerateSql({ params: [] })
   async purgeIdempotencyKeys(): Promise<number> {
-    // TypeORM answers a DELETE with [rows, affected count].
     return (await this.db.query<[unknown[], number]>(`DELETE FROM idempotency_keys WHERE expires_at <= now()`))[1];
   }
 }
