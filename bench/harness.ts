@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { Redis } from 'ioredis';
 import { CONNECTIONS, measureApi, type HttpResult, type RawResult } from './api';
-import type { CpuUse } from './lib/cpu';
+import { rssBytes, type CpuUse } from './lib/cpu';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
 import { measureLatency, type LatencyResult } from './latency';
 import { seedInstallations, type Seeded } from './lib/seed';
 import { bestRun, furthestRun, measureParse, PARSE_CONFIGS, type ParseResults, type ParseRun, type ParseTarget } from './parse';
-import { API_POOL_SIZE, deployedNodeOptions, rssBytes, startStack, type Stack } from './lib/stack';
+import { API_POOL_SIZE, deployedNodeOptions, startStack, type Stack } from './lib/stack';
 
 export interface BenchOptions {
   /** Installations of the delivery benchmark, and their users. */

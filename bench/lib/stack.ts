@@ -78,7 +78,7 @@ export async function startStack(label: string): Promise<Stack> {
       }
     });
   }
-  // Each statement's CPU in the server log, for bench/pg-statements.ts (bench/README.md).
+  // Each statement's CPU in the server log, for bench/tools/pg-statements.ts (bench/README.md).
   if (process.env.BENCH_PG_STATEMENT_STATS === '1') {
     await withAdminClient((client) => client.query(`ALTER DATABASE "${databaseName}" SET log_statement_stats = on`));
   }
@@ -240,24 +240,3 @@ function profiling(mode: string): string[] {
 }
 
 export const caPem = () => readFileSync(TEST_CA_PATH);
-
-/** RSS of a process in bytes (Linux /proc), or 0 once it is gone. */
-export function rssBytes(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-export function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}

@@ -5,13 +5,13 @@
  * 10,000) and the broadcast to every installation, each with a fresh worker. Prints the worker's RSS
  * before each send, its peak, its growth per 100,000 deliveries past the first 10% and its CPU per delivery.
  *
- *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/memory-runs.ts [--installations N]
+ *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/tools/memory-runs.ts [--installations N]
  *
  * `TEST_DIST_DIR` runs another build, `BENCH_WORKER_NODE_ARGS` adds node flags to the worker.
  */
-import { FULL, memoryRun } from './harness';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
+import { FULL, memoryRun } from '../harness';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
 
 const argv = process.argv.slice(2);
 const INSTALLATIONS = argv.includes('--installations') ? Number(argv[argv.indexOf('--installations') + 1]) : 300_000;

@@ -8,11 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { SandboxInfo } from '../src/sandbox/sandbox';
-import { BUILT_CLI, childEnv, runCli, TEST_APP_KEY, waitUntil } from '../test/support/processes';
-import { measureDelivery, type DeliveryResult } from './delivery';
-import { seedInstallations } from './lib/seed';
-import { startStack, type Stack } from './lib/stack';
+import type { SandboxInfo } from '../../src/sandbox/sandbox';
+import { BUILT_CLI, childEnv, runCli, TEST_APP_KEY, waitUntil } from '../../test/support/processes';
+import { measureDelivery, type DeliveryResult } from '../delivery';
+import { seedInstallations } from '../lib/seed';
+import { startStack, type Stack } from '../lib/stack';
 
 const argv = process.argv.slice(2);
 const option = (flag: string, fallback: number) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);

@@ -19,22 +19,22 @@
  *      the cap is lowered to what every installation already has: one more broadcast, all skipped
  *      (FrequencyCapped).
  *
- *   npm run build && npx ts-node --transpile-only bench/pacing.ts [--installations N] [--throttle N] [--throttled N] [--pairs N]
- *   ... bench/pacing.ts --fan-out-only [--installations N] [--receipts N]   (only the fan-out statement, receipts written by SQL)
+ *   npm run build && npx ts-node --transpile-only bench/scenarios/index.ts pacing [--installations N] [--throttle N] [--throttled N] [--pairs N]
+ *   ... bench/scenarios/pacing.ts --fan-out-only [--installations N] [--receipts N]   (only the fan-out statement, receipts written by SQL)
  *
  * It prints a report and exits. The 1,000,000-installation throttled broadcast with a transactional
  * send's latency measured beside it is not part of it (see bench/README.md, "Pacing").
  */
 import { Client } from 'pg';
-import { clientDataSource } from './lib/client-data-source';
-import { EnvironmentVariables } from '../src/config/env';
-import { FanOutRepository } from '../src/delivery/fan-out/fan-out.repository';
-import { PaceLimiter } from '../src/queue/pace-limiter';
-import { cpuMeter, perUnit } from './lib/cpu';
-import { type Seeded, seedInstallations } from './lib/seed';
-import { startStack, type Stack } from './lib/stack';
-import { notificationTotals, postTo } from './delivery';
-import { argValue } from './lib/args';
+import { clientDataSource } from '../lib/client-data-source';
+import { EnvironmentVariables } from '../../src/config/env';
+import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
+import { PaceLimiter } from '../../src/queue/pace-limiter';
+import { cpuMeter, perUnit } from '../lib/cpu';
+import { type Seeded, seedInstallations } from '../lib/seed';
+import { startStack, type Stack } from '../lib/stack';
+import { notificationTotals, postTo } from '../delivery';
+import { argValue } from '../lib/args';
 
 const INSTALLATIONS = argValue('--installations', 20_000);
 const THROTTLE = argValue('--throttle', 12_000);

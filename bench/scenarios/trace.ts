@@ -1,11 +1,10 @@
 /**
- * What the delivery trace (docs/api.md#delivery-trace) costs on a notification of 1,000,000 deliveries, and
- * what keeping each delivery's user (deliveries.user_id) costs the fan-out. In a scratch database:
+ * What the delivery trace (docs/api.md#delivery-trace) costs on a notification of 1,000,000
+ * deliveries. In a scratch database:
  *
- *   1. 1,000,000 installations (2% with permission denied), fanned out twice with the fan-out's
- *      own statement (fanOutChunkSql, 5,000 installations a chunk, as the worker runs it): once as
- *      it is, once without the user_id column, timed, with the average row size of each;
- *   2. the first notification's deliveries then take outcomes as the worker writes them (97%
+ *   1. 1,000,000 installations (2% with permission denied), fanned out by the worker's own
+ *      statements (FanOutRepository.nextChunk, 5,000 installations a chunk), timed;
+ *   2. its deliveries then take outcomes as the worker writes them (97%
  *      accepted, 1% pending with a retry reason, 10 failed), plus 10% received, 5% displayed and
  *      1% opened events; the HOT share of those updates is printed;
  *   3. EXPLAIN (ANALYZE, BUFFERS) of the trace's statement (DeliveryTraceRepository) for: the first
@@ -13,18 +12,19 @@
  *      bounded scan) and, for comparison, status=failed with no bound; the median time of 20 runs
  *      of each; and whole walks (unfiltered at limit 1,000; status=failed) page by page.
  *
- *   npx ts-node --transpile-only bench/trace.ts [--deliveries N]
+ *   npx ts-node --transpile-only bench/scenarios/index.ts trace [--deliveries N]
  *
  * Run it under `flock /work/wt/e2e.lock` on the shared machine. It prints a report and exits.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { FIRST_TARGET_PARAM, fanOutChunkParams, fanOutChunkSql, walkAllTargets } from '../src/delivery/fan-out/fan-out.repository';
-import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../src/notifications/delivery-trace.repository';
-import { pageOf, TRACE_SCAN_ROWS } from '../src/notifications/delivery-trace.service';
-import { TEST_APP_KEY } from '../test/support/processes';
-import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
-import { argValue } from './lib/args';
+import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
+import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../../src/notifications/delivery-trace.repository';
+import { pageOf, TRACE_SCAN_ROWS } from '../../src/notifications/delivery-trace.service';
+import { TEST_APP_KEY } from '../../test/support/processes';
+import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
+import { argValue } from '../lib/args';
+import { clientDataSource } from '../lib/client-data-source';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
 
@@ -35,39 +35,27 @@ const log = (line: string) => process.stderr.write(`${new Date().toISOString().s
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-/** The fan-out of an `all` send, chunk by chunk as FanOutRepository.nextChunk runs it (its statement, its parameters). */
-async function fanOut(client: Client, sql: string, appId: string, notificationId: string): Promise<number> {
-  let cursor = '';
-  let batches = 0;
-  for (;;) {
-    await client.query('BEGIN');
-    const {
-      rows: [r],
-    } = await client.query(
-      sql,
-      fanOutChunkParams({
-        appId,
-        notificationId,
-        batchSize: 500,
-        wanted: ['ios', 'android', 'web'],
-        configured: ['ios', 'android', 'web'],
-        silentless: [],
-        batches,
-        canceled: false,
-        due: { zones: [], dues: [], quietSkips: [], fallback: null, fallbackQuietSkip: false },
-        cap: null,
-        paceMs: null,
-        advanced: 0,
-        walked: true,
-        countUsers: false,
-        target: [cursor, CHUNK],
-      }),
-    );
-    await client.query('COMMIT');
-    if (r.found === 0) return batches;
-    batches += r.batches_used;
-    cursor = r.last_installation_id;
+/** The fan-out of an `all` send, chunk by chunk as the worker runs it; answers the chunks it took. */
+async function fanOut(client: Client, appId: string, notificationId: string): Promise<number> {
+  const fanOuts = new FanOutRepository(clientDataSource(client));
+  let chunks = 0;
+  const all = ['ios', 'android', 'web'] as const;
+  while (
+    await fanOuts.nextChunk(notificationId, {
+      appId,
+      chunkSize: CHUNK,
+      batchSize: 500,
+      wanted: [...all],
+      configured: [...all],
+      silentless: [],
+      fixedDue: null,
+      cap: null,
+      paceMs: null,
+    })
+  ) {
+    chunks++;
   }
+  return chunks;
 }
 
 async function newNotification(client: Client, appId: string): Promise<string> {
@@ -133,41 +121,12 @@ async function main() {
     await client.query('VACUUM ANALYZE installations');
     log(`installations in ${ms(start).toFixed(0)} ms`);
 
-    // 1. The fan-out, with and without user_id, the control first, so that the real one does not run on a warmer cache.
-    const withUser = fanOutChunkSql(walkAllTargets(FIRST_TARGET_PARAM), false);
-    const withoutUser = withUser.replace('platform, user_id, batch', 'platform, batch').replace('n.platform, n.user_id,', 'n.platform,');
-    if (withoutUser === withUser) throw new Error('the fan-out statement no longer has the shape this benchmark edits');
-    const timings: Record<string, number[]> = { with: [], without: [] };
-    const ids: Record<string, string[]> = { with: [], without: [] };
-    for (const round of [1]) {
-      for (const [label, sql] of [
-        ['without', withoutUser],
-        ['with', withUser],
-      ] as const) {
-        const id = await newNotification(client, appId);
-        start = process.hrtime.bigint();
-        await fanOut(client, sql, appId, id);
-        timings[label].push(ms(start));
-        ids[label].push(id);
-        log(`fan-out ${label} user_id, round ${round}: ${timings[label][timings[label].length - 1].toFixed(0)} ms`);
-      }
-    }
-    const traced = ids.with[0];
-    const rowSize = async (id: string) =>
-      (
-        await client.query(
-          `SELECT avg(pg_column_size(d.*))::numeric(6,1) AS row, avg(coalesce(pg_column_size(d.user_id), 0))::numeric(6,1) AS user_id, count(*)::int AS n
-           FROM deliveries d WHERE d.notification_id = $1`,
-          [id],
-        )
-      ).rows[0];
-    const sizeWith = await rowSize(ids.with[0]);
-    const sizeWithout = await rowSize(ids.without[0]);
-    // Keep only the traced notification's rows, as in production one notification is not four.
-    for (const id of [...ids.with.slice(1), ...ids.without]) {
-      await client.query(`DELETE FROM deliveries WHERE notification_id = $1`, [id]);
-      await client.query(`DELETE FROM notifications WHERE id = $1`, [id]);
-    }
+    // 1. The fan-out, as the worker runs it.
+    const traced = await newNotification(client, appId);
+    start = process.hrtime.bigint();
+    const chunks = await fanOut(client, appId, traced);
+    const fanOutMs = ms(start);
+    log(`fan-out in ${fanOutMs.toFixed(0)} ms, ${chunks} chunks`);
     await client.query('VACUUM ANALYZE deliveries');
 
     // 2. Outcomes, as the worker writes them (one UPDATE per kind here; HOT either way), and events.
@@ -225,11 +184,7 @@ async function main() {
     out(`  statuses: ${counts.map((c: { status: string; n: number }) => `${c.status} ${c.n}`).join(', ')}; events: ${events}`);
     out(`  outcome updates heap-only: ${Number(after.hot) - Number(before.hot)} of ${Number(after.upd) - Number(before.upd)}`);
     out();
-    out(`deliveries.user_id (the fan-out's user, written once):`);
-    out(
-      `  fan-out of ${DELIVERIES.toLocaleString('en')} installations, ms: with user_id ${timings.with.map((t) => t.toFixed(0)).join(', ')}; without ${timings.without.map((t) => t.toFixed(0)).join(', ')}`,
-    );
-    out(`  average row: with ${sizeWith.row} bytes (user_id ${sizeWith.user_id}), without ${sizeWithout.row} bytes`);
+    out(`fan-out of ${DELIVERIES.toLocaleString('en')} installations: ${fanOutMs.toFixed(0)} ms, ${chunks} chunks of at most ${CHUNK}`);
 
     const base = { notificationId: traced, startedAt: started, scanLimit: TRACE_SCAN_ROWS };
     const cases: [string, TraceQuery][] = [

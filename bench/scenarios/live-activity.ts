@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { startStack, Stack } from './lib/stack';
+import { startStack, Stack } from '../lib/stack';
 
 /**
  * Live Activity update latency (docs/api.md#live-activity-updates, issue 30): from the POST of an
@@ -7,7 +7,7 @@ import { startStack, Stack } from './lib/stack';
  * user with one iOS installation) until the fake receives that, on the built api and worker
  * processes. One request at a time, alternating, so neither waits behind the other.
  *
- *   npm run build && ts-node --transpile-only bench/live-activity.ts [samples]   (default 200)
+ *   npm run build && npx ts-node --transpile-only bench/scenarios/index.ts live-activity [samples]   (default 200)
  */
 
 const samples = Number(process.argv[2] ?? 200);

@@ -12,8 +12,8 @@
  * while it ran (a third connection updating 100-row batches without pause); the size of the tables
  * (pg_total_relation_size over the partitions) before and after; the WAL written.
  *
- *   npx ts-node --transpile-only bench/retention.ts [--deliveries N]
- *   npx ts-node --transpile-only bench/retention.ts --migration [--deliveries N]
+ *   npx ts-node --transpile-only bench/scenarios/index.ts retention [--deliveries N]
+ *   npx ts-node --transpile-only bench/scenarios/index.ts retention --migration [--deliveries N]
  *
  * With --migration it measures instead the upgrade of an install holding that many deliveries
  * (and a tenth as many events) in the plain tables: how long the migration PartitionedDeliveries
@@ -26,16 +26,16 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
-import { parseEnv } from '../src/config/env';
-import { dataSourceOptions } from '../src/database/data-source';
-import { MIGRATIONS } from '../src/database/migrations';
-import { ownPartition } from '../src/delivery/deliver/deliveries.repository';
-import { RetentionRepository } from '../src/delivery/retention/retention.repository';
-import { RetentionService } from '../src/delivery/retention/retention.service';
-import { TEST_APP_KEY } from '../test/support/processes';
-import { databaseUrl, withAdminClient } from '../test/support/services';
-import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
-import { argValue } from './lib/args';
+import { parseEnv } from '../../src/config/env';
+import { dataSourceOptions } from '../../src/database/data-source';
+import { MIGRATIONS } from '../../src/database/migrations';
+import { ownPartition } from '../../src/delivery/deliver/deliveries.repository';
+import { RetentionRepository } from '../../src/delivery/retention/retention.repository';
+import { RetentionService } from '../../src/delivery/retention/retention.service';
+import { TEST_APP_KEY } from '../../test/support/processes';
+import { databaseUrl, withAdminClient } from '../../test/support/services';
+import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
+import { argValue } from '../lib/args';
 
 // The configuration is validated as a whole, APP_KEY included, although nothing here decrypts.
 process.env.APP_KEY ??= TEST_APP_KEY;
@@ -356,7 +356,7 @@ function resultFile(): string {
   } catch {
     // not a checkout
   }
-  const base = join(__dirname, 'results', `${date}-${commit}-retention${DELIVERIES === 1_000_000 ? '' : `-${DELIVERIES}`}`);
+  const base = join(__dirname, '..', 'results', `${date}-${commit}-retention${DELIVERIES === 1_000_000 ? '' : `-${DELIVERIES}`}`);
   for (let n = 1; ; n++) {
     const file = n === 1 ? `${base}.json` : `${base}-${n}.json`;
     if (!existsSync(file)) return file;

@@ -2,7 +2,7 @@
  * PostgreSQL CPU by statement, from the server log of a bench run made with
  * BENCH_PG_STATEMENT_STATS=1 (log_statement_stats on the bench's database):
  *
- *   npx ts-node --transpile-only bench/pg-statements.ts <server log> [first line] [database prefix]
+ *   npx ts-node --transpile-only bench/tools/pg-statements.ts <server log> [first line] [database prefix]
  *
  * Sums each statement's user + system CPU (PostgreSQL's own getrusage per parse, bind, execute or
  * simple query) by its first 90 characters and phase, biggest first. Needs a log_line_prefix with

@@ -14,21 +14,21 @@
  *      like for like, the three-condition filter against a tag given to exactly its installations,
  *      five pairs, tag then filter, and the ratio of each pair.
  *
- *   npx ts-node --transpile-only bench/audiences.ts [--installations N]
+ *   npx ts-node --transpile-only bench/scenarios/index.ts audiences [--installations N]
  *
  * It prints a report and exits.
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { clientDataSource } from './lib/client-data-source';
+import { clientDataSource } from '../lib/client-data-source';
 import type { DataSource } from 'typeorm';
-import { FilterNode } from '../src/common/audience-filter';
-import { compileFilter } from '../src/common/audience-sql';
-import { FanOutRepository } from '../src/delivery/fan-out/fan-out.repository';
-import { AudiencesRepository } from '../src/notifications/audiences.repository';
-import { TEST_APP_KEY } from '../test/support/processes';
-import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../test/support/test-database';
-import { argValue } from './lib/args';
+import { FilterNode } from '../../src/common/audience-filter';
+import { compileFilter } from '../../src/common/audience-sql';
+import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
+import { AudiencesRepository } from '../../src/notifications/audiences.repository';
+import { TEST_APP_KEY } from '../../test/support/processes';
+import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
+import { argValue } from '../lib/args';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
 

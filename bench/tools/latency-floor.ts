@@ -1,6 +1,6 @@
 /**
  * A single-device send against the floor of the machine (bench/README.md "The floor of a
- * single-device send"): our built api and two worker processes (as bench/idle-latency.ts runs
+ * single-device send"): our built api and two worker processes (as bench/tools/idle-latency.ts runs
  * them) and bench/lib/floor-pipeline.ts, the fewest hops a durable 202 and a separate worker can
  * make, sending to the same fake APNs on its own thread, timed by the same client thread from the
  * POST to the message's arrival. Idle; the four pipelines take turns, one send each, so the
@@ -14,13 +14,13 @@
  *   floor          the floor, its INSERT's commit waiting for the WAL flush (a durable 202);
  *   floor-no-flush the floor without that wait.
  *
- *   npm run build && npx ts-node --transpile-only bench/latency-floor.ts [samples] [--busy N]
+ *   npm run build && npx ts-node --transpile-only bench/tools/latency-floor.ts [samples] [--busy N]
  */
-import { LatencyProbe, quantiles, type Quantiles, startBroadcast, startProbedWorker, takeTurns } from './latency';
-import { argValue } from './lib/args';
-import { startFloor, type Floor } from './lib/floor';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
+import { LatencyProbe, quantiles, type Quantiles, startBroadcast, startProbedWorker, takeTurns } from '../latency';
+import { argValue } from '../lib/args';
+import { startFloor, type Floor } from '../lib/floor';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
 
 const args = process.argv.slice(2);
 const SAMPLES = Number(args.find((arg, n) => !arg.startsWith('--') && args[n - 1] !== '--busy') ?? 300);

@@ -1,9 +1,9 @@
 /**
- * Preloaded in the api (`BENCH_API_NODE_ARGS="-r ./bench/lib/statement-probe.js"`, bench/README.md):
+ * Preloaded in the api (`BENCH_API_NODE_ARGS="-r ./bench/tools/statement-probe.js"`, bench/README.md):
  * writes to /tmp/statement-probe-<pid>.log a line per event, `<ms> <event>` (milliseconds since the epoch, so that
  * the logs of several processes line up):
  * each HTTP request and its answer, each PostgreSQL statement sent (`pg>`) and answered (`pg<`),
- * each Redis command sent (`r>`) and answered (`r<`). bench/statement-timeline.ts reads it. For
+ * each Redis command sent (`r>`) and answered (`r<`). bench/tools/statement-timeline.ts reads it. For
  * investigation only: it is never loaded otherwise.
  */
 const { appendFileSync } = require('node:fs');

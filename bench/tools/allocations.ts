@@ -1,7 +1,7 @@
 /**
- * What a process allocated, by function, from bench/lib/allocation-probe.js's profile:
+ * What a process allocated, by function, from bench/tools/allocation-probe.js's profile:
  *
- *   npx ts-node --transpile-only bench/allocations.ts /tmp/allocations-<pid>.heapprofile [lines]
+ *   npx ts-node --transpile-only bench/tools/allocations.ts /tmp/allocations-<pid>.heapprofile [lines]
  *
  * Prints the total sampled and the functions that allocated most, each as a share of it. Divide
  * the total by the deliveries of the run for bytes per delivery.

@@ -11,16 +11,16 @@
  *   get-app    as many `GET /api/v1/app`, the floor of an authenticated request through the same client;
  *   after-202  e2e minus post: the queue hop, the claim and the request to the provider.
  *
- *   npm run build && npx ts-node --transpile-only bench/idle-latency.ts [samples] [--without-key]
+ *   npm run build && npx ts-node --transpile-only bench/tools/idle-latency.ts [samples] [--without-key]
  *
  * `--without-key`: the sends carry no Idempotency-Key (by default each does, as bench/latency.ts sends them).
  *
  * With `BENCH_API_NODE_ARGS="-r probe.js"` a probe preloaded in the api can time each statement of a
  * POST (bench/README.md).
  */
-import { LatencyProbe, quantiles, type Quantiles, startProbedWorker } from './latency';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
+import { LatencyProbe, quantiles, type Quantiles, startProbedWorker } from '../latency';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
 
 const SAMPLES = Number(process.argv.slice(2).find((arg) => !arg.startsWith('--')) ?? 300);
 const KEYED = !process.argv.includes('--without-key');

@@ -1,8 +1,8 @@
 /**
- * Preloaded in a service (`BENCH_WORKER_NODE_ARGS="-r ./bench/lib/allocation-probe.js"`, bench/README.md
+ * Preloaded in a service (`BENCH_WORKER_NODE_ARGS="-r ./bench/tools/allocation-probe.js"`, bench/README.md
  * "Fewer objects per send"): samples what the process allocates, every 4 KB on average, including
  * what either garbage collector has freed since, and writes /tmp/allocations-<pid>.heapprofile when
- * it exits. bench/allocations.ts sums it by function. For investigation only: never loaded otherwise.
+ * it exits. bench/tools/allocations.ts sums it by function. For investigation only: never loaded otherwise.
  */
 const inspector = require('node:inspector');
 const { writeFileSync } = require('node:fs');

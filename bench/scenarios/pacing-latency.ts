@@ -14,12 +14,12 @@
  *
  * It prints p50, p90, p99 and the largest of both, and the busy p99 against the idle p99 + 10 ms.
  *
- *   npm run build && npx ts-node --transpile-only bench/pacing-latency.ts [--installations N] [--samples N] [--throttle N] [--lanes 1|2]
+ *   npm run build && npx ts-node --transpile-only bench/scenarios/index.ts pacing-latency [--installations N] [--samples N] [--throttle N] [--lanes 1|2]
  */
-import { LatencyProbe, quantiles, startProbedWorker, type ProbedWorkers } from './latency';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
-import { argValue } from './lib/args';
+import { LatencyProbe, quantiles, startProbedWorker, type ProbedWorkers } from '../latency';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
+import { argValue } from '../lib/args';
 
 const INSTALLATIONS = argValue('--installations', 1_000_000);
 const SAMPLES = argValue('--samples', 50);

@@ -8,15 +8,15 @@
  * worker, which is stopped after) so that PostgreSQL has the full run's leftovers to settle. Prints
  * the rate and CPU per request (api, load, PostgreSQL, Redis; microseconds) and the full run's ratios.
  *
- *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/api-runs.ts [--installations N] [--seconds S] [--cold] [--after-sends N]
+ *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/tools/api-runs.ts [--installations N] [--seconds S] [--cold] [--after-sends N]
  *
  * `TEST_DIST_DIR` runs another build; `BENCH_API_NODE_ARGS` adds node flags to the api (a CPU profile).
  */
-import { measureApi, type HttpResult, type RawResult } from './api';
-import { rawUpdateCpu } from './harness';
-import { measureDelivery } from './delivery';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
+import { measureApi, type HttpResult, type RawResult } from '../api';
+import { rawUpdateCpu } from '../harness';
+import { measureDelivery } from '../delivery';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
 
 const argv = process.argv.slice(2);
 const value = (flag: string, fallback: number) => (argv.includes(flag) ? Number(argv[argv.indexOf(flag) + 1]) : fallback);

@@ -6,12 +6,12 @@
  * second, and the p50 / p99 of each send's POST-to-arrival time (bench/README.md, "A burst of
  * one-time codes").
  *
- *   npm run build && npx ts-node --transpile-only bench/small-send-burst.ts [--sends N] [--in-flight N]
+ *   npm run build && npx ts-node --transpile-only bench/scenarios/index.ts small-send-burst [--sends N] [--in-flight N]
  */
-import { quantiles } from './latency';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
-import { argValue } from './lib/args';
+import { quantiles } from '../latency';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
+import { argValue } from '../lib/args';
 
 const SENDS = argValue('--sends', 600);
 const IN_FLIGHT = argValue('--in-flight', 32);

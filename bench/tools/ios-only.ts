@@ -3,19 +3,19 @@
  * the iOS-only send alone, several times on one stack, with the client peer once for the ratio.
  * Run it alternately on two builds (TEST_DIST_DIR) to measure one change.
  *
- *   npx ts-node --transpile-only bench/ios-only.ts [--installations 100000] [--runs 3] [--only users|broadcast] [--platform ios|android|web]
+ *   npx ts-node --transpile-only bench/tools/ios-only.ts [--installations 100000] [--runs 3] [--only users|broadcast] [--platform ios|android|web]
  *
  * `--platform` sends to another platform's installations alone (a quarter of the seed each): the FCM or
  * Web Push request's share of the worker, measured the same way (the client peer stays node-apn's).
  * `--only` runs one of the two sends (and warms up with it), for BENCH_PG_STATEMENT_STATS runs whose
- * statements bench/pg-statements.ts then counts for that send alone.
+ * statements bench/tools/pg-statements.ts then counts for that send alone.
  */
-import { measureClient, measureDelivery } from './delivery';
-import { peerCpu } from './harness';
-import { argText, argValue } from './lib/args';
-import { type CpuUse } from './lib/cpu';
-import { seedInstallations } from './lib/seed';
-import { startStack } from './lib/stack';
+import { measureClient, measureDelivery } from '../delivery';
+import { peerCpu } from '../harness';
+import { argText, argValue } from '../lib/args';
+import { type CpuUse } from '../lib/cpu';
+import { seedInstallations } from '../lib/seed';
+import { startStack } from '../lib/stack';
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const row = (label: string, cpu: CpuUse, extra = '') =>
