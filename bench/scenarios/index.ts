@@ -11,12 +11,12 @@ import { join } from 'node:path';
 export const SCENARIOS: Record<string, string> = {
   'pacing-latency': 'a single-device send beside a throttled 1M broadcast (docs/api.md#pacing: other notifications are not slowed)',
   'small-send-burst': 'a burst of one-time codes, sends per second and POST-to-arrival p50/p99 (docs/api.md#small-sends)',
-  pacing: 'throttle accuracy and a frequency cap\'s PostgreSQL CPU (docs/api.md#pacing)',
+  pacing: "throttle accuracy and a frequency cap's PostgreSQL CPU (docs/api.md#pacing)",
   audiences: 'audience filters on 1M installations: count, fan-out rate, filter vs tag (docs/api.md#audience-filters)',
   retention: 'the weekly purge on 1M deliveries: time, locks, a claim\'s wait; --migration (docs/operations.md "Data retention")',
   trace: 'the delivery trace on a notification of 1M deliveries (docs/api.md#delivery-trace)',
   'live-activity': 'Live Activity update latency against a single-device send (docs/api.md#live-activity-updates)',
-  sandbox: 'a send through `pns sandbox` against the bench\'s own fakes: at least 80% of their rate (issue 33)',
+  sandbox: "a send through `pns sandbox` against the bench's own fakes: at least 80% of their rate (issue 33)",
 };
 
 function usage(): never {
