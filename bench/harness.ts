@@ -265,7 +265,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     await stack.startApi();
     await stack.startWorker();
 
-    // BENCH_SEND_OPTIONS: more `options` for the mixed and iOS-only sends (bench/README.md, "Message kinds").
+    // BENCH_SEND_OPTIONS: more `options` for the mixed and iOS-only sends (bench/HISTORY.md, "Message kinds").
     const sendOptions = process.env.BENCH_SEND_OPTIONS ? (JSON.parse(process.env.BENCH_SEND_OPTIONS) as Record<string, unknown>) : undefined;
     log(`delivery: sending to ${options.users} users in requests of ${options.requestUsers}`);
     const ours = await measureDelivery(stack, seeded, {

@@ -16,7 +16,7 @@ const clientCpuRow = (label: string, r: RateResult) => {
   return row(label, int(service), int(harness));
 };
 
-/** The table printed on stdout (and pasted into bench/README.md). */
+/** The table printed on stdout (its main rows pasted into bench/README.md "Latest full run"). */
 export function table(r: BenchResults): string {
   const d = r.delivery;
   const o = d.ours;

@@ -54,7 +54,7 @@ export async function startStack(label: string): Promise<Stack> {
   const apns = new FakeApns();
   const fcm = new FakeFcm();
   // A push service never decrypts; decrypting every message here would cost the machine the
-  // service is measured on about a third of a core during a campaign (bench/README.md).
+  // service is measured on about a third of a core during a campaign (bench/HISTORY.md "The fake Web Push decrypts on read").
   const web = new FakeWebPush({ decrypt: process.env.BENCH_WEB_PUSH_DECRYPT === 'every' ? 'every' : 'on-read' });
   await Promise.all([apns.start(), fcm.start(), web.start()]);
   apns.allowTopic(APNS_TOPIC);
@@ -64,7 +64,7 @@ export async function startStack(label: string): Promise<Stack> {
   await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
   countPostgresOf(databaseName);
   // The plan of each statement slower than N ms in the server log (auto_explain): the plans the
-  // service's sessions keep, which an EXPLAIN elsewhere need not reproduce (bench/README.md).
+  // service's sessions keep, which an EXPLAIN elsewhere need not reproduce (bench/HISTORY.md "CPU per delivery toward the bare client").
   const explainMs = process.env.BENCH_PG_AUTO_EXPLAIN_MS;
   if (explainMs) {
     await withAdminClient(async (client) => {
@@ -78,7 +78,7 @@ export async function startStack(label: string): Promise<Stack> {
       }
     });
   }
-  // Each statement's CPU in the server log, for bench/tools/pg-statements.ts (bench/README.md).
+  // Each statement's CPU in the server log, for bench/tools/pg-statements.ts (bench/HISTORY.md "Outcomes written as they come").
   if (process.env.BENCH_PG_STATEMENT_STATS === '1') {
     await withAdminClient((client) => client.query(`ALTER DATABASE "${databaseName}" SET log_statement_stats = on`));
   }

@@ -54,7 +54,7 @@ async function captured(call: (db: DataSource) => Promise<unknown>): Promise<{ s
  * The tag the seeding gives to exactly the installations the three-condition filter selects
  * (android, app_version >= 4.2, a French locale), in SQL on the seed's n; checked before use. Given
  * by a later UPDATE, it would move those rows together into the table's last pages, and a tag send
- * would read 1,238 pages where the filter's matches lie on thousands (bench/README.md).
+ * would read 1,238 pages where the filter's matches lie on thousands (bench/HISTORY.md "Audiences").
  */
 const SELECTED_TAG = 'selected';
 const SELECTED_BY_N = `n % 20 BETWEEN 10 AND 16 AND n / 3 % 12 IN (2, 3) AND n % 2 = 1 AND n / 7 % 13 >= 2`;

@@ -23,7 +23,7 @@
  *   ... bench/scenarios/pacing.ts --fan-out-only [--installations N] [--receipts N]   (only the fan-out statement, receipts written by SQL)
  *
  * It prints a report and exits. The 1,000,000-installation throttled broadcast with a transactional
- * send's latency measured beside it is not part of it (see bench/README.md, "Pacing").
+ * send's latency measured beside it is not part of it (the `pacing-latency` scenario; bench/HISTORY.md "Pacing").
  */
 import { Client } from 'pg';
 import { clientDataSource } from '../lib/client-data-source';

@@ -1,7 +1,7 @@
 /**
  * npm run bench:sandbox [-- --installations N --runs N]
  * A send through `pns sandbox` (docs/testing.md) against the same send through the bench's own
- * fakes, on the same stack, alternating; prints both rates and their ratio (bench/README.md,
+ * fakes, on the same stack, alternating; prints both rates and their ratio (bench/HISTORY.md,
  * "Through the sandbox"). Issue 33 asks the sandbox for at least 80% of the fakes' rate.
  */
 import { spawn, type ChildProcess } from 'node:child_process';

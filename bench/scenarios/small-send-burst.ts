@@ -3,7 +3,7 @@
  * sends (default 600), each to its own user with one iOS device, POSTed `--in-flight` at a time
  * (default 32) to the built api, delivered by the built worker (bench/lib/stack.ts). It prints how
  * long the burst took from its first POST to the last arrival at the fake APNs, the sends per
- * second, and the p50 / p99 of each send's POST-to-arrival time (bench/README.md, "A burst of
+ * second, and the p50 / p99 of each send's POST-to-arrival time (bench/HISTORY.md, "A burst of
  * one-time codes").
  *
  *   npm run build && npx ts-node --transpile-only bench/scenarios/index.ts small-send-burst [--sends N] [--in-flight N]

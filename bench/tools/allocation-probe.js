@@ -1,5 +1,5 @@
 /**
- * Preloaded in a service (`BENCH_WORKER_NODE_ARGS="-r ./bench/tools/allocation-probe.js"`, bench/README.md
+ * Preloaded in a service (`BENCH_WORKER_NODE_ARGS="-r ./bench/tools/allocation-probe.js"`, bench/HISTORY.md
  * "Fewer objects per send"): samples what the process allocates, every 4 KB on average, including
  * what either garbage collector has freed since, and writes /tmp/allocations-<pid>.heapprofile when
  * it exits. bench/tools/allocations.ts sums it by function. For investigation only: never loaded otherwise.

@@ -1,5 +1,5 @@
 /**
- * Single-device send latency on an idle service, split into its parts (bench/README.md "Claims
+ * Single-device send latency on an idle service, split into its parts (bench/HISTORY.md "Claims
  * without the flush"): on the built service (bench/lib/stack.ts: api, two worker processes as
  * docs/operations.md "A worker process per lane" runs them, loopback fakes, a fresh database with
  * 2,000 installations), `samples` sends (default 300) to one iOS device, one at a time after 30 for
@@ -16,7 +16,7 @@
  * `--without-key`: the sends carry no Idempotency-Key (by default each does, as bench/latency.ts sends them).
  *
  * With `BENCH_API_NODE_ARGS="-r probe.js"` a probe preloaded in the api can time each statement of a
- * POST (bench/README.md).
+ * POST (bench/tools/statement-probe.js).
  */
 import { LatencyProbe, quantiles, type Quantiles, startProbedWorker } from '../latency';
 import { seedInstallations } from '../lib/seed';

@@ -1,5 +1,5 @@
 /**
- * Issue 32 part 2's A/B measurement (bench/README.md "CPU per delivery toward the bare client"):
+ * Issue 32 part 2's A/B measurement (bench/HISTORY.md "CPU per delivery toward the bare client"):
  * the iOS-only send alone, several times on one stack, with the client peer once for the ratio.
  * Run it alternately on two builds (TEST_DIST_DIR) to measure one change.
  *

@@ -1,5 +1,5 @@
 /**
- * A single-device send against the floor of the machine (bench/README.md "The floor of a
+ * A single-device send against the floor of the machine (bench/HISTORY.md "The floor of a
  * single-device send"): our built api and two worker processes (as bench/tools/idle-latency.ts runs
  * them) and bench/lib/floor-pipeline.ts, the fewest hops a durable 202 and a separate worker can
  * make, sending to the same fake APNs on its own thread, timed by the same client thread from the

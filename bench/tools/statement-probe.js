@@ -1,5 +1,5 @@
 /**
- * Preloaded in the api (`BENCH_API_NODE_ARGS="-r ./bench/tools/statement-probe.js"`, bench/README.md):
+ * Preloaded in the api (`BENCH_API_NODE_ARGS="-r ./bench/tools/statement-probe.js"`, bench/README.md "Tools"):
  * writes to /tmp/statement-probe-<pid>.log a line per event, `<ms> <event>` (milliseconds since the epoch, so that
  * the logs of several processes line up):
  * each HTTP request and its answer, each PostgreSQL statement sent (`pg>`) and answered (`pg<`),

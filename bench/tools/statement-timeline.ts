@@ -1,7 +1,7 @@
 /**
  * Reads a log of bench/tools/statement-probe.js and prints, for the last `--last` (default 300)
  * `POST /api/v1/notifications` of it, each step's share (ms from the previous event, p50 / p90 / p99)
- * and the five slowest requests step by step (bench/README.md "Claims without the flush").
+ * and the five slowest requests step by step (bench/HISTORY.md "Claims without the flush").
  *
  *   npx ts-node --transpile-only bench/tools/statement-timeline.ts /tmp/statement-probe-<pid>.log [--last N]
  */
