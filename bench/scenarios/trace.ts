@@ -40,8 +40,8 @@ async function fanOut(client: Client, appId: string, notificationId: string): Pr
   const fanOuts = new FanOutRepository(clientDataSource(client));
   let chunks = 0;
   const all = ['ios', 'android', 'web'] as const;
-  while (
-    await fanOuts.nextChunk(notificationId, {
+  for (;;) {
+    const chunk = await fanOuts.nextChunk(notificationId, {
       appId,
       chunkSize: CHUNK,
       batchSize: 500,
@@ -51,11 +51,10 @@ async function fanOut(client: Client, appId: string, notificationId: string): Pr
       fixedDue: null,
       cap: null,
       paceMs: null,
-    })
-  ) {
-    chunks++;
+    });
+    if (!chunk) return chunks;
+    if (chunk.installations > 0) chunks++;
   }
-  return chunks;
 }
 
 async function newNotification(client: Client, appId: string): Promise<string> {
