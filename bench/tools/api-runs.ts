@@ -2,13 +2,12 @@
  * The full run's API section alone (bench/README.md "The figures", API), for comparing builds
  * without the hour of the full run: the built api on a fresh database of `--installations N`
  * (default 200,000, half as many users), no worker, then `measureApi` (bench/api.ts): VACUUM, then
- * each run warmed up, started by a CHECKPOINT and measured for `--seconds S` (default 20). `--cold`
- * measures as the full run did before 2026-11-27: none of that. `--after-sends N` first
+ * each run warmed up, started by a CHECKPOINT and measured for `--seconds S` (default 20). `--after-sends N` first
  * sends N notifications of 10,000 users each (every installation a delivery row, delivered by a
  * worker, which is stopped after) so that PostgreSQL has the full run's leftovers to settle. Prints
  * the rate and CPU per request (api, load, PostgreSQL, Redis; microseconds) and the full run's ratios.
  *
- *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/tools/api-runs.ts [--installations N] [--seconds S] [--cold] [--after-sends N]
+ *   npm run build && BENCH_PG_OWN_ONLY=1 npx ts-node --transpile-only bench/tools/api-runs.ts [--installations N] [--seconds S] [--after-sends N]
  *
  * `TEST_DIST_DIR` runs another build; `BENCH_API_NODE_ARGS` adds node flags to the api (a CPU profile).
  */
@@ -41,7 +40,7 @@ async function main(): Promise<void> {
       for (let n = 0; n < SENDS; n++) await measureDelivery(stack, seeded, { requestUsers: 10_000, timeoutMs: 30 * 60_000 });
       await stack.stopWorker();
     }
-    const runs = await measureApi(stack, seeded, { seconds: SECONDS }, log, { cold: argv.includes('--cold') });
+    const runs = await measureApi(stack, seeded, { seconds: SECONDS }, log);
     // As the full run's targets (bench/harness.ts targets()): PATCH is the api and PostgreSQL, POST adds Redis;
     // the raw UPDATE is PostgreSQL and the pg loop.
     const raw = rawUpdateCpu(runs.rawUpdate);
