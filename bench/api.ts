@@ -152,25 +152,15 @@ export function warmUpLength(length: RunLength): RunLength {
  * change to each table page after a checkpoint writes the whole page to the WAL, so a run that
  * happened to start after one paid several times what the next paid (the raw UPDATEs' PostgreSQL
  * CPU read 190 to 707 us a statement across full runs). PATCH and the raw UPDATEs make as many
- * changes to the same random rows. `cold` skips all of it, as the bench did before 2026-11-27.
+ * changes to the same random rows.
  */
-export async function measureApi(
-  stack: Stack,
-  seeded: Seeded,
-  length: RunLength,
-  log: (line: string) => void,
-  { cold = false }: { cold?: boolean } = {},
-): Promise<ApiRuns> {
-  if (!cold) {
-    const started = Date.now();
-    await stack.db.query('VACUUM');
-    log(`api: VACUUM first, ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }
+export async function measureApi(stack: Stack, seeded: Seeded, length: RunLength, log: (line: string) => void): Promise<ApiRuns> {
+  const started = Date.now();
+  await stack.db.query('VACUUM');
+  log(`api: VACUUM first, ${((Date.now() - started) / 1000).toFixed(1)} s`);
   const run = async <T>(measure: (length: RunLength) => Promise<T>, warmUp: () => Promise<unknown>): Promise<T> => {
-    if (!cold) {
-      await warmUp();
-      await stack.db.query('CHECKPOINT');
-    }
+    await warmUp();
+    await stack.db.query('CHECKPOINT');
     return measure(length);
   };
   const warm = warmUpLength(length);

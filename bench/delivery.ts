@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Seeded } from './lib/seed';
 import { BODY, TITLE, type ClientParams, type RateResult } from './clients';
-import { cpuMeter, perUnit, type CpuUse } from './lib/cpu';
-import { rssBytes, type Stack } from './lib/stack';
+import { cpuMeter, perUnit, rssBytes, type CpuUse } from './lib/cpu';
+import type { Stack } from './lib/stack';
 
 export type { RateResult };
 

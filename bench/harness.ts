@@ -2,12 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
 import { Redis } from 'ioredis';
 import { CONNECTIONS, measureApi, type HttpResult, type RawResult } from './api';
-import type { CpuUse } from './lib/cpu';
+import { rssBytes, type CpuUse } from './lib/cpu';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
 import { measureLatency, type LatencyResult } from './latency';
 import { seedInstallations, type Seeded } from './lib/seed';
 import { bestRun, furthestRun, measureParse, PARSE_CONFIGS, type ParseResults, type ParseRun, type ParseTarget } from './parse';
-import { API_POOL_SIZE, deployedNodeOptions, rssBytes, startStack, type Stack } from './lib/stack';
+import { API_POOL_SIZE, deployedNodeOptions, startStack, type Stack } from './lib/stack';
 
 export interface BenchOptions {
   /** Installations of the delivery benchmark, and their users. */
@@ -265,7 +265,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     await stack.startApi();
     await stack.startWorker();
 
-    // BENCH_SEND_OPTIONS: more `options` for the mixed and iOS-only sends (bench/README.md, "Message kinds").
+    // BENCH_SEND_OPTIONS: more `options` for the mixed and iOS-only sends (bench/HISTORY.md, "Message kinds").
     const sendOptions = process.env.BENCH_SEND_OPTIONS ? (JSON.parse(process.env.BENCH_SEND_OPTIONS) as Record<string, unknown>) : undefined;
     log(`delivery: sending to ${options.users} users in requests of ${options.requestUsers}`);
     const ours = await measureDelivery(stack, seeded, {
@@ -416,95 +416,22 @@ export function compareWithParse(ours: DeliveryResult, which: ParseComparison['o
   };
 }
 
+/** Our single-device latency may be at most this many times the floor's (bench/README.md "Targets"). */
+export const FLOOR_RATIO_TARGET = 2.0;
+
 /**
- * The targets (issue 19): CPU per message over a baseline measured in the same run, which holds on
- * any machine where rates and absolute microseconds do not; the rates and the microseconds are
- * printed beside them. Then memory, and ours against Parse Server.
+ * The targets (issue 49), printed beside the figures they come from; a missed one is information,
+ * never a failure. Each divides ours by a baseline of the same run, as rates and absolute times
+ * follow the machine: Parse Server at its best, the bare APNs client's CPU per message, the floor
+ * pipeline's latency; then the 1M memory runs against fixed sizes.
  */
 export function targets(r: BenchResults): Target[] {
   const d = r.delivery;
-  const peer = peerCpu(d.peer);
-  const raw = rawUpdateCpu(r.api.rawUpdate);
-  const ios = serviceCpu(d.oursIos.cpuMicrosPerDelivery);
-  const mixed = serviceCpu(d.ours.cpuMicrosPerDelivery);
-  const patch = r.api.patch.cpuMicrosPerRequest.service + r.api.patch.cpuMicrosPerRequest.postgres;
-  const patchProperties = r.api.patchProperties.cpuMicrosPerRequest.service + r.api.patchProperties.cpuMicrosPerRequest.postgres;
-  const post = serviceCpu(r.api.post.cpuMicrosPerRequest);
   const ratio = (a: number, b: number) => (b > 0 ? a / b : Infinity);
-  const errors = r.api.patch.errors + r.api.patchProperties.errors + r.api.post.errors + r.api.rawUpdate.errors;
-  const t: Target[] = [
-    {
-      name: 'iOS-only delivery CPU / peer CPU',
-      target: '<= 1.3',
-      value: ratio(ios, peer),
-      met: ratio(ios, peer) <= 1.3,
-      detail: `${int(ios)}/${int(peer)} us; ${int(d.oursIos.deliveriesPerSecond)} vs ${int(d.peer.perSecond)}/s`,
-    },
-    {
-      name: 'mixed delivery CPU / peer CPU',
-      target: '<= 1.8',
-      value: ratio(mixed, peer),
-      met: ratio(mixed, peer) <= 1.8,
-      detail: `${int(mixed)}/${int(peer)} us; ${int(d.ours.deliveriesPerSecond)} vs ${int(d.peer.perSecond)}/s`,
-    },
-    {
-      name: 'PATCH CPU / raw UPDATE CPU',
-      target: '<= 2.0',
-      value: ratio(patch, raw),
-      met: ratio(patch, raw) <= 2.0,
-      detail: `${int(patch)}/${int(raw)} us; ${int(r.api.patch.perSecond)} vs ${int(r.api.rawUpdate.perSecond)}/s`,
-    },
-    {
-      name: 'PATCH (three properties) CPU / raw UPDATE CPU',
-      target: '<= 2.5',
-      value: ratio(patchProperties, raw),
-      met: ratio(patchProperties, raw) <= 2.5,
-      detail: `${int(patchProperties)}/${int(raw)} us; ${int(r.api.patchProperties.perSecond)} vs ${int(r.api.rawUpdate.perSecond)}/s`,
-    },
-    {
-      name: 'POST CPU / raw UPDATE CPU',
-      target: '<= 2.5',
-      value: ratio(post, raw),
-      met: ratio(post, raw) <= 2.5,
-      detail: `${int(post)}/${int(raw)} us; ${int(r.api.post.perSecond)}/s, p99 ${r.api.post.p99Ms.toFixed(0)} ms`,
-    },
-    { name: 'API errors', target: '= 0', value: errors, met: errors === 0 },
-  ];
-  // Issue 32's memory targets for the 1M fan-out and broadcast; the filter send keeps issue 28's.
-  for (const [label, m, peakMb, growthMb] of [
-    ['fan-out', r.memory, 200, 0.5],
-    ['broadcast', r.memoryBroadcast, 200, 0.5],
-    ['filter send', r.memoryFilter ?? null, 250, 1],
-  ] as const) {
-    if (!m) continue;
-    t.push(
-      {
-        name: `${label} peak RSS (MB)`,
-        target: `<= ${peakMb}`,
-        value: m.peakRssMb,
-        met: m.peakRssMb <= peakMb,
-        detail: `${int(m.installations)} installations`,
-      },
-      { name: `${label} RSS growth (MB/100k)`, target: `<= ${growthMb}`, value: m.growthMbPer100k, met: m.growthMbPer100k <= growthMb },
-    );
-  }
-  if (r.latency) {
-    for (const [label, q, floor] of [
-      ['idle', r.latency.idleMs, r.latency.floorIdleMs],
-      ['during a broadcast', r.latency.busyMs, r.latency.floorBusyMs],
-    ] as const) {
-      t.push({
-        name: `single-device send p99 (ms), ${label}`,
-        target: '<= 10',
-        value: q.p99,
-        met: q.p99 <= 10,
-        detail: `p50 ${q.p50.toFixed(1)}, p90 ${q.p90.toFixed(1)} ms, ${r.latency.samples} sends${floor ? `; the floor's p99 ${floor.p99.toFixed(1)}` : ''}`,
-      });
-    }
-  }
-  // Against Parse Server at its best, like for like (issue 32): our iOS broadcast against its
-  // platform-wide push, our iOS user-id send against its userId $in push. A Parse that delivered
-  // every message in no run has no ratio: the target is not met, and the detail says how it died.
+  const t: Target[] = [];
+  // Against Parse Server at its best, like for like: our iOS broadcast against its platform-wide
+  // push, our iOS user-id send against its userId $in push. A Parse that delivered every message in
+  // no run has no ratio: the target is not met, and the detail says how it died.
   for (const c of r.parse?.comparisons ?? []) {
     const ours = d[c.ours];
     const label = c.target === 'platform' ? 'ours iOS broadcast / Parse all iOS' : 'ours iOS user ids / Parse userId $in';
@@ -534,6 +461,50 @@ export function targets(r: BenchResults): Target[] {
           : { name: `${label} ${figure}`, target, value, met: meets(value), detail },
       );
     }
+  }
+  const peer = peerCpu(d.peer);
+  const ios = serviceCpu(d.oursIos.cpuMicrosPerDelivery);
+  t.push({
+    name: 'CPU per APNs delivery / bare client',
+    target: '<= 1.3',
+    value: ratio(ios, peer),
+    met: ratio(ios, peer) <= 1.3,
+    detail: `${int(ios)}/${int(peer)} us (worker + PostgreSQL + Redis / @parse/node-apn); ${int(d.oursIos.deliveriesPerSecond)} vs ${int(d.peer.perSecond)}/s`,
+  });
+  const l = r.latency;
+  if (l?.floorIdleMs && l.floorBusyMs) {
+    for (const [label, ours, floor] of [
+      ['idle', l.idleMs, l.floorIdleMs],
+      ['during a broadcast', l.busyMs, l.floorBusyMs],
+    ] as const) {
+      for (const q of ['p50', 'p99'] as const) {
+        const value = ratio(ours[q], floor[q]);
+        t.push({
+          name: `single-device ${q} / floor, ${label}`,
+          target: `<= ${FLOOR_RATIO_TARGET.toFixed(1)}`,
+          value,
+          met: value <= FLOOR_RATIO_TARGET,
+          detail: `${ours[q].toFixed(1)} / ${floor[q].toFixed(1)} ms, ${l.samples} sends each`,
+        });
+      }
+    }
+  }
+  for (const [label, m, peakMb, growthMb] of [
+    ['fan-out', r.memory, 200, 0.5],
+    ['broadcast', r.memoryBroadcast, 200, 0.5],
+    ['filter send', r.memoryFilter ?? null, 250, 1],
+  ] as const) {
+    if (!m) continue;
+    t.push(
+      {
+        name: `${label} peak RSS (MB)`,
+        target: `<= ${peakMb}`,
+        value: m.peakRssMb,
+        met: m.peakRssMb <= peakMb,
+        detail: `${int(m.installations)} installations`,
+      },
+      { name: `${label} RSS growth (MB/100k)`, target: `<= ${growthMb}`, value: m.growthMbPer100k, met: m.growthMbPer100k <= growthMb },
+    );
   }
   return t;
 }

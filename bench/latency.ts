@@ -10,7 +10,7 @@ import { APNS_TOPIC, type Stack } from './lib/stack';
  * Single-device send latency (bench/README.md "Latency"): from the POST of a send to one user with
  * one iOS device to that message's arrival at the fake APNs, through the built api and worker
  * processes. Used by the full bench (idle, then during a broadcast to every installation of the
- * run) and by bench/pacing-latency.ts (during a throttled broadcast).
+ * run) and by bench/scenarios/pacing-latency.ts (during a throttled broadcast).
  */
 
 export interface Quantiles {

@@ -10,9 +10,9 @@ import { databaseUrl, withAdminClient } from '../test/support/services';
 import { dropTestDatabase } from '../test/support/test-database';
 import { APNS_TOPIC, BODY, TITLE } from './clients';
 import { ProviderTally } from './delivery';
-import { countPostgresOf, cpuMeter, perUnit, type CpuUse } from './lib/cpu';
+import { countPostgresOf, cpuMeter, cpuSeconds, perUnit, rssBytes, type CpuUse } from './lib/cpu';
 import type { Seeded } from './lib/seed';
-import { cpuSeconds, rssBytes, type Stack } from './lib/stack';
+import type { Stack } from './lib/stack';
 
 /**
  * Parse Server as a peer service (bench/README.md "Parse Server"): its own process, its own

@@ -16,7 +16,7 @@ const clientCpuRow = (label: string, r: RateResult) => {
   return row(label, int(service), int(harness));
 };
 
-/** The table printed on stdout (and pasted into bench/README.md). */
+/** The table printed on stdout (its main rows pasted into bench/README.md "Latest full run"). */
 export function table(r: BenchResults): string {
   const d = r.delivery;
   const o = d.ours;
@@ -148,7 +148,7 @@ export function table(r: BenchResults): string {
     }
   }
   lines.push(...parseTable(r));
-  lines.push('', 'Targets (CPU per message over a baseline of the same run; the figures beside them: see bench/README.md)');
+  lines.push('', 'Targets (ours over a baseline of the same run, then memory; MISSED is information, not a failure: bench/README.md "Targets")');
   // Wider than the other tables' label column: the Parse Server targets' names are long.
   const targetRow = (label: string, ...cells: string[]) => `  ${label.padEnd(52)}${cells.map((c) => c.padStart(10)).join('')}`;
   for (const t of r.targets) {

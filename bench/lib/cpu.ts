@@ -1,5 +1,4 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { cpuSeconds } from './stack';
 
 /**
  * CPU seconds each side of a measurement used, read from /proc (Linux). On a machine where every
@@ -87,4 +86,25 @@ export function cpuMeter(servicePid?: number): { stop(): CpuUse } {
 export function perUnit(cpu: CpuUse, units: number): CpuUse {
   const us = (seconds: number) => (units > 0 ? (seconds * 1e6) / units : 0);
   return { service: us(cpu.service), harness: us(cpu.harness), postgres: us(cpu.postgres), redis: us(cpu.redis) };
+}
+
+/** RSS of a process in bytes (Linux /proc), or 0 once it is gone. */
+export function rssBytes(pid: number): number {
+  try {
+    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds (user + system) a process has used so far (Linux /proc). */
+export function cpuSeconds(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }

@@ -1,5 +1,5 @@
 /**
- * The floor of a single-device send on this machine (bench/latency-floor.ts, bench/README.md "The
+ * The floor of a single-device send on this machine (bench/tools/latency-floor.ts, bench/HISTORY.md "The
  * floor of a single-device send"): the fewest hops any service with a durable 202 and a separate
  * worker makes, with nothing of ours in them. Two processes, run with ts-node:
  *

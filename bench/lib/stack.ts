@@ -54,7 +54,7 @@ export async function startStack(label: string): Promise<Stack> {
   const apns = new FakeApns();
   const fcm = new FakeFcm();
   // A push service never decrypts; decrypting every message here would cost the machine the
-  // service is measured on about a third of a core during a campaign (bench/README.md).
+  // service is measured on about a third of a core during a campaign (bench/HISTORY.md "The fake Web Push decrypts on read").
   const web = new FakeWebPush({ decrypt: process.env.BENCH_WEB_PUSH_DECRYPT === 'every' ? 'every' : 'on-read' });
   await Promise.all([apns.start(), fcm.start(), web.start()]);
   apns.allowTopic(APNS_TOPIC);
@@ -64,7 +64,7 @@ export async function startStack(label: string): Promise<Stack> {
   await withAdminClient((client) => client.query(`CREATE DATABASE "${databaseName}"`));
   countPostgresOf(databaseName);
   // The plan of each statement slower than N ms in the server log (auto_explain): the plans the
-  // service's sessions keep, which an EXPLAIN elsewhere need not reproduce (bench/README.md).
+  // service's sessions keep, which an EXPLAIN elsewhere need not reproduce (bench/HISTORY.md "CPU per delivery toward the bare client").
   const explainMs = process.env.BENCH_PG_AUTO_EXPLAIN_MS;
   if (explainMs) {
     await withAdminClient(async (client) => {
@@ -78,7 +78,7 @@ export async function startStack(label: string): Promise<Stack> {
       }
     });
   }
-  // Each statement's CPU in the server log, for bench/pg-statements.ts (bench/README.md).
+  // Each statement's CPU in the server log, for bench/tools/pg-statements.ts (bench/HISTORY.md "Outcomes written as they come").
   if (process.env.BENCH_PG_STATEMENT_STATS === '1') {
     await withAdminClient((client) => client.query(`ALTER DATABASE "${databaseName}" SET log_statement_stats = on`));
   }
@@ -240,24 +240,3 @@ function profiling(mode: string): string[] {
 }
 
 export const caPem = () => readFileSync(TEST_CA_PATH);
-
-/** RSS of a process in bytes (Linux /proc), or 0 once it is gone. */
-export function rssBytes(pid: number): number {
-  try {
-    const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU seconds (user + system) a process has used so far (Linux /proc). */
-export function cpuSeconds(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    // utime and stime are fields 14 and 15 of stat, in clock ticks (100 per second on Linux).
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}

@@ -1,0 +1,35 @@
+/**
+ * The scenarios that guard a documented promise, behind one entry point (bench/README.md "Scenarios"):
+ *
+ *   npm run build && npx ts-node --transpile-only bench/scenarios/index.ts <name> [options]
+ *
+ * Each runs on its own, prints a report on stdout and exits; `index.ts` alone lists them.
+ */
+import { join } from 'node:path';
+
+/** Name -> what it measures and the promise it guards. */
+export const SCENARIOS: Record<string, string> = {
+  'pacing-latency': 'a single-device send beside a throttled 1M broadcast (docs/api.md#pacing: other notifications are not slowed)',
+  'small-send-burst': 'a burst of one-time codes, sends per second and POST-to-arrival p50/p99 (docs/api.md#small-sends)',
+  pacing: "throttle accuracy and a frequency cap's PostgreSQL CPU (docs/api.md#pacing)",
+  audiences: 'audience filters on 1M installations: count, fan-out rate, filter vs tag (docs/api.md#audience-filters)',
+  retention: 'the weekly purge on 1M deliveries: time, locks, a claim\'s wait; --migration (docs/operations.md "Data retention")',
+  trace: 'the delivery trace on a notification of 1M deliveries (docs/api.md#delivery-trace)',
+  'live-activity': 'Live Activity update latency against a single-device send (docs/api.md#live-activity-updates)',
+  sandbox: "a send through `pns sandbox` against the bench's own fakes: at least 80% of their rate (issue 33)",
+};
+
+function usage(): never {
+  const width = Math.max(...Object.keys(SCENARIOS).map((name) => name.length));
+  const lines = Object.entries(SCENARIOS).map(([name, what]) => `  ${name.padEnd(width)}  ${what}`);
+  process.stderr.write(`usage: bench/scenarios/index.ts <name> [options]\n${lines.join('\n')}\n`);
+  process.exit(2);
+}
+
+const [name, ...rest] = process.argv.slice(2);
+if (!name || !(name in SCENARIOS)) usage();
+// Each scenario reads its options from process.argv as when run directly, then runs on load.
+const file = join(__dirname, `${name}.ts`);
+process.argv = [process.argv[0], file, ...rest];
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+require(file);
