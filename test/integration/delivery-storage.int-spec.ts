@@ -274,7 +274,7 @@ describe('the sweeper and the deliveries table', () => {
     await runner.startTransaction();
     try {
       // The plan the worker kept in the bench estimated each CTE at one row and joined the claimed
-      // rows to the written counts in a nested loop, reading every count for every row (bench/README.md,
+      // rows to the written counts in a nested loop, reading every count for every row (bench/HISTORY.md,
       // "The badge write's nested loop and key check"); here that join is all the planner may use.
       await runner.query(`SET LOCAL plan_cache_mode = force_generic_plan`);
       await runner.query(`SET LOCAL enable_hashjoin = off`);

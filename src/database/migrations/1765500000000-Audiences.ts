@@ -5,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * (jsonb_path_ops: containment only, smaller and cheaper to write than jsonb_ops) for a property's
  * equality; `app_version_key()`, the sort key of a dotted version (1.10 > 1.9, trailing `.0`s
  * ignored) the filters compare, and an index on it per app: computing it costs microseconds a row
- * (seconds for a range over a million rows, bench/audiences.ts); the filter a send stored. Adding
+ * (seconds for a range over a million rows, bench/scenarios/audiences.ts); the filter a send stored. Adding
  * the column with a constant default rewrites no table; building the indexes reads it
  * (docs/operations.md "Upgrades and migrations").
  */

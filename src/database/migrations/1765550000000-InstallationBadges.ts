@@ -5,7 +5,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * with half of each page free. A send's `badge` or `badge_increment` writes one count per iOS
  * delivery: on the wide installations row that was a new version of the whole row plus an entry
  * in each of its six indexes (two GIN), here it is a 40-byte heap-only update
- * (bench/README.md, "Message kinds"). No row means 0: rows appear when a count is first set.
+ * (bench/HISTORY.md, "Message kinds"). No row means 0: rows appear when a count is first set.
  */
 export class InstallationBadges1765550000000 implements MigrationInterface {
   name = 'InstallationBadges1765550000000';
