@@ -1,28 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { CONTENT_SECURITY_POLICY } from './admin-pages.middleware';
 import type { AdminSessionsService } from './admin-sessions.service';
 import { csrfHeld } from './admin-session';
 
 export const ADMIN_ROUTE = '/admin/queues';
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-/** Compares digests, so neither the length nor the content of the secret leaks through timing. */
-const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
-
-/**
- * Whether an `Authorization: Basic` header carries the admin credentials. Both halves are always
- * compared, so a wrong user takes as long as a wrong password.
- */
-export function adminCredentialsMatch(authorization: string | undefined, user: string, password: string): boolean {
-  const [scheme, encoded] = (authorization ?? '').split(' ');
-  if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  const userOk = colon >= 0 && same(decoded.slice(0, colon), user);
-  const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), password);
-  return userOk && passwordOk;
-}
 
 /** What the queue dashboard's page and the script it gets are allowed to do in the browser. */
 const QUEUES_FRAME_HEADERS = { 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };

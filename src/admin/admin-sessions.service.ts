@@ -1,9 +1,27 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { EnvironmentVariables } from '../config/env';
 import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
-import { adminCredentialsMatch } from './admin-auth.middleware';
 import { AdminSession, cookieValue, issueSession, SESSION_COOKIE, SESSION_SECONDS, sessionKey, verifySession } from './admin-session';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+/** Compares digests, so neither the length nor the content of the secret leaks through timing. */
+const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
+
+/**
+ * Whether an `Authorization: Basic` header carries the admin credentials. Both halves are always
+ * compared, so a wrong user takes as long as a wrong password.
+ */
+export function adminCredentialsMatch(authorization: string | undefined, user: string, password: string): boolean {
+  const [scheme, encoded] = (authorization ?? '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const userOk = colon >= 0 && same(decoded.slice(0, colon), user);
+  const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), password);
+  return userOk && passwordOk;
+}
 
 /** Failed logins per client address and window before its logins are refused for the block time. */
 export const LOGIN_FAILURES_ALLOWED = 10;

@@ -1,6 +1,6 @@
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { AppCredentials } from './app-credentials.entity';
-import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './provider-credentials';
+import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './sealed-columns';
 
 /** APNs token authentication: a `.p8` key of the Apple developer account. */
 

@@ -1,7 +1,7 @@
 import { createECDH, createPublicKey } from 'node:crypto';
 import webpush from 'web-push';
 import { AppCredentials } from './app-credentials.entity';
-import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './provider-credentials';
+import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './sealed-columns';
 
 /** Web Push: the app's VAPID key pair (RFC 8292). */
 

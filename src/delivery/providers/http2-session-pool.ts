@@ -7,7 +7,7 @@ import {
   OutgoingHttpHeaders,
   SecureClientSessionOptions,
 } from 'node:http2';
-import { transportReason } from './provider-http';
+import { Http2Answer, transportReason } from './provider-http';
 
 /**
  * A small pool of long-lived HTTP/2 connections to one provider origin, shared by the providers
@@ -29,9 +29,6 @@ const PING_TIMEOUT_MS = 5_000;
 
 /** postRaw's pseudo-headers (method, scheme, authority, path), as names and values. */
 const RAW_PSEUDO_HEADERS = 8;
-
-/** What one POST produced: an HTTP answer, or the transport failure that prevented one. */
-export type Http2Answer = { status: number; headers: IncomingHttpHeaders; body: string } | { failure: string };
 
 interface PooledSession {
   session: ClientHttp2Session;

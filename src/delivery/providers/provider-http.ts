@@ -1,10 +1,13 @@
-import type { Http2Answer } from './http2-session-pool';
+import type { IncomingHttpHeaders } from 'node:http2';
 import { DeliveryOutcome } from './push-provider';
 
 /**
  * Small pieces every provider shares. Providers turn every provider answer and transport failure
  * into a DeliveryOutcome (push-provider.ts); these keep the mapping consistent.
  */
+
+/** What one exchange produced: an HTTP answer, or the transport failure that prevented one. */
+export type Http2Answer = { status: number; headers: IncomingHttpHeaders; body: string } | { failure: string };
 
 /** Per-request deadline: a provider that has not answered by then is retried later. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
