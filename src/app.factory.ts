@@ -9,6 +9,7 @@ import { answerClientErrors } from './common/http/client-errors';
 import { enableApiCors } from './common/http/cors';
 import { deferredJsonBody } from './common/http/json-body';
 import { setupOpenApi } from './common/http/openapi';
+import { WebPushHosts } from './common/web-push-hosts';
 import { httpMetrics } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { EnvironmentVariables } from './config/env';
@@ -33,7 +34,7 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   const adminSession = (req: { path: string; headers: Record<string, unknown> }) =>
     admin !== null && req.path.startsWith('/admin/api/') && admin.sessionOf(req as never) !== null;
   app.use(deferredJsonBody(async (req, res) => adminSession(req) || (await authenticateRequest(req, res)) !== null));
-  setupOpenApi(app);
+  setupOpenApi(app, () => WebPushHosts.fromSetting(config.WEB_PUSH_ALLOWED_HOSTS).endpointPattern());
   limitSlowClients(app.getHttpServer() as Server, config);
   answerClientErrors(app.getHttpServer() as Server);
   return app;

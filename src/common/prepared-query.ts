@@ -1,10 +1,11 @@
 import type { Pool } from 'pg';
 import type { DataSource } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
-import { env } from '../config/env';
 
-/** The statement named, or unnamed when DATABASE_PREPARED_STATEMENTS is off. */
-const statement = (name: string, text: string, values: unknown[]) => (env().DATABASE_PREPARED_STATEMENTS ? { name, text, values } : { text, values });
+/** The pool option database/data-source.ts sets from DATABASE_PREPARED_STATEMENTS; unset means on. */
+export const PREPARED_STATEMENTS_OPTION = 'preparedStatements';
+
+const named = (pool: Pool) => (pool.options as { [PREPARED_STATEMENTS_OPTION]?: boolean })[PREPARED_STATEMENTS_OPTION] !== false;
 
 /**
  * Runs a statement of the request hot path as a named prepared statement, straight on the pool
@@ -19,6 +20,6 @@ const statement = (name: string, text: string, values: unknown[]) => (env().DATA
  */
 export async function preparedQuery<Row>(db: DataSource, name: string, text: string, values: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
   const pool = (db.driver as PostgresDriver).master as Pool;
-  const result = await pool.query(statement(name, text, values));
+  const result = await pool.query(named(pool) ? { name, text, values } : { text, values });
   return { rows: result.rows as Row[], rowCount: result.rowCount ?? 0 };
 }

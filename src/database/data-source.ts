@@ -1,5 +1,6 @@
 import type { TypeOrmModuleOptions } from '@nestjs/typeorm';
 import { DataSourceOptions } from 'typeorm';
+import { PREPARED_STATEMENTS_OPTION } from '../common/prepared-query';
 import { env } from '../config/env';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
@@ -23,6 +24,7 @@ export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
       // Fail a request rather than hang it when every connection is busy for too long.
       connectionTimeoutMillis: 10_000,
       application_name: `push-${env().APP_MODE}`,
+      [PREPARED_STATEMENTS_OPTION]: env().DATABASE_PREPARED_STATEMENTS,
     },
   };
 }

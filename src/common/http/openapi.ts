@@ -3,7 +3,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
 import { CLASS_SCHEMAS } from '../validation/framework';
-import { webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/domain-rules';
+import { WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/domain-rules';
 import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 
@@ -26,15 +26,18 @@ when you send one), which is on every log line of the request. Each token may ma
 RATE_LIMIT_PER_MINUTE requests a minute (6000 unless configured); past that, 429 with \`Retry-After\`.
 `.trim();
 
+/** The pattern a Web Push endpoint matches (the configured allow-list's); read only when a schema has one. */
+export type EndpointPattern = () => string;
+
 /** The OpenAPI document of every route the app serves, built from the controllers' decorators. */
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+export function buildOpenApiDocument(app: INestApplication, webPushEndpoint: EndpointPattern): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Push Notification Service')
     .setDescription(DESCRIPTION)
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'pns_<43 base62 characters>', description: 'An API token of your app.' }, BEARER_SCHEME)
     .build();
-  return describeAbilities(scanOpenApiDocument(app, config, null));
+  return describeAbilities(scanOpenApiDocument(app, config, null, webPushEndpoint));
 }
 
 const DOCUMENT_METADATA = 'pns:openapi-document';
@@ -67,13 +70,18 @@ export function modulesOfDocument(app: INestApplication, name: string | null): T
  * The OpenAPI document of one set of controllers (see InOpenApiDocument), with what the
  * decorators cannot say: closed objects and the HTTP layer's own answers.
  */
-export function scanOpenApiDocument(app: INestApplication, config: Omit<OpenAPIObject, 'paths'>, name: string | null): OpenAPIObject {
+export function scanOpenApiDocument(
+  app: INestApplication,
+  config: Omit<OpenAPIObject, 'paths'>,
+  name: string | null,
+  webPushEndpoint?: EndpointPattern,
+): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     include: modulesOfDocument(app, name),
     extraModels: [ErrorResponse, ValidationErrorResponse],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  return describeHttpErrors(describeSchemas(document));
+  return describeHttpErrors(describeSchemas(document, webPushEndpoint));
 }
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
@@ -83,14 +91,14 @@ type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; i
  * pipe's whitelist for requests; the resource mappers' exact fields for responses), and a Web
  * Push endpoint must match the configured allow-list.
  */
-export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
-  // Read only when needed: a document without Web Push endpoints does not depend on the configuration.
+export function describeSchemas(document: OpenAPIObject, webPushEndpoint?: EndpointPattern): OpenAPIObject {
   let endpointPattern: string | undefined;
   const visit = (schema: Schema | undefined) => {
     if (!schema || typeof schema !== 'object') return;
     if (schema[WEB_PUSH_ENDPOINT_EXTENSION]) {
       delete schema[WEB_PUSH_ENDPOINT_EXTENSION];
-      schema.pattern = endpointPattern ??= webPushHosts().endpointPattern();
+      if (!webPushEndpoint) throw new Error('This OpenAPI document has a Web Push endpoint: give it the allow-list pattern');
+      schema.pattern = endpointPattern ??= webPushEndpoint();
     }
     if (schema.properties) {
       schema.additionalProperties ??= false;
@@ -165,8 +173,8 @@ export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
  * Swagger UI at /docs and the JSON document at /docs-json, both public. Called from
  * configureHttpApp, so tests and production serve the same document.
  */
-export function setupOpenApi(app: INestApplication): OpenAPIObject {
-  const document = buildOpenApiDocument(app);
+export function setupOpenApi(app: INestApplication, webPushEndpoint: EndpointPattern): OpenAPIObject {
+  const document = buildOpenApiDocument(app, webPushEndpoint);
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: DOCS_JSON_PATH,
     raw: ['json'],

@@ -1,5 +1,4 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
-import { env } from '../../config/env';
 import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
 import { Check, described, INNER_ERRORS, isPlainObject, markVerbatim, rule } from './framework';
 import { checkString } from './rules';
@@ -56,27 +55,15 @@ export function checkHttpsUrl(max: number): Check {
 
 export const HttpsUrl = (max: number) => rule('httpsUrl', checkHttpsUrl(max));
 
-let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
-
-/**
- * The allow-list from WEB_PUSH_ALLOWED_HOSTS. Validation decorators live outside Nest's container,
- * so this reads the cached environment, as main.ts does.
- */
-export function webPushHosts(): WebPushHosts {
-  const setting = env().WEB_PUSH_ALLOWED_HOSTS;
-  if (!configuredHosts || configuredHosts.setting !== setting) configuredHosts = { setting, hosts: WebPushHosts.fromSetting(setting) };
-  return configuredHosts.hosts;
-}
-
 /** Schema extension that buildOpenApiDocument replaces by the configured allow-list's pattern. */
 export const WEB_PUSH_ENDPOINT_EXTENSION = 'x-web-push-endpoint';
 
-/** A Web Push subscription endpoint: https, no credentials, a host on the allow-list (web-push-hosts.ts). */
-export function WebPushEndpoint(max: number) {
+/** A Web Push subscription endpoint: https, no credentials, a host on `hosts()` (web-push-hosts.ts). */
+export function WebPushEndpoint(max: number, hosts: () => WebPushHosts) {
   const asString = checkString({ max });
   return rule(
     'webPushEndpoint',
-    described((value) => asString(value) ?? webPushHosts().endpointProblem(value as string), {
+    described((value) => asString(value) ?? hosts().endpointProblem(value as string), {
       type: 'string',
       format: 'uri',
       maxLength: max,
