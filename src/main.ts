@@ -5,6 +5,7 @@ import { ConfigError, env } from './config/env';
 import { runsQueue } from './queue/worker-options';
 import { DatabaseUnreachableError, waitForDatabase } from './database/wait-for-database';
 import { processLogger } from './logging/process-logger';
+import { serviceVersion, startedLine } from './logging/startup-line';
 
 /**
  * One build, three modes (APP_MODE): `api` serves HTTP, `worker` runs the queue processors with no
@@ -39,13 +40,9 @@ async function bootstrap(): Promise<void> {
     await (config.HOST === undefined ? http.listen(config.PORT) : http.listen(config.PORT, config.HOST));
     app = http;
   }
-  const where = config.HOST === undefined ? `port ${config.PORT}` : `${config.HOST} port ${config.PORT}`;
   // WORKER_QUEUES (docs/operations.md "A worker process per lane"): the queues this process takes jobs from.
-  const queues =
-    config.APP_MODE !== 'api' && config.WORKER_QUEUES !== undefined
-      ? ` (queues: ${QUEUES.filter((queue) => runsQueue(config.WORKER_QUEUES, queue)).join(', ')})`
-      : '';
-  logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on ${where}`}${queues}`);
+  const queues = config.APP_MODE !== 'api' && config.WORKER_QUEUES !== undefined ? QUEUES.filter((queue) => runsQueue(config.WORKER_QUEUES, queue)) : undefined;
+  logger.log(startedLine(config, serviceVersion(), queues));
   armShutdown(app, config.SHUTDOWN_TIMEOUT_MS);
 }
 
