@@ -49,7 +49,7 @@ const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) 
 
 /**
  * Every environment variable the service reads (docs/api.md#environment, plus the operational ones
- * documented in docs/getting-started.md). Defaults suit a local checkout with PostgreSQL and Redis running.
+ * documented in the README). Defaults suit a local checkout with PostgreSQL and Redis running.
  */
 export class EnvironmentVariables {
   @IsIn(['api', 'worker', 'all'], { message: 'must be one of api, worker, all' })

@@ -3,10 +3,6 @@ import { env } from './env';
 
 let configured: { setting: string | undefined; hosts: WebPushHosts } | undefined;
 
-/**
- * The allow-list of WEB_PUSH_ALLOWED_HOSTS, for what runs outside Nest's container: the
- * installations DTO's endpoint rule and the OpenAPI document's endpoint pattern.
- */
 export function webPushHosts(): WebPushHosts {
   const setting = env().WEB_PUSH_ALLOWED_HOSTS;
   if (!configured || configured.setting !== setting) configured = { setting, hosts: WebPushHosts.fromSetting(setting) };

@@ -4,7 +4,7 @@ import type { EnvironmentVariables } from '../config/env';
 
 type StartConfig = Pick<EnvironmentVariables, 'APP_MODE' | 'HOST' | 'PORT' | 'DATABASE_URL' | 'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'QUEUE_PREFIX'>;
 
-/** The version of the nearest package.json above this file: the service's, from src/ or dist/src/. */
+/** The nearest package.json's version: the service's, from src/ or dist/src/. */
 export function serviceVersion(from = __dirname): string {
   for (let dir = from; ; dir = dirname(dir)) {
     const file = join(dir, 'package.json');
@@ -13,7 +13,6 @@ export function serviceVersion(from = __dirname): string {
   }
 }
 
-/** A URL without its user name, password or query. */
 function where(url: string): string {
   try {
     const { protocol, host, pathname } = new URL(url);
@@ -23,11 +22,7 @@ function where(url: string): string {
   }
 }
 
-/**
- * The line a process logs once it serves: mode, port, the queues it takes jobs from when
- * WORKER_QUEUES narrows them, version and backends, e.g. `Started in api mode on port 3000;
- * version 0.1.0, postgres://127.0.0.1:5432/push, redis://127.0.0.1:6379 (queue prefix pns)`.
- */
+/** `Started in api mode on port 3000; version 0.1.0, postgres://127.0.0.1:5432/push, redis://127.0.0.1:6379 (queue prefix pns)`. */
 export function startedLine(config: StartConfig, version: string, queues?: string[]): string {
   const port = config.HOST === undefined ? `port ${config.PORT}` : `${config.HOST} port ${config.PORT}`;
   const redis =

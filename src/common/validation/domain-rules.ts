@@ -3,8 +3,6 @@ import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from
 import { Check, described, INNER_ERRORS, isPlainObject, markVerbatim, rule } from './framework';
 import { checkString } from './rules';
 
-/** The API's own rules: installation ids and tags, URLs, Web Push subscriptions (see framework.ts). */
-
 /** An installation id (the `{installationId}` path parameter): 1..255 characters, no NUL. */
 export const INSTALLATION_ID = checkString({
   min: 1,
@@ -22,13 +20,7 @@ export const TAG = checkString({
   patternMessage: 'The :attribute field may contain only letters, digits, _ . : and -.',
 });
 
-/**
- * What HttpsUrl documents: an https URL with a DNS host name of two labels or more (the last starts
- * with a letter: a numeric one makes the URL parser read an IPv4 address) and an RFC 3986 path.
- * The check (WHATWG URL parsing) refuses what a device must never be sent to fetch, as the pattern
- * does: user info, IP addresses in any notation, `localhost` and single-label names. It accepts a
- * little more (upper case, a port); a client that keeps to the pattern is never refused.
- */
+/** HttpsUrl's documented pattern, never wider than the check: https, a DNS name of 2+ labels (the last starts with a letter), a path. */
 const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)+[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
 
 export function checkHttpsUrl(max: number): Check {
@@ -67,7 +59,6 @@ export function WebPushEndpoint(max: number, hosts: () => WebPushHosts) {
       type: 'string',
       format: 'uri',
       maxLength: max,
-      // The allow-list is configuration, read when the document is built, not when this loads.
       [WEB_PUSH_ENDPOINT_EXTENSION]: true,
     } as ApiPropertyOptions),
   );
@@ -75,7 +66,6 @@ export function WebPushEndpoint(max: number, hosts: () => WebPushHosts) {
 
 /** Schemes a device would run or read locally instead of opening: never a notification's link. */
 const UNSAFE_LINK_SCHEMES = ['javascript', 'data', 'vbscript', 'file'];
-/** The same as a JSON Schema pattern, which has no case-insensitive flag: `[jJ][aA]...`. */
 const anyCase = (word: string) => [...word].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
 const UNSAFE_LINK_PATTERN = `^(?:${UNSAFE_LINK_SCHEMES.map(anyCase).join('|')}):`;
 
@@ -105,7 +95,6 @@ export const MAX_PROPERTIES = 50;
 export const PROPERTY_STRING_MAX = 255;
 export type PropertyValue = string | number | boolean;
 
-/** One property value: a string of at most 255 characters, a finite number or a boolean. */
 export const checkPropertyValue: Check = described(
   (value) => {
     if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return null;
@@ -118,11 +107,7 @@ export const checkPropertyValue: Check = described(
 
 const PROPERTY_KEY_MESSAGE = 'The :attribute field name must be a lower-case letter followed by at most 63 lower-case letters, digits and _.';
 
-/**
- * `properties` of an installation: at most 50 keys matching PROPERTY_KEY, each value a property
- * value or null (removes it). Kept exactly as parsed (see PlainObject), so a key such as
- * `constructor` is stored, not dropped; problems are reported at `properties.<key>`.
- */
+/** An installation's `properties`: kept as parsed (`constructor` too), problems reported at `properties.<key>`. */
 export function Properties(): PropertyDecorator {
   const problems = (value: unknown): [string, string][] =>
     Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {
@@ -157,7 +142,6 @@ export function Properties(): PropertyDecorator {
 export const ATTRIBUTES_TYPE = /^[A-Za-z0-9_.]{1,128}$/;
 export const MAX_START_TOKENS = 10;
 const ATTRIBUTES_TYPE_MESSAGE = 'The :attribute field name must be 1 to 128 characters of A-Z a-z 0-9 _ and .';
-/** An APNs token, as installations' push_token: 64 to 200 hexadecimal characters. */
 export const APNS_TOKEN = checkString({
   min: 64,
   max: 200,
@@ -166,7 +150,6 @@ export const APNS_TOKEN = checkString({
   patternMessage: 'The :attribute field must be an APNs token (64 to 200 hexadecimal characters).',
 });
 
-/** An ActivityAttributes type name (the Swift struct's name): 1..128 characters of `A-Z a-z 0-9 _ .`. */
 export const ATTRIBUTES_TYPE_NAME = checkString({
   min: 1,
   max: 128,
@@ -174,10 +157,7 @@ export const ATTRIBUTES_TYPE_NAME = checkString({
   patternMessage: 'The :attribute field may contain only letters, digits, _ and . (at most 128).',
 });
 
-/**
- * `live_activity_start_tokens` of an installation: at most 10 entries, each an ActivityAttributes
- * type name and its push-to-start token; problems are reported at `live_activity_start_tokens.<type>`.
- */
+/** `live_activity_start_tokens`: at most 10 type names and their push-to-start tokens; problems at `live_activity_start_tokens.<type>`. */
 export function LiveActivityStartTokens(): PropertyDecorator {
   const problems = (value: unknown): [string, string][] =>
     Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {
