@@ -5,10 +5,7 @@ import { env } from '../config/env';
 import { ENTITIES } from './entities';
 import { MIGRATIONS } from './migrations';
 
-/**
- * The one set of DataSource options, used by Nest (TypeOrmModule), the CLI's `migrate` and
- * `ormconfig.ts`. Schema changes happen only through migrations.
- */
+/** The one set of DataSource options (Nest, the CLI's `migrate`, `ormconfig.ts`); schema changes only through migrations. */
 export function dataSourceOptions(url = env().DATABASE_URL): DataSourceOptions {
   return {
     type: 'postgres',

@@ -42,16 +42,10 @@ export function buildOpenApiDocument(app: INestApplication, webPushEndpoint: End
 
 const DOCUMENT_METADATA = 'pns:openapi-document';
 
-/**
- * Describes a controller in an OpenAPI document of its own instead of the public one, which is
- * the apps' bearer-token API only: the operator dashboard's API has `admin` (admin/admin-openapi.ts).
- */
+/** Puts a controller in an OpenAPI document of its own (the dashboard's: admin/admin-openapi.ts), not the public one. */
 export const InOpenApiDocument = (name: string): ClassDecorator => SetMetadata(DOCUMENT_METADATA, name);
 
-/**
- * The modules whose controllers document `name` describes (null: the public one). The scanner
- * takes whole modules, so a module whose controllers belong to two documents is refused.
- */
+/** The modules whose controllers `name` describes (null: the public one); a module split over two documents is refused. */
 export function modulesOfDocument(app: INestApplication, name: string | null): Type[] {
   const modules: Type[] = [];
   for (const module of app.get(ModulesContainer).values()) {
@@ -66,10 +60,7 @@ export function modulesOfDocument(app: INestApplication, name: string | null): T
   return modules;
 }
 
-/**
- * The OpenAPI document of one set of controllers (see InOpenApiDocument), with what the
- * decorators cannot say: closed objects and the HTTP layer's own answers.
- */
+/** The OpenAPI document of one set of controllers (see InOpenApiDocument), with what the decorators cannot say. */
 export function scanOpenApiDocument(
   app: INestApplication,
   config: Omit<OpenAPIObject, 'paths'>,
@@ -86,11 +77,7 @@ export function scanOpenApiDocument(
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
 
-/**
- * What the decorators cannot say: every documented object refuses unknown keys (the validation
- * pipe's whitelist for requests; the resource mappers' exact fields for responses), and a Web
- * Push endpoint must match the configured allow-list.
- */
+/** Closed objects (unknown keys refused, as the pipe and the mappers do) and the Web Push endpoint's allow-list pattern. */
 export function describeSchemas(document: OpenAPIObject, webPushEndpoint?: EndpointPattern): OpenAPIObject {
   let endpointPattern: string | undefined;
   const visit = (schema: Schema | undefined) => {
@@ -123,12 +110,7 @@ export const errorContent = (...messages: string[]) => ({
   },
 });
 
-/**
- * The answers the HTTP layer gives before any route runs, on every operation: 400 for a request
- * Node's parser rejects or a path with broken percent-encoding, 431 for headers (URL
- * included) over Node's 16 KiB limit, and 408 for a request that arrives too slowly. A route with a JSON body keeps its own 400 (malformed JSON)
- * beside the general one.
- */
+/** The HTTP layer's answers on every operation: 400 (Node's parser, bad percent-encoding; a JSON route keeps its own too), 431, 408. */
 export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -169,10 +151,7 @@ export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-/**
- * Swagger UI at /docs and the JSON document at /docs-json, both public. Called from
- * configureHttpApp, so tests and production serve the same document.
- */
+/** Swagger UI at /docs and the JSON at /docs-json, both public; from configureHttpApp, so tests serve the same document. */
 export function setupOpenApi(app: INestApplication, webPushEndpoint: EndpointPattern): OpenAPIObject {
   const document = buildOpenApiDocument(app, webPushEndpoint);
   SwaggerModule.setup(DOCS_PATH, app, document, {

@@ -9,6 +9,8 @@ import {
 } from 'node:http2';
 import { Http2Answer, transportReason } from './provider-http';
 
+export type { Http2Answer } from './provider-http';
+
 /** Long-lived HTTP/2 connections to one origin (APNs, FCM): a big send costs a few TLS handshakes, no socket per request. */
 
 /** HTTP/2 connections per pool; requests go round-robin over them. */

@@ -2,8 +2,8 @@ import { Agent as HttpAgent, IncomingHttpHeaders, OutgoingHttpHeaders, request a
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, LookupFunction } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
-import { Http2Pools } from './http2-session-pool';
-import { Http2Answer, transportReason } from './provider-http';
+import { Http2Answer, Http2Pools } from './http2-session-pool';
+import { transportReason } from './provider-http';
 
 /** What an origin speaks: HTTP/2, or HTTP/1.1 over keep-alive connections. */
 export type Protocol = 'h2' | 'http/1.1';

@@ -6,9 +6,10 @@ import { FailureReason } from '../../common/vocabulary';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
 import { CredentialsError, ProviderCredentials } from '../../credentials/provider-credentials';
 import { checkVapid } from '../../credentials/web-push.credentials';
+import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
-import { answerAtHost, atHost, Http2Answer, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
+import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { PushContent, webPushBody, webPushHeaderFields, webPushTopicOf, webPushTtlOf, webPushUrgencyOf } from './payloads';
 import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
