@@ -1,4 +1,4 @@
-// Three test tiers (README.md, "Tests"; docs/architecture.md, "Tests"), one jest project each:
+// Three test tiers (docs/getting-started.md, "Development"; docs/architecture.md, "Tests"), one jest project each:
 //   unit         src/**/*.spec.ts            no PostgreSQL, no Redis, no global setup
 //   integration  test/**/*.int-spec.ts       the app in this process on the real PostgreSQL and Redis
 //   e2e          test/e2e/*.e2e-spec.ts      spawned services and CLI (dist/), Chromium, the bench

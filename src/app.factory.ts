@@ -9,16 +9,12 @@ import { answerClientErrors } from './common/http/client-errors';
 import { enableApiCors } from './common/http/cors';
 import { deferredJsonBody } from './common/http/json-body';
 import { setupOpenApi } from './common/http/openapi';
+import { WebPushHosts } from './common/web-push-hosts';
 import { httpMetrics } from './metrics/http-metrics.middleware';
 import { MetricsService } from './metrics/metrics.service';
 import { EnvironmentVariables } from './config/env';
 
-/**
- * HTTP setup that is not a module concern: request timing for the metrics, CORS for the pages
- * of CORS_ALLOWED_ORIGINS, timeouts for slow clients, our own JSON body
- * parser (it reads bodies of authenticated callers only; its errors are raised after the guard)
- * and the OpenAPI document with Swagger UI at /docs. Used by main.ts and by the e2e tests, so both run the same app.
- */
+/** HTTP setup that is no module's: metrics timing, CORS, slow-client timeouts, the JSON body parser, OpenAPI; main.ts and tests share it. */
 export function configureHttpApp(app: INestApplication): INestApplication {
   const express = app.getHttpAdapter().getInstance() as Express;
   express.disable('x-powered-by');
@@ -28,30 +24,23 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   // Before the body parser and the guard: a preflight carries no token (docs/api.md#tokens).
   const config = app.get(EnvironmentVariables, { strict: false });
   enableApiCors(app, config.CORS_ALLOWED_ORIGINS);
-  // The operator dashboard's calls carry its session cookie instead of a token (docs/operations.md).
   const admin = optional(() => app.get(AdminSessionsService, { strict: false }));
   const adminSession = (req: { path: string; headers: Record<string, unknown> }) =>
     admin !== null && req.path.startsWith('/admin/api/') && admin.sessionOf(req as never) !== null;
   app.use(deferredJsonBody(async (req, res) => adminSession(req) || (await authenticateRequest(req, res)) !== null));
-  setupOpenApi(app);
+  setupOpenApi(app, () => WebPushHosts.fromSetting(config.WEB_PUSH_ALLOWED_HOSTS).endpointPattern());
   limitSlowClients(app.getHttpServer() as Server, config);
   answerClientErrors(app.getHttpServer() as Server);
   return app;
 }
 
-/**
- * A client gets HTTP_HEADERS_TIMEOUT_MS for its headers and HTTP_REQUEST_TIMEOUT_MS for the whole
- * request, then a 408 (answerClientErrors). Node checks them every connectionsCheckingInterval
- * (30 s by default, read when the server starts listening), so that is shortened to a quarter of
- * the shorter timeout.
- */
+/** 408 past HTTP_HEADERS_TIMEOUT_MS or HTTP_REQUEST_TIMEOUT_MS, checked every quarter of the shorter (Node's default: 30 s). */
 function limitSlowClients(server: Server, config: Pick<EnvironmentVariables, 'HTTP_HEADERS_TIMEOUT_MS' | 'HTTP_REQUEST_TIMEOUT_MS'>): void {
   server.requestTimeout = config.HTTP_REQUEST_TIMEOUT_MS;
   server.headersTimeout = Math.min(config.HTTP_HEADERS_TIMEOUT_MS, config.HTTP_REQUEST_TIMEOUT_MS);
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(30000, Math.ceil(server.headersTimeout / 4));
 }
 
-/** A provider the app may not have (a test app built from a smaller module). */
 function optional<T>(get: () => T): T | null {
   try {
     return get();
@@ -60,10 +49,7 @@ function optional<T>(get: () => T): T | null {
   }
 }
 
-/**
- * Without an explicit logger, Nest logs through pino (LoggingModule); lines logged while the
- * app is being built are buffered until then, so even startup lines are JSON.
- */
+/** Without a logger, Nest logs through LoggingModule's pino, its start-up lines buffered until then. */
 export async function createHttpApp(module: Type, logger?: LoggerService | false): Promise<INestApplication> {
   const app = await NestFactory.create(module, { bodyParser: false, ...(logger === undefined ? { bufferLogs: true } : { logger }) });
   if (logger === undefined) app.useLogger(app.get(PinoLogger));

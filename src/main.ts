@@ -5,11 +5,9 @@ import { ConfigError, env } from './config/env';
 import { runsQueue } from './queue/worker-options';
 import { DatabaseUnreachableError, waitForDatabase } from './database/wait-for-database';
 import { processLogger } from './logging/process-logger';
+import { serviceVersion, startedLine } from './logging/startup-line';
 
-/**
- * One build, three modes (APP_MODE): `api` serves HTTP, `worker` runs the queue processors with no
- * HTTP server, `all` does both in one process.
- */
+/** APP_MODE: `api` serves HTTP, `worker` runs the queue processors with no HTTP server, `all` both. */
 async function bootstrap(): Promise<void> {
   let config;
   try {
@@ -21,7 +19,6 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  // Every line from here on is JSON through pino, Nest's own included.
   const nestLogger = processLogger(config);
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('Main');
@@ -35,25 +32,15 @@ async function bootstrap(): Promise<void> {
   } else {
     const [{ AllModule, ApiModule }, { createHttpApp }] = await Promise.all([import('./app.module.js'), import('./app.factory.js')]);
     const http = await createHttpApp(config.APP_MODE === 'api' ? ApiModule : AllModule, nestLogger);
-    // No HOST: every interface, as Node does by default.
     await (config.HOST === undefined ? http.listen(config.PORT) : http.listen(config.PORT, config.HOST));
     app = http;
   }
-  const where = config.HOST === undefined ? `port ${config.PORT}` : `${config.HOST} port ${config.PORT}`;
-  // WORKER_QUEUES (docs/operations.md "A worker process per lane"): the queues this process takes jobs from.
-  const queues =
-    config.APP_MODE !== 'api' && config.WORKER_QUEUES !== undefined
-      ? ` (queues: ${QUEUES.filter((queue) => runsQueue(config.WORKER_QUEUES, queue)).join(', ')})`
-      : '';
-  logger.log(`Started in ${config.APP_MODE} mode${config.APP_MODE === 'worker' ? '' : ` on ${where}`}${queues}`);
+  const queues = config.APP_MODE !== 'api' && config.WORKER_QUEUES !== undefined ? QUEUES.filter((queue) => runsQueue(config.WORKER_QUEUES, queue)) : undefined;
+  logger.log(startedLine(config, serviceVersion(), queues));
   armShutdown(app, config.SHUTDOWN_TIMEOUT_MS);
 }
 
-/**
- * SIGTERM/SIGINT: app.close() stops accepting connections, waits for in-flight requests and
- * jobs, runs the shutdown hooks and closes PostgreSQL and Redis; then exit 0. Past the deadline,
- * exit 1 rather than hang.
- */
+/** SIGTERM/SIGINT: app.close() finishes in-flight requests and jobs, then exit 0; past the deadline, exit 1 rather than hang. */
 function armShutdown(app: INestApplicationContext, timeoutMs: number): void {
   const logger = new Logger('Shutdown');
   let closing = false;

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
-import { adminCredentialsMatch, adminQueuesDoor, queuesPage } from './admin-auth.middleware';
-import type { AdminSessionsService } from './admin-sessions.service';
+import { adminQueuesDoor, queuesPage } from './admin-auth.middleware';
+import { adminCredentialsMatch, type AdminSessionsService } from './admin-sessions.service';
 
 const basic = (credentials: string) => `Basic ${Buffer.from(credentials).toString('base64')}`;
 

@@ -1,4 +1,3 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { CONTENT_SECURITY_POLICY } from './admin-pages.middleware';
 import type { AdminSessionsService } from './admin-sessions.service';
@@ -6,32 +5,9 @@ import { csrfHeld } from './admin-session';
 
 export const ADMIN_ROUTE = '/admin/queues';
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
-/** Compares digests, so neither the length nor the content of the secret leaks through timing. */
-const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
-
-/**
- * Whether an `Authorization: Basic` header carries the admin credentials. Both halves are always
- * compared, so a wrong user takes as long as a wrong password.
- */
-export function adminCredentialsMatch(authorization: string | undefined, user: string, password: string): boolean {
-  const [scheme, encoded] = (authorization ?? '').split(' ');
-  if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
-  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
-  const colon = decoded.indexOf(':');
-  const userOk = colon >= 0 && same(decoded.slice(0, colon), user);
-  const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), password);
-  return userOk && passwordOk;
-}
-
-/** What the queue dashboard's page and the script it gets are allowed to do in the browser. */
 const QUEUES_FRAME_HEADERS = { 'X-Frame-Options': 'DENY', 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
 
-/**
- * The one script added to the queue dashboard's page (served from this origin, so the CSP allows
- * it): it adds the session's CSRF token, from the page's meta tag, to every state-changing request
- * the dashboard makes (bull-board's UI uses XMLHttpRequest).
- */
+/** Served to the queue dashboard's page: sends the session's CSRF token with every state-changing XMLHttpRequest. */
 export const QUEUES_CSRF_SCRIPT = `(() => {
   const token = document.querySelector('meta[name="csrf-token"]').content;
   const open = XMLHttpRequest.prototype.open;
@@ -48,22 +24,14 @@ export const QUEUES_CSRF_SCRIPT = `(() => {
 `;
 const SCRIPT_PATH = '/pns-csrf.js';
 
-/**
- * The page bull-board renders, made to load nothing from outside (its web fonts come from Google:
- * the system's fonts instead) and to carry the session's CSRF token and the script that sends it.
- */
+/** bull-board's page, loading nothing from outside (no Google web fonts), with the CSRF token and the script that sends it. */
 export function queuesPage(html: string, csrf: string): string {
   return html
     .replace(/<link[^>]+href="https?:\/\/[^"]*"[^>]*>/g, '')
     .replace('</head>', `<meta name="csrf-token" content="${csrf}"><script src="${ADMIN_ROUTE}${SCRIPT_PATH}"></script></head>`);
 }
 
-/**
- * The queue dashboard's door is the operator dashboard's (docs/operations.md "Operator dashboard"):
- * 404 when off; without its session, 401 (a page request is sent to the login at /admin); a
- * state-changing request needs the session's X-CSRF-Token (the check AdminGuard makes), 403
- * otherwise. Every answer gets the dashboard's same-origin CSP and no framing.
- */
+/** The dashboard's door (docs/operations.md "Operator dashboard"): 404 off, 401 no session, 403 no X-CSRF-Token on a change; CSP, no framing. */
 export function adminQueuesDoor(sessions: AdminSessionsService): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!sessions.enabled) {

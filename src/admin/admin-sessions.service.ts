@@ -1,9 +1,24 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { EnvironmentVariables } from '../config/env';
 import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
-import { adminCredentialsMatch } from './admin-auth.middleware';
 import { AdminSession, cookieValue, issueSession, SESSION_COOKIE, SESSION_SECONDS, sessionKey, verifySession } from './admin-session';
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+/** Compares digests, so neither the length nor the content of the secret leaks through timing. */
+const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
+
+/** Whether an `Authorization: Basic` header carries the credentials; both halves always compared, so timing tells nothing. */
+export function adminCredentialsMatch(authorization: string | undefined, user: string, password: string): boolean {
+  const [scheme, encoded] = (authorization ?? '').split(' ');
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const userOk = colon >= 0 && same(decoded.slice(0, colon), user);
+  const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), password);
+  return userOk && passwordOk;
+}
 
 /** Failed logins per client address and window before its logins are refused for the block time. */
 export const LOGIN_FAILURES_ALLOWED = 10;
@@ -21,12 +36,7 @@ export class AdminLoginRefused extends HttpException {
   }
 }
 
-/**
- * The operator dashboard's logins (docs/operations.md "Operator dashboard"): ADMIN_USER and
- * ADMIN_PASSWORD, checked in constant time, failures counted per client address in Redis (the
- * rate limiter's storage, so every api process shares the count), and signed session cookies
- * (admin-session.ts). Off when the credentials are unset.
- */
+/** The operator dashboard's logins and signed session cookies (docs/operations.md "Operator dashboard"); off without ADMIN_USER and ADMIN_PASSWORD. */
 @Injectable()
 export class AdminSessionsService {
   private readonly key: Buffer | null;
@@ -47,17 +57,12 @@ export class AdminSessionsService {
     return this.config.ADMIN_USER ?? '';
   }
 
-  /** The session of a request's cookie, or null. */
   sessionOf(req: Pick<IncomingMessage, 'headers'>): AdminSession | null {
     if (!this.key) return null;
     return verifySession(this.key, cookieValue(req.headers.cookie, SESSION_COOKIE));
   }
 
-  /**
-   * Checks `Authorization: Basic` credentials; a new session when they are right. A client that
-   * failed LOGIN_FAILURES_ALLOWED times within the window is refused (429) for LOGIN_BLOCK_MS,
-   * even with the right password.
-   */
+  /** A new session for the right credentials; a client's failures, counted in Redis for every api, block it (429) past the limit. */
   async login(authorization: string | undefined, client: string): Promise<{ token: string; session: AdminSession }> {
     if (!this.key) throw new Error('The operator dashboard is off');
     const tracker = `ip:${client}`;

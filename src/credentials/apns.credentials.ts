@@ -1,15 +1,12 @@
 import { createPrivateKey, KeyObject } from 'node:crypto';
 import { AppCredentials } from './app-credentials.entity';
-import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './provider-credentials';
-
-/** APNs token authentication: a `.p8` key of the Apple developer account. */
+import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './sealed-columns';
 
 /** Apple key ids and team ids are 10 characters, e.g. `ABC123DEFG`. */
 const APPLE_ID = /^[A-Za-z0-9]{10}$/;
 /** A bundle id (reverse DNS), possibly with an APNs suffix such as `.voip`. */
 const BUNDLE_ID = /^[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+$/;
 
-/** What delivery signs its APNs tokens with. */
 export interface ApnsCredentials {
   keyId: string;
   teamId: string;

@@ -1,6 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { AppCredentials } from './app-credentials.entity';
-import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './provider-credentials';
+import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './sealed-columns';
 
 /** FCM HTTP v1: a Google service account of the Firebase project. */
 

@@ -1,7 +1,9 @@
 import type { ApnsCredentials } from './apns.credentials';
 import type { FcmCredentials } from './fcm.credentials';
 import type { VapidCredentials } from './web-push.credentials';
-import type { SealedColumn } from './credentials.repository';
+
+export { CredentialsError } from './sealed-columns';
+export type { ColumnValues, OpenFrom, SealFor } from './sealed-columns';
 
 /** Decrypted provider credentials of one app; a part is null when the app has none for it. */
 export interface ProviderCredentials {
@@ -9,18 +11,4 @@ export interface ProviderCredentials {
   apns: ApnsCredentials | null;
   fcm: FcmCredentials | null;
   vapid: VapidCredentials | null;
-}
-
-/** Bad operator input (unreadable key, incomplete service account...) or an unknown app. */
-export class CredentialsError extends Error {}
-
-/** Seals a secret for one of the app's columns (CredentialsService knows the key and the app). */
-export type SealFor = (column: SealedColumn, plaintext: string) => string;
-/** Opens a secret sealed for one of the app's columns. */
-export type OpenFrom = (sealed: string, column: SealedColumn) => string;
-
-/** What one provider's input writes: column -> value, and the columns an existing row keeps. */
-export interface ColumnValues {
-  values: [string, unknown][];
-  keepExisting?: string[];
 }

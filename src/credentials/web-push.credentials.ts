@@ -1,9 +1,7 @@
 import { createECDH, createPublicKey } from 'node:crypto';
 import webpush from 'web-push';
 import { AppCredentials } from './app-credentials.entity';
-import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './provider-credentials';
-
-/** Web Push: the app's VAPID key pair (RFC 8292). */
+import { ColumnValues, CredentialsError, OpenFrom, SealFor } from './sealed-columns';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -92,7 +90,6 @@ function assertVapidPair(publicKey: string, privateKey: string): void {
     throw new CredentialsError('VAPID private key must be a P-256 private key in base64url (32 bytes)');
   }
   try {
-    // Rejects points that are not on the curve.
     createPublicKey({
       format: 'jwk',
       key: { kty: 'EC', crv: 'P-256', x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33).toString('base64url') },

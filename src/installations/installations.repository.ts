@@ -7,7 +7,7 @@ import { preparedQuery } from '../common/prepared-query';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { MAX_PROPERTIES, PropertyValue } from '../common/validation/domain-rules';
 import { Device, Permission } from './installation.entity';
-import { AT, FILTER, ID, INSTALLATION_CHANGES, NEW_INSTALLATION } from '../queries/fixtures';
+import { AT, FILTER, ID } from '../queries/fixtures';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** An `installations` row as PostgreSQL returns it. */
@@ -130,6 +130,34 @@ export interface NewInstallation {
   properties: string;
   liveActivityStartTokens: string;
 }
+
+/** An installation's changes that change nothing. */
+const INSTALLATION_CHANGES: InstallationChanges = {
+  setUserId: false,
+  userId: null,
+  permission: null,
+  device: null,
+  pushToken: null,
+  webPushSubscription: null,
+  tags: null,
+  badge: null,
+  properties: null,
+  replaceProperties: false,
+  liveActivityStartTokens: null,
+};
+
+const NEW_INSTALLATION: NewInstallation = {
+  platform: 'ios',
+  pushToken: 'token',
+  webPushSubscription: null,
+  device: '{}',
+  userId: null,
+  permission: 'unknown',
+  tags: [],
+  badge: null,
+  properties: '{}',
+  liveActivityStartTokens: '{}',
+};
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
 @Injectable()

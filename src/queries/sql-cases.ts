@@ -1,14 +1,47 @@
 import type { DataSource } from 'typeorm';
 import { CompletionReportRepository } from '../delivery/completion-report.repository';
 import { DeliveriesRepository } from '../delivery/deliver/deliveries.repository';
-import { FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
+import { ChunkParams, FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
 import { LiveActivityUpdatesRepository } from '../delivery/live-activity/live-activity-updates.repository';
-import { LiveActivitiesRepository } from '../live-activities/live-activities.repository';
+import { LiveActivitiesRepository, NewLiveActivityUpdate } from '../live-activities/live-activities.repository';
 import { RECIPIENT_KINDS, RecipientKind } from '../common/vocabulary';
 import { AudiencesRepository } from '../notifications/audiences.repository';
 import { DeliveryTraceRepository } from '../notifications/delivery-trace.repository';
-import { NotificationsRepository } from '../notifications/notifications.repository';
-import { AT, CHUNK, FILTER, ID, LIVE_UPDATE, NOTIFICATION, OTHER_ID } from './fixtures';
+import { NewNotification, NotificationsRepository } from '../notifications/notifications.repository';
+import { AT, FILTER, ID, OTHER_ID } from './fixtures';
+
+const LIVE_UPDATE: NewLiveActivityUpdate = { event: 'update', content: '{"content_state":{}}', priority: 'normal', acceptedAt: AT };
+
+const NOTIFICATION: NewNotification = {
+  id: ID,
+  appId: OTHER_ID,
+  title: 'Title',
+  body: 'Body',
+  imageUrl: null,
+  actionUrl: null,
+  data: null,
+  options: null,
+  recipientKind: 'user_ids',
+  userIds: ['user-1'],
+  installationIds: null,
+  tags: null,
+  filter: null,
+  sendAt: null,
+  localizations: null,
+};
+
+const CHUNK: ChunkParams = {
+  appId: OTHER_ID,
+  chunkSize: 5000,
+  batchSize: 500,
+  wanted: ['ios', 'android', 'web'],
+  configured: ['ios'],
+  silentless: [],
+  dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), quietSkips: zones.map(() => false), fallback: AT, fallbackQuietSkip: false }),
+  fixedDue: null,
+  cap: { max: 3, hours: 24 },
+  paceMs: 500,
+};
 
 /**
  * The cases of the repositories whose cases have not moved next to their methods yet

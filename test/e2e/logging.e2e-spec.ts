@@ -1,8 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { PinoLogger } from 'nestjs-pino';
 import { LOG_DESTINATION } from '../../src/logging/logging.module';
 import { useTestApp } from '../support/create-test-app';
 import { apnsToken, bearer, installationId, newApp, TestTenant } from '../support/factories';
 import { freePort, lines, serviceEnv, ServiceProcess } from '../support/processes';
+import { TEST_REDIS_URL } from '../support/services';
 import { useBuiltServices } from '../support/use-built-services';
 
 /** What the app writes, as parsed JSON lines; nothing reaches the test's stdout. */
@@ -188,7 +191,7 @@ describe('structured logs (issue #4.3)', () => {
 describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)', () => {
   const stores = useBuiltServices();
 
-  /** Starts `api` mode, sends one request with a known id, stops it; its stdout lines. */
+  /** Starts `api` mode, sends one request with a known id, stops it; its port and stdout lines. */
   const run = async (extra: Record<string, string>) => {
     const port = await freePort();
     const service = ServiceProcess.start(
@@ -197,7 +200,7 @@ describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)
     await service.waitForHttp(port);
     await fetch(`http://127.0.0.1:${port}/api/v1/notifications`, { headers: { 'X-Request-Id': 'process-log-check' } });
     expect(await service.stop('SIGTERM')).toEqual({ code: 0, signal: null });
-    return lines(service.stdout);
+    return { port, output: lines(service.stdout) };
   };
   /** A JSON object line (pino's); a pretty-printed value such as `"api"` alone does not count. */
   const isJson = (line: string) => {
@@ -209,24 +212,40 @@ describe('log output of the built service: LOG_PRETTY and LOG_LEVEL (issue #4.3)
     }
   };
 
-  it('writes JSON lines by default, startup lines included', async () => {
-    const output = await run({ LOG_LEVEL: 'info' });
+  it('writes JSON lines by default, startup lines included: a few, naming mode, port, version and backends', async () => {
+    const { port, output } = await run({ LOG_LEVEL: 'info' });
     expect(output.every(isJson)).toBe(true);
-    const parsed = output.map((line) => JSON.parse(line));
+    const parsed = output.map((line) => JSON.parse(line) as { msg: string; context?: string });
     expect(parsed).toEqual(expect.arrayContaining([expect.objectContaining({ msg: expect.stringMatching(/^Started in api mode/) })]));
     expect(parsed).toEqual(
       expect.arrayContaining([expect.objectContaining({ request_id: 'process-log-check', res: expect.objectContaining({ statusCode: 401 }) })]),
     );
+    const started = parsed.findIndex((line) => /^Started in/.test(line.msg));
+    expect(started + 1).toBeLessThanOrEqual(10);
+    const version = (JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version;
+    const [database, redis] = [new URL(stores.database.url), new URL(TEST_REDIS_URL)];
+    expect(parsed[started].msg).toBe(
+      `Started in api mode on port ${port}; version ${version}, postgres://${database.host}${database.pathname}, redis://${redis.host} (queue prefix ${stores.queuePrefix})`,
+    );
+    expect(parsed.filter((line) => ['InstanceLoader', 'RoutesResolver', 'RouterExplorer'].includes(line.context ?? ''))).toEqual([]);
+  });
+
+  it("keeps Nest's wiring lines at debug", async () => {
+    const { output } = await run({ LOG_LEVEL: 'debug' });
+    const parsed = output.map((line) => JSON.parse(line) as { level: number; context?: string });
+    const wiring = parsed.filter((line) => line.context === 'RouterExplorer');
+    expect(wiring.length).toBeGreaterThan(10);
+    expect(wiring.every((line) => line.level === 20)).toBe(true);
   });
 
   it('writes human-readable lines with LOG_PRETTY=true', async () => {
-    const output = await run({ LOG_LEVEL: 'info', LOG_PRETTY: 'true' });
+    const { output } = await run({ LOG_LEVEL: 'info', LOG_PRETTY: 'true' });
     expect(output.some((line) => /Started in api mode/.test(line))).toBe(true);
     expect(output.some(isJson)).toBe(false);
   });
 
   it('leaves out lines below LOG_LEVEL', async () => {
-    const output = await run({ LOG_LEVEL: 'warn' });
+    const { output } = await run({ LOG_LEVEL: 'warn' });
     expect(output.join('\n')).not.toMatch(/Started in api mode|process-log-check/);
   });
 });

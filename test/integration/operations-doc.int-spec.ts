@@ -58,8 +58,8 @@ describe('docs/operations.md (issue #4.7)', () => {
     expect(rows.get('APP_KEY')![0]).toMatch(/required/);
   });
 
-  it("README's configuration table lists the same variables, with the same defaults", () => {
-    const rows = tableRows(section(readFileSync(resolve(ROOT, 'README.md'), 'utf8'), 'Configuration'));
+  it("docs/getting-started.md's configuration table lists the same variables, with the same defaults", () => {
+    const rows = tableRows(section(readFileSync(resolve(ROOT, 'docs/getting-started.md'), 'utf8'), 'Configuration'));
     expect([...rows.keys()].sort()).toEqual([...VARIABLES].sort());
     const defaults = new EnvironmentVariables() as unknown as Record<string, string | number | boolean | undefined>;
     for (const name of VARIABLES) {

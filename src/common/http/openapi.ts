@@ -3,7 +3,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../openapi-names';
 import { CLASS_SCHEMAS } from '../validation/framework';
-import { webPushHosts, WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/domain-rules';
+import { WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/domain-rules';
 import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
 
@@ -26,22 +26,26 @@ when you send one), which is on every log line of the request. Each token may ma
 RATE_LIMIT_PER_MINUTE requests a minute (6000 unless configured); past that, 429 with \`Retry-After\`.
 `.trim();
 
-export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+/** The pattern a Web Push endpoint matches (the configured allow-list's); read only when a schema has one. */
+export type EndpointPattern = () => string;
+
+/** The OpenAPI document of every route the app serves, built from the controllers' decorators. */
+export function buildOpenApiDocument(app: INestApplication, webPushEndpoint: EndpointPattern): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Push Notification Service')
     .setDescription(DESCRIPTION)
     .setVersion('v1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'pns_<43 base62 characters>', description: 'An API token of your app.' }, BEARER_SCHEME)
     .build();
-  return describeAbilities(scanOpenApiDocument(app, config, null));
+  return describeAbilities(scanOpenApiDocument(app, config, null, webPushEndpoint));
 }
 
 const DOCUMENT_METADATA = 'pns:openapi-document';
 
-/** Puts a controller in a document of its own instead of the public one (admin/admin-openapi.ts). */
+/** Puts a controller in an OpenAPI document of its own (the dashboard's: admin/admin-openapi.ts), not the public one. */
 export const InOpenApiDocument = (name: string): ClassDecorator => SetMetadata(DOCUMENT_METADATA, name);
 
-/** The modules of document `name` (null: public); the scanner takes whole modules, so a split module is refused. */
+/** The modules whose controllers `name` describes (null: the public one); a module split over two documents is refused. */
 export function modulesOfDocument(app: INestApplication, name: string | null): Type[] {
   const modules: Type[] = [];
   for (const module of app.get(ModulesContainer).values()) {
@@ -56,26 +60,32 @@ export function modulesOfDocument(app: INestApplication, name: string | null): T
   return modules;
 }
 
-/** One document (see InOpenApiDocument), with closed objects and the HTTP layer's own answers. */
-export function scanOpenApiDocument(app: INestApplication, config: Omit<OpenAPIObject, 'paths'>, name: string | null): OpenAPIObject {
+/** The OpenAPI document of one set of controllers (see InOpenApiDocument), with what the decorators cannot say. */
+export function scanOpenApiDocument(
+  app: INestApplication,
+  config: Omit<OpenAPIObject, 'paths'>,
+  name: string | null,
+  webPushEndpoint?: EndpointPattern,
+): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config, {
     include: modulesOfDocument(app, name),
     extraModels: [ErrorResponse, ValidationErrorResponse],
     operationIdFactory: (controller, method) => `${controller.replace(/Controller$/, '')}_${method}`,
   });
-  return describeHttpErrors(describeSchemas(document));
+  return describeHttpErrors(describeSchemas(document, webPushEndpoint));
 }
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema>; items?: Schema };
 
-/** Every documented object refuses unknown keys, and a Web Push endpoint matches the configured allow-list. */
-export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
+/** Closed objects (unknown keys refused, as the pipe and the mappers do) and the Web Push endpoint's allow-list pattern. */
+export function describeSchemas(document: OpenAPIObject, webPushEndpoint?: EndpointPattern): OpenAPIObject {
   let endpointPattern: string | undefined;
   const visit = (schema: Schema | undefined) => {
     if (!schema || typeof schema !== 'object') return;
     if (schema[WEB_PUSH_ENDPOINT_EXTENSION]) {
       delete schema[WEB_PUSH_ENDPOINT_EXTENSION];
-      schema.pattern = endpointPattern ??= webPushHosts().endpointPattern();
+      if (!webPushEndpoint) throw new Error('This OpenAPI document has a Web Push endpoint: give it the allow-list pattern');
+      schema.pattern = endpointPattern ??= webPushEndpoint();
     }
     if (schema.properties) {
       schema.additionalProperties ??= false;
@@ -90,6 +100,7 @@ export function describeSchemas(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/** An error answer's content: the ErrorResponse schema, with each message as an example. */
 export const errorContent = (...messages: string[]) => ({
   'application/json': {
     schema: { $ref: '#/components/schemas/ErrorResponse' },
@@ -99,7 +110,7 @@ export const errorContent = (...messages: string[]) => ({
   },
 });
 
-/** The answers Node gives before any route, on every operation: 400, 408 and 431 (16 KiB of headers). */
+/** The HTTP layer's answers on every operation: 400 (Node's parser, bad percent-encoding; a JSON route keeps its own too), 431, 408. */
 export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -124,6 +135,7 @@ export function describeHttpErrors(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
+/** Writes each operation's required abilities (from RequireAbilities) at the top of its description. */
 export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
   for (const item of Object.values(document.paths)) {
     for (const operation of Object.values(item)) {
@@ -139,14 +151,15 @@ export function describeAbilities(document: OpenAPIObject): OpenAPIObject {
   return document;
 }
 
-/** Swagger UI at /docs and JSON at /docs-json, public; tests and production serve the same. */
-export function setupOpenApi(app: INestApplication): OpenAPIObject {
-  const document = buildOpenApiDocument(app);
+/** Swagger UI at /docs and the JSON at /docs-json, both public; from configureHttpApp, so tests serve the same document. */
+export function setupOpenApi(app: INestApplication, webPushEndpoint: EndpointPattern): OpenAPIObject {
+  const document = buildOpenApiDocument(app, webPushEndpoint);
   SwaggerModule.setup(DOCS_PATH, app, document, {
     jsonDocumentUrl: DOCS_JSON_PATH,
     raw: ['json'],
     customSiteTitle: 'Push Notification Service API',
     swaggerOptions: {
+      // A token pasted into "Authorize" survives a page reload.
       persistAuthorization: true,
       displayRequestDuration: true,
       tryItOutEnabled: true,

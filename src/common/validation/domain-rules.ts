@@ -1,9 +1,9 @@
 import { ApiPropertyOptions } from '@nestjs/swagger';
-import { env } from '../../config/env';
 import { bareHost, isAddressOrLocalName, URL_PATH_AND_QUERY, WebPushHosts } from '../web-push-hosts';
 import { Check, described, INNER_ERRORS, isPlainObject, markVerbatim, rule } from './framework';
 import { checkString } from './rules';
 
+/** An installation id (the `{installationId}` path parameter): 1..255 characters, no NUL. */
 export const INSTALLATION_ID = checkString({
   min: 1,
   max: 255,
@@ -12,7 +12,7 @@ export const INSTALLATION_ID = checkString({
   patternMessage: 'The :attribute field must not contain NUL characters.',
 });
 
-/** One installation tag (docs/api.md#recipients). */
+/** One installation tag (docs/api.md#recipients): an installation's `tags` and a send's `recipients.tags` share it. */
 export const TAG = checkString({
   min: 1,
   max: 64,
@@ -20,7 +20,7 @@ export const TAG = checkString({
   patternMessage: 'The :attribute field may contain only letters, digits, _ . : and -.',
 });
 
-/** What HttpsUrl documents: https, a DNS host of two labels or more, an RFC 3986 path; the check accepts a little more, never less. */
+/** HttpsUrl's documented pattern, never wider than the check: https, a DNS name of 2+ labels (the last starts with a letter), a path. */
 const HTTPS_URL_PATTERN = `^https://(?:[a-z0-9]+(?:-[a-z0-9]+)*\\.)+[a-z][a-z0-9]*(?:-[a-z0-9]+)*${URL_PATH_AND_QUERY}$`;
 
 export function checkHttpsUrl(max: number): Check {
@@ -37,7 +37,7 @@ export function checkHttpsUrl(max: number): Check {
       }
       if (url.protocol !== 'https:' || !url.hostname) return 'The :attribute field must be an absolute https:// URL.';
       if (url.username || url.password) return 'The :attribute field must not contain user info.';
-      // The URL parser has already turned 0x7f000001 and 0177.0.0.1 into 127.0.0.1.
+      // The URL parser has already turned 0x7f000001, 2130706433 and 0177.0.0.1 into 127.0.0.1.
       if (isAddressOrLocalName(bareHost(url.hostname))) return 'The :attribute field must name a public DNS host, not an IP address or a local name.';
       return null;
     },
@@ -47,22 +47,15 @@ export function checkHttpsUrl(max: number): Check {
 
 export const HttpsUrl = (max: number) => rule('httpsUrl', checkHttpsUrl(max));
 
-let configuredHosts: { setting: string | undefined; hosts: WebPushHosts } | undefined;
-
-/** The allow-list from the cached environment: decorators live outside Nest's container. */
-export function webPushHosts(): WebPushHosts {
-  const setting = env().WEB_PUSH_ALLOWED_HOSTS;
-  if (!configuredHosts || configuredHosts.setting !== setting) configuredHosts = { setting, hosts: WebPushHosts.fromSetting(setting) };
-  return configuredHosts.hosts;
-}
-
+/** Schema extension that buildOpenApiDocument replaces by the configured allow-list's pattern. */
 export const WEB_PUSH_ENDPOINT_EXTENSION = 'x-web-push-endpoint';
 
-export function WebPushEndpoint(max: number) {
+/** A Web Push subscription endpoint: https, no credentials, a host on `hosts()` (web-push-hosts.ts). */
+export function WebPushEndpoint(max: number, hosts: () => WebPushHosts) {
   const asString = checkString({ max });
   return rule(
     'webPushEndpoint',
-    described((value) => asString(value) ?? webPushHosts().endpointProblem(value as string), {
+    described((value) => asString(value) ?? hosts().endpointProblem(value as string), {
       type: 'string',
       format: 'uri',
       maxLength: max,
@@ -71,10 +64,12 @@ export function WebPushEndpoint(max: number) {
   );
 }
 
+/** Schemes a device would run or read locally instead of opening: never a notification's link. */
 const UNSAFE_LINK_SCHEMES = ['javascript', 'data', 'vbscript', 'file'];
 const anyCase = (word: string) => [...word].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
 const UNSAFE_LINK_PATTERN = `^(?:${UNSAFE_LINK_SCHEMES.map(anyCase).join('|')}):`;
 
+/** An absolute URL or an app deep link (`scheme://...`), never javascript:, data:, vbscript: or file:. */
 export function checkLinkUrl(max: number): Check {
   const asString = checkString({
     max,
@@ -94,7 +89,7 @@ export function checkLinkUrl(max: number): Check {
 
 export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));
 
-/** Installation properties (docs/api.md#properties). */
+/** Installation properties (docs/api.md#properties): keys, their number and the values they may hold. */
 export const PROPERTY_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 export const MAX_PROPERTIES = 50;
 export const PROPERTY_STRING_MAX = 255;
@@ -112,7 +107,7 @@ export const checkPropertyValue: Check = described(
 
 const PROPERTY_KEY_MESSAGE = 'The :attribute field name must be a lower-case letter followed by at most 63 lower-case letters, digits and _.';
 
-/** `properties`: at most 50 keys, each value or null (removes it), kept as parsed; errors at `properties.<key>`. */
+/** An installation's `properties`: kept as parsed (`constructor` too), problems reported at `properties.<key>`. */
 export function Properties(): PropertyDecorator {
   const problems = (value: unknown): [string, string][] =>
     Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {
@@ -143,14 +138,14 @@ export function Properties(): PropertyDecorator {
   };
 }
 
-/** Live Activity start tokens (docs/api.md#live-activity-start-tokens). */
+/** Live Activity start tokens (docs/api.md#live-activity-start-tokens): ActivityAttributes type names and their tokens. */
 export const ATTRIBUTES_TYPE = /^[A-Za-z0-9_.]{1,128}$/;
 export const MAX_START_TOKENS = 10;
 const ATTRIBUTES_TYPE_MESSAGE = 'The :attribute field name must be 1 to 128 characters of A-Z a-z 0-9 _ and .';
 export const APNS_TOKEN = checkString({
   min: 64,
   max: 200,
-  // The length in the pattern too, so the OpenAPI fuzz test generates valid ones.
+  // The length in the pattern too, so a generator of matching strings (the OpenAPI fuzz test) makes valid ones.
   pattern: /^[0-9a-fA-F]{64,200}$/,
   patternMessage: 'The :attribute field must be an APNs token (64 to 200 hexadecimal characters).',
 });
@@ -162,7 +157,7 @@ export const ATTRIBUTES_TYPE_NAME = checkString({
   patternMessage: 'The :attribute field may contain only letters, digits, _ and . (at most 128).',
 });
 
-/** `live_activity_start_tokens`: at most 10, errors at `live_activity_start_tokens.<type>`. */
+/** `live_activity_start_tokens`: at most 10 type names and their push-to-start tokens; problems at `live_activity_start_tokens.<type>`. */
 export function LiveActivityStartTokens(): PropertyDecorator {
   const problems = (value: unknown): [string, string][] =>
     Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {

@@ -7,35 +7,25 @@ import {
   OutgoingHttpHeaders,
   SecureClientSessionOptions,
 } from 'node:http2';
-import { transportReason } from './provider-http';
+import { Http2Answer, transportReason } from './provider-http';
 
-/**
- * A small pool of long-lived HTTP/2 connections to one provider origin, shared by the providers
- * that speak HTTP/2 (APNs, FCM). One connection carries hundreds of concurrent requests, so a big
- * send costs a handful of TLS handshakes and no socket per request.
- */
+export type { Http2Answer } from './provider-http';
+
+/** Long-lived HTTP/2 connections to one origin (APNs, FCM): a big send costs a few TLS handshakes, no socket per request. */
 
 /** HTTP/2 connections per pool; requests go round-robin over them. */
 const DEFAULT_POOL_SIZE = 4;
-/**
- * nghttp2 per-session memory cap, in MB. At the 10 MB default, a thousand in-flight ~4 KiB
- * streams make nghttp2 reset streams with ENHANCE_YOUR_CALM.
- */
+/** nghttp2's per-session memory cap, MB: at its 10 MB default, a thousand in-flight streams get ENHANCE_YOUR_CALM. */
 const SESSION_MEMORY_MB = 64;
 /** A connection quiet this long is closed rather than left for a NAT to drop silently. */
 const IDLE_SESSION_MS = 5 * 60_000;
 /** After a request timed out, a connection that does not answer a PING this fast is dropped. */
 const PING_TIMEOUT_MS = 5_000;
 
-/** postRaw's pseudo-headers (method, scheme, authority, path), as names and values. */
 const RAW_PSEUDO_HEADERS = 8;
-
-/** What one POST produced: an HTTP answer, or the transport failure that prevented one. */
-export type Http2Answer = { status: number; headers: IncomingHttpHeaders; body: string } | { failure: string };
 
 interface PooledSession {
   session: ClientHttp2Session;
-  /** Streams we have open on it. */
   active: number;
   /** True once the server's SETTINGS arrived; until then we assume a single stream. */
   ready: boolean;
@@ -50,11 +40,7 @@ interface Waiter {
 
 class Http2TransportError extends Error {}
 
-/**
- * Streams are counted per connection and never exceed the peer's SETTINGS_MAX_CONCURRENT_STREAMS
- * (APNs allows one stream until the first authenticated request, then raises it); requests beyond
- * every connection's limit wait here, in order, within the request deadline.
- */
+/** At most the peer's SETTINGS_MAX_CONCURRENT_STREAMS per connection (APNs: one until authenticated); the rest wait in order. */
 export class Http2SessionPool {
   private readonly slots: (PooledSession | undefined)[];
   private readonly waiters: Waiter[] = [];
@@ -76,27 +62,18 @@ export class Http2SessionPool {
     this.authority = url.host;
   }
 
-  /** Sessions currently open (for tests and diagnostics). */
   get size(): number {
     return this.slots.filter((slot) => slot !== undefined).length;
   }
 
-  /**
-   * One POST on a pooled connection: the answer, or the transport failure that prevented one.
-   * `timeoutMs` bounds the wait for a free stream and, separately, the exchange itself.
-   */
+  /** One POST: the answer or the transport failure; `timeoutMs` bounds the wait for a stream and, apart, the exchange. */
   post(path: string, headers: OutgoingHttpHeaders, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
     // POST unless the headers name another method (APNs channel management's GET and DELETE).
     return this.request({ [h2.HTTP2_HEADER_METHOD]: 'POST', ...headers, [h2.HTTP2_HEADER_PATH]: path }, body, timeoutMs);
   }
 
-  /**
-   * A POST whose headers come as a flat list (`[name, value, ...]`, shared by a send's requests) and
-   * its `authorization`: node:http2 takes them as they are, with no header object built or copied per
-   * request (the APNs send, apns.provider.ts).
-   */
+  /** A POST with flat headers (`[name, value, ...]`, shared by a send's requests): no header object per request (APNs). */
   postRaw(path: string, fields: readonly string[], authorization: string, body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
-    // One array of its final length, filled in place.
     const headers = new Array<string>(RAW_PSEUDO_HEADERS + fields.length + 2);
     headers[0] = h2.HTTP2_HEADER_METHOD;
     headers[1] = 'POST';
@@ -113,7 +90,6 @@ export class Http2SessionPool {
   }
 
   private async request(headers: OutgoingHttpHeaders | string[], body: string | Buffer, timeoutMs: number): Promise<Http2Answer> {
-    // A free stream is taken at once, else waited for (refused once closed).
     let taken = this.closed ? undefined : this.take();
     if (!taken) {
       try {
@@ -142,7 +118,6 @@ export class Http2SessionPool {
       }
       let status = 0;
       let responseHeaders: IncomingHttpHeaders = {};
-      // Most answers (APNs' 200) have no body: no list and no copy for them.
       let chunks: Buffer[] | undefined;
       stream.setTimeout(timeoutMs, () => {
         finish({ failure: 'Timeout' });
@@ -252,7 +227,6 @@ export class Http2SessionPool {
     const drop = () => {
       if (this.slots[index] !== pooled) return;
       this.slots[index] = undefined;
-      // Waiters move on to a fresh connection.
       this.pump();
     };
     session.on('remoteSettings', () => {
@@ -262,8 +236,7 @@ export class Http2SessionPool {
     session.on('error', (error: Error) => {
       const healthy = this.slots.some((slot) => slot !== pooled && slot?.ready);
       if (!pooled.ready && !healthy && this.slots[index] === pooled) {
-        // Could not even connect, and no other connection works: the origin is unreachable. Fail
-        // fast rather than let every waiter try a new connection in turn; callers retry later.
+        // Could not connect and no other connection works: fail every waiter now; callers retry later.
         this.slots[index] = undefined;
         for (const waiter of this.waiters.splice(0)) {
           clearTimeout(waiter.timer);
@@ -288,7 +261,6 @@ export class Http2Pools {
 
   constructor(private readonly connectOptions: SecureClientSessionOptions = {}) {}
 
-  /** The pool for `key`, connecting to `origin`. */
   get(key: string, origin: string): Http2SessionPool {
     let pool = this.pools.get(key);
     if (!pool) {
@@ -298,7 +270,6 @@ export class Http2Pools {
     return pool;
   }
 
-  /** Open connections over all pools (for tests and diagnostics). */
   get openSessions(): number {
     return [...this.pools.values()].reduce((sum, pool) => sum + pool.size, 0);
   }

@@ -4,6 +4,7 @@ import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../insta
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
 import { LiveActivityStartTokens, Properties, PropertyValue, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
+import { webPushHosts } from '../../config/web-push-hosts';
 
 const TAGS_DESCRIPTION =
   'Replaces the whole set of tags: at most 100, each 1 to 64 characters of `A-Z a-z 0-9 _ . : -`. Stored sorted, without duplicates; `[]` removes them all.';
@@ -70,7 +71,7 @@ export class WebPushSubscriptionDto {
     description: 'The push service URL: https, on the allow-list (WEB_PUSH_ALLOWED_HOSTS).',
     example: 'https://fcm.googleapis.com/fcm/send/dpH5lCsTSSM:APA91bH',
   })
-  @WebPushEndpoint(2048)
+  @WebPushEndpoint(2048, webPushHosts)
   endpoint: string;
   @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
   @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
