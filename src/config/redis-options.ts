@@ -6,11 +6,7 @@ export interface ClusterNode {
   port: number;
 }
 
-/**
- * ioredis options for the service's Redis: a single node from REDIS_URL, or, when
- * REDIS_CLUSTER_NODES is set, `clusterNodes` for a Redis Cluster whose nodes all take REDIS_URL's
- * credentials and TLS. queue/redis-client.ts turns them into a client.
- */
+/** ioredis options: REDIS_URL's node, or with REDIS_CLUSTER_NODES a cluster whose nodes take its credentials and TLS. */
 export type RedisConnectionOptions = RedisOptions & { clusterNodes?: ClusterNode[] };
 
 /** ioredis options from a redis:// or rediss:// URL (user, password, db number and TLS). */

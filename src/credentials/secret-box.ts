@@ -1,14 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
- * Seals provider secrets at rest with AES-256-GCM under APP_KEY (docs/api.md#cli).
- *
- * Format: `v1:` + base64(iv[12] | tag[16] | ciphertext). The version prefix lets a later key
- * rotation or algorithm change tell old values from new ones without guessing.
- *
- * An optional `context` is bound as GCM associated data (not stored): sealing each secret with
- * the app id and column it belongs to means a value copied into another row or column fails to
- * open instead of silently decrypting as someone else's credential.
+ * AES-256-GCM under APP_KEY: `v1:` + base64(iv[12] | tag[16] | ciphertext). `context` (app id and
+ * column) is bound as associated data, so a value copied into another row fails to open.
  */
 const VERSION = 'v1:';
 const IV_BYTES = 12;
@@ -35,10 +29,7 @@ export function seal(plaintext: string, context: string, key: SecretKey): string
   return VERSION + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
 }
 
-/**
- * Opens with the first of `keys` that fits (APP_KEY, then APP_KEY_PREVIOUS during a rotation);
- * `index` says which one did, so a rotation knows what is still to re-seal.
- */
+/** Opens with the first of `keys` that fits; `index` says which, so a rotation knows what to re-seal. */
 export function openWithAny(sealed: string, context: string, keys: readonly SecretKey[]): { plaintext: string; index: number } {
   let failure: unknown = new SecretBoxError('No key to open the sealed secret with');
   for (const [index, key] of keys.entries()) {
@@ -63,11 +54,7 @@ export interface ResealTotals {
   already_current: number;
 }
 
-/**
- * One secret of a key rotation (docs/operations.md "Rotating APP_KEY"): sealed again under the
- * first of `keys` when it opens only under a later one, null when it is current already; counted
- * in `totals`. A secret that opens under none throws `unopenable()`, which stops the rotation.
- */
+/** One secret of a rotation (docs/operations.md "Rotating APP_KEY"): re-sealed, or null when current; none opens it: throws. */
 export function reseal(sealed: string, context: string, keys: readonly SecretKey[], totals: ResealTotals, unopenable: () => Error): string | null {
   totals.secrets++;
   let opened: { plaintext: string; index: number };

@@ -10,10 +10,7 @@ export const REQUEST_ID_HEADER = 'X-Request-Id';
 /** Secret names a child logger could be bound with (`logger.child({ token })`). */
 const BINDING_SECRET_KEYS = ['token', 'push_token', 'web_push_subscription', 'private_key', 'authorization', 'password', 'secret'];
 
-/**
- * A header object with the value of every secret-named header (Authorization, Cookie,
- * Proxy-Authorization, Set-Cookie, X-Auth-Token, ...) censored, and secret-shaped values in the others.
- */
+/** Headers with every secret-named one (Authorization, Cookie, ...) and secret-shaped values censored. */
 function censorHeaders(headers: unknown): unknown {
   if (!headers || typeof headers !== 'object') return headers;
   const out: Record<string, unknown> = {};
@@ -23,12 +20,7 @@ function censorHeaders(headers: unknown): unknown {
   return out;
 }
 
-/**
- * pino-http's request serializer output, with secret headers censored and secrets taken out of the
- * URL and the parsed query. Secrets are censored here, in the serializers, and by scrubSecrets for
- * everything else logged, rather than by pino's `redact` paths, which clone and walk every line
- * (docs/decisions/0007-secrets-censored-by-serializers.md).
- */
+/** The request as logged, secrets censored in headers, URL and query (docs/decisions/0007-secrets-censored-by-serializers.md). */
 export function redactRequest(req: Record<string, unknown>): Record<string, unknown> {
   const out = { ...req };
   if ('headers' in out) out.headers = censorHeaders(out.headers);
@@ -43,10 +35,7 @@ export function redactResponse(res: Record<string, unknown>): Record<string, unk
   return 'headers' in res ? { ...res, headers: censorHeaders(res.headers) } : res;
 }
 
-/**
- * The request id: the caller's X-Request-Id when it is a sane token (so ids can be traced across
- * a proxy), otherwise a new UUID. Returned in the response header either way.
- */
+/** The caller's X-Request-Id when it is a sane token (traceable across a proxy), else a new UUID. */
 export function requestId(req: IncomingMessage, res: ServerResponse): string {
   const given = req.headers['x-request-id'];
   const id = typeof given === 'string' && /^[A-Za-z0-9._:@/+=-]{1,128}$/.test(given) ? given : randomUUID();
@@ -54,12 +43,7 @@ export function requestId(req: IncomingMessage, res: ServerResponse): string {
   return id;
 }
 
-/**
- * The process's pino options: JSON lines with an ISO time, secrets censored. nestjs-pino builds
- * the root logger from them through pino-http, which wraps the `req` and `res` serializers with
- * its standard ones (method, url, query, params, headers, remote address; status code, headers):
- * the request line (request-log.ts) logs the raw request and response under those keys.
- */
+/** The process's pino options: JSON lines with an ISO time, secrets censored. */
 export function loggerOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>): Options<IncomingMessage, ServerResponse> {
   return {
     level: config.LOG_LEVEL,
@@ -73,26 +57,16 @@ export function loggerOptions(config: Pick<EnvironmentVariables, 'LOG_LEVEL'>): 
         return method.apply(this, args);
       },
     },
-    // ...and at the top of a child logger's bindings, which pino passes through no formatter.
-    // Top-level paths only: a wildcard path would make pino redact every key of every line.
+    // ...and at the top of a child logger's bindings (top-level paths: a wildcard redacts every line's keys).
     redact: { paths: BINDING_SECRET_KEYS, censor: CENSOR },
     serializers: { req: redactRequest, res: redactResponse },
   };
 }
 
-/**
- * Where log lines go: stdout as JSON lines. Written asynchronously: a synchronous write is one
- * syscall per line on the event loop, while the asynchronous stream batches the lines that arrive
- * during a write (docs/decisions/0008-asynchronous-log-destination.md). pino
- * flushes it synchronously on process exit (process.exit(), an uncaught exception), so those
- * last lines are still written; only a hard kill (SIGKILL, OOM) can lose the few lines of the
- * write in flight. LOG_PRETTY=true swaps in pino-pretty, a development
- * dependency: when it is not installed (the production image) the JSON output stays.
- */
+/** stdout, written asynchronously (docs/decisions/0008-asynchronous-log-destination.md); LOG_PRETTY=true uses pino-pretty when installed. */
 export function logDestination(config: Pick<EnvironmentVariables, 'LOG_PRETTY'>): DestinationStream {
   if (config.LOG_PRETTY) {
     try {
-      // Required lazily so the production image, which lacks it, still starts.
       // eslint-disable-next-line @typescript-eslint/no-require-imports -- a dev dependency, loaded only when asked for
       const pretty = require('pino-pretty') as (options: Record<string, unknown>) => DestinationStream;
       return pretty({ colorize: process.stdout.isTTY, sync: true, translateTime: 'SYS:standard' });

@@ -8,12 +8,7 @@ import { requestLog } from './request-log';
 /** The stream log lines are written to; a provider so a test can capture them. */
 export const LOG_DESTINATION = Symbol('LOG_DESTINATION');
 
-/**
- * Structured logs (nestjs-pino): one pino logger per process, behind Nest's Logger once main.ts
- * calls app.useLogger(), and one line per HTTP request (request-log.ts, in place of nestjs-pino's
- * pino-http middleware, which `forRoutes: []` leaves unmounted). Configuration is read when the
- * module is instantiated, not when it is imported, so tests can set the environment.
- */
+/** One pino logger per process behind Nest's Logger, and one line per request (request-log.ts, not pino-http). */
 @Module({
   imports: [
     LoggerModule.forRootAsync({

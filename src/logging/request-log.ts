@@ -15,17 +15,8 @@ function callerOf(req: IncomingMessage): { token_id?: string; app_id?: string } 
 }
 
 /**
- * One line per HTTP request (docs/operations.md "Logs"), written when the response is finished,
- * and the request's logging context: every line logged while handling it carries its
- * `request_id`, echoed in the X-Request-Id header.
- *
- * It does what pino-http did for us with less of the api's CPU (bench/README.md, stop 47: 10% of
- * the api's samples against 16.5%): pino-http builds two child loggers per request, the second
- * with the whole request serialized into its bindings, so each request made a fresh logger the
- * prototype of another, which V8 handles slowly. Here the context has one child logger
- * ({ request_id }), and the request and response go through the same serializers
- * (log-options.ts: censored headers, URL and query) once, into the final line, whose fields are
- * pino-http's: `req`, `res`, `responseTime`, `msg`.
+ * One line per HTTP request (docs/operations.md "Logs") with pino-http's fields, and a context whose
+ * lines all carry its `request_id`; one child logger per request, not pino-http's two (bench/HISTORY.md).
  */
 export function requestLog(context: PinoLogger) {
   return (req: IncomingMessage, res: ServerResponse, next: NextFunction): void => {
