@@ -19,7 +19,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { FIRST_TARGET_PARAM, fanOutChunkParams, fanOutChunkSql, walkAllTargets } from '../src/delivery/fan-out/fan-out.repository';
+import { chunkStatement, chunkStatementValues } from '../src/delivery/fan-out/chunk-statement';
+
+const ALL_CHUNK = chunkStatement({ kind: 'all', relisted: false, stores: null });
 import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../src/notifications/delivery-trace.repository';
 import { pageOf, TRACE_SCAN_ROWS } from '../src/notifications/delivery-trace.service';
 import { TEST_APP_KEY } from '../test/support/processes';
@@ -45,23 +47,26 @@ async function fanOut(client: Client, sql: string, appId: string, notificationId
       rows: [r],
     } = await client.query(
       sql,
-      fanOutChunkParams({
-        appId,
-        notificationId,
-        batchSize: 500,
-        wanted: ['ios', 'android', 'web'],
-        configured: ['ios', 'android', 'web'],
-        silentless: [],
-        batches,
-        canceled: false,
-        due: { zones: [], dues: [], quietSkips: [], fallback: null, fallbackQuietSkip: false },
-        cap: null,
-        paceMs: null,
-        advanced: 0,
-        walked: true,
-        countUsers: false,
-        target: [cursor, CHUNK],
-      }),
+      chunkStatementValues(
+        ALL_CHUNK,
+        {
+          appId,
+          notificationId,
+          batchSize: 500,
+          wanted: ['ios', 'android', 'web'],
+          configured: ['ios', 'android', 'web'],
+          silentless: [],
+          batches,
+          canceled: false,
+          due: { zones: [], dues: [], quietSkips: [], fallback: null, fallbackQuietSkip: false },
+          cap: null,
+          paceMs: null,
+          advanced: 0,
+          walked: true,
+          countUsers: false,
+        },
+        { cursor, chunk_size: CHUNK },
+      ),
     );
     await client.query('COMMIT');
     if (r.found === 0) return batches;
@@ -134,7 +139,7 @@ async function main() {
     log(`installations in ${ms(start).toFixed(0)} ms`);
 
     // 1. The fan-out, with and without user_id, the control first, so that the real one does not run on a warmer cache.
-    const withUser = fanOutChunkSql(walkAllTargets(FIRST_TARGET_PARAM), false);
+    const withUser = ALL_CHUNK.text;
     const withoutUser = withUser.replace('platform, user_id, batch', 'platform, batch').replace('n.platform, n.user_id,', 'n.platform,');
     if (withoutUser === withUser) throw new Error('the fan-out statement no longer has the shape this benchmark edits');
     const timings: Record<string, number[]> = { with: [], without: [] };

@@ -144,14 +144,14 @@ export const notSendable = (denied: string) => ({
   noToken: `i.push_token IS NULL AND i.web_push_subscription IS NULL`,
 });
 
-/** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is $p. */
-export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, p: number): string {
+/** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is the placeholder `list`. */
+export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, list: string): string {
   switch (kind) {
     case 'user_ids':
-      return `i.user_id = ANY($${p}::text[])`;
+      return `i.user_id = ANY(${list}::text[])`;
     case 'installation_ids':
-      return `i.installation_id = ANY($${p}::text[])`;
+      return `i.installation_id = ANY(${list}::text[])`;
     case 'tags':
-      return `i.tags && $${p}::text[]`;
+      return `i.tags && ${list}::text[]`;
   }
 }

@@ -49,6 +49,6 @@ function selected(audience: Audience, p: number): { where: string; params: unkno
     case 'user_ids':
     case 'installation_ids':
     case 'tags':
-      return { where: ` AND ${recipientsPredicate(audience.kind, p)}`, params: [audience.list] };
+      return { where: ` AND ${recipientsPredicate(audience.kind, `$${p}`)}`, params: [audience.list] };
   }
 }

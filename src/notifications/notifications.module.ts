@@ -1,7 +1,7 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { FANOUT_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
-import { SmallSendsModule } from '../delivery/fan-out/small-sends.module';
+import { SmallSendsModule } from '../delivery/small-sends/small-sends.module';
 import { Clock } from '../common/time';
 import { AudiencesController } from './audiences.controller';
 import { AudiencesRepository } from './audiences.repository';

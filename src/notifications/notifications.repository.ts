@@ -4,155 +4,34 @@ import { DataSource } from 'typeorm';
 import { COMMIT_WITHOUT_FLUSH } from '../common/asynchronous-commit';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
-import { DEADLOCK_DETECTED, pgError, retryingDeadlocks } from '../common/pg-errors';
-import type { NotificationInsert, StoreSmallSend } from '../delivery/fan-out/small-sends';
-import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
+import { retryingDeadlocks } from '../common/pg-errors';
+import { insertValues, NewNotification, NOTIFICATION_ROW_COLUMNS, NotificationRow } from '../common/notification';
+import { compile, valuesOf } from '../common/sql/named';
+import { DeliveryStatus } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
 import { EventType } from './notification-event.entity';
-import { NotificationOptions } from './notification.entity';
 
-/** A `notifications` row as PostgreSQL returns it. */
-export interface NotificationRow {
-  id: string;
-  app_id: string;
-  title: string | null;
-  body: string | null;
-  image_url: string | null;
-  action_url: string | null;
-  data: Record<string, unknown> | null;
-  options: NotificationOptions | null;
-  target_users: number;
-  stat_users: number;
-  stat_installations: number;
-  stat_accepted: number;
-  stat_received: number;
-  stat_displayed: number;
-  stat_opened: number;
-  stat_failed: number;
-  stat_skipped: number;
-  created_at: Date;
-  processing_started_at: Date | null;
-  completed_at: Date | null;
-  send_at: Date | null;
-  canceled_at: Date | null;
-  localizations: Record<string, Record<string, string>> | null;
-  fanned_out_at: Date | null;
-  /** Which recipients key the send used, and its tags when it was `tags` (the dashboard shows them). */
-  recipient_kind: RecipientKind;
-  tags: string[] | null;
-}
+export type { NewNotification, NotificationRow };
 
-/** Every column but the (possibly long) lists of user and installation ids. */
-const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
-  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
-
-/**
- * A statement that met the partitions of deliveries in the making: a row that fits no partition
- * (check_violation), or a deadlock or lock timeout beside the DDL that creates one.
- */
-export function isPartitionRace(error: unknown): boolean {
-  const cause = pgError(error);
-  if (cause.code === '23514') return cause.message?.startsWith('no partition of relation') ?? false;
-  return cause.code === DEADLOCK_DETECTED || cause.code === '55P03';
-}
+const NOTIFICATION_COLUMNS = NOTIFICATION_ROW_COLUMNS;
 
 /** How often a cancel that met a deadlock runs (NotificationsRepository.cancel). */
 const CANCEL_ATTEMPTS = 5;
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
-/** The columns a send stores, and their values as placeholders numbered from `first` (a small send's statement has its own before them). */
-const INSERT_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter`;
-// Every one typed: a small send's statement selects them (INSERT ... SELECT), where no column gives a placeholder its type.
-const CASTS = [
-  '::uuid',
-  '::uuid',
-  '::text',
-  '::text',
-  '::text',
-  '::text',
-  '::jsonb',
-  '::jsonb',
-  '::text[]',
-  '::int',
-  '::text',
-  '::text[]',
-  '::text[]',
-  '::timestamptz',
-  '::json',
-  '::jsonb',
-];
-const insertValues = (first: number) => CASTS.map((cast, i) => `$${first + i}${cast}`).join(', ');
-
-const INSERT_SQL = `INSERT INTO notifications (${INSERT_COLUMNS})
-       VALUES (${insertValues(1)})
+/** A send's row (NewNotification, by column), and under an Idempotency-Key the key's link to it (docs/api.md#idempotency). */
+const INSERT = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
+       VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
+         :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
+         :localizations::json, :recipient_filter::jsonb)
        RETURNING ${NOTIFICATION_COLUMNS}`;
-
-/** What a send stores; `data` and `options` already JSON text (or null). */
-export interface NewNotification {
-  id: string;
-  appId: string;
-  title: string | null;
-  body: string | null;
-  imageUrl: string | null;
-  actionUrl: string | null;
-  data: string | null;
-  options: string | null;
-  /** Which recipients key the send used (docs/api.md#recipients), and its values. */
-  recipientKind: RecipientKind;
-  userIds: string[];
-  installationIds: string[] | null;
-  tags: string[] | null;
-  /** JSON text of `recipients.filter`, or null. */
-  filter: string | null;
-  sendAt: Date | null;
-  /** JSON text, keys in request order. */
-  localizations: string | null;
-}
-
-const insertParams = (n: NewNotification) => [
-  n.id,
-  n.appId,
-  n.title,
-  n.body,
-  n.imageUrl,
-  n.actionUrl,
-  n.data,
-  n.options,
-  n.userIds,
-  // Known now only for user ids; the other kinds count their users when the fan-out has found them.
-  n.recipientKind === 'user_ids' ? n.userIds.length : 0,
-  n.recipientKind,
-  n.installationIds,
-  n.tags,
-  n.sendAt,
-  n.localizations,
-  n.filter,
-];
-
-/**
- * The key's link to the send it stored (docs/api.md#idempotency), written by the statement that
- * stores it: parameters from `first`, the notification's id, the app and the key.
- */
-const linkKey = (first: number) => `linked AS (
-    UPDATE idempotency_keys SET notification_id = $${first}::uuid WHERE app_id = $${first + 1}::uuid AND key = $${first + 2}::text
-  )`;
-const linkParams = (n: NewNotification, key: string) => [n.id, n.appId, key];
-
-/** The INSERT as a small send's statement takes it (FanOutRepository.storeSmallSend), with the key's link under a key. */
-const insertOf = (n: NewNotification, key?: string): NotificationInsert => ({
-  columns: INSERT_COLUMNS,
-  values: insertValues,
-  params: insertParams(n),
-  returning: NOTIFICATION_COLUMNS,
-  also: key === undefined ? undefined : { name: 'keyed', cte: linkKey, params: linkParams(n, key) },
-});
-
-/** INSERT_SQL with the key's link beside it (NotificationsRepository.insert under a key). */
-const INSERT_FOR_KEY_SQL = `WITH ${linkKey(CASTS.length + 1)}
-  ${INSERT_SQL}`;
+const INSERT_SQL = compile(INSERT);
+const INSERT_FOR_KEY_SQL = compile(`WITH linked AS (
+    UPDATE idempotency_keys SET notification_id = :id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
+  )
+  ${INSERT}`);
 
 /** An `idempotency_keys` row, as a claim that lost finds it. */
 export interface IdempotencyKeyRow {
@@ -193,40 +72,22 @@ export class NotificationsRepository {
 
   /**
    * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
-   * transaction would only add BEGIN and COMMIT, two more round trips per send). `store`, when
-   * given, stores it with its rows instead, in one statement as well (a small send's fan-out,
-   * docs/api.md#small-sends), and answers the row with the counters that fan-out wrote. Under a
-   * claimed Idempotency-Key (`key`), the same statement ties the key to the send: from then on the
-   * key answers with this send, never another (completeIdempotencyKey stores the answer after it;
-   * docs/decisions/0014-idempotency-key-linked-then-answered.md).
+   * transaction would only add BEGIN and COMMIT). Under a claimed Idempotency-Key (`key`), the same
+   * statement ties the key to the send: from then on the key answers with this send
+   * (docs/decisions/0014-idempotency-key-linked-then-answered.md).
    */
-  async insert(notification: NewNotification, store?: StoreSmallSend, key?: string): Promise<NotificationRow> {
-    return this.withoutPartitionFallback(store, async (s) => {
-      if (s) return s<NotificationRow>(insertOf(notification, key));
-      const { rows } =
-        key === undefined
-          ? await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification))
-          : await preparedQuery<NotificationRow>(this.db, 'notifications_insert_for_key', INSERT_FOR_KEY_SQL, [
-              ...insertParams(notification),
-              ...linkParams(notification, key),
-            ]);
-      return rows[0];
-    });
-  }
-
-  /**
-   * Runs `write` with `store`; should `store` meet the partitions of deliveries in the making (no
-   * partition for this week yet, or a deadlock or lock timeout with retention creating one: it takes
-   * locks on deliveries and notifications), runs it again without: the send is then fanned out by
-   * its job, as any other, which retries.
-   */
-  private async withoutPartitionFallback<T>(store: StoreSmallSend | undefined, write: (store?: StoreSmallSend) => Promise<T>): Promise<T> {
-    try {
-      return await write(store);
-    } catch (error) {
-      if (!store || !isPartitionRace(error)) throw error;
-      return write();
-    }
+  async insert(notification: NewNotification, key?: string): Promise<NotificationRow> {
+    const values = insertValues(notification);
+    const { rows } =
+      key === undefined
+        ? await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL.text, valuesOf(INSERT_SQL, values))
+        : await preparedQuery<NotificationRow>(
+            this.db,
+            'notifications_insert_for_key',
+            INSERT_FOR_KEY_SQL.text,
+            valuesOf(INSERT_FOR_KEY_SQL, { ...values, idempotency_key: key }),
+          );
+    return rows[0];
   }
 
   async find(appId: string, id: string): Promise<NotificationRow | undefined> {

@@ -5,7 +5,8 @@ import { TokensRepository } from '../auth/tokens.repository';
 import { CredentialsRepository } from '../credentials/credentials.repository';
 import { CompletionReportRepository } from '../delivery/completion-report.repository';
 import { DeliveriesRepository } from '../delivery/deliver/deliveries.repository';
-import { ChunkParams, FanOutRepository, NotificationInsert, StoreSmallSend } from '../delivery/fan-out/fan-out.repository';
+import { ChunkParams, FanOutRepository } from '../delivery/fan-out/fan-out.repository';
+import { SmallSendsRepository } from '../delivery/small-sends/small-sends.repository';
 import { RetentionRepository } from '../delivery/retention/retention.repository';
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
@@ -45,19 +46,19 @@ const WEEK = { name: 'deliveries_p20260105', from: AT, to: new Date('2026-01-12T
 
 const NOTIFICATION: NewNotification = {
   id: ID,
-  appId: OTHER_ID,
+  app_id: OTHER_ID,
   title: 'Title',
   body: 'Body',
-  imageUrl: null,
-  actionUrl: null,
+  image_url: null,
+  action_url: null,
   data: null,
   options: null,
-  recipientKind: 'user_ids',
-  userIds: ['user-1'],
-  installationIds: null,
+  recipient_kind: 'user_ids',
+  user_ids: ['user-1'],
+  installation_ids: null,
   tags: null,
-  filter: null,
-  sendAt: null,
+  recipient_filter: null,
+  send_at: null,
   localizations: null,
 };
 
@@ -94,18 +95,23 @@ const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations
 /** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience): two chunks. */
 const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
 const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
-/** A small send of one user id, as SmallSends.plan stores it. */
-const storeSmallSend =
-  (db: DataSource): StoreSmallSend =>
-  async <Row>(insert: NotificationInsert) =>
-    (
-      await new FanOutRepository(db).storeSmallSend<Row>(
-        insert,
-        ID,
-        { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null },
-        { kind: 'user_ids', ids: ['user-1'] },
-      )
-    ).row;
+/** A small send of one user id's chunk, as SmallSendsService.store runs it. */
+const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
+  appId: OTHER_ID,
+  notificationId: ID,
+  batchSize: 500,
+  wanted: ['ios', 'android', 'web'],
+  configured: ['ios'],
+  silentless: [],
+  batches: 0,
+  canceled: false,
+  due: { zones: [], dues: [], quietSkips: [], fallback: null, fallbackQuietSkip: false },
+  cap: null,
+  paceMs: null,
+  advanced: 1,
+  walked: false,
+  countUsers: true,
+};
 
 /** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */
 const FILTER: FilterNode = {
@@ -364,21 +370,34 @@ export const SQL_FILES: SqlFile[] = [
     ],
   },
   {
+    file: 'small-sends.repository.sql',
+    cases: [
+      {
+        // A small send (docs/api.md#small-sends): stored with its rows by the fan-out's chunk statement.
+        name: 'SmallSendsRepository.store',
+        call: (db) => new SmallSendsRepository(db).store(NOTIFICATION, SMALL_CHUNK, ['user-1'], null),
+      },
+      {
+        name: 'SmallSendsRepository.store, under a key',
+        call: (db) => new SmallSendsRepository(db).store(NOTIFICATION, SMALL_CHUNK, ['user-1'], 'key'),
+      },
+      {
+        name: 'SmallSendsRepository.store (installation_ids)',
+        call: (db) =>
+          new SmallSendsRepository(db).store(
+            { ...NOTIFICATION, recipient_kind: 'installation_ids', user_ids: [], installation_ids: ['i-1'] },
+            { ...SMALL_CHUNK, countUsers: false },
+            ['i-1'],
+            null,
+          ),
+      },
+    ],
+  },
+  {
     file: 'notifications.repository.sql',
     cases: [
       { name: 'NotificationsRepository.insert', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION) },
-      {
-        // A small send (docs/api.md#small-sends): stored with its rows by the fan-out's chunk statement (FanOutRepository.storeSmallSend).
-        name: 'NotificationsRepository.insert, with a small send',
-        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, storeSmallSend(db)),
-        answers: [[{ ...chunkDone, id: ID }]],
-      },
-      { name: 'NotificationsRepository.insert, under a key', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, undefined, 'key') },
-      {
-        name: 'NotificationsRepository.insert, with a small send, under a key',
-        call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, storeSmallSend(db), 'key'),
-        answers: [[{ ...chunkDone, id: ID }]],
-      },
+      { name: 'NotificationsRepository.insert, under a key', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, 'key') },
       {
         name: 'NotificationsRepository.completeIdempotencyKey',
         call: (db) => new NotificationsRepository(db).completeIdempotencyKey(OTHER_ID, 'key', 202, '{}'),

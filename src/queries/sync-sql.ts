@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withNames } from '../common/sql/named';
 import { StatementRecorder } from './capture';
 import { SQL_FILES, SqlFile } from './sql-cases';
 
@@ -29,7 +30,7 @@ export async function render(file: SqlFile): Promise<string> {
     const recorder = new StatementRecorder([...(sqlCase.answers ?? [])]);
     await sqlCase.call(recorder.asDataSource());
     if (recorder.statements.length === 0) throw new Error(`${sqlCase.name} sent no statement`);
-    sections.push(`-- ${sqlCase.name}\n${recorder.statements.map((s) => tidy(s.sql)).join('\n\n')}\n`);
+    sections.push(`-- ${sqlCase.name}\n${recorder.statements.map((s) => tidy(withNames(s.sql))).join('\n\n')}\n`);
   }
   return `${HEADER}\n${sections.join('\n')}`;
 }

@@ -14,14 +14,7 @@ export interface QuietWindow {
 
 const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
-/**
- * A throttled send's batch: half a second of its rate (at least one message, at most
- * `batchSize`). Each batch goes out at once when its turn comes, so a calendar second holds at
- * most a batch more than its share: under twice the even rate.
- */
-export function throttleBatchSize(perMinute: number, batchSize: number): number {
-  return Math.max(1, Math.min(batchSize, Math.floor(perMinute / 120)));
-}
+export { throttleBatchSize } from '../throttle';
 
 /** Milliseconds between the starts of two batches of `size` at `perMinute`. */
 export const batchIntervalMs = (perMinute: number, size: number) => (size * 60_000) / perMinute;

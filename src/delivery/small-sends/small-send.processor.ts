@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { DeliverJob, SMALL_SEND_QUEUE } from '../../common/queues';
-import { DeliveriesService } from './deliveries.service';
+import { DeliveriesService } from '../deliver/deliveries.service';
 import { FanOutService } from '../fan-out/fan-out.service';
 import { workerOptions } from '../../queue/worker-options';
 

@@ -1,0 +1,30 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { insertValues, NewNotification, NotificationRow } from '../../common/notification';
+import { preparedQuery } from '../../common/prepared-query';
+import { ChunkRow, chunkStatement, chunkStatementValues, ChunkValues } from '../fan-out/chunk-statement';
+
+/** A small send's statement answers the stored row and what its chunk wrote. */
+export type StoredSmallSend = ChunkRow & NotificationRow;
+
+/** A small send's statement (docs/api.md#small-sends): the notification, its rows, its key's link. */
+@Injectable()
+export class SmallSendsRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /**
+   * Stores a small send with its rows in one prepared statement (one text per recipient kind, with
+   * a key's link or without): the notification, started now, and its one chunk (every id), its
+   * progress and counters in its row; under an Idempotency-Key, the key's link to it
+   * (docs/decisions/0014-idempotency-key-linked-then-answered.md). Its finish is left to its
+   * batch's job, or to its fan-out job when it has no batch.
+   */
+  async store(notification: NewNotification, chunk: ChunkValues, ids: string[], key: string | null): Promise<StoredSmallSend> {
+    const statement = chunkStatement({ kind: notification.recipient_kind, relisted: false, stores: { keyed: key !== null } });
+    const values = chunkStatementValues(statement, chunk, { ids }, { notification: insertValues(notification), key });
+    const name = `store_small_${notification.recipient_kind}${key === null ? '' : '_keyed'}`;
+    const { rows } = await preparedQuery<StoredSmallSend>(this.db, name, statement.text, values);
+    return rows[0];
+  }
+}
