@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { WEBHOOK_FINISHED } from '../../common/webhook-events';
-import { ownPartition } from '../deliver/deliveries.repository';
+import { ownPartition } from '../../common/sql/own-partition';
 import { PartitionRange } from './retention-rules';
 
 /** The tables partitioned by week of their notification's start (migration PartitionedDeliveries). */
