@@ -73,8 +73,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // admin sends, reads, cancels and traces through the notifications services, as the API does.
   // live-activities takes an Idempotency-Key with the sends' own service, module and header parser.
   notifications: {
-    files: /^notifications\/(notification\.(entity|resource)|idempotency\.service|idempotency-key\.decorator|notifications\.module)\.ts$/,
-    why: 'only notification.entity.ts and notification.resource.ts (and the idempotency service, for live-activities)',
+    files: /^notifications\/(notification\.(entity|resource)|idempotency\/idempotency(\.service|\.repository|\.module|-key\.decorator)|notifications\.module)\.ts$/,
+    why: 'only notification.entity.ts and notification.resource.ts (and idempotency/, for live-activities)',
     except: ['admin'],
   },
 };

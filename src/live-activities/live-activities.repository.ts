@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { IdempotencyRepository } from '../notifications/idempotency/idempotency.repository';
 import { DataSource, EntityManager } from 'typeorm';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../common/vocabulary';
 
@@ -91,7 +92,10 @@ export interface LiveActivityChannelRow {
 /** The API's side of `live_activities` and `live_activity_updates` (delivery sends them in its own statements). */
 @Injectable()
 export class LiveActivitiesRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly idempotencyKeys: IdempotencyRepository,
+  ) {}
 
   /** A live installation of the app: its server id and platform. */
   async installation(appId: string, installationId: string): Promise<{ id: string; platform: string } | undefined> {
@@ -161,11 +165,7 @@ export class LiveActivitiesRepository {
       const row = await this.acceptWith(manager, appId, activityId, update, active);
       if (!row) return undefined;
       const response = respond(row);
-      await manager.query(
-        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-         WHERE app_id = $1 AND key = $2`,
-        [appId, key, response.status, response.body],
-      );
+      await this.idempotencyKeys.complete(appId, key, response.status, response.body, manager);
       return { row, body: response.body };
     });
   }

@@ -10,7 +10,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
-import { IdempotencyService, keyInProgress, requestHash } from './idempotency.service';
+import { IdempotencyService, keyInProgress, requestHash } from './idempotency/idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import { NotificationResource, toNotificationResource } from './notification.resource';
 import { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository';

@@ -44,7 +44,7 @@ SELECT id, last_seq, $5, $6::jsonb, $7, last_accepted_at FROM activity
 RETURNING id, seq, event, status, reason, accepted_at;
 
 UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-WHERE app_id = $1 AND key = $2;
+WHERE app_id = $1 AND key = $2 AND status = 'in_progress';
 
 -- LiveActivitiesRepository.withLastUpdate
 SELECT a.id, a.activity_id, i.installation_id AS installation_key, a.attributes_type, a.status, a.created_at, a.updated_at,

@@ -23,10 +23,6 @@ INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
 
--- NotificationsRepository.completeIdempotencyKey
-UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL;
-
 -- NotificationsRepository.find
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
@@ -94,24 +90,6 @@ n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at,
      FROM (SELECT * FROM notifications WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $3) n
      JOIN deliveries d ON d.notification_id = n.id AND d.installation_id = $2 AND d.notification_started_at = n.processing_started_at
      ORDER BY n.created_at DESC, n.id DESC;
-
--- NotificationsRepository.claimIdempotencyKey
-INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
-SELECT $1::uuid, $2::text, $3::text, 'in_progress', now() + make_interval(secs => $4::float8), now() + make_interval(hours => $5::int)
-WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
-ON CONFLICT (app_id, key) DO UPDATE SET
-  request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL, notification_id = NULL,
-  locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at
-WHERE k.expires_at <= now()
-   OR (k.status = 'in_progress' AND k.locked_until <= now() AND k.request_hash = EXCLUDED.request_hash AND k.notification_id IS NULL)
-RETURNING key;
-
--- NotificationsRepository.findIdempotencyKey
-SELECT request_hash, status, response_status, response_body, notification_id, locked_until <= now() AS lock_expired
-FROM idempotency_keys WHERE app_id = $1 AND key = $2;
-
--- NotificationsRepository.releaseIdempotencyKey
-DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND notification_id IS NULL;
 
 -- NotificationsRepository.recordEvent (opened)
 WITH notification AS (

@@ -14,9 +14,10 @@ import { LiveActivityUpdatesRepository } from '../delivery/live-activity/live-ac
 import { LiveActivitiesRepository, NewLiveActivityUpdate } from '../live-activities/live-activities.repository';
 import { RECIPIENT_KINDS, RecipientKind } from '../common/vocabulary';
 import { FilterNode } from '../common/audience-filter';
-import { AudiencesRepository } from '../notifications/audiences.repository';
-import { DeliveryTraceRepository } from '../notifications/delivery-trace.repository';
+import { AudiencesRepository } from '../notifications/audiences/audiences.repository';
+import { DeliveryTraceRepository } from '../notifications/trace/delivery-trace.repository';
 import { NewNotification, NotificationsRepository } from '../notifications/notifications.repository';
+import { IdempotencyRepository } from '../notifications/idempotency/idempotency.repository';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
 
 /**
@@ -250,25 +251,50 @@ export const SQL_FILES: SqlFile[] = [
   {
     file: 'live-activities.repository.sql',
     cases: [
-      { name: 'LiveActivitiesRepository.installation', call: (db) => new LiveActivitiesRepository(db).installation(ID, 'device-1') },
+      {
+        name: 'LiveActivitiesRepository.installation',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).installation(ID, 'device-1'),
+      },
       {
         name: 'LiveActivitiesRepository.upsert',
-        call: (db) => new LiveActivitiesRepository(db).upsert(ID, 'activity-1', OTHER_ID, 'Attributes', 'ab', 'active'),
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).upsert(ID, 'activity-1', OTHER_ID, 'Attributes', 'ab', 'active'),
       },
-      { name: 'LiveActivitiesRepository.find', call: (db) => new LiveActivitiesRepository(db).find(ID, 'activity-1') },
-      { name: 'LiveActivitiesRepository.end', call: (db) => new LiveActivitiesRepository(db).end(ID, 'activity-1', 'ended') },
-      { name: 'LiveActivitiesRepository.accept', call: (db) => new LiveActivitiesRepository(db).accept(ID, 'activity-1', LIVE_UPDATE, 'active') },
+      { name: 'LiveActivitiesRepository.find', call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).find(ID, 'activity-1') },
+      { name: 'LiveActivitiesRepository.end', call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).end(ID, 'activity-1', 'ended') },
+      {
+        name: 'LiveActivitiesRepository.accept',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).accept(ID, 'activity-1', LIVE_UPDATE, 'active'),
+      },
       {
         name: 'LiveActivitiesRepository.acceptWithResponse',
-        call: (db) => new LiveActivitiesRepository(db).acceptWithResponse(ID, 'activity-1', LIVE_UPDATE, 'active', 'key', () => ({ status: 202, body: '{}' })),
+        call: (db) =>
+          new LiveActivitiesRepository(db, new IdempotencyRepository(db)).acceptWithResponse(ID, 'activity-1', LIVE_UPDATE, 'active', 'key', () => ({
+            status: 202,
+            body: '{}',
+          })),
         answers: [[{ id: OTHER_ID }]],
       },
-      { name: 'LiveActivitiesRepository.withLastUpdate', call: (db) => new LiveActivitiesRepository(db).withLastUpdate(ID, 100) },
-      { name: 'LiveActivitiesRepository.findUpdate', call: (db) => new LiveActivitiesRepository(db).findUpdate(ID, 'activity-1', OTHER_ID) },
-      { name: 'LiveActivitiesRepository.insertChannel', call: (db) => new LiveActivitiesRepository(db).insertChannel(ID, 'channel-1', 'none') },
-      { name: 'LiveActivitiesRepository.channels', call: (db) => new LiveActivitiesRepository(db).channels(ID) },
-      { name: 'LiveActivitiesRepository.findChannel', call: (db) => new LiveActivitiesRepository(db).findChannel(ID, 'channel-1') },
-      { name: 'LiveActivitiesRepository.deleteChannel', call: (db) => new LiveActivitiesRepository(db).deleteChannel(ID, 'channel-1') },
+      {
+        name: 'LiveActivitiesRepository.withLastUpdate',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).withLastUpdate(ID, 100),
+      },
+      {
+        name: 'LiveActivitiesRepository.findUpdate',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).findUpdate(ID, 'activity-1', OTHER_ID),
+      },
+      {
+        name: 'LiveActivitiesRepository.insertChannel',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).insertChannel(ID, 'channel-1', 'none'),
+      },
+      { name: 'LiveActivitiesRepository.channels', call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).channels(ID) },
+      {
+        name: 'LiveActivitiesRepository.findChannel',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).findChannel(ID, 'channel-1'),
+      },
+      {
+        name: 'LiveActivitiesRepository.deleteChannel',
+        call: (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)).deleteChannel(ID, 'channel-1'),
+      },
     ],
   },
   {
@@ -394,25 +420,30 @@ export const SQL_FILES: SqlFile[] = [
     ],
   },
   {
+    file: 'idempotency.repository.sql',
+    cases: [
+      {
+        name: 'IdempotencyRepository.complete',
+        call: (db) => new IdempotencyRepository(db).complete(OTHER_ID, 'key', 202, '{}'),
+      },
+      {
+        name: 'IdempotencyRepository.claim',
+        call: (db) => new IdempotencyRepository(db).claim(OTHER_ID, 'key', 'hash', 30, 24),
+      },
+      { name: 'IdempotencyRepository.find', call: (db) => new IdempotencyRepository(db).find(OTHER_ID, 'key') },
+      { name: 'IdempotencyRepository.release', call: (db) => new IdempotencyRepository(db).release(OTHER_ID, 'key') },
+    ],
+  },
+  {
     file: 'notifications.repository.sql',
     cases: [
       { name: 'NotificationsRepository.insert', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION) },
       { name: 'NotificationsRepository.insert, under a key', call: (db) => new NotificationsRepository(db).insert(NOTIFICATION, 'key') },
-      {
-        name: 'NotificationsRepository.completeIdempotencyKey',
-        call: (db) => new NotificationsRepository(db).completeIdempotencyKey(OTHER_ID, 'key', 202, '{}'),
-      },
       { name: 'NotificationsRepository.find', call: (db) => new NotificationsRepository(db).find(OTHER_ID, ID) },
       { name: 'NotificationsRepository.cancel', call: (db) => new NotificationsRepository(db).cancel(OTHER_ID, ID), answers: [[{ id: ID }]] },
       { name: 'NotificationsRepository.list', call: (db) => new NotificationsRepository(db).list(OTHER_ID, 50, null, 'sale') },
       { name: 'NotificationsRepository.countSince', call: (db) => new NotificationsRepository(db).countSince(AT) },
       { name: 'NotificationsRepository.lastForInstallation', call: (db) => new NotificationsRepository(db).lastForInstallation(OTHER_ID, ID, 200) },
-      {
-        name: 'NotificationsRepository.claimIdempotencyKey',
-        call: (db) => new NotificationsRepository(db).claimIdempotencyKey(OTHER_ID, 'key', 'hash', 30, 24),
-      },
-      { name: 'NotificationsRepository.findIdempotencyKey', call: (db) => new NotificationsRepository(db).findIdempotencyKey(OTHER_ID, 'key') },
-      { name: 'NotificationsRepository.releaseIdempotencyKey', call: (db) => new NotificationsRepository(db).releaseIdempotencyKey(OTHER_ID, 'key') },
       {
         name: 'NotificationsRepository.recordEvent (opened)',
         call: (db) => new NotificationsRepository(db).recordEvent(OTHER_ID, ID, 'device-1', 'opened', AT),

@@ -9,9 +9,14 @@ import { FanOutRepository } from '../delivery/fan-out/fan-out.repository';
 import { RetentionRepository } from '../delivery/retention/retention.repository';
 import { SweeperRepository } from '../delivery/sweeper/sweeper.repository';
 import { InstallationsRepository } from '../installations/installations.repository';
-import { DeliveryTraceRepository } from '../notifications/delivery-trace.repository';
+import { DeliveryTraceRepository } from '../notifications/trace/delivery-trace.repository';
 import { NotificationsRepository } from '../notifications/notifications.repository';
 import { WebhooksRepository } from '../webhooks/webhooks.repository';
+import { IdempotencyRepository } from '../notifications/idempotency/idempotency.repository';
+import { AudiencesRepository } from '../notifications/audiences/audiences.repository';
+import { SmallSendsRepository } from '../delivery/small-sends/small-sends.repository';
+import { LiveActivitiesRepository } from '../live-activities/live-activities.repository';
+import { LiveActivityUpdatesRepository } from '../delivery/live-activity/live-activity-updates.repository';
 import { SQL_FILES } from './sql-cases';
 import { QUERIES_DIR, renderAll, stored, tidy } from './sync-sql';
 
@@ -29,6 +34,11 @@ const REPOSITORIES = [
   InstallationsRepository,
   DeliveryTraceRepository,
   NotificationsRepository,
+  IdempotencyRepository,
+  AudiencesRepository,
+  SmallSendsRepository,
+  LiveActivitiesRepository,
+  LiveActivityUpdatesRepository,
   WebhooksRepository,
 ];
 
@@ -39,9 +49,8 @@ const UNCAPTURED: Record<string, string> = {
   'FanOutRepository.stageAudience': 'private; its statement is in the case of nextChunk (filter)',
   'FanOutRepository.unstage': 'private; its statement is in the cases of nextChunk (filter)',
   'FanOutRepository.chunkIn': 'private; its statements are in the cases of nextChunk',
-  'FanOutRepository.storeSmallSend': 'runs in NotificationsRepository.insert: its statement is in the case of insert, with a small send',
   'NotificationsRepository.cancelOnce': 'private; its statements are in the case of cancel',
-  'NotificationsRepository.withoutPartitionFallback': 'private; runs insert again, no SQL of its own',
+  'LiveActivitiesRepository.acceptWith': 'private; its statement is in the cases of accept and acceptWithResponse',
 };
 
 describe('SQL files (src/queries/*.sql)', () => {

@@ -1,11 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { isUuid } from '../common/uuid';
-import { DeliveryStatus, SkipReason } from '../common/vocabulary';
-import { EnvironmentVariables } from '../config/env';
+import { NotFoundError, ValidationFailedError } from '../../common/errors';
+import { isUuid } from '../../common/uuid';
+import { DeliveryStatus, SkipReason } from '../../common/vocabulary';
+import { EnvironmentVariables } from '../../config/env';
 import { DeliveryTraceRepository, TraceRow } from './delivery-trace.repository';
 import { DeliveryResource, toDeliveryResource } from './delivery.resource';
-import { InvalidCursorError } from './list-cursor';
+import { InvalidCursorError } from '../list-cursor';
 import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
 /**

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { DeliveryStatus } from '../common/vocabulary';
-import type { Platform } from '../common/platform';
+import type { DeliveryStatus } from '../../common/vocabulary';
+import type { Platform } from '../../common/platform';
 
 /** One delivery as the trace reads it, with its installation's client id and its client events. */
 export interface TraceRow {

@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { iso } from '../common/time';
-import { RecordEventDto } from './dto/record-event.dto';
-import { isUuid } from '../common/uuid';
-import { EventResult, NotificationsRepository } from './notifications.repository';
+import { NotFoundError, ValidationFailedError } from '../../common/errors';
+import { iso } from '../../common/time';
+import { RecordEventDto } from '../dto/record-event.dto';
+import { isUuid } from '../../common/uuid';
+import { EventResult, NotificationsRepository } from '../notifications.repository';
 
 /**
  * Client-reported events (docs/api.md#reads-and-events): counted once per (notification, installation, type),

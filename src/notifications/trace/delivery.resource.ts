@@ -1,6 +1,6 @@
-import { iso } from '../common/time';
-import { STILL_TO_SEND } from '../common/vocabulary';
-import { bestLocalization } from '../delivery/providers/payloads';
+import { iso } from '../../common/time';
+import { STILL_TO_SEND } from '../../common/vocabulary';
+import { bestLocalization } from '../../delivery/providers/payloads';
 import type { TraceRow } from './delivery-trace.repository';
 
 /** One entry of the delivery trace (docs/api.md#delivery-trace). */

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { compileFilter, notSendable, recipientsPredicate } from '../common/audience-sql';
-import { FilterNode } from '../common/audience-filter';
-import { Platform } from '../common/platform';
-import { Permission, RecipientKind } from '../common/vocabulary';
+import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
+import { FilterNode } from '../../common/audience-filter';
+import { Platform } from '../../common/platform';
+import { Permission, RecipientKind } from '../../common/vocabulary';
 
 /** The recipients of a count: a kind and its value. */
 export type Audience = { kind: Exclude<RecipientKind, 'filter' | 'all'>; list: string[] } | { kind: 'filter'; filter: FilterNode; now: Date } | { kind: 'all' };

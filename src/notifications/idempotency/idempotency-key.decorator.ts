@@ -1,6 +1,6 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { ValidationFailedError } from '../common/errors';
+import { ValidationFailedError } from '../../common/errors';
 
 /**
  * `Idempotency-Key`: optional, sent once, 1..255 printable ASCII characters, else 422

@@ -1,5 +1,5 @@
-import { isUuid } from '../common/uuid';
-import { cursorKey, InvalidCursorError, openCursor, sealCursor } from './list-cursor';
+import { isUuid } from '../../common/uuid';
+import { cursorKey, InvalidCursorError, openCursor, sealCursor } from '../list-cursor';
 
 /**
  * Cursors of the delivery trace (docs/api.md#delivery-trace), signed as list cursors are (list-cursor.ts) but
