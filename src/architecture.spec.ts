@@ -57,7 +57,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // Pure payload builders: the API refuses a send that cannot fit with the same code the providers use.
   // The CLI proves stored credentials with the providers themselves, nothing of the jobs.
   delivery: {
-    files: /^delivery\/(providers\/(payloads|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
+    files:
+      /^delivery\/(providers\/(payloads|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
     why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management), small sends (the API fans them out, docs/api.md#small-sends) and, for database/, the entity',
     for: { cli: { files: /^delivery\/providers\/[a-z0-9-]+(\.[a-z]+)?\.ts$/, why: 'only delivery/providers/' } },
   },
@@ -73,7 +74,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // admin sends, reads, cancels and traces through the notifications services, as the API does.
   // live-activities takes an Idempotency-Key with the sends' own service, module and header parser.
   notifications: {
-    files: /^notifications\/(notification\.(entity|resource)|idempotency\/idempotency(\.service|\.repository|\.module|-key\.decorator)|notifications\.module)\.ts$/,
+    files:
+      /^notifications\/(notification\.(entity|resource)|idempotency\/idempotency(\.service|\.repository|\.module|-key\.decorator)|notifications\.module)\.ts$/,
     why: 'only notification.entity.ts and notification.resource.ts (and idempotency/, for live-activities)',
     except: ['admin'],
   },
