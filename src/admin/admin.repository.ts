@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DeliveryStatus } from '../common/vocabulary';
+import { AT, ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** What the per-minute counters count (common/minute-counts.ts): a delivery's end, or `pending` again (retried). */
 type RecordedStatus = Extract<DeliveryStatus, 'accepted' | 'failed' | 'skipped' | 'pending'>;
@@ -19,10 +21,12 @@ export interface MinuteCountRow {
  * on time, by design (docs/architecture.md, "The admin room").
  */
 @Injectable()
+@SqlFile('admin.repository.sql')
 export class AdminRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** Every app's outcomes per minute since `since` (the minute index). */
+  @GenerateSql({ params: [AT] })
   minutesSince(since: Date): Promise<MinuteCountRow[]> {
     return this.db.query(
       `SELECT minute, outcome, sum(count)::int AS count FROM delivery_minutes WHERE minute >= $1
@@ -32,6 +36,7 @@ export class AdminRepository {
   }
 
   /** One notification's outcomes per minute, first minutes first (its primary key prefix), at most `limit` rows. */
+  @GenerateSql({ params: [ID, 100] })
   minutesOf(notificationId: string, limit: number): Promise<MinuteCountRow[]> {
     return this.db.query(`SELECT minute, outcome, count FROM delivery_minutes WHERE notification_id = $1 ORDER BY minute, outcome LIMIT $2`, [
       notificationId,

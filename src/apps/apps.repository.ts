@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
+import { ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** An `apps` row as PostgreSQL returns it. */
 export interface AppRow {
@@ -42,18 +44,22 @@ export interface DeletedCounts {
 
 /** The `apps` table. */
 @Injectable()
+@SqlFile('apps.repository.sql')
 export class AppsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  @GenerateSql({ params: ['Shop'] })
   async insert(name: string): Promise<AppRow> {
     const [row] = await this.db.query<[AppRow]>(`INSERT INTO apps (name) VALUES ($1) RETURNING id, name, created_at`, [name]);
     return row;
   }
 
+  @GenerateSql({ params: [] })
   list(): Promise<AppRow[]> {
     return this.db.query<AppRow[]>(`SELECT id, name, created_at FROM apps ORDER BY created_at, id`);
   }
 
+  @GenerateSql({ params: [ID] })
   async find(id: string): Promise<AppRow | undefined> {
     const [row] = await this.db.query<AppRow[]>(`SELECT id, name, created_at FROM apps WHERE id = $1`, [id]);
     return row;
@@ -66,6 +72,7 @@ export class AppsRepository {
    * InstallationBadgesWithoutKey, FilterSendAudiences): the statement deletes them itself. Counts
    * what it held, read in the same statement (same snapshot). Undefined when there is no such app.
    */
+  @GenerateSql({ params: [ID] })
   async delete(id: string): Promise<(AppRow & DeletedCounts) | undefined> {
     const [row]: (AppRow & DeletedCounts)[] = await this.db.query(
       `WITH held AS (
@@ -86,11 +93,13 @@ export class AppsRepository {
     return row;
   }
 
+  @GenerateSql({ params: [ID] })
   async settings(id: string): Promise<AppSettingsRow | undefined> {
     const [row] = await this.db.query<AppSettingsRow[]>(`SELECT ${SETTINGS_COLUMNS} FROM apps WHERE id = $1`, [id]);
     return row;
   }
 
+  @GenerateSql({ params: [ID, { frequencyCap: { max: 3, hours: 24 }, quietHours: { start: '22:00', end: '07:00' }, identityVerification: true }] })
   async updateSettings(id: string, change: AppSettingsChange): Promise<AppSettingsRow | undefined> {
     const cap = change.frequencyCap;
     const quiet = change.quietHours;
@@ -122,6 +131,7 @@ export class AppsRepository {
    * Sets the identity secrets under a lock of the row: `next(row)` answers the new sealed pair,
    * or null to leave them. Returns the row as written; undefined when there is no such app.
    */
+  @GenerateSql({ params: [ID, () => ({ current: 'sealed', previous: null })], answers: [[{ id: ID }]] })
   async changeIdentitySecrets(
     id: string,
     next: (row: AppSettingsRow) => { current: string | null; previous: string | null } | null,
@@ -139,6 +149,7 @@ export class AppsRepository {
     });
   }
 
+  @GenerateSql({ params: [ID] })
   async exists(id: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(`SELECT 1 FROM apps WHERE id = $1`, [id]);
     return rows.length > 0;

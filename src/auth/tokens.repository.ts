@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { preparedQuery } from '../common/prepared-query';
+import { ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** An `api_tokens` row as PostgreSQL returns it, without its hash. */
 export interface TokenRow {
@@ -22,9 +24,11 @@ const TOKEN_COLUMNS = 'id, app_id, name, abilities, created_at, expires_at, revo
 
 /** The `api_tokens` table. Tokens are found by their SHA-256 hash; the secret is never stored. */
 @Injectable()
+@SqlFile('tokens.repository.sql')
 export class TokensRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  @GenerateSql({ params: [{ appId: ID, name: null, tokenHash: 'hash', abilities: ['notifications:send'], expiresInDays: null }] })
   async insert(input: { appId: string; name: string | null; tokenHash: string; abilities: string[]; expiresInDays: number | null }): Promise<TokenRow> {
     const [row]: TokenRow[] = await this.db.query(
       `INSERT INTO api_tokens (app_id, name, token_hash, abilities, expires_at)
@@ -35,11 +39,13 @@ export class TokensRepository {
     return row;
   }
 
+  @GenerateSql({ params: [ID] })
   listByApp(appId: string): Promise<TokenRow[]> {
     return this.db.query(`SELECT ${TOKEN_COLUMNS} FROM api_tokens WHERE app_id = $1 ORDER BY created_at, id`, [appId]);
   }
 
   /** Revoking twice keeps the first revocation time. */
+  @GenerateSql({ params: [ID] })
   async revoke(id: string): Promise<TokenRow | undefined> {
     const [rows]: [TokenRow[], number] = await this.db.query(
       `UPDATE api_tokens SET revoked_at = COALESCE(revoked_at, now()) WHERE id = $1 RETURNING ${TOKEN_COLUMNS}`,
@@ -49,6 +55,7 @@ export class TokensRepository {
   }
 
   /** On every authenticated request: a named prepared statement. */
+  @GenerateSql({ params: ['hash'] })
   async findByHash(tokenHash: string): Promise<TokenCheckRow | undefined> {
     const { rows } = await preparedQuery<TokenCheckRow>(
       this.db,
@@ -60,6 +67,7 @@ export class TokensRepository {
   }
 
   /** Records a use, unless another process recorded one within `resolutionMs`. */
+  @GenerateSql({ params: [ID, 60_000] })
   async touchLastUsed(id: string, resolutionMs: number): Promise<void> {
     await this.db.query(
       `UPDATE api_tokens SET last_used_at = now()

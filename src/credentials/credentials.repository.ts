@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { AppCredentials } from './app-credentials.entity';
+import { ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** The columns holding secrets sealed under APP_KEY (secret-box.ts). */
 export const SEALED_COLUMNS = ['apns_private_key_enc', 'fcm_service_account_enc', 'vapid_private_key_enc'] as const;
@@ -15,6 +17,7 @@ export class UnknownAppError extends Error {}
 
 /** The `app_credentials` table. Secrets arrive and leave sealed; this class never sees them in clear. */
 @Injectable()
+@SqlFile('credentials.repository.sql')
 export class CredentialsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -22,6 +25,10 @@ export class CredentialsRepository {
    * Every app's sealed secrets, locked, handed one row at a time to `reseal`, which returns the
    * columns to rewrite; all in one transaction, so a failure (a thrown error) changes nothing.
    */
+  @GenerateSql({
+    params: [() => new Map([['apns_private_key_enc', 'v1:sealed']])],
+    answers: [[{ app_id: ID, apns_private_key_enc: 'v1:old', fcm_service_account_enc: null, vapid_private_key_enc: null }]],
+  })
   async resealAll(reseal: (row: SealedRow) => Map<SealedColumn, string>): Promise<void> {
     await this.db.transaction(async (manager) => {
       const rows: SealedRow[] = await manager.query(`SELECT app_id, ${SEALED_COLUMNS.join(', ')} FROM app_credentials ORDER BY app_id FOR UPDATE`);
@@ -38,6 +45,7 @@ export class CredentialsRepository {
   }
 
   /** Clears one provider's columns (`columns`, all nullable); false when the app has no credentials row. */
+  @GenerateSql({ params: [ID, ['apns_key_id', 'apns_team_id', 'apns_topic', 'apns_production', 'apns_private_key_enc']] })
   async clear(appId: string, columns: readonly string[]): Promise<boolean> {
     const [, affected]: [unknown, number] = await this.db.query(
       `UPDATE app_credentials SET ${columns.map((column) => `"${column}" = NULL`).join(', ')}, updated_at = now() WHERE app_id = $1`,
@@ -56,6 +64,9 @@ export class CredentialsRepository {
    * `keepExisting` keep their stored value when the row already has a VAPID public key: paired
    * columns follow the public key, so a pair is never mixed with another.
    */
+  @GenerateSql({
+    params: [ID, new Map(Object.entries({ vapid_subject: 'mailto:ops@example.com', vapid_public_key: 'public' })), new Set(['vapid_public_key'])],
+  })
   async upsert(appId: string, values: Map<string, unknown>, keepExisting: Set<string>): Promise<void> {
     const columns = [...values.keys()];
     const params = [appId, ...values.values()];

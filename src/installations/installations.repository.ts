@@ -7,6 +7,8 @@ import { preparedQuery } from '../common/prepared-query';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { MAX_PROPERTIES, PropertyValue } from '../common/validation/domain-rules';
 import { Device, Permission } from './installation.entity';
+import { AT, FILTER, ID, INSTALLATION_CHANGES, NEW_INSTALLATION } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** An `installations` row as PostgreSQL returns it. */
 export interface InstallationRow {
@@ -147,9 +149,11 @@ export interface NewInstallation {
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
 @Injectable()
+@SqlFile('installations.repository.sql')
 export class InstallationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  @GenerateSql({ params: [ID, 'device-1'] })
   async find(appId: string, installationId: string): Promise<InstallationRow | undefined> {
     const [row]: InstallationRow[] = await this.db.query(
       `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('installations')} FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
@@ -159,6 +163,7 @@ export class InstallationsRepository {
   }
 
   /** The live installations of a user, most recently seen first (the app_id, user_id index). */
+  @GenerateSql({ params: [ID, 'user-1', 20] })
   findByUser(appId: string, userId: string, limit: number): Promise<InstallationRow[]> {
     return this.db.query(
       `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('installations')} FROM installations
@@ -171,6 +176,8 @@ export class InstallationsRepository {
    * One page of the app's live installations in installation_id order, after `after`, matching
    * `filter` when given (docs/api.md#audience-filters): the operator dashboard's browser.
    */
+  @GenerateSql({ params: [ID, null, '', 50, AT] })
+  @GenerateSql({ name: 'filter', params: [ID, FILTER, 'device-1', 50, AT] })
   browse(appId: string, filter: FilterNode | null, after: string, limit: number, now: Date): Promise<InstallationRow[]> {
     const matching = filter ? compileFilter(filter, 4, now) : { sql: 'TRUE', params: [] };
     return this.db.query(
@@ -185,10 +192,12 @@ export class InstallationsRepository {
    * Live installations per app and platform, every app at once (the operator dashboard's app
    * list). A count reads every live row: fine for a page an operator opens, not for a hot path.
    */
+  @GenerateSql({ params: [] })
   countByApp(): Promise<{ app_id: string; platform: Platform; count: number }[]> {
     return this.db.query(`SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform`);
   }
 
+  @GenerateSql({ params: [ID, 'device-1'] })
   async platformOf(appId: string, installationId: string): Promise<Platform | null> {
     const [row] = await this.db.query<{ platform: Platform }[]>(
       `SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
@@ -198,6 +207,7 @@ export class InstallationsRepository {
   }
 
   /** UPDATE_SQL as a prepared statement: this is the whole of a PATCH's own database work. Undefined when no live row (or too many properties). */
+  @GenerateSql({ params: [ID, 'device-1', INSTALLATION_CHANGES] })
   async update(appId: string, installationId: string, changes: InstallationChanges): Promise<InstallationRow | undefined> {
     const { rows } = await preparedQuery<InstallationRow>(this.db, 'installations_update', UPDATE_SQL, [
       appId,
@@ -219,6 +229,7 @@ export class InstallationsRepository {
   }
 
   /** CREATE_SQL; undefined when a live row appeared in between. */
+  @GenerateSql({ params: [ID, 'device-1', NEW_INSTALLATION] })
   async create(appId: string, installationId: string, values: NewInstallation): Promise<InstallationRow | undefined> {
     const [row]: InstallationRow[] = await this.db.query(CREATE_SQL, [
       appId,
@@ -238,6 +249,7 @@ export class InstallationsRepository {
   }
 
   /** The row stays for the deliveries and events that refer to it; its personal data and badge count go. False when no live row. */
+  @GenerateSql({ params: [ID, 'device-1'] })
   async softDelete(appId: string, installationId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `WITH deleted AS (UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,

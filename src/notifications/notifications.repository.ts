@@ -4,11 +4,13 @@ import { DataSource } from 'typeorm';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
 import { retryingDeadlocks } from '../common/pg-errors';
-import { insertValues, NewNotification, NOTIFICATION_ROW_COLUMNS, NotificationRow } from '../common/notification';
+import { insertValues, type NewNotification, NOTIFICATION_ROW_COLUMNS, type NotificationRow } from '../common/notification';
 import { compile, valuesOf } from '../common/sql/named';
 import { DeliveryStatus } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
-import { EventType } from './events/notification-event.entity';
+import type { EventType } from './events/notification-event.entity';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+import { AT, ID, NOTIFICATION, OTHER_ID } from '../queries/fixtures';
 
 export type { NewNotification, NotificationRow };
 
@@ -53,6 +55,7 @@ export interface EventResult {
  * their writers"; the worker's statements on `notifications` are delivery's own).
  */
 @Injectable()
+@SqlFile('notifications.repository.sql')
 export class NotificationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -62,6 +65,8 @@ export class NotificationsRepository {
    * statement ties the key to the send: from then on the key answers with this send
    * (docs/decisions/0014-idempotency-key-linked-then-answered.md).
    */
+  @GenerateSql({ params: [NOTIFICATION] })
+  @GenerateSql({ name: 'under a key', params: [NOTIFICATION, 'key'] })
   async insert(notification: NewNotification, key?: string): Promise<NotificationRow> {
     const values = insertValues(notification);
     const { rows } =
@@ -76,6 +81,7 @@ export class NotificationsRepository {
     return rows[0];
   }
 
+  @GenerateSql({ params: [OTHER_ID, ID] })
   async find(appId: string, id: string): Promise<NotificationRow | undefined> {
     const [row]: NotificationRow[] = await this.db.query(FIND_SQL, [appId, id]);
     return row;
@@ -91,6 +97,7 @@ export class NotificationsRepository {
    * docs/api.md#webhooks) are written in the same transaction.
    * Undefined when the notification is not this app's, or had completed or been cancelled already.
    */
+  @GenerateSql({ params: [OTHER_ID, ID], answers: [[{ id: ID }]] })
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
     // It locks the notification, then its rows; a worker's outcome write locks rows it claimed,
     // then the notification. Should the two meet (a row claimed after this began), PostgreSQL rolls
@@ -123,6 +130,7 @@ export class NotificationsRepository {
    * in microseconds since the epoch (`created_at_micros`), exact both ways: no date text for
    * PostgreSQL to parse.
    */
+  @GenerateSql({ params: [OTHER_ID, 50, null, 'sale'] })
   list(
     appId: string,
     limit: number,
@@ -144,6 +152,7 @@ export class NotificationsRepository {
   }
 
   /** How many notifications each app created since `since` (the notifications_app_id_created_at index). */
+  @GenerateSql({ params: [AT] })
   countSince(since: Date): Promise<{ app_id: string; count: number }[]> {
     return this.db.query(`SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 GROUP BY app_id`, [since]);
   }
@@ -154,6 +163,7 @@ export class NotificationsRepository {
    * probe of the deliveries primary key (notification, installation, start): `deliveries` has no
    * index by installation, by design (its updates stay heap-only), so this never scans it.
    */
+  @GenerateSql({ params: [OTHER_ID, ID, 200] })
   lastForInstallation(
     appId: string,
     installationId: string,
@@ -176,6 +186,7 @@ export class NotificationsRepository {
    * Both tables are partitioned by the notification's start (delivery.entity.ts): naming it keeps
    * the look-up to one partition.
    */
+  @GenerateSql({ name: 'opened', params: [OTHER_ID, ID, 'device-1', 'opened', AT], answers: [[{}]] })
   async recordEvent(
     appId: string,
     notificationId: string,

@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/admin/admin.repository.ts; do not edit.
 
 -- AdminRepository.minutesSince
 SELECT minute, outcome, sum(count)::int AS count FROM delivery_minutes WHERE minute >= $1

@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/apps/apps.repository.ts; do not edit.
 
 -- AppsRepository.insert
 INSERT INTO apps (name) VALUES ($1) RETURNING id, name, created_at;
@@ -24,9 +24,6 @@ WITH held AS (
 )
 SELECT gone.*, held.* FROM gone, held;
 
--- AppsRepository.exists
-SELECT 1 FROM apps WHERE id = $1;
-
 -- AppsRepository.settings
 SELECT id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
 identity_verification, identity_secret_enc, identity_secret_previous_enc FROM apps WHERE id = $1;
@@ -48,3 +45,6 @@ identity_verification, identity_secret_enc, identity_secret_previous_enc FROM ap
 
 UPDATE apps SET identity_secret_enc = $2, identity_secret_previous_enc = $3 WHERE id = $1 RETURNING id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
 identity_verification, identity_secret_enc, identity_secret_previous_enc;
+
+-- AppsRepository.exists
+SELECT 1 FROM apps WHERE id = $1;

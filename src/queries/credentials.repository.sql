@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/credentials/credentials.repository.ts; do not edit.
 
 -- CredentialsRepository.resealAll
 SELECT app_id, apns_private_key_enc, fcm_service_account_enc, vapid_private_key_enc FROM app_credentials ORDER BY app_id FOR UPDATE;

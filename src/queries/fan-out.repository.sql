@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/fan-out/fan-out.repository.ts; do not edit.
 
 -- FanOutRepository.start
 UPDATE notifications n SET processing_started_at = COALESCE(n.processing_started_at, now())
@@ -485,16 +485,7 @@ SELECT c.*,
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
--- FanOutRepository.finishSmallSend
-UPDATE notifications n SET fanned_out_at = now(),
-  target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
-  stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
-FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
-      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
-WHERE n.id = $1 AND n.fanned_out_at IS NULL
-RETURNING n.id;
-
--- FanOutRepository.nextChunk, the last (user_ids)
+-- FanOutRepository.nextChunk (the last, user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -506,7 +497,7 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 UPDATE notifications SET fanned_out_at = now() WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (installation_ids)
+-- FanOutRepository.nextChunk (the last, installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -521,7 +512,7 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (tags)
+-- FanOutRepository.nextChunk (the last, tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -615,7 +606,7 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (filter)
+-- FanOutRepository.nextChunk (the last, filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -711,7 +702,7 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (all)
+-- FanOutRepository.nextChunk (the last, all)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -804,3 +795,12 @@ UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users =
 FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
+
+-- FanOutRepository.finishSmallSend
+UPDATE notifications n SET fanned_out_at = now(),
+  target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
+  stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
+WHERE n.id = $1 AND n.fanned_out_at IS NULL
+RETURNING n.id;

@@ -1,8 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
-
--- IdempotencyRepository.complete
-UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL;
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/notifications/idempotency/idempotency.repository.ts; do not edit.
 
 -- IdempotencyRepository.claim
 INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
@@ -18,6 +14,10 @@ RETURNING key;
 -- IdempotencyRepository.find
 SELECT request_hash, status, response_status, response_body, notification_id, locked_until <= now() AS lock_expired
 FROM idempotency_keys WHERE app_id = $1 AND key = $2;
+
+-- IdempotencyRepository.complete
+UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
+WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL;
 
 -- IdempotencyRepository.release
 DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND notification_id IS NULL;

@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/installations/installations.repository.ts; do not edit.
 
 -- InstallationsRepository.find
 SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
@@ -10,9 +10,6 @@ SELECT id, app_id, installation_id, platform, push_token, web_push_subscription,
 permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties,
 live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = installations.id), 0) AS badge FROM installations
      WHERE app_id = $1 AND user_id = $2 AND deleted_at IS NULL ORDER BY last_seen_at DESC LIMIT $3;
-
--- InstallationsRepository.countByApp
-SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform;
 
 -- InstallationsRepository.browse
 SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
@@ -27,6 +24,9 @@ permission, registered_at, last_seen_at, identifier_updated_at, permission_updat
 live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = i.id), 0) AS badge FROM installations i
      WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text) IS NOT TRUE))
      ORDER BY i.installation_id LIMIT $3;
+
+-- InstallationsRepository.countByApp
+SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform;
 
 -- InstallationsRepository.platformOf
 SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;

@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/live-activities/live-activities.repository.ts; do not edit.
 
 -- LiveActivitiesRepository.installation
 SELECT id, platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;

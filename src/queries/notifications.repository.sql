@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/notifications/notifications.repository.ts; do not edit.
 
 -- NotificationsRepository.insert
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
@@ -10,7 +10,7 @@ INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
 created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags;
 
--- NotificationsRepository.insert, under a key
+-- NotificationsRepository.insert (under a key)
 WITH linked AS (
   UPDATE idempotency_keys SET notification_id = :id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
 )

@@ -1,6 +1,6 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/small-sends/small-sends.repository.ts; do not edit.
 
--- SmallSendsRepository.store
+-- SmallSendsRepository.store (user_ids)
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -86,7 +86,7 @@ SELECT c.*, stored.*,
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c, stored;
 
--- SmallSendsRepository.store, under a key
+-- SmallSendsRepository.store (user_ids, under a key)
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE

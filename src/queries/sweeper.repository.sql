@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/sweeper/sweeper.repository.ts; do not edit.
 
 -- SweeperRepository.unfannedNotifications
 SELECT id FROM notifications

@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/auth/tokens.repository.ts; do not edit.
 
 -- TokensRepository.insert
 INSERT INTO api_tokens (app_id, name, token_hash, abilities, expires_at)

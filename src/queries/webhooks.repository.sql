@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/webhooks/webhooks.repository.ts; do not edit.
 
 -- WebhooksRepository.insert
 INSERT INTO webhooks (id, app_id, url, events, secret_enc)

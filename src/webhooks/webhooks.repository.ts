@@ -5,6 +5,8 @@ import type { toInstallationResource } from '../installations/installation.resou
 import type { toNotificationResource } from '../notifications/notification.resource';
 import type { WebhookMessageStatus } from '../common/vocabulary';
 import { WEBHOOK_FINISHED, WEBHOOK_OWED } from '../common/webhook-events';
+import { AT, ID, OTHER_ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** A message whose last attempt failed: given up. */
 const GIVEN_UP: WebhookMessageStatus = 'failed';
@@ -66,10 +68,12 @@ const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token,
  * this class queues, attempts and finishes them.
  */
 @Injectable()
+@SqlFile('webhooks.repository.sql')
 export class WebhooksRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** Undefined when the app does not exist. */
+  @GenerateSql({ params: [ID, OTHER_ID, 'https://example.com/hook', ['notification.completed'], 'v1:sealed'] })
   async insert(id: string, appId: string, url: string, events: readonly string[], secretEnc: string): Promise<WebhookRow | undefined> {
     const [row]: WebhookRow[] = await this.db.query(
       `INSERT INTO webhooks (id, app_id, url, events, secret_enc)
@@ -80,11 +84,13 @@ export class WebhooksRepository {
     return row;
   }
 
+  @GenerateSql({ params: [OTHER_ID] })
   list(appId: string): Promise<WebhookRow[]> {
     return this.db.query(`SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE app_id = $1 ORDER BY created_at, id`, [appId]);
   }
 
   /** Deletes a webhook with its messages (no call starts after this); undefined when it did not exist. */
+  @GenerateSql({ params: [ID] })
   async delete(id: string): Promise<WebhookRow | undefined> {
     const [rows]: [WebhookRow[], number] = await this.db.query(`DELETE FROM webhooks WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`, [id]);
     return rows[0];
@@ -94,6 +100,7 @@ export class WebhooksRepository {
    * Every webhook's sealed secret, locked, handed one at a time to `reseal`, which answers the new
    * sealed value or null to keep it; one transaction, so a failure changes nothing.
    */
+  @GenerateSql({ params: [() => 'v1:new'], answers: [[{ id: ID, secret_enc: 'v1:old' }]] })
   async resealAll(reseal: (row: { id: string; secret_enc: string }) => string | null): Promise<void> {
     await this.db.transaction(async (manager) => {
       const rows: { id: string; secret_enc: string }[] = await manager.query(`SELECT id, secret_enc FROM webhooks ORDER BY id FOR UPDATE`);
@@ -109,6 +116,7 @@ export class WebhooksRepository {
    * overdue by its grace period: lost with Redis or a crash), pushed `leaseSeconds` into the future
    * so the next look does not queue them again; with the attempt each is at.
    */
+  @GenerateSql({ params: [100, 30] })
   dispatchDue(limit: number, leaseSeconds: number): Promise<{ id: string; attempts: number }[]> {
     return this.db
       .query(
@@ -125,6 +133,7 @@ export class WebhooksRepository {
    * Takes a message that is still owed for one more attempt: counts it, and holds it `leaseSeconds`
    * from the dispatcher. Undefined when it was delivered, given up, or its webhook deleted.
    */
+  @GenerateSql({ params: [ID, 30] })
   async startAttempt(messageId: string, leaseSeconds: number): Promise<MessageAttempt | undefined> {
     const [rows]: [MessageAttempt[], number] = await this.db.query(
       `UPDATE webhook_messages m SET attempts = m.attempts + 1, due_at = now() + make_interval(secs => $2)
@@ -137,6 +146,7 @@ export class WebhooksRepository {
   }
 
   /** Stores the body unless one is stored already; the stored one (every attempt sends the same). */
+  @GenerateSql({ params: [ID, '{}'] })
   async keepBody(messageId: string, body: string): Promise<string> {
     const [rows]: [{ body: string }[], number] = await this.db.query(`UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING body`, [
       messageId,
@@ -145,11 +155,13 @@ export class WebhooksRepository {
     return rows[0]?.body ?? body;
   }
 
+  @GenerateSql({ params: [ID] })
   async notification(id: string): Promise<NotificationSubject | undefined> {
     const [row] = await this.db.query<NotificationSubject[]>(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id]);
     return row;
   }
 
+  @GenerateSql({ params: [ID] })
   async installation(id: string): Promise<InstallationSubject | undefined> {
     const [row] = await this.db.query<InstallationSubject[]>(`SELECT ${INSTALLATION_COLUMNS} FROM installations WHERE id = $1`, [id]);
     return row;
@@ -161,6 +173,7 @@ export class WebhooksRepository {
    * index (finished, pending): the retried ones are among the pending messages, few unless an
    * endpoint is down.
    */
+  @GenerateSql({ params: [AT, 20] })
   async troubles(since: Date, limit: number): Promise<{ failed: number; retrying: number; recent: WebhookTroubleRow[] }> {
     const [counts]: { failed: number; retrying: number }[] = await this.db.query(
       `SELECT (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $2::text AND finished_at >= $1)::int AS failed,
@@ -182,6 +195,7 @@ export class WebhooksRepository {
   }
 
   /** The attempt was answered 2xx: nothing more is owed. */
+  @GenerateSql({ params: [ID] })
   async delivered(messageId: string): Promise<void> {
     await this.db.query(`UPDATE webhook_messages SET status = $2::text, finished_at = now(), last_error = NULL WHERE id = $1`, [
       messageId,
@@ -190,6 +204,7 @@ export class WebhooksRepository {
   }
 
   /** The last attempt failed too: given up. */
+  @GenerateSql({ params: [ID, 'HTTP 500'] })
   async failed(messageId: string, error: string): Promise<void> {
     await this.db.query(`UPDATE webhook_messages SET status = $3::text, finished_at = now(), last_error = $2 WHERE id = $1`, [
       messageId,
@@ -199,6 +214,7 @@ export class WebhooksRepository {
   }
 
   /** The attempt failed; the next is queued, and due for the dispatcher `dueInMs` from now if its job is lost. */
+  @GenerateSql({ params: [ID, 'HTTP 500', 60_000] })
   async retryLater(messageId: string, error: string, dueInMs: number): Promise<void> {
     await this.db.query(`UPDATE webhook_messages SET last_error = $2, due_at = now() + make_interval(secs => $3 / 1000.0) WHERE id = $1 AND ${WEBHOOK_OWED}`, [
       messageId,

@@ -12,6 +12,8 @@ import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
 import { MAX_BADGE, PushContent } from '../providers/payloads';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {
@@ -301,6 +303,7 @@ const COMPLETE_ALL_SQL = completeWhere('');
  * statistics they cause, and completing notifications.
  */
 @Injectable()
+@SqlFile('deliveries.repository.sql')
 export class DeliveriesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -308,6 +311,7 @@ export class DeliveriesRepository {
    * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
    * `startedAt`: the notification's processing_started_at (NotificationToSend).
    */
+  @GenerateSql({ params: [ID, AT, 0, false] })
   async claim(
     notificationId: string,
     startedAt: Date,
@@ -331,6 +335,9 @@ export class DeliveriesRepository {
    * completed. Prepared once per connection: the worker runs it several times a second
    * (docs/decisions/0001-prepared-hot-statements.md).
    */
+  @GenerateSql({
+    params: [[{ notificationId: ID, notificationStartedAt: AT, installationId: OTHER_ID, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } }]],
+  })
   async recordOutcomes(records: readonly DeliveryRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
     const { rows } = await preparedQuery<{ id: string; completed: boolean }>(
@@ -343,6 +350,7 @@ export class DeliveriesRepository {
   }
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
+  @GenerateSql({ params: [ID] })
   async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const [row] = await this.db.query<ContentRow[]>(
       `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
@@ -352,6 +360,7 @@ export class DeliveriesRepository {
   }
 
   /** Batches of the notification that still have rows to send, and when the last of them is due (null: now). */
+  @GenerateSql({ params: [ID] })
   async pendingBatches(notificationId: string): Promise<{ batch: number; due: Date | null }[]> {
     return this.db.query(
       `SELECT batch, max(next_attempt_at) AS due FROM deliveries d
@@ -365,17 +374,20 @@ export class DeliveriesRepository {
    * worker that died while the cancel ran): skipped as the API's cancel skips them, with the same
    * statement (CANCEL_ROWS_SQL); nothing when the notification is not cancelled.
    */
+  @GenerateSql({ params: [ID, 0] })
   async cancelLeftovers(notificationId: string, batch: number): Promise<void> {
     await this.db.query(CANCEL_ROWS_SQL, cancelRowsParams(notificationId, batch));
   }
 
   /** Sets completed_at if the notification is complete (common/completion-condition.ts); true when this did. */
+  @GenerateSql({ params: [ID] })
   async completeIfDone(notificationId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
     return rows.length > 0;
   }
 
   /** Sets completed_at on every complete notification that lacks it; their ids. */
+  @GenerateSql({ params: [] })
   async completeFinished(): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(COMPLETE_ALL_SQL);
     return rows.map((row) => row.id);

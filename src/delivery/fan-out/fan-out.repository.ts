@@ -20,6 +20,8 @@ import {
   chunkZonesValues,
   FilledBatch,
 } from './chunk-statement';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { ID, NEXT_CHUNK_CASES, cases } from '../../queries/fixtures';
 
 export type { ChunkResult, FilledBatch };
 export { wantedPlatforms } from './chunk-statement';
@@ -118,6 +120,7 @@ function chunkTargets(n: LockedNotification, chunkSize: number): ChunkTargetValu
  * stopped and never counts an installation twice.
  */
 @Injectable()
+@SqlFile('fan-out.repository.sql')
 export class FanOutRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -125,6 +128,7 @@ export class FanOutRepository {
    * Marks processing as started (once) when the notification is due (its send_at has come, or it
    * was cancelled), and reads where the fan-out stands.
    */
+  @GenerateSql({ params: [ID] })
   async start(notificationId: string): Promise<StartedRow | NotStarted> {
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [[started]]: [StartedRow[], number] = await this.db.query(
@@ -146,6 +150,7 @@ export class FanOutRepository {
    * statistics. Null when there was nothing left (the notification is then marked fanned out,
    * with its users counted for the kinds other than user ids) or another fan-out had finished it.
    */
+  @cases(NEXT_CHUNK_CASES)
   async nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
     try {
       return await this.db.transaction((manager) => this.chunkIn(manager, notificationId, params, false));
@@ -253,6 +258,8 @@ export class FanOutRepository {
    * when this call marked it; false when it was done already (another of its batches, a fan-out job
    * the sweeper queued, a cancel) or is not a notification.
    */
+  // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+  @GenerateSql({ params: [ID], answers: [[[{ id: ID }], 1]] })
   async finishSmallSend(notificationId: string): Promise<boolean> {
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [marked]: [unknown[], number] = await this.db.query(

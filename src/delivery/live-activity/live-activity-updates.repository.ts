@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../../common/vocabulary';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { ID } from '../../queries/fixtures';
 
 /** An update with what sending it needs, read under its activity's lock. */
 export interface LockedUpdateRow {
@@ -90,6 +92,7 @@ export class LockedUpdate {
 
 /** The worker's side of `live_activity_updates` and `live_activities` (the API's is live-activities/). */
 @Injectable()
+@SqlFile('live-activity-updates.repository.sql')
 export class LiveActivityUpdatesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -97,6 +100,15 @@ export class LiveActivityUpdatesRepository {
    * Runs `attempt` in one transaction holding the lock of the update's activity (LOCK_SQL), so
    * what it reads, sends and records is one step in the activity's order.
    */
+  @GenerateSql({
+    params: [
+      ID,
+      async (update: LockedUpdate) => {
+        await update.read(ID);
+        await update.record(ID, { status: 'accepted', reason: null, attempts: 1, sent: true, endActivity: null });
+      },
+    ],
+  })
   locked<T>(updateId: string, attempt: (update: LockedUpdate) => Promise<T>): Promise<T> {
     return this.db.transaction(async (manager) => {
       await manager.query(LOCK_SQL, [updateId]);
@@ -109,6 +121,7 @@ export class LiveActivityUpdatesRepository {
    * lost with Redis): ids with their attempts so far, oldest first. The sweeper re-queues those no
    * job holds.
    */
+  @GenerateSql({ params: [5_000, 1000, 'pending'] })
   owed(olderThanMs: number, limit: number, pending: LiveActivityUpdateStatus): Promise<{ id: string; attempts: number }[]> {
     return this.db.query(
       `SELECT id, attempts FROM live_activity_updates WHERE status = $3 AND updated_at < now() - make_interval(secs => $1::double precision / 1000)

@@ -3,7 +3,9 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { WEBHOOK_FINISHED } from '../../common/webhook-events';
 import { ownPartition } from '../../common/sql/own-partition';
-import { PartitionRange } from './retention-rules';
+import type { PartitionRange } from './retention-rules';
+import { AT, ID, WEEK } from '../../queries/fixtures';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 
 /** The tables partitioned by week of their notification's start (migration PartitionedDeliveries). */
 export const PARTITIONED_TABLES = ['deliveries', 'notification_events'] as const;
@@ -40,10 +42,12 @@ const inWeek = (fromParam: string, toParam: string) =>
  * notifications whose rows they hold.
  */
 @Injectable()
+@SqlFile('retention.repository.sql')
 export class RetentionRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /** The partitions of `table` with their bounds, read back from the catalog. */
+  @GenerateSql({ params: ['deliveries'] })
   async partitions(table: PartitionedTable): Promise<PartitionRange[]> {
     const rows: { name: string; from: Date | null; to: Date }[] = await this.db.query(
       `SELECT c.relname AS name,
@@ -58,6 +62,7 @@ export class RetentionRepository {
   }
 
   /** Creates the partition of `table` for [from, to) unless it exists. */
+  @GenerateSql({ params: ['deliveries', WEEK.name, WEEK.from, WEEK.to] })
   async createPartition(table: PartitionedTable, name: string, from: Date, to: Date): Promise<void> {
     checkName(name);
     // Deliveries are updated twice after their insert; half-empty pages keep those updates on the
@@ -73,6 +78,7 @@ export class RetentionRepository {
   }
 
   /** How many notifications started in the partition's range, and how many of them keep it. */
+  @GenerateSql({ params: [WEEK, AT] })
   async weekHolds(week: PartitionRange, cutoff: Date, manager: EntityManager = this.db.manager): Promise<WeekHolds> {
     const [row]: WeekHolds[] = await manager.query(
       `SELECT count(*)::int AS notifications,
@@ -89,6 +95,7 @@ export class RetentionRepository {
    * notifications go afterwards, in their own statement (deleteUncovered), so that the lock is not
    * held while their delete cascades. Null when, under the lock, the week turned out held.
    */
+  @GenerateSql({ params: [WEEK, AT], answers: [[], [], [], [], [{ notifications: 0, held: 0 }]] })
   async dropWeek(week: PartitionRange, cutoff: Date): Promise<DroppedWeek | null> {
     const events = eventsPartitionOf(week.name);
     checkName(week.name);
@@ -120,6 +127,7 @@ export class RetentionRepository {
    * covers: those of the weeks just dropped, and of any week dropped by a run that stopped before
    * this step. Their delete cascades into the remaining partitions, where it finds nothing. How many.
    */
+  @GenerateSql({ params: [AT, [WEEK]] })
   async deleteUncovered(cutoff: Date, partitions: readonly PartitionRange[]): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
       `DELETE FROM notifications n
@@ -133,6 +141,7 @@ export class RetentionRepository {
   }
 
   /** Expired notifications of the week (completed before the cutoff), oldest completion first. */
+  @GenerateSql({ params: [WEEK, AT, 100] })
   async expiredInWeek(week: PartitionRange, cutoff: Date, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT id FROM notifications WHERE ${inWeek('$1', '$2')} AND completed_at < $3 ORDER BY completed_at LIMIT $4`,
@@ -142,6 +151,7 @@ export class RetentionRepository {
   }
 
   /** Deletes up to `limit` rows of the notification from `table`; how many. */
+  @GenerateSql({ params: ['deliveries', ID, 1000] })
   async deleteRows(table: PartitionedTable, notificationId: string, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
       `DELETE FROM ${table} t WHERE t.notification_id = $1 AND ${ownPartition('t', '$1')}
@@ -152,6 +162,7 @@ export class RetentionRepository {
   }
 
   /** Deletes up to `limit` webhook messages delivered or given up before `cutoff`; how many. */
+  @GenerateSql({ params: [AT, 1000] })
   async deleteFinishedWebhookMessages(cutoff: Date, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
       `DELETE FROM webhook_messages WHERE id IN (
@@ -166,6 +177,7 @@ export class RetentionRepository {
    * many. No index leads with the time (a write per accepted message for a daily delete), but
    * rows are appended in time order, so the oldest are found at the start of the table.
    */
+  @GenerateSql({ params: [AT, 1000] })
   async deleteMarketingReceipts(before: Date, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(
       `DELETE FROM marketing_receipts WHERE ctid = ANY(ARRAY(SELECT ctid FROM marketing_receipts WHERE accepted_at < $1 LIMIT $2))`,
@@ -175,6 +187,7 @@ export class RetentionRepository {
   }
 
   /** Deletes the notification row itself (its deliveries and events gone before). */
+  @GenerateSql({ params: [ID] })
   async deleteNotification(notificationId: string): Promise<void> {
     await this.db.query(`DELETE FROM notifications WHERE id = $1`, [notificationId]);
   }

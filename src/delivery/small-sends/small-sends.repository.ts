@@ -1,15 +1,18 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { insertValues, NewNotification, NotificationRow } from '../../common/notification';
+import { insertValues, type NewNotification, type NotificationRow } from '../../common/notification';
 import { preparedQuery } from '../../common/prepared-query';
-import { ChunkRow, chunkStatement, chunkStatementValues, ChunkValues } from '../fan-out/chunk-statement';
+import { type ChunkRow, chunkStatement, chunkStatementValues, type ChunkValues } from '../fan-out/chunk-statement';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { NOTIFICATION, SMALL_CHUNK } from '../../queries/fixtures';
 
 /** A small send's statement answers the stored row and what its chunk wrote. */
 export type StoredSmallSend = ChunkRow & NotificationRow;
 
 /** A small send's statement (docs/api.md#small-sends): the notification, its rows, its key's link. */
 @Injectable()
+@SqlFile('small-sends.repository.sql')
 export class SmallSendsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -20,6 +23,17 @@ export class SmallSendsRepository {
    * (docs/decisions/0014-idempotency-key-linked-then-answered.md). Its finish is left to its
    * batch's job, or to its fan-out job when it has no batch.
    */
+  @GenerateSql({ name: 'user_ids', params: [NOTIFICATION, SMALL_CHUNK, ['user-1'], null] })
+  @GenerateSql({ name: 'user_ids, under a key', params: [NOTIFICATION, SMALL_CHUNK, ['user-1'], 'key'] })
+  @GenerateSql({
+    name: 'installation_ids',
+    params: [
+      { ...NOTIFICATION, recipient_kind: 'installation_ids', user_ids: [], installation_ids: ['i-1'] },
+      { ...SMALL_CHUNK, countUsers: false },
+      ['i-1'],
+      null,
+    ],
+  })
   async store(notification: NewNotification, chunk: ChunkValues, ids: string[], key: string | null): Promise<StoredSmallSend> {
     const statement = chunkStatement({ kind: notification.recipient_kind, relisted: false, stores: { keyed: key !== null } });
     const values = chunkStatementValues(statement, chunk, { ids }, { notification: insertValues(notification), key });

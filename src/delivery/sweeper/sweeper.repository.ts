@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 
 /**
  * Notifications whose rows may be stuck: unfinished, and begun more than $1 seconds
@@ -20,6 +21,7 @@ export interface BatchRef {
  * that their updates stay HOT.
  */
 @Injectable()
+@SqlFile('sweeper.repository.sql')
 export class SweeperRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -27,6 +29,7 @@ export class SweeperRepository {
    * Unfinished notifications not fanned out, accepted more than `olderThanMs` ago and due as long
    * (their send_at, docs/api.md#scheduling, passed; or cancelled, which fans out at once); oldest first.
    */
+  @GenerateSql({ params: [60_000, 100] })
   async unfannedNotifications(olderThanMs: number, limit: number): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(
       `SELECT id FROM notifications
@@ -39,6 +42,7 @@ export class SweeperRepository {
   }
 
   /** Rows "sending" for longer than `stuckSeconds`, pending again; the batches they belong to. */
+  @GenerateSql({ params: [60] })
   async resetStuck(stuckSeconds: number): Promise<BatchRef[]> {
     const [reset]: [BatchRef[], number] = await this.db.query(
       `UPDATE deliveries d SET status = $2::text, next_attempt_at = NULL, updated_at = now()
@@ -52,6 +56,7 @@ export class SweeperRepository {
   }
 
   /** Batches with rows pending or scheduled (docs/api.md#scheduling), and due, for longer than `stuckSeconds`. */
+  @GenerateSql({ params: [60, 100] })
   overdueBatches(stuckSeconds: number, limit: number): Promise<BatchRef[]> {
     return this.db.query(
       `SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries d ON d.notification_id = n.id
@@ -64,6 +69,7 @@ export class SweeperRepository {
   }
 
   /** Deletes expired idempotency keys; how many. */
+  @GenerateSql({ params: [] })
   async purgeIdempotencyKeys(): Promise<number> {
     // TypeORM answers a DELETE with [rows, affected count].
     return (await this.db.query<[unknown[], number]>(`DELETE FROM idempotency_keys WHERE expires_at <= now()`))[1];

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { COMMIT_WITHOUT_FLUSH } from '../../common/asynchronous-commit';
 import { preparedQuery } from '../../common/prepared-query';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { OTHER_ID } from '../../queries/fixtures';
 
 /** An `idempotency_keys` row, as a claim that lost finds it. */
 export interface IdempotencyKeyRow {
@@ -23,6 +25,7 @@ const COMPLETE_SQL = `UPDATE idempotency_keys SET status = 'completed', response
 
 /** `idempotency_keys` (docs/api.md#idempotency), for sends and Live Activity updates alike. */
 @Injectable()
+@SqlFile('idempotency.repository.sql')
 export class IdempotencyRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -33,6 +36,7 @@ export class IdempotencyRepository {
    * stores the response, which waits for the flush, makes it durable with that response. A claim
    * lost in a crash of the PostgreSQL server only lets the request's retry claim the key again.
    */
+  @GenerateSql({ params: [OTHER_ID, 'key', 'hash', 30, 24] })
   async claim(appId: string, key: string, hash: string, lockSeconds: number, retentionHours: number): Promise<boolean> {
     const claimed: unknown[] = await this.db.query(
       `INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
@@ -49,6 +53,7 @@ export class IdempotencyRepository {
     return claimed.length > 0;
   }
 
+  @GenerateSql({ params: [OTHER_ID, 'key'] })
   async find(appId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
     const [row]: IdempotencyKeyRow[] = await this.db.query(
       `SELECT request_hash, status, response_status, response_body, notification_id, locked_until <= now() AS lock_expired
@@ -66,6 +71,7 @@ export class IdempotencyRepository {
    * send. `within` a transaction (a Live Activity update's, stored with its answer), that
    * transaction's commit decides.
    */
+  @GenerateSql({ params: [OTHER_ID, 'key', 202, '{}'] })
   async complete(appId: string, key: string, status: number, body: string, within?: EntityManager): Promise<boolean> {
     if (within) {
       const [, affected]: [unknown[], number] = await within.query(COMPLETE_SQL, [appId, key, status, body]);
@@ -76,6 +82,7 @@ export class IdempotencyRepository {
   }
 
   /** Forgets a claim that has no response and stored no send (its send failed). */
+  @GenerateSql({ params: [OTHER_ID, 'key'] })
   async release(appId: string, key: string): Promise<void> {
     await this.db.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND notification_id IS NULL`, [appId, key]);
   }

@@ -3,6 +3,8 @@ import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import type { DeliveryStatus } from '../../common/vocabulary';
 import type { Platform } from '../../common/platform';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
 /** One delivery as the trace reads it, with its installation's client id and its client events. */
 export interface TraceRow {
@@ -110,6 +112,7 @@ export function traceParams(q: TraceQuery): unknown[] {
 }
 
 @Injectable()
+@SqlFile('delivery-trace.repository.sql')
 export class DeliveryTraceRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -117,6 +120,7 @@ export class DeliveryTraceRepository {
    * The app's notification: when its fan-out began, as text for TraceQuery.startedAt (null: not
    * yet); undefined when the app has no such notification.
    */
+  @GenerateSql({ params: [ID, OTHER_ID] })
   async notification(appId: string, id: string): Promise<{ started_at: string | null } | undefined> {
     const [row]: { started_at: string | null }[] = await this.db.query(
       `SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $1 AND app_id = $2`,
@@ -125,6 +129,7 @@ export class DeliveryTraceRepository {
     return row;
   }
 
+  @GenerateSql({ params: [{ notificationId: ID, startedAt: AT.toISOString(), after: null, status: null, scanLimit: 10_000, rows: 100 }] })
   page(q: TraceQuery): Promise<TraceRow[]> {
     return this.db.query(TRACE_PAGE_SQL, traceParams(q));
   }
