@@ -8,6 +8,7 @@ import { minuteCountsInsert } from '../../common/minute-counts';
 import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
 import { compile, valuesOf } from '../../common/sql/named';
+import type { NotificationRow } from '../../common/notification';
 import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
@@ -48,11 +49,11 @@ export interface NotificationToSend {
   content: PushContent;
 }
 
-/** The columns of `notifications` a send reads (content; the API's stored row has them too). */
-export type ContentRow = PushContent & { app_id: string; processing_started_at: Date | null };
+/** The columns of the stored row a send reads: the provider's content, the app and the partition key. */
+type ContentColumns = 'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations';
 
 /** What the worker sends of a notification, from its row (DeliveriesRepository.content, and a small send's job). */
-export const toSend = (row: ContentRow): NotificationToSend => ({
+export const toSend = (row: Pick<NotificationRow, ContentColumns>): NotificationToSend => ({
   appId: row.app_id,
   startedAt: row.processing_started_at,
   content: {
@@ -352,7 +353,7 @@ export class DeliveriesRepository {
   /** A notification's app and what its messages carry; undefined when it does not exist. */
   @GenerateSql({ params: [ID] })
   async content(notificationId: string): Promise<NotificationToSend | undefined> {
-    const [row] = await this.db.query<ContentRow[]>(
+    const [row] = await this.db.query<Pick<NotificationRow, ContentColumns>[]>(
       `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
