@@ -4,10 +4,6 @@ import type { RecipientKind } from './vocabulary';
 /**
  * Audience SQL (docs/api.md#audience-filters): a valid filter (audience-filter.ts) as one predicate
  * on `installations i`, its values parameters only, numbered from the caller's first free one.
- * A condition's SQL is true when it matches and false or null (a missing value) when it does not;
- * `not` is pushed down to the conditions (De Morgan) and negates each as `IS NOT TRUE`, so a
- * missing value never makes both a condition and its negation fail, each expression is computed
- * once per row, and the positive conditions stay plain enough for their indexes.
  */
 
 /** The language of an installation: the primary subtag of device.locale, lower case. */

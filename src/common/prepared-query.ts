@@ -8,14 +8,8 @@ const statement = (name: string, text: string, values: unknown[]) => (env().DATA
 
 /**
  * Runs a statement of the request hot path as a named prepared statement, straight on the pool
- * TypeORM already holds. Each pg connection parses and plans it once; afterwards a request sends
- * only Bind/Execute, not the statement text (docs/decisions/0001-prepared-hot-statements.md).
- * `name` must be unique per `text`.
- * Statements prepared this way list their columns rather than `*`, so a migration that adds a
- * column does not invalidate ("cached plan must not change result type") a live connection's plan.
- * DATABASE_PREPARED_STATEMENTS=false sends the same statements unnamed, parsed every time: for a
- * transaction pooler that cannot keep a named statement on the connection it lends next
- * (PgBouncer before 1.21, or without max_prepared_statements; docs/operations.md, Scaling).
+ * TypeORM already holds (docs/decisions/0001-prepared-hot-statements.md); unnamed when
+ * DATABASE_PREPARED_STATEMENTS is off (a pooler that cannot keep them). `name` is unique per `text`.
  */
 export async function preparedQuery<Row>(db: DataSource, name: string, text: string, values: unknown[]): Promise<{ rows: Row[]; rowCount: number }> {
   const pool = (db.driver as PostgresDriver).master as Pool;

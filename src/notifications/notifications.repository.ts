@@ -61,9 +61,8 @@ export class NotificationsRepository {
 
   /**
    * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
-   * transaction would only add BEGIN and COMMIT). Under a claimed Idempotency-Key (`key`), the same
-   * statement ties the key to the send: from then on the key answers with this send
-   * (docs/decisions/0014-idempotency-key-linked-then-answered.md).
+   * transaction would only add BEGIN and COMMIT). Under a claimed Idempotency-Key the same
+   * statement links the key (docs/decisions/0014-idempotency-key-linked-then-answered.md).
    */
   @GenerateSql({ params: [NOTIFICATION] })
   @GenerateSql({ name: 'under a key', params: [NOTIFICATION, 'key'] })
@@ -88,20 +87,17 @@ export class NotificationsRepository {
   }
 
   /**
-   * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at` (whose
-   * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
-   * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
-   * notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the worker
-   * runs for a batch's leftovers). Rows "sending" finish as they would have.
-   * Its webhook events (notification.canceled, and notification.completed when it completes;
-   * docs/api.md#webhooks) are written in the same transaction.
-   * Undefined when the notification is not this app's, or had completed or been cancelled already.
+   * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at`
+   * (whose row lock waits for a fan-out chunk in progress, and makes every later chunk write its
+   * rows as Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted,
+   * and the notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the
+   * worker runs for a batch's leftovers). Undefined when the notification is not this app's, or had
+   * completed or been cancelled already.
    */
   @GenerateSql({ params: [OTHER_ID, ID], answers: [[{ id: ID }]] })
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
     // It locks the notification, then its rows; a worker's outcome write locks rows it claimed,
-    // then the notification. Should the two meet (a row claimed after this began), PostgreSQL rolls
-    // one back, and a rolled-back cancel runs again, as the worker's write does (OutcomeRecorder).
+    // then the notification; a rolled-back one runs again, as the worker's write does.
     return retryingDeadlocks(() => this.cancelOnce(appId, id), CANCEL_ATTEMPTS);
   }
 
@@ -126,9 +122,7 @@ export class NotificationsRepository {
 
   /**
    * Newest first, after the (created_at, id) position `after` when given, and created before
-   * `createdBefore` when given (the dashboard's jump to a date). Positions are created_at
-   * in microseconds since the epoch (`created_at_micros`), exact both ways: no date text for
-   * PostgreSQL to parse.
+   * `createdBefore` when given (the dashboard's jump to a date).
    */
   @GenerateSql({ params: [OTHER_ID, 50, null, 'sale'] })
   list(
@@ -159,9 +153,8 @@ export class NotificationsRepository {
 
   /**
    * Of the app's `scan` newest notifications, those that have a delivery row for the installation
-   * (its internal id), newest first, with that row's status and reason. Each candidate costs one
-   * probe of the deliveries primary key (notification, installation, start): `deliveries` has no
-   * index by installation, by design (its updates stay heap-only), so this never scans it.
+   * (its internal id), newest first, with that row's status and reason: one primary-key probe
+   * per candidate, as `deliveries` has no index by installation (its updates stay heap-only).
    */
   @GenerateSql({ params: [OTHER_ID, ID, 200] })
   lastForInstallation(
@@ -180,11 +173,9 @@ export class NotificationsRepository {
   }
 
   /**
-   * Records an event once per (notification, installation, type) and moves its counter, only for
-   * an installation whose delivery is accepted or under way: "sending", or "pending" after an
-   * attempt (docs/api.md#reads-and-events; a device may report before its outcome is written). One statement.
-   * Both tables are partitioned by the notification's start (delivery.entity.ts): naming it keeps
-   * the look-up to one partition.
+   * Records an event once per (notification, installation, type) and moves its counter, only for an
+   * installation whose delivery is accepted or under way: "sending", or "pending" after an attempt
+   * (docs/api.md#reads-and-events; a device may report before its outcome is written).
    */
   @GenerateSql({ name: 'opened', params: [OTHER_ID, ID, 'device-1', 'opened', AT], answers: [[{}]] })
   async recordEvent(

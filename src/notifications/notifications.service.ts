@@ -155,11 +155,8 @@ export class NotificationsService {
 
   /**
    * A small send (docs/api.md#small-sends) was fanned out by the statement that stored it; now its
-   * batches go on their own queue, each job with the notification as stored (`row`: the worker sends
-   * it without reading it again), and their jobs finish it in the worker. One without a batch (every
-   * installation skipped, or none) gets its fan-out job instead, which finishes and completes it.
-   * Should Redis not answer, the sweeper queues the fan-out job of a send still not finished after
-   * UNQUEUED_AFTER_MS, which queues the batches, as for any send.
+   * batches go on their own queue, each job with the notification as stored (`row`: the worker
+   * sends it without reading it again), and their jobs finish it in the worker.
    */
   private async queueSmallSend(stored: StoredSend): Promise<void> {
     const id = stored.row.id;

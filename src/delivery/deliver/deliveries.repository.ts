@@ -94,11 +94,8 @@ export interface Invalidation {
   token: string;
 }
 
-// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like retries;
-// a cancelled notification's rows are never claimed (cancelLeftovers skips them instead). The
-// starts' bounds are parameters, so the other partitions are left out before they are opened.
-// Prepared (docs/decisions/0001-prepared-hot-statements.md); commits without waiting for the WAL
-// flush (docs/decisions/0012-claims-commit-without-waiting-for-wal.md).
+// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like
+// retries; a cancelled notification's rows are never claimed (cancelLeftovers skips them instead).
 const claimed = `claimed AS (
     UPDATE deliveries d SET status = :sending::text, attempts = d.attempts + 1, updated_at = now()
     FROM installations i
@@ -115,9 +112,7 @@ const claimed = `claimed AS (
 /**
  * Badge arithmetic (docs/api.md#badge-arithmetic): :badge_set sets the count, else :badge_add is
  * added (within 0..:max_badge), on the live iOS rows claimed, an increment on the first attempt
- * only. The counts live in their own narrow table, a missing row is 0 and is inserted
- * (docs/decisions/0010-no-foreign-key-from-badges-to-installations.md); rows are written in id
- * order, so two sends do not deadlock. With neither option the table is left alone.
+ * only.
  */
 const badged = `badged AS (
     INSERT INTO installation_badges AS b (installation_id, badge)
@@ -129,9 +124,9 @@ const badged = `badged AS (
     RETURNING b.installation_id, b.badge
   )`;
 
-// Each claimed row finds its count in one object keyed by installation, built once (an
-// uncorrelated subquery), not by a join PostgreSQL would run as a nested loop (bench/README.md,
-// "The badge write's nested loop and key check").
+// Each claimed row finds its count in one object keyed by installation, built once (an uncorrelated
+// subquery), not by a join PostgreSQL would run as a nested loop (bench/README.md, "The badge
+// write's nested loop and key check").
 const CLAIM = compile(`
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
@@ -238,15 +233,12 @@ const completedEvents = `completed_events AS (
   )`;
 
 /**
- * Outcomes of claimed rows, of any notifications, in one statement (atomic without a
- * transaction): each row still "sending" takes its outcome (so a statement repeated after its
- * answer was lost changes nothing), refused tokens are invalidated, each notification's counters
- * move, the per-minute counters too, and the invalidations and completions write their webhook
- * events (docs/api.md#webhooks). Its plan probes the primary key once per outcome
- * (docs/decisions/0002-outcomes-probe-the-primary-key.md); its commit does not wait for the WAL
- * (docs/decisions/0003-outcomes-commit-without-waiting-for-wal.md). The starts' bounds are
- * parameters, so PostgreSQL leaves the other partitions out before opening them; the notifications
- * it completed answer `completed`.
+ * Outcomes of claimed rows, of any notifications, in one statement (atomic without a transaction):
+ * each row still "sending" takes its outcome (so a statement repeated after its answer was lost
+ * changes nothing), refused tokens are invalidated, each notification's counters move, the
+ * per-minute counters too, and the invalidations and completions write their webhook events
+ * (docs/api.md#webhooks). Its plan probes the primary key once per outcome
+ * (docs/decisions/0002-outcomes-probe-the-primary-key.md).
  */
 const RECORD_OUTCOMES = compile(`
   WITH ${outcome}, ${recorded}, ${receipts}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
@@ -332,8 +324,7 @@ export class DeliveriesRepository {
 
   /**
    * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
-   * statement (RECORD_OUTCOMES_SQL); answers the notifications it
-   * completed. Prepared once per connection: the worker runs it several times a second
+   * statement (RECORD_OUTCOMES_SQL); answers the notifications it completed. Prepared
    * (docs/decisions/0001-prepared-hot-statements.md).
    */
   @GenerateSql({

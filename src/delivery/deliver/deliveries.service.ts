@@ -50,10 +50,7 @@ export function badgeChange(content: PushContent): BadgeChange {
 /**
  * Sends one batch of a notification: claims its due rows (pending → sending), sends each through
  * its provider with bounded concurrency, and hands each outcome to the OutcomeRecorder as it comes,
- * which writes it with its invalidation and statistics within a fraction of a second. Rows are
- * claimed atomically, so a duplicate job finds nothing to do; counters move only with the row
- * transitions, so each installation counts once. While PostgreSQL is unreachable the job waits
- * (StoreOutage) with what it claimed and sent, and sends nothing more.
+ * which writes it with its invalidation and statistics within a fraction of a second.
  */
 @Injectable()
 export class DeliveriesService {
@@ -77,9 +74,6 @@ export class DeliveriesService {
 
   /**
    * `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back.
-   * `waitMs`: a throttled send's batch came before its turn (docs/api.md#pacing) and sent nothing;
-   * the job is to come back then, without holding a worker slot meanwhile, with `paced` set: the
-   * turn is already its own.
    */
   async deliverBatch(
     notificationId: string,

@@ -10,8 +10,6 @@ import { ChunkDueTimes } from './pacing';
 /**
  * The fan-out's chunk statement (docs/decisions/0015-one-chunk-statement-two-callers.md): the one
  * builder both the fan-out job (FanOutRepository) and a small send (SmallSendsRepository) run.
- * Every value is a named parameter; the words it writes and compares are parameters too
- * (docs/architecture.md "SQL files").
  */
 
 /** The live installations of the app. */
@@ -196,10 +194,7 @@ export interface ChunkShape {
 /**
  * One chunk of targets, every installation a delivery row in one statement inside PostgreSQL:
  * skipped with its reason, or numbered into delivery batches by due time (`scheduled` until then,
- * or `pending`). Each row carries the notification's processing_started_at, copied in SQL (a Date
- * would lose its microseconds), and the installation's user_id as it is now. The skipped rows go
- * to the per-minute counters, and the progress and counters move in the same statement.
- * Compiled once per shape.
+ * or `pending`).
  */
 export function chunkStatement(shape: ChunkShape): NamedSql {
   const startedAt = shape.stores ? 'now()' : STARTED_AT;

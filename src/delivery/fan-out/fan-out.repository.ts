@@ -114,10 +114,8 @@ function chunkTargets(n: LockedNotification, chunkSize: number): ChunkTargetValu
 }
 
 /**
- * The fan-out's statements on `notifications`, `deliveries` and `fanout_audiences`. Progress
- * (`fanout_position` for lists and a filter's staged chunks, `fanout_cursor` for walks) moves in
- * the same transaction as the rows it covers, so a fan-out killed mid-way continues where it
- * stopped and never counts an installation twice.
+ * The fan-out's statements on `notifications`, `deliveries` and `fanout_audiences`. Progress moves
+ * in the transaction of the rows it covers: a killed fan-out resumes and counts no one twice.
  */
 @Injectable()
 @SqlFile('fan-out.repository.sql')
@@ -222,13 +220,8 @@ export class FanOutRepository {
    * A filter send's audience (docs/api.md#audience-filters): the app's live installations its
    * filter selects now, with whatever plan the planner finds cheapest for the whole filter, staged
    * in fanout_audiences as the chunks of the fan-out (`chunkSize` ids each, numbered from 0); how
-   * many chunks, written to notifications.fanout_audience_chunks by the same statement. Each chunk
-   * then takes its row, so the filter is evaluated once, not once per chunk: a chunk that took the
-   * next matches in installation_id order would read all of the filter's candidates again each
-   * time (chunks times candidates), and walking the app in windows reads every installation of the
-   * app (bench/README.md "Audiences"). The matches go through a temporary table, dropped at commit,
-   * because a `CREATE TABLE AS` may read with PostgreSQL's parallel workers and an `INSERT ...
-   * SELECT` may not. `within_last` counts from the processing start.
+   * many chunks, written to notifications.fanout_audience_chunks by the same statement. The filter
+   * is evaluated once, not per chunk (docs/decisions/0011-filter-audience-staged-once.md).
    */
   private async stageAudience(manager: EntityManager, notificationId: string, params: ChunkParams, n: LockedNotification): Promise<number> {
     const filter = compileFilter(n.filter!, 3, n.started_at!);
@@ -254,9 +247,9 @@ export class FanOutRepository {
 
   /**
    * Marks a small send's fan-out done (docs/api.md#small-sends), once its batch was delivered: the
-   * API wrote every row, and no fan-out job follows it. Counts its users as finish() does. True
-   * when this call marked it; false when it was done already (another of its batches, a fan-out job
-   * the sweeper queued, a cancel) or is not a notification.
+   * API wrote every row, and no fan-out job follows it. True when this call marked it; false when
+   * it was done already (another of its batches, a fan-out job the sweeper queued, a cancel) or is
+   * not a notification.
    */
   // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
   @GenerateSql({ params: [ID], answers: [[[{ id: ID }], 1]] })

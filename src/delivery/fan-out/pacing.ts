@@ -23,7 +23,7 @@ export const batchIntervalMs = (perMinute: number, size: number) => (size * 60_0
  * How far a throttled send's fan-out runs ahead of its turns, in batches (ten seconds at half a
  * second a batch): rows further out are written as their turns come near, a few thousand at a time,
  * so a large throttled send does not write all its rows at once while other sends wait for the CPU
- * (docs/api.md#pacing). Ten seconds is ample for a paused fan-out job to come back in time.
+ * (docs/api.md#pacing).
  */
 export const PACE_LEAD_BATCHES = 20;
 
@@ -80,8 +80,7 @@ export interface DueRules {
 /**
  * Each zone's due instant (docs/api.md#scheduling, #pacing): its local time, else the send's; then,
  * for a marketing send due inside the app's quiet hours on that zone's clock, the end of the
- * window, or a QuietHours skip when the message's ttl would run out first. Zones Intl does not
- * know are left out, so their installations fall back to UTC's due time, as do those without one.
+ * window, or a QuietHours skip when the message's ttl would run out first.
  */
 export function dueTimes(rules: DueRules, zones: string[]): ChunkDueTimes {
   const known = zones.filter((zone) => isTimeZone(zone));

@@ -42,9 +42,8 @@ export interface UpdateOutcome {
 
 /**
  * One advisory lock per activity, held by the transaction that sends one of its updates: two
- * workers never send updates of the same activity at once, so APNs receives them in the order
- * the lock holders read `sent_seq`. An advisory lock rather than the row's own, so the API can
- * go on numbering new updates (an UPDATE of the row) while one is in flight.
+ * workers never send updates of the same activity at once, so APNs receives them in the order the
+ * lock holders read `sent_seq`.
  */
 const LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtextextended(live_activity_id::text, 0)) FROM live_activity_updates WHERE id = $1`;
 

@@ -20,8 +20,7 @@ export class SmallSendsRepository {
    * Stores a small send with its rows in one prepared statement (one text per recipient kind, with
    * a key's link or without): the notification, started now, and its one chunk (every id), its
    * progress and counters in its row; under an Idempotency-Key, the key's link to it
-   * (docs/decisions/0014-idempotency-key-linked-then-answered.md). Its finish is left to its
-   * batch's job, or to its fan-out job when it has no batch.
+   * (docs/decisions/0014-idempotency-key-linked-then-answered.md).
    */
   @GenerateSql({ name: 'user_ids', params: [NOTIFICATION, SMALL_CHUNK, ['user-1'], null] })
   @GenerateSql({ name: 'user_ids, under a key', params: [NOTIFICATION, SMALL_CHUNK, ['user-1'], 'key'] })

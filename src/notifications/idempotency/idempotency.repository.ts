@@ -31,10 +31,8 @@ export class IdempotencyRepository {
 
   /**
    * Takes the key when it is new, expired, or claimed by a request that died with the same body
-   * (`lockSeconds` after its claim). False when someone else holds it. Its commit does not wait for
-   * the WAL flush (COMMIT_WITHOUT_FLUSH): the claim answers no one by itself, and the transaction that
-   * stores the response, which waits for the flush, makes it durable with that response. A claim
-   * lost in a crash of the PostgreSQL server only lets the request's retry claim the key again.
+   * (`lockSeconds` after its claim). False when someone else holds it. Commits without waiting
+   * for the WAL flush (docs/decisions/0012-claims-commit-without-waiting-for-wal.md).
    */
   @GenerateSql({ params: [OTHER_ID, 'key', 'hash', 30, 24] })
   async claim(appId: string, key: string, hash: string, lockSeconds: number, retentionHours: number): Promise<boolean> {
@@ -65,11 +63,8 @@ export class IdempotencyRepository {
 
   /**
    * Stores the answer of the key's request, once what it stored is stored; false when the key had
-   * been answered already. Alone, its commit does not wait for the WAL flush (COMMIT_WITHOUT_FLUSH,
-   * docs/decisions/0012-claims-commit-without-waiting-for-wal.md): lost in a crash of the
-   * PostgreSQL server, a send's key is left linked and unanswered, and answered again from its
-   * send. `within` a transaction (a Live Activity update's, stored with its answer), that
-   * transaction's commit decides.
+   * been answered already. Alone, without waiting for the WAL flush (docs/decisions/0012);
+   * `within` a transaction (a Live Activity update's), that transaction's commit decides.
    */
   @GenerateSql({ params: [OTHER_ID, 'key', 202, '{}'] })
   async complete(appId: string, key: string, status: number, body: string, within?: EntityManager): Promise<boolean> {

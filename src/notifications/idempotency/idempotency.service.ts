@@ -31,11 +31,9 @@ export function canonicalJson(value: unknown): string {
 export const requestHash = (body: unknown) => createHash('sha256').update(canonicalJson(body)).digest('hex');
 
 /**
- * `Idempotency-Key` handling (docs/api.md#idempotency). A key is claimed atomically (primary key + ON
- * CONFLICT), linked to its send by the statement that stores it (NotificationsRepository.insert, under the key),
- * then completed with the answer; released if the send was not stored, so only successful responses
- * are remembered. A key linked but not completed (its request died in between) is never taken over:
- * once its lock has run out, a retry is answered with its send.
+ * `Idempotency-Key` handling (docs/api.md#idempotency): claimed atomically, linked to its send by
+ * the statement that stores it, then answered; a linked key is never taken over
+ * (docs/decisions/0014-idempotency-key-linked-then-answered.md).
  */
 @Injectable()
 export class IdempotencyService {

@@ -58,19 +58,9 @@ export interface TraceQuery {
 }
 
 /**
- * The delivery trace (docs/api.md#delivery-trace): `deliveries` read in primary-key order (the installation's
- * row id within the notification), so a page is a range scan of the primary key from the cursor
- * on, in the one partition of the notification; never a sort, never an OFFSET.
- *
- * The status filter (and the dashboard's reason filter) is applied to the rows as they are scanned, deliberately without an index:
- * an index covering `status` would turn every outcome update into one that writes index entries,
- * where they are heap-only today (delivery.entity.ts). So the scan is bounded instead: it looks at
- * no more than `scanLimit` rows; it returns the rows that match, up to `rows` of them, plus the
- * last row looked at when it stopped at that bound (`scanned = scanLimit`) so that the next page
- * starts after it. A page without a status stops as soon as it has `rows` rows.
- *
- * Only the rows returned are joined with their installation (the client id) and their events,
- * each through its primary key.
+ * The delivery trace (docs/api.md#delivery-trace): `deliveries` read in primary-key order (the
+ * installation's row id within the notification), so a page is a range scan of the primary key from
+ * the cursor on, in the one partition of the notification; never a sort, never an OFFSET.
  */
 export const TRACE_PAGE_SQL = `
   SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,

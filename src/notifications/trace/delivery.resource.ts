@@ -26,8 +26,8 @@ export type DeliveryResource = ReturnType<typeof toDeliveryResource>;
 /**
  * The operator dashboard's view of a trace entry: the API's, plus when a delivery still to send is
  * next attempted (its local time or send_at, or its next retry) and which of the notification's
- * `localizations` (its keys, in request order) the installation's locale picks (docs/api.md#localization),
- * null for the default content.
+ * `localizations` (its keys, in request order) the installation's locale picks
+ * (docs/api.md#localization), null for the default content.
  */
 export const operatorDelivery =
   (localizations: readonly string[]) =>
