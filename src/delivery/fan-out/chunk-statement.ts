@@ -182,6 +182,8 @@ const report = (stores: boolean) => `SELECT c.*,${stores ? ' stored.*,' : ''}
 /** The notification's processing start, its rows' partition key: read from its row, or now() when the statement stores it. */
 const STARTED_AT = '(SELECT processing_started_at FROM notifications WHERE id = :notification_id)';
 
+const SHAPES = new Map<string, NamedSql>();
+
 /** Which chunk statement: its kind of targets, whether it may meet rows already written, and what it stores besides. */
 export interface ChunkShape {
   kind: RecipientKind;
@@ -194,9 +196,16 @@ export interface ChunkShape {
 /**
  * One chunk of targets, every installation a delivery row in one statement inside PostgreSQL:
  * skipped with its reason, or numbered into delivery batches by due time (`scheduled` until then,
- * or `pending`).
+ * or `pending`). Built once per shape.
  */
 export function chunkStatement(shape: ChunkShape): NamedSql {
+  const key = `${shape.kind}:${shape.relisted}:${shape.stores === null ? '-' : shape.stores.keyed}`;
+  let statement = SHAPES.get(key);
+  if (!statement) SHAPES.set(key, (statement = buildChunkStatement(shape)));
+  return statement;
+}
+
+function buildChunkStatement(shape: ChunkShape): NamedSql {
   const startedAt = shape.stores ? 'now()' : STARTED_AT;
   return compile(`
   WITH ${chosen(CHUNK_TARGETS[shape.kind])},
