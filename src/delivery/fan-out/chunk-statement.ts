@@ -7,21 +7,13 @@ import { compile, NamedSql, valuesOf } from '../../common/sql/named';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 import { ChunkDueTimes } from './pacing';
 
-/**
- * The fan-out's chunk statement (docs/decisions/0015-one-chunk-statement-two-callers.md): the one
- * builder both the fan-out job (FanOutRepository) and a small send (SmallSendsRepository) run.
- */
+/** The chunk statement's one builder, for the fan-out job and small sends (docs/decisions/0015-one-chunk-statement-two-callers.md). */
 
-/** The live installations of the app. */
 const LIVE = `WHERE i.app_id = :app_id AND i.deleted_at IS NULL`;
 /** A walk's next chunk: after the cursor, in installation_id order (the unique (app_id, installation_id) index). */
 const WALK = `i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size`;
 
-/**
- * The installations one chunk covers, after `FROM installations i`: lists by their chunk of ids,
- * a filter send by its staged chunk (FanOutRepository.stageAudience), tags and the whole app
- * walked in installation_id order from the last one done.
- */
+/** The installations one chunk covers, after `FROM installations i`, by recipients kind. */
 export const CHUNK_TARGETS: Record<RecipientKind, string> = {
   user_ids: `${LIVE} AND ${recipientsPredicate('user_ids', ':ids')}`,
   installation_ids: `${LIVE} AND ${recipientsPredicate('installation_ids', ':ids')}`,
@@ -82,7 +74,6 @@ const targets = `targets AS (
     FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
   )`;
 
-/** Those to send, numbered into batches per due time. */
 const numbered = `numbered AS (
     SELECT t.*, CASE WHEN t.skip_reason IS NULL
       THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
@@ -107,10 +98,7 @@ const placed = (startedAt: string) => `placed AS (
       LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
   )`;
 
-/**
- * The rows, each installation once per notification, without `ON CONFLICT` unless `relisted`
- * (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md).
- */
+/** Each installation once per notification: `ON CONFLICT` only when `relisted` (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md). */
 const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
     INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
     SELECT :notification_id, n.id, ${startedAt}, n.platform, n.user_id, n.batch,
@@ -120,7 +108,6 @@ const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
     RETURNING status, batch, next_attempt_at, platform, reason
   )`;
 
-/** The rows it skipped, in the per-minute counters the dashboard draws. */
 const perMinute = `per_minute AS (
     ${minuteCountsInsert(`SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text`)}
   )`;
@@ -135,10 +122,7 @@ const counts = `counts AS (
       (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
   )`;
 
-/**
- * The fan-out's progress and the notification's counters, in the same statement: :advanced
- * positions done, the walk's cursor moved when :walked, the chunk's users counted when :count_users.
- */
+/** The fan-out's progress and the notification's counters, moved by the same statement. */
 const progress = `progress AS (
     UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
       stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
@@ -148,11 +132,7 @@ const progress = `progress AS (
     WHERE n.id = :notification_id
   )`;
 
-/**
- * A small send's notification (docs/api.md#small-sends), inserted by the statement that writes its
- * rows, started now, with the progress and counters `progress` would move. The rows' foreign keys
- * are checked at the end of the statement, once the notification is there.
- */
+/** A small send's notification (docs/api.md#small-sends), started now, with what `progress` would move. */
 const stored = `stored AS (
     INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
@@ -166,12 +146,10 @@ const stored = `stored AS (
     RETURNING ${NOTIFICATION_ROW_COLUMNS}
   )`;
 
-/** The key's link to the send it stored (docs/api.md#idempotency), written with it. */
 const linked = `linked AS (
     UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
   )`;
 
-/** What the chunk wrote, with the notification's row when the statement stored it. */
 const report = (stores: boolean) => `SELECT c.*,${stores ? ' stored.*,' : ''}
     (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
        SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
@@ -237,19 +215,15 @@ export interface ChunkValues {
   appId: string;
   notificationId: string;
   batchSize: number;
-  /** Platforms the send targets. */
   wanted: readonly Platform[];
   /** Platforms the app has credentials for (CredentialsService.platforms). */
   configured: readonly Platform[];
   /** Platforms that cannot take this send silently (docs/api.md#silent-sends): skipped. */
   silentless: readonly Platform[];
-  /** The notification's batches so far. */
   batches: number;
   canceled: boolean;
   due: ChunkDueTimes;
-  /** The frequency cap of a marketing send, else null. */
   cap: { max: number; hours: number } | null;
-  /** A throttled send's milliseconds between batches, else null. */
   paceMs: number | null;
   /** Positions the chunk completes (`fanout_position`): a list chunk's ids, a filter's staged chunk, 0 for a walk. */
   advanced: number;
@@ -262,7 +236,6 @@ export interface ChunkValues {
 /** A stored notification's values but its id and app, which the chunk's own name (notification_id, app_id). */
 const withoutKeys = ({ id: _id, app_id: _appId, ...rest }: NewNotification & { target_users: number }) => rest;
 
-/** The parameters of `statement`, by name. */
 export function chunkStatementValues(
   statement: NamedSql,
   v: ChunkValues,
@@ -296,7 +269,6 @@ export function chunkStatementValues(
   });
 }
 
-/** The one row the chunk statement answers. */
 export interface ChunkRow {
   found: number;
   last_installation_id: string | null;
@@ -319,9 +291,7 @@ export interface ChunkResult {
   /** Users counted by this chunk: its users for a list of user ids, else 0 (a walk counts them when it finishes). */
   users: number;
   installations: number;
-  /** Batches that received rows to send. */
   batches: FilledBatch[];
-  /** The rows skipped, by platform and reason (for the skip metric). */
   skipped: { platform: Platform; reason: SkipReason; count: number }[];
   /** The notification's batches so far, this chunk's included: the number of its next batch. */
   batchesSoFar: number;
