@@ -14,7 +14,7 @@ const LIVE = `WHERE i.app_id = :app_id AND i.deleted_at IS NULL`;
 const WALK = `i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size`;
 
 /** The installations one chunk covers, after `FROM installations i`, by recipients kind. */
-export const CHUNK_TARGETS: Record<RecipientKind, string> = {
+const CHUNK_TARGETS: Record<RecipientKind, string> = {
   user_ids: `${LIVE} AND ${recipientsPredicate('user_ids', ':ids')}`,
   installation_ids: `${LIVE} AND ${recipientsPredicate('installation_ids', ':ids')}`,
   tags: `${LIVE} AND ${recipientsPredicate('tags', ':tags')} AND ${WALK}`,
