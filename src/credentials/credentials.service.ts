@@ -106,11 +106,13 @@ export class CredentialsService {
     return { app_id: appId, apns: apnsSummary(row), fcm: fcmSummary(row), web_push: webPushSummary(row) };
   }
 
-  /**
-   * The platforms the app has credentials for, where its sends can go (configuredPlatforms; the
-   * API sizes a send and fans out a small send with it, the fan-out job with the same answer).
-   */
+  /** The platforms the app has credentials for now (configuredPlatforms): the API sizes a send with them. */
   async platforms(appId: string): Promise<Platform[]> {
+    return configuredPlatforms(await this.load(appId));
+  }
+
+  /** The same, from the per-process cache of forDelivery: a small send's and the fan-out's, once per send. */
+  async platformsForDelivery(appId: string): Promise<Platform[]> {
     return configuredPlatforms(await this.forDelivery(appId));
   }
 

@@ -59,7 +59,7 @@ const chunk = (over: Partial<ChunkResult> = {}): ChunkResult => ({
 function setup() {
   const fanOuts = new InMemoryFanOuts();
   const built = newTestService(FanOutService, { providers: [{ provide: FanOutRepository, useValue: fanOuts }] });
-  built.mocks.get(CredentialsService).platforms.mockResolvedValue(['ios']);
+  built.mocks.get(CredentialsService).platformsForDelivery.mockResolvedValue(['ios']);
   const deliveries = built.mocks.get(DeliveriesRepository);
   deliveries.completeIfDone.mockResolvedValue(false);
   deliveries.pendingBatches.mockResolvedValue([]);
