@@ -1,5 +1,5 @@
 // Three test tiers (docs/getting-started.md, "Development"; docs/architecture.md, "Tests"), one jest project each:
-//   unit         src/**/*.spec.ts            no PostgreSQL, no Redis, no global setup
+//   unit         src/**/*.spec.ts            no PostgreSQL, no Redis, no global setup (and test/support's helpers' own specs)
 //   integration  test/**/*.int-spec.ts       the app in this process on the real PostgreSQL and Redis
 //   e2e          test/e2e/*.e2e-spec.ts      spawned services and CLI (dist/), Chromium, the bench
 // `npx jest` runs all three; `npx jest --selectProjects unit` (npm run test:unit) one of them.
@@ -37,7 +37,7 @@ module.exports = {
   testTimeout: 30000,
   maxWorkers: 2,
   projects: [
-    { ...base, displayName: 'unit', roots: ['<rootDir>/src'], testRegex: '\\.spec\\.ts$' },
+    { ...base, displayName: 'unit', roots: ['<rootDir>/src', '<rootDir>/test/support'], testRegex: '\\.spec\\.ts$' },
     { ...base, ...services, displayName: 'integration', roots: ['<rootDir>/test'], testRegex: '\\.int-spec\\.ts$' },
     { ...base, ...services, displayName: 'e2e', roots: ['<rootDir>/test/e2e'], testRegex: '\\.e2e-spec\\.ts$' },
   ],

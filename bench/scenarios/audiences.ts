@@ -25,7 +25,7 @@ import type { DataSource } from 'typeorm';
 import { FilterNode } from '../../src/common/audience-filter';
 import { compileFilter } from '../../src/common/audience-sql';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
-import { AudiencesRepository } from '../../src/notifications/audiences.repository';
+import { AudiencesRepository } from '../../src/notifications/audiences/audiences.repository';
 import { TEST_APP_KEY } from '../../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
 import { argValue } from '../lib/args';

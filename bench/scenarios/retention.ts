@@ -29,7 +29,7 @@ import { DataSource } from 'typeorm';
 import { parseEnv } from '../../src/config/env';
 import { dataSourceOptions } from '../../src/database/data-source';
 import { MIGRATIONS } from '../../src/database/migrations';
-import { ownPartition } from '../../src/delivery/deliver/deliveries.repository';
+import { ownPartition } from '../../src/common/sql/own-partition';
 import { RetentionRepository } from '../../src/delivery/retention/retention.repository';
 import { RetentionService } from '../../src/delivery/retention/retention.service';
 import { TEST_APP_KEY } from '../../test/support/processes';

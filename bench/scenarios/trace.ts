@@ -19,8 +19,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
-import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../../src/notifications/delivery-trace.repository';
-import { pageOf, TRACE_SCAN_ROWS } from '../../src/notifications/delivery-trace.service';
+import { TRACE_PAGE_SQL, traceParams, TraceQuery, TraceRow } from '../../src/notifications/trace/delivery-trace.repository';
+import { pageOf, TRACE_SCAN_ROWS } from '../../src/notifications/trace/delivery-trace.service';
 import { TEST_APP_KEY } from '../../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
 import { argValue } from '../lib/args';

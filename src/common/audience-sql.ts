@@ -4,10 +4,6 @@ import type { RecipientKind } from './vocabulary';
 /**
  * Audience SQL (docs/api.md#audience-filters): a valid filter (audience-filter.ts) as one predicate
  * on `installations i`, its values parameters only, numbered from the caller's first free one.
- * A condition's SQL is true when it matches and false or null (a missing value) when it does not;
- * `not` is pushed down to the conditions (De Morgan) and negates each as `IS NOT TRUE`, so a
- * missing value never makes both a condition and its negation fail, each expression is computed
- * once per row, and the positive conditions stay plain enough for their indexes.
  */
 
 /** The language of an installation: the primary subtag of device.locale, lower case. */
@@ -144,14 +140,14 @@ export const notSendable = (denied: string) => ({
   noToken: `i.push_token IS NULL AND i.web_push_subscription IS NULL`,
 });
 
-/** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is $p. */
-export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, p: number): string {
+/** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is the placeholder `list`. */
+export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, list: string): string {
   switch (kind) {
     case 'user_ids':
-      return `i.user_id = ANY($${p}::text[])`;
+      return `i.user_id = ANY(${list}::text[])`;
     case 'installation_ids':
-      return `i.installation_id = ANY($${p}::text[])`;
+      return `i.installation_id = ANY(${list}::text[])`;
     case 'tags':
-      return `i.tags && $${p}::text[]`;
+      return `i.tags && ${list}::text[]`;
   }
 }

@@ -33,15 +33,10 @@ const completedEvents = `completed_events AS (
   )`;
 
 /**
- * The one statement that skips a cancelled notification's rows still to send (docs/api.md#scheduling):
- * the API's cancel runs it for every batch, in the transaction that sets canceled_at; the worker
- * for one batch, on rows left by a retry or a worker that died while the cancel ran. Each row
- * becomes skipped/Canceled, counted (in the statistics and the per-minute counters), and the notification completes when nothing else is left,
- * with its webhook event (docs/api.md#webhooks). Nothing happens unless the notification is cancelled.
- *
- * Parameters: cancelRowsParams.
- * It answers the notification's id and whether this statement completed it; no row when there
- * was nothing to skip, except for a cancel of every batch, which always answers.
+ * The one statement that skips a cancelled notification's rows still to send
+ * (docs/api.md#scheduling): the API's cancel runs it for every batch, in the transaction that sets
+ * canceled_at; the worker for one batch, on rows left by a retry or a worker that died while the
+ * cancel ran.
  */
 export const CANCEL_ROWS_SQL = `
   WITH ${canceled}, ${perMinute}, ${counted}, ${finished}, ${completedEvents}

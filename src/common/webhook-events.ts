@@ -8,9 +8,7 @@ export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /**
  * An INSERT of one `webhook_messages` row per endpoint of the subject's app that asked for `type`,
- * for use as a data-modifying CTE. `subjects` is a query (usually another CTE's name) whose rows
- * are `(app_id, subject_id)`; its cost follows those rows (an index probe on webhooks.app_id each),
- * nothing when there are none.
+ * for use as a data-modifying CTE.
  */
 export function webhookOutboxInsert(type: WebhookEventType, subjects: string): string {
   return `INSERT INTO webhook_messages (webhook_id, type, subject_id)

@@ -3,13 +3,26 @@ import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
 import { Platform, PLATFORMS } from '../common/platform';
 import { isUuid } from '../common/uuid';
-import { PROVIDER_OF, ProviderId } from '../common/vocabulary';
+import { ProviderId } from '../common/vocabulary';
 import { APNS_COLUMNS, apnsColumns, ApnsCredentialsInput, apnsSummary, ApnsSummary, openApns } from './apns.credentials';
 import { CredentialsRepository, SEALED_COLUMNS, SealedColumn, UnknownAppError } from './credentials.repository';
 import { FCM_COLUMNS, fcmColumns, FcmCredentialsInput, fcmSummary, FcmSummary, openFcm } from './fcm.credentials';
 import { ColumnValues, CredentialsError, OpenFrom, ProviderCredentials, SealFor } from './provider-credentials';
 import { appKeys, openWithAny, reseal, ResealTotals, seal } from './secret-box';
 import { openWebPush, VapidCredentialsInput, WEB_PUSH_COLUMNS, webPushColumns, webPushSummary, WebPushSummary } from './web-push.credentials';
+
+/** Which platforms' providers have what they need among an app's credentials: the one definition of "configured". */
+const CONFIGURED: Record<Platform, (credentials: ProviderCredentials) => boolean> = {
+  ios: (c) => c.apns !== null,
+  android: (c) => c.fcm !== null,
+  web: (c) => c.vapid !== null,
+};
+
+/** The platforms the app's credentials can reach (the others are skipped as NoCredentials). */
+export const configuredPlatforms = (credentials: ProviderCredentials): Platform[] => PLATFORMS.filter((platform) => CONFIGURED[platform](credentials));
+
+/** Whether the app's credentials can reach `platform`. */
+export const isConfigured = (credentials: ProviderCredentials, platform: Platform): boolean => CONFIGURED[platform](credentials);
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
 const CACHE_TTL_MS = 30_000;
@@ -93,13 +106,14 @@ export class CredentialsService {
     return { app_id: appId, apns: apnsSummary(row), fcm: fcmSummary(row), web_push: webPushSummary(row) };
   }
 
-  /**
-   * The platforms the app has credentials for, where its sends can go (the others are skipped as
-   * NoCredentials). Nothing is decrypted: the API asks this to size a send (docs/api.md#send).
-   */
+  /** The platforms the app has credentials for now (configuredPlatforms): the API sizes a send with them. */
   async platforms(appId: string): Promise<Platform[]> {
-    const summary = await this.summary(appId);
-    return PLATFORMS.filter((platform) => summary[PROVIDER_OF[platform]] !== null);
+    return configuredPlatforms(await this.load(appId));
+  }
+
+  /** The same, from the per-process cache of forDelivery: a small send's and the fan-out's, once per send. */
+  async platformsForDelivery(appId: string): Promise<Platform[]> {
+    return configuredPlatforms(await this.forDelivery(appId));
   }
 
   /**

@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
 import { REASONED_ENDS } from '../common/vocabulary';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+import { ID } from '../queries/fixtures';
 
 /** A completed notification's counters and how many deliveries ended with each failure or skip reason. */
 export interface CompletionSummaryRow {
@@ -21,9 +23,11 @@ export interface CompletionSummaryRow {
  * when it completes, from its row and its deliveries (through their notification index).
  */
 @Injectable()
+@SqlFile('completion-report.repository.sql')
 export class CompletionReportRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  @GenerateSql({ params: [ID] })
   async summary(notificationId: string): Promise<CompletionSummaryRow | undefined> {
     const [row]: CompletionSummaryRow[] = await this.db.query(
       `SELECT n.app_id, n.stat_installations AS installations, n.stat_accepted AS accepted, n.stat_failed AS failed,

@@ -6,8 +6,8 @@ export type MinuteOutcome = 'accepted' | 'failed' | 'skipped' | 'pending';
 /**
  * How many outcomes of one kind a notification had in one minute, added to by every statement that
  * ends deliveries (common/minute-counts.ts: the outcomes of attempts, the fan-out's and a cancel's
- * skips), once per write: the dashboard's time series read these,
- * never `deliveries` (migration DeliveryMinutes). Deleted with the notification.
+ * skips), once per write: the dashboard's time series read these, never `deliveries` (migration
+ * DeliveryMinutes).
  */
 @Entity('delivery_minutes')
 @Index('delivery_minutes_minute_idx', ['minute'])

@@ -2,11 +2,8 @@ import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDate
 import type { DeliveryStatus } from '../common/vocabulary';
 
 /**
- * One message of a notification to one installation. Recorded (unique per pair) before it is
- * attempted and updated with its outcome, so a crash re-sends at most what was in flight.
- * No index may cover a column that those updates change (status, reason, attempts,
- * next_attempt_at, updated_at): the table's fillfactor of 50 (migration DeliveriesHotUpdates)
- * leaves room for them on the row's own page, as heap-only updates that touch no index.
+ * One message of a notification to one installation. No index may cover a column its outcome
+ * updates change: they stay heap-only (fillfactor 50, migration DeliveriesHotUpdates).
  */
 @Entity('deliveries')
 @Index('deliveries_notification_id_batch_idx', ['notificationId', 'batch'])

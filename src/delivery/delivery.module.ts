@@ -8,7 +8,7 @@ import { PaceLimiter } from '../queue/pace-limiter';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
 import { DeliverProcessor } from './deliver/deliver.processor';
-import { SmallSendProcessor } from './deliver/small-send.processor';
+import { SmallSendProcessor } from './small-sends/small-send.processor';
 import { DeliveriesRepository } from './deliver/deliveries.repository';
 import { DeliveriesService } from './deliver/deliveries.service';
 import { FanOutProcessor } from './fan-out/fan-out.processor';

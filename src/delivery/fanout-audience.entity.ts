@@ -3,8 +3,7 @@ import { Column, Entity, PrimaryColumn } from 'typeorm';
 /**
  * One chunk of a filter send's audience, as its filter selected them when the fan-out began
  * (docs/api.md#audience-filters): the ids (installations.id) that chunk of the fan-out writes,
- * numbered from 0; the chunk deletes its row as it writes their deliveries (FanOutRepository). No
- * foreign key (migration FilterSendAudiences).
+ * numbered from 0; the chunk deletes its row as it writes their deliveries (FanOutRepository).
  */
 @Entity('fanout_audiences')
 export class FanOutAudienceChunk {

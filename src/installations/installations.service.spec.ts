@@ -1,6 +1,5 @@
-import { Test } from '@nestjs/testing';
+import { newTestService } from '../../test/support/new-test-service';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { Clock } from '../common/time';
 import { Platform } from '../common/platform';
 import { InstallationChanges, InstallationRow, InstallationsRepository, NewInstallation } from './installations.repository';
 import { InstallationsService } from './installations.service';
@@ -75,12 +74,9 @@ describe('InstallationsService', () => {
   let service: InstallationsService;
   let store: InMemoryInstallations;
 
-  beforeEach(async () => {
+  beforeEach(() => {
     store = new InMemoryInstallations();
-    const moduleRef = await Test.createTestingModule({
-      providers: [InstallationsService, Clock, { provide: InstallationsRepository, useValue: store }],
-    }).compile();
-    service = moduleRef.get(InstallationsService);
+    service = newTestService(InstallationsService, { providers: [{ provide: InstallationsRepository, useValue: store }] }).sut;
   });
 
   it('creates on the first PUT, with the token each platform needs, an APNs token in lower case', async () => {

@@ -14,7 +14,7 @@ import type { Request, Response } from 'express';
 import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
-import { IdempotencyKey } from '../notifications/idempotency-key.decorator';
+import { IdempotencyKey } from '../notifications/idempotency/idempotency-key.decorator';
 import { LiveActivityUpdateDto, RegisterLiveActivityDto } from './dto/live-activity.dto';
 import { LiveActivityEnvelope, LiveActivityUpdateEnvelope } from './dto/live-activity-response.dto';
 import { ACTIVITY_ID_SCHEMA, ActivityIdPipe } from './activity-id.pipe';

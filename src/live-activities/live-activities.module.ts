@@ -5,7 +5,7 @@ import { Clock } from '../common/time';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { ProvidersModule } from '../delivery/providers/providers.module';
-import { NotificationsModule } from '../notifications/notifications.module';
+import { IdempotencyModule } from '../notifications/idempotency/idempotency.module';
 import { LiveActivityJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { LiveActivitiesController } from './live-activities.controller';
@@ -17,8 +17,8 @@ import { LiveActivityChannelsService } from './live-activity-channels.service';
 /** The Live Activities API (docs/api.md#live-activities); the worker sends the updates (delivery/live-activity/). */
 @Module({
   imports: [
-    // Idempotency-Key handling is the sends' own (IdempotencyService and its table).
-    NotificationsModule,
+    // Idempotency-Key handling is the sends' own (IdempotencyService, its repository and table).
+    IdempotencyModule,
     // Broadcast channels are managed at APNs while the request waits: the app's credentials and the APNs client (no queue consumer).
     CredentialsModule,
     ProvidersModule,

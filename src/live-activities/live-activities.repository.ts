@@ -1,7 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
+import { IdempotencyRepository } from '../notifications/idempotency/idempotency.repository';
 import { DataSource, EntityManager } from 'typeorm';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../common/vocabulary';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+import { AT, ID, OTHER_ID } from '../queries/fixtures';
 
 /** A `live_activities` row with its installation's own id (the client's), as the resource shows it. */
 export interface LiveActivityRow {
@@ -88,12 +91,19 @@ export interface LiveActivityChannelRow {
   created_at: Date;
 }
 
+const LIVE_UPDATE: NewLiveActivityUpdate = { event: 'update', content: '{"content_state":{}}', priority: 'normal', acceptedAt: AT };
+
 /** The API's side of `live_activities` and `live_activity_updates` (delivery sends them in its own statements). */
 @Injectable()
+@SqlFile('live-activities.repository.sql', (db) => new LiveActivitiesRepository(db, new IdempotencyRepository(db)))
 export class LiveActivitiesRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly idempotencyKeys: IdempotencyRepository,
+  ) {}
 
   /** A live installation of the app: its server id and platform. */
+  @GenerateSql({ params: [ID, 'device-1'] })
   async installation(appId: string, installationId: string): Promise<{ id: string; platform: string } | undefined> {
     const [row] = await this.db.query<{ id: string; platform: string }[]>(
       `SELECT id, platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
@@ -102,6 +112,7 @@ export class LiveActivitiesRepository {
     return row;
   }
 
+  @GenerateSql({ params: [ID, 'activity-1', OTHER_ID, 'Attributes', 'ab', 'active'] })
   async upsert(
     appId: string,
     activityId: string,
@@ -121,6 +132,7 @@ export class LiveActivitiesRepository {
     return row;
   }
 
+  @GenerateSql({ params: [ID, 'activity-1'] })
   async find(appId: string, activityId: string): Promise<LiveActivityRow | undefined> {
     const [row] = await this.db.query<LiveActivityRow[]>(
       `SELECT ${ACTIVITY_COLUMNS} FROM live_activities a JOIN installations i ON i.id = a.installation_id WHERE a.app_id = $1 AND a.activity_id = $2`,
@@ -130,6 +142,7 @@ export class LiveActivitiesRepository {
   }
 
   /** Marks it `ended` ($3) now, unless it already was; false when unknown. */
+  @GenerateSql({ params: [ID, 'activity-1', 'ended'] })
   async end(appId: string, activityId: string, ended: LiveActivityStatus): Promise<boolean> {
     const [, count]: [unknown[], number] = await this.db.query(
       `UPDATE live_activities SET status = $3, ended_at = COALESCE(ended_at, now()), updated_at = now()
@@ -140,6 +153,7 @@ export class LiveActivitiesRepository {
   }
 
   /** ACCEPT_SQL; undefined when the activity is unknown or not `active`. */
+  @GenerateSql({ params: [ID, 'activity-1', LIVE_UPDATE, 'active'] })
   accept(appId: string, activityId: string, update: NewLiveActivityUpdate, active: LiveActivityStatus): Promise<LiveActivityUpdateRow | undefined> {
     return this.acceptWith(this.db.manager, appId, activityId, update, active);
   }
@@ -149,6 +163,7 @@ export class LiveActivitiesRepository {
    * idempotency key, in one transaction: the key is completed exactly when the update exists.
    * Undefined (and nothing stored) when the activity is unknown or not `active`.
    */
+  @GenerateSql({ params: [ID, 'activity-1', LIVE_UPDATE, 'active', 'key', () => ({ status: 202, body: '{}' })], answers: [[{ id: OTHER_ID }]] })
   acceptWithResponse(
     appId: string,
     activityId: string,
@@ -161,11 +176,7 @@ export class LiveActivitiesRepository {
       const row = await this.acceptWith(manager, appId, activityId, update, active);
       if (!row) return undefined;
       const response = respond(row);
-      await manager.query(
-        `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-         WHERE app_id = $1 AND key = $2`,
-        [appId, key, response.status, response.body],
-      );
+      await this.idempotencyKeys.complete(appId, key, response.status, response.body, manager);
       return { row, body: response.body };
     });
   }
@@ -174,6 +185,7 @@ export class LiveActivitiesRepository {
    * The app's newest activities (by creation), each with its newest update: one index probe on
    * (live_activity_id, seq) per activity.
    */
+  @GenerateSql({ params: [ID, 100] })
   withLastUpdate(appId: string, limit: number): Promise<LiveActivityWithLastUpdateRow[]> {
     return this.db.query(
       `SELECT ${ACTIVITY_COLUMNS}, u.id AS last_id, u.seq AS last_seq, u.event AS last_event, u.status AS last_status, u.reason AS last_reason,
@@ -187,6 +199,7 @@ export class LiveActivitiesRepository {
     );
   }
 
+  @GenerateSql({ params: [ID, 'activity-1', OTHER_ID] })
   async findUpdate(appId: string, activityId: string, updateId: string): Promise<LiveActivityUpdateRow | undefined> {
     const [row] = await this.db.query<LiveActivityUpdateRow[]>(
       `SELECT u.id, u.seq, u.event, u.status, u.reason, u.accepted_at FROM live_activity_updates u
@@ -215,6 +228,7 @@ export class LiveActivitiesRepository {
     return row;
   }
 
+  @GenerateSql({ params: [ID, 'channel-1', 'none'] })
   async insertChannel(appId: string, id: string, storage: string): Promise<LiveActivityChannelRow> {
     const [row] = await this.db.query<LiveActivityChannelRow[]>(
       `INSERT INTO live_activity_channels (app_id, id, storage) VALUES ($1, $2, $3) RETURNING id, storage, created_at`,
@@ -224,10 +238,12 @@ export class LiveActivitiesRepository {
   }
 
   /** The app's channels, newest first. */
+  @GenerateSql({ params: [ID] })
   channels(appId: string): Promise<LiveActivityChannelRow[]> {
     return this.db.query(`SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 ORDER BY created_at DESC, id`, [appId]);
   }
 
+  @GenerateSql({ params: [ID, 'channel-1'] })
   async findChannel(appId: string, id: string): Promise<LiveActivityChannelRow | undefined> {
     const [row] = await this.db.query<LiveActivityChannelRow[]>(`SELECT id, storage, created_at FROM live_activity_channels WHERE app_id = $1 AND id = $2`, [
       appId,
@@ -236,6 +252,7 @@ export class LiveActivitiesRepository {
     return row;
   }
 
+  @GenerateSql({ params: [ID, 'channel-1'] })
   async deleteChannel(appId: string, id: string): Promise<void> {
     await this.db.query(`DELETE FROM live_activity_channels WHERE app_id = $1 AND id = $2`, [appId, id]);
   }

@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { Clock } from '../common/time';
 import { LiveActivityStatus } from '../common/vocabulary';
-import { IdempotencyService, requestHash } from '../notifications/idempotency.service';
+import { IdempotencyService, requestHash } from '../notifications/idempotency/idempotency.service';
 import { LiveActivityJobs } from '../queue/jobs';
 import { LiveActivityUpdateDto, RegisterLiveActivityDto } from './dto/live-activity.dto';
 import { LiveActivitiesRepository, NewLiveActivityUpdate } from './live-activities.repository';

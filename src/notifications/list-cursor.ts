@@ -1,14 +1,7 @@
 import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
 import { isUuid } from '../common/uuid';
 
-/**
- * Opaque, signed list cursors: `<payload>.<mac>`, both base64url. The payload is
- * `<created_at in microseconds since the Unix epoch>:<notification id>`; the MAC is HMAC-SHA256
- * (first 16 bytes) under a key derived from APP_KEY with HKDF, so a client can neither forge a
- * position nor make the database parse a timestamp of its choosing. Microseconds are what
- * PostgreSQL's timestamptz stores, so the position is exact and needs no date parsing at all.
- * Every part is still checked after the MAC (a leaked key must not turn into a 500).
- */
+/** Opaque, signed list cursors: `<payload>.<mac>`, both base64url. */
 
 export interface CursorPosition {
   /** created_at as whole microseconds since 1970-01-01T00:00:00Z, in decimal. */

@@ -3,10 +3,8 @@ import { NotificationResource, toNotificationResource } from './notification.res
 import type { NotificationRow } from './notifications.repository';
 
 /**
- * Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator dashboard").
- * Canceled and completed are final (a cancelled notification also completes: canceled wins).
- * Scheduled: waiting for its send_at, or for its devices' local time (options.local_time,
- * docs/api.md#scheduling) with nothing attempted yet. Anything else is under way: sending.
+ * Where a notification stands, as the operator dashboard shows it (docs/operations.md "Operator
+ * dashboard").
  */
 export function notificationStatus(n: NotificationResource, now = Date.now()): NotificationStatus {
   if (n.canceled_at) return 'canceled';

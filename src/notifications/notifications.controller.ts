@@ -5,14 +5,14 @@ import type { AuthContext } from '../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
 import { EmptyBodyPipe } from '../common/validation/empty-body.pipe';
-import { DeliveryTraceService, TRACE_SCAN_ROWS } from './delivery-trace.service';
+import { DeliveryTraceService, TRACE_SCAN_ROWS } from './trace/delivery-trace.service';
 import { ListDeliveriesQueryDto } from './dto/list-deliveries.dto';
 import { ListNotificationsQueryDto } from './dto/list-notifications.dto';
 import { DeliveryPage, NotificationEnvelope, NotificationPage, RecordedEventEnvelope, SendNotificationResponse } from './dto/notification-response.dto';
 import { RecordEventDto } from './dto/record-event.dto';
-import { NotificationEventsService } from './notification-events.service';
+import { NotificationEventsService } from './events/notification-events.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
-import { IdempotencyKey } from './idempotency-key.decorator';
+import { IdempotencyKey } from './idempotency/idempotency-key.decorator';
 import { NotificationsService } from './notifications.service';
 
 /** What Swagger UI pre-fills for a send; it is a valid request as it stands. */

@@ -1,25 +1,26 @@
 import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { FANOUT_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
-import { SmallSendsModule } from '../delivery/fan-out/small-sends.module';
+import { SmallSendsModule } from '../delivery/small-sends/small-sends.module';
 import { Clock } from '../common/time';
-import { AudiencesController } from './audiences.controller';
-import { AudiencesRepository } from './audiences.repository';
-import { AudiencesService } from './audiences.service';
+import { AudiencesController } from './audiences/audiences.controller';
+import { AudiencesRepository } from './audiences/audiences.repository';
+import { AudiencesService } from './audiences/audiences.service';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
-import { DeliveryTraceRepository } from './delivery-trace.repository';
-import { DeliveryTraceService } from './delivery-trace.service';
-import { IdempotencyService } from './idempotency.service';
-import { NotificationEventsService } from './notification-events.service';
+import { DeliveryTraceRepository } from './trace/delivery-trace.repository';
+import { DeliveryTraceService } from './trace/delivery-trace.service';
+import { IdempotencyModule } from './idempotency/idempotency.module';
+import { NotificationEventsService } from './events/notification-events.service';
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 
 @Module({
   imports: [
+    IdempotencyModule,
     // Which platforms an app can reach decides which payload limits apply to its sends.
     CredentialsModule,
     // Small sends are fanned out here, with the fan-out's own statement (docs/api.md#small-sends).
@@ -36,7 +37,6 @@ import { NotificationsService } from './notifications.service';
   controllers: [NotificationsController, AudiencesController],
   providers: [
     NotificationsService,
-    IdempotencyService,
     NotificationEventsService,
     NotificationsRepository,
     DeliveryTraceService,
@@ -49,6 +49,6 @@ import { NotificationsService } from './notifications.service';
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
   // Live Activity updates take an Idempotency-Key as sends do (live-activities/).
-  exports: [NotificationsService, DeliveryTraceService, AudiencesService, IdempotencyService],
+  exports: [NotificationsService, DeliveryTraceService, AudiencesService, IdempotencyModule],
 })
 export class NotificationsModule {}

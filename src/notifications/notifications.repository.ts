@@ -1,171 +1,38 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { COMMIT_WITHOUT_FLUSH } from '../common/asynchronous-commit';
 import { CANCEL_ROWS_SQL, cancelRowsParams } from '../common/cancel-statement';
 import { preparedQuery } from '../common/prepared-query';
-import { DEADLOCK_DETECTED, pgError, retryingDeadlocks } from '../common/pg-errors';
-import type { NotificationInsert, StoreSmallSend } from '../delivery/fan-out/small-sends';
-import { DeliveryStatus, RecipientKind } from '../common/vocabulary';
+import { retryingDeadlocks } from '../common/pg-errors';
+import { insertValues, type NewNotification, NOTIFICATION_ROW_COLUMNS, type NotificationRow } from '../common/notification';
+import { compile, valuesOf } from '../common/sql/named';
+import { DeliveryStatus } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
-import { EventType } from './notification-event.entity';
-import { NotificationOptions } from './notification.entity';
+import type { EventType } from './events/notification-event.entity';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+import { AT, ID, NOTIFICATION, OTHER_ID } from '../queries/fixtures';
 
-/** A `notifications` row as PostgreSQL returns it. */
-export interface NotificationRow {
-  id: string;
-  app_id: string;
-  title: string | null;
-  body: string | null;
-  image_url: string | null;
-  action_url: string | null;
-  data: Record<string, unknown> | null;
-  options: NotificationOptions | null;
-  target_users: number;
-  stat_users: number;
-  stat_installations: number;
-  stat_accepted: number;
-  stat_received: number;
-  stat_displayed: number;
-  stat_opened: number;
-  stat_failed: number;
-  stat_skipped: number;
-  created_at: Date;
-  processing_started_at: Date | null;
-  completed_at: Date | null;
-  send_at: Date | null;
-  canceled_at: Date | null;
-  localizations: Record<string, Record<string, string>> | null;
-  fanned_out_at: Date | null;
-  /** Which recipients key the send used, and its tags when it was `tags` (the dashboard shows them). */
-  recipient_kind: RecipientKind;
-  tags: string[] | null;
-}
+export type { NewNotification, NotificationRow };
 
-/** Every column but the (possibly long) lists of user and installation ids. */
-const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
-  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
-
-/**
- * A statement that met the partitions of deliveries in the making: a row that fits no partition
- * (check_violation), or a deadlock or lock timeout beside the DDL that creates one.
- */
-export function isPartitionRace(error: unknown): boolean {
-  const cause = pgError(error);
-  if (cause.code === '23514') return cause.message?.startsWith('no partition of relation') ?? false;
-  return cause.code === DEADLOCK_DETECTED || cause.code === '55P03';
-}
+const NOTIFICATION_COLUMNS = NOTIFICATION_ROW_COLUMNS;
 
 /** How often a cancel that met a deadlock runs (NotificationsRepository.cancel). */
 const CANCEL_ATTEMPTS = 5;
 
 const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
 
-/** The columns a send stores, and their values as placeholders numbered from `first` (a small send's statement has its own before them). */
-const INSERT_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter`;
-// Every one typed: a small send's statement selects them (INSERT ... SELECT), where no column gives a placeholder its type.
-const CASTS = [
-  '::uuid',
-  '::uuid',
-  '::text',
-  '::text',
-  '::text',
-  '::text',
-  '::jsonb',
-  '::jsonb',
-  '::text[]',
-  '::int',
-  '::text',
-  '::text[]',
-  '::text[]',
-  '::timestamptz',
-  '::json',
-  '::jsonb',
-];
-const insertValues = (first: number) => CASTS.map((cast, i) => `$${first + i}${cast}`).join(', ');
-
-const INSERT_SQL = `INSERT INTO notifications (${INSERT_COLUMNS})
-       VALUES (${insertValues(1)})
+/** A send's row (NewNotification, by column), and under an Idempotency-Key the key's link to it (docs/api.md#idempotency). */
+const INSERT = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
+       VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
+         :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
+         :localizations::json, :recipient_filter::jsonb)
        RETURNING ${NOTIFICATION_COLUMNS}`;
-
-/** What a send stores; `data` and `options` already JSON text (or null). */
-export interface NewNotification {
-  id: string;
-  appId: string;
-  title: string | null;
-  body: string | null;
-  imageUrl: string | null;
-  actionUrl: string | null;
-  data: string | null;
-  options: string | null;
-  /** Which recipients key the send used (docs/api.md#recipients), and its values. */
-  recipientKind: RecipientKind;
-  userIds: string[];
-  installationIds: string[] | null;
-  tags: string[] | null;
-  /** JSON text of `recipients.filter`, or null. */
-  filter: string | null;
-  sendAt: Date | null;
-  /** JSON text, keys in request order. */
-  localizations: string | null;
-}
-
-const insertParams = (n: NewNotification) => [
-  n.id,
-  n.appId,
-  n.title,
-  n.body,
-  n.imageUrl,
-  n.actionUrl,
-  n.data,
-  n.options,
-  n.userIds,
-  // Known now only for user ids; the other kinds count their users when the fan-out has found them.
-  n.recipientKind === 'user_ids' ? n.userIds.length : 0,
-  n.recipientKind,
-  n.installationIds,
-  n.tags,
-  n.sendAt,
-  n.localizations,
-  n.filter,
-];
-
-/**
- * The key's link to the send it stored (docs/api.md#idempotency), written by the statement that
- * stores it: parameters from `first`, the notification's id, the app and the key.
- */
-const linkKey = (first: number) => `linked AS (
-    UPDATE idempotency_keys SET notification_id = $${first}::uuid WHERE app_id = $${first + 1}::uuid AND key = $${first + 2}::text
-  )`;
-const linkParams = (n: NewNotification, key: string) => [n.id, n.appId, key];
-
-/** The INSERT as a small send's statement takes it (FanOutRepository.storeSmallSend), with the key's link under a key. */
-const insertOf = (n: NewNotification, key?: string): NotificationInsert => ({
-  columns: INSERT_COLUMNS,
-  values: insertValues,
-  params: insertParams(n),
-  returning: NOTIFICATION_COLUMNS,
-  also: key === undefined ? undefined : { name: 'keyed', cte: linkKey, params: linkParams(n, key) },
-});
-
-/** INSERT_SQL with the key's link beside it (NotificationsRepository.insert under a key). */
-const INSERT_FOR_KEY_SQL = `WITH ${linkKey(CASTS.length + 1)}
-  ${INSERT_SQL}`;
-
-/** An `idempotency_keys` row, as a claim that lost finds it. */
-export interface IdempotencyKeyRow {
-  request_hash: string;
-  status: 'in_progress' | 'completed';
-  response_status: number | null;
-  /** JSON text, exactly as first sent. */
-  response_body: string | null;
-  /** The send its request stored (in progress: not answered yet). */
-  notification_id: string | null;
-  /** Its claim's lock has run out: the request that holds it is taken for dead. */
-  lock_expired: boolean;
-}
+const INSERT_SQL = compile(INSERT);
+const INSERT_FOR_KEY_SQL = compile(`WITH linked AS (
+    UPDATE idempotency_keys SET notification_id = :id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
+  )
+  ${INSERT}`);
 
 /** Which counter each event type moves; also the only column names the event statement interpolates. */
 const EVENT_COUNTERS: Record<EventType, string> = { received: 'stat_received', displayed: 'stat_displayed', opened: 'stat_opened' };
@@ -184,70 +51,53 @@ export interface EventResult {
 }
 
 /**
- * The API's side of `notifications`, its `idempotency_keys` and `notification_events`. (The
- * worker's statements on `notifications`, fan-out progress and statistics, are delivery's own.)
+ * The API's side of `notifications` and `notification_events` (docs/architecture.md, "Tables and
+ * their writers"; the worker's statements on `notifications` are delivery's own).
  */
 @Injectable()
+@SqlFile('notifications.repository.sql')
 export class NotificationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
   /**
    * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
-   * transaction would only add BEGIN and COMMIT, two more round trips per send). `store`, when
-   * given, stores it with its rows instead, in one statement as well (a small send's fan-out,
-   * docs/api.md#small-sends), and answers the row with the counters that fan-out wrote. Under a
-   * claimed Idempotency-Key (`key`), the same statement ties the key to the send: from then on the
-   * key answers with this send, never another (completeIdempotencyKey stores the answer after it;
-   * docs/decisions/0014-idempotency-key-linked-then-answered.md).
+   * transaction would only add BEGIN and COMMIT). Under a claimed Idempotency-Key the same
+   * statement links the key (docs/decisions/0014-idempotency-key-linked-then-answered.md).
    */
-  async insert(notification: NewNotification, store?: StoreSmallSend, key?: string): Promise<NotificationRow> {
-    return this.withoutPartitionFallback(store, async (s) => {
-      if (s) return s<NotificationRow>(insertOf(notification, key));
-      const { rows } =
-        key === undefined
-          ? await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL, insertParams(notification))
-          : await preparedQuery<NotificationRow>(this.db, 'notifications_insert_for_key', INSERT_FOR_KEY_SQL, [
-              ...insertParams(notification),
-              ...linkParams(notification, key),
-            ]);
-      return rows[0];
-    });
+  @GenerateSql({ params: [NOTIFICATION] })
+  @GenerateSql({ name: 'under a key', params: [NOTIFICATION, 'key'] })
+  async insert(notification: NewNotification, key?: string): Promise<NotificationRow> {
+    const values = insertValues(notification);
+    const { rows } =
+      key === undefined
+        ? await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL.text, valuesOf(INSERT_SQL, values))
+        : await preparedQuery<NotificationRow>(
+            this.db,
+            'notifications_insert_for_key',
+            INSERT_FOR_KEY_SQL.text,
+            valuesOf(INSERT_FOR_KEY_SQL, { ...values, idempotency_key: key }),
+          );
+    return rows[0];
   }
 
-  /**
-   * Runs `write` with `store`; should `store` meet the partitions of deliveries in the making (no
-   * partition for this week yet, or a deadlock or lock timeout with retention creating one: it takes
-   * locks on deliveries and notifications), runs it again without: the send is then fanned out by
-   * its job, as any other, which retries.
-   */
-  private async withoutPartitionFallback<T>(store: StoreSmallSend | undefined, write: (store?: StoreSmallSend) => Promise<T>): Promise<T> {
-    try {
-      return await write(store);
-    } catch (error) {
-      if (!store || !isPartitionRace(error)) throw error;
-      return write();
-    }
-  }
-
+  @GenerateSql({ params: [OTHER_ID, ID] })
   async find(appId: string, id: string): Promise<NotificationRow | undefined> {
     const [row]: NotificationRow[] = await this.db.query(FIND_SQL, [appId, id]);
     return row;
   }
 
   /**
-   * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at` (whose
-   * row lock waits for a fan-out chunk in progress, and makes every later chunk write its rows as
-   * Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted, and the
-   * notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the worker
-   * runs for a batch's leftovers). Rows "sending" finish as they would have.
-   * Its webhook events (notification.canceled, and notification.completed when it completes;
-   * docs/api.md#webhooks) are written in the same transaction.
-   * Undefined when the notification is not this app's, or had completed or been cancelled already.
+   * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at`
+   * (whose row lock waits for a fan-out chunk in progress, and makes every later chunk write its
+   * rows as Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted,
+   * and the notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the
+   * worker runs for a batch's leftovers). Undefined when the notification is not this app's, or had
+   * completed or been cancelled already.
    */
+  @GenerateSql({ params: [OTHER_ID, ID], answers: [[{ id: ID }]] })
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
     // It locks the notification, then its rows; a worker's outcome write locks rows it claimed,
-    // then the notification. Should the two meet (a row claimed after this began), PostgreSQL rolls
-    // one back, and a rolled-back cancel runs again, as the worker's write does (OutcomeRecorder).
+    // then the notification; a rolled-back one runs again, as the worker's write does.
     return retryingDeadlocks(() => this.cancelOnce(appId, id), CANCEL_ATTEMPTS);
   }
 
@@ -272,10 +122,9 @@ export class NotificationsRepository {
 
   /**
    * Newest first, after the (created_at, id) position `after` when given, and created before
-   * `createdBefore` when given (the dashboard's jump to a date). Positions are created_at
-   * in microseconds since the epoch (`created_at_micros`), exact both ways: no date text for
-   * PostgreSQL to parse.
+   * `createdBefore` when given (the dashboard's jump to a date).
    */
+  @GenerateSql({ params: [OTHER_ID, 50, null, 'sale'] })
   list(
     appId: string,
     limit: number,
@@ -297,16 +146,17 @@ export class NotificationsRepository {
   }
 
   /** How many notifications each app created since `since` (the notifications_app_id_created_at index). */
+  @GenerateSql({ params: [AT] })
   countSince(since: Date): Promise<{ app_id: string; count: number }[]> {
     return this.db.query(`SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 GROUP BY app_id`, [since]);
   }
 
   /**
    * Of the app's `scan` newest notifications, those that have a delivery row for the installation
-   * (its internal id), newest first, with that row's status and reason. Each candidate costs one
-   * probe of the deliveries primary key (notification, installation, start): `deliveries` has no
-   * index by installation, by design (its updates stay heap-only), so this never scans it.
+   * (its internal id), newest first, with that row's status and reason: one primary-key probe
+   * per candidate, as `deliveries` has no index by installation (its updates stay heap-only).
    */
+  @GenerateSql({ params: [OTHER_ID, ID, 200] })
   lastForInstallation(
     appId: string,
     installationId: string,
@@ -323,66 +173,11 @@ export class NotificationsRepository {
   }
 
   /**
-   * Takes the key when it is new, expired, or claimed by a request that died with the same body
-   * (`lockSeconds` after its claim). False when someone else holds it. Its commit does not wait for
-   * the WAL flush (COMMIT_WITHOUT_FLUSH): the claim answers no one by itself, and the transaction that
-   * stores the response, which waits for the flush, makes it durable with that response. A claim
-   * lost in a crash of the PostgreSQL server only lets the request's retry claim the key again.
+   * Records an event once per (notification, installation, type) and moves its counter, only for an
+   * installation whose delivery is accepted or under way: "sending", or "pending" after an attempt
+   * (docs/api.md#reads-and-events; a device may report before its outcome is written).
    */
-  async claimIdempotencyKey(appId: string, key: string, hash: string, lockSeconds: number, retentionHours: number): Promise<boolean> {
-    const claimed: unknown[] = await this.db.query(
-      `INSERT INTO idempotency_keys AS k (app_id, key, request_hash, status, locked_until, expires_at)
-       SELECT $1::uuid, $2::text, $3::text, 'in_progress', now() + make_interval(secs => $4::float8), now() + make_interval(hours => $5::int)
-       WHERE ${COMMIT_WITHOUT_FLUSH}
-       ON CONFLICT (app_id, key) DO UPDATE SET
-         request_hash = EXCLUDED.request_hash, status = 'in_progress', response_status = NULL, response_body = NULL, notification_id = NULL,
-         locked_until = EXCLUDED.locked_until, created_at = now(), expires_at = EXCLUDED.expires_at
-       WHERE k.expires_at <= now()
-          OR (k.status = 'in_progress' AND k.locked_until <= now() AND k.request_hash = EXCLUDED.request_hash AND k.notification_id IS NULL)
-       RETURNING key`,
-      [appId, key, hash, lockSeconds, retentionHours],
-    );
-    return claimed.length > 0;
-  }
-
-  async findIdempotencyKey(appId: string, key: string): Promise<IdempotencyKeyRow | undefined> {
-    const [row]: IdempotencyKeyRow[] = await this.db.query(
-      `SELECT request_hash, status, response_status, response_body, notification_id, locked_until <= now() AS lock_expired
-       FROM idempotency_keys WHERE app_id = $1 AND key = $2`,
-      [appId, key],
-    );
-    return row;
-  }
-
-  /**
-   * Stores the answer of the key's request, once its send is stored (insert); false when the
-   * key had been answered already. Its commit does not wait for the WAL flush (COMMIT_WITHOUT_FLUSH,
-   * docs/decisions/0012-claims-commit-without-waiting-for-wal.md): lost in a crash of the PostgreSQL
-   * server, the key is left linked and unanswered, and answered again from its send.
-   */
-  async completeIdempotencyKey(appId: string, key: string, status: number, body: string): Promise<boolean> {
-    const { rowCount } = await preparedQuery(
-      this.db,
-      'idempotency_keys_complete',
-      `UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-       WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND ${COMMIT_WITHOUT_FLUSH}`,
-      [appId, key, status, body],
-    );
-    return rowCount > 0;
-  }
-
-  /** Forgets a claim that has no response and stored no send (its send failed). */
-  async releaseIdempotencyKey(appId: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM idempotency_keys WHERE app_id = $1 AND key = $2 AND status = 'in_progress' AND notification_id IS NULL`, [appId, key]);
-  }
-
-  /**
-   * Records an event once per (notification, installation, type) and moves its counter, only for
-   * an installation whose delivery is accepted or under way: "sending", or "pending" after an
-   * attempt (docs/api.md#reads-and-events; a device may report before its outcome is written). One statement.
-   * Both tables are partitioned by the notification's start (delivery.entity.ts): naming it keeps
-   * the look-up to one partition.
-   */
+  @GenerateSql({ name: 'opened', params: [OTHER_ID, ID, 'device-1', 'opened', AT], answers: [[{}]] })
   async recordEvent(
     appId: string,
     notificationId: string,

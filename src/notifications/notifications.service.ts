@@ -8,9 +8,9 @@ import { CredentialsService } from '../credentials/credentials.service';
 import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
-import { carriedContent, isSmallSend, SmallSendPlan, smallSendRecipients, SmallSends } from '../delivery/fan-out/small-sends';
+import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
-import { IdempotencyService, keyInProgress, requestHash } from './idempotency.service';
+import { IdempotencyService, keyInProgress, requestHash } from './idempotency/idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import { NotificationResource, toNotificationResource } from './notification.resource';
 import { NewNotification, NotificationRow, NotificationsRepository } from './notifications.repository';
@@ -46,9 +46,9 @@ export class NotificationsService {
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
     private readonly credentials: CredentialsService,
-    private readonly smallSends: SmallSends,
+    private readonly smallSends: SmallSendsService,
     private readonly smallSendJobs: SmallSendJobs,
-    private readonly config: EnvironmentVariables,
+    config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
   }
@@ -69,62 +69,71 @@ export class NotificationsService {
     };
     await this.assertFits(appId, content);
     const recipients = dto.recipients;
-    const recipientKind = RECIPIENT_KINDS.find((kind) => recipients[kind] !== undefined)!;
-    const sendAt = dto.send_at ? new Date(dto.send_at) : null;
     const notification: NewNotification = {
       id,
-      appId,
+      app_id: appId,
       title: content.title,
       body: content.body,
-      imageUrl: content.image_url,
-      actionUrl: content.action_url,
-      data: content.data === null ? null : JSON.stringify(content.data),
-      options: content.options === null ? null : JSON.stringify(content.options),
-      recipientKind,
-      userIds: [...new Set(recipients.user_ids ?? [])],
-      installationIds: recipients.installation_ids ? [...new Set(recipients.installation_ids)] : null,
+      image_url: content.image_url,
+      action_url: content.action_url,
+      data: content.data,
+      options: content.options,
+      recipient_kind: RECIPIENT_KINDS.find((kind) => recipients[kind] !== undefined)!,
+      user_ids: [...new Set(recipients.user_ids ?? [])],
+      installation_ids: recipients.installation_ids ? [...new Set(recipients.installation_ids)] : null,
       tags: recipients.tags ? [...new Set(recipients.tags)] : null,
-      filter: recipients.filter ? JSON.stringify(recipients.filter) : null,
-      sendAt,
-      localizations: content.localizations ? JSON.stringify(content.localizations) : null,
+      recipient_filter: recipients.filter ?? null,
+      send_at: dto.send_at ? new Date(dto.send_at) : null,
+      localizations: (content.localizations ?? null) as NotificationRow['localizations'],
     };
     // A send_at in the past means now; the worker checks the time again, so an early job waits.
-    const delayMs = sendAt ? Math.max(0, sendAt.getTime() - Date.now()) : 0;
-    const small = isSmallSend({ ...notification, options: content.options }, this.config.SMALL_SEND_MAX_RECIPIENTS, Date.now())
-      ? await this.smallSends.plan(appId, id, smallSendRecipients(notification), content.options, content.title === null)
-      : null;
-    // The row as stored says whether the small send's fan-out ran with it: one that fell back (the
-    // partitions of deliveries in the making) is stored not started, and left to its fan-out job.
-    const enqueue = (row: NotificationRow) => (small && row.processing_started_at !== null ? this.queueSmallSend(small, row) : this.enqueueFanout(id, delayMs));
+    const delayMs = notification.send_at ? Math.max(0, notification.send_at.getTime() - Date.now()) : 0;
+    const small = this.smallSends.accepts(notification);
 
     if (idempotencyKey === undefined) {
-      const row = await this.notifications.insert(notification, small?.store);
+      const stored = await this.store(notification, small, null);
       this.metrics.notificationsAccepted.inc();
-      await enqueue(row);
-      return { status: 202, body: accepted(row), replayed: false };
+      await this.enqueue(stored, delayMs);
+      return { status: 202, body: accepted(stored.row), replayed: false };
     }
 
     const hash = requestHash(rawBody);
     const claim = await this.idempotency.claim(appId, idempotencyKey, hash);
     if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
     if (claim.kind === 'stored') return this.answerStored(appId, idempotencyKey, hash, claim.notificationId);
-    let row: NotificationRow;
+    let stored: StoredSend | { row: NotificationRow };
     try {
-      row = await this.notifications.insert(notification, small?.store, idempotencyKey);
+      stored = await this.store(notification, small, idempotencyKey);
     } catch (error) {
       // Nothing stored, so nothing linked: the key is free again.
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
     }
-    const body = accepted(row);
+    const body = accepted(stored.row);
     // Counted once stored; a replay (above) stored nothing new and is not counted again.
     this.metrics.notificationsAccepted.inc();
     // The send stands whatever follows: a key left without its answer answers with the send once its lock runs out.
     await this.idempotency
       .complete(appId, idempotencyKey, 202, body)
       .catch((error: Error) => this.logger.warn(`Idempotency key of notification ${id} not answered now (${error.message}); it will answer with the send.`));
-    await enqueue(row);
+    await this.enqueue(stored, delayMs);
     return { status: 202, body, replayed: false };
+  }
+
+  /**
+   * Stores the send: a small send with its rows (docs/api.md#small-sends), else, or should that
+   * statement meet the partitions of deliveries in the making, the notification alone, for its
+   * fan-out job.
+   */
+  private async store(notification: NewNotification, small: boolean, key: string | null): Promise<StoredSend | { row: NotificationRow }> {
+    const stored = small ? await this.smallSends.store(notification, key) : null;
+    return stored ?? { row: await this.notifications.insert(notification, key ?? undefined) };
+  }
+
+  /** Queues what follows a stored send: a small send's batches, else its fan-out job. */
+  private async enqueue(stored: StoredSend | { row: NotificationRow }, delayMs: number): Promise<void> {
+    if ('batches' in stored) await this.queueSmallSend(stored);
+    else await this.enqueueFanout(stored.row.id, delayMs);
   }
 
   /**
@@ -146,20 +155,16 @@ export class NotificationsService {
 
   /**
    * A small send (docs/api.md#small-sends) was fanned out by the statement that stored it; now its
-   * batches go on their own queue, each job with the notification as stored (`row`: the worker sends
-   * it without reading it again), and their jobs finish it in the worker. One without a batch (every
-   * installation skipped, or none) gets its fan-out job instead, which finishes and completes it.
-   * Should Redis not answer, the sweeper queues the fan-out job of a send still not finished after
-   * UNQUEUED_AFTER_MS, which queues the batches, as for any send.
+   * batches go on their own queue, each job with the notification as stored (`row`: the worker
+   * sends it without reading it again), and their jobs finish it in the worker.
    */
-  private async queueSmallSend(plan: SmallSendPlan, row: NotificationRow): Promise<void> {
-    for (const { platform, reason, count } of plan.skipped()) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
+  private async queueSmallSend(stored: StoredSend): Promise<void> {
+    const id = stored.row.id;
+    for (const { platform, reason, count } of stored.skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
     // Its fan-out ran here, committed: timed here (one that fell back to its fan-out job is timed by the worker).
-    const seconds = plan.seconds();
-    if (seconds !== null) this.metrics.fanoutDuration.observe(seconds);
-    const batches = plan.batches();
-    await this.withinEnqueueTimeout(plan.id, () =>
-      batches.length > 0 ? this.smallSendJobs.addBatches(plan.id, batches, carriedContent(row)) : this.fanoutJobs.add(plan.id, 0, true),
+    this.metrics.fanoutDuration.observe(stored.seconds);
+    await this.withinEnqueueTimeout(id, () =>
+      stored.batches.length > 0 ? this.smallSendJobs.addBatches(id, stored.batches, stored.carried) : this.fanoutJobs.add(id, 0, true),
     );
   }
 

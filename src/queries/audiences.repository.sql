@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/notifications/audiences/audiences.repository.ts; do not edit.
 
 -- AudiencesRepository.count (user_ids)
 SELECT i.platform, count(*)::int AS installations, count(*) FILTER (WHERE NOT (i.permission = $2::text OR i.invalidated_at IS NOT NULL OR (i.push_token IS NULL AND i.web_push_subscription IS NULL)))::int AS sendable, count(DISTINCT i.user_id)::int AS users

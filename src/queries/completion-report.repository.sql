@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/completion-report.repository.ts; do not edit.
 
 -- CompletionReportRepository.summary
 SELECT n.app_id, n.stat_installations AS installations, n.stat_accepted AS accepted, n.stat_failed AS failed,

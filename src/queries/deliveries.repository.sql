@@ -1,47 +1,47 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/deliver/deliveries.repository.ts; do not edit.
 
 -- DeliveriesRepository.claim
 WITH claimed AS (
-  UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
+  UPDATE deliveries d SET status = :sending::text, attempts = d.attempts + 1, updated_at = now()
   FROM installations i
   WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
-    AND d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
-    AND d.batch = $2 AND i.id = d.installation_id
-    AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
+    AND d.notification_id = :notification_id AND d.notification_started_at >= :started_from AND d.notification_started_at < :started_to
+    AND d.batch = :batch AND i.id = d.installation_id
+    AND (d.status = ANY(:still_to_send::text[]) OR (:reclaim::boolean AND d.status = :sending::text))
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
-    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+    AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-    i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> $12::text AS start_token
+    i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token
 ), badged AS (
   INSERT INTO installation_badges AS b (installation_id, badge)
-  SELECT installation_id, COALESCE($8::int, LEAST($11::int, GREATEST(0, $9::int))) FROM claimed c
-  WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
-    AND ($8::int IS NOT NULL OR c.attempts = 1)
+  SELECT installation_id, COALESCE(:badge_set::int, LEAST(:max_badge::int, GREATEST(0, :badge_add::int))) FROM claimed c
+  WHERE (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) AND c.platform = :ios::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+    AND (:badge_set::int IS NOT NULL OR c.attempts = 1)
   ORDER BY installation_id
-  ON CONFLICT (installation_id) DO UPDATE SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, b.badge + $9::int)))
+  ON CONFLICT (installation_id) DO UPDATE SET badge = COALESCE(:badge_set::int, LEAST(:max_badge::int, GREATEST(0, b.badge + :badge_add::int)))
   RETURNING b.installation_id, b.badge
 )
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-  CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(
+  CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
     ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
     (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
 FROM claimed c;
 
 -- DeliveriesRepository.recordOutcomes
 WITH outcome AS (
-  SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+  SELECT * FROM unnest(:notification_ids::uuid[], :installation_ids::uuid[], :statuses::text[], :reasons::text[], :next_attempts::timestamptz[])
     AS o(notification_id, installation_id, status, reason, next_attempt_at)
   WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
 ), recorded AS (
   UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
   FROM outcome o
   WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
-    AND d.notification_started_at >= $9 AND d.notification_started_at < $10
-    AND CASE d.status WHEN $11::text THEN true ELSE false END
+    AND d.notification_started_at >= :started_from AND d.notification_started_at < :started_to
+    AND CASE d.status WHEN :sending::text THEN true ELSE false END
   RETURNING d.notification_id, d.installation_id, d.status
 ), receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
-  SELECT installation_id, now(), notification_id FROM recorded WHERE status = $12::text AND notification_id = ANY($15::uuid[])
+  SELECT installation_id, now(), notification_id FROM recorded WHERE status = :accepted::text AND notification_id = ANY(:marketing_ids::uuid[])
   ON CONFLICT DO NOTHING
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -51,7 +51,7 @@ WITH outcome AS (
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ), invalidated AS (
   UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
-  FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
+  FROM unnest(:invalid_ids::uuid[], :invalid_reasons::text[], :invalid_tokens::text[]) AS u(id, reason, token)
   WHERE i.id = u.id AND i.invalidated_at IS NULL
     AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
   RETURNING i.app_id, i.id
@@ -61,9 +61,9 @@ WITH outcome AS (
   JOIN webhooks w ON w.app_id = s.app_id AND 'installation.invalidated' = ANY (w.events)
 ), counted AS (
   SELECT notification_id,
-         count(*) FILTER (WHERE status = $12::text)::int AS accepted,
-         count(*) FILTER (WHERE status = $13::text)::int AS failed,
-         count(*) FILTER (WHERE status = $14::text)::int AS skipped
+         count(*) FILTER (WHERE status = :accepted::text)::int AS accepted,
+         count(*) FILTER (WHERE status = :failed::text)::int AS failed,
+         count(*) FILTER (WHERE status = :skipped::text)::int AS skipped
   FROM recorded GROUP BY notification_id
 ), finished AS (
   UPDATE notifications n SET

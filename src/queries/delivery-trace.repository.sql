@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/notifications/trace/delivery-trace.repository.ts; do not edit.
 
 -- DeliveryTraceRepository.notification
 SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $1 AND app_id = $2;

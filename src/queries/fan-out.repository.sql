@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/fan-out/fan-out.repository.ts; do not edit.
 
 -- FanOutRepository.start
 UPDATE notifications n SET processing_started_at = COALESCE(n.processing_started_at, now())
@@ -20,34 +20,34 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($2::text[])) z
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.user_id = ANY(:ids::text[])) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($33::text[])
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.user_id = ANY(:ids::text[])
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -58,15 +58,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -74,7 +74,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -84,22 +84,22 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 -- FanOutRepository.nextChunk (installation_ids)
@@ -112,34 +112,34 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($2::text[])) z
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id = ANY(:ids::text[])) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($33::text[])
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id = ANY(:ids::text[])
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -150,15 +150,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -166,7 +166,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -176,22 +176,22 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 -- FanOutRepository.nextChunk (tags)
@@ -204,34 +204,34 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $2::text[] AND i.installation_id > $3::text ORDER BY i.installation_id LIMIT $4) z
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.tags && :tags::text[] AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $33::text[] AND i.installation_id > $34::text ORDER BY i.installation_id LIMIT $35
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.tags && :tags::text[] AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -242,15 +242,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -258,7 +258,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -268,22 +268,22 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 -- FanOutRepository.nextChunk (filter)
@@ -309,34 +309,34 @@ WITH staged AS (
   RETURNING fanout_audience_chunks)
 SELECT fanout_audience_chunks AS chunks FROM sized;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $2::uuid AND a.chunk = $3::int)::uuid[])) z
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $33::uuid AND a.chunk = $34::int)::uuid[])
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -347,15 +347,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -363,7 +363,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -373,22 +373,22 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
@@ -403,34 +403,34 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
-SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
+SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size) z
 WHERE zone IS NOT NULL;
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $33::text ORDER BY i.installation_id LIMIT $34
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -441,15 +441,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -457,7 +457,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -467,34 +467,25 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
--- FanOutRepository.finishSmallSend
-UPDATE notifications n SET fanned_out_at = now(),
-  target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
-  stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
-FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
-      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
-WHERE n.id = $1 AND n.fanned_out_at IS NULL
-RETURNING n.id;
-
--- FanOutRepository.nextChunk, the last (user_ids)
+-- FanOutRepository.nextChunk (the last, user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -506,7 +497,7 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 UPDATE notifications SET fanned_out_at = now() WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (installation_ids)
+-- FanOutRepository.nextChunk (the last, installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -521,7 +512,7 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (tags)
+-- FanOutRepository.nextChunk (the last, tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -534,28 +525,28 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $33::text[] AND i.installation_id > $34::text ORDER BY i.installation_id LIMIT $35
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.tags && :tags::text[] AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -566,15 +557,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -582,7 +573,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -592,22 +583,22 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
@@ -615,7 +606,7 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (filter)
+-- FanOutRepository.nextChunk (the last, filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -628,28 +619,28 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $33::uuid AND a.chunk = $34::int)::uuid[])
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -660,15 +651,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -676,7 +667,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -686,22 +677,22 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
@@ -711,7 +702,7 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
 
--- FanOutRepository.nextChunk, the last (all)
+-- FanOutRepository.nextChunk (the last, all)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
   fanout_audience_chunks AS audience_chunks,
@@ -724,28 +715,28 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
-      WHEN $7::boolean THEN $20::text
-      WHEN NOT (i.platform = ANY($4::text[])) THEN $21::text
-      WHEN i.platform = ANY($11::text[]) THEN $22::text
-      WHEN NOT (i.platform = ANY($5::text[])) THEN $23::text
-      WHEN i.permission = $32::text THEN $24::text
-      WHEN i.invalidated_at IS NOT NULL THEN $25::text
-      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN $26::text
-      WHEN $12::int IS NOT NULL AND (SELECT count(*) FROM (
+      WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+      WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
+      WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
+      WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
+      WHEN :cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
         SELECT 1 FROM marketing_receipts r
-        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => $13::int) LIMIT $12::int) r) >= $12::int THEN $27::text
+        WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int THEN :reason_frequency_capped::text
     END AS skip_reason
   FROM installations i
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $33::text ORDER BY i.installation_id LIMIT $34
+  WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size
 ),
 targets AS (
-  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN $10::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, $15::boolean) THEN $28::text END) AS skip_reason
-  FROM chosen c LEFT JOIN unnest($8::text[], $9::timestamptz[], $14::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+  FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / $3 END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
@@ -756,15 +747,15 @@ group_offsets AS (
 ),
 placed AS (
   SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
-    CASE WHEN $16::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
-      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = $2) + make_interval(secs => b.batch * $16::float8 / 1000)) END AS due
+    CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+      ELSE GREATEST(n.due, (SELECT processing_started_at FROM notifications WHERE id = :notification_id) + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
   FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
-    LATERAL (SELECT COALESCE($6 + g.first_batch + n.local_batch, -1) AS batch) b
+    LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
   INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
-  SELECT $2, n.id, (SELECT processing_started_at FROM notifications WHERE id = $2), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
+  SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
   RETURNING status, batch, next_attempt_at, platform, reason
@@ -772,7 +763,7 @@ inserted AS (
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
-  FROM (SELECT $2::uuid, status FROM inserted WHERE status = $29::text) AS o(notification_id, status) GROUP BY notification_id, status
+  FROM (SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text) AS o(notification_id, status) GROUP BY notification_id, status
   ORDER BY notification_id, status
   ON CONFLICT (notification_id, minute, outcome) DO UPDATE SET count = m.count + EXCLUDED.count
 ),
@@ -782,25 +773,34 @@ counts AS (
     (SELECT max(installation_id) FROM chosen) AS last_installation_id,
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
-    (SELECT count(*) FROM inserted WHERE status = $29::text)::int AS skipped,
+    (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
     (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
 ),
 progress AS (
-  UPDATE notifications n SET fanout_position = n.fanout_position + $17::int, fanout_batches = n.fanout_batches + c.batches_used,
-    stat_users = n.stat_users + CASE WHEN $19::boolean THEN c.users ELSE 0 END,
+  UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+    stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
-    fanout_cursor = CASE WHEN $18::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
-  WHERE n.id = $2
+  WHERE n.id = :notification_id
 )
 SELECT c.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
-     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = $29::text GROUP BY platform, reason) s) AS skipped_by_reason,
+     SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> $29::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
 UPDATE notifications SET fanned_out_at = now(), target_users = u.n, stat_users = u.n
 FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE id = $1;
+
+-- FanOutRepository.finishSmallSend
+UPDATE notifications n SET fanned_out_at = now(),
+  target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
+  stat_users = CASE WHEN n.recipient_kind = $2 THEN n.stat_users ELSE u.n END
+FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
+      WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
+WHERE n.id = $1 AND n.fanned_out_at IS NULL
+RETURNING n.id;

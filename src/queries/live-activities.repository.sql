@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/live-activities/live-activities.repository.ts; do not edit.
 
 -- LiveActivitiesRepository.installation
 SELECT id, platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;
@@ -44,7 +44,7 @@ SELECT id, last_seq, $5, $6::jsonb, $7, last_accepted_at FROM activity
 RETURNING id, seq, event, status, reason, accepted_at;
 
 UPDATE idempotency_keys SET status = 'completed', response_status = $3, response_body = $4
-WHERE app_id = $1 AND key = $2;
+WHERE app_id = $1 AND key = $2 AND status = 'in_progress';
 
 -- LiveActivitiesRepository.withLastUpdate
 SELECT a.id, a.activity_id, i.installation_id AS installation_key, a.attributes_type, a.status, a.created_at, a.updated_at,

@@ -1,4 +1,4 @@
--- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the calls in src/queries/sql-cases.ts; do not edit.
+-- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/live-activity/live-activity-updates.repository.ts; do not edit.
 
 -- LiveActivityUpdatesRepository.locked
 SELECT pg_advisory_xact_lock(hashtextextended(live_activity_id::text, 0)) FROM live_activity_updates WHERE id = $1;

@@ -12,7 +12,6 @@ import { loadRepositories, QUERIES_DIR, renderAll, repositoryFiles, SRC_DIR, sto
 const UNCAPTURED: Record<string, string> = {
   'CredentialsRepository.find': 'TypeORM builds it (findOneBy)',
   'TokenChangesRepository.listen': 'a LISTEN on a connection of its own',
-  'FanOutRepository.storeSmallSend': 'runs in NotificationsRepository.insert: its statement is in the case of insert, with a small send',
 };
 
 /** The classes named `*Repository` of a repository file, with their public instance methods. */

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { withNames } from '../common/sql/named';
 import type { DataSource } from 'typeorm';
 import { StatementRecorder } from './capture';
 import { sqlRepositories } from './generate-sql';
@@ -82,7 +83,7 @@ export async function render(file: RenderFile): Promise<string> {
     const recorder = new StatementRecorder([...(sqlCase.answers ?? [])]);
     await sqlCase.call(recorder.asDataSource());
     if (recorder.statements.length === 0) throw new Error(`${sqlCase.name} sent no statement`);
-    sections.push(`-- ${sqlCase.name}\n${recorder.statements.map((s) => tidy(s.sql)).join('\n\n')}\n`);
+    sections.push(`-- ${sqlCase.name}\n${recorder.statements.map((s) => tidy(withNames(s.sql))).join('\n\n')}\n`);
   }
   return `${file.header}\n${sections.join('\n')}`;
 }

@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
 import { MAX_REPORTED_ERRORS } from '../../src/common/errors';
 import { answerClientErrors } from '../../src/common/http/client-errors';
-import { canonicalJson } from '../../src/notifications/idempotency.service';
+import { canonicalJson } from '../../src/notifications/idempotency/idempotency.service';
 import { MAX_KEYS_PER_OBJECT, MAX_KEYS_TOTAL } from '../../src/common/validation/validation-errors';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, installationId, newApp, TestTenant } from '../support/factories';

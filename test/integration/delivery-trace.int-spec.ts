@@ -1,5 +1,5 @@
 import { CredentialsService } from '../../src/credentials/credentials.service';
-import { TRACE_SCAN_ROWS } from '../../src/notifications/delivery-trace.service';
+import { TRACE_SCAN_ROWS } from '../../src/notifications/trace/delivery-trace.service';
 import { generateApnsKey } from '../fakes';
 import { apnsToken, bearer, fcmToken, newApp, newInstallation, newToken, TestTenant } from '../support/factories';
 import { notificationCompleted, readNotification } from '../support/notifications';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { canonicalJson, requestHash } from '../../src/notifications/idempotency.service';
-import { NotificationsRepository } from '../../src/notifications/notifications.repository';
+import { canonicalJson, requestHash } from '../../src/notifications/idempotency/idempotency.service';
+import { IdempotencyRepository } from '../../src/notifications/idempotency/idempotency.repository';
 import { useTestApp } from '../support/create-test-app';
 import { bearer, newApp, TestTenant } from '../support/factories';
 import { configureCredentials } from '../support/providers';
@@ -144,10 +144,10 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
     await runner.startTransaction();
     try {
       // The repository's statement, run in this transaction, so that its setting can be read after it.
-      const repository = new NotificationsRepository({ query: (sql: string, params?: unknown[]) => runner.query(sql, params) } as unknown as DataSource);
+      const repository = new IdempotencyRepository({ query: (sql: string, params?: unknown[]) => runner.query(sql, params) } as unknown as DataSource);
       const setting = async () => ((await runner.query(`SHOW synchronous_commit`)) as { synchronous_commit: string }[])[0].synchronous_commit;
       expect(await setting()).toBe('on');
-      expect(await repository.claimIdempotencyKey(tenant.appId, freshKey(), 'a'.repeat(64), 60, 24)).toBe(true);
+      expect(await repository.claim(tenant.appId, freshKey(), 'a'.repeat(64), 60, 24)).toBe(true);
       expect(await setting()).toBe('off');
     } finally {
       await runner.rollbackTransaction();
@@ -166,10 +166,10 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
       const master = {
         query: async (config: { text: string; values: unknown[] }) => ({ rows: [], rowCount: (await runner.query(config.text, config.values))[1] }),
       };
-      const repository = new NotificationsRepository({ driver: { master } } as unknown as DataSource);
+      const repository = new IdempotencyRepository({ driver: { master } } as unknown as DataSource);
       const setting = async () => ((await runner.query(`SHOW synchronous_commit`)) as { synchronous_commit: string }[])[0].synchronous_commit;
       expect(await setting()).toBe('on');
-      expect(await repository.completeIdempotencyKey(tenant.appId, key, 202, '{}')).toBe(true);
+      expect(await repository.complete(tenant.appId, key, 202, '{}')).toBe(true);
       expect(await setting()).toBe('off');
     } finally {
       await runner.rollbackTransaction();
@@ -217,7 +217,7 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
       const retry = await send(key, small);
       expect(retry.status).toBe(409);
       expect(retry.body).toEqual({ message: 'A request with this idempotency key is already in progress.' });
-      await new NotificationsRepository(ctx.db).releaseIdempotencyKey(tenant.appId, key);
+      await new IdempotencyRepository(ctx.db).release(tenant.appId, key);
       expect(await ctx.db.query(`SELECT 1 FROM idempotency_keys WHERE app_id = $1 AND key = $2`, [tenant.appId, key])).toHaveLength(1);
     });
   });

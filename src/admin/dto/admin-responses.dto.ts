@@ -10,7 +10,7 @@ import type { CredentialsSummary } from '../../credentials/credentials.service';
 import { InstallationResource } from '../../installations/dto/installation-response.dto';
 import { AudienceCount } from '../../notifications/dto/count-audience.dto';
 import { DeliveryEntry, NotificationResource, PageMeta } from '../../notifications/dto/notification-response.dto';
-import type { OperatorDelivery } from '../../notifications/delivery.resource';
+import type { OperatorDelivery } from '../../notifications/trace/delivery.resource';
 import { NOTIFICATION_OUTCOMES, NOTIFICATION_STATUSES, type NotificationOutcome, type NotificationStatus } from '../../common/vocabulary';
 import { OperatorNotification } from '../../notifications/notification-status';
 import { INSPECTED_QUEUES } from '../../queue/queue-inspector';

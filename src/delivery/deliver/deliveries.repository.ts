@@ -7,9 +7,14 @@ import { completionCondition } from '../../common/completion-condition';
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
+import { compile, valuesOf } from '../../common/sql/named';
+import type { NotificationRow } from '../../common/notification';
+import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
 import { MAX_BADGE, PushContent } from '../providers/payloads';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
 /** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {
@@ -44,11 +49,11 @@ export interface NotificationToSend {
   content: PushContent;
 }
 
-/** The columns of `notifications` a send reads (content; the API's stored row has them too). */
-export type ContentRow = PushContent & { app_id: string; processing_started_at: Date | null };
+/** The columns of the stored row a send reads: the provider's content, the app and the partition key. */
+type ContentColumns = 'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations';
 
 /** What the worker sends of a notification, from its row (DeliveriesRepository.content, and a small send's job). */
-export const toSend = (row: ContentRow): NotificationToSend => ({
+export const toSend = (row: Pick<NotificationRow, ContentColumns>): NotificationToSend => ({
   appId: row.app_id,
   startedAt: row.processing_started_at,
   content: {
@@ -89,84 +94,67 @@ export interface Invalidation {
   token: string;
 }
 
-/**
- * Names the one partition that holds a notification's rows (delivery.entity.ts), for statements
- * that know only its id: PostgreSQL then runs them on that partition alone (pruning at execution).
- */
-export const ownPartition = (alias: string, notificationIdParam: string) =>
-  `${alias}.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = ${notificationIdParam})`;
-
-// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like retries;
-// a cancelled notification's rows are never claimed (cancelLeftovers skips them instead); the
-// locale picks the localized content (docs/api.md#localization). $4 and $5 bound the notification's start
-// (its partition), parameters known when execution begins, so the other partitions are left out
-// before they are opened; $6 is `sending`, $7 the statuses still to send; $12 the ActivityAttributes
-// type of a send that starts a Live Activity, whose token alone is read (null: none). Prepared: it runs once
-// per batch (docs/decisions/0001-prepared-hot-statements.md). Its commit does not wait for the WAL flush
-// (COMMIT_WITHOUT_FLUSH; docs/decisions/0012-claims-commit-without-waiting-for-wal.md).
+// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like
+// retries; a cancelled notification's rows are never claimed (cancelLeftovers skips them instead).
 const claimed = `claimed AS (
-    UPDATE deliveries d SET status = $6::text, attempts = d.attempts + 1, updated_at = now()
+    UPDATE deliveries d SET status = :sending::text, attempts = d.attempts + 1, updated_at = now()
     FROM installations i
     WHERE ${COMMIT_WITHOUT_FLUSH}
-      AND d.notification_id = $1 AND d.notification_started_at >= $4 AND d.notification_started_at < $5
-      AND d.batch = $2 AND i.id = d.installation_id
-      AND (d.status = ANY($7::text[]) OR ($3::boolean AND d.status = $6::text))
+      AND d.notification_id = :notification_id AND d.notification_started_at >= :started_from AND d.notification_started_at < :started_to
+      AND d.batch = :batch AND i.id = d.installation_id
+      AND (d.status = ANY(:still_to_send::text[]) OR (:reclaim::boolean AND d.status = :sending::text))
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
-      AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
+      AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-      i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> $12::text AS start_token
+      i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token
   )`;
 
 /**
- * Badge arithmetic (docs/api.md#badge-arithmetic), as each installation's message is built: $8 sets
- * the count, else $9 is added (within 0..$11), on the live $10 (iOS) rows claimed, an increment on
- * the first attempt only, so a retry sends the count as it is. The counts live in their own narrow
- * table, half of each page free, so each is a heap-only update (migration InstallationBadges;
- * bench/README.md, "Message kinds"); a missing row is 0 and is inserted, with no key check on the
- * installation (docs/decisions/0010-no-foreign-key-from-badges-to-installations.md). A concurrent send's write
- * of the same count is waited for and then added to (ON CONFLICT re-reads the row it waited for),
- * so two +1 sends give 2; the rows are written in id order, so two sends do not deadlock. With
- * neither option (the usual send) the one-time filter leaves the table alone.
+ * Badge arithmetic (docs/api.md#badge-arithmetic): :badge_set sets the count, else :badge_add is
+ * added (within 0..:max_badge), on the live iOS rows claimed, an increment on the first attempt
+ * only.
  */
 const badged = `badged AS (
     INSERT INTO installation_badges AS b (installation_id, badge)
-    SELECT installation_id, COALESCE($8::int, LEAST($11::int, GREATEST(0, $9::int))) FROM claimed c
-    WHERE ($8::int IS NOT NULL OR $9::int <> 0) AND c.platform = $10::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
-      AND ($8::int IS NOT NULL OR c.attempts = 1)
+    SELECT installation_id, COALESCE(:badge_set::int, LEAST(:max_badge::int, GREATEST(0, :badge_add::int))) FROM claimed c
+    WHERE (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) AND c.platform = :ios::text AND c.deleted_at IS NULL AND c.invalidated_at IS NULL
+      AND (:badge_set::int IS NOT NULL OR c.attempts = 1)
     ORDER BY installation_id
-    ON CONFLICT (installation_id) DO UPDATE SET badge = COALESCE($8::int, LEAST($11::int, GREATEST(0, b.badge + $9::int)))
+    ON CONFLICT (installation_id) DO UPDATE SET badge = COALESCE(:badge_set::int, LEAST(:max_badge::int, GREATEST(0, b.badge + :badge_add::int)))
     RETURNING b.installation_id, b.badge
   )`;
 
-// Each claimed row finds the count written for it in one object keyed by installation, built once
-// (an uncorrelated subquery: PostgreSQL evaluates it once per execution, whatever the plan), not by
-// joining the two CTEs: PostgreSQL estimates each at one row, so the plan it keeps joined them in a
-// nested loop that read every written count for every claimed row, 500 x 500 per batch
-// (bench/README.md, "The badge write's nested loop and key check"). The count a retried increment
-// sends is read only for a send that moves counts.
-export const CLAIM_SQL = `
+// Each claimed row finds its count in one object keyed by installation, built once (an uncorrelated
+// subquery), not by a join PostgreSQL would run as a nested loop (bench/README.md, "The badge
+// write's nested loop and key check").
+const CLAIM = compile(`
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
-    CASE WHEN c.platform = $10::text AND ($8::int IS NOT NULL OR $9::int <> 0) THEN COALESCE(
+    CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
       ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
       (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
-  FROM claimed c`;
+  FROM claimed c`);
 
-/** CLAIM_SQL's parameters (DeliveriesRepository.claim). */
+/** The claim's text, with `$n` placeholders (DeliveriesRepository.claim). */
+export const CLAIM_SQL = CLAIM.text;
+
+/** CLAIM_SQL's values, in its order. */
 export function claimParams(notificationId: string, startedAt: Date, batch: number, reclaim: boolean, badge: BadgeChange, startType: string | null): unknown[] {
-  return [
-    notificationId,
+  const [startedFrom, startedTo] = startedSpan([startedAt]);
+  return valuesOf(CLAIM, {
+    notification_id: notificationId,
     batch,
     reclaim,
-    ...startedSpan([startedAt]),
-    'sending' satisfies DeliveryStatus,
-    STILL_TO_SEND,
-    badge.set,
-    badge.add,
-    'ios' satisfies Platform,
-    MAX_BADGE,
-    startType,
-  ];
+    started_from: startedFrom,
+    started_to: startedTo,
+    sending: 'sending' satisfies DeliveryStatus,
+    still_to_send: STILL_TO_SEND,
+    badge_set: badge.set,
+    badge_add: badge.add,
+    ios: 'ios' satisfies Platform,
+    max_badge: MAX_BADGE,
+    start_type: startType,
+  });
 }
 
 /**
@@ -178,27 +166,27 @@ export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
   return [new Date(Math.min(...times)), new Date(Math.max(...times) + 1)];
 };
 
-/** The outcomes, one list per column ($1-$5); COMMIT_WITHOUT_FLUSH turns synchronous_commit off for this transaction. */
+/** The outcomes, one list per column; COMMIT_WITHOUT_FLUSH turns synchronous_commit off for this transaction. */
 const outcome = `outcome AS (
-    SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::timestamptz[])
+    SELECT * FROM unnest(:notification_ids::uuid[], :installation_ids::uuid[], :statuses::text[], :reasons::text[], :next_attempts::timestamptz[])
       AS o(notification_id, installation_id, status, reason, next_attempt_at)
     WHERE ${COMMIT_WITHOUT_FLUSH}
   )`;
 
-/** Rows still "sending" ($11) take their outcome: one primary-key probe each, in the starts' partitions ($9, $10). */
+/** Rows still "sending" take their outcome: one primary-key probe each, in the starts' partitions. */
 const recorded = `recorded AS (
     UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
     FROM outcome o
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
-      AND d.notification_started_at >= $9 AND d.notification_started_at < $10
-      AND CASE d.status WHEN $11::text THEN true ELSE false END
+      AND d.notification_started_at >= :started_from AND d.notification_started_at < :started_to
+      AND CASE d.status WHEN :sending::text THEN true ELSE false END
     RETURNING d.notification_id, d.installation_id, d.status
   )`;
 
-/** Accepted messages of marketing sends ($15, their notifications): what frequency caps count (docs/api.md#pacing). */
+/** Accepted messages of marketing sends: what frequency caps count (docs/api.md#pacing). */
 const receipts = `receipts AS (
     INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
-    SELECT installation_id, now(), notification_id FROM recorded WHERE status = $12::text AND notification_id = ANY($15::uuid[])
+    SELECT installation_id, now(), notification_id FROM recorded WHERE status = :accepted::text AND notification_id = ANY(:marketing_ids::uuid[])
     ON CONFLICT DO NOTHING
   )`;
 
@@ -207,10 +195,10 @@ const perMinute = `per_minute AS (
     ${minuteCountsInsert('SELECT notification_id, status FROM recorded')}
   )`;
 
-/** Refused tokens ($6-$8), invalidated only if still the installation's. */
+/** Refused tokens, invalidated only if still the installation's. */
 const invalidated = `invalidated AS (
     UPDATE installations i SET invalidated_at = now(), invalid_reason = u.reason
-    FROM unnest($6::uuid[], $7::text[], $8::text[]) AS u(id, reason, token)
+    FROM unnest(:invalid_ids::uuid[], :invalid_reasons::text[], :invalid_tokens::text[]) AS u(id, reason, token)
     WHERE i.id = u.id AND i.invalidated_at IS NULL
       AND (i.push_token = u.token OR i.web_push_subscription ->> 'endpoint' = u.token)
     RETURNING i.app_id, i.id
@@ -220,12 +208,12 @@ const invalidatedEvents = `invalidated_events AS (
     ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
   )`;
 
-/** Per notification, what its rows became: accepted ($12), failed ($13), skipped ($14). */
+/** Per notification, what its rows became. */
 const counted = `counted AS (
     SELECT notification_id,
-           count(*) FILTER (WHERE status = $12::text)::int AS accepted,
-           count(*) FILTER (WHERE status = $13::text)::int AS failed,
-           count(*) FILTER (WHERE status = $14::text)::int AS skipped
+           count(*) FILTER (WHERE status = :accepted::text)::int AS accepted,
+           count(*) FILTER (WHERE status = :failed::text)::int AS failed,
+           count(*) FILTER (WHERE status = :skipped::text)::int AS skipped
     FROM recorded GROUP BY notification_id
   )`;
 
@@ -245,69 +233,48 @@ const completedEvents = `completed_events AS (
   )`;
 
 /**
- * Outcomes of claimed rows, of any notifications, in one statement (so atomic without a
- * transaction): each row takes its outcome, the refused tokens are invalidated, and each
- * notification's counters move by what its rows became. Only rows still "sending" are ours: the
- * counters move exactly with these transitions, so a statement repeated after its answer was lost
- * changes nothing. The rows are found by primary key, one index probe per outcome (a nested loop
- * over the unnested lists), so the cost follows the outcomes written, not the size of the batch or
- * the send. A token is invalidated only if it is still the installation's.
- *
- * Its plan must probe the primary key once per outcome, whatever the statistics say: the
- * "sending" test is a CASE, which statistics taken while the rows were pending cannot mislead
- * (docs/decisions/0002-outcomes-probe-the-primary-key.md; test/integration/delivery-storage.int-spec.ts).
- *
- * Its commit does not wait for the WAL to reach the disk (synchronous_commit is off for this
- * statement's own transaction). It risks only duplicates, sent again by the sweeper after a crash
- * of the PostgreSQL server (docs/decisions/0003-outcomes-commit-without-waiting-for-wal.md).
- *
- * Deliveries are partitioned by the notification's start (delivery.entity.ts): $9 and $10 bound
- * the starts of the outcomes' notifications, parameters known when execution begins, so
- * PostgreSQL leaves every other partition out before it opens them (a join value or a subquery
- * would leave it to execution, after each partition's indexes were opened). The notifications this
- * statement completed answer \`completed\` (completed_at = now() holds only in the transaction that
- * set it: now() is when its own transaction began).
- *
- * The invalidations and completions it makes write their webhook events (docs/api.md#webhooks) in the
- * same statement (`invalidated_events`, `completed_events`): work in proportion to those, none for
- * an ordinary outcome.
- *
- * The same statement adds the outcomes it wrote to the per-minute counters (`delivery_minutes`,
- * delivery-minute.entity.ts) that the operator dashboard draws: one row per notification, minute
- * and outcome per write, not per delivery, in a stable order so two workers' writes lock them
- * alike. So the time series never read `deliveries`, which has no index on time, by design.
+ * Outcomes of claimed rows, of any notifications, in one statement (atomic without a transaction):
+ * each row still "sending" takes its outcome (so a statement repeated after its answer was lost
+ * changes nothing), refused tokens are invalidated, each notification's counters move, the
+ * per-minute counters too, and the invalidations and completions write their webhook events
+ * (docs/api.md#webhooks). Its plan probes the primary key once per outcome
+ * (docs/decisions/0002-outcomes-probe-the-primary-key.md).
  */
-export const RECORD_OUTCOMES_SQL = `
+const RECORD_OUTCOMES = compile(`
   WITH ${outcome}, ${recorded}, ${receipts}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
-  SELECT id, completed FROM finished`;
+  SELECT id, completed FROM finished`);
 
-/** The statuses RECORD_OUTCOMES_SQL reads, as its parameters $11-$14. */
-const OUTCOME_WORDS = ['sending', 'accepted', 'failed', 'skipped'] as const satisfies readonly DeliveryStatus[];
+/** The outcome statement's text, with `$n` placeholders (DeliveriesRepository.recordOutcomes). */
+export const RECORD_OUTCOMES_SQL = RECORD_OUTCOMES.text;
 
 /**
  * Uuids or status words as PostgreSQL's array literal, for a `::uuid[]` or `::text[]` parameter:
- * such values never need quoting, so the literal is one join, not node-postgres's escaping of each
- * element into a string built piece by piece (bench/README.md, "Fewer objects per send"). Not for
- * free text or empty strings, which may need quotes.
+ * such values never need quoting, so the literal is one join (bench/README.md, "Fewer objects per
+ * send"). Not for free text or empty strings, which may need quotes.
  */
 export const plainArray = (values: readonly string[]): string => `{${values.join(',')}}`;
 
-/** The parameters of RECORD_OUTCOMES_SQL: one list per column, then the range of the starts. */
+/** RECORD_OUTCOMES_SQL's values, in its order: one list per column, the range of the starts. */
 export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
   const invalidations = records.flatMap((r) => (r.invalidation ? [r.invalidation] : []));
-  return [
-    plainArray(records.map((r) => r.notificationId)),
-    plainArray(records.map((r) => r.installationId)),
-    plainArray(records.map((r) => r.outcome.status)),
-    records.map((r) => r.outcome.reason?.slice(0, 255) ?? null),
-    records.map((r) => r.outcome.nextAttemptAt),
-    invalidations.map((i) => i.installationId),
-    invalidations.map((i) => i.reason.slice(0, 255)),
-    invalidations.map((i) => i.token),
-    ...startedSpan(records.map((r) => r.notificationStartedAt)),
-    ...OUTCOME_WORDS,
-    [...new Set(records.flatMap((r) => (r.marketing ? [r.notificationId] : [])))],
-  ];
+  const [startedFrom, startedTo] = startedSpan(records.map((r) => r.notificationStartedAt));
+  return valuesOf(RECORD_OUTCOMES, {
+    notification_ids: plainArray(records.map((r) => r.notificationId)),
+    installation_ids: plainArray(records.map((r) => r.installationId)),
+    statuses: plainArray(records.map((r) => r.outcome.status)),
+    reasons: records.map((r) => r.outcome.reason?.slice(0, 255) ?? null),
+    next_attempts: records.map((r) => r.outcome.nextAttemptAt),
+    invalid_ids: invalidations.map((i) => i.installationId),
+    invalid_reasons: invalidations.map((i) => i.reason.slice(0, 255)),
+    invalid_tokens: invalidations.map((i) => i.token),
+    started_from: startedFrom,
+    started_to: startedTo,
+    sending: 'sending' satisfies DeliveryStatus,
+    accepted: 'accepted' satisfies DeliveryStatus,
+    failed: 'failed' satisfies DeliveryStatus,
+    skipped: 'skipped' satisfies DeliveryStatus,
+    marketing_ids: [...new Set(records.flatMap((r) => (r.marketing ? [r.notificationId] : [])))],
+  });
 }
 
 /** Completes what is complete, writing each completion's webhook events with it (docs/api.md#webhooks). */
@@ -329,6 +296,7 @@ const COMPLETE_ALL_SQL = completeWhere('');
  * statistics they cause, and completing notifications.
  */
 @Injectable()
+@SqlFile('deliveries.repository.sql')
 export class DeliveriesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -336,6 +304,7 @@ export class DeliveriesRepository {
    * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
    * `startedAt`: the notification's processing_started_at (NotificationToSend).
    */
+  @GenerateSql({ params: [ID, AT, 0, false] })
   async claim(
     notificationId: string,
     startedAt: Date,
@@ -355,10 +324,12 @@ export class DeliveriesRepository {
 
   /**
    * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
-   * statement (RECORD_OUTCOMES_SQL); answers the notifications it
-   * completed. Prepared once per connection: the worker runs it several times a second
+   * statement (RECORD_OUTCOMES_SQL); answers the notifications it completed. Prepared
    * (docs/decisions/0001-prepared-hot-statements.md).
    */
+  @GenerateSql({
+    params: [[{ notificationId: ID, notificationStartedAt: AT, installationId: OTHER_ID, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } }]],
+  })
   async recordOutcomes(records: readonly DeliveryRecord[]): Promise<string[]> {
     if (records.length === 0) return [];
     const { rows } = await preparedQuery<{ id: string; completed: boolean }>(
@@ -371,8 +342,9 @@ export class DeliveriesRepository {
   }
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
+  @GenerateSql({ params: [ID] })
   async content(notificationId: string): Promise<NotificationToSend | undefined> {
-    const [row] = await this.db.query<ContentRow[]>(
+    const [row] = await this.db.query<Pick<NotificationRow, ContentColumns>[]>(
       `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
@@ -380,6 +352,7 @@ export class DeliveriesRepository {
   }
 
   /** Batches of the notification that still have rows to send, and when the last of them is due (null: now). */
+  @GenerateSql({ params: [ID] })
   async pendingBatches(notificationId: string): Promise<{ batch: number; due: Date | null }[]> {
     return this.db.query(
       `SELECT batch, max(next_attempt_at) AS due FROM deliveries d
@@ -393,17 +366,20 @@ export class DeliveriesRepository {
    * worker that died while the cancel ran): skipped as the API's cancel skips them, with the same
    * statement (CANCEL_ROWS_SQL); nothing when the notification is not cancelled.
    */
+  @GenerateSql({ params: [ID, 0] })
   async cancelLeftovers(notificationId: string, batch: number): Promise<void> {
     await this.db.query(CANCEL_ROWS_SQL, cancelRowsParams(notificationId, batch));
   }
 
   /** Sets completed_at if the notification is complete (common/completion-condition.ts); true when this did. */
+  @GenerateSql({ params: [ID] })
   async completeIfDone(notificationId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(COMPLETE_ONE_SQL, [notificationId]);
     return rows.length > 0;
   }
 
   /** Sets completed_at on every complete notification that lacks it; their ids. */
+  @GenerateSql({ params: [] })
   async completeFinished(): Promise<string[]> {
     const rows: { id: string }[] = await this.db.query(COMPLETE_ALL_SQL);
     return rows.map((row) => row.id);

@@ -4,13 +4,13 @@ import { Platform } from '../../common/platform';
 import { PROVIDER_OF, SkipReason } from '../../common/vocabulary';
 import type { CarriedContent } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
-import { CredentialsService } from '../../credentials/credentials.service';
+import { CredentialsService, isConfigured } from '../../credentials/credentials.service';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { MetricsService } from '../../metrics/metrics.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { PaceLimiter } from '../../queue/pace-limiter';
 import { Clock } from '../../common/time';
-import { throttleBatchSize } from '../fan-out/pacing';
+import { throttleBatchSize } from '../throttle';
 import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, NotificationToSend, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, isBackground, isDryRun, PushContent } from '../providers/payloads';
@@ -50,10 +50,7 @@ export function badgeChange(content: PushContent): BadgeChange {
 /**
  * Sends one batch of a notification: claims its due rows (pending → sending), sends each through
  * its provider with bounded concurrency, and hands each outcome to the OutcomeRecorder as it comes,
- * which writes it with its invalidation and statistics within a fraction of a second. Rows are
- * claimed atomically, so a duplicate job finds nothing to do; counters move only with the row
- * transitions, so each installation counts once. While PostgreSQL is unreachable the job waits
- * (StoreOutage) with what it claimed and sent, and sends nothing more.
+ * which writes it with its invalidation and statistics within a fraction of a second.
  */
 @Injectable()
 export class DeliveriesService {
@@ -77,9 +74,6 @@ export class DeliveriesService {
 
   /**
    * `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back.
-   * `waitMs`: a throttled send's batch came before its turn (docs/api.md#pacing) and sent nothing;
-   * the job is to come back then, without holding a worker slot meanwhile, with `paced` set: the
-   * turn is already its own.
    */
   async deliverBatch(
     notificationId: string,
@@ -155,7 +149,7 @@ export class DeliveriesService {
     const pushToken = start ? row.start_token : row.push_token;
     if (start && !pushToken) return { status: 'skipped', reason: SkipReason.NoLiveActivityToken, nextAttemptAt: null };
     const provider = this.byPlatform.get(row.platform);
-    if (!provider || !provider.configured(credentials)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
+    if (!provider || !isConfigured(credentials, provider.platform)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const dryRun = isDryRun(content);
     if (dryRun && !provider.validatesDryRun) return DRY_RUN;
     const started = performance.now();

@@ -39,10 +39,7 @@ function openGroup(): Group {
 /**
  * Writes delivery outcomes as they come, for every job of this worker process: one statement
  * (DeliveriesRepository.recordOutcomes) per FLUSH_INTERVAL_MS or per FLUSH_SIZE outcomes, whichever
- * comes first, one write at a time. So a crash re-sends only what was in flight and the last
- * fraction of a second, not every claimed batch; and the number of statements follows time, not
- * the number of jobs. A write that fails because PostgreSQL is unreachable keeps its outcomes and
- * is retried until it succeeds (StoreOutage); the next ones wait behind it.
+ * comes first, one write at a time.
  */
 @Injectable()
 export class OutcomeRecorder {
@@ -58,9 +55,7 @@ export class OutcomeRecorder {
 
   /**
    * Queues an outcome; the promise settles once it is written (with the others of its write).
-   * `urgent` (a small send's, docs/api.md#small-sends) writes it without waiting for the interval:
-   * its job holds one of the few deliver-small slots until then, so waiting 100 ms capped a burst
-   * of one-time codes at about 40 a second per process (bench/README.md "A burst of one-time codes").
+   * `urgent` (a small send's) writes at once: its job holds one of the few deliver-small slots.
    */
   record(record: DeliveryRecord, urgent = false): Promise<void> {
     const group = this.open;

@@ -6,12 +6,8 @@ const FIRST_RETRY_MS = 100;
 const LAST_RETRY_MS = 1_000;
 
 /**
- * The worker's view of a database outage. Work that needs PostgreSQL (claiming a batch, reading
- * what to send, writing outcomes) goes through `retrying`: while PostgreSQL is unreachable it waits
- * and tries again instead of failing, so a job holds on to what it claimed and sent, and its
- * outcomes are written once the database is back rather than dropped and their batch sent again
- * (docs/api.md#delivery). Sending waits on `over()` meanwhile, so nothing more goes out unrecorded.
- * Any other error is thrown as before.
+ * The worker's view of a database outage: work through `retrying` waits for PostgreSQL instead of
+ * failing, so claimed rows keep their outcomes; sending waits on `over()` (docs/api.md#delivery).
  */
 @Injectable()
 export class StoreOutage {

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { PROVIDER_OF } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
@@ -10,7 +10,6 @@ import { Clock } from '../../common/time';
 import { FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
-import { configuredPlatforms, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 
 /**
  * Target users (or installation ids, or installations of a tag or broadcast walk) handled per
@@ -40,7 +39,6 @@ export class FanOutService {
     private readonly deliveries: DeliveriesRepository,
     private readonly deliverJobs: DeliverJobs,
     private readonly credentials: CredentialsService,
-    @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
     private readonly config: EnvironmentVariables,
     private readonly metrics: MetricsService,
     private readonly completions: CompletionReportService,
@@ -66,8 +64,7 @@ export class FanOutService {
     if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId);
 
     const wanted = wantedPlatforms(started.options);
-    const credentials = await this.credentials.forDelivery(started.app_id);
-    const configured = configuredPlatforms(this.providers, credentials);
+    const configured = await this.credentials.platformsForDelivery(started.app_id);
     const options = started.options ?? {};
     const { cap, quiet } = marketingRules(started);
     // A throttled send's batches are half a second of its rate each, one after the other (docs/api.md#pacing).

@@ -14,14 +14,7 @@ export interface QuietWindow {
 
 const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3, 5));
 
-/**
- * A throttled send's batch: half a second of its rate (at least one message, at most
- * `batchSize`). Each batch goes out at once when its turn comes, so a calendar second holds at
- * most a batch more than its share: under twice the even rate.
- */
-export function throttleBatchSize(perMinute: number, batchSize: number): number {
-  return Math.max(1, Math.min(batchSize, Math.floor(perMinute / 120)));
-}
+export { throttleBatchSize } from '../throttle';
 
 /** Milliseconds between the starts of two batches of `size` at `perMinute`. */
 export const batchIntervalMs = (perMinute: number, size: number) => (size * 60_000) / perMinute;
@@ -30,7 +23,7 @@ export const batchIntervalMs = (perMinute: number, size: number) => (size * 60_0
  * How far a throttled send's fan-out runs ahead of its turns, in batches (ten seconds at half a
  * second a batch): rows further out are written as their turns come near, a few thousand at a time,
  * so a large throttled send does not write all its rows at once while other sends wait for the CPU
- * (docs/api.md#pacing). Ten seconds is ample for a paused fan-out job to come back in time.
+ * (docs/api.md#pacing).
  */
 export const PACE_LEAD_BATCHES = 20;
 
@@ -87,8 +80,7 @@ export interface DueRules {
 /**
  * Each zone's due instant (docs/api.md#scheduling, #pacing): its local time, else the send's; then,
  * for a marketing send due inside the app's quiet hours on that zone's clock, the end of the
- * window, or a QuietHours skip when the message's ttl would run out first. Zones Intl does not
- * know are left out, so their installations fall back to UTC's due time, as do those without one.
+ * window, or a QuietHours skip when the message's ttl would run out first.
  */
 export function dueTimes(rules: DueRules, zones: string[]): ChunkDueTimes {
   const known = zones.filter((zone) => isTimeZone(zone));

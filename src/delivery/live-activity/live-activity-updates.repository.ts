@@ -2,6 +2,8 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../../common/vocabulary';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { ID } from '../../queries/fixtures';
 
 /** An update with what sending it needs, read under its activity's lock. */
 export interface LockedUpdateRow {
@@ -40,9 +42,8 @@ export interface UpdateOutcome {
 
 /**
  * One advisory lock per activity, held by the transaction that sends one of its updates: two
- * workers never send updates of the same activity at once, so APNs receives them in the order
- * the lock holders read `sent_seq`. An advisory lock rather than the row's own, so the API can
- * go on numbering new updates (an UPDATE of the row) while one is in flight.
+ * workers never send updates of the same activity at once, so APNs receives them in the order the
+ * lock holders read `sent_seq`.
  */
 const LOCK_SQL = `SELECT pg_advisory_xact_lock(hashtextextended(live_activity_id::text, 0)) FROM live_activity_updates WHERE id = $1`;
 
@@ -90,6 +91,7 @@ export class LockedUpdate {
 
 /** The worker's side of `live_activity_updates` and `live_activities` (the API's is live-activities/). */
 @Injectable()
+@SqlFile('live-activity-updates.repository.sql')
 export class LiveActivityUpdatesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -97,6 +99,15 @@ export class LiveActivityUpdatesRepository {
    * Runs `attempt` in one transaction holding the lock of the update's activity (LOCK_SQL), so
    * what it reads, sends and records is one step in the activity's order.
    */
+  @GenerateSql({
+    params: [
+      ID,
+      async (update: LockedUpdate) => {
+        await update.read(ID);
+        await update.record(ID, { status: 'accepted', reason: null, attempts: 1, sent: true, endActivity: null });
+      },
+    ],
+  })
   locked<T>(updateId: string, attempt: (update: LockedUpdate) => Promise<T>): Promise<T> {
     return this.db.transaction(async (manager) => {
       await manager.query(LOCK_SQL, [updateId]);
@@ -109,6 +120,7 @@ export class LiveActivityUpdatesRepository {
    * lost with Redis): ids with their attempts so far, oldest first. The sweeper re-queues those no
    * job holds.
    */
+  @GenerateSql({ params: [5_000, 1000, 'pending'] })
   owed(olderThanMs: number, limit: number, pending: LiveActivityUpdateStatus): Promise<{ id: string; attempts: number }[]> {
     return this.db.query(
       `SELECT id, attempts FROM live_activity_updates WHERE status = $3 AND updated_at < now() - make_interval(secs => $1::double precision / 1000)

@@ -56,9 +56,5 @@ export interface PushProvider {
   check(credentials: ProviderCredentials): Promise<CredentialCheck>;
 }
 
-/** The platforms whose provider has what it needs among the app's credentials (the others are skipped as NoCredentials). */
-export const configuredPlatforms = (providers: readonly PushProvider[], credentials: ProviderCredentials): Platform[] =>
-  providers.filter((p) => p.configured(credentials)).map((p) => p.platform);
-
 /** Nest injection token for the list of providers. */
 export const PUSH_PROVIDERS = Symbol('PUSH_PROVIDERS');

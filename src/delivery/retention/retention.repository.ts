@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { WEBHOOK_FINISHED } from '../../common/webhook-events';
-import { ownPartition } from '../deliver/deliveries.repository';
+import { ownPartition } from '../../common/sql/own-partition';
 import type { PartitionRange } from './retention-rules';
 import { AT, ID, WEEK } from '../../queries/fixtures';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';

@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../common/vocabulary';
 import { Optional } from '../../common/validation/framework';
 import { In, IntLike, Str } from '../../common/validation/rules';
-import { TRACE_SCAN_ROWS } from '../delivery-trace.service';
+import { TRACE_SCAN_ROWS } from '../trace/delivery-trace.service';
 
 /** The delivery trace's query (docs/api.md#delivery-trace). */
 export class ListDeliveriesQueryDto {

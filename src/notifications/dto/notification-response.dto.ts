@@ -2,8 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, type DeliveryStatus, SKIP_REASONS } from '../../common/vocabulary';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
 import { type Platform, PLATFORMS } from '../../common/platform';
-import type { DeliveryResource as MappedDelivery } from '../delivery.resource';
-import { EVENT_TYPES, type EventType } from '../notification-event.entity';
+import type { DeliveryResource as MappedDelivery } from '../trace/delivery.resource';
+import { EVENT_TYPES, type EventType } from '../events/notification-event.entity';
 import type { NotificationResource as MappedNotification } from '../notification.resource';
 import { NotificationOptionsDto } from './send-notification.dto';
 

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { DescribeObject, Optional, OptionalNotNull, Required } from '../../common/validation/framework';
 import { In, Instant, Str, WithSiblings } from '../../common/validation/rules';
-import { EVENT_TYPES, type EventType } from '../notification-event.entity';
+import { EVENT_TYPES, type EventType } from '../events/notification-event.entity';
 
 /** POST /notifications/{id}/events (docs/api.md#reads-and-events). */
 @DescribeObject({ 'x-only-when': { action: { type: 'opened' } } })

@@ -1,12 +1,10 @@
 import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
-import { ValidationFailedError } from '../common/errors';
+import { ValidationFailedError } from '../../common/errors';
 
 /**
  * `Idempotency-Key`: optional, sent once, 1..255 printable ASCII characters, else 422
- * `idempotency_key`. `values` are the header's separate occurrences (Node would join two of them
- * into one "x, y" key). Spaces and tabs around the value are not part of it: HTTP strips them
- * before the service sees the header.
+ * `idempotency_key`.
  */
 export function parseIdempotencyKey(values: string[] | undefined): string | undefined {
   if (values === undefined) return undefined;

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { createHash } from 'node:crypto';
-import { IdempotencyConflictError } from '../common/errors';
-import { NotificationsRepository } from './notifications.repository';
+import { IdempotencyConflictError } from '../../common/errors';
+import { IdempotencyRepository } from './idempotency.repository';
 
 /** How long a claimed key blocks others before a retry of the same request may take it over. */
 const CLAIM_TIMEOUT_SECONDS = 60;
@@ -31,21 +31,19 @@ export function canonicalJson(value: unknown): string {
 export const requestHash = (body: unknown) => createHash('sha256').update(canonicalJson(body)).digest('hex');
 
 /**
- * `Idempotency-Key` handling (docs/api.md#idempotency). A key is claimed atomically (primary key + ON
- * CONFLICT), linked to its send by the statement that stores it (NotificationsRepository.insert, under the key),
- * then completed with the answer; released if the send was not stored, so only successful responses
- * are remembered. A key linked but not completed (its request died in between) is never taken over:
- * once its lock has run out, a retry is answered with its send.
+ * `Idempotency-Key` handling (docs/api.md#idempotency): claimed atomically, linked to its send by
+ * the statement that stores it, then answered; a linked key is never taken over
+ * (docs/decisions/0014-idempotency-key-linked-then-answered.md).
  */
 @Injectable()
 export class IdempotencyService {
-  constructor(private readonly notifications: NotificationsRepository) {}
+  constructor(private readonly keys: IdempotencyRepository) {}
 
   async claim(appId: string, key: string, hash: string): Promise<Claim> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      if (await this.notifications.claimIdempotencyKey(appId, key, hash, CLAIM_TIMEOUT_SECONDS, RETENTION_HOURS)) return { kind: 'claimed' };
+      if (await this.keys.claim(appId, key, hash, CLAIM_TIMEOUT_SECONDS, RETENTION_HOURS)) return { kind: 'claimed' };
 
-      const existing = await this.notifications.findIdempotencyKey(appId, key);
+      const existing = await this.keys.find(appId, key);
       if (!existing) continue; // released in between: try to claim again
       if (existing.request_hash !== hash) {
         throw new IdempotencyConflictError('This idempotency key was already used with a different request.');
@@ -61,10 +59,10 @@ export class IdempotencyService {
 
   /** Stores the key's answer; false when another request answered it first (then claim again for its answer). */
   complete(appId: string, key: string, status: number, body: string): Promise<boolean> {
-    return this.notifications.completeIdempotencyKey(appId, key, status, body);
+    return this.keys.complete(appId, key, status, body);
   }
 
   async release(appId: string, key: string): Promise<void> {
-    await this.notifications.releaseIdempotencyKey(appId, key);
+    await this.keys.release(appId, key);
   }
 }

@@ -1,5 +1,5 @@
 import { Column, CreateDateColumn, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { App } from '../apps/app.entity';
+import { App } from '../../apps/app.entity';
 
 export type IdempotencyStatus = 'in_progress' | 'completed';
 

@@ -1,4 +1,4 @@
-import { isPartitionRace } from './notifications.repository';
+import { isPartitionRace } from './small-send';
 
 const failed = (code: string, message = '') => ({ driverError: { code, message } });
 

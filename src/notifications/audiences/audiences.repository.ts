@@ -1,10 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { compileFilter, notSendable, recipientsPredicate } from '../common/audience-sql';
-import { FilterNode } from '../common/audience-filter';
-import { Platform } from '../common/platform';
-import { Permission, RecipientKind } from '../common/vocabulary';
+import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
+import { FilterNode } from '../../common/audience-filter';
+import { Platform } from '../../common/platform';
+import { Permission, RecipientKind } from '../../common/vocabulary';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { AT, FILTER, ID } from '../../queries/fixtures';
 
 /** The recipients of a count: a kind and its value. */
 export type Audience = { kind: Exclude<RecipientKind, 'filter' | 'all'>; list: string[] } | { kind: 'filter'; filter: FilterNode; now: Date } | { kind: 'all' };
@@ -23,9 +25,14 @@ const SENDABLE = `NOT (${skip.denied} OR ${skip.invalidated} OR (${skip.noToken}
 
 /** Counts of the installations a send's recipients select (docs/api.md#count-an-audience); the fan-out selects with the same predicates. */
 @Injectable()
+@SqlFile('audiences.repository.sql')
 export class AudiencesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
+  @GenerateSql({ name: 'user_ids', params: [ID, { kind: 'user_ids', list: ['user-1'] }] })
+  @GenerateSql({ name: 'tags', params: [ID, { kind: 'tags', list: ['beta'] }] })
+  @GenerateSql({ name: 'filter', params: [ID, { kind: 'filter', filter: FILTER, now: AT }] })
+  @GenerateSql({ name: 'all', params: [ID, { kind: 'all' }] })
   count(appId: string, audience: Audience): Promise<AudienceCountRow[]> {
     const { where, params } = selected(audience, 3);
     return this.db.query(
@@ -49,6 +56,6 @@ function selected(audience: Audience, p: number): { where: string; params: unkno
     case 'user_ids':
     case 'installation_ids':
     case 'tags':
-      return { where: ` AND ${recipientsPredicate(audience.kind, p)}`, params: [audience.list] };
+      return { where: ` AND ${recipientsPredicate(audience.kind, `$${p}`)}`, params: [audience.list] };
   }
 }

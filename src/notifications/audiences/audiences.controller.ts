@@ -1,10 +1,10 @@
 import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { AuthContext } from '../auth/auth-context';
-import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
-import { ApiJsonBodyErrors } from '../common/http/api-responses';
+import type { AuthContext } from '../../auth/auth-context';
+import { CurrentAuth, RequireAbilities } from '../../auth/auth.decorators';
+import { ApiJsonBodyErrors } from '../../common/http/api-responses';
 import { AudiencesService } from './audiences.service';
-import { AudienceCountEnvelope, CountAudienceDto } from './dto/count-audience.dto';
+import { AudienceCountEnvelope, CountAudienceDto } from '../dto/count-audience.dto';
 
 /** What Swagger UI pre-fills; a valid request as it stands. */
 const COUNT_EXAMPLES = {

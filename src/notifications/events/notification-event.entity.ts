@@ -1,6 +1,6 @@
 import { Column, CreateDateColumn, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import { Installation } from '../installations/installation.entity';
-import { Notification } from './notification.entity';
+import { Installation } from '../../installations/installation.entity';
+import { Notification } from '../notification.entity';
 
 export const EVENT_TYPES = ['received', 'displayed', 'opened'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];

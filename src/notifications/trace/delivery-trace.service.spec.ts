@@ -1,6 +1,6 @@
 import { Test } from '@nestjs/testing';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { EnvironmentVariables } from '../config/env';
+import { NotFoundError, ValidationFailedError } from '../../common/errors';
+import { EnvironmentVariables } from '../../config/env';
 import { DeliveryTraceRepository, TraceQuery, TraceRow } from './delivery-trace.repository';
 import { DeliveryTraceService, pageOf, providerAttempts, TRACE_SCAN_ROWS } from './delivery-trace.service';
 import { encodeTraceCursor, traceCursorKey } from './trace-cursor';

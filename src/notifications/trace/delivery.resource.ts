@@ -1,6 +1,6 @@
-import { iso } from '../common/time';
-import { STILL_TO_SEND } from '../common/vocabulary';
-import { bestLocalization } from '../delivery/providers/payloads';
+import { iso } from '../../common/time';
+import { STILL_TO_SEND } from '../../common/vocabulary';
+import { bestLocalization } from '../../delivery/providers/payloads';
 import type { TraceRow } from './delivery-trace.repository';
 
 /** One entry of the delivery trace (docs/api.md#delivery-trace). */
@@ -26,8 +26,8 @@ export type DeliveryResource = ReturnType<typeof toDeliveryResource>;
 /**
  * The operator dashboard's view of a trace entry: the API's, plus when a delivery still to send is
  * next attempted (its local time or send_at, or its next retry) and which of the notification's
- * `localizations` (its keys, in request order) the installation's locale picks (docs/api.md#localization),
- * null for the default content.
+ * `localizations` (its keys, in request order) the installation's locale picks
+ * (docs/api.md#localization), null for the default content.
  */
 export const operatorDelivery =
   (localizations: readonly string[]) =>

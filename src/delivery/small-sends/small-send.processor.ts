@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger } from '@nestjs/common';
 import { Job } from 'bullmq';
 import { DeliverJob, SMALL_SEND_QUEUE } from '../../common/queues';
-import { DeliveriesService } from './deliveries.service';
+import { DeliveriesService } from '../deliver/deliveries.service';
 import { FanOutService } from '../fan-out/fan-out.service';
 import { workerOptions } from '../../queue/worker-options';
 
@@ -30,7 +30,6 @@ export class SmallSendProcessor extends WorkerHost {
     const result = await this.deliveries.deliverBatch(notificationId, job.data.batch, job.stalledCounter > 0, false, true);
     // Then its fan-out is marked done and the send completes (no fan-out job follows a small send
     // with a batch), after the job has given its slot back: the next code does not wait for it.
-    // Should this process die first, the sweeper queues the fan-out job of the unfinished send.
     void this.fanOut
       .finishSmallSend(notificationId)
       .catch((error: Error) => this.logger.warn(`Small send ${notificationId} not finished now (${error.message}); the sweeper will finish it.`));

@@ -1,12 +1,9 @@
-import { isUuid } from '../common/uuid';
-import { cursorKey, InvalidCursorError, openCursor, sealCursor } from './list-cursor';
+import { isUuid } from '../../common/uuid';
+import { cursorKey, InvalidCursorError, openCursor, sealCursor } from '../list-cursor';
 
 /**
- * Cursors of the delivery trace (docs/api.md#delivery-trace), signed as list cursors are (list-cursor.ts) but
- * under a key of their own, so neither list takes the other's cursors. The payload is
- * `<notification id>:<position>`: the position is the last delivery the page looked at, by the
- * installation's row id (the trace's order, deliveries' primary key), and the notification binds
- * the cursor to the trace it came from.
+ * Cursors of the delivery trace (docs/api.md#delivery-trace), signed as list cursors are
+ * (list-cursor.ts) but under a key of their own, so neither list takes the other's cursors.
  */
 export function traceCursorKey(appKey: string): Buffer {
   return cursorKey(appKey, 'pns delivery trace cursor v1');

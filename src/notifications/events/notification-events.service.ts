@@ -1,15 +1,14 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { iso } from '../common/time';
-import { RecordEventDto } from './dto/record-event.dto';
-import { isUuid } from '../common/uuid';
-import { EventResult, NotificationsRepository } from './notifications.repository';
+import { NotFoundError, ValidationFailedError } from '../../common/errors';
+import { iso } from '../../common/time';
+import { RecordEventDto } from '../dto/record-event.dto';
+import { isUuid } from '../../common/uuid';
+import { EventResult, NotificationsRepository } from '../notifications.repository';
 
 /**
- * Client-reported events (docs/api.md#reads-and-events): counted once per (notification, installation, type),
- * and only for an installation the notification was accepted for or is being sent to. The
- * others (skipped, failed, not attempted yet, never targeted) are refused with a 422, so events
- * cannot count devices that were never sent anything.
+ * Client-reported events (docs/api.md#reads-and-events): counted once per (notification,
+ * installation, type), and only for an installation the notification was accepted for or is being
+ * sent to.
  */
 @Injectable()
 export class NotificationEventsService {

@@ -1,8 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import type { DeliveryStatus } from '../common/vocabulary';
-import type { Platform } from '../common/platform';
+import type { DeliveryStatus } from '../../common/vocabulary';
+import type { Platform } from '../../common/platform';
+import { GenerateSql, SqlFile } from '../../queries/generate-sql';
+import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
 /** One delivery as the trace reads it, with its installation's client id and its client events. */
 export interface TraceRow {
@@ -56,19 +58,9 @@ export interface TraceQuery {
 }
 
 /**
- * The delivery trace (docs/api.md#delivery-trace): `deliveries` read in primary-key order (the installation's
- * row id within the notification), so a page is a range scan of the primary key from the cursor
- * on, in the one partition of the notification; never a sort, never an OFFSET.
- *
- * The status filter (and the dashboard's reason filter) is applied to the rows as they are scanned, deliberately without an index:
- * an index covering `status` would turn every outcome update into one that writes index entries,
- * where they are heap-only today (delivery.entity.ts). So the scan is bounded instead: it looks at
- * no more than `scanLimit` rows; it returns the rows that match, up to `rows` of them, plus the
- * last row looked at when it stopped at that bound (`scanned = scanLimit`) so that the next page
- * starts after it. A page without a status stops as soon as it has `rows` rows.
- *
- * Only the rows returned are joined with their installation (the client id) and their events,
- * each through its primary key.
+ * The delivery trace (docs/api.md#delivery-trace): `deliveries` read in primary-key order (the
+ * installation's row id within the notification), so a page is a range scan of the primary key from
+ * the cursor on, in the one partition of the notification; never a sort, never an OFFSET.
  */
 export const TRACE_PAGE_SQL = `
   SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
@@ -110,6 +102,7 @@ export function traceParams(q: TraceQuery): unknown[] {
 }
 
 @Injectable()
+@SqlFile('delivery-trace.repository.sql')
 export class DeliveryTraceRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
@@ -117,6 +110,7 @@ export class DeliveryTraceRepository {
    * The app's notification: when its fan-out began, as text for TraceQuery.startedAt (null: not
    * yet); undefined when the app has no such notification.
    */
+  @GenerateSql({ params: [ID, OTHER_ID] })
   async notification(appId: string, id: string): Promise<{ started_at: string | null } | undefined> {
     const [row]: { started_at: string | null }[] = await this.db.query(
       `SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $1 AND app_id = $2`,
@@ -125,6 +119,7 @@ export class DeliveryTraceRepository {
     return row;
   }
 
+  @GenerateSql({ params: [{ notificationId: ID, startedAt: AT.toISOString(), after: null, status: null, scanLimit: 10_000, rows: 100 }] })
   page(q: TraceQuery): Promise<TraceRow[]> {
     return this.db.query(TRACE_PAGE_SQL, traceParams(q));
   }

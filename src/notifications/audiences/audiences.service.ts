@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { Platform } from '../common/platform';
-import { Clock } from '../common/time';
-import { RECIPIENT_KINDS } from '../common/vocabulary';
+import { Platform } from '../../common/platform';
+import { Clock } from '../../common/time';
+import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import { Audience, AudiencesRepository } from './audiences.repository';
-import { AudienceCount } from './dto/count-audience.dto';
-import { RecipientsDto } from './dto/send-notification.dto';
+import { AudienceCount } from '../dto/count-audience.dto';
+import { RecipientsDto } from '../dto/send-notification.dto';
 
 /** How many installations a send's recipients would consider now (docs/api.md#count-an-audience). */
 @Injectable()

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cursorKey, encodeCursor, InvalidCursorError, sealCursor } from './list-cursor';
+import { cursorKey, encodeCursor, InvalidCursorError, sealCursor } from '../list-cursor';
 import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
 const APP_KEY = 'dGVzdC1rZXktdGVzdC1rZXktdGVzdC1rZXktdGVzdC0=';

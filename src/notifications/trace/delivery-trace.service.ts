@@ -1,19 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
-import { isUuid } from '../common/uuid';
-import { DeliveryStatus, SkipReason } from '../common/vocabulary';
-import { EnvironmentVariables } from '../config/env';
+import { NotFoundError, ValidationFailedError } from '../../common/errors';
+import { isUuid } from '../../common/uuid';
+import { DeliveryStatus, SkipReason } from '../../common/vocabulary';
+import { EnvironmentVariables } from '../../config/env';
 import { DeliveryTraceRepository, TraceRow } from './delivery-trace.repository';
 import { DeliveryResource, toDeliveryResource } from './delivery.resource';
-import { InvalidCursorError } from './list-cursor';
+import { InvalidCursorError } from '../list-cursor';
 import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
 /**
- * How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace). Statuses
- * are not indexed (outcome updates must stay heap-only, delivery.entity.ts), so a rare status
- * would otherwise mean reading every delivery of the notification in one request; this keeps
- * every page to a few milliseconds, at the price of pages shorter than `limit` (even empty) with
- * a `next_cursor` until the whole notification has been looked at.
+ * How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace).
  */
 export const TRACE_SCAN_ROWS = 10_000;
 
@@ -83,10 +79,8 @@ export class DeliveryTraceService {
 }
 
 /**
- * A page from the rows of one statement (DeliveryTraceRepository.page, asked for `limit + 1`
- * rows): the matching rows up to `limit`, and where the next page starts. More matches than
- * `limit`: after the last entry. Fewer, but the scan stopped at its bound: after the last row it
- * looked at (which the statement returned for that purpose). Otherwise the trace is done.
+ * A page from the rows of one statement (DeliveryTraceRepository.page, asked for `limit + 1` rows):
+ * the matching rows up to `limit`, and where the next page starts.
  */
 export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: number): { entries: TraceRow[]; next: string | null } {
   const matching = rows.filter((row) => row.matches);
@@ -98,12 +92,7 @@ export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: numb
   return { entries: matching, next: last && last.scanned >= scanLimit ? last.position : null };
 }
 
-/**
- * Provider attempts so far (docs/api.md#delivery-trace). The row counts claims: each claim is an attempt,
- * except the last one of a delivery skipped when it was claimed (its installation deleted,
- * invalidated, without a token or credentials by then), which asked no provider. Skips at the
- * fan-out were never claimed (0), and a cancel skips without claiming.
- */
+/** Provider attempts so far (docs/api.md#delivery-trace). */
 export function providerAttempts(row: Pick<TraceRow, 'status' | 'reason' | 'attempts'>): number {
   return row.status === 'skipped' && row.reason !== SkipReason.Canceled && row.attempts > 0 ? row.attempts - 1 : row.attempts;
 }

@@ -1,0 +1,56 @@
+import type { NotificationOptions } from './notification-options';
+import type { RecipientKind } from './vocabulary';
+
+/**
+ * A `notifications` row as the API stores and reads it (every column but the lists of ids): the
+ * stored shape of a notification. What a provider needs is the other (delivery's PushContent).
+ */
+export interface NotificationRow {
+  id: string;
+  app_id: string;
+  title: string | null;
+  body: string | null;
+  image_url: string | null;
+  action_url: string | null;
+  data: Record<string, unknown> | null;
+  options: NotificationOptions | null;
+  target_users: number;
+  stat_users: number;
+  stat_installations: number;
+  stat_accepted: number;
+  stat_received: number;
+  stat_displayed: number;
+  stat_opened: number;
+  stat_failed: number;
+  stat_skipped: number;
+  created_at: Date;
+  processing_started_at: Date | null;
+  completed_at: Date | null;
+  send_at: Date | null;
+  canceled_at: Date | null;
+  localizations: Record<string, Record<string, string>> | null;
+  fanned_out_at: Date | null;
+  recipient_kind: RecipientKind;
+  tags: string[] | null;
+}
+
+/** The columns of NotificationRow, as statements that answer it select them. */
+export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
+  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, recipient_kind, tags`;
+
+/** The columns a send writes: the stored row's, with the recipients' lists and filter (named as the columns). */
+export type NewNotification = Pick<
+  NotificationRow,
+  'id' | 'app_id' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'recipient_kind' | 'tags' | 'send_at' | 'localizations'
+> & {
+  user_ids: string[];
+  installation_ids: string[] | null;
+  recipient_filter: object | null;
+};
+
+/** The values of a send's INSERT, by column name; target_users is known now only for user ids (docs/api.md#recipients). */
+export const insertValues = (n: NewNotification) => ({
+  ...n,
+  target_users: n.recipient_kind === 'user_ids' ? n.user_ids.length : 0,
+});

@@ -1,0 +1,320 @@
+import { notSendable, recipientsPredicate } from '../../common/audience-sql';
+import { minuteCountsInsert } from '../../common/minute-counts';
+import { NewNotification, NOTIFICATION_ROW_COLUMNS } from '../../common/notification';
+import { NotificationOptions } from '../../common/notification-options';
+import { Platform, PLATFORMS } from '../../common/platform';
+import { compile, NamedSql, valuesOf } from '../../common/sql/named';
+import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
+import { ChunkDueTimes } from './pacing';
+
+/** The chunk statement's one builder, for the fan-out job and small sends (docs/decisions/0015-one-chunk-statement-two-callers.md). */
+
+const LIVE = `WHERE i.app_id = :app_id AND i.deleted_at IS NULL`;
+/** A walk's next chunk: after the cursor, in installation_id order (the unique (app_id, installation_id) index). */
+const WALK = `i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size`;
+
+/** The installations one chunk covers, after `FROM installations i`, by recipients kind. */
+const CHUNK_TARGETS: Record<RecipientKind, string> = {
+  user_ids: `${LIVE} AND ${recipientsPredicate('user_ids', ':ids')}`,
+  installation_ids: `${LIVE} AND ${recipientsPredicate('installation_ids', ':ids')}`,
+  tags: `${LIVE} AND ${recipientsPredicate('tags', ':tags')} AND ${WALK}`,
+  filter: `${LIVE} AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])`,
+  all: `${LIVE} AND ${WALK}`,
+};
+
+/** The chunk's own parameters, by kind: its ids, or a walk's position, or a filter's staged chunk. */
+export type ChunkTargetValues =
+  { ids: string[] } | { tags: string[]; cursor: string; chunk_size: number } | { audience_chunk: number } | { cursor: string; chunk_size: number };
+
+/** The words the statement writes and compares, each a parameter of its own name. */
+const WORDS = {
+  reason_canceled: SkipReason.Canceled,
+  reason_platform_excluded: SkipReason.PlatformExcluded,
+  reason_silent_not_supported: SkipReason.SilentNotSupported,
+  reason_no_credentials: SkipReason.NoCredentials,
+  reason_permission_denied: SkipReason.PermissionDenied,
+  reason_invalidated: SkipReason.Invalidated,
+  reason_no_token: SkipReason.NoToken,
+  reason_frequency_capped: SkipReason.FrequencyCapped,
+  reason_quiet_hours: SkipReason.QuietHours,
+  status_skipped: 'skipped',
+  status_scheduled: 'scheduled',
+  status_pending: 'pending',
+  permission_denied: 'denied',
+} as const satisfies Record<string, SkipReason | DeliveryStatus | Permission>;
+
+const skip = notSendable(':permission_denied::text');
+
+/** A marketing send's frequency cap (docs/api.md#pacing), counted on the marketing_receipts key, stopped at the cap. */
+const capped = `:cap_max::int IS NOT NULL AND (SELECT count(*) FROM (
+          SELECT 1 FROM marketing_receipts r
+          WHERE r.installation_id = i.id AND r.accepted_at > now() - make_interval(hours => :cap_hours::int) LIMIT :cap_max::int) r) >= :cap_max::int`;
+
+/** The chunk's installations, each with its skip reason (docs/api.md#delivery: the first that applies) or null. */
+const chosen = (where: string) => `chosen AS (
+    SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
+      CASE
+        WHEN :is_canceled::boolean THEN :reason_canceled::text
+        WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
+        WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
+        WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+        WHEN ${skip.denied} THEN :reason_permission_denied::text
+        WHEN ${skip.invalidated} THEN :reason_invalidated::text
+        WHEN ${skip.noToken} THEN :reason_no_token::text
+        WHEN ${capped} THEN :reason_frequency_capped::text
+      END AS skip_reason
+    FROM installations i
+    ${where}
+  )`;
+
+/** Each one's due time: its zone's, else the fallback; skipped as QuietHours when quiet hours outlast its ttl. */
+const targets = `targets AS (
+    SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
+      COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+    FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
+  )`;
+
+const numbered = `numbered AS (
+    SELECT t.*, CASE WHEN t.skip_reason IS NULL
+      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
+    FROM targets t
+  )`;
+
+const dueGroups = `due_groups AS (
+    SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+  )`;
+
+/** Batch numbers continue from the notification's batches so far, one due time after the other. */
+const groupOffsets = `group_offsets AS (
+    SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+  )`;
+
+/** Each one's batch; a throttled send's batch k is due no earlier than k turns of :pace_ms after the start (docs/api.md#pacing). */
+const placed = (startedAt: string) => `placed AS (
+    SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+      CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
+        ELSE GREATEST(n.due, ${startedAt} + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
+    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+      LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
+  )`;
+
+/** Each installation once per notification: `ON CONFLICT` only when `relisted` (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md). */
+const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+    SELECT :notification_id, n.id, ${startedAt}, n.platform, n.user_id, n.batch,
+      CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
+      n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+    FROM placed n${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
+    RETURNING status, batch, next_attempt_at, platform, reason
+  )`;
+
+const perMinute = `per_minute AS (
+    ${minuteCountsInsert(`SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text`)}
+  )`;
+
+const counts = `counts AS (
+    SELECT
+      (SELECT count(*) FROM chosen)::int AS found,
+      (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+      (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
+      (SELECT count(*) FROM inserted)::int AS installations,
+      (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
+      (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+  )`;
+
+/** The fan-out's progress and the notification's counters, moved by the same statement. */
+const progress = `progress AS (
+    UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
+      stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
+      stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+      fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
+    FROM counts c
+    WHERE n.id = :notification_id
+  )`;
+
+/** A small send's notification (docs/api.md#small-sends), started now, with what `progress` would move. */
+const stored = `stored AS (
+    INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
+      recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
+      processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped)
+    SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
+      :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
+      :localizations::json, :recipient_filter::jsonb,
+      now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
+      CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
+    FROM counts c
+    RETURNING ${NOTIFICATION_ROW_COLUMNS}
+  )`;
+
+const linked = `linked AS (
+    UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
+  )`;
+
+const report = (stores: boolean) => `SELECT c.*,${stores ? ' stored.*,' : ''}
+    (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
+       SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
+    (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
+       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
+  FROM counts c${stores ? ', stored' : ''}`;
+
+/** The notification's processing start, its rows' partition key: read from its row, or now() when the statement stores it. */
+const STARTED_AT = '(SELECT processing_started_at FROM notifications WHERE id = :notification_id)';
+
+const SHAPES = new Map<string, NamedSql>();
+
+/** Which chunk statement: its kind of targets, whether it may meet rows already written, and what it stores besides. */
+export interface ChunkShape {
+  kind: RecipientKind;
+  /** The chunk's installations may have rows already, which it skips (FanOutRepository.nextChunk). */
+  relisted: boolean;
+  /** The statement inserts the notification too (a small send), and links its Idempotency-Key when `keyed`. */
+  stores: null | { keyed: boolean };
+}
+
+/**
+ * One chunk of targets, every installation a delivery row in one statement inside PostgreSQL:
+ * skipped with its reason, or numbered into delivery batches by due time (`scheduled` until then,
+ * or `pending`). Built once per shape.
+ */
+export function chunkStatement(shape: ChunkShape): NamedSql {
+  const key = `${shape.kind}:${shape.relisted}:${shape.stores === null ? '-' : shape.stores.keyed}`;
+  let statement = SHAPES.get(key);
+  if (!statement) SHAPES.set(key, (statement = buildChunkStatement(shape)));
+  return statement;
+}
+
+function buildChunkStatement(shape: ChunkShape): NamedSql {
+  const startedAt = shape.stores ? 'now()' : STARTED_AT;
+  return compile(`
+  WITH ${chosen(CHUNK_TARGETS[shape.kind])},
+  ${targets},
+  ${numbered},
+  ${dueGroups},
+  ${groupOffsets},
+  ${placed(startedAt)},
+  ${inserted(shape.relisted, startedAt)},
+  ${perMinute},
+  ${counts},
+  ${shape.stores ? stored : progress}${shape.stores?.keyed ? `,\n  ${linked}` : ''}
+  ${report(shape.stores !== null)}`);
+}
+
+/** The time zones (device.timezone) of a chunk's installations: what its due times need. */
+export function chunkZonesStatement(kind: RecipientKind): NamedSql {
+  return compile(`
+  SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${CHUNK_TARGETS[kind]}) z
+  WHERE zone IS NOT NULL`);
+}
+
+/** The parameters of a chunkZonesStatement, by name (a filter's staged chunk is the notification's). */
+export const chunkZonesValues = (statement: NamedSql, appId: string, notificationId: string, target: ChunkTargetValues): unknown[] =>
+  valuesOf(statement, { app_id: appId, ...target, ...('audience_chunk' in target ? { notification_id: notificationId } : {}) });
+
+/** The statement's values besides the chunk's targets and a stored notification. */
+export interface ChunkValues {
+  appId: string;
+  notificationId: string;
+  batchSize: number;
+  wanted: readonly Platform[];
+  /** Platforms the app has credentials for (CredentialsService.platforms). */
+  configured: readonly Platform[];
+  /** Platforms that cannot take this send silently (docs/api.md#silent-sends): skipped. */
+  silentless: readonly Platform[];
+  batches: number;
+  canceled: boolean;
+  due: ChunkDueTimes;
+  cap: { max: number; hours: number } | null;
+  paceMs: number | null;
+  /** Positions the chunk completes (`fanout_position`): a list chunk's ids, a filter's staged chunk, 0 for a walk. */
+  advanced: number;
+  /** A walk (tags, the whole app): its cursor moves to the chunk's last installation. */
+  walked: boolean;
+  /** The chunk's users are added to the notification's (a chunk of user ids). */
+  countUsers: boolean;
+}
+
+/** A stored notification's values but its id and app, which the chunk's own name (notification_id, app_id). */
+const withoutKeys = ({ id: _id, app_id: _appId, ...rest }: NewNotification & { target_users: number }) => rest;
+
+export function chunkStatementValues(
+  statement: NamedSql,
+  v: ChunkValues,
+  target: ChunkTargetValues,
+  store?: { notification: NewNotification & { target_users: number }; key: string | null },
+): unknown[] {
+  return valuesOf(statement, {
+    app_id: v.appId,
+    notification_id: v.notificationId,
+    batch_size: v.batchSize,
+    wanted: v.wanted,
+    configured: v.configured,
+    silentless: v.silentless,
+    batches_so_far: v.batches,
+    is_canceled: v.canceled,
+    zones: v.due.zones,
+    zone_dues: v.due.dues,
+    zone_quiet_skips: v.due.quietSkips,
+    fallback_due: v.due.fallback,
+    fallback_quiet_skip: v.due.fallbackQuietSkip,
+    cap_max: v.cap?.max ?? null,
+    cap_hours: v.cap?.hours ?? null,
+    pace_ms: v.paceMs,
+    advanced: v.advanced,
+    walked: v.walked,
+    count_users: v.countUsers,
+    ...WORDS,
+    ...target,
+    ...(store && withoutKeys(store.notification)),
+    ...(store?.key != null ? { idempotency_key: store.key } : {}),
+  });
+}
+
+export interface ChunkRow {
+  found: number;
+  last_installation_id: string | null;
+  users: number;
+  installations: number;
+  skipped: number;
+  skipped_by_reason: ChunkResult['skipped'];
+  batches_used: number;
+  batches: { batch: number; due: string | null }[];
+}
+
+/** A delivery batch the fan-out filled, and when it is due (null: now). */
+export interface FilledBatch {
+  batch: number;
+  due: Date | null;
+}
+
+/** What the fan-out of one chunk wrote. */
+export interface ChunkResult {
+  /** Users counted by this chunk: its users for a list of user ids, else 0 (a walk counts them when it finishes). */
+  users: number;
+  installations: number;
+  batches: FilledBatch[];
+  skipped: { platform: Platform; reason: SkipReason; count: number }[];
+  /** The notification's batches so far, this chunk's included: the number of its next batch. */
+  batchesSoFar: number;
+  /** The notification was cancelled: every row of the chunk was skipped as Canceled. */
+  canceled: boolean;
+  /** The chunk ended the walk, and the fan-out is marked done. */
+  finished: boolean;
+}
+
+/** What a chunk of `kind` wrote, from the row the statement answered. */
+export const chunkResult = (kind: RecipientKind, batchesBefore: number, canceled: boolean, r: ChunkRow, finished: boolean): ChunkResult => ({
+  finished,
+  users: kind === 'user_ids' ? r.users : 0,
+  installations: r.installations,
+  batches: r.batches.map((b) => ({ batch: b.batch, due: b.due === null ? null : new Date(b.due) })),
+  skipped: r.skipped_by_reason,
+  batchesSoFar: batchesBefore + r.batches_used,
+  canceled,
+});
+
+/**
+ * The platforms a send targets: `options.platforms`, else every one; a Live Activity start goes to
+ * iOS alone, the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
+ */
+export const wantedPlatforms = (options: NotificationOptions | null): Platform[] =>
+  (options?.platforms ?? PLATFORMS).filter((platform) => !options?.live_activity || platform === 'ios');
