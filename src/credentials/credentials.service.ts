@@ -3,7 +3,7 @@ import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
 import { Platform, PLATFORMS } from '../common/platform';
 import { isUuid } from '../common/uuid';
-import { ProviderId } from '../common/vocabulary';
+import { PROVIDER_OF, ProviderId } from '../common/vocabulary';
 import { APNS_COLUMNS, apnsColumns, ApnsCredentialsInput, apnsSummary, ApnsSummary, openApns } from './apns.credentials';
 import { CredentialsRepository, SEALED_COLUMNS, SealedColumn, UnknownAppError } from './credentials.repository';
 import { FCM_COLUMNS, fcmColumns, FcmCredentialsInput, fcmSummary, FcmSummary, openFcm } from './fcm.credentials';
@@ -11,18 +11,15 @@ import { ColumnValues, CredentialsError, OpenFrom, ProviderCredentials, SealFor 
 import { appKeys, openWithAny, reseal, ResealTotals, seal } from './secret-box';
 import { openWebPush, VapidCredentialsInput, WEB_PUSH_COLUMNS, webPushColumns, webPushSummary, WebPushSummary } from './web-push.credentials';
 
-/** Which platforms' providers have what they need among an app's credentials: the one definition of "configured". */
-const CONFIGURED: Record<Platform, (credentials: ProviderCredentials) => boolean> = {
-  ios: (c) => c.apns !== null,
-  android: (c) => c.fcm !== null,
-  web: (c) => c.vapid !== null,
-};
+/** The one definition of "configured": a platform whose provider has credentials (a summary or the decrypted set, by provider). */
+export const configuredPlatforms = (providers: Record<ProviderId, unknown>): Platform[] =>
+  PLATFORMS.filter((platform) => providers[PROVIDER_OF[platform]] !== null);
 
-/** The platforms the app's credentials can reach (the others are skipped as NoCredentials). */
-export const configuredPlatforms = (credentials: ProviderCredentials): Platform[] => PLATFORMS.filter((platform) => CONFIGURED[platform](credentials));
+/** The decrypted credentials by provider id, as configuredPlatforms reads them. */
+const byProvider = (c: ProviderCredentials): Record<ProviderId, unknown> => ({ apns: c.apns, fcm: c.fcm, web_push: c.vapid });
 
 /** Whether the app's credentials can reach `platform`. */
-export const isConfigured = (credentials: ProviderCredentials, platform: Platform): boolean => CONFIGURED[platform](credentials);
+export const isConfigured = (credentials: ProviderCredentials, platform: Platform): boolean => byProvider(credentials)[PROVIDER_OF[platform]] !== null;
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
 const CACHE_TTL_MS = 30_000;
@@ -106,14 +103,14 @@ export class CredentialsService {
     return { app_id: appId, apns: apnsSummary(row), fcm: fcmSummary(row), web_push: webPushSummary(row) };
   }
 
-  /** The platforms the app has credentials for now (configuredPlatforms): the API sizes a send with them. */
+  /** The platforms the app has credentials for now, from the summary (nothing decrypted): the API sizes a send with them. */
   async platforms(appId: string): Promise<Platform[]> {
-    return configuredPlatforms(await this.load(appId));
+    return configuredPlatforms(await this.summary(appId));
   }
 
   /** The same, from the per-process cache of forDelivery: a small send's and the fan-out's, once per send. */
   async platformsForDelivery(appId: string): Promise<Platform[]> {
-    return configuredPlatforms(await this.forDelivery(appId));
+    return configuredPlatforms(byProvider(await this.forDelivery(appId)));
   }
 
   /**
