@@ -164,6 +164,7 @@ describe('Idempotency-Key (docs/api.md#idempotency)', () => {
     try {
       // The repository's prepared statement, run in this transaction, so that its setting can be read after it.
       const master = {
+        options: {},
         query: async (config: { text: string; values: unknown[] }) => ({ rows: [], rowCount: (await runner.query(config.text, config.values))[1] }),
       };
       const repository = new IdempotencyRepository({ driver: { master } } as unknown as DataSource);
