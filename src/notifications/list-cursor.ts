@@ -39,10 +39,7 @@ export function encodeCursor(key: Buffer, position: CursorPosition): string {
   return sealCursor(key, `${position.createdAtMicros}:${position.id}`);
 }
 
-/**
- * The payload text of a cursor signed with `key`, or InvalidCursorError for anything this service
- * did not issue. The caller still checks every part of it.
- */
+/** The payload text of a cursor signed with `key`, or InvalidCursorError for anything this service did not issue. The caller still checks every part of it. */
 export function openCursor(key: Buffer, cursor: string): string {
   const parts = cursor.split('.');
   if (parts.length !== 2 || !BASE64URL.test(parts[0]) || !BASE64URL.test(parts[1])) throw new InvalidCursorError('malformed');

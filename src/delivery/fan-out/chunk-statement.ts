@@ -26,7 +26,6 @@ const CHUNK_TARGETS: Record<RecipientKind, string> = {
 export type ChunkTargetValues =
   { ids: string[] } | { tags: string[]; cursor: string; chunk_size: number } | { audience_chunk: number } | { cursor: string; chunk_size: number };
 
-/** The words the statement writes and compares, each a parameter of its own name. */
 const WORDS = {
   reason_canceled: SkipReason.Canceled,
   reason_platform_excluded: SkipReason.PlatformExcluded,
@@ -122,7 +121,6 @@ const counts = `counts AS (
       (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
   )`;
 
-/** The fan-out's progress and the notification's counters, moved by the same statement. */
 const progress = `progress AS (
     UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
       stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
@@ -171,11 +169,7 @@ export interface ChunkShape {
   stores: null | { keyed: boolean };
 }
 
-/**
- * One chunk of targets, every installation a delivery row in one statement inside PostgreSQL:
- * skipped with its reason, or numbered into delivery batches by due time (`scheduled` until then,
- * or `pending`). Built once per shape.
- */
+/** One chunk's delivery rows in one statement: skipped with a reason, or batched by due time. Built once per shape. */
 export function chunkStatement(shape: ChunkShape): NamedSql {
   const key = `${shape.kind}:${shape.relisted}:${shape.stores === null ? '-' : shape.stores.keyed}`;
   let statement = SHAPES.get(key);
@@ -199,7 +193,7 @@ function buildChunkStatement(shape: ChunkShape): NamedSql {
   ${report(shape.stores !== null)}`);
 }
 
-/** The time zones (device.timezone) of a chunk's installations: what its due times need. */
+/** The time zones (device.timezone) of a chunk's installations. */
 export function chunkZonesStatement(kind: RecipientKind): NamedSql {
   return compile(`
   SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${CHUNK_TARGETS[kind]}) z
@@ -216,7 +210,6 @@ export interface ChunkValues {
   notificationId: string;
   batchSize: number;
   wanted: readonly Platform[];
-  /** Platforms the app has credentials for (CredentialsService.platforms). */
   configured: readonly Platform[];
   /** Platforms that cannot take this send silently (docs/api.md#silent-sends): skipped. */
   silentless: readonly Platform[];
@@ -286,7 +279,6 @@ export interface FilledBatch {
   due: Date | null;
 }
 
-/** What the fan-out of one chunk wrote. */
 export interface ChunkResult {
   /** Users counted by this chunk: its users for a list of user ids, else 0 (a walk counts them when it finishes). */
   users: number;
@@ -301,7 +293,6 @@ export interface ChunkResult {
   finished: boolean;
 }
 
-/** What a chunk of `kind` wrote, from the row the statement answered. */
 export const chunkResult = (kind: RecipientKind, batchesBefore: number, canceled: boolean, r: ChunkRow, finished: boolean): ChunkResult => ({
   finished,
   users: kind === 'user_ids' ? r.users : 0,
@@ -312,9 +303,6 @@ export const chunkResult = (kind: RecipientKind, batchesBefore: number, canceled
   canceled,
 });
 
-/**
- * The platforms a send targets: `options.platforms`, else every one; a Live Activity start goes to
- * iOS alone, the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
- */
+/** `options.platforms`, else every one; a Live Activity start only iOS (docs/api.md#live-activity-starts). */
 export const wantedPlatforms = (options: NotificationOptions | null): Platform[] =>
   (options?.platforms ?? PLATFORMS).filter((platform) => !options?.live_activity || platform === 'ios');

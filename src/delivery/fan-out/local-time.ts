@@ -1,14 +1,8 @@
-/**
- * Due instants of `options.local_time` (docs/api.md#scheduling), from the platform's time-zone data
- * (`Intl`, i.e. ICU's copy of the IANA database): no offsets are written here.
- */
+/** Due instants of `options.local_time` (docs/api.md#scheduling), from Intl's IANA data: no offsets are written here. */
 
 const formatters = new Map<string, Intl.DateTimeFormat | null>();
 
-/**
- * A formatter for an IANA zone name, or null when the name is not one. Offsets (`+05:30`), which
- * Intl also takes, are not IANA names: IANA names begin with a letter.
- */
+/** A formatter for an IANA zone name, else null; offsets (`+05:30`) Intl takes are refused. */
 function formatterFor(zone: string): Intl.DateTimeFormat | null {
   let formatter = formatters.get(zone);
   if (formatter !== undefined) return formatter;
@@ -60,12 +54,7 @@ function offsetAt(formatter: Intl.DateTimeFormat, instant: number): number {
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - (instant - (((instant % 1000) + 1000) % 1000));
 }
 
-/**
- * The instants at which the zone's clock shows this wall time, earliest first: one, two when the
- * clocks go back (the hour repeats), or, when they go forward over it (the time does not exist),
- * the instant the same distance after the gap began (02:30 in a 02:00→03:00 gap is 03:30), as
- * Temporal's "compatible" disambiguation does.
- */
+/** Instants at which the zone shows this wall time, earliest first; in a gap, as Temporal's "compatible" (02:30 → 03:30). */
 function instantsOf(formatter: Intl.DateTimeFormat, year: number, month: number, day: number, hour: number, minute: number): number[] {
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);
   // Offsets a day either side cover every real transition (none is closer than that to another).
@@ -76,10 +65,7 @@ function instantsOf(formatter: Intl.DateTimeFormat, year: number, month: number,
   return valid.length > 0 ? valid : [asUtc - before];
 }
 
-/**
- * The first instant at or after `from` at which the clock of `zone` shows `hhmm` ("09:00"). A
- * missing or invalid zone is UTC. At most a day (and a DST shift) after `from`.
- */
+/** The first instant at or after `from` at which `zone` (UTC if invalid) shows `hhmm`. */
 export function nextLocalTime(from: Date, hhmm: string, zone: string | null | undefined): Date {
   const [hour, minute] = hhmm.split(':').map(Number);
   const formatter = (zone && formatterFor(zone)) || formatterFor('UTC')!;

@@ -8,9 +8,7 @@ import { DeliveryResource, toDeliveryResource } from './delivery.resource';
 import { InvalidCursorError } from '../list-cursor';
 import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
-/**
- * How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace).
- */
+/** How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace). */
 export const TRACE_SCAN_ROWS = 10_000;
 
 export interface TracePage<T = DeliveryResource> {
@@ -30,10 +28,7 @@ export class DeliveryTraceService {
     this.cursorKey = traceCursorKey(config.APP_KEY);
   }
 
-  /**
-   * `reason` filters as `status` does, and `view` maps each entry (the operator dashboard's trace;
-   * the API has neither).
-   */
+  /** `reason` filters as `status` does, and `view` maps each entry (the operator dashboard's trace; the API has neither). */
   async page<T = DeliveryResource>(
     appId: string,
     notificationId: string,
