@@ -29,26 +29,22 @@ export interface DeliverJob {
   carried?: CarriedContent;
 }
 
-/** delivery's NotificationToSend as JSON, its start as ISO text. */
 export interface CarriedContent {
   appId: string;
   startedAt: string;
   content: object;
 }
 
-/** One attempt (`attempt`, from 1) to call a webhook endpoint with one message. */
 export interface WebhookJob {
   messageId: string;
   attempt: number;
 }
 
-/** One attempt (`attempt`, from 1) to send one Live Activity update. */
 export interface LiveActivityJob {
   updateId: string;
   attempt: number;
 }
 
-/** Job names (src/queue/jobs.ts adds every job). */
 export const FANOUT_JOB = 'fanout';
 export const DELIVER_JOB = 'deliver';
 export const WEBHOOK_JOB = 'webhook';

@@ -33,7 +33,6 @@ export interface CredentialsInput {
   vapid?: VapidCredentialsInput;
 }
 
-/** JSON-safe, secret-free view (what `apps:credentials` prints). */
 export interface CredentialsSummary {
   app_id: string;
   apns: ApnsSummary | null;
@@ -62,7 +61,6 @@ export class CredentialsService {
     private readonly config: EnvironmentVariables,
   ) {}
 
-  /** Validates, seals and upserts the given providers' credentials; returns the new summary. */
   async update(appId: string, input: CredentialsInput): Promise<CredentialsSummary> {
     if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
     const sealFor: SealFor = (column, plaintext) => seal(plaintext, sealContext(appId, column), this.config.APP_KEY);

@@ -18,10 +18,7 @@ const MAX_MICROS = 253_402_300_799_999_999n;
 const MICROS = /^(0|[1-9]\d{0,17})$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/**
- * The cursor key: HKDF-SHA256 of APP_KEY, bound to one use (`purpose`), so a cursor of one list
- * is refused by another (the delivery trace's, trace-cursor.ts, has its own).
- */
+/** HKDF-SHA256 of APP_KEY bound to `purpose`, so one list's cursor is refused by another. */
 export function cursorKey(appKey: string, purpose = 'pns list cursor v1'): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(appKey, 'base64'), Buffer.alloc(0), purpose, 32));
 }

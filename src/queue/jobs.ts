@@ -51,7 +51,6 @@ export class FanoutJobs {
   }
 }
 
-/** The one place that queues delivery jobs (one per batch of a notification). */
 @Injectable()
 export class DeliverJobs {
   constructor(@InjectQueue(DELIVER_QUEUE) private readonly queue: Queue<DeliverJob>) {}
@@ -69,7 +68,6 @@ export class DeliverJobs {
     );
   }
 
-  /** The batch again after `delayMs`, for its rows that are to be retried after attempt `attempt`. */
   addRetry(notificationId: string, batch: number, attempt: number, delayMs: number): Promise<Job<DeliverJob>> {
     const opts: JobsOptions = { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, delayMs) };
     return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
@@ -117,7 +115,6 @@ export class WebhookJobs {
   }
 }
 
-/** The one place that queues Live Activity updates (docs/api.md#live-activities), one job per attempt. */
 @Injectable()
 export class LiveActivityJobs {
   constructor(@InjectQueue(LIVE_ACTIVITY_QUEUE) private readonly queue: Queue<LiveActivityJob>) {}

@@ -16,7 +16,6 @@ import { MAX_BADGE, PushContent } from '../providers/payloads';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
-/** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {
   installation_id: string;
   attempts: number;
@@ -41,7 +40,6 @@ export interface BadgeChange {
 
 export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
-/** A notification as its delivery jobs need it. */
 export interface NotificationToSend {
   appId: string;
   /** processing_started_at, its rows' partition key (delivery.entity.ts); null before its fan-out. */
@@ -85,7 +83,6 @@ export interface DeliveryRecord {
   invalidation?: Invalidation;
 }
 
-/** An installation whose token a provider refused, and the token that was refused. */
 export interface Invalidation {
   installationId: string;
   reason: string;
@@ -176,7 +173,6 @@ const receipts = `receipts AS (
     ON CONFLICT DO NOTHING
   )`;
 
-/** The per-minute counters the dashboard draws (common/minute-counts.ts). */
 const perMinute = `per_minute AS (
     ${minuteCountsInsert('SELECT notification_id, status FROM recorded')}
   )`;
@@ -194,7 +190,6 @@ const invalidatedEvents = `invalidated_events AS (
     ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
   )`;
 
-/** Per notification, what its rows became. */
 const counted = `counted AS (
     SELECT notification_id,
            count(*) FILTER (WHERE status = :accepted::text)::int AS accepted,

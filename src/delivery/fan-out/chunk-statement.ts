@@ -160,7 +160,6 @@ const STARTED_AT = '(SELECT processing_started_at FROM notifications WHERE id = 
 
 const SHAPES = new Map<string, NamedSql>();
 
-/** Which chunk statement: its kind of targets, whether it may meet rows already written, and what it stores besides. */
 export interface ChunkShape {
   kind: RecipientKind;
   /** The chunk's installations may have rows already, which it skips (FanOutRepository.nextChunk). */
@@ -204,7 +203,6 @@ export function chunkZonesStatement(kind: RecipientKind): NamedSql {
 export const chunkZonesValues = (statement: NamedSql, appId: string, notificationId: string, target: ChunkTargetValues): unknown[] =>
   valuesOf(statement, { app_id: appId, ...target, ...('audience_chunk' in target ? { notification_id: notificationId } : {}) });
 
-/** The statement's values besides the chunk's targets and a stored notification. */
 export interface ChunkValues {
   appId: string;
   notificationId: string;
@@ -273,7 +271,6 @@ export interface ChunkRow {
   batches: { batch: number; due: string | null }[];
 }
 
-/** A delivery batch the fan-out filled, and when it is due (null: now). */
 export interface FilledBatch {
   batch: number;
   due: Date | null;
@@ -289,7 +286,6 @@ export interface ChunkResult {
   batchesSoFar: number;
   /** The notification was cancelled: every row of the chunk was skipped as Canceled. */
   canceled: boolean;
-  /** The chunk ended the walk, and the fan-out is marked done. */
   finished: boolean;
 }
 

@@ -30,7 +30,6 @@ export { wantedPlatforms } from './chunk-statement';
 const USERS_REACHED = `(SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
              WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')}) u`;
 
-/** A notification as its fan-out begins. */
 export interface StartedRow {
   app_id: string;
   /** The send's options; of these, the fan-out reads `platforms` (absent: every platform) and `local_time`. */
@@ -141,13 +140,11 @@ const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 
 /** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one. */
 const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
-  // A walk's chunk of its full size, a filter's first of two: the fan-out goes on.
   ...RECIPIENT_KINDS.map((kind) => ({
     name: kind,
     params: [ID, CHUNK],
     answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
   })),
-  // A walk's chunk that finds fewer than its size, a filter's that takes the rest of its audience, a list used up.
   ...RECIPIENT_KINDS.map((kind) => ({
     name: `the last, ${kind}`,
     params: [ID, { ...CHUNK, dueTimes: undefined }],
@@ -273,7 +270,6 @@ export class FanOutRepository {
   /** Marks a small send's fan-out done once its batch was delivered (docs/api.md#small-sends); false when already done. */
   @GenerateSql({ params: [ID], answers: [[[{ id: ID }], 1]] })
   async finishSmallSend(notificationId: string): Promise<boolean> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [marked]: [unknown[], number] = await this.db.query(
       `UPDATE notifications n SET fanned_out_at = now(),
          target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
@@ -286,7 +282,6 @@ export class FanOutRepository {
     return marked.length > 0;
   }
 
-  /** Deletes a filter send's staged chunk once its deliveries are written. */
   private async unstage(manager: EntityManager, notificationId: string, chunk: number): Promise<void> {
     await manager.query(`DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2`, [notificationId, chunk]);
   }

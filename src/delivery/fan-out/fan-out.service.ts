@@ -99,7 +99,6 @@ export class FanOutService {
     if (await this.fanOuts.finishSmallSend(notificationId)) await this.completeIfDone(notificationId);
   }
 
-  /** A fan-out whose installations were all skipped (or that had none) completes here. */
   private async completeIfDone(notificationId: string): Promise<void> {
     if (await this.deliveries.completeIfDone(notificationId)) await this.completions.completed([notificationId]);
   }

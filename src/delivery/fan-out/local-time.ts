@@ -48,7 +48,6 @@ function wallClock(formatter: Intl.DateTimeFormat, instant: number): Wall {
   return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
 }
 
-/** The zone's offset from UTC at `instant`, in milliseconds (whole seconds). */
 function offsetAt(formatter: Intl.DateTimeFormat, instant: number): number {
   const w = wallClock(formatter, instant);
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - (instant - (((instant % 1000) + 1000) % 1000));
@@ -80,7 +79,6 @@ export function nextLocalTime(from: Date, hhmm: string, zone: string | null | un
   throw new Error(`No ${hhmm} in ${zone} after ${from.toISOString()}`);
 }
 
-/** The minute of the day (0..1439) that the clock of `zone` (UTC when missing or invalid) shows at `at`. */
 export function minuteOfDay(at: Date, zone: string | null | undefined): number {
   const formatter = (zone && formatterFor(zone)) || formatterFor('UTC')!;
   const wall = wallClock(formatter, at.getTime());

@@ -1,7 +1,5 @@
 import { isTimeZone, minuteOfDay, nextLocalTime } from './local-time';
 
-/** Pacing rules of the fan-out (docs/api.md#pacing): throttled batches and quiet hours, as pure functions. */
-
 /** An app's quiet hours, "HH:MM" each; `start` after `end` crosses midnight. */
 export interface QuietWindow {
   start: string;
@@ -46,14 +44,11 @@ export interface ChunkDueTimes {
   fallbackQuietSkip: boolean;
 }
 
-/** What decides the due times of a send's installations. */
 export interface DueRules {
   now: Date;
   /** When local times count from: send_at, or the acceptance when later or absent. */
   reference: Date;
-  /** `options.local_time` (docs/api.md#scheduling). */
   localTime?: string;
-  /** send_at, or null (now), for a send without a local time. */
   fixedDue: Date | null;
   quiet: QuietWindow | null;
   ttl?: number;

@@ -3,7 +3,6 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { PushContent } from './payloads';
 
 export interface DeliveryTarget {
-  /** installations.id */
   installationId: string;
   pushToken: string | null;
   webPushSubscription: WebPushSubscription | null;
@@ -18,14 +17,12 @@ export type DeliveryOutcome =
 /** One provider's line of `credentials:check` (docs/api.md#credentials-check). */
 export interface CredentialCheck {
   ok: boolean;
-  /** What was proven, or what the provider answered instead. */
   detail: string;
 }
 
 /** A well-formed token no device has: a provider that gets as far as rejecting it accepted everything else. */
 export const MADE_UP_TOKEN = '0'.repeat(64);
 
-/** What a credentials check sends: it never reaches a device. */
 export const CHECK_CONTENT = {
   title: 'Credentials check',
   body: 'Sent by credentials:check to a token no device has.',
@@ -45,5 +42,4 @@ export interface PushProvider {
   check(credentials: ProviderCredentials): Promise<CredentialCheck>;
 }
 
-/** Nest injection token for the list of providers. */
 export const PUSH_PROVIDERS = Symbol('PUSH_PROVIDERS');

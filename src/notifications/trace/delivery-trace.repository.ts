@@ -6,7 +6,6 @@ import type { Platform } from '../../common/platform';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
-/** One delivery as the trace reads it, with its installation's client id and its client events. */
 export interface TraceRow {
   position: string;
   /** The client's installation id (kept on the row when the installation is deleted). */
@@ -31,12 +30,10 @@ export interface TraceRow {
   scanned: number;
 }
 
-/** Where a page starts and what it looks at. */
 export interface TraceQuery {
   notificationId: string;
   /** processing_started_at as text: the partition key with its microseconds, which a Date would drop. */
   startedAt: string;
-  /** The last position of the previous page (its rows are after it), or null for the first. */
   after: string | null;
   status: DeliveryStatus | null;
   /** Only rows with this reason (the dashboard's filter), in the same bounded scan; null: any. */

@@ -73,10 +73,7 @@ export class DeliveryTraceService {
   }
 }
 
-/**
- * A page from the rows of one statement (DeliveryTraceRepository.page, asked for `limit + 1` rows):
- * the matching rows up to `limit`, and where the next page starts.
- */
+/** A page from `limit + 1` rows: the matching ones up to `limit`, and where the next page starts. */
 export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: number): { entries: TraceRow[]; next: string | null } {
   const matching = rows.filter((row) => row.matches);
   if (matching.length > limit) {
