@@ -114,7 +114,7 @@ const badged = `badged AS (
     RETURNING b.installation_id, b.badge
   )`;
 
-// Counts come from one object built once (an uncorrelated subquery): a join would run as a nested loop.
+// Counts come from one object built once, not a join run as a nested loop (bench/HISTORY.md, "The badge write's nested loop and key check").
 const CLAIM = compile(`
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
