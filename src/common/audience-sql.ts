@@ -1,10 +1,7 @@
 import { durationMs, fieldType, FilterCondition, FilterNode, VERSION } from './audience-filter';
 import type { RecipientKind } from './vocabulary';
 
-/**
- * Audience SQL (docs/api.md#audience-filters): a valid filter (audience-filter.ts) as one predicate
- * on `installations i`, its values parameters only, numbered from the caller's first free one.
- */
+/** A valid filter (docs/api.md#audience-filters) as one predicate on `installations i`, values as parameters from the first free one. */
 
 /** The language of an installation: the primary subtag of device.locale, lower case. */
 export const LANGUAGE_SQL = `lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+'))`;
@@ -28,10 +25,7 @@ export interface CompiledFilter {
   params: unknown[];
 }
 
-/**
- * One predicate for `filter`; `now` is the instant `within_last` counts back from (a send's
- * processing start, so every chunk of its fan-out agrees).
- */
+/** One predicate for `filter`; `now` is the instant `within_last` counts back from (a send's processing start, so every chunk of its fan-out agrees). */
 export function compileFilter(filter: FilterNode, firstParam: number, now: Date): CompiledFilter {
   const params: unknown[] = [];
   const param = (value: unknown, cast: string) => {
@@ -103,11 +97,7 @@ function nullable(
   return `${expr} ${COMPARE[op as keyof typeof COMPARE]} ${one(value)}`;
 }
 
-/**
- * A property compares only with a value of its own type (jsonb compares numbers as numbers); a
- * property of another type, or none, does not match. `eq` is containment, which the GIN index on
- * properties (jsonb_path_ops) serves.
- */
+/** A property matches only a value of its own type; `eq` is containment, which the GIN index (jsonb_path_ops) serves. */
 function propertyCondition(key: string, op: FilterCondition['op'], value: FilterCondition['value'], param: Param): string {
   if (op === 'exists') return `i.properties ? ${param(key, 'text')}`;
   if (op === 'not_exists') return `NOT i.properties ? ${param(key, 'text')}`;
@@ -129,11 +119,7 @@ function propertyCondition(key: string, op: FilterCondition['op'], value: Filter
   return `${typed} AND ${stored} ${COMPARE[op as keyof typeof COMPARE]} ${param(JSON.stringify(value), 'jsonb')}`;
 }
 
-/**
- * Why a send skips an installation it selected once its platform can be sent to (docs/api.md#delivery),
- * as conditions on `installations i`; `denied` is the SQL of the parameter holding 'denied'. The
- * fan-out turns each into its skip reason; the audience count's `sendable` is none of them.
- */
+/** Skip conditions (docs/api.md#delivery) on `installations i`; `denied` is the parameter holding 'denied'. */
 export const notSendable = (denied: string) => ({
   denied: `i.permission = ${denied}`,
   invalidated: `i.invalidated_at IS NOT NULL`,

@@ -1,7 +1,4 @@
-/**
- * Queue names, job names and payloads: how `notifications` (the producer, in the API) and
- * `delivery` (the consumer, in the worker) meet. src/queue/jobs.ts adds every job.
- */
+/** Queue names, job names and payloads: where the API's `notifications` and the worker's `delivery` meet. */
 export const FANOUT_QUEUE = 'fanout';
 export const DELIVER_QUEUE = 'deliver';
 export const MAINTENANCE_QUEUE = 'maintenance';
@@ -9,10 +6,7 @@ export const MAINTENANCE_QUEUE = 'maintenance';
 export const WEBHOOK_QUEUE = 'webhook';
 /** Live Activity updates (docs/api.md#live-activities): a job per update, sent as soon as it is accepted. */
 export const LIVE_ACTIVITY_QUEUE = 'live-activity';
-/**
- * The batches of small sends (docs/api.md#small-sends), queued by the API itself: a worker slot of
- * their own, so a one-time code never waits behind a campaign's batches.
- */
+/** Small sends' batches (docs/api.md#small-sends) on their own slot, so a one-time code never waits behind a campaign. */
 export const SMALL_SEND_QUEUE = 'deliver-small';
 export const QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, SMALL_SEND_QUEUE, MAINTENANCE_QUEUE, WEBHOOK_QUEUE, LIVE_ACTIVITY_QUEUE] as const;
 
@@ -35,29 +29,22 @@ export interface DeliverJob {
   carried?: CarriedContent;
 }
 
-/**
- * A notification as the worker reads it to send (delivery's NotificationToSend, in JSON): its app,
- * its processing start (ISO text, to the millisecond) and its content (delivery's PushContent).
- */
 export interface CarriedContent {
   appId: string;
   startedAt: string;
   content: object;
 }
 
-/** One attempt (`attempt`, from 1) to call a webhook endpoint with one message. */
 export interface WebhookJob {
   messageId: string;
   attempt: number;
 }
 
-/** One attempt (`attempt`, from 1) to send one Live Activity update. */
 export interface LiveActivityJob {
   updateId: string;
   attempt: number;
 }
 
-/** Job names (src/queue/jobs.ts adds every job). */
 export const FANOUT_JOB = 'fanout';
 export const DELIVER_JOB = 'deliver';
 export const WEBHOOK_JOB = 'webhook';

@@ -18,7 +18,6 @@ export const configuredPlatforms = (providers: Record<ProviderId, unknown>): Pla
 /** The decrypted credentials by provider id, as configuredPlatforms reads them. */
 const byProvider = (c: ProviderCredentials): Record<ProviderId, unknown> => ({ apns: c.apns, fcm: c.fcm, web_push: c.vapid });
 
-/** Whether the app's credentials can reach `platform`. */
 export const isConfigured = (credentials: ProviderCredentials, platform: Platform): boolean => byProvider(credentials)[PROVIDER_OF[platform]] !== null;
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
@@ -31,7 +30,6 @@ export interface CredentialsInput {
   vapid?: VapidCredentialsInput;
 }
 
-/** JSON-safe, secret-free view (what `apps:credentials` prints). */
 export interface CredentialsSummary {
   app_id: string;
   apns: ApnsSummary | null;
@@ -49,10 +47,7 @@ const PROVIDER_COLUMNS: Record<ProviderId, readonly string[]> = {
 /** Secrets are sealed for their row and column, so a value moved elsewhere will not open. */
 const sealContext = (appId: string, column: string) => `app_credentials:${appId}:${column}`;
 
-/**
- * Stores each app's provider credentials with the secrets sealed under APP_KEY, and hands the
- * decrypted set to delivery workers.
- */
+/** Stores each app's provider credentials with the secrets sealed under APP_KEY, and hands the decrypted set to delivery workers. */
 @Injectable()
 export class CredentialsService {
   private readonly cache = new Map<string, { expiresAt: number; value: Promise<ProviderCredentials> }>();
@@ -63,7 +58,6 @@ export class CredentialsService {
     private readonly config: EnvironmentVariables,
   ) {}
 
-  /** Validates, seals and upserts the given providers' credentials; returns the new summary. */
   async update(appId: string, input: CredentialsInput): Promise<CredentialsSummary> {
     if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
     const sealFor: SealFor = (column, plaintext) => seal(plaintext, sealContext(appId, column), this.config.APP_KEY);
@@ -73,7 +67,6 @@ export class CredentialsService {
       input.fcm && fcmColumns(input.fcm, sealFor),
       input.vapid && webPushColumns(input.vapid, sealFor),
     ].filter((part): part is ColumnValues => Boolean(part));
-    // Column -> value, plus the columns an existing row keeps.
     const values = new Map(parts.flatMap((part) => part.values));
     const keepExisting = new Set(parts.flatMap((part) => part.keepExisting ?? []));
 
@@ -86,10 +79,7 @@ export class CredentialsService {
     return this.summary(appId);
   }
 
-  /**
-   * Removes one provider's credentials: the app's installations on that platform are skipped as
-   * NoCredentials from then on (workers see it within CACHE_TTL_MS). Returns the new summary.
-   */
+  /** Removes one provider's credentials (its installations then skip as NoCredentials); returns the new summary. */
   async remove(appId: string, provider: ProviderId): Promise<CredentialsSummary> {
     if (!isUuid(appId)) throw new CredentialsError(`App ${appId} not found`);
     await this.assertAppExists(appId);
@@ -113,10 +103,7 @@ export class CredentialsService {
     return configuredPlatforms(byProvider(await this.forDelivery(appId)));
   }
 
-  /**
-   * Decrypted credentials for delivery, cached per process for about 30 seconds: workers call this
-   * once per batch, and another process's `update` is picked up within that time.
-   */
+  /** Decrypted credentials for delivery, cached per process for CACHE_TTL_MS. */
   forDelivery(appId: string): Promise<ProviderCredentials> {
     const now = Date.now();
     const cached = this.cache.get(appId);
@@ -145,11 +132,7 @@ export class CredentialsService {
     return openWithAny(sealed, sealContext(appId, column), appKeys(this.config)).plaintext;
   }
 
-  /**
-   * Re-seals under APP_KEY every secret that opens only under APP_KEY_PREVIOUS, in one
-   * transaction (docs/operations.md "Rotating APP_KEY"). Idempotent: a secret already under
-   * APP_KEY is left alone. A secret that opens under neither key stops it, and nothing changes.
-   */
+  /** Re-seals under APP_KEY what opens only under APP_KEY_PREVIOUS, in one transaction (docs/operations.md "Rotating APP_KEY"). */
   async rotateAppKey(): Promise<ResealTotals & { apps: number }> {
     const totals = { apps: 0, secrets: 0, resealed: 0, already_current: 0 };
     const keys = appKeys(this.config);

@@ -1,10 +1,7 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn, UpdateDateColumn } from 'typeorm';
 import type { DeliveryStatus } from '../common/vocabulary';
 
-/**
- * One message of a notification to one installation. No index may cover a column its outcome
- * updates change: they stay heap-only (fillfactor 50, migration DeliveriesHotUpdates).
- */
+/** One message to one installation; no index may cover a column outcomes change, so updates stay heap-only. */
 @Entity('deliveries')
 @Index('deliveries_notification_id_batch_idx', ['notificationId', 'batch'])
 export class Delivery {
@@ -14,11 +11,7 @@ export class Delivery {
   @PrimaryColumn({ name: 'installation_id', type: 'uuid' })
   installationId: string;
 
-  /**
-   * The notification's `processing_started_at`, equal on all its rows: the table is partitioned by
-   * week on it, so retention drops whole weeks (migration PartitionedDeliveries). In the primary
-   * key because PostgreSQL requires the partition key there; it adds no uniqueness.
-   */
+  /** The notification's processing_started_at: the weekly partition key, in the primary key as PostgreSQL requires. */
   @PrimaryColumn({ name: 'notification_started_at', type: 'timestamptz' })
   notificationStartedAt: Date;
 
@@ -27,9 +20,7 @@ export class Delivery {
   @JoinColumn({ name: 'notification_id', foreignKeyConstraintName: 'deliveries_notification_id_fkey' })
   notification?: unknown;
 
-  // No foreign key (migration DeliveriesWithoutInstallationKey): a per-row check and lock at
-  // fan-out for what the schema already guarantees; an app's deletion reaches its deliveries
-  // through its notifications.
+  // No foreign key (docs/decisions/0004-no-foreign-key-from-deliveries-to-installations.md).
   @ManyToOne('Installation', { createForeignKeyConstraints: false })
   @JoinColumn({ name: 'installation_id' })
   installation?: unknown;
@@ -37,14 +28,10 @@ export class Delivery {
   @Column({ type: 'varchar', length: 16 })
   platform: string;
 
-  /**
-   * The installation's user when the fan-out considered it, for the delivery trace
-   * (docs/api.md#delivery-trace): the installation's own may change later, or be cleared by its deletion. Written once.
-   */
+  /** The installation's user at fan-out, for the trace (docs/api.md#delivery-trace); written once. */
   @Column({ name: 'user_id', type: 'varchar', length: 255, nullable: true })
   userId: string | null;
 
-  /** Delivery jobs work on one batch of a notification each. */
   @Column({ type: 'integer' })
   batch: number;
 

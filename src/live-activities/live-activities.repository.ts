@@ -53,10 +53,7 @@ const ACTIVITY_COLUMNS = `a.id, a.activity_id, i.installation_id AS installation
   a.ended_at, a.invalid_reason`;
 const UPDATE_COLUMNS = `id, seq, event, status, reason, accepted_at`;
 
-/**
- * Records an activity, or refreshes it (the token, its installation and type). A changed token
- * revives an activity that ended ($6 = 'active'), as a new push token revives an installation.
- */
+/** Records or refreshes an activity; a changed token revives one that ended. */
 const UPSERT_SQL = `
   WITH upserted AS (
     INSERT INTO live_activities AS a (app_id, activity_id, installation_id, attributes_type, push_token)
@@ -70,11 +67,7 @@ const UPSERT_SQL = `
     RETURNING *, (xmax = 0) AS created)
   SELECT ${ACTIVITY_COLUMNS}, a.created FROM upserted a JOIN installations i ON i.id = a.installation_id`;
 
-/**
- * Numbers an update and stores it, in one statement: the activity's row lock orders concurrent
- * updates, `last_seq` counts them and `last_accepted_at` never goes back, so a later number never
- * carries an earlier `aps.timestamp`. No row when the activity is unknown or not `active` ($4).
- */
+// Numbers and stores an update; the activity's row lock orders them, so a later number never carries an earlier timestamp. No row unless `active`.
 const ACCEPT_SQL = `
   WITH activity AS (
     UPDATE live_activities SET last_seq = last_seq + 1, last_accepted_at = GREATEST(last_accepted_at, $3::timestamptz), updated_at = now()
@@ -158,11 +151,7 @@ export class LiveActivitiesRepository {
     return this.acceptWith(this.db.manager, appId, activityId, update, active);
   }
 
-  /**
-   * ACCEPT_SQL and the response `respond` makes of the update, stored under the claimed
-   * idempotency key, in one transaction: the key is completed exactly when the update exists.
-   * Undefined (and nothing stored) when the activity is unknown or not `active`.
-   */
+  /** ACCEPT_SQL with its response stored under the claimed key in one transaction; undefined unless `active`. */
   @GenerateSql({ params: [ID, 'activity-1', LIVE_UPDATE, 'active', 'key', () => ({ status: 202, body: '{}' })], answers: [[{ id: OTHER_ID }]] })
   acceptWithResponse(
     appId: string,
@@ -181,10 +170,7 @@ export class LiveActivitiesRepository {
     });
   }
 
-  /**
-   * The app's newest activities (by creation), each with its newest update: one index probe on
-   * (live_activity_id, seq) per activity.
-   */
+  /** The app's newest activities (by creation), each with its newest update: one index probe on (live_activity_id, seq) per activity. */
   @GenerateSql({ params: [ID, 100] })
   withLastUpdate(appId: string, limit: number): Promise<LiveActivityWithLastUpdateRow[]> {
     return this.db.query(

@@ -18,10 +18,7 @@ const MAX_MICROS = 253_402_300_799_999_999n;
 const MICROS = /^(0|[1-9]\d{0,17})$/;
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
-/**
- * The cursor key: HKDF-SHA256 of APP_KEY, bound to one use (`purpose`), so a cursor of one list
- * is refused by another (the delivery trace's, trace-cursor.ts, has its own).
- */
+/** HKDF-SHA256 of APP_KEY bound to `purpose`, so one list's cursor is refused by another. */
 export function cursorKey(appKey: string, purpose = 'pns list cursor v1'): Buffer {
   return Buffer.from(hkdfSync('sha256', Buffer.from(appKey, 'base64'), Buffer.alloc(0), purpose, 32));
 }
@@ -39,10 +36,7 @@ export function encodeCursor(key: Buffer, position: CursorPosition): string {
   return sealCursor(key, `${position.createdAtMicros}:${position.id}`);
 }
 
-/**
- * The payload text of a cursor signed with `key`, or InvalidCursorError for anything this service
- * did not issue. The caller still checks every part of it.
- */
+/** The payload text of a cursor signed with `key`, or InvalidCursorError for anything this service did not issue. The caller still checks every part of it. */
 export function openCursor(key: Buffer, cursor: string): string {
   const parts = cursor.split('.');
   if (parts.length !== 2 || !BASE64URL.test(parts[0]) || !BASE64URL.test(parts[1])) throw new InvalidCursorError('malformed');

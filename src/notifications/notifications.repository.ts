@@ -40,30 +40,21 @@ const EVENT_COUNTERS: Record<EventType, string> = { received: 'stat_received', d
 /** What recording one event found and did. */
 export interface EventResult {
   found: boolean;
-  /** The installation has a delivery row for the notification. */
   targeted: boolean;
   /** Its delivery is accepted or under way, so its events count (docs/api.md#reads-and-events). */
   eligible: boolean;
-  /** That row's status and reason (null when not targeted). */
   status: DeliveryStatus | null;
   reason: string | null;
   counted: boolean;
 }
 
-/**
- * The API's side of `notifications` and `notification_events` (docs/architecture.md, "Tables and
- * their writers"; the worker's statements on `notifications` are delivery's own).
- */
+/** The API's side of `notifications` and `notification_events` (docs/architecture.md, "Tables and their writers"). */
 @Injectable()
 @SqlFile('notifications.repository.sql')
 export class NotificationsRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Inserts the notification: one INSERT as a prepared statement, atomic on its own (an explicit
-   * transaction would only add BEGIN and COMMIT). Under a claimed Idempotency-Key the same
-   * statement links the key (docs/decisions/0014-idempotency-key-linked-then-answered.md).
-   */
+  /** Inserts the notification in one statement that also links a claimed key (docs/decisions/0014-idempotency-key-linked-then-answered.md). */
   @GenerateSql({ params: [NOTIFICATION] })
   @GenerateSql({ name: 'under a key', params: [NOTIFICATION, 'key'] })
   async insert(notification: NewNotification, key?: string): Promise<NotificationRow> {
@@ -86,18 +77,10 @@ export class NotificationsRepository {
     return row;
   }
 
-  /**
-   * Cancels an unfinished notification (docs/api.md#scheduling), in one transaction: `canceled_at`
-   * (whose row lock waits for a fan-out chunk in progress, and makes every later chunk write its
-   * rows as Canceled), then every delivery row not yet attempted becomes skipped/Canceled, counted,
-   * and the notification completed when nothing else is left (CANCEL_ROWS_SQL, the statement the
-   * worker runs for a batch's leftovers). Undefined when the notification is not this app's, or had
-   * completed or been cancelled already.
-   */
+  /** Cancels an unfinished notification (docs/api.md#scheduling) and skips its unattempted rows; undefined if not this app's or done. */
   @GenerateSql({ params: [OTHER_ID, ID], answers: [[{ id: ID }]] })
   async cancel(appId: string, id: string): Promise<NotificationRow | undefined> {
-    // It locks the notification, then its rows; a worker's outcome write locks rows it claimed,
-    // then the notification; a rolled-back one runs again, as the worker's write does.
+    // Lock order is the notification, then its rows, the reverse of the outcome write's: a deadlock runs again.
     return retryingDeadlocks(() => this.cancelOnce(appId, id), CANCEL_ATTEMPTS);
   }
 
@@ -120,10 +103,7 @@ export class NotificationsRepository {
     });
   }
 
-  /**
-   * Newest first, after the (created_at, id) position `after` when given, and created before
-   * `createdBefore` when given (the dashboard's jump to a date).
-   */
+  /** Newest first, after the (created_at, id) position `after` when given, and created before `createdBefore` when given (the dashboard's jump to a date). */
   @GenerateSql({ params: [OTHER_ID, 50, null, 'sale'] })
   list(
     appId: string,
@@ -132,8 +112,7 @@ export class NotificationsRepository {
     titleContains: string | null = null,
     createdBefore: Date | null = null,
   ): Promise<(NotificationRow & { created_at_micros: string })[]> {
-    // The title filter (the operator dashboard's search) walks the app's notifications newest
-    // first on the (app_id, created_at, id) index, as the unfiltered list does, until it has a page.
+    // The title filter walks the (app_id, created_at, id) index newest first until it has a page.
     return this.db.query(
       `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
        WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
@@ -151,11 +130,7 @@ export class NotificationsRepository {
     return this.db.query(`SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 GROUP BY app_id`, [since]);
   }
 
-  /**
-   * Of the app's `scan` newest notifications, those that have a delivery row for the installation
-   * (its internal id), newest first, with that row's status and reason: one primary-key probe
-   * per candidate, as `deliveries` has no index by installation (its updates stay heap-only).
-   */
+  /** Of the app's `scan` newest, those with a row for the installation: a key probe each, as `deliveries` has no index by installation. */
   @GenerateSql({ params: [OTHER_ID, ID, 200] })
   lastForInstallation(
     appId: string,
@@ -172,11 +147,7 @@ export class NotificationsRepository {
     );
   }
 
-  /**
-   * Records an event once per (notification, installation, type) and moves its counter, only for an
-   * installation whose delivery is accepted or under way: "sending", or "pending" after an attempt
-   * (docs/api.md#reads-and-events; a device may report before its outcome is written).
-   */
+  /** Records an event once per (notification, installation, type) for a delivery accepted or under way (docs/api.md#reads-and-events). */
   @GenerateSql({ name: 'opened', params: [OTHER_ID, ID, 'device-1', 'opened', AT], answers: [[{}]] })
   async recordEvent(
     appId: string,

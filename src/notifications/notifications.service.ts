@@ -21,23 +21,15 @@ const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push' } as const
 
 export interface SendResult {
   status: number;
-  /**
-   * `{"data": Notification, "meta": {"accepted": true}}` as JSON text: serialized once, stored as
-   * is under an Idempotency-Key, so a replay sends the very same bytes (docs/api.md#idempotency).
-   */
+  /** The answer as JSON text, stored as is under an Idempotency-Key so a replay sends the same bytes (docs/api.md#idempotency). */
   body: string;
   replayed: boolean;
 }
 
-/**
- * Accepts sends: validates what only the whole request can tell, stores the notification and
- * queues its fan-out. Delivery is the worker's business; the two meet only through the queue
- * (and the payload builders, so a send that cannot fit is refused now).
- */
+/** Accepts sends: validates, stores and queues them; the worker delivers, meeting the API only through the queue. */
 @Injectable()
 export class NotificationsService {
   private readonly logger = new Logger(NotificationsService.name);
-  /** Signs list cursors (list-cursor.ts). */
   private readonly cursorKey: Buffer;
 
   constructor(
@@ -105,7 +97,6 @@ export class NotificationsService {
     try {
       stored = await this.store(notification, small, idempotencyKey);
     } catch (error) {
-      // Nothing stored, so nothing linked: the key is free again.
       await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
       throw error;
     }
@@ -120,11 +111,7 @@ export class NotificationsService {
     return { status: 202, body, replayed: false };
   }
 
-  /**
-   * Stores the send: a small send with its rows (docs/api.md#small-sends), else, or should that
-   * statement meet the partitions of deliveries in the making, the notification alone, for its
-   * fan-out job.
-   */
+  /** Stores a small send with its rows (docs/api.md#small-sends), else (or if that meets a partition in the making) the notification alone. */
   private async store(notification: NewNotification, small: boolean, key: string | null): Promise<StoredSend | { row: NotificationRow }> {
     const stored = small ? await this.smallSends.store(notification, key) : null;
     return stored ?? { row: await this.notifications.insert(notification, key ?? undefined) };
@@ -136,28 +123,19 @@ export class NotificationsService {
     else await this.enqueueFanout(stored.row.id, delayMs);
   }
 
-  /**
-   * A key whose request stored its send and died before the key's answer was stored
-   * (docs/api.md#idempotency): answered with that send as it stands now, which becomes the key's
-   * answer for the replays after it. Nothing is stored or sent again.
-   */
+  /** A key whose request died before its answer was stored: answered with the send as it stands now (docs/api.md#idempotency). */
   private async answerStored(appId: string, key: string, hash: string, notificationId: string): Promise<SendResult> {
     const row = await this.notifications.find(appId, notificationId);
     // A key lives 24 hours, its send longer; deleting the app deletes both.
     if (!row) throw keyInProgress();
     const body = accepted(row);
     if (await this.idempotency.complete(appId, key, 202, body)) return { status: 202, body, replayed: true };
-    // Another retry answered it first: that answer.
     const again = await this.idempotency.claim(appId, key, hash);
     if (again.kind === 'replay') return { status: again.status, body: again.body, replayed: true };
     throw keyInProgress();
   }
 
-  /**
-   * A small send (docs/api.md#small-sends) was fanned out by the statement that stored it; now its
-   * batches go on their own queue, each job with the notification as stored (`row`: the worker
-   * sends it without reading it again), and their jobs finish it in the worker.
-   */
+  /** Queues a small send's batches (docs/api.md#small-sends), each job carrying the stored row so the worker need not read it. */
   private async queueSmallSend(stored: StoredSend): Promise<void> {
     const id = stored.row.id;
     for (const { platform, reason, count } of stored.skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
@@ -168,11 +146,7 @@ export class NotificationsService {
     );
   }
 
-  /**
-   * Cancels a notification (docs/api.md#scheduling): 200 with it; again, unchanged; 409 once it had
-   * completed. A notification not yet fanned out is fanned out now, every row skipped/Canceled,
-   * so that it completes with the statistics adding up.
-   */
+  /** Cancels a notification (docs/api.md#scheduling): 200 with it, again unchanged; 409 once completed. */
   async cancel(appId: string, id: string): Promise<NotificationResource> {
     if (!isUuid(id)) throw new NotFoundError();
     const canceled = await this.notifications.cancel(appId, id);
@@ -194,11 +168,7 @@ export class NotificationsService {
     return view(row);
   }
 
-  /**
-   * Newest first; the cursor is the (created_at, id) of the last item of the previous page. The
-   * operator dashboard also filters by title, starts at a date (`createdBefore`) and asks for its
-   * own `view` of each row.
-   */
+  /** Newest first, paged by the (created_at, id) cursor; the dashboard adds a title filter, a start date and its `view`. */
   async list<T = NotificationResource>(
     appId: string,
     limit: number,
@@ -223,10 +193,7 @@ export class NotificationsService {
     return new Map(rows.map((row) => [row.app_id, row.count]));
   }
 
-  /**
-   * The latest notifications that targeted an installation (its internal id), with what its
-   * delivery became: looked for among the app's `scan` newest (NotificationsRepository.lastForInstallation).
-   */
+  /** The latest of the app's `scan` newest notifications that targeted an installation, with its delivery's outcome. */
   async lastForInstallation<T = NotificationResource>(
     appId: string,
     installationId: string,
@@ -240,11 +207,7 @@ export class NotificationsService {
     }));
   }
 
-  /**
-   * A payload over a provider's limit can be known now: reject the send instead of failing later.
-   * Only platforms the send can reach count (the app's credentials; docs/api.md#send), and every
-   * localized variant a device may get must fit too, reported at its path (docs/api.md#localization).
-   */
+  /** Refuses now a payload over a reachable platform's limit, localized variants included (docs/api.md#send, #localization). */
   private async assertFits(appId: string, content: PushContent): Promise<void> {
     const variants: [PushContent, string][] = [[content, 'notification']];
     for (const [tag, variant] of localizedVariants(content)) variants.push([variant, `notification.localizations.${tag}`]);
@@ -273,10 +236,7 @@ export class NotificationsService {
     }
   }
 
-  /**
-   * The row is already committed, so a Redis outage must not fail the send: the job id is
-   * deterministic, and the worker's sweeper queues any accepted notification that no job holds.
-   */
+  /** Never fails the committed send: the job id is deterministic and the sweeper queues what no job holds. */
   private async enqueueFanout(notificationId: string, delayMs = 0): Promise<void> {
     await this.withinEnqueueTimeout(notificationId, () => this.fanoutJobs.add(notificationId, delayMs));
   }

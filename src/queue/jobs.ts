@@ -22,19 +22,12 @@ import {
   webhookJobId,
 } from '../common/queues';
 
-/**
- * The one place that queues fan-outs. Each module that uses it registers FANOUT_QUEUE with its
- * own connection (the API's producer fails fast, the worker's waits for Redis).
- */
+/** The one place that queues fan-outs; each module registers FANOUT_QUEUE on its own connection. */
 @Injectable()
 export class FanoutJobs {
   constructor(@InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>) {}
 
-  /**
-   * A notification's fan-out; its job id makes a second add a no-op while the job is kept.
-   * `delayMs` holds it until the send's `send_at` (docs/api.md#scheduling); `small`: the API fanned
-   * it out and found no batch to send (docs/api.md#small-sends), the job finishes and completes it.
-   */
+  /** A notification's fan-out, once per job id; `delayMs` holds it to send_at, `small` only finishes it (docs/api.md#small-sends). */
   add(notificationId: string, delayMs = 0, small = false): Promise<Job<FanoutJob>> {
     return this.queue.add(
       FANOUT_JOB,
@@ -53,21 +46,16 @@ export class FanoutJobs {
     }
   }
 
-  /** The notification's fan-out job, if Redis still holds it. */
   find(notificationId: string): Promise<Job<FanoutJob> | undefined> {
     return this.queue.getJob(fanoutJobId(notificationId));
   }
 }
 
-/** The one place that queues delivery jobs (one per batch of a notification). */
 @Injectable()
 export class DeliverJobs {
   constructor(@InjectQueue(DELIVER_QUEUE) private readonly queue: Queue<DeliverJob>) {}
 
-  /**
-   * One job per batch. Without `suffix` the ids are the batches' own, so queueing a batch twice is
-   * a no-op; a suffix makes a fresh id, for a batch whose own job may still sit completed in Redis.
-   */
+  /** One job per batch, once per id; a `suffix` makes a fresh id when the batch's own job may still sit completed. */
   async addBatches(batches: readonly (DeliverJob & { delayMs?: number })[], suffix?: string): Promise<void> {
     if (batches.length === 0) return;
     await this.queue.addBulk(
@@ -80,7 +68,6 @@ export class DeliverJobs {
     );
   }
 
-  /** The batch again after `delayMs`, for its rows that are to be retried after attempt `attempt`. */
   addRetry(notificationId: string, batch: number, attempt: number, delayMs: number): Promise<Job<DeliverJob>> {
     const opts: JobsOptions = { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, delayMs) };
     return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
@@ -118,11 +105,7 @@ export class WebhookJobs {
     );
   }
 
-  /**
-   * Queues attempts that PostgreSQL says are owed now. A job of the same id that Redis still keeps
-   * as completed or failed (its worker died, or PostgreSQL was away, before the outcome was written)
-   * would swallow the add, so it goes first; one waiting, delayed or running is left alone.
-   */
+  /** Queues owed attempts; a completed or failed job of the same id would swallow the add, so it goes first. */
   async requeue(calls: readonly WebhookJob[]): Promise<void> {
     for (const call of calls) {
       const job = await this.queue.getJob(webhookJobId(call.messageId, call.attempt));
@@ -132,7 +115,6 @@ export class WebhookJobs {
   }
 }
 
-/** The one place that queues Live Activity updates (docs/api.md#live-activities), one job per attempt. */
 @Injectable()
 export class LiveActivityJobs {
   constructor(@InjectQueue(LIVE_ACTIVITY_QUEUE) private readonly queue: Queue<LiveActivityJob>) {}
@@ -146,11 +128,7 @@ export class LiveActivityJobs {
     );
   }
 
-  /**
-   * Queues the next attempt of an update PostgreSQL says is owed (the sweeper), unless a job
-   * waiting, delayed or running holds it; a completed or failed one of the same id would swallow
-   * the add, so it goes first. True when queued.
-   */
+  /** Queues an owed update attempt unless a live job holds it; a finished one of the same id goes first. True when queued. */
   async requeue(updateId: string, attempt: number): Promise<boolean> {
     const job = await this.queue.getJob(liveActivityJobId(updateId, attempt));
     const state = job ? await job.getState() : 'missing';

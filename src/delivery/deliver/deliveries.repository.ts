@@ -16,7 +16,6 @@ import { MAX_BADGE, PushContent } from '../providers/payloads';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
-/** A delivery row claimed for sending, with what its installation holds now. */
 export interface ClaimedRow {
   installation_id: string;
   attempts: number;
@@ -41,15 +40,13 @@ export interface BadgeChange {
 
 export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
-/** A notification as its delivery jobs need it. */
 export interface NotificationToSend {
   appId: string;
-  /** processing_started_at: the partition key of its rows (delivery.entity.ts), to the millisecond; null before its fan-out. */
+  /** processing_started_at, its rows' partition key (delivery.entity.ts); null before its fan-out. */
   startedAt: Date | null;
   content: PushContent;
 }
 
-/** The columns of the stored row a send reads: the provider's content, the app and the partition key. */
 type ContentColumns = 'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations';
 
 /** What the worker sends of a notification, from its row (DeliveriesRepository.content, and a small send's job). */
@@ -78,7 +75,6 @@ export interface RecordedOutcome {
 /** One claimed delivery row's outcome, to be written; `invalidation` when the provider refused its token. */
 export interface DeliveryRecord {
   notificationId: string;
-  /** The notification's processing_started_at (its rows' partition key), to the millisecond. */
   notificationStartedAt: Date;
   installationId: string;
   /** A marketing send's message: once accepted, the frequency cap counts it (docs/api.md#pacing). */
@@ -87,15 +83,13 @@ export interface DeliveryRecord {
   invalidation?: Invalidation;
 }
 
-/** An installation whose token a provider refused, and the token that was refused. */
 export interface Invalidation {
   installationId: string;
   reason: string;
   token: string;
 }
 
-// Targeting and timing (docs/api.md#scheduling): "scheduled" rows are due at next_attempt_at like
-// retries; a cancelled notification's rows are never claimed (cancelLeftovers skips them instead).
+// "scheduled" rows are due at next_attempt_at (docs/api.md#scheduling); a cancelled send's rows are never claimed.
 const claimed = `claimed AS (
     UPDATE deliveries d SET status = :sending::text, attempts = d.attempts + 1, updated_at = now()
     FROM installations i
@@ -109,11 +103,7 @@ const claimed = `claimed AS (
       i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token
   )`;
 
-/**
- * Badge arithmetic (docs/api.md#badge-arithmetic): :badge_set sets the count, else :badge_add is
- * added (within 0..:max_badge), on the live iOS rows claimed, an increment on the first attempt
- * only.
- */
+/** docs/api.md#badge-arithmetic: set or add (within 0..:max_badge) on live iOS rows; an increment on the first attempt only. */
 const badged = `badged AS (
     INSERT INTO installation_badges AS b (installation_id, badge)
     SELECT installation_id, COALESCE(:badge_set::int, LEAST(:max_badge::int, GREATEST(0, :badge_add::int))) FROM claimed c
@@ -124,9 +114,7 @@ const badged = `badged AS (
     RETURNING b.installation_id, b.badge
   )`;
 
-// Each claimed row finds its count in one object keyed by installation, built once (an uncorrelated
-// subquery), not by a join PostgreSQL would run as a nested loop (bench/README.md, "The badge
-// write's nested loop and key check").
+// Counts come from one object built once, not a join run as a nested loop (bench/HISTORY.md, "The badge write's nested loop and key check").
 const CLAIM = compile(`
   WITH ${claimed}, ${badged}
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
@@ -135,10 +123,8 @@ const CLAIM = compile(`
       (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
   FROM claimed c`);
 
-/** The claim's text, with `$n` placeholders (DeliveriesRepository.claim). */
 export const CLAIM_SQL = CLAIM.text;
 
-/** CLAIM_SQL's values, in its order. */
 export function claimParams(notificationId: string, startedAt: Date, batch: number, reclaim: boolean, badge: BadgeChange, startType: string | null): unknown[] {
   const [startedFrom, startedTo] = startedSpan([startedAt]);
   return valuesOf(CLAIM, {
@@ -157,10 +143,7 @@ export function claimParams(notificationId: string, startedAt: Date, batch: numb
   });
 }
 
-/**
- * Bounds [from, to) covering notifications' starts, for the statements above: a Date has
- * milliseconds, the column microseconds, so `to` is one millisecond past the last.
- */
+/** Bounds [from, to) of the starts; `to` is 1 ms past the last, as the column has microseconds. */
 export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
   const times = starts.map((start) => start.getTime());
   return [new Date(Math.min(...times)), new Date(Math.max(...times) + 1)];
@@ -190,7 +173,6 @@ const receipts = `receipts AS (
     ON CONFLICT DO NOTHING
   )`;
 
-/** The per-minute counters the dashboard draws (common/minute-counts.ts). */
 const perMinute = `per_minute AS (
     ${minuteCountsInsert('SELECT notification_id, status FROM recorded')}
   )`;
@@ -208,7 +190,6 @@ const invalidatedEvents = `invalidated_events AS (
     ${webhookOutboxInsert('installation.invalidated', 'SELECT app_id, id FROM invalidated')}
   )`;
 
-/** Per notification, what its rows became. */
 const counted = `counted AS (
     SELECT notification_id,
            count(*) FILTER (WHERE status = :accepted::text)::int AS accepted,
@@ -232,29 +213,17 @@ const completedEvents = `completed_events AS (
     ${webhookOutboxInsert('notification.completed', 'SELECT app_id, id FROM finished WHERE completed')}
   )`;
 
-/**
- * Outcomes of claimed rows, of any notifications, in one statement (atomic without a transaction):
- * each row still "sending" takes its outcome (so a statement repeated after its answer was lost
- * changes nothing), refused tokens are invalidated, each notification's counters move, the
- * per-minute counters too, and the invalidations and completions write their webhook events
- * (docs/api.md#webhooks). Its plan probes the primary key once per outcome
- * (docs/decisions/0002-outcomes-probe-the-primary-key.md).
- */
+// Outcomes, invalidations, counters and webhook events (docs/api.md#webhooks) in one statement; only "sending" rows move, so a repeat changes nothing.
+// Its plan probes the primary key once per outcome (docs/decisions/0002-outcomes-probe-the-primary-key.md).
 const RECORD_OUTCOMES = compile(`
   WITH ${outcome}, ${recorded}, ${receipts}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`);
 
-/** The outcome statement's text, with `$n` placeholders (DeliveriesRepository.recordOutcomes). */
 export const RECORD_OUTCOMES_SQL = RECORD_OUTCOMES.text;
 
-/**
- * Uuids or status words as PostgreSQL's array literal, for a `::uuid[]` or `::text[]` parameter:
- * such values never need quoting, so the literal is one join (bench/README.md, "Fewer objects per
- * send"). Not for free text or empty strings, which may need quotes.
- */
+/** Uuids or status words as an array literal (they need no quoting); not for free text or empty strings. */
 export const plainArray = (values: readonly string[]): string => `{${values.join(',')}}`;
 
-/** RECORD_OUTCOMES_SQL's values, in its order: one list per column, the range of the starts. */
 export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknown[] {
   const invalidations = records.flatMap((r) => (r.invalidation ? [r.invalidation] : []));
   const [startedFrom, startedTo] = startedSpan(records.map((r) => r.notificationStartedAt));
@@ -291,19 +260,13 @@ const COMPLETE_ONE_SQL = completeWhere('id = $1 AND');
 
 const COMPLETE_ALL_SQL = completeWhere('');
 
-/**
- * The worker's delivery rows: claiming a batch, recording outcomes with the invalidations and
- * statistics they cause, and completing notifications.
- */
+/** The worker's delivery rows: claiming a batch, recording outcomes with the invalidations and statistics they cause, and completing notifications. */
 @Injectable()
 @SqlFile('deliveries.repository.sql')
 export class DeliveriesRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending".
-   * `startedAt`: the notification's processing_started_at (NotificationToSend).
-   */
+  /** Due rows of the batch, pending → sending; `reclaim` also takes back rows already "sending". */
   @GenerateSql({ params: [ID, AT, 0, false] })
   async claim(
     notificationId: string,
@@ -322,11 +285,7 @@ export class DeliveriesRepository {
     return rows;
   }
 
-  /**
-   * Writes outcomes of claimed rows, with the invalidations and statistics they cause, in one
-   * statement (RECORD_OUTCOMES_SQL); answers the notifications it completed. Prepared
-   * (docs/decisions/0001-prepared-hot-statements.md).
-   */
+  /** Writes outcomes (RECORD_OUTCOMES_SQL); answers the notifications it completed (docs/decisions/0001-prepared-hot-statements.md). */
   @GenerateSql({
     params: [[{ notificationId: ID, notificationStartedAt: AT, installationId: OTHER_ID, outcome: { status: 'accepted', reason: null, nextAttemptAt: null } }]],
   })
@@ -361,11 +320,7 @@ export class DeliveriesRepository {
     );
   }
 
-  /**
-   * A cancelled notification's rows of one batch that are still to send (left by a retry or a
-   * worker that died while the cancel ran): skipped as the API's cancel skips them, with the same
-   * statement (CANCEL_ROWS_SQL); nothing when the notification is not cancelled.
-   */
+  /** Skips a cancelled send's rows of one batch still to send, with the API cancel's statement; nothing if not cancelled. */
   @GenerateSql({ params: [ID, 0] })
   async cancelLeftovers(notificationId: string, batch: number): Promise<void> {
     await this.db.query(CANCEL_ROWS_SQL, cancelRowsParams(notificationId, batch));

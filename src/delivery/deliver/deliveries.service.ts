@@ -26,11 +26,7 @@ const CONTENT_CACHE_SIZE = 500;
 
 const DRY_RUN: Skipped = { status: 'skipped', reason: SkipReason.DryRun, nextAttemptAt: null };
 
-/**
- * A provider's answer to a dry run's validate-only send (docs/api.md#dry-runs): a valid message is
- * skipped as DryRun; an invalidating answer fails with the provider's reason but condemns no token,
- * since nothing was meant to arrive; retries and failures stay what they are.
- */
+/** A dry run's answer (docs/api.md#dry-runs): valid is skipped as DryRun; an invalidating one fails but condemns no token. */
 export function dryRunOutcome(outcome: DeliveryOutcome): DeliveryOutcome | Skipped {
   if (outcome.kind === 'accepted') return DRY_RUN;
   if (outcome.kind === 'invalid') return { kind: 'failed', reason: outcome.reason };
@@ -47,11 +43,7 @@ export function badgeChange(content: PushContent): BadgeChange {
   return NO_BADGE_CHANGE;
 }
 
-/**
- * Sends one batch of a notification: claims its due rows (pending → sending), sends each through
- * its provider with bounded concurrency, and hands each outcome to the OutcomeRecorder as it comes,
- * which writes it with its invalidation and statistics within a fraction of a second.
- */
+/** Sends one batch: claims its due rows, sends them with bounded concurrency, and hands each outcome to the OutcomeRecorder. */
 @Injectable()
 export class DeliveriesService {
   private readonly contents = new Map<string, NotificationToSend>();
@@ -72,9 +64,7 @@ export class DeliveriesService {
     this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
   }
 
-  /**
-   * `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back.
-   */
+  /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
   async deliverBatch(
     notificationId: string,
     batch: number,
@@ -85,7 +75,6 @@ export class DeliveriesService {
   ): Promise<{ sent: number; waitMs?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
-    // Gone (its app deleted) or never fanned out: no rows to send.
     const startedAt = notification?.startedAt;
     if (!notification || !startedAt) return { sent: 0 };
     const { appId, content } = notification;
@@ -140,7 +129,6 @@ export class DeliveriesService {
   }
 
   private async sendOne(credentials: ProviderCredentials, content: PushContent, row: ClaimedRow): Promise<DeliveryOutcome | Skipped> {
-    // The installation may have changed since the fan-out decided to send to it.
     if (row.deleted_at) return { status: 'skipped', reason: SkipReason.Deleted, nextAttemptAt: null };
     if (row.invalidated_at) return { status: 'skipped', reason: SkipReason.Invalidated, nextAttemptAt: null };
     if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: SkipReason.NoToken, nextAttemptAt: null };
@@ -202,20 +190,16 @@ export class DeliveriesService {
     return { installationId: row.installation_id, reason: outcome.reason, token: row.push_token ?? row.web_push_subscription?.endpoint ?? '' };
   }
 
-  /**
-   * A small send's notification as its batch's job carries it (docs/api.md#small-sends): cached,
-   * so its batch is sent without reading it again.
-   */
+  /** A small send's notification as its batch's job carries it (docs/api.md#small-sends): cached, so its batch is sent without reading it again. */
   remember(notificationId: string, carried: CarriedContent): void {
     this.cache(notificationId, { appId: carried.appId, startedAt: new Date(carried.startedAt), content: carried.content as PushContent });
   }
 
-  /** Notifications never change once accepted, so their content is cached per process. */
   private async content(notificationId: string): Promise<NotificationToSend | undefined> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
     const entry = await this.deliveries.content(notificationId);
-    // Cached once its fan-out has started: from then on nothing in it changes.
+    // Cached once its fan-out has started: nothing in it changes after.
     if (entry?.startedAt) this.cache(notificationId, entry);
     return entry;
   }

@@ -26,7 +26,6 @@ const CHUNK_TARGETS: Record<RecipientKind, string> = {
 export type ChunkTargetValues =
   { ids: string[] } | { tags: string[]; cursor: string; chunk_size: number } | { audience_chunk: number } | { cursor: string; chunk_size: number };
 
-/** The words the statement writes and compares, each a parameter of its own name. */
 const WORDS = {
   reason_canceled: SkipReason.Canceled,
   reason_platform_excluded: SkipReason.PlatformExcluded,
@@ -122,7 +121,6 @@ const counts = `counts AS (
       (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
   )`;
 
-/** The fan-out's progress and the notification's counters, moved by the same statement. */
 const progress = `progress AS (
     UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
       stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
@@ -162,7 +160,6 @@ const STARTED_AT = '(SELECT processing_started_at FROM notifications WHERE id = 
 
 const SHAPES = new Map<string, NamedSql>();
 
-/** Which chunk statement: its kind of targets, whether it may meet rows already written, and what it stores besides. */
 export interface ChunkShape {
   kind: RecipientKind;
   /** The chunk's installations may have rows already, which it skips (FanOutRepository.nextChunk). */
@@ -171,11 +168,7 @@ export interface ChunkShape {
   stores: null | { keyed: boolean };
 }
 
-/**
- * One chunk of targets, every installation a delivery row in one statement inside PostgreSQL:
- * skipped with its reason, or numbered into delivery batches by due time (`scheduled` until then,
- * or `pending`). Built once per shape.
- */
+/** One chunk's delivery rows in one statement: skipped with a reason, or batched by due time. Built once per shape. */
 export function chunkStatement(shape: ChunkShape): NamedSql {
   const key = `${shape.kind}:${shape.relisted}:${shape.stores === null ? '-' : shape.stores.keyed}`;
   let statement = SHAPES.get(key);
@@ -199,7 +192,7 @@ function buildChunkStatement(shape: ChunkShape): NamedSql {
   ${report(shape.stores !== null)}`);
 }
 
-/** The time zones (device.timezone) of a chunk's installations: what its due times need. */
+/** The time zones (device.timezone) of a chunk's installations. */
 export function chunkZonesStatement(kind: RecipientKind): NamedSql {
   return compile(`
   SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${CHUNK_TARGETS[kind]}) z
@@ -210,13 +203,11 @@ export function chunkZonesStatement(kind: RecipientKind): NamedSql {
 export const chunkZonesValues = (statement: NamedSql, appId: string, notificationId: string, target: ChunkTargetValues): unknown[] =>
   valuesOf(statement, { app_id: appId, ...target, ...('audience_chunk' in target ? { notification_id: notificationId } : {}) });
 
-/** The statement's values besides the chunk's targets and a stored notification. */
 export interface ChunkValues {
   appId: string;
   notificationId: string;
   batchSize: number;
   wanted: readonly Platform[];
-  /** Platforms the app has credentials for (CredentialsService.platforms). */
   configured: readonly Platform[];
   /** Platforms that cannot take this send silently (docs/api.md#silent-sends): skipped. */
   silentless: readonly Platform[];
@@ -280,13 +271,11 @@ export interface ChunkRow {
   batches: { batch: number; due: string | null }[];
 }
 
-/** A delivery batch the fan-out filled, and when it is due (null: now). */
 export interface FilledBatch {
   batch: number;
   due: Date | null;
 }
 
-/** What the fan-out of one chunk wrote. */
 export interface ChunkResult {
   /** Users counted by this chunk: its users for a list of user ids, else 0 (a walk counts them when it finishes). */
   users: number;
@@ -297,11 +286,9 @@ export interface ChunkResult {
   batchesSoFar: number;
   /** The notification was cancelled: every row of the chunk was skipped as Canceled. */
   canceled: boolean;
-  /** The chunk ended the walk, and the fan-out is marked done. */
   finished: boolean;
 }
 
-/** What a chunk of `kind` wrote, from the row the statement answered. */
 export const chunkResult = (kind: RecipientKind, batchesBefore: number, canceled: boolean, r: ChunkRow, finished: boolean): ChunkResult => ({
   finished,
   users: kind === 'user_ids' ? r.users : 0,
@@ -312,9 +299,6 @@ export const chunkResult = (kind: RecipientKind, batchesBefore: number, canceled
   canceled,
 });
 
-/**
- * The platforms a send targets: `options.platforms`, else every one; a Live Activity start goes to
- * iOS alone, the others are skipped as PlatformExcluded (docs/api.md#live-activity-starts).
- */
+/** `options.platforms`, else every one; a Live Activity start only iOS (docs/api.md#live-activity-starts). */
 export const wantedPlatforms = (options: NotificationOptions | null): Platform[] =>
   (options?.platforms ?? PLATFORMS).filter((platform) => !options?.live_activity || platform === 'ios');

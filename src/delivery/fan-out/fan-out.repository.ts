@@ -26,15 +26,10 @@ import { AT, FILTER, ID, OTHER_ID, cases } from '../../queries/fixtures';
 export type { ChunkResult, FilledBatch };
 export { wantedPlatforms } from './chunk-statement';
 
-/**
- * The distinct users of the installations a notification ($1) has deliveries for, as `u.n`: a
- * fan-out's users, counted when it finishes (docs/api.md#recipients), read from its rows alone in
- * the notification's own partition (bench/README.md "CPU per delivery toward the bare client").
- */
+/** A fan-out's distinct users as `u.n` (docs/api.md#recipients), from $1's rows in its own partition. */
 const USERS_REACHED = `(SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
              WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')}) u`;
 
-/** A notification as its fan-out begins. */
 export interface StartedRow {
   app_id: string;
   /** The send's options; of these, the fan-out reads `platforms` (absent: every platform) and `local_time`. */
@@ -64,18 +59,14 @@ export interface ChunkParams {
   /** List entries (user ids, installation ids), or installations for tags and all, per chunk. */
   chunkSize: number;
   batchSize: number;
-  /** Platforms the send targets. */
   wanted: readonly Platform[];
-  /** Platforms the app has credentials for. */
   configured: Platform[];
   /** Platforms skipped as SilentNotSupported. */
   silentless: readonly Platform[];
   /** Due times for the chunk's zones (a local-time send, or quiet hours), computed from them; absent: `fixedDue` for all. */
   dueTimes?: (zones: string[]) => ChunkDueTimes;
   fixedDue: Date | null;
-  /** The frequency cap of a marketing send, else null. */
   cap: { max: number; hours: number } | null;
-  /** A throttled send's milliseconds between batches, else null. */
   paceMs: number | null;
 }
 
@@ -149,13 +140,11 @@ const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 
 /** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one. */
 const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
-  // A walk's chunk of its full size, a filter's first of two: the fan-out goes on.
   ...RECIPIENT_KINDS.map((kind) => ({
     name: kind,
     params: [ID, CHUNK],
     answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
   })),
-  // A walk's chunk that finds fewer than its size, a filter's that takes the rest of its audience, a list used up.
   ...RECIPIENT_KINDS.map((kind) => ({
     name: `the last, ${kind}`,
     params: [ID, { ...CHUNK, dueTimes: undefined }],
@@ -163,19 +152,13 @@ const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
   })),
 ];
 
-/**
- * The fan-out's statements on `notifications`, `deliveries` and `fanout_audiences`. Progress moves
- * in the transaction of the rows it covers: a killed fan-out resumes and counts no one twice.
- */
+/** The fan-out's statements; progress moves in the transaction of its rows, so a resumed fan-out counts no one twice. */
 @Injectable()
 @SqlFile('fan-out.repository.sql')
 export class FanOutRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * Marks processing as started (once) when the notification is due (its send_at has come, or it
-   * was cancelled), and reads where the fan-out stands.
-   */
+  /** Marks processing as started (once) when the notification is due (its send_at has come, or it was cancelled), and reads where the fan-out stands. */
   @GenerateSql({ params: [ID] })
   async start(notificationId: string): Promise<StartedRow | NotStarted> {
     // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
@@ -193,11 +176,7 @@ export class FanOutRepository {
     return held ? { missing: false, dueAt: held.send_at } : { missing: true };
   }
 
-  /**
-   * Fans out the next chunk in one transaction: its delivery rows, the progress and the
-   * statistics. Null when there was nothing left (the notification is then marked fanned out,
-   * with its users counted for the kinds other than user ids) or another fan-out had finished it.
-   */
+  /** Fans out the next chunk in one transaction; null when nothing was left (then marked fanned out) or another fan-out finished it. */
   @cases(NEXT_CHUNK_CASES)
   async nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
     try {
@@ -260,19 +239,12 @@ export class FanOutRepository {
     );
     const [r] = await manager.query<[ChunkRow]>(statement.text, values);
     if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
-    // A walk's chunk short of its size found every match left, and the walk is done.
     const finished = walked ? r.found < params.chunkSize : n.kind === 'filter' && n.position + 1 >= n.audience_chunks!;
     if (finished) await this.finish(manager, notificationId, n.kind);
     return chunkResult(n.kind, n.batches, n.canceled, r, finished);
   }
 
-  /**
-   * A filter send's audience (docs/api.md#audience-filters): the app's live installations its
-   * filter selects now, with whatever plan the planner finds cheapest for the whole filter, staged
-   * in fanout_audiences as the chunks of the fan-out (`chunkSize` ids each, numbered from 0); how
-   * many chunks, written to notifications.fanout_audience_chunks by the same statement. The filter
-   * is evaluated once, not per chunk (docs/decisions/0011-filter-audience-staged-once.md).
-   */
+  /** Stages a filter's audience as chunks from 0 and answers their count (docs/decisions/0011-filter-audience-staged-once.md). */
   private async stageAudience(manager: EntityManager, notificationId: string, params: ChunkParams, n: LockedNotification): Promise<number> {
     const filter = compileFilter(n.filter!, 3, n.started_at!);
     await manager.query(
@@ -295,16 +267,9 @@ export class FanOutRepository {
     return chunks;
   }
 
-  /**
-   * Marks a small send's fan-out done (docs/api.md#small-sends), once its batch was delivered: the
-   * API wrote every row, and no fan-out job follows it. True when this call marked it; false when
-   * it was done already (another of its batches, a fan-out job the sweeper queued, a cancel) or is
-   * not a notification.
-   */
-  // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
+  /** Marks a small send's fan-out done once its batch was delivered (docs/api.md#small-sends); false when already done. */
   @GenerateSql({ params: [ID], answers: [[[{ id: ID }], 1]] })
   async finishSmallSend(notificationId: string): Promise<boolean> {
-    // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
     const [marked]: [unknown[], number] = await this.db.query(
       `UPDATE notifications n SET fanned_out_at = now(),
          target_users = CASE WHEN n.recipient_kind = $2 THEN n.target_users ELSE u.n END,
@@ -317,16 +282,11 @@ export class FanOutRepository {
     return marked.length > 0;
   }
 
-  /** Deletes a filter send's staged chunk once its deliveries are written. */
   private async unstage(manager: EntityManager, notificationId: string, chunk: number): Promise<void> {
     await manager.query(`DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2`, [notificationId, chunk]);
   }
 
-  /**
-   * Marks the fan-out done. For the kinds other than user ids, target_users and statistics.users
-   * are the distinct users of the installations it found (docs/api.md#recipients), counted here, in
-   * PostgreSQL, once every row is written.
-   */
+  /** Marks the fan-out done; except for user ids, counts its distinct users (docs/api.md#recipients). */
   private async finish(manager: EntityManager, notificationId: string, kind: RecipientKind): Promise<void> {
     if (kind === 'user_ids') {
       await manager.query(`UPDATE notifications SET fanned_out_at = now() WHERE id = $1`, [notificationId]);

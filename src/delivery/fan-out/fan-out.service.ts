@@ -11,10 +11,7 @@ import { FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fa
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
 
-/**
- * Target users (or installation ids, or installations of a tag or broadcast walk) handled per
- * transaction: bounds memory and lock time, whatever the send's size.
- */
+/** Targets per transaction: bounds memory and lock time whatever the send's size. */
 const CHUNK_SIZE = 5000;
 
 export interface FanoutResult {
@@ -28,10 +25,7 @@ export interface FanoutResult {
   pausedUntil?: Date;
 }
 
-/**
- * Turns a notification into delivery rows and delivery jobs, a chunk of users at a time.
- * Resumable (see FanOutRepository): a fan-out killed mid-way continues where it stopped.
- */
+/** Turns a notification into delivery rows and jobs, a chunk at a time; a killed fan-out resumes where it stopped. */
 @Injectable()
 export class FanOutService {
   constructor(
@@ -45,11 +39,7 @@ export class FanOutService {
     private readonly clock: Clock,
   ) {}
 
-  /**
-   * `resumed`: the job ran before and may have died between a chunk's commit and the queueing of
-   * its jobs; `continuing`: it comes back from a planned hold (send_at, or a throttled send's
-   * pause), after which nothing is owed.
-   */
+  /** `resumed`: the job may have died before queueing a chunk's jobs; `continuing`: back from a planned hold, nothing owed. */
   async fanOut(notificationId: string, resumed: boolean, continuing = false): Promise<FanoutResult> {
     const started = await this.fanOuts.start(notificationId);
     if ('missing' in started) {
@@ -60,7 +50,6 @@ export class FanOutService {
       await this.completeIfDone(notificationId);
       return { ran: false, installations: 0, batches: 0 };
     }
-    // A re-run may follow a crash between a chunk's commit and the queueing of its jobs.
     if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId);
 
     const wanted = wantedPlatforms(started.options);
@@ -105,17 +94,11 @@ export class FanOutService {
     return { ran: true, installations, batches: batchCount };
   }
 
-  /**
-   * A small send (docs/api.md#small-sends) after its batch was sent: the API wrote its rows and
-   * queued its batch, and no fan-out job follows one that has a batch; so its fan-out is marked
-   * done here, and it completes here unless an outcome is still to come (a retry, another batch),
-   * whose write then completes it.
-   */
+  /** Marks a small send's fan-out done after its batch (docs/api.md#small-sends), completing it unless an outcome is still to come. */
   async finishSmallSend(notificationId: string): Promise<void> {
     if (await this.fanOuts.finishSmallSend(notificationId)) await this.completeIfDone(notificationId);
   }
 
-  /** A fan-out whose installations were all skipped (or that had none) completes here. */
   private async completeIfDone(notificationId: string): Promise<void> {
     if (await this.deliveries.completeIfDone(notificationId)) await this.completions.completed([notificationId]);
   }
@@ -131,10 +114,7 @@ export class FanOutService {
   }
 }
 
-/**
- * The app's frequency cap and quiet hours, which apply to marketing sends only (docs/api.md#pacing);
- * null each for a transactional send or a setting that is off.
- */
+/** The app's frequency cap and quiet hours for a marketing send (docs/api.md#pacing); null each otherwise or when off. */
 export function marketingRules(started: StartedRow): { cap: { max: number; hours: number } | null; quiet: QuietWindow | null } {
   if (started.options?.category !== 'marketing') return { cap: null, quiet: null };
   return {

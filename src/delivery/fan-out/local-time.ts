@@ -1,14 +1,8 @@
-/**
- * Due instants of `options.local_time` (docs/api.md#scheduling), from the platform's time-zone data
- * (`Intl`, i.e. ICU's copy of the IANA database): no offsets are written here.
- */
+/** Due instants of `options.local_time` (docs/api.md#scheduling), from Intl's IANA data: no offsets are written here. */
 
 const formatters = new Map<string, Intl.DateTimeFormat | null>();
 
-/**
- * A formatter for an IANA zone name, or null when the name is not one. Offsets (`+05:30`), which
- * Intl also takes, are not IANA names: IANA names begin with a letter.
- */
+/** A formatter for an IANA zone name, else null; offsets (`+05:30`) Intl takes are refused. */
 function formatterFor(zone: string): Intl.DateTimeFormat | null {
   let formatter = formatters.get(zone);
   if (formatter !== undefined) return formatter;
@@ -54,18 +48,12 @@ function wallClock(formatter: Intl.DateTimeFormat, instant: number): Wall {
   return { year: parts.year, month: parts.month, day: parts.day, hour: parts.hour, minute: parts.minute, second: parts.second };
 }
 
-/** The zone's offset from UTC at `instant`, in milliseconds (whole seconds). */
 function offsetAt(formatter: Intl.DateTimeFormat, instant: number): number {
   const w = wallClock(formatter, instant);
   return Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second) - (instant - (((instant % 1000) + 1000) % 1000));
 }
 
-/**
- * The instants at which the zone's clock shows this wall time, earliest first: one, two when the
- * clocks go back (the hour repeats), or, when they go forward over it (the time does not exist),
- * the instant the same distance after the gap began (02:30 in a 02:00→03:00 gap is 03:30), as
- * Temporal's "compatible" disambiguation does.
- */
+/** Instants at which the zone shows this wall time, earliest first; in a gap, as Temporal's "compatible" (02:30 → 03:30). */
 function instantsOf(formatter: Intl.DateTimeFormat, year: number, month: number, day: number, hour: number, minute: number): number[] {
   const asUtc = Date.UTC(year, month - 1, day, hour, minute);
   // Offsets a day either side cover every real transition (none is closer than that to another).
@@ -76,10 +64,7 @@ function instantsOf(formatter: Intl.DateTimeFormat, year: number, month: number,
   return valid.length > 0 ? valid : [asUtc - before];
 }
 
-/**
- * The first instant at or after `from` at which the clock of `zone` shows `hhmm` ("09:00"). A
- * missing or invalid zone is UTC. At most a day (and a DST shift) after `from`.
- */
+/** The first instant at or after `from` at which `zone` (UTC if invalid) shows `hhmm`. */
 export function nextLocalTime(from: Date, hhmm: string, zone: string | null | undefined): Date {
   const [hour, minute] = hhmm.split(':').map(Number);
   const formatter = (zone && formatterFor(zone)) || formatterFor('UTC')!;
@@ -94,7 +79,6 @@ export function nextLocalTime(from: Date, hhmm: string, zone: string | null | un
   throw new Error(`No ${hhmm} in ${zone} after ${from.toISOString()}`);
 }
 
-/** The minute of the day (0..1439) that the clock of `zone` (UTC when missing or invalid) shows at `at`. */
 export function minuteOfDay(at: Date, zone: string | null | undefined): number {
   const formatter = (zone && formatterFor(zone)) || formatterFor('UTC')!;
   const wall = wallClock(formatter, at.getTime());

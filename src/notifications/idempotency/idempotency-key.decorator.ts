@@ -2,10 +2,7 @@ import { createParamDecorator, ExecutionContext } from '@nestjs/common';
 import type { IncomingMessage } from 'node:http';
 import { ValidationFailedError } from '../../common/errors';
 
-/**
- * `Idempotency-Key`: optional, sent once, 1..255 printable ASCII characters, else 422
- * `idempotency_key`.
- */
+/** `Idempotency-Key`: optional, sent once, 1..255 printable ASCII characters, else 422 `idempotency_key`. */
 export function parseIdempotencyKey(values: string[] | undefined): string | undefined {
   if (values === undefined) return undefined;
   if (values.length !== 1) {

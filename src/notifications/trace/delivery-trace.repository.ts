@@ -6,9 +6,7 @@ import type { Platform } from '../../common/platform';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
-/** One delivery as the trace reads it, with its installation's client id and its client events. */
 export interface TraceRow {
-  /** The installation's row id: the trace's order and the cursor's position. */
   position: string;
   /** The client's installation id (kept on the row when the installation is deleted). */
   installation_id: string;
@@ -28,40 +26,23 @@ export interface TraceRow {
   opened_action: string | null;
   /** The installation's device.locale now, which picks its localized content (docs/api.md#localization). */
   locale: string | null;
-  /** The row has the status asked for (always, without a status). */
   matches: boolean;
-  /** Its rank among the rows this statement looked at, from 1. */
   scanned: number;
 }
 
-/** Where a page starts and what it looks at. */
 export interface TraceQuery {
   notificationId: string;
-  /**
-   * The notification's processing_started_at as PostgreSQL's text (microseconds included; a
-   * JavaScript Date would drop them and match nothing): the partition key, so that only the
-   * notification's partition is read, chosen when the statement is planned.
-   */
+  /** processing_started_at as text: the partition key with its microseconds, which a Date would drop. */
   startedAt: string;
-  /** The last position of the previous page (its rows are after it), or null for the first. */
   after: string | null;
   status: DeliveryStatus | null;
-  /**
-   * Only rows with this reason (the operator dashboard's filter; the API offers `status` alone),
-   * applied with the status, in the same bounded scan. Absent or null: any reason.
-   */
+  /** Only rows with this reason (the dashboard's filter), in the same bounded scan; null: any. */
   reason?: string | null;
-  /** At most this many rows are looked at. */
   scanLimit: number;
-  /** At most this many rows are returned. */
   rows: number;
 }
 
-/**
- * The delivery trace (docs/api.md#delivery-trace): `deliveries` read in primary-key order (the
- * installation's row id within the notification), so a page is a range scan of the primary key from
- * the cursor on, in the one partition of the notification; never a sort, never an OFFSET.
- */
+// The trace (docs/api.md#delivery-trace): a page is a range scan of the primary key from the cursor, in one partition; no sort, no OFFSET.
 export const TRACE_PAGE_SQL = `
   SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
          p.scheduled_for, p.next_attempt_at, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
@@ -96,7 +77,6 @@ export const TRACE_PAGE_SQL = `
 /** Sorts before every row id (installations' ids are random UUIDs, never this one): the first page's start. */
 const BEFORE_ALL = '00000000-0000-0000-0000-000000000000';
 
-/** The parameters of TRACE_PAGE_SQL. */
 export function traceParams(q: TraceQuery): unknown[] {
   return [q.notificationId, q.startedAt, q.after ?? BEFORE_ALL, q.status, q.scanLimit, q.rows, q.reason ?? null];
 }
@@ -106,10 +86,7 @@ export function traceParams(q: TraceQuery): unknown[] {
 export class DeliveryTraceRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /**
-   * The app's notification: when its fan-out began, as text for TraceQuery.startedAt (null: not
-   * yet); undefined when the app has no such notification.
-   */
+  /** The app's notification: when its fan-out began, as text for TraceQuery.startedAt (null: not yet); undefined when the app has no such notification. */
   @GenerateSql({ params: [ID, OTHER_ID] })
   async notification(appId: string, id: string): Promise<{ started_at: string | null } | undefined> {
     const [row]: { started_at: string | null }[] = await this.db.query(

@@ -8,9 +8,7 @@ import { DeliveryResource, toDeliveryResource } from './delivery.resource';
 import { InvalidCursorError } from '../list-cursor';
 import { decodeTraceCursor, encodeTraceCursor, traceCursorKey } from './trace-cursor';
 
-/**
- * How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace).
- */
+/** How many deliveries one page may look at when it filters by status (docs/api.md#delivery-trace). */
 export const TRACE_SCAN_ROWS = 10_000;
 
 export interface TracePage<T = DeliveryResource> {
@@ -30,10 +28,7 @@ export class DeliveryTraceService {
     this.cursorKey = traceCursorKey(config.APP_KEY);
   }
 
-  /**
-   * `reason` filters as `status` does, and `view` maps each entry (the operator dashboard's trace;
-   * the API has neither).
-   */
+  /** `reason` filters as `status` does, and `view` maps each entry (the operator dashboard's trace; the API has neither). */
   async page<T = DeliveryResource>(
     appId: string,
     notificationId: string,
@@ -78,10 +73,7 @@ export class DeliveryTraceService {
   }
 }
 
-/**
- * A page from the rows of one statement (DeliveryTraceRepository.page, asked for `limit + 1` rows):
- * the matching rows up to `limit`, and where the next page starts.
- */
+/** A page from `limit + 1` rows: the matching ones up to `limit`, and where the next page starts. */
 export function pageOf(rows: readonly TraceRow[], limit: number, scanLimit: number): { entries: TraceRow[]; next: string | null } {
   const matching = rows.filter((row) => row.matches);
   if (matching.length > limit) {
