@@ -5,7 +5,7 @@ import { WEBHOOK_EVENT_TYPES, WebhookEventType } from '../common/webhook-events'
 /** A call answered 2xx within this long is delivered; anything else is retried (docs/api.md#webhooks). */
 export const WEBHOOK_TIMEOUT_MS = 10_000;
 
-/** The wait before the first retry, and how much longer each next wait is (docs/api.md#webhooks). */
+/** The wait before the first retry (WEBHOOK_FIRST_RETRY_MS's default), and how much longer each next wait is (docs/api.md#webhooks). */
 export const FIRST_RETRY_MS = 5_000;
 export const RETRY_FACTOR = 5;
 /** No single wait is longer than a day, whatever WEBHOOK_MAX_ATTEMPTS says. */
@@ -24,8 +24,8 @@ export class WebhookError extends Error {}
  * The wait after failed attempt `attempt` (1 for the first call) before the next one: 5 s, 25 s,
  * 2 min, 10 min, 52 min, 4.3 h, 21.7 h, so the default 8 attempts span about 27 hours.
  */
-export function retryDelayMs(attempt: number): number {
-  return Math.min(FIRST_RETRY_MS * RETRY_FACTOR ** Math.max(0, attempt - 1), MAX_RETRY_MS);
+export function retryDelayMs(attempt: number, firstMs = FIRST_RETRY_MS): number {
+  return Math.min(firstMs * RETRY_FACTOR ** Math.max(0, attempt - 1), MAX_RETRY_MS);
 }
 
 /** `--events e1,e2`: known event types, each once, at least one. */
