@@ -36,7 +36,7 @@ describe('LiveActivityChannelsService', () => {
     expect(JSON.parse(body!)).toEqual({ 'message-storage-policy': 1, 'push-type': 'LiveActivity' });
     expect(activities.insertChannel).toHaveBeenCalledWith(APP, 'ch-1', 'most_recent');
 
-    await sut.create(APP, 'no_storage');
+    await sut.create(APP, 'none');
     expect(JSON.parse(apns.channelRequest.mock.calls[1][4]!)['message-storage-policy']).toBe(0);
   });
 
