@@ -23,6 +23,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.user_id = ANY($2::text[])) z
 WHERE zone IS NOT NULL;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -69,7 +71,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -114,6 +120,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id = ANY($2::text[])) z
 WHERE zone IS NOT NULL;
+
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -161,7 +169,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -206,6 +218,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.tags && $2::text[] AND i.installation_id > $3::text ORDER BY i.installation_id LIMIT $4) z
 WHERE zone IS NOT NULL;
+
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -253,7 +267,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -312,6 +330,8 @@ SELECT fanout_audience_chunks AS chunks FROM sized;
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = $2::uuid AND a.chunk = $3::int)::uuid[])) z
 WHERE zone IS NOT NULL;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -358,7 +378,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -406,6 +430,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2::text ORDER BY i.installation_id LIMIT $3) z
 WHERE zone IS NOT NULL;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -452,7 +478,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -531,6 +561,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -577,7 +609,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -625,6 +661,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -671,7 +709,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -721,6 +763,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -767,7 +811,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> $29::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)

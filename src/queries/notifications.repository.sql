@@ -55,7 +55,7 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -148,7 +148,7 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN $29::text WHEN n.due > now() THEN $30::text ELSE $31::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -212,7 +212,11 @@ WITH canceled AS (
     AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
     AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
     AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-  RETURNING d.notification_id, d.status
+  RETURNING d.notification_id, d.installation_id, d.status
+), receipts AS (
+  DELETE FROM marketing_receipts m USING canceled c
+  WHERE m.installation_id = c.installation_id AND m.notification_id = c.notification_id
+    AND (SELECT n.options ->> 'category' FROM notifications n WHERE n.id = $1) = 'marketing'
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int

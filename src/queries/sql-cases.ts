@@ -229,7 +229,7 @@ export const SQL_FILES: SqlFile[] = [
         name: `FanOutRepository.nextChunk (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, CHUNK),
         // A walk's chunk of its full size, a filter's first of two: the fan-out goes on.
-        answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
+        answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
       })),
       // TypeORM answers an UPDATE ... RETURNING with [rows, affected].
       { name: 'FanOutRepository.finishSmallSend', call: (db) => new FanOutRepository(db).finishSmallSend(ID), answers: [[[{ id: ID }], 1]] },
@@ -237,7 +237,11 @@ export const SQL_FILES: SqlFile[] = [
         name: `FanOutRepository.nextChunk, the last (${kind})`,
         call: (db: DataSource) => new FanOutRepository(db).nextChunk(ID, { ...CHUNK, dueTimes: undefined }),
         // A walk's chunk that finds fewer than its size, a filter's that takes the rest of its audience, a list used up.
-        answers: walked(kind) ? [locked(kind), [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [chunkDone]] : [locked(kind, [])],
+        answers: walked(kind)
+          ? [locked(kind), [], [{ ...chunkDone, found: 0 }]]
+          : kind === 'filter'
+            ? [locked(kind, [], 1), [], [chunkDone]]
+            : [locked(kind, [])],
       })),
     ],
   },

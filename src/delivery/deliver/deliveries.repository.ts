@@ -195,11 +195,19 @@ const recorded = `recorded AS (
     RETURNING d.notification_id, d.installation_id, d.status
   )`;
 
-/** Accepted messages of marketing sends ($15, their notifications): what frequency caps count (docs/api.md#pacing). */
+/** Accepted messages of marketing sends ($15, their notifications) not counted since their fan-out: what frequency caps count (docs/api.md#pacing). */
 const receipts = `receipts AS (
     INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
-    SELECT installation_id, now(), notification_id FROM recorded WHERE status = $12::text AND notification_id = ANY($15::uuid[])
+    SELECT installation_id, now(), notification_id FROM recorded r WHERE status = $12::text AND notification_id = ANY($15::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM marketing_receipts m WHERE m.installation_id = r.installation_id AND m.notification_id = r.notification_id)
     ON CONFLICT DO NOTHING
+  )`;
+
+/** Those failed ($13) or skipped ($14) no longer count. */
+const unclaimed = `unclaimed AS (
+    DELETE FROM marketing_receipts m USING recorded r
+    WHERE r.notification_id = ANY($15::uuid[]) AND r.status IN ($13::text, $14::text)
+      AND m.installation_id = r.installation_id AND m.notification_id = r.notification_id
   )`;
 
 /** The per-minute counters the dashboard draws (common/minute-counts.ts). */
@@ -278,7 +286,7 @@ const completedEvents = `completed_events AS (
  * alike. So the time series never read `deliveries`, which has no index on time, by design.
  */
 export const RECORD_OUTCOMES_SQL = `
-  WITH ${outcome}, ${recorded}, ${receipts}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
+  WITH ${outcome}, ${recorded}, ${receipts}, ${unclaimed}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;
 
 /** The statuses RECORD_OUTCOMES_SQL reads, as its parameters $11-$14. */

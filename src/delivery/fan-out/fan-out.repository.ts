@@ -89,8 +89,8 @@ export const FIRST_TARGET_PARAM = FIRST_WORD_PARAM + WORDS.length;
 const skip = notSendable(word('denied'));
 
 /**
- * A marketing send's frequency cap (docs/api.md#pacing): the installation already has $12 accepted
- * marketing messages within the last $13 hours. Counted on the marketing_receipts key
+ * A marketing send's frequency cap (docs/api.md#pacing): the installation already has $12 marketing
+ * messages sent or in flight within the last $13 hours. Counted on the marketing_receipts key
  * (installation_id, accepted_at): one index range scan per installation, stopped at the cap.
  */
 const capped = `$12::int IS NOT NULL AND (SELECT count(*) FROM (
@@ -166,7 +166,13 @@ const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
       CASE WHEN n.skip_reason IS NOT NULL THEN ${word('skipped')} WHEN n.due > now() THEN ${word('scheduled')} ELSE ${word('pending')} END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
     FROM placed n${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
-    RETURNING status, batch, next_attempt_at, platform, reason
+    RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+  )`;
+
+/** A capped send's rows to send take their place under the cap now, in flight (the outcome gives back a failed or skipped one); a small send is never capped. */
+const claimedReceipts = `claimed_receipts AS (
+    INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+    SELECT installation_id, now(), $2 FROM inserted WHERE $12::int IS NOT NULL AND status <> ${word('skipped')}
   )`;
 
 /** The rows it skipped, in the per-minute counters the dashboard draws (common/minute-counts.ts). */
@@ -261,7 +267,12 @@ export const fanOutChunkSql = (where: string, relisted: boolean, store?: { inser
   ${dueGroups},
   ${groupOffsets},
   ${placed(store ? 'now()' : STARTED_AT)},
-  ${inserted(relisted, store ? 'now()' : STARTED_AT)},
+  ${inserted(relisted, store ? 'now()' : STARTED_AT)},${
+    store
+      ? ''
+      : `
+  ${claimedReceipts},`
+  }
   ${perMinute},
   ${counts},
   ${store ? stored(store.insert, store.first) : progress}
@@ -589,6 +600,8 @@ export class FanOutRepository {
             ).map((z) => z.zone),
           )
         : NO_ZONES(params);
+    // Capped sends of one app write their chunks one at a time, each counting the receipts the last one wrote.
+    if (params.cap) await manager.query(`SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text))`, [params.appId]);
     const [r] = await manager.query<[ChunkRow]>(fanOutChunkSql(target.where, relisted), chunkValues(n, notificationId, params, due, target));
     if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
     // A walk's chunk short of its size found every match left, and the walk is done.
