@@ -41,7 +41,7 @@ class InMemoryCredentials implements Pick<CredentialsRepository, 'find' | 'upser
   }
 }
 
-/** Provider credentials (docs/api.md#credentials): sealing, the delivery cache, removal and APP_KEY rotation. */
+/** Provider credentials (`apps:credentials`, docs/api.md#cli): sealing, the delivery cache, removal and APP_KEY rotation. */
 describe('CredentialsService', () => {
   const setup = () => {
     const store = new InMemoryCredentials();
