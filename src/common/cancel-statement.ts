@@ -10,7 +10,14 @@ const canceled = `canceled AS (
       AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
       AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
       AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-    RETURNING d.notification_id, d.status
+    RETURNING d.notification_id, d.installation_id, d.status
+  )`;
+
+/** A cancelled marketing message no longer counts for the frequency cap (docs/api.md#pacing). */
+const receipts = `receipts AS (
+    DELETE FROM marketing_receipts m USING canceled c
+    WHERE m.installation_id = c.installation_id AND m.notification_id = c.notification_id
+      AND (SELECT n.options ->> 'category' FROM notifications n WHERE n.id = $1) = 'marketing'
   )`;
 
 /** The rows it skipped, in the per-minute counters (common/minute-counts.ts). */
@@ -39,7 +46,7 @@ const completedEvents = `completed_events AS (
  * cancel ran.
  */
 export const CANCEL_ROWS_SQL = `
-  WITH ${canceled}, ${perMinute}, ${counted}, ${finished}, ${completedEvents}
+  WITH ${canceled}, ${receipts}, ${perMinute}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`;
 
 /** The parameters of CANCEL_ROWS_SQL; `batch` null for every batch. */

@@ -232,6 +232,10 @@ export class EnvironmentVariables {
   @Int(1, 30)
   WEBHOOK_MAX_ATTEMPTS = 8;
 
+  /** The wait before a webhook call's first retry; each next wait is five times the last. */
+  @Int(0)
+  WEBHOOK_FIRST_RETRY_MS = 5000;
+
   /** Webhook calls one worker process makes at once (each waits at most 10 s for its answer). */
   @Int(1, 1000)
   WEBHOOK_CONCURRENCY = 32;
@@ -328,6 +332,7 @@ export const VARIABLES = [
   'DELIVERY_STUCK_MS',
   'RETENTION_DAYS',
   'WEBHOOK_MAX_ATTEMPTS',
+  'WEBHOOK_FIRST_RETRY_MS',
   'WEBHOOK_CONCURRENCY',
   'QUEUE_LOCK_MS',
   'LOG_LEVEL',

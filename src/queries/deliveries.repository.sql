@@ -41,8 +41,13 @@ WITH outcome AS (
   RETURNING d.notification_id, d.installation_id, d.status
 ), receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
-  SELECT installation_id, now(), notification_id FROM recorded WHERE status = :accepted::text AND notification_id = ANY(:marketing_ids::uuid[])
+  SELECT installation_id, now(), notification_id FROM recorded r WHERE status = :accepted::text AND notification_id = ANY(:marketing_ids::uuid[])
+    AND NOT EXISTS (SELECT 1 FROM marketing_receipts m WHERE m.installation_id = r.installation_id AND m.notification_id = r.notification_id)
   ON CONFLICT DO NOTHING
+), unclaimed AS (
+  DELETE FROM marketing_receipts m USING recorded r
+  WHERE r.notification_id = ANY(:marketing_ids::uuid[]) AND r.status IN (:failed::text, :skipped::text)
+    AND m.installation_id = r.installation_id AND m.notification_id = r.notification_id
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int
@@ -95,7 +100,11 @@ WITH canceled AS (
     AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
     AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
     AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-  RETURNING d.notification_id, d.status
+  RETURNING d.notification_id, d.installation_id, d.status
+), receipts AS (
+  DELETE FROM marketing_receipts m USING canceled c
+  WHERE m.installation_id = c.installation_id AND m.notification_id = c.notification_id
+    AND (SELECT n.options ->> 'category' FROM notifications n WHERE n.id = $1) = 'marketing'
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int

@@ -23,6 +23,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.user_id = ANY(:ids::text[])) z
 WHERE zone IS NOT NULL;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -69,7 +71,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -114,6 +120,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id = ANY(:ids::text[])) z
 WHERE zone IS NOT NULL;
+
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -161,7 +169,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -206,6 +218,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.tags && :tags::text[] AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size) z
 WHERE zone IS NOT NULL;
+
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
 
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
@@ -253,7 +267,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -312,6 +330,8 @@ SELECT fanout_audience_chunks AS chunks FROM sized;
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])) z
 WHERE zone IS NOT NULL;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -358,7 +378,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -406,6 +430,8 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size) z
 WHERE zone IS NOT NULL;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -452,7 +478,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -522,6 +552,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -568,7 +600,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -616,6 +652,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -662,7 +700,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -712,6 +754,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text));
+
 WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
@@ -758,7 +802,11 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+claimed_receipts AS (
+  INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+  SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)

@@ -45,7 +45,11 @@ WITH canceled AS (
     AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)
     AND ($2::int IS NULL OR d.batch = $2::int) AND d.status = ANY($3::text[])
     AND EXISTS (SELECT 1 FROM notifications n WHERE n.id = $1 AND n.canceled_at IS NOT NULL)
-  RETURNING d.notification_id, d.status
+  RETURNING d.notification_id, d.installation_id, d.status
+), receipts AS (
+  DELETE FROM marketing_receipts m USING canceled c
+  WHERE m.installation_id = c.installation_id AND m.notification_id = c.notification_id
+    AND (SELECT n.options ->> 'category' FROM notifications n WHERE n.id = $1) = 'marketing'
 ), per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
   SELECT notification_id, date_trunc('minute', now()), status, count(*)::int

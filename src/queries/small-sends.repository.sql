@@ -47,7 +47,7 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -133,7 +133,7 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -222,7 +222,7 @@ inserted AS (
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
   FROM placed n
-  RETURNING status, batch, next_attempt_at, platform, reason
+  RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)

@@ -5,7 +5,7 @@ import { isDelivered, newSecret, parseEvents, parseUrl, retryDelayMs, signedHead
 describe('webhook rules (docs/api.md#webhooks)', () => {
   describe('retryDelayMs', () => {
     it('waits about 5 s before the first retry, five times longer each time', () => {
-      expect([1, 2, 3, 4, 5, 6, 7].map(retryDelayMs)).toEqual([5_000, 25_000, 125_000, 625_000, 3_125_000, 15_625_000, 78_125_000]);
+      expect([1, 2, 3, 4, 5, 6, 7].map((attempt) => retryDelayMs(attempt))).toEqual([5_000, 25_000, 125_000, 625_000, 3_125_000, 15_625_000, 78_125_000]);
     });
 
     it('spreads the default 8 attempts over about a day', () => {

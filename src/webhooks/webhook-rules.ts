@@ -16,9 +16,9 @@ export const SECRET_PREFIX = 'whsec_';
 
 export class WebhookError extends Error {}
 
-/** 5 s, 25 s, 2 min... 21.7 h after failed attempt `attempt`: the default 8 span about 27 hours. */
-export function retryDelayMs(attempt: number): number {
-  return Math.min(FIRST_RETRY_MS * RETRY_FACTOR ** Math.max(0, attempt - 1), MAX_RETRY_MS);
+/** 5 s, 25 s, 2 min... 21.7 h after failed attempt `attempt` (with `firstMs` 5 s): the default 8 span about 27 hours. */
+export function retryDelayMs(attempt: number, firstMs = FIRST_RETRY_MS): number {
+  return Math.min(firstMs * RETRY_FACTOR ** Math.max(0, attempt - 1), MAX_RETRY_MS);
 }
 
 export function parseEvents(text: string): WebhookEventType[] {

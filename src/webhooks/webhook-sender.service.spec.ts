@@ -135,8 +135,13 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
   let queued: { messageId: string; attempt: number; delayMs?: number }[];
   let metrics: MetricsService;
 
-  const sender = async (messages: InMemoryMessages, maxAttempts = 3, hosts = WebhookHosts.fromSetting(undefined)) => {
-    const config = Object.assign(new EnvironmentVariables(), { APP_KEY, WEBHOOK_MAX_ATTEMPTS: maxAttempts });
+  const sender = async (
+    messages: InMemoryMessages,
+    maxAttempts = 3,
+    hosts = WebhookHosts.fromSetting(undefined),
+    settings: Partial<EnvironmentVariables> = {},
+  ) => {
+    const config = Object.assign(new EnvironmentVariables(), { APP_KEY, WEBHOOK_MAX_ATTEMPTS: maxAttempts }, settings);
     const moduleRef = await Test.createTestingModule({
       providers: [
         WebhookSender,
@@ -190,6 +195,17 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
     expect(JSON.parse(body).data).toMatchObject({ id: INSTALLATION, invalid_reason: 'Unregistered', invalidated_at: '2026-11-24T10:00:00.000Z' });
     expect(body).not.toContain('SECRET-TOKEN');
     expect(body).not.toContain('push_token');
+  });
+
+  it('waits WEBHOOK_FIRST_RETRY_MS before the first retry, five times that before the second', async () => {
+    const messages = new InMemoryMessages('notification.completed', secret);
+    const webhooks = await sender(messages, 3, undefined, { WEBHOOK_FIRST_RETRY_MS: 200 });
+    answer(500);
+    await webhooks.attempt(MESSAGE);
+    answer(503);
+    await webhooks.attempt(MESSAGE);
+    expect(queued.map((job) => job.delayMs)).toEqual([200, 1_000]);
+    expect(messages.dueInMs).toBe(1_000 + ATTEMPT_LEASE_SECONDS * 1000);
   });
 
   it('queues the next attempt after the backoff on a failure, with the same body, until the last attempt gives up', async () => {

@@ -53,7 +53,7 @@ export class WebhookSender {
       this.logger.warn(`Webhook ${message.webhook_id}: gave up ${type} message ${message.id} after ${message.attempts} attempts (${error})`);
       return;
     }
-    const delayMs = retryDelayMs(message.attempts);
+    const delayMs = retryDelayMs(message.attempts, this.config.WEBHOOK_FIRST_RETRY_MS);
     await this.messages.retryLater(message.id, error, delayMs + ATTEMPT_LEASE_SECONDS * 1000);
     await this.jobs.add([{ messageId: message.id, attempt: message.attempts + 1, delayMs }]);
     this.metrics.recordWebhookCall(type, 'retried');

@@ -270,7 +270,8 @@ describe('operator CLI (docs/api.md#cli)', () => {
   describe('failures: non-zero exit, exactly one line on stderr, nothing on stdout, nothing written', () => {
     const UNKNOWN = '00000000-0000-4000-8000-000000000000';
     let app: { id: string };
-    let results: Map<string, RunResult>;
+    /** Each case's run, started together in beforeAll and awaited by its own test, so no one timeout covers them all. */
+    let results: Map<string, Promise<RunResult>>;
     let tokensBefore: number;
     let appsBefore: number;
 
@@ -312,19 +313,23 @@ describe('operator CLI (docs/api.md#cli)', () => {
       app = json(await cli('apps:create', '--name', 'Failures'));
       tokensBefore = await tokenCount();
       appsBefore = Number((await sql.query(`SELECT count(*) AS n FROM apps`)).rows[0].n);
-      // Each run starts Node and Nest (about a second), so they run side by side.
-      const runs = await inParallel(
-        cases.map((c) => () => runCli(c.args(app.id), { env: { ...env(), ...c.env } })),
-        8,
+      // Each run starts Node and Nest (about a second), so they run side by side, in eight lanes.
+      const lanes: Promise<unknown>[] = Array.from({ length: 8 }, () => Promise.resolve());
+      results = new Map(
+        cases.map((c, i) => {
+          const run = lanes[i % lanes.length].then(() => runCli(c.args(app.id), { env: { ...env(), ...c.env } }));
+          lanes[i % lanes.length] = run;
+          return [c.name, run];
+        }),
       );
-      results = new Map(cases.map((c, i) => [c.name, runs[i]]));
     });
 
-    it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-      expectOneLineFailure(results.get(c.name)!, c.stderr);
+    it.each(cases.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+      expectOneLineFailure(await results.get(c.name)!, c.stderr);
     });
 
     it('no failed command created an app or a token', async () => {
+      await Promise.all(results.values());
       expect(await tokenCount()).toBe(tokensBefore);
       expect(Number((await sql.query(`SELECT count(*) AS n FROM apps`)).rows[0].n)).toBe(appsBefore);
     });

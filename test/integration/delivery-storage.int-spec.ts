@@ -1,5 +1,6 @@
 import { completionCondition } from '../../src/common/completion-condition';
 import { CLAIM_SQL, claimParams, plainArray, RECORD_OUTCOMES_SQL, recordOutcomesParams } from '../../src/delivery/deliver/deliveries.repository';
+import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
 import { apnsToken, bearer, newInstallation } from '../support/factories';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -83,12 +84,16 @@ describe('the sweeper and the deliveries table', () => {
       ]);
     await claim();
     await ctx.db.query(`UPDATE notifications SET stat_accepted = stat_accepted - 1, completed_at = NULL WHERE id = $1`, [id]);
-    // Sixteen sweeps (SWEEP_INTERVAL_MS is 300 in tests) while the "worker" keeps the row fresh.
-    // After the first 2 s the send began longer than DELIVERY_STUCK_MS ago, and from then on only
-    // the row's own age can tell it is alive.
-    for (let i = 0; i < 20; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
+    // The "worker" keeps the row fresh until the send began longer than DELIVERY_STUCK_MS ago: from
+    // then on only the row's own age can tell it is alive. Then sweeps, run here, so they surely run.
+    await waitFor(async () => {
       await claim();
+      const [{ old }] = await ctx.db.query(`SELECT processing_started_at < now() - interval '2 seconds' AS old FROM notifications WHERE id = $1`, [id]);
+      return old as boolean;
+    }, 'the send to have begun more than DELIVERY_STUCK_MS ago');
+    for (let i = 0; i < 3; i++) {
+      await claim();
+      await ctx.get(SweeperService).sweep();
     }
     const [row] = await ctx.db.query(`SELECT status FROM deliveries WHERE notification_id = $1 AND installation_id = $2`, [id, installations[0].id]);
     expect(row.status).toBe('sending');

@@ -244,17 +244,50 @@ describe('pacing (docs/api.md#pacing)', () => {
       expect((await completed(await sent(marketing))).statistics.accepted).toBe(1);
     });
 
-    it('under concurrent sends exceeds the cap by at most the messages in flight, then holds it', async () => {
+    it('holds under concurrent sends: of 20 marketing sends at once to one installation capped at 1, one is accepted', async () => {
       await settings({ frequency_cap_max: 1, frequency_cap_hours: 24 });
-      const { user } = await iosUsers(1);
+      const { user, tokens } = await iosUsers(1);
       const marketing = { recipients: { user_ids: [user] }, options: { category: 'marketing' } };
-      // Two at once: each fan-out may find no accepted message yet, so both may go (1 over the cap, the one in flight).
-      const both = await Promise.all([sent(marketing), sent(marketing)]);
-      const accepted = (await Promise.all(both.map((id) => completed(id)))).reduce((sum, n) => sum + (n.statistics.accepted as number), 0);
-      expect(accepted).toBeGreaterThanOrEqual(1);
-      expect(accepted).toBeLessThanOrEqual(2);
+      const ids = await Promise.all(Array.from({ length: 20 }, () => sent(marketing)));
+      const done = await Promise.all(ids.map((id) => completed(id)));
+      const total = (key: string) => done.reduce((sum, n) => sum + (n.statistics[key] as number), 0);
+      expect({ accepted: total('accepted'), skipped: total('skipped') }).toEqual({ accepted: 1, skipped: 19 });
+      expect(apnsTimes(tokens)).toHaveLength(1);
       const after = await completed(await sent(marketing));
       expect(after.statistics).toMatchObject({ accepted: 0, skipped: 1 });
+    });
+
+    it('gives back the place of a marketing message cancelled before it was sent', async () => {
+      const clock = (ms: number) => new Date(ms).toISOString().slice(11, 16);
+      const quiet = { quiet_hours_start: clock(Date.now() - 3_600_000), quiet_hours_end: clock(Date.now() + 7_200_000) };
+      await settings({ frequency_cap_max: 1, frequency_cap_hours: 24, ...quiet });
+      const { user, tokens } = await iosUsers(1);
+      const marketing = { recipients: { user_ids: [user] }, options: { category: 'marketing' } };
+      // Held by quiet hours: fanned out, in flight, so it holds the installation's one place.
+      const held = await sent(marketing);
+      await waitFor(async () => ((await trace(held))[0]?.status === 'scheduled' ? true : null), 'the held message');
+      expect((await completed(await sent(marketing))).statistics).toMatchObject({ skipped: 1 });
+
+      await ctx.http().post(`/api/v1/notifications/${held}/cancel`).set(bearer(tenant.token)).expect(200);
+      expect((await completed(held)).statistics).toMatchObject({ accepted: 0, skipped: 1 });
+      await settings({ frequency_cap_max: 1, frequency_cap_hours: 24 });
+      expect((await completed(await sent(marketing))).statistics.accepted).toBe(1);
+      expect(apnsTimes(tokens)).toHaveLength(1);
+    });
+
+    it('counts a marketing message accepted before the app set its cap, once, and a capped one once', async () => {
+      const { user, tokens } = await iosUsers(1);
+      const marketing = { recipients: { user_ids: [user] }, options: { category: 'marketing' } };
+      expect((await completed(await sent(marketing))).statistics.accepted).toBe(1);
+      await settings({ frequency_cap_max: 3, frequency_cap_hours: 24 });
+      expect((await completed(await sent(marketing))).statistics.accepted).toBe(1);
+      expect((await completed(await sent(marketing))).statistics.accepted).toBe(1);
+      expect((await completed(await sent(marketing))).statistics).toMatchObject({ accepted: 0, skipped: 1 });
+      const [{ n }] = await ctx.db.query(
+        `SELECT count(*)::int AS n FROM marketing_receipts WHERE installation_id = (SELECT id FROM installations WHERE push_token = $1)`,
+        [tokens[0]],
+      );
+      expect(n).toBe(3);
     });
 
     it('forgets accepted messages older than the longest window (720 hours) at every retention run, whatever RETENTION_DAYS', async () => {

@@ -169,8 +169,16 @@ const recorded = `recorded AS (
 /** Accepted messages of marketing sends: what frequency caps count (docs/api.md#pacing). */
 const receipts = `receipts AS (
     INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
-    SELECT installation_id, now(), notification_id FROM recorded WHERE status = :accepted::text AND notification_id = ANY(:marketing_ids::uuid[])
+    SELECT installation_id, now(), notification_id FROM recorded r WHERE status = :accepted::text AND notification_id = ANY(:marketing_ids::uuid[])
+      AND NOT EXISTS (SELECT 1 FROM marketing_receipts m WHERE m.installation_id = r.installation_id AND m.notification_id = r.notification_id)
     ON CONFLICT DO NOTHING
+  )`;
+
+/** A marketing message failed or skipped no longer counts under the cap. */
+const unclaimed = `unclaimed AS (
+    DELETE FROM marketing_receipts m USING recorded r
+    WHERE r.notification_id = ANY(:marketing_ids::uuid[]) AND r.status IN (:failed::text, :skipped::text)
+      AND m.installation_id = r.installation_id AND m.notification_id = r.notification_id
   )`;
 
 const perMinute = `per_minute AS (
@@ -216,7 +224,7 @@ const completedEvents = `completed_events AS (
 // Outcomes, invalidations, counters and webhook events (docs/api.md#webhooks) in one statement; only "sending" rows move, so a repeat changes nothing.
 // Its plan probes the primary key once per outcome (docs/decisions/0002-outcomes-probe-the-primary-key.md).
 const RECORD_OUTCOMES = compile(`
-  WITH ${outcome}, ${recorded}, ${receipts}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
+  WITH ${outcome}, ${recorded}, ${receipts}, ${unclaimed}, ${perMinute}, ${invalidated}, ${invalidatedEvents}, ${counted}, ${finished}, ${completedEvents}
   SELECT id, completed FROM finished`);
 
 export const RECORD_OUTCOMES_SQL = RECORD_OUTCOMES.text;

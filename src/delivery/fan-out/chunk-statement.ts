@@ -104,7 +104,13 @@ const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
       CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
     FROM placed n${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
-    RETURNING status, batch, next_attempt_at, platform, reason
+    RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+  )`;
+
+/** A capped send's rows to send count under the cap from now, in flight (docs/api.md#pacing); an outcome or cancel gives a place back. */
+const claimedReceipts = `claimed_receipts AS (
+    INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
+    SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
   )`;
 
 const perMinute = `per_minute AS (
@@ -185,7 +191,7 @@ function buildChunkStatement(shape: ChunkShape): NamedSql {
   ${dueGroups},
   ${groupOffsets},
   ${placed(startedAt)},
-  ${inserted(shape.relisted, startedAt)},
+  ${inserted(shape.relisted, startedAt)},${shape.stores ? '' : `\n  ${claimedReceipts},`}
   ${perMinute},
   ${counts},
   ${shape.stores ? stored : progress}${shape.stores?.keyed ? `,\n  ${linked}` : ''}

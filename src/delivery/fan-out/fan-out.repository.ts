@@ -138,17 +138,17 @@ const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations
 const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
 const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 
-/** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one. */
+/** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one; `[]` answers the cap's lock. */
 const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
   ...RECIPIENT_KINDS.map((kind) => ({
     name: kind,
     params: [ID, CHUNK],
-    answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
+    answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
   })),
   ...RECIPIENT_KINDS.map((kind) => ({
     name: `the last, ${kind}`,
     params: [ID, { ...CHUNK, dueTimes: undefined }],
-    answers: walked(kind) ? [locked(kind), [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [chunkDone]] : [locked(kind, [])],
+    answers: walked(kind) ? [locked(kind), [], [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [], [chunkDone]] : [locked(kind, [])],
   })),
 ];
 
@@ -215,6 +215,8 @@ export class FanOutRepository {
       due = params.dueTimes(found.map((z) => z.zone));
     }
     const walked = n.kind === 'tags' || n.kind === 'all';
+    // One app's capped chunks are written one at a time, each counting the receipts the last one wrote.
+    if (params.cap) await manager.query(`SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text))`, [params.appId]);
     const statement = chunkStatement({ kind: n.kind, relisted, stores: null });
     const values = chunkStatementValues(
       statement,
