@@ -50,7 +50,10 @@ export function answers(address: string, timeoutMs = 1_000): Promise<boolean> {
  * names a PostgreSQL or a Redis and nothing answers at the default address, the setting that needs
  * none, one line each. Sets them in `environment`, so setup records them in .env.
  */
-export async function chooseFirstRunBackends(environment = process.env, say = (line: string) => process.stderr.write(`${line}\n`)): Promise<void> {
+export async function chooseFirstRunBackends(
+  environment = process.env,
+  say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<void> {
   const { postgres, redis } = defaultAddresses(environment);
   const [noPostgres, noRedis] = await Promise.all([
     environment.DATABASE_URL ? false : answers(postgres).then((answered) => !answered),
@@ -69,7 +72,7 @@ export async function chooseFirstRunBackends(environment = process.env, say = (l
 }
 
 /** .env holds APP_KEY: readable by its owner only. */
-export function tightenDotEnv(file = '.env', say = (line: string) => process.stderr.write(`${line}\n`)): void {
+export function tightenDotEnv(file = '.env', say: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
   if (!existsSync(file)) return;
   const mode = statSync(file).mode & 0o777;
   if ((mode & 0o077) === 0) return;

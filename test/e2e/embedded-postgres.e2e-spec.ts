@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertBuilt, freePort, killAllServices, runCli, RunResult, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
@@ -106,5 +106,48 @@ describe('DATABASE_URL=embedded', () => {
     expect(await second.stop()).toEqual({ code: 0, signal: null });
     expect(postmasters()).toEqual([]);
     expect(readdirSync(join(dataDir, 'holders'))).toEqual([]);
+  });
+});
+
+describe('setup where nothing answers at the default addresses', () => {
+  let dir: string;
+  beforeAll(() => {
+    assertBuilt();
+    dir = mkdtempSync(join(tmpdir(), 'pns-first-run-'));
+    chmodSync(dir, 0o755);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('records DATABASE_URL=embedded and QUEUE_BACKEND=postgres, one line each, in a .env of mode 600', async () => {
+    // A .env the operator made readable by others: setup tightens it and says so.
+    writeFileSync(join(dir, '.env'), 'LOG_LEVEL=warn\n', { mode: 0o644 });
+    chmodSync(join(dir, '.env'), 0o644);
+    const [closedPostgres, closedRedis] = [await freePort(), await freePort()];
+    const result = await runCli(['setup'], {
+      cwd: dir,
+      timeoutMs: 180_000,
+      env: {
+        PNS_SETUP_POSTGRES_ADDRESS: `127.0.0.1:${closedPostgres}`,
+        PNS_SETUP_REDIS_ADDRESS: `127.0.0.1:${closedRedis}`,
+        DATABASE_URL: undefined,
+        REDIS_URL: undefined,
+        APP_KEY: undefined,
+        NODE_ENV: undefined,
+      },
+    });
+    if (result.code !== 0) throw new Error(`setup failed (${result.code}):\n${result.stderr}`);
+    expect(JSON.parse(result.stdout).token.token).toMatch(/^pns_/);
+    const said = result.stderr.split('\n');
+    expect(said.filter((line) => line.startsWith(`No PostgreSQL answers at 127.0.0.1:${closedPostgres}: recording DATABASE_URL=embedded`))).toHaveLength(1);
+    expect(said.filter((line) => line.startsWith(`No Redis answers at 127.0.0.1:${closedRedis}: recording QUEUE_BACKEND=postgres`))).toHaveLength(1);
+    expect(said.filter((line) => line.startsWith('.env was readable by others (mode 644)'))).toHaveLength(1);
+    const dotEnv = readFileSync(join(dir, '.env'), 'utf8');
+    expect(dotEnv).toMatch(/^DATABASE_URL=embedded$/m);
+    expect(dotEnv).toMatch(/^QUEUE_BACKEND=postgres$/m);
+    expect(dotEnv).toMatch(/^LOG_LEVEL=warn$/m);
+    expect(statSync(join(dir, '.env')).mode & 0o777).toBe(0o600);
+    // The data is in the working directory's .pns/, and the server stopped with setup.
+    expect(existsSync(join(dir, '.pns', 'postgres', 'PG_VERSION'))).toBe(true);
+    expect(existsSync(join(dir, '.pns', 'postgres', 'postmaster.pid'))).toBe(false);
   });
 });
