@@ -107,6 +107,19 @@ describe('DATABASE_URL=embedded', () => {
     expect(postmasters()).toEqual([]);
     expect(readdirSync(join(dataDir, 'holders'))).toEqual([]);
   });
+
+  it('a killed holder blocks nothing: the next process joins the server it left and, last out, stops it', async () => {
+    const port = await freePort();
+    const service = api(port);
+    await service.waitForHttp(port);
+    await service.stop('SIGKILL');
+    expect(postmasters()).toHaveLength(1);
+    const listed = await cli('apps:list');
+    expect(JSON.stringify(json(listed))).toContain('"name":"Embedded"');
+    expect(listed.stderr).toMatch(/joined the one running/);
+    expect(postmasters()).toEqual([]);
+    expect(readdirSync(join(dataDir, 'holders'))).toEqual([]);
+  });
 });
 
 describe('setup where nothing answers at the default addresses', () => {

@@ -60,7 +60,7 @@ export class HolderRegistry {
   }
 
   remove(holder: Holder): void {
-    unlinkSync(join(this.holders, String(holder.pid)));
+    unlinkQuietly(join(this.holders, String(holder.pid)));
   }
 
   /** The registered holders still running; the files of the others are deleted. */
