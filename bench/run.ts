@@ -3,6 +3,7 @@
  * Builds first (see package.json), then measures the built service; see bench/README.md.
  */
 import { join } from 'node:path';
+import { embeddedStartLine, measureEmbeddedStart } from './embedded-start';
 import { FULL, QUICK, runBench, type BenchOptions } from './harness';
 import { table, writeResults } from './report';
 
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
   const { out, ...options } = parseArgs(process.argv.slice(2));
   const started = Date.now();
   const results = await runBench({ ...options, log: (line) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`) });
-  process.stdout.write(`${table(results)}\n`);
+  const embeddedStart = await measureEmbeddedStart();
+  Object.assign(results, { embeddedStart });
+  process.stdout.write(`${table(results)}\n${embeddedStartLine(embeddedStart)}\n`);
   process.stdout.write(`\nwritten to ${writeResults(results, out, process.argv.includes('--quick') ? 'quick' : undefined)}\n`);
 }
 

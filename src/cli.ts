@@ -10,6 +10,8 @@ import { CLI_COMMANDS, CliModule } from './cli/cli.module';
 import { StderrLogger } from './cli/stderr.logger';
 import { ConfigError, env, loadDotEnv, VARIABLES } from './config/env';
 import { fetchSandboxInfo, SANDBOX_URL, sandboxEnvironment } from './cli/sandbox-credentials';
+import { chooseFirstRunBackends, tightenDotEnv } from './cli/setup.commands';
+import { resolveDatabaseUrl } from './database/embedded/resolve-database-url';
 import { runSandboxCommand } from './sandbox/sandbox-command';
 
 /** Operator CLI (docs/api.md#cli): JSON on stdout, logs and errors on stderr, exit 1 on failure. */
@@ -61,7 +63,7 @@ function prepareDotEnv(file = '.env', extra = new Map<string, string>()): void {
     }
   }
   if (!changed) return;
-  writeFileSync(file, `${lines.join('\n')}\n`);
+  writeFileSync(file, `${lines.join('\n')}\n`, { mode: 0o600 });
   const names = [...fill.keys()].join(', ');
   process.stderr.write(`Wrote ${names} into ${file}${fill.has('APP_KEY') ? ' (APP_KEY encrypts provider secrets: keep it, and back it up)' : ''}.\n`);
 }
@@ -112,7 +114,16 @@ async function main(): Promise<void> {
   // setup --sandbox [url]: the sandbox's URLs and CA go into .env (docs/testing.md).
   const sandboxAt = process.argv.indexOf('--sandbox');
   const sandboxUrl = setup && sandboxAt > 0 ? (process.argv[sandboxAt + 1]?.startsWith('http') ? process.argv[sandboxAt + 1] : SANDBOX_URL) : undefined;
-  if (setup) prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
+  if (setup) {
+    loadDotEnv();
+    await chooseFirstRunBackends();
+    prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
+    tightenDotEnv('.env');
+  }
+  if (!helpOnly) {
+    const embedded = await resolveDatabaseUrl().catch((error: Error) => fail(error.message));
+    if (embedded) process.stderr.write(`${embedded}\n`);
+  }
   let config;
   try {
     config = env({ appKeyRequired: NEEDS_APP_KEY.has(command ?? '') && !helpOnly });

@@ -4,12 +4,20 @@ import { QUEUES } from './common/queues';
 import { ConfigError, env } from './config/env';
 import { runsQueue } from './queue/worker-options';
 import { DatabaseUnreachableError, waitForDatabase } from './database/wait-for-database';
+import { resolveDatabaseUrl } from './database/embedded/resolve-database-url';
 import { processLogger } from './logging/process-logger';
 import { serviceVersion, startedLine } from './logging/startup-line';
 
 /** APP_MODE: `api` serves HTTP, `worker` runs the queue processors with no HTTP server, `all` both. */
 async function bootstrap(): Promise<void> {
   let config;
+  let embedded: string | undefined;
+  try {
+    embedded = await resolveDatabaseUrl();
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n`);
+    process.exit(1);
+  }
   try {
     config = env();
   } catch (error) {
@@ -19,9 +27,16 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
+  if (config.QUEUE_BACKEND === 'postgres') {
+    process.stderr.write(
+      'QUEUE_BACKEND=postgres: the PostgreSQL queue backend is not available in this build; set QUEUE_BACKEND=redis (the default) and REDIS_URL.\n',
+    );
+    process.exit(1);
+  }
   const nestLogger = processLogger(config);
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('Main');
+  if (embedded) logger.log(embedded);
   // Before Nest, so an unreachable or missing database is one line at once, not a silent wait.
   await waitForDatabase(config.DATABASE_URL, config.DATABASE_CONNECT_TIMEOUT_MS);
   let app: INestApplicationContext;

@@ -1,4 +1,5 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { parseEnv } from 'node:util';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { Command, CommandRunner, Option } from 'nest-commander';
@@ -21,6 +22,62 @@ export class MigrateCommand extends CommandRunner {
     const applied = await this.db.runMigrations({ transaction: 'each' });
     printJson({ applied: applied.map((migration) => migration.name) });
   }
+}
+
+/** The addresses `setup` asks when nothing names a PostgreSQL or a Redis; the variables exist for tests. */
+export const defaultAddresses = (environment = process.env) => ({
+  postgres: environment.PNS_SETUP_POSTGRES_ADDRESS || '127.0.0.1:5432',
+  redis: environment.PNS_SETUP_REDIS_ADDRESS || '127.0.0.1:6379',
+});
+
+/** True when something accepts a TCP connection at `host:port` within `timeoutMs`. */
+export function answers(address: string, timeoutMs = 1_000): Promise<boolean> {
+  const at = address.lastIndexOf(':');
+  return new Promise((done) => {
+    const socket = connect({ host: address.slice(0, at).replace(/^\[|\]$/g, ''), port: Number(address.slice(at + 1)), timeout: timeoutMs });
+    const end = (answered: boolean) => {
+      socket.destroy();
+      done(answered);
+    };
+    socket.once('connect', () => end(true));
+    socket.once('timeout', () => end(false));
+    socket.once('error', () => end(false));
+  });
+}
+
+/**
+ * The first run (docs/operations.md "Embedded PostgreSQL"): where neither the environment nor .env
+ * names a PostgreSQL or a Redis and nothing answers at the default address, the setting that needs
+ * none, one line each. Sets them in `environment`, so setup records them in .env.
+ */
+export async function chooseFirstRunBackends(
+  environment = process.env,
+  say: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<void> {
+  const { postgres, redis } = defaultAddresses(environment);
+  const [noPostgres, noRedis] = await Promise.all([
+    environment.DATABASE_URL ? false : answers(postgres).then((answered) => !answered),
+    environment.REDIS_URL || environment.REDIS_CLUSTER_NODES || environment.QUEUE_BACKEND ? false : answers(redis).then((answered) => !answered),
+  ]);
+  if (noPostgres) {
+    environment.DATABASE_URL = 'embedded';
+    say(`No PostgreSQL answers at ${postgres}: recording DATABASE_URL=embedded, a PostgreSQL of this service's own in ${environment.PNS_DATA_DIR || '.pns'}/.`);
+  }
+  if (noRedis) {
+    environment.QUEUE_BACKEND = 'postgres';
+    say(
+      `No Redis answers at ${redis}: recording QUEUE_BACKEND=postgres (queues in PostgreSQL), which this build cannot run yet: \`npm start\` will refuse it until Redis is set up.`,
+    );
+  }
+}
+
+/** .env holds APP_KEY: readable by its owner only. */
+export function tightenDotEnv(file = '.env', say: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): void {
+  if (!existsSync(file)) return;
+  const mode = statSync(file).mode & 0o777;
+  if ((mode & 0o077) === 0) return;
+  chmodSync(file, mode & 0o700);
+  say(`${file} was readable by others (mode ${mode.toString(8)}); it holds APP_KEY, so its mode is now ${(mode & 0o700).toString(8)}.`);
 }
 
 /** .env's PORT wins over the environment setup ran in (docs/api.md#cli). */

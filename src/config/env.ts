@@ -63,8 +63,12 @@ export class EnvironmentVariables {
   @IsIP(undefined, { message: 'must be an IP address (0.0.0.0, ::, 127.0.0.1...)' })
   HOST?: string;
 
-  @Matches(/^postgres(ql)?:\/\/\S+$/, { message: 'must be a postgres:// URL' })
+  @Matches(/^(postgres(ql)?:\/\/\S+|embedded)$/, { message: 'must be a postgres:// URL or embedded' })
   DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/push';
+
+  @IsString()
+  @MinLength(1, { message: 'must not be empty' })
+  PNS_DATA_DIR = '.pns';
 
   @Int(1, 1000)
   DATABASE_POOL_SIZE = 20;
@@ -95,6 +99,9 @@ export class EnvironmentVariables {
   @Transform(toBool)
   @IsBoolean({ message: 'must be true or false' })
   MIGRATE_ON_START = false;
+
+  @IsIn(['redis', 'postgres'], { message: 'must be one of redis, postgres' })
+  QUEUE_BACKEND: 'redis' | 'postgres' = 'redis';
 
   @Matches(/^rediss?:\/\/\S+$/, { message: 'must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
@@ -302,11 +309,13 @@ export const VARIABLES = [
   'PORT',
   'HOST',
   'DATABASE_URL',
+  'PNS_DATA_DIR',
   'DATABASE_POOL_SIZE',
   'DATABASE_PREPARED_STATEMENTS',
   'TOKEN_CACHE',
   'DATABASE_CONNECT_TIMEOUT_MS',
   'MIGRATE_ON_START',
+  'QUEUE_BACKEND',
   'REDIS_URL',
   'REDIS_CLUSTER_NODES',
   'QUEUE_PREFIX',
