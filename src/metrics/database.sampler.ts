@@ -1,5 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DatabasePingRepository } from './database-ping.repository';
 import { MetricsService } from './metrics.service';
 
 const PING_TIMEOUT_MS = 1_000;
@@ -10,7 +10,7 @@ export class DatabaseSampler {
   private readonly logger = new Logger(DatabaseSampler.name);
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: DatabasePingRepository,
     private readonly metrics: MetricsService,
   ) {}
 
@@ -18,7 +18,7 @@ export class DatabaseSampler {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
-        this.dataSource.query('SELECT 1'),
+        this.database.ping(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer from PostgreSQL within ${PING_TIMEOUT_MS} ms`)), PING_TIMEOUT_MS);
         }),
