@@ -6,7 +6,6 @@ import { producerConnection } from './queue.module';
 import { ObservedQueue } from './redis-status';
 
 export const INSPECTED_QUEUES = [FANOUT_QUEUE, DELIVER_QUEUE, SMALL_SEND_QUEUE, WEBHOOK_QUEUE] as const;
-/** What the metrics sample: the dashboard's queues and Live Activity updates. */
 export const SAMPLED_QUEUES = [...INSPECTED_QUEUES, LIVE_ACTIVITY_QUEUE] as const;
 
 /** Read-side queues, not registered with BullModule: a worker would inherit their fail-fast connection. */
@@ -16,12 +15,10 @@ export class QueueInspector implements OnModuleDestroy {
 
   constructor(private readonly config: EnvironmentVariables) {}
 
-  /** The queues of the dashboards (INSPECTED_QUEUES). */
   queues(): Queue[] {
     return this.sampled().slice(0, INSPECTED_QUEUES.length);
   }
 
-  /** SAMPLED_QUEUES, for the metrics. */
   sampled(): Queue[] {
     this.handles ??= SAMPLED_QUEUES.map((name) => new ObservedQueue(name, { connection: producerConnection(this.config), prefix: this.config.QUEUE_PREFIX }));
     return this.handles;
