@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { stringify } from 'yaml';
 
 /**
  * Issue 50, item 5: deploy/prometheus's rules and scrape configuration pass promtool (Debian's
@@ -9,6 +10,7 @@ import { join, resolve } from 'node:path';
  * each alert fired by one case and held quiet by another (deploy/README.md).
  */
 const PROMETHEUS = resolve(__dirname, '../../deploy/prometheus');
+const DASHBOARD = resolve(__dirname, '../../deploy/grafana/pns-dashboard.json');
 const PROMTOOL = process.env.PROMTOOL ?? 'promtool';
 
 function promtool(...args: string[]): { status: number | null; output: string } {
@@ -37,6 +39,27 @@ describe('deploy/prometheus with promtool', () => {
   it('prometheus.yml: promtool check config, with the rule file it names', () => {
     const { status, output } = promtool('check', 'config', join(PROMETHEUS, 'prometheus.yml'));
     expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining('is valid prometheus config file syntax') });
+  });
+
+  it("the Grafana dashboard's queries are valid PromQL (as recording rules, Grafana's variables given values)", () => {
+    interface Panel {
+      title: string;
+      targets?: { expr: string }[];
+      panels?: Panel[];
+    }
+    const flatten = (panels: Panel[]): Panel[] => panels.flatMap((panel) => [panel, ...flatten(panel.panels ?? [])]);
+    const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Panel[] };
+    const exprs = flatten(dashboard.panels).flatMap((panel) => (panel.targets ?? []).map(({ expr }) => expr));
+    expect(exprs.length).toBeGreaterThan(10);
+    const rules = exprs.map((expr, index) => ({ record: `pns:dashboard_query_${index}`, expr: expr.replace(/\$__rate_interval/g, '1m') }));
+    const dir = mkdtempSync(join(tmpdir(), 'pns-dashboard-'));
+    try {
+      writeFileSync(join(dir, 'dashboard.rules.yml'), stringify({ groups: [{ name: 'dashboard', rules }] }));
+      const { status, output } = promtool('check', 'rules', join(dir, 'dashboard.rules.yml'));
+      expect({ status, output }).toEqual({ status: 0, output: expect.stringContaining(`SUCCESS: ${rules.length} rules found`) });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   describe('the cases catch a weakened rule', () => {
