@@ -1,5 +1,7 @@
 import { Global, Module } from '@nestjs/common';
 import { QueueInspectorModule } from '../queue/queue-inspector.module';
+import { DatabasePingRepository } from './database-ping.repository';
+import { DatabaseSampler } from './database.sampler';
 import { MetricsServer } from './metrics.server';
 import { MetricsService } from './metrics.service';
 import { QueueDepthSampler } from './queue-depth.sampler';
@@ -7,7 +9,7 @@ import { QueueDepthSampler } from './queue-depth.sampler';
 @Global()
 @Module({
   imports: [QueueInspectorModule],
-  providers: [MetricsService, QueueDepthSampler, MetricsServer],
+  providers: [MetricsService, QueueDepthSampler, DatabasePingRepository, DatabaseSampler, MetricsServer],
   exports: [MetricsService],
 })
 export class MetricsModule {}

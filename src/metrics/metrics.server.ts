@@ -2,6 +2,7 @@ import { Injectable, Logger, OnApplicationBootstrap, OnModuleDestroy } from '@ne
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { EnvironmentVariables } from '../config/env';
+import { DatabaseSampler } from './database.sampler';
 import { MetricsService } from './metrics.service';
 import { QueueDepthSampler } from './queue-depth.sampler';
 
@@ -15,6 +16,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly config: EnvironmentVariables,
     private readonly metrics: MetricsService,
     private readonly sampler: QueueDepthSampler,
+    private readonly database: DatabaseSampler,
   ) {}
 
   get port(): number | undefined {
@@ -64,7 +66,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('method not allowed\n');
     } else if (path === '/metrics') {
-      await this.sampler.sample();
+      await Promise.all([this.sampler.sample(), this.database.sample()]);
       const body = await this.metrics.registry.metrics();
       res.writeHead(200, { 'Content-Type': this.metrics.registry.contentType }).end(req.method === 'HEAD' ? undefined : body);
     } else if (path === '/health/live') {

@@ -47,6 +47,13 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly providerResponses = new Counter({
+    name: 'pns_provider_responses_total',
+    help: 'Provider answers by HTTP status class (none: no answer)',
+    labelNames: ['provider', 'status_class'] as const,
+    registers: [this.registry],
+  });
+
   readonly fanoutDuration = new Histogram({
     name: 'pns_fanout_duration_seconds',
     help: 'Time to fan a notification out to its installations',
@@ -68,12 +75,31 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly queueOldestAge = new Gauge({
+    name: 'pns_queue_oldest_job_age_seconds',
+    help: 'Seconds the oldest waiting job of each queue has been due; 0 when none waits',
+    labelNames: ['queue'] as const,
+    registers: [this.registry],
+  });
+
+  readonly dependencyUp = new Gauge({
+    name: 'pns_dependency_up',
+    help: 'Whether PostgreSQL (database) or Redis (redis) answered at the last scrape, 1 or 0',
+    labelNames: ['dependency'] as const,
+    registers: [this.registry],
+  });
+
   constructor() {
     collectDefaultMetrics({ register: this.registry });
   }
 
   recordDelivery(provider: ProviderId, outcome: DeliveryMetricOutcome, count = 1): void {
     if (count > 0) this.deliveries.inc({ provider, outcome }, count);
+  }
+
+  /** One provider request's HTTP status (undefined when it got no answer: timeout, refused, reset). */
+  recordProviderAnswer(provider: ProviderId, status: number | undefined): void {
+    this.providerResponses.inc({ provider, status_class: status && status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'none' });
   }
 
   recordWebhookCall(event: string, outcome: WebhookCallOutcome): void {

@@ -1,10 +1,11 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { createPrivateKey, randomUUID } from 'node:crypto';
 import { OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
 import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { MetricsService } from '../../metrics/metrics.service';
 import { Http2Answer, Http2Pools, Http2SessionPool } from './http2-session-pool';
 import { answerAtHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome } from './provider-http';
 import { liveActivityHeaders, LiveActivityMessage, liveActivityPayload } from './live-activity-payload';
@@ -125,7 +126,10 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
   private readonly pools = new Http2Pools();
   private routes = new WeakMap<ApnsCredentials, PushRoute>();
 
-  constructor(private readonly config: EnvironmentVariables) {}
+  constructor(
+    private readonly config: EnvironmentVariables,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.apns !== null;
@@ -145,6 +149,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (bearer === null) return { kind: 'failed', reason: FailureReason.InvalidProviderKey };
     let answer = await route.pool.postRaw(path, fields, bearer, body, this.timeoutMs);
     if (expiredToken(answer)) answer = await route.pool.postRaw(path, fields, await renewed(apns, bearer), body, this.timeoutMs);
+    this.metrics?.recordProviderAnswer('apns', 'status' in answer ? answer.status : undefined);
     return outcomeOf(answerAtHost(answer, route.base));
   }
 
@@ -233,6 +238,7 @@ export class ApnsProvider implements PushProvider, OnModuleDestroy {
     if (bearer === null) return { reason: FailureReason.InvalidProviderKey };
     let answer = await route.pool.post(path, { ...headers, authorization: bearer }, body, this.timeoutMs);
     if (expiredToken(answer)) answer = await route.pool.post(path, { ...headers, authorization: await renewed(apns, bearer) }, body, this.timeoutMs);
+    this.metrics?.recordProviderAnswer('apns', 'status' in answer ? answer.status : undefined);
     return answerAtHost(answer, route.base);
   }
 

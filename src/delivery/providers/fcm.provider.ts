@@ -1,10 +1,11 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { Gaxios, GaxiosOptionsPrepared } from 'gaxios';
 import { JWT } from 'google-auth-library';
 import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
+import { MetricsService } from '../../metrics/metrics.service';
 import { Destination, destinationOf, OriginTransport } from './origin-transport';
 import { atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
 import { fcmBody, fcmMessage, PushContent } from './payloads';
@@ -49,7 +50,10 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
   private readonly routes = new WeakMap<FcmCredentials, FcmRoute>();
   private readonly transport = new OriginTransport();
 
-  constructor(private readonly config: EnvironmentVariables) {}
+  constructor(
+    private readonly config: EnvironmentVariables,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {}
 
   configured(credentials: ProviderCredentials): boolean {
     return credentials.fcm !== null;
@@ -83,6 +87,7 @@ export class FcmProvider implements PushProvider, OnModuleDestroy {
     }
 
     const answer = await this.transport.post(route.to, FCM_FIELDS, this.bearer(client, accessToken), body, this.timeoutMs);
+    this.metrics?.recordProviderAnswer('fcm', 'status' in answer ? answer.status : undefined);
     if ('failure' in answer) return retryOutcome(atHost(answer.failure, route.to.url));
     const { status, body: text } = answer;
 

@@ -1,4 +1,4 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { createPublicKey } from 'node:crypto';
 import webpush, { RequestOptions, WebPushError } from 'web-push';
 import { WebPushSubscription } from '../../common/platform';
@@ -6,6 +6,7 @@ import { FailureReason } from '../../common/vocabulary';
 import { PRIVATE_ADDRESS_CODE, WebPushHosts } from '../../common/web-push-hosts';
 import { CredentialsError, ProviderCredentials } from '../../credentials/provider-credentials';
 import { checkVapid } from '../../credentials/web-push.credentials';
+import { MetricsService } from '../../metrics/metrics.service';
 import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
@@ -29,7 +30,10 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
   private readonly transport: OriginTransport;
 
   /** Every connection resolves through `hosts.lookup`, which refuses private addresses. */
-  constructor(private readonly hosts: WebPushHosts) {
+  constructor(
+    private readonly hosts: WebPushHosts,
+    @Optional() private readonly metrics?: MetricsService,
+  ) {
     this.transport = new OriginTransport({ lookup: hosts.lookup });
   }
 
@@ -57,9 +61,11 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       const { body } = encryptWebPushMessage(webPushBody(content), keys.p256dh, keys.auth);
       const path = `${endpoint.pathname}${endpoint.search}`;
       const answer = await this.transport.http2At(audience).postRaw(path, webPushHeaderFields(content), authorization, body, this.timeoutMs);
+      this.metrics?.recordProviderAnswer('web_push', 'status' in answer ? answer.status : undefined);
       return outcomeOfAnswer(answerAtHost(answer, endpoint));
     } catch (error) {
       if (!(error instanceof WebPushError) && !keyOnCurve(keys.p256dh)) return { kind: 'invalid', reason: FailureReason.InvalidSubscription };
+      this.metrics?.recordProviderAnswer('web_push', error instanceof WebPushError ? error.statusCode : undefined);
       return outcomeOf(error, endpoint);
     }
   }
@@ -76,7 +82,8 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       agent: this.transport.httpsAgent,
     };
     // The checked WHATWG href, so web-push's legacy parser sees the same host.
-    await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content), options);
+    const { statusCode } = await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content), options);
+    this.metrics?.recordProviderAnswer('web_push', statusCode);
     return { kind: 'accepted' };
   }
 

@@ -1,0 +1,90 @@
+import { Logger } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import type { QueueInspector } from '../queue/queue-inspector';
+import type { DatabasePingRepository } from './database-ping.repository';
+import { DatabaseSampler } from './database.sampler';
+import { MetricsService } from './metrics.service';
+import { QueueDepthSampler } from './queue-depth.sampler';
+
+const NOW = Date.parse('2026-01-01T12:00:00Z');
+
+/** A queue as the sampler reads it: its counts and its oldest waiting job. */
+const queue = (name: string, waiting: number, oldest?: { timestamp: number; delay: number }) =>
+  ({
+    name,
+    getJobCounts: () => Promise.resolve({ waiting, active: 1 }),
+    getWaiting: () => Promise.resolve(oldest ? [oldest] : []),
+  }) as unknown as Queue;
+
+const inspecting = (queues: Queue[]) => ({ sampled: () => queues }) as unknown as QueueInspector;
+
+async function values(metrics: MetricsService, name: string): Promise<Record<string, number>> {
+  const metric = await metrics.registry.getSingleMetric(name)!.get();
+  return Object.fromEntries(metric.values.map(({ labels, value }) => [Object.values(labels).join(','), value]));
+}
+
+describe('metrics sampled at scrape', () => {
+  let metrics: MetricsService;
+  beforeAll(() => Logger.overrideLogger(false));
+  beforeEach(() => {
+    metrics = new MetricsService();
+  });
+  afterEach(() => metrics.registry.clear());
+
+  it('reports the oldest waiting job of each queue from when it became due, 0 when none waits, and Redis up', async () => {
+    const queues = [
+      queue('deliver', 3, { timestamp: NOW - 120_000, delay: 0 }),
+      // Added 10 minutes ago with a 9-minute delay: due, and waiting, for one minute.
+      queue('live-activity', 1, { timestamp: NOW - 600_000, delay: 540_000 }),
+      queue('webhook', 0),
+    ];
+    await new QueueDepthSampler(inspecting(queues), metrics).sample(NOW);
+
+    expect(await values(metrics, 'pns_queue_oldest_job_age_seconds')).toEqual({ deliver: 120, 'live-activity': 60, webhook: 0 });
+    expect(await values(metrics, 'pns_queue_jobs')).toMatchObject({
+      'deliver,waiting': 3,
+      'deliver,active': 1,
+      'live-activity,waiting': 1,
+      'webhook,delayed': 0,
+    });
+    expect(await values(metrics, 'pns_dependency_up')).toEqual({ redis: 1 });
+  });
+
+  it('empties the queue series and reports Redis down when Redis does not answer', async () => {
+    await new QueueDepthSampler(inspecting([queue('deliver', 3, { timestamp: NOW - 1_000, delay: 0 })]), metrics).sample(NOW);
+    const failing = {
+      name: 'deliver',
+      getJobCounts: () => Promise.reject(new Error('ECONNREFUSED')),
+      getWaiting: () => Promise.resolve([]),
+    } as unknown as Queue;
+    await new QueueDepthSampler(inspecting([failing]), metrics).sample(NOW);
+
+    expect(await values(metrics, 'pns_queue_jobs')).toEqual({});
+    expect(await values(metrics, 'pns_queue_oldest_job_age_seconds')).toEqual({});
+    expect(await values(metrics, 'pns_dependency_up')).toEqual({ redis: 0 });
+  });
+
+  it('reports the database up when it answers, down when it does not', async () => {
+    let answer = Promise.resolve();
+    const database = { ping: () => answer } as unknown as DatabasePingRepository;
+    const sampler = new DatabaseSampler(database, metrics);
+
+    await sampler.sample();
+    expect(await values(metrics, 'pns_dependency_up')).toEqual({ database: 1 });
+    answer = Promise.reject(new Error('ECONNREFUSED'));
+    await sampler.sample();
+    expect(await values(metrics, 'pns_dependency_up')).toEqual({ database: 0 });
+  });
+
+  it.each([
+    [200, '2xx'],
+    [201, '2xx'],
+    [410, '4xx'],
+    [503, '5xx'],
+    [undefined, 'none'],
+    [0, 'none'],
+  ])('counts a provider answer of %p as %s', async (status, statusClass) => {
+    metrics.recordProviderAnswer('apns', status);
+    expect(await values(metrics, 'pns_provider_responses_total')).toEqual({ [`apns,${statusClass}`]: 1 });
+  });
+});
