@@ -24,6 +24,12 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** Every answer of /admin/api, refusals and unknown routes included: kept by no browser or proxy. */
+export function adminApiNoStore(req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
 /** The dashboard's app at /admin: hashed assets cached for good, other paths get index.html, never cached. */
 export function adminPages(enabled: boolean, dir: string | null): RequestHandler {
   const assets = dir ? express.static(dir, { index: false, immutable: true, maxAge: '365d', fallthrough: true }) : null;
