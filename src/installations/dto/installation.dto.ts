@@ -3,7 +3,7 @@ import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
-import { LiveActivityStartTokens, Properties, PropertyValue, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
+import { LiveActivityStartTokens, Properties, PropertyValue, SAFE_NUMBER_BOUNDS, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 import { webPushHosts } from '../../config/web-push-hosts';
 
 const TAGS_DESCRIPTION =
