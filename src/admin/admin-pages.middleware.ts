@@ -28,7 +28,7 @@ export const CONTENT_SECURITY_POLICY = [
 export const QUEUES_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("base-uri 'none'", "base-uri 'self'");
 
 /** Every answer of /admin/api, refusals and unknown routes included: kept by no browser or proxy. */
-export function adminApiNoStore(req: Request, res: Response, next: NextFunction): void {
+export function adminApiNoStore(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Cache-Control', 'no-store');
   next();
 }

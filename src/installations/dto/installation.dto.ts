@@ -74,7 +74,7 @@ export class WebPushSubscriptionDto {
   @WebPushEndpoint(2048, webPushHosts)
   endpoint: string;
   @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
-  @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
+  @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number, ...SAFE_NUMBER_BOUNDS })
   @Allow()
   expirationTime?: unknown;
 }
