@@ -27,7 +27,6 @@ export const CONTENT_SECURITY_POLICY = [
 /** bull-board's page resolves its scripts against its `<base href>` (its own route): the same policy, that base allowed. */
 export const QUEUES_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("base-uri 'none'", "base-uri 'self'");
 
-/** Every answer of /admin/api, refusals and unknown routes included: kept by no browser or proxy. */
 export function adminApiNoStore(_req: Request, res: Response, next: NextFunction): void {
   res.setHeader('Cache-Control', 'no-store');
   next();

@@ -1,13 +1,12 @@
 import { isIPv4 } from 'node:net';
 
-/** The host name of a Host header, lower case, without its port or IPv6 brackets. */
 export function hostName(header: string | undefined): string {
   const host = (header ?? '').trim().toLowerCase();
   if (host.startsWith('[')) return host.slice(1, host.indexOf(']') === -1 ? undefined : host.indexOf(']'));
   return host.replace(/:\d*$/, '').replace(/\.$/, '');
 }
 
-/** localhost, 127.0.0.0/8, ::1, or one of `allowed` (docs/testing.md#the-sandbox-api). */
+/** localhost, 127.0.0.0/8, ::1, or one of `allowed`: no other name, which a page could rebind to loopback (docs/testing.md#the-sandbox-api). */
 export function isAllowedHost(header: string | undefined, allowed: readonly string[]): boolean {
   const name = hostName(header);
   if (name === '') return false;

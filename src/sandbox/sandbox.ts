@@ -172,7 +172,6 @@ export class Sandbox {
 
   /** The sandbox's API (docs/testing.md#the-sandbox-api). */
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // No answer to a name a page could rebind to loopback (DNS rebinding).
     if (!isAllowedHost(req.headers.host, this.allowedHosts)) {
       return send(res, 403, { message: `host ${JSON.stringify(req.headers.host ?? '')} is not allowed: loopback or PNS_SANDBOX_ALLOWED_HOSTS` });
     }
