@@ -194,8 +194,9 @@ export function changesAToken(dto: TokenChanges): boolean {
   return dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined;
 }
 
-/** The first channel `dto` gives a value other than the stored one (the same token again is no change). */
+/** The first channel `dto` gives a value other than the stored one (the same token again is no change); another platform's is tokenErrors'. */
 function changedTokenField(row: InstallationRow, dto: TokenChanges): TokenField | null {
+  if (Object.keys(tokenErrors(row.platform, dto)).length > 0) return null;
   if (dto.push_token !== undefined && normalizeToken(row.platform, dto.push_token) !== row.push_token) return 'push_token';
   const web = dto.web_push_subscription && subscriptionOf(dto.web_push_subscription);
   const stored = row.web_push_subscription;

@@ -70,6 +70,10 @@ describe('identity verification: taking over a bound installation (issue 57 item
     const refused = await put(web, { web_push_subscription: subscription(2) });
     expect({ status: refused.status, errors: refused.body.errors }).toEqual({ status: 422, errors: required('web_push_subscription') });
     expect((await stored(web)).web_push_subscription).toEqual(subscription(1));
+    // Another platform's field is refused for what it is, as without verification.
+    expect((await patch(web, { push_token: apnsToken() })).body.errors).toEqual({
+      push_token: ['The push_token field is prohibited when platform is web; send web_push_subscription.'],
+    });
     await patch(web, { web_push_subscription: subscription(2), user_id_hash: hash(secret, 'alice') }).expect(200);
     expect((await stored(web)).web_push_subscription).toEqual(subscription(2));
 
