@@ -21,7 +21,8 @@ const START_TOKENS_EXAMPLE = { DeliveryAttributes: '80f6a2bd0c7d4e3c8f5b1e4d9a6c
 const PROPERTIES_EXAMPLE = { plan: 'pro', purchases: 3, beta: true };
 
 const USER_ID_HASH_DESCRIPTION =
-  'With identity verification on (docs/api.md "Identity verification"), required to set `user_id` with a token lacking `installations:identify`: ' +
+  'With identity verification on (docs/api.md "Identity verification"), required with a token lacking `installations:identify` to set `user_id`, ' +
+  "and to give an installation bound to a user another push token, subscription or start token (then the bound user's hash): " +
   "lower-case hex of HMAC-SHA256(the app's identity secret, user_id), computed by your backend at login. Not stored.";
 const USER_ID_HASH_EXAMPLE = '5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592';
 
