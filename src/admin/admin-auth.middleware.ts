@@ -1,5 +1,5 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { CONTENT_SECURITY_POLICY } from './admin-pages.middleware';
+import { QUEUES_CONTENT_SECURITY_POLICY } from './admin-pages.middleware';
 import type { AdminSessionsService } from './admin-sessions.service';
 import { csrfHeld } from './admin-session';
 
@@ -48,7 +48,7 @@ export function adminQueuesDoor(sessions: AdminSessionsService): RequestHandler 
       res.status(403).json({ message: 'This action is unauthorized.' });
       return;
     }
-    res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+    res.setHeader('Content-Security-Policy', QUEUES_CONTENT_SECURITY_POLICY);
     for (const [name, value] of Object.entries(QUEUES_FRAME_HEADERS)) res.setHeader(name, value);
     if (req.path === SCRIPT_PATH) {
       res.type('application/javascript').setHeader('Cache-Control', 'no-cache');

@@ -24,6 +24,14 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
+/** bull-board's page resolves its scripts against its `<base href>` (its own route): the same policy, that base allowed. */
+export const QUEUES_CONTENT_SECURITY_POLICY = CONTENT_SECURITY_POLICY.replace("base-uri 'none'", "base-uri 'self'");
+
+export function adminApiNoStore(_req: Request, res: Response, next: NextFunction): void {
+  res.setHeader('Cache-Control', 'no-store');
+  next();
+}
+
 /** The dashboard's app at /admin: hashed assets cached for good, other paths get index.html, never cached. */
 export function adminPages(enabled: boolean, dir: string | null): RequestHandler {
   const assets = dir ? express.static(dir, { index: false, immutable: true, maxAge: '365d', fallthrough: true }) : null;

@@ -14,7 +14,7 @@ import { EnvironmentVariables } from '../config/env';
 import { QueueInspector } from '../queue/queue-inspector';
 import { QueueInspectorModule } from '../queue/queue-inspector.module';
 import { ADMIN_ROUTE, adminQueuesDoor } from './admin-auth.middleware';
-import { adminPages, adminPagesDir } from './admin-pages.middleware';
+import { adminApiNoStore, adminPages, adminPagesDir } from './admin-pages.middleware';
 import { AdminSessionsModule } from './admin-sessions.module';
 import { AdminSessionsService } from './admin-sessions.service';
 import { AdminController } from './admin.controller';
@@ -60,6 +60,7 @@ export class AdminModule implements OnModuleInit, NestModule {
 
   configure(consumer: MiddlewareConsumer): void {
     const on = Boolean(this.config.ADMIN_USER && this.config.ADMIN_PASSWORD);
+    consumer.apply(adminApiNoStore).forRoutes('admin/api', 'admin/api/*path');
     consumer.apply(adminPages(on, adminPagesDir())).forRoutes('admin', 'admin/*path');
   }
 

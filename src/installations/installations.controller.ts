@@ -10,7 +10,9 @@ import { ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/h
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { InstallationEnvelope } from './dto/installation-response.dto';
 import { INSTALLATION_ID_SCHEMA, InstallationIdPipe } from './installation-id.pipe';
-import { InstallationsService } from './installations.service';
+import { changesAToken, InstallationsService } from './installations.service';
+
+type IdentityFields = Pick<UpdateInstallationDto, 'user_id' | 'user_id_hash' | 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens'>;
 
 const NOT_FOUND = 'No installation with this id in the calling app (or it was deleted).';
 
@@ -68,14 +70,24 @@ export class InstallationsController {
   ) {}
 
   /**
-   * Identity verification (docs/api.md "Identity verification"): while the app has it on, setting
-   * `user_id` to a string with a token lacking `installations:identify` needs its `user_id_hash`.
+   * Identity verification (docs/api.md "Identity verification"): while the app has it on, a token lacking
+   * `installations:identify` needs a `user_id_hash` to set `user_id`, and to give a bound installation another token.
    */
-  private async verifyIdentity(auth: AuthContext, dto: { user_id?: string | null; user_id_hash?: string }): Promise<void> {
-    if (typeof dto.user_id !== 'string' || grants(auth.abilities, 'installations:identify')) return;
-    const problem = await this.apps.userIdHashProblem(auth.appId, dto.user_id, dto.user_id_hash);
-    if (problem === 'missing') throw ValidationFailedError.of('user_id_hash', 'The user_id_hash field is required to set user_id.');
-    if (problem === 'mismatch') throw ValidationFailedError.of('user_id_hash', 'The user_id_hash does not match user_id.');
+  private async verifyIdentity(auth: AuthContext, installationId: string, dto: IdentityFields): Promise<void> {
+    if (dto.user_id === null || grants(auth.abilities, 'installations:identify')) return;
+    if (typeof dto.user_id === 'string') {
+      const problem = await this.apps.userIdHashProblem(auth.appId, dto.user_id, dto.user_id_hash);
+      if (problem === 'missing') throw ValidationFailedError.of('user_id_hash', 'The user_id_hash field is required to set user_id.');
+      if (problem === 'mismatch') throw ValidationFailedError.of('user_id_hash', 'The user_id_hash does not match user_id.');
+      return;
+    }
+    if (!changesAToken(dto) || !(await this.apps.settings(auth.appId))?.settings.identity_verification) return;
+    const bound = await this.installations.boundTokenChange(auth.appId, installationId, dto);
+    if (!bound) return;
+    const problem = await this.apps.userIdHashProblem(auth.appId, bound.userId, dto.user_id_hash);
+    const required = `The user_id_hash field is required to change the ${bound.field} of an installation bound to a user.`;
+    if (problem === 'missing') throw ValidationFailedError.of('user_id_hash', required);
+    if (problem === 'mismatch') throw ValidationFailedError.of('user_id_hash', "The user_id_hash does not match the installation's user_id.");
   }
 
   @Put(':installationId')
@@ -97,7 +109,7 @@ export class InstallationsController {
     @Body() dto: RegisterInstallationDto,
     @Res({ passthrough: true }) res: Response,
   ) {
-    await this.verifyIdentity(auth, dto);
+    await this.verifyIdentity(auth, installationId, dto);
     const { created, installation } = await this.installations.register(auth.appId, installationId, dto);
     res.status(created ? 201 : 200);
     return { data: installation };
@@ -116,7 +128,7 @@ export class InstallationsController {
   @ApiJsonBodyErrors()
   @ApiNotFound(NOT_FOUND)
   async update(@CurrentAuth() auth: AuthContext, @Param('installationId', InstallationIdPipe) installationId: string, @Body() dto: UpdateInstallationDto) {
-    await this.verifyIdentity(auth, dto);
+    await this.verifyIdentity(auth, installationId, dto);
     return { data: await this.installations.update(auth.appId, installationId, dto) };
   }
 

@@ -98,6 +98,14 @@ export class InstallationsService {
     throw new NotFoundError();
   }
 
+  /** The user of a bound installation whose push token, subscription or start tokens `dto` would change; null otherwise. */
+  async boundTokenChange(appId: string, installationId: string, dto: TokenChanges): Promise<{ userId: string; field: TokenField } | null> {
+    const row = await this.installations.find(appId, installationId);
+    if (!row?.user_id) return null;
+    const field = changedTokenField(row, dto);
+    return field ? { userId: row.user_id, field } : null;
+  }
+
   async remove(appId: string, installationId: string): Promise<void> {
     if (!(await this.installations.softDelete(appId, installationId))) throw new NotFoundError();
   }
@@ -176,6 +184,28 @@ function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
     errors.push_token = ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'];
   }
   return errors;
+}
+
+type TokenChanges = Pick<Changes, 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens'>;
+type TokenField = 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens';
+
+/** Whether `dto` names a channel to the device: what identity verification guards on a bound installation. */
+export function changesAToken(dto: TokenChanges): boolean {
+  return dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined;
+}
+
+/** The first channel `dto` gives a value other than the stored one (the same token again is no change); another platform's is tokenErrors'. */
+function changedTokenField(row: InstallationRow, dto: TokenChanges): TokenField | null {
+  if (Object.keys(tokenErrors(row.platform, dto)).length > 0) return null;
+  if (dto.push_token !== undefined && normalizeToken(row.platform, dto.push_token) !== row.push_token) return 'push_token';
+  const web = dto.web_push_subscription && subscriptionOf(dto.web_push_subscription);
+  const stored = row.web_push_subscription;
+  if (web && (web.endpoint !== stored?.endpoint || web.keys.p256dh !== stored.keys.p256dh || web.keys.auth !== stored.keys.auth)) {
+    return 'web_push_subscription';
+  }
+  const starts = dto.live_activity_start_tokens ?? {};
+  if (Object.entries(starts).some(([type, token]) => row.live_activity_start_tokens[type] !== token.toLowerCase())) return 'live_activity_start_tokens';
+  return null;
 }
 
 function throwIfInvalid(errors: ErrorBag): void {

@@ -44,8 +44,9 @@ export class Behaviours {
     return entry;
   }
 
+  /** Own properties only: a token named `__proto__` is listed like any other. */
   list(): Record<string, Behaviour> {
-    const result: Record<string, Behaviour> = {};
+    const result = Object.create(null) as Record<string, Behaviour>;
     for (const token of this.byToken.keys()) {
       const current = this.current(token, false);
       if (current) result[token] = current;

@@ -6,6 +6,7 @@ import { Behaviours } from './behaviours';
 import { FakeApns } from './fake-apns';
 import { FakeFcm } from './fake-fcm';
 import { isPlainObject, readBody, tryParseJson } from './fake-server';
+import { isAllowedHost, isJsonRequest } from './request-checks';
 import { FakeWebPush } from './fake-web-push';
 import { Inbox } from './inbox';
 import { loadMaterials, SANDBOX_FILES, writeServiceAccount } from './materials';
@@ -31,6 +32,8 @@ export interface SandboxOptions {
   apnsTopics?: string[];
   /** How many accepted pushes the inbox keeps. */
   inboxLimit?: number;
+  /** Host names its API answers besides loopback and urlHost (default: PNS_SANDBOX_ALLOWED_HOSTS, comma-separated). */
+  allowedHosts?: string[];
   /** The clock outages end by (ms since the epoch): a test moves it rather than waiting. */
   now?: () => number;
 }
@@ -63,6 +66,7 @@ export class Sandbox {
   readonly inbox: Inbox;
   readonly behaviours: Behaviours;
   private server?: Server;
+  private allowedHosts: string[] = [];
   private readonly sockets = new Set<Socket>();
   private infoValue?: SandboxInfo;
 
@@ -119,6 +123,8 @@ export class Sandbox {
     // The service refuses IP literals as Web Push endpoints: they name a host, as a push service's do.
     const webHost = this.options.urlHost ?? 'localhost';
     const next = (offset: number) => (port === 0 ? 0 : port + offset);
+    const configured = this.options.allowedHosts ?? (process.env.PNS_SANDBOX_ALLOWED_HOSTS ?? '').split(',');
+    this.allowedHosts = [urlHost, ...configured].map((name) => name.trim()).filter((name) => name !== '');
     const url = await this.listenControl(host, port, urlHost);
     await this.apns.start({ port: next(1), host, urlHost });
     await this.fcm.start({ port: next(2), host, urlHost });
@@ -166,9 +172,16 @@ export class Sandbox {
 
   /** The sandbox's API (docs/testing.md#the-sandbox-api). */
   private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isAllowedHost(req.headers.host, this.allowedHosts)) {
+      return send(res, 403, { message: `host ${JSON.stringify(req.headers.host ?? '')} is not allowed: loopback or PNS_SANDBOX_ALLOWED_HOSTS` });
+    }
     const url = new URL(req.url ?? '/', 'http://sandbox');
     const { body, size } = await readBody(req, MAX_CONTROL_BODY_BYTES);
     if (size > MAX_CONTROL_BODY_BYTES) return send(res, 413, { message: `bodies are at most ${MAX_CONTROL_BODY_BYTES} bytes` });
+    // A cross-site form can POST text/plain without a preflight; JSON needs one, which the sandbox never grants.
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !isJsonRequest(req.method, req.headers['content-type'], size)) {
+      return send(res, 415, { message: 'the body must be JSON (Content-Type: application/json)' });
+    }
     const json = size === 0 ? {} : tryParseJson(body.toString('utf8'));
     const path = url.pathname;
 

@@ -33,6 +33,8 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
     const res: Response = await request;
     const where = `${method.toUpperCase()} ${path}`;
     expect({ where, status: res.status, body: res.status === status ? undefined : res.body }).toEqual({ where, status, body: undefined });
+    // Issue 57 item 6: no answer of the dashboard's API is kept by a browser or a proxy.
+    expect({ where, cacheControl: res.headers['cache-control'] }).toEqual({ where, cacheControl: 'no-store' });
     const problem = check(path, method, res.status, res.body, res.text ?? '');
     if (problem) throw new Error(`${where}: ${problem}`);
     return res.body;
@@ -198,6 +200,23 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
     const canceled = await expectAnswer('post', '/admin/api/apps/{app}/notifications/{id}/cancel', post(`${app}/notifications/${ids.scheduled}/cancel`), 200);
     expect(canceled.data).toMatchObject({ status: 'canceled', cancelable: false, target: { kind: 'tags', users: null, tags: ['beta'] } });
     await expectAnswer('post', '/admin/api/apps/{app}/notifications/{id}/cancel', post(`${app}/notifications/${ids.sent}/cancel`), 409);
+  });
+
+  it('answers no-store to every request, unknown routes and refusals included (issue 57 item 6)', async () => {
+    const app = `/admin/api/apps/${tenant.appId}`;
+    const answers = [
+      await get('/admin/api/overview'),
+      await get(app),
+      await ctx.http().get('/admin/api/apps'),
+      await ctx.http().post(`${app}/notifications`).set('Cookie', cookie).send({}),
+      await get('/admin/api/no-such-route'),
+      await post('/admin/api/no-such-route'),
+      await get(`${app}/notifications?limit=0`),
+      await post(`${app}/notifications`).set('Content-Type', 'application/json').send('{"x":'),
+    ];
+    expect(answers.map((res) => [res.status, res.headers['cache-control']])).toEqual(
+      [200, 200, 401, 403, 404, 404, 422, 400].map((status) => [status, 'no-store']),
+    );
   });
 
   it('refuses as documented: 400, 401, 403, 404, 415, 422', async () => {

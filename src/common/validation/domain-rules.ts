@@ -93,6 +93,8 @@ export const LinkUrl = (max: number) => rule('linkUrl', checkLinkUrl(max));
 export const PROPERTY_KEY = /^[a-z][a-z0-9_]{0,63}$/;
 export const MAX_PROPERTIES = 50;
 export const PROPERTY_STRING_MAX = 255;
+/** Every JSON number a body may hold (docs/api.md#limits): beyond these, doubles are integers that lost digits. */
+export const SAFE_NUMBER_BOUNDS = { minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
 export type PropertyValue = string | number | boolean;
 
 export const checkPropertyValue: Check = described(
@@ -102,7 +104,7 @@ export const checkPropertyValue: Check = described(
     return checkString({ max: PROPERTY_STRING_MAX })(value);
   },
   // OpenAPI 3.0 has no type list: any of the three, as oneOf.
-  { oneOf: [{ type: 'string', maxLength: PROPERTY_STRING_MAX }, { type: 'number' }, { type: 'boolean' }] },
+  { oneOf: [{ type: 'string', maxLength: PROPERTY_STRING_MAX }, { type: 'number', ...SAFE_NUMBER_BOUNDS }, { type: 'boolean' }] },
 );
 
 const PROPERTY_KEY_MESSAGE = 'The :attribute field name must be a lower-case letter followed by at most 63 lower-case letters, digits and _.';

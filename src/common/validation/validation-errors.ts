@@ -67,6 +67,8 @@ function unstorable(text: string): string | null {
   return null;
 }
 
+const UNSAFE_INTEGER = `The :attribute field must be an integer from ${Number.MIN_SAFE_INTEGER} to ${Number.MAX_SAFE_INTEGER} (a larger one would lose digits).`;
+
 export interface RequestShapeProblems {
   errors: ErrorBag;
   tooDeep: boolean;
@@ -77,7 +79,7 @@ export interface RequestShapeProblems {
 
 const PROTOTYPE_KEYS = new Set(['__proto__', 'prototype', 'constructor']);
 
-/** One iterative walk over a body or query: unstorable text, nesting, key counts, each at its path; stops at the first key bound. */
+/** One iterative walk over a body or query: unstorable text, unsafe integers, nesting, key counts, each at its path; stops at the first key bound. */
 export function requestShapeProblems(value: unknown): RequestShapeProblems {
   const errors = newBag();
   let tooDeep = false;
@@ -90,6 +92,11 @@ export function requestShapeProblems(value: unknown): RequestShapeProblems {
     if (typeof item === 'string') {
       const problem = unstorable(item);
       if (problem) add(errors, path || 'body', `The :attribute field must not contain ${problem}.`);
+      continue;
+    }
+    // JSON.parse already rounded it (9007199254740993 became ...992): refused rather than stored changed.
+    if (typeof item === 'number' && Number.isInteger(item) && !Number.isSafeInteger(item)) {
+      add(errors, path || 'body', UNSAFE_INTEGER);
       continue;
     }
     if (typeof item !== 'object' || item === null) continue;

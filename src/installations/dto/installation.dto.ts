@@ -3,7 +3,7 @@ import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
-import { LiveActivityStartTokens, Properties, PropertyValue, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
+import { LiveActivityStartTokens, Properties, PropertyValue, SAFE_NUMBER_BOUNDS, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 import { webPushHosts } from '../../config/web-push-hosts';
 
 const TAGS_DESCRIPTION =
@@ -21,7 +21,8 @@ const START_TOKENS_EXAMPLE = { DeliveryAttributes: '80f6a2bd0c7d4e3c8f5b1e4d9a6c
 const PROPERTIES_EXAMPLE = { plan: 'pro', purchases: 3, beta: true };
 
 const USER_ID_HASH_DESCRIPTION =
-  'With identity verification on (docs/api.md "Identity verification"), required to set `user_id` with a token lacking `installations:identify`: ' +
+  'With identity verification on (docs/api.md "Identity verification"), required with a token lacking `installations:identify` to set `user_id`, ' +
+  "and to give an installation bound to a user another push token, subscription or start token (then the bound user's hash): " +
   "lower-case hex of HMAC-SHA256(the app's identity secret, user_id), computed by your backend at login. Not stored.";
 const USER_ID_HASH_EXAMPLE = '5d41402abc4b2a76b9719d911017c5925d41402abc4b2a76b9719d911017c592';
 
@@ -74,7 +75,7 @@ export class WebPushSubscriptionDto {
   @WebPushEndpoint(2048, webPushHosts)
   endpoint: string;
   @Nested(() => WebPushKeysDto) keys: WebPushKeysDto;
-  @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number })
+  @ApiPropertyOptional({ description: 'Accepted and ignored.', nullable: true, type: Number, ...SAFE_NUMBER_BOUNDS })
   @Allow()
   expirationTime?: unknown;
 }
