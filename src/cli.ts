@@ -112,7 +112,9 @@ async function main(): Promise<void> {
   // setup --sandbox [url]: the sandbox's URLs and CA go into .env (docs/testing.md).
   const sandboxAt = process.argv.indexOf('--sandbox');
   const sandboxUrl = setup && sandboxAt > 0 ? (process.argv[sandboxAt + 1]?.startsWith('http') ? process.argv[sandboxAt + 1] : SANDBOX_URL) : undefined;
-  if (setup) prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
+  // setup --print (a container's): writes nothing; the settings, APP_KEY too, come from the environment.
+  if (setup && !process.argv.includes('--print'))
+    prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
   let config;
   try {
     config = env({ appKeyRequired: NEEDS_APP_KEY.has(command ?? '') && !helpOnly });
