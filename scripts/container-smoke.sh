@@ -30,14 +30,17 @@ trap cleanup EXIT
 
 if [ -z "${SKIP_BUILD:-}" ]; then
   step "podman build ${BASE_IMAGE:+(BASE_IMAGE=$BASE_IMAGE)}"
-  podman build --network host ${BASE_IMAGE:+--build-arg "BASE_IMAGE=$BASE_IMAGE"} -t "$IMAGE" .
+  # Docker's image format: the OCI one has no HEALTHCHECK.
+  podman build --format docker --network host ${BASE_IMAGE:+--build-arg "BASE_IMAGE=$BASE_IMAGE"} -t "$IMAGE" .
 fi
 
 step "the image: production modules without front-end packages, the dashboard built, pns on PATH"
 podman run --rm "$IMAGE" sh -c 'for p in react react-dom vite @pns/admin pns-web-sdk chart.js; do [ ! -e "node_modules/$p" ] || { echo "node_modules/$p is in the image"; exit 1; }; done
   test -f dist/admin/index.html && pns --help >/dev/null && echo "$(ls node_modules | wc -l) top-level packages, dist/admin/index.html, pns"'
-
-common=(--network host -e "DATABASE_URL=$PG_URL/$db" -e "REDIS_URL=$REDIS_URL" -e "QUEUE_PREFIX=$prefix" -e "APP_KEY=$APP_KEY" -e LOG_LEVEL=info)
+probe="$(podman image inspect "$IMAGE" --format '{{json .HealthCheck.Test}}')"
+[ "$probe" = '["CMD","node","dist/src/health/healthcheck.js"]' ] || fail "the image's HEALTHCHECK is $probe"
+# The probes are run below with podman exec: podman schedules HEALTHCHECKs with systemd timers.
+common=(--no-healthcheck --network host -e "DATABASE_URL=$PG_URL/$db" -e "REDIS_URL=$REDIS_URL" -e "QUEUE_PREFIX=$prefix" -e "APP_KEY=$APP_KEY" -e LOG_LEVEL=info)
 sandbox_command="$(compose 'c.services.sandbox.command')"
 entrypoint="$(compose 'c.services.api.entrypoint')"
 mapfile -t migrate < <(compose 'c.services.migrate.command' | node -e 'for (const a of JSON.parse(require("node:fs").readFileSync(0, "utf8"))) console.log(a)')
@@ -46,7 +49,7 @@ mapfile -t sandbox_args < <(node -e 'for (const a of JSON.parse(process.argv[1])
 mount="$(compose 'c.services.api.volumes[0]' | node -p 'JSON.parse(require("node:fs").readFileSync(0, "utf8")).split(":")[1]')"
 
 step "the sandbox (${sandbox_args[*]}), on loopback and a free port here"
-podman run -d --name "$name-sandbox" --network host -v "$volume:$mount" "$IMAGE" "${sandbox_args[@]}" --host 127.0.0.1 --port 0 >/dev/null
+podman run -d --name "$name-sandbox" --no-healthcheck --network host -v "$volume:$mount" "$IMAGE" "${sandbox_args[@]}" --host 127.0.0.1 --port 0 >/dev/null
 info=""
 for _ in $(seq 60); do
   info="$(podman logs "$name-sandbox" 2>/dev/null | sed -n '/^{/{p;q}')"
