@@ -1,7 +1,10 @@
 # syntax=docker/dockerfile:1
 # One image for every mode: APP_MODE=api | worker | all (see docs/operations.md).
+# BASE_IMAGE: Node 24 on Debian bookworm with npm and a `node` user (uid 1000), as the official image.
+# scripts/container-base.sh makes an equivalent where no registry is reachable (docs/operations.md).
+ARG BASE_IMAGE=node:24.21.0-bookworm-slim
 
-FROM node:24.21.0-bookworm-slim AS build
+FROM ${BASE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 # npm workspaces (clients/*): npm ci needs each one's package.json, and npm run build builds them too.
@@ -14,7 +17,7 @@ COPY clients ./clients
 # Also builds the operator dashboard (clients/admin) into dist/admin, which the api serves at /admin.
 RUN npm run build
 
-FROM node:24.21.0-bookworm-slim AS runtime
+FROM ${BASE_IMAGE} AS runtime
 # tini is PID 1: it forwards SIGTERM to Node (which drains requests and jobs, then exits 0) and
 # reaps zombies. Node itself as PID 1 would ignore a SIGTERM arriving before main.ts installs its
 # handler, since the kernel gives PID 1 no default signal actions.
@@ -24,8 +27,17 @@ RUN apt-get update \
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# The workspaces' package.json files make the tree match the lockfile; --workspaces=false installs
+# the root's production dependencies only: no front-end package (React, Vite) enters the image, the
+# dashboard arrives built, in dist/admin.
+COPY clients/web/package.json ./clients/web/
+COPY clients/admin/package.json ./clients/admin/
+RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# `pns` on PATH, as `npm install -g` would give it: `docker compose run --rm api pns setup --print`.
+RUN ln -s /app/dist/src/cli.js /usr/local/bin/pns
+# Compose's entrypoint for api and worker: delivers to the sandbox when one answers (docker-compose.yml).
+COPY scripts/container-sandbox-env.sh /usr/local/bin/pns-sandbox-env
 # The QA sandbox (`node dist/src/cli.js sandbox`, docs/testing.md#in-a-container) keeps its CA and
 # credentials here; made now and owned by node, so a named volume mounted on it is writable.
 ENV PNS_SANDBOX_DIR=/home/node/.pns-sandbox

@@ -114,15 +114,20 @@ async function main(): Promise<void> {
   // setup --sandbox [url]: the sandbox's URLs and CA go into .env (docs/testing.md).
   const sandboxAt = process.argv.indexOf('--sandbox');
   const sandboxUrl = setup && sandboxAt > 0 ? (process.argv[sandboxAt + 1]?.startsWith('http') ? process.argv[sandboxAt + 1] : SANDBOX_URL) : undefined;
+  // setup --print (a container's) writes nothing: the settings, APP_KEY too, come from the environment.
   if (setup) {
     loadDotEnv();
-    await chooseFirstRunBackends();
-    prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
-    tightenDotEnv('.env');
+    if (!process.argv.includes('--print')) {
+      await chooseFirstRunBackends();
+      prepareDotEnv('.env', sandboxUrl === undefined ? undefined : sandboxEnvironment(await fetchSandboxInfo(sandboxUrl)));
+      tightenDotEnv('.env');
+    }
   }
   if (!helpOnly) {
     const embedded = await resolveDatabaseUrl().catch((error: Error) => fail(error.message));
-    if (embedded) process.stderr.write(`${embedded}\n`);
+    if (embedded)
+      process.stderr.write(`${embedded}
+`);
   }
   let config;
   try {

@@ -115,7 +115,7 @@ export class SetupCommand extends CommandRunner {
     return value ?? SANDBOX_URL;
   }
 
-  async run(_params: string[], options: { newToken?: boolean; sandbox?: string | true } = {}): Promise<void> {
+  async run(_params: string[], options: { newToken?: boolean; sandbox?: string | true; print?: boolean } = {}): Promise<void> {
     await this.db.runMigrations({ transaction: 'each' });
     const app = (await this.apps.list())[0] ?? (await this.apps.create('My App'));
     let sandbox: { url: string; inbox: string } | undefined;
@@ -139,7 +139,7 @@ export class SetupCommand extends CommandRunner {
       : `Its new all-abilities token is the "token" at the end of the JSON below, shown only now: keep it.`;
     process.stderr.write(
       `\nApp "${app.name}" (${app.id}) is ready. ${tokenLine}\n` +
-        `Start the service with \`npm start\`, then run the "curl" commands below: register an installation, send a dry run, send.\n\n`,
+        `${options.print ? 'With the service running,' : 'Start the service with `npm start`, then'} run the "curl" commands below: register an installation, send a dry run, send.\n\n`,
     );
     // The token last, right above what `npm start` prints next.
     printJson({
@@ -148,6 +148,11 @@ export class SetupCommand extends CommandRunner {
       ...(sandbox && { sandbox }),
       token: { id: token.id, name: token.name, abilities: token.abilities, kept: kept !== undefined, token: token.token },
     });
+  }
+
+  @Option({ flags: '--print', description: 'write no .env (in a container: `docker compose run --rm api pns setup --print`); settings from the environment' })
+  parsePrint(): boolean {
+    return true;
   }
 
   @Option({ flags: '--new-token', description: 'mint a new all-abilities token even if setup made one before' })
