@@ -1,5 +1,5 @@
 import { createServer, Server } from 'node:net';
-import { chooseFirstRunBackends } from './setup.commands';
+import { chooseFirstRunBackends, storedLines } from './setup.commands';
 
 /** A port something listens on, and one nothing does, on loopback. */
 async function listening(): Promise<{ server: Server; port: number }> {
@@ -50,5 +50,24 @@ describe('setup: the first run picks what needs nothing installed (docs/operatio
     const { environment, said } = await run({ ...given });
     expect(environment).toEqual(given);
     expect(said).toEqual([]);
+  });
+});
+
+describe('setup --sandbox says what it stored (issue: hardening, item 11)', () => {
+  it('names each provider and prints the VAPID public key', () => {
+    const text = storedLines('My App', {
+      app_id: 'a',
+      apns: { key_id: 'K1', team_id: 'T1', topic: 'com.example.app', production: false },
+      fcm: { project_id: 'sandbox-project', client_email: 'fcm@sandbox.test' },
+      web_push: { subject: 'mailto:qa@example.com', public_key: 'BPublicKey' },
+    });
+    expect(text.split('\n')).toEqual([
+      'Stored the sandbox\'s credentials for "My App":',
+      '  APNs: key K1, team T1, topic com.example.app, development',
+      '  FCM: fcm@sandbox.test (project sandbox-project)',
+      '  Web Push: subject mailto:qa@example.com',
+      "VAPID public key (the web SDK's vapidPublicKey): BPublicKey",
+      '',
+    ]);
   });
 });

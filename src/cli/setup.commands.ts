@@ -8,7 +8,7 @@ import { AppsService } from '../apps/apps.service';
 import { ALL_ABILITIES } from '../auth/abilities';
 import { TokenSummary, TokensService } from '../auth/tokens.service';
 import { EnvironmentVariables } from '../config/env';
-import { CredentialsService } from '../credentials/credentials.service';
+import { CredentialsService, CredentialsSummary } from '../credentials/credentials.service';
 import { printJson } from './cli-error';
 import { fetchSandboxInfo, SANDBOX_URL, sandboxCredentials } from './sandbox-credentials';
 
@@ -97,6 +97,19 @@ const keptToken = (tokens: TokenSummary[], now: number) =>
 
 const SETUP_TOKEN_NAME = 'setup';
 
+/** What `setup --sandbox` stored for the app, a line per provider, and the VAPID public key the web SDK needs. */
+export function storedLines(appName: string, stored: CredentialsSummary): string {
+  const { apns, fcm, web_push: webPush } = stored;
+  return [
+    `Stored the sandbox's credentials for "${appName}":`,
+    `  APNs: key ${apns?.key_id}, team ${apns?.team_id}, topic ${apns?.topic}, ${apns?.production ? 'production' : 'development'}`,
+    `  FCM: ${fcm?.client_email} (project ${fcm?.project_id})`,
+    `  Web Push: subject ${webPush?.subject}`,
+    `VAPID public key (the web SDK's vapidPublicKey): ${webPush?.public_key}`,
+    '',
+  ].join('\n');
+}
+
 /** Migrations, an app, an all-abilities token (kept on later runs unless `--new-token`) and curls; cli.ts has written .env. */
 @Command({ name: 'setup', description: 'Migrate, then create a first app and an all-abilities token (kept on later runs unless --new-token)' })
 export class SetupCommand extends CommandRunner {
@@ -121,7 +134,7 @@ export class SetupCommand extends CommandRunner {
     let sandbox: { url: string; inbox: string } | undefined;
     if (options.sandbox !== undefined) {
       const info = await fetchSandboxInfo(options.sandbox === true ? SANDBOX_URL : options.sandbox);
-      await this.credentials.update(app.id, sandboxCredentials(info));
+      process.stderr.write(storedLines(app.name, await this.credentials.update(app.id, sandboxCredentials(info))));
       sandbox = { url: info.url, inbox: `${info.url}/inbox` };
     }
     const kept = options.newToken ? undefined : keptToken(await this.tokens.list(app.id), Date.now());

@@ -105,6 +105,15 @@ describe('pns sandbox and setup --sandbox (docs/testing.md)', () => {
     expect(setup.code).toBe(0);
     const out = JSON.parse(setup.stdout);
     expect(out.sandbox).toEqual({ url: info.url, inbox: `${info.url}/inbox` });
+    // It says what it stored, per provider, and the VAPID public key (the app's, as apps:credentials shows it).
+    const stored = await runCli(['apps:credentials', '--app', out.app.id], {
+      env: { DATABASE_URL: databaseUrl(databaseName), REDIS_URL: TEST_REDIS_URL, QUEUE_PREFIX: queuePrefix, NODE_ENV: undefined },
+      cwd: workdir,
+    });
+    const summary = JSON.parse(stored.stdout) as { apns: { key_id: string }; fcm: { client_email: string }; web_push: { public_key: string } };
+    expect(setup.stderr).toContain(`APNs: key ${info.apns.key_id}, team ${info.apns.team_id}, topic ${info.apns.topics[0]}, development`);
+    expect(setup.stderr).toContain(`FCM: ${summary.fcm.client_email}`);
+    expect(setup.stderr).toContain(`VAPID public key (the web SDK's vapidPublicKey): ${summary.web_push.public_key}\n`);
     const dotEnv = readFileSync(join(workdir, '.env'), 'utf8');
     for (const [name, value] of Object.entries(info.env)) expect(dotEnv).toContain(`${name}=${value}\n`);
 
