@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mapLimit } from '../../common/map-limit';
 import { Platform } from '../../common/platform';
 import { PROVIDER_OF, SkipReason } from '../../common/vocabulary';
@@ -46,6 +46,7 @@ export function badgeChange(content: PushContent): BadgeChange {
 /** Sends one batch: claims its due rows, sends them with bounded concurrency, and hands each outcome to the OutcomeRecorder. */
 @Injectable()
 export class DeliveriesService {
+  private readonly logger = new Logger('Delivery');
   private readonly contents = new Map<string, NotificationToSend>();
   private readonly byPlatform: Map<Platform, PushProvider>;
 
@@ -96,11 +97,15 @@ export class DeliveriesService {
       return { sent: 0 };
     }
 
+    // Rows a dead worker left "sending" may have reached their devices: said, not hidden (docs/operations.md).
+    const again = reclaim ? claimed.filter((row) => row.attempts > 1).length : 0;
+    if (again > 0) this.logger.warn(`Notification ${notificationId} batch ${batch}: ${again} messages sent again after a worker stopped before recording them`);
     const credentials = await this.outage.retrying('reading credentials', () => this.credentials.forDelivery(appId));
     const writes = new Set<Promise<void>>();
     let retryDue = 0;
     await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, async (row) => {
       if (this.outage.active) await this.outage.over();
+      await this.outcomes.room();
       const outcome = await this.sendOne(credentials, content, row);
       const final = this.finalize(row, outcome);
       if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());
