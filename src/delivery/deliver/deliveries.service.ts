@@ -70,10 +70,11 @@ export class DeliveriesService {
     notificationId: string,
     batch: number,
     reclaim = false,
-    paced = false,
+    /** A throttled send's batch back for the turn it was given. */
+    paced: false | { turnAt?: number } = false,
     /** A small send's batch (docs/api.md#small-sends): its outcomes are written at once (OutcomeRecorder.record). */
     urgent = false,
-  ): Promise<{ sent: number; waitMs?: number }> {
+  ): Promise<{ sent: number; waitMs?: number; turnAt?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     const startedAt = notification?.startedAt;
@@ -83,9 +84,12 @@ export class DeliveriesService {
     // A throttled send takes a batch's share of its rate first, and gives back what the batch did not use.
     const throttle = content.options?.throttle_per_minute;
     const share = throttle ? throttleBatchSize(throttle, this.config.DELIVERY_BATCH_SIZE) : 0;
-    if (throttle && !paced) {
-      const waitMs = await this.pace.take(notificationId, throttle, share, this.clock.now());
-      if (waitMs > 0) return { sent: 0, waitMs };
+    // One back for its turn goes, unless so late that it would crowd the next turns (docs/api.md#pacing): it takes a new one.
+    if (throttle) {
+      const now = this.clock.now();
+      const kept = paced && (paced.turnAt === undefined || PaceLimiter.turnKept(paced.turnAt, throttle, share, now));
+      const waitMs = kept ? 0 : await this.pace.take(notificationId, throttle, share, now);
+      if (waitMs > 0) return { sent: 0, waitMs, turnAt: now + waitMs };
     }
     const claimed = await this.outage.retrying('claiming a batch', () =>
       this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge, content.options?.live_activity?.attributes_type ?? null),
