@@ -5,12 +5,12 @@
  *   1. Throttle accuracy of the limit itself: PaceLimiter (src/queue/pace-limiter.ts) on this Redis,
  *      two instances standing for two worker processes, on a simulated clock: ten minutes of a
  *      600-a-minute send whose batches come up to 200 ms after their turn (up to 20 ms more when
- *      sent back to wait). Messages per full minute (target 600 ± 2%) and the most in any second
- *      (target at most twice the even rate, 20).
+ *      sent back to wait). Messages per full minute (target 600 ± 2%) and the most in any sliding second
+ *      against the bound of docs/api.md#pacing (the rate plus two batches).
  *   2. Throttle accuracy end to end: a send to `--throttled` installations (default 3,000) at
  *      `--throttle` a minute (default 12,000: 200 a second, under what this machine delivers), the
  *      providers' request times: messages per full second against the even rate, and the most in
- *      any one second.
+ *      any sliding second against the same bound.
  *   3. A frequency-capped marketing campaign's PostgreSQL CPU per delivery against the same
  *      campaign uncapped: a warm-up marketing broadcast, then `--pairs` pairs (default 3) of
  *      broadcasts without a cap and with one of 100 a day (every installation is counted, none
@@ -29,6 +29,7 @@ import { Client } from 'pg';
 import { clientDataSource } from '../lib/client-data-source';
 import { EnvironmentVariables } from '../../src/config/env';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
+import { throttleBatchSize } from '../../src/delivery/throttle';
 import { PaceLimiter } from '../../src/queue/pace-limiter';
 import { cpuMeter, perUnit } from '../lib/cpu';
 import { type Seeded, seedInstallations } from '../lib/seed';
@@ -57,6 +58,12 @@ function mostWithin(times: number[], windowMs: number): number {
   return most;
 }
 
+/** The most in any sliding second against the rate, and the bound of docs/api.md#pacing: the rate plus two batches. */
+function excess(most: number, perSecond: number, batch: number): string {
+  const bound = perSecond + 2 * batch;
+  return `most in any sliding second: ${most}, ${most - perSecond} over the rate ${perSecond} (bound ${bound}: ${most <= bound ? 'held' : 'EXCEEDED'})`;
+}
+
 async function limiterAccuracy(stack: Stack): Promise<void> {
   const config = { REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', QUEUE_PREFIX: stack.queuePrefix } as EnvironmentVariables;
   const limiters = [new PaceLimiter(config), new PaceLimiter(config)];
@@ -67,23 +74,28 @@ async function limiterAccuracy(stack: Stack): Promise<void> {
     const t0 = Date.UTC(2026, 0, 1);
     let seed = 11;
     const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-    const tries = Array.from({ length: 1200 }, (_, k) => ({ at: t0 + k * interval + random() * 200, process: k % 2, paced: false }));
+    const tries: { at: number; process: number; turnAt?: number }[] = Array.from({ length: 1200 }, (_, k) => ({
+      at: t0 + k * interval + random() * 200,
+      process: k % 2,
+    }));
     const granted: number[] = [];
     let waits = 0;
     while (tries.length > 0) {
       tries.sort((a, b) => a.at - b.at);
       const next = tries.shift()!;
-      const waitMs = next.paced ? 0 : await limiters[next.process].take('bench-limiter', perMinute, size, next.at);
+      // As DeliveriesService.deliverBatch: one back for its turn goes, unless half its share late.
+      const kept = next.turnAt !== undefined && PaceLimiter.turnKept(next.turnAt, perMinute, size, next.at);
+      const waitMs = kept ? 0 : await limiters[next.process].take('bench-limiter', perMinute, size, next.at);
       if (waitMs === 0) for (let m = 0; m < size; m++) granted.push(next.at);
       else {
         waits++;
-        tries.push({ at: next.at + waitMs + random() * 20, process: 1 - next.process, paced: true });
+        tries.push({ at: next.at + waitMs + random() * 20, process: 1 - next.process, turnAt: next.at + waitMs });
       }
     }
     const minutes = Array.from({ length: 9 }, (_, m) => granted.filter((t) => t >= t0 + m * 60_000 && t < t0 + (m + 1) * 60_000).length);
     out(`Throttle 600/min, limiter on a simulated clock (2 processes, batches up to 200 ms late, ${waits} sent back to wait):`);
     out(`  per full minute: ${minutes.join(', ')} (target 588-612)`);
-    out(`  most in any second: ${mostWithin(granted, 1000)} (even rate 10, target <= 20)`);
+    out(`  ${excess(mostWithin(granted, 1000), 10, size)}`);
   } finally {
     await Promise.all(limiters.map((l) => l.onModuleDestroy()));
   }
@@ -117,7 +129,7 @@ async function throttledSend(stack: Stack, seeded: Seeded): Promise<void> {
   out(`Throttle ${THROTTLE}/min end to end, ${THROTTLED} installations (accepted ${totals.accepted}):`);
   out(`  ${seconds.toFixed(1)} s from first to last message (even: ${(THROTTLED / even).toFixed(1)} s)`);
   out(`  per full second: mean ${mean.toFixed(0)}, min ${Math.min(...perSecond)}, max ${Math.max(...perSecond)} (even rate ${even})`);
-  out(`  most in any second: ${mostWithin(times, 1000)} (target <= ${2 * even})`);
+  out(`  ${excess(mostWithin(times, 1000), even, throttleBatchSize(THROTTLE, 500))}`);
 }
 
 async function campaign(stack: Stack, label: string): Promise<{ accepted: number; skipped: number; pgUs: number; seconds: number }> {

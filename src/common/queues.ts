@@ -23,8 +23,9 @@ export interface FanoutJob {
 export interface DeliverJob {
   notificationId: string;
   batch: number;
-  /** A throttled send's batch that was given its turn and waited for it (docs/api.md#pacing). */
+  /** A throttled send's batch that was given its turn, at `turnAt` (ms), and waited for it (docs/api.md#pacing). */
   paced?: true;
+  turnAt?: number;
   /** A small send's batch (docs/api.md#small-sends): the notification as the API stored it, so the worker need not read it. */
   carried?: CarriedContent;
 }

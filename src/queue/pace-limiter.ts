@@ -5,7 +5,7 @@ import { workerConnection } from './queue.module';
 import { createRedisClient } from './redis-client';
 import { redisStatus } from './redis-status';
 
-/** GCRA step (docs/decisions/0021-pacing-in-redis-by-cell-rate.md). KEYS[1]: the instant used up to; ARGV: now, ms per message, count. */
+/** GCRA step (docs/decisions/0021-pacing-in-redis-by-cell-rate.md). KEYS[1]: the instant used up to; ARGV: now, ms per message, count; GIVE_BACK_SCRIPT's ARGV[1]: ms unused. */
 const TAKE_SCRIPT = `
 local now = tonumber(ARGV[1])
 local share = tonumber(ARGV[2]) * tonumber(ARGV[3])
@@ -16,7 +16,6 @@ redis.call('SET', KEYS[1], tostring(until_), 'PX', math.ceil(until_ - now) + 360
 return math.ceil(turn - now)
 `;
 
-/** KEYS[1] as above; gives back ARGV[1] ms of share a batch did not use. */
 const GIVE_BACK_SCRIPT = `
 local next = tonumber(redis.call('GET', KEYS[1]) or '0')
 if next > 0 then redis.call('SET', KEYS[1], tostring(next - tonumber(ARGV[1])), 'KEEPTTL') end
@@ -44,6 +43,11 @@ export class PaceLimiter implements OnModuleDestroy {
   /** 0 when `count` messages may go now, else the ms until their turn, which is theirs from then on. */
   take(notificationId: string, perMinute: number, count: number, now: number): Promise<number> {
     return this.redis.paceTake(this.key(notificationId), now, 60_000 / perMinute, count);
+  }
+
+  /** Whether a batch given the turn `turnAt` may still go at `now`: not once half its share late, when it takes a new turn. */
+  static turnKept(turnAt: number, perMinute: number, count: number, now: number): boolean {
+    return now <= turnAt + ((60_000 / perMinute) * count) / 2;
   }
 
   async giveBack(notificationId: string, perMinute: number, count: number): Promise<void> {

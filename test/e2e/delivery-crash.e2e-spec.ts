@@ -4,6 +4,7 @@ import { ChildEnv, ServiceProcess } from '../support/processes';
 import { acceptedPerAddress, configureProviders, seedInstallations } from '../support/providers';
 import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitFor } from '../support/wait-for';
+import { MAX_UNRECORDED } from '../../src/delivery/deliver/outcome-recorder';
 
 const COUNT = 4000;
 
@@ -134,4 +135,67 @@ describe('a worker killed mid-send', () => {
     );
     expect(duplicated.length).toBeLessThanOrEqual(300);
   }, 120_000);
+  it('at the default concurrency, with outcome writes stalled, re-sends at most what was in flight plus the unrecorded cap', async () => {
+    const count = 3000;
+    const seeded = await seedInstallations(ctx, tenant.appId, stack.fakes, count, 'ios-stall', 'ios');
+    const addresses = new Set(seeded.map((s) => s.address));
+    // The defaults: 500-row batches, 250 requests in flight per job, 8 jobs per worker.
+    const env = { ...workerEnv, DELIVERY_BATCH_SIZE: undefined, DELIVERY_CONCURRENCY: undefined, WORKER_CONCURRENCY: undefined };
+    const bound = 250 * Math.min(8, count / 500) + MAX_UNRECORDED;
+    const first = ServiceProcess.start(env);
+    await first.waitForOutput(/Started in worker mode/);
+    const accepted = () => stack.fakes.apns.requests.filter((r) => r.status === 200 && addresses.has(r.token));
+    // The first answers come once the writes are stalled: no outcome is written before the kill.
+    stack.fakes.apns.delayMs = 3000;
+    const id = await sendToUsers(
+      ctx,
+      tenant.token,
+      seeded.map((s) => s.userId),
+      { title: 'Crash', body: 'Stalled writes' },
+    );
+    await waitFor(async () => (await ctx.db.query(`SELECT 1 FROM notifications WHERE id = $1 AND fanned_out_at IS NOT NULL`, [id])).length > 0, 'the fan-out');
+    // A write that takes as long as it takes (a loaded database): every outcome write waits on the notification's row.
+    const stall = ctx.db.createQueryRunner();
+    await stall.connect();
+    await stall.startTransaction();
+    await stall.query(`SELECT 1 FROM notifications WHERE id = $1 FOR UPDATE`, [id]);
+    stack.fakes.apns.delayMs = 0;
+    try {
+      // Killed once every device was reached, or once the worker says its sending waits for the writes.
+      await waitFor(
+        async () => new Set(accepted().map((r) => r.token)).size >= count || /sending waits/.test(first.stdout + first.stderr),
+        'the stall',
+        60_000,
+        10,
+      );
+      first.child.kill('SIGKILL');
+      await first.exited;
+    } finally {
+      await stall.rollbackTransaction();
+      await stall.release();
+      stack.fakes.apns.delayMs = 30;
+    }
+    const acceptedAtKill = new Set(accepted().map((r) => r.token)).size;
+
+    const second = ServiceProcess.start(env);
+    await second.waitForOutput(/Started in worker mode/);
+    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100);
+    await second.stop('SIGTERM');
+
+    expect(done).toMatchObject({ stat_installations: count, stat_accepted: count, stat_failed: 0, stat_skipped: 0 });
+    const perAddress = new Map<string, number>();
+    for (const r of accepted()) perAddress.set(r.token, (perAddress.get(r.token) ?? 0) + 1);
+    for (const s of seeded) expect(perAddress.get(s.address) ?? 0).toBeGreaterThanOrEqual(1);
+    const duplicated = [...perAddress].filter(([, n]) => n > 1).map(([address]) => address);
+    console.log(`SIGKILL with ${acceptedAtKill}/${count} sent and no outcome written; ${duplicated.length} devices got it twice (bound ${bound})`);
+    expect(duplicated.length).toBeLessThanOrEqual(bound);
+    // Not hidden: the restarted worker says how many it sends again, and the trace counts their second attempt.
+    expect(second.stdout + second.stderr).toMatch(/sent again/);
+    const attempts: { address: string; attempts: number }[] = await ctx.db.query(
+      `SELECT i.push_token AS address, d.attempts FROM deliveries d JOIN installations i ON i.id = d.installation_id WHERE d.notification_id = $1`,
+      [id],
+    );
+    const twice = new Set(duplicated);
+    for (const row of attempts) if (twice.has(row.address)) expect(row.attempts).toBeGreaterThanOrEqual(2);
+  }, 180_000);
 });

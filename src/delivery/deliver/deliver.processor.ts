@@ -13,10 +13,11 @@ export class DeliverProcessor extends WorkerHost {
 
   async process(job: Job<DeliverJob>, token?: string) {
     // A job that stalled (its worker died) takes back the rows that worker had in flight.
-    const result = await this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0, job.data.paced === true);
+    const paced = job.data.paced === true && { turnAt: job.data.turnAt };
+    const result = await this.deliveries.deliverBatch(job.data.notificationId, job.data.batch, job.stalledCounter > 0, paced);
     if (result.waitMs) {
       // Before its turn in a throttled send (docs/api.md#pacing): the same job waits for it in Redis, not in this worker.
-      await job.updateData({ ...job.data, paced: true });
+      await job.updateData({ ...job.data, paced: true, turnAt: result.turnAt });
       await job.moveToDelayed(Date.now() + result.waitMs, token);
       throw new DelayedError();
     }

@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mapLimit } from '../../common/map-limit';
 import { Platform } from '../../common/platform';
 import { PROVIDER_OF, SkipReason } from '../../common/vocabulary';
@@ -46,6 +46,7 @@ export function badgeChange(content: PushContent): BadgeChange {
 /** Sends one batch: claims its due rows, sends them with bounded concurrency, and hands each outcome to the OutcomeRecorder. */
 @Injectable()
 export class DeliveriesService {
+  private readonly logger = new Logger('Delivery');
   private readonly contents = new Map<string, NotificationToSend>();
   private readonly byPlatform: Map<Platform, PushProvider>;
 
@@ -69,10 +70,11 @@ export class DeliveriesService {
     notificationId: string,
     batch: number,
     reclaim = false,
-    paced = false,
+    /** A throttled send's batch back for the turn it was given. */
+    paced: false | { turnAt?: number } = false,
     /** A small send's batch (docs/api.md#small-sends): its outcomes are written at once (OutcomeRecorder.record). */
     urgent = false,
-  ): Promise<{ sent: number; waitMs?: number }> {
+  ): Promise<{ sent: number; waitMs?: number; turnAt?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
     const startedAt = notification?.startedAt;
@@ -82,9 +84,12 @@ export class DeliveriesService {
     // A throttled send takes a batch's share of its rate first, and gives back what the batch did not use.
     const throttle = content.options?.throttle_per_minute;
     const share = throttle ? throttleBatchSize(throttle, this.config.DELIVERY_BATCH_SIZE) : 0;
-    if (throttle && !paced) {
-      const waitMs = await this.pace.take(notificationId, throttle, share, this.clock.now());
-      if (waitMs > 0) return { sent: 0, waitMs };
+    // One back for its turn goes, unless so late that it would crowd the next turns (docs/api.md#pacing): it takes a new one.
+    if (throttle) {
+      const now = this.clock.now();
+      const kept = paced && (paced.turnAt === undefined || PaceLimiter.turnKept(paced.turnAt, throttle, share, now));
+      const waitMs = kept ? 0 : await this.pace.take(notificationId, throttle, share, now);
+      if (waitMs > 0) return { sent: 0, waitMs, turnAt: now + waitMs };
     }
     const claimed = await this.outage.retrying('claiming a batch', () =>
       this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge, content.options?.live_activity?.attributes_type ?? null),
@@ -96,11 +101,15 @@ export class DeliveriesService {
       return { sent: 0 };
     }
 
+    // Rows a dead worker left "sending" may have reached their devices: said, not hidden (docs/operations.md).
+    const again = reclaim ? claimed.filter((row) => row.attempts > 1).length : 0;
+    if (again > 0) this.logger.warn(`Notification ${notificationId} batch ${batch}: ${again} messages sent again after a worker stopped before recording them`);
     const credentials = await this.outage.retrying('reading credentials', () => this.credentials.forDelivery(appId));
     const writes = new Set<Promise<void>>();
     let retryDue = 0;
     await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, async (row) => {
       if (this.outage.active) await this.outage.over();
+      await this.outcomes.room();
       const outcome = await this.sendOne(credentials, content, row);
       const final = this.finalize(row, outcome);
       if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());

@@ -1,6 +1,6 @@
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
-import { FLUSH_INTERVAL_MS, FLUSH_SIZE, OutcomeRecorder } from './outcome-recorder';
+import { FLUSH_INTERVAL_MS, FLUSH_SIZE, MAX_UNRECORDED, OutcomeRecorder } from './outcome-recorder';
 import { StoreOutage } from './store-outage';
 
 const record = (n: number): DeliveryRecord => ({
@@ -116,5 +116,21 @@ describe('OutcomeRecorder', () => {
     const failed = recorder.record(record(2));
     await jest.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS);
     await expect(failed).rejects.toThrow('value too long');
+  });
+
+  it('makes sending wait while MAX_UNRECORDED outcomes are not yet written, and lets it go once a write ends', async () => {
+    holdWrites = true;
+    for (let n = 0; n < MAX_UNRECORDED - 1; n++) void recorder.record(record(n));
+    expect(recorder.room()).toBeUndefined();
+    void recorder.record(record(MAX_UNRECORDED));
+    let resumed = false;
+    void recorder.room()!.then(() => (resumed = true));
+    await jest.advanceTimersByTimeAsync(FLUSH_INTERVAL_MS * 10);
+    expect(resumed).toBe(false);
+    // The first write (FLUSH_SIZE of them) ends: fewer are waiting, sending goes on.
+    pending.shift()!();
+    await settle();
+    expect(resumed).toBe(true);
+    expect(recorder.room()).toBeUndefined();
   });
 });

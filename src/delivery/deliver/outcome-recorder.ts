@@ -1,24 +1,19 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { retryingDeadlocks } from '../../common/pg-errors';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository, DeliveryRecord } from './deliveries.repository';
 import { StoreOutage } from './store-outage';
 
-/**
- * How long an outcome may wait before it is written, and how many make a write on their own. A
- * worker killed mid-send sends again what it had not recorded: the requests in flight, plus at most
- * this much. docs/operations.md ("What a worker crash sends twice") says why these values.
- */
+/** A crash re-sends what is in flight and what is not yet written: docs/operations.md ("What a worker crash sends twice"). */
 export const FLUSH_INTERVAL_MS = 100;
 export const FLUSH_SIZE = 100;
+export const MAX_UNRECORDED = 500;
 
-/** A deadlock (two workers' statements meeting on notification rows) is retried at once, this often. */
 const DEADLOCK_RETRIES = 5;
 
 interface Group {
   records: DeliveryRecord[];
   openedAt: number;
-  /** A small send's outcome is in it: written as soon as no other write is in progress. */
   urgent?: boolean;
   written: Promise<void>;
   resolve: () => void;
@@ -36,16 +31,16 @@ function openGroup(): Group {
   return group;
 }
 
-/**
- * Writes delivery outcomes as they come, for every job of this worker process: one statement
- * (DeliveriesRepository.recordOutcomes) per FLUSH_INTERVAL_MS or per FLUSH_SIZE outcomes, whichever
- * comes first, one write at a time.
- */
+/** Writes the outcomes of every job of this process: one statement per FLUSH_INTERVAL_MS or FLUSH_SIZE, one at a time. */
 @Injectable()
 export class OutcomeRecorder {
+  private readonly logger = new Logger(OutcomeRecorder.name);
   private open = openGroup();
   private writing = false;
   private timer: NodeJS.Timeout | undefined;
+  private unrecorded = 0;
+  private waiters: (() => void)[] = [];
+  private warnedAt = 0;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -53,11 +48,9 @@ export class OutcomeRecorder {
     private readonly completions: CompletionReportService,
   ) {}
 
-  /**
-   * Queues an outcome; the promise settles once it is written (with the others of its write).
-   * `urgent` (a small send's) writes at once: its job holds one of the few deliver-small slots.
-   */
+  /** Settles once written; `urgent` (a small send's, whose job holds a scarce slot) writes at once. */
   record(record: DeliveryRecord, urgent = false): Promise<void> {
+    this.unrecorded++;
     const group = this.open;
     if (group.records.length === 0) group.openedAt = Date.now();
     group.records.push(record);
@@ -66,7 +59,16 @@ export class OutcomeRecorder {
     return group.written;
   }
 
-  /** Writes now if the open group is full or old enough, else arms the timer for when it will be. */
+  /** Resolves once fewer than MAX_UNRECORDED outcomes wait to be written; a provider send awaits it first. */
+  room(): Promise<void> | undefined {
+    if (this.unrecorded < MAX_UNRECORDED) return undefined;
+    if (this.waiters.length === 0 && Date.now() - this.warnedAt >= 60_000) {
+      this.warnedAt = Date.now();
+      this.logger.warn(`${this.unrecorded} outcomes not yet written: sending waits for the database`);
+    }
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+
   private schedule(): void {
     const group = this.open;
     if (this.writing || group.records.length === 0) return;
@@ -96,11 +98,12 @@ export class OutcomeRecorder {
       }, group.reject)
       .finally(() => {
         this.writing = false;
+        this.unrecorded -= group.records.length;
+        if (this.unrecorded < MAX_UNRECORDED) for (const resume of this.waiters.splice(0)) resume();
         this.schedule();
       });
   }
 
-  /** Writes a group; answers the notifications it completed (for their completion log line). */
   private recordRetryingDeadlocks(records: DeliveryRecord[]): Promise<string[]> {
     return retryingDeadlocks(() => this.deliveries.recordOutcomes(records), DEADLOCK_RETRIES);
   }
