@@ -6,12 +6,13 @@ import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { ProvidersModule } from '../delivery/providers/providers.module';
 import { IdempotencyModule } from '../notifications/idempotency/idempotency.module';
-import { LiveActivityJobs } from '../queue/jobs';
+import { LiveActivityBroadcastJobs, LiveActivityJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { LiveActivitiesController } from './live-activities.controller';
 import { LiveActivitiesRepository } from './live-activities.repository';
 import { LiveActivitiesService } from './live-activities.service';
 import { LiveActivityChannelsController } from './live-activity-channels.controller';
+import { LiveActivityChannelsRepository } from './live-activity-channels.repository';
 import { LiveActivityChannelsService } from './live-activity-channels.service';
 
 /** The Live Activities API (docs/api.md#live-activities); the worker sends the updates (delivery/live-activity/). */
@@ -30,7 +31,15 @@ import { LiveActivityChannelsService } from './live-activity-channels.service';
     }),
   ],
   controllers: [LiveActivitiesController, LiveActivityChannelsController],
-  providers: [LiveActivitiesService, LiveActivityChannelsService, LiveActivitiesRepository, LiveActivityJobs, Clock],
+  providers: [
+    LiveActivitiesService,
+    LiveActivityChannelsService,
+    LiveActivitiesRepository,
+    LiveActivityChannelsRepository,
+    LiveActivityJobs,
+    LiveActivityBroadcastJobs,
+    Clock,
+  ],
   // The operator dashboard lists activities and channels through the services (docs/architecture.md, "The admin room").
   exports: [LiveActivitiesService, LiveActivityChannelsService],
 })

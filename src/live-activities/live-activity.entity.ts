@@ -130,3 +130,48 @@ export class LiveActivityChannel {
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
 }
+
+/** One broadcast to a channel (docs/api.md#live-activity-channels), sent and retried by the worker. */
+@Entity('live_activity_broadcasts')
+@Index('live_activity_broadcasts_pending_idx', ['updatedAt'], { where: `status = 'pending'` })
+@Index('live_activity_broadcasts_app_id_idx', ['appId'])
+export class LiveActivityBroadcast {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'live_activity_broadcasts_pkey' })
+  id: string;
+
+  @Column({ name: 'app_id', type: 'uuid' })
+  appId: string;
+
+  @ManyToOne(() => App, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'live_activity_broadcasts_app_id_fkey' })
+  app?: App;
+
+  /** APNs' channel id; no foreign key, so it stays readable once the channel is deleted. */
+  @Column({ name: 'channel_id', type: 'varchar', length: 255 })
+  channelId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  event: string;
+
+  @Column({ type: 'jsonb' })
+  content: Record<string, unknown>;
+
+  @Column({ type: 'varchar', length: 8 })
+  priority: string;
+
+  /** The instant the API accepted it: `aps.timestamp`. */
+  @Column({ name: 'accepted_at', type: 'timestamptz' })
+  acceptedAt: Date;
+
+  @Column({ type: 'varchar', length: 16, default: 'pending' satisfies LiveActivityUpdateStatus })
+  status: LiveActivityUpdateStatus;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  reason: string | null;
+
+  @Column({ type: 'int', default: 0 })
+  attempts: number;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
+}
