@@ -45,7 +45,6 @@ export interface LiveActivityJob {
   attempt: number;
 }
 
-/** A channel broadcast's attempt (docs/api.md#live-activity-channels), on LIVE_ACTIVITY_QUEUE. */
 export interface LiveActivityBroadcastJob {
   broadcastId: string;
   attempt: number;

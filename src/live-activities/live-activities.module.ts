@@ -18,9 +18,8 @@ import { LiveActivityChannelsService } from './live-activity-channels.service';
 /** The Live Activities API (docs/api.md#live-activities); the worker sends the updates (delivery/live-activity/). */
 @Module({
   imports: [
-    // Idempotency-Key handling is the sends' own (IdempotencyService, its repository and table).
     IdempotencyModule,
-    // Broadcast channels are managed at APNs while the request waits: the app's credentials and the APNs client (no queue consumer).
+    // Idempotency-Key as for sends; channels are managed at APNs while the request waits (credentials, APNs client).
     CredentialsModule,
     ProvidersModule,
     // As for sends: the API's producer fails fast while Redis is away instead of buffering.

@@ -29,11 +29,7 @@ export interface UpdateResult {
   replayed: boolean;
 }
 
-/**
- * Live Activities of one app (docs/api.md#live-activities): the activities and their update tokens,
- * and the updates, numbered and stamped when accepted and queued for the worker, which sends them
- * in that order (delivery/live-activity/).
- */
+/** Live Activities (docs/api.md#live-activities): updates are numbered, stamped and queued for the worker. */
 @Injectable()
 export class LiveActivitiesService {
   private readonly logger = new Logger(LiveActivitiesService.name);
@@ -72,10 +68,7 @@ export class LiveActivitiesService {
     if (!(await this.activities.end(appId, activityId, ENDED))) throw new NotFoundError();
   }
 
-  /**
-   * POST .../updates: numbered and stamped in one statement, then queued. 404 for an unknown
-   * activity, 409 for an ended one. With an Idempotency-Key, a retry answers as the first time.
-   */
+  /** POST .../updates: numbered and stamped in one statement, then queued; 404 unknown, 409 ended. */
   async update(appId: string, activityId: string, dto: LiveActivityUpdateDto, rawBody: unknown, idempotencyKey?: string): Promise<UpdateResult> {
     const update = this.newUpdate(dto);
     if (idempotencyKey === undefined) {
@@ -120,14 +113,12 @@ export class LiveActivitiesService {
     return storedUpdate(dto, acceptedAt);
   }
 
-  /** No update was stored: the activity is unknown (404) or has ended (409). */
   private async refuse(appId: string, activityId: string): Promise<never> {
     const row = await this.activities.find(appId, activityId);
     if (!row) throw new NotFoundError();
     throw new StateConflictError(ENDED_MESSAGE);
   }
 
-  /** Queues the first attempt; one Redis did not take is logged, and queued by the worker's sweeper once it is overdue. */
   private async enqueue(updateId: string): Promise<void> {
     try {
       await withTimeout(this.jobs.add(updateId, 1), ENQUEUE_TIMEOUT_MS);

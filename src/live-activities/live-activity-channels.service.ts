@@ -32,17 +32,13 @@ export function toBroadcastResource(row: BroadcastRow) {
 }
 export type BroadcastResource = ReturnType<typeof toBroadcastResource>;
 
-/** An accepted broadcast's answer: JSON text, stored as is under an Idempotency-Key so a replay is byte-identical. */
+/** JSON text, stored as is under an Idempotency-Key so a replay is byte-identical. */
 export interface BroadcastResult {
   body: string;
   replayed: boolean;
 }
 
-/**
- * iOS 18 broadcast channels (docs/api.md#live-activity-channels): created, listed and deleted at
- * APNs' channel management API while the request waits (APNs refusing is a 409 with its reason);
- * broadcasts are stored and queued, and the worker sends them (delivery/live-activity/).
- */
+/** iOS 18 channels (docs/api.md#live-activity-channels), managed at APNs at once; broadcasts queued for the worker. */
 @Injectable()
 export class LiveActivityChannelsService {
   private readonly logger = new Logger(LiveActivityChannelsService.name);
@@ -115,7 +111,6 @@ export class LiveActivityChannelsService {
     return toBroadcastResource(row);
   }
 
-  /** One Redis did not take is logged; the worker's sweeper queues it once it is overdue. */
   private async enqueue(broadcastId: string): Promise<void> {
     try {
       await withTimeout(this.jobs.add(broadcastId, 1), ENQUEUE_TIMEOUT_MS);

@@ -3,11 +3,7 @@ import { App } from '../apps/app.entity';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../common/vocabulary';
 import { Installation } from '../installations/installation.entity';
 
-/**
- * A running Live Activity on one iOS installation (docs/api.md#live-activities), with its update
- * token (write-only). `last_seq` / `last_accepted_at` number the updates the API accepts, in
- * order; `sent_seq` is the newest one APNs accepted, so an older one is never sent after it.
- */
+/** A running Live Activity (docs/api.md#live-activities); `last_seq` numbers accepted updates, `sent_seq` the newest APNs took. */
 @Entity('live_activities')
 @Index('live_activities_app_id_activity_id_key', ['appId', 'activityId'], { unique: true })
 @Index('live_activities_installation_id_idx', ['installationId'])
@@ -93,7 +89,6 @@ export class LiveActivityUpdate {
   @Column({ type: 'varchar', length: 8 })
   priority: string;
 
-  /** The instant the API accepted it: `aps.timestamp`. */
   @Column({ name: 'accepted_at', type: 'timestamptz' })
   acceptedAt: Date;
 
@@ -146,7 +141,6 @@ export class LiveActivityBroadcast {
   @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'live_activity_broadcasts_app_id_fkey' })
   app?: App;
 
-  /** APNs' channel id; no foreign key, so it stays readable once the channel is deleted. */
   @Column({ name: 'channel_id', type: 'varchar', length: 255 })
   channelId: string;
 
@@ -159,7 +153,6 @@ export class LiveActivityBroadcast {
   @Column({ type: 'varchar', length: 8 })
   priority: string;
 
-  /** The instant the API accepted it: `aps.timestamp`. */
   @Column({ name: 'accepted_at', type: 'timestamptz' })
   acceptedAt: Date;
 

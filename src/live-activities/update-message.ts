@@ -3,13 +3,10 @@ import { LIVE_ACTIVITY_PAYLOAD_LIMIT, LiveActivityMessage, liveActivityPayloadSi
 import { LiveActivityUpdateDto } from './dto/live-activity.dto';
 import type { NewLiveActivityUpdate } from './live-activities.repository';
 
-/** An enqueue that Redis does not confirm by then is given up: the worker's sweeper queues it later. */
+/** An enqueue Redis does not confirm by then is given up (logged): the worker's sweeper queues it later. */
 export const ENQUEUE_TIMEOUT_MS = 2_000;
 
-/**
- * The APNs message of an update body accepted at `acceptedAt` (docs/api.md#live-activity-updates);
- * one whose payload cannot fit APNs' 4 KiB is refused now, at `content_state`.
- */
+/** The APNs message of an update accepted at `acceptedAt`; one that cannot fit 4 KiB is a 422 at `content_state`. */
 export function updateMessage(dto: LiveActivityUpdateDto, acceptedAt: Date): LiveActivityMessage {
   const message: LiveActivityMessage = {
     event: dto.event,
@@ -40,7 +37,6 @@ export function storedUpdate(dto: LiveActivityUpdateDto, acceptedAt: Date): NewL
   return { event: dto.event, content: JSON.stringify(content), priority: dto.priority ?? 'normal', acceptedAt };
 }
 
-/** `promise`, or a rejection after `ms`. */
 export async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
