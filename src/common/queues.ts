@@ -46,13 +46,20 @@ export interface LiveActivityJob {
   attempt: number;
 }
 
+export interface LiveActivityBroadcastJob {
+  broadcastId: string;
+  attempt: number;
+}
+
 export const FANOUT_JOB = 'fanout';
 export const DELIVER_JOB = 'deliver';
 export const WEBHOOK_JOB = 'webhook';
 export const LIVE_ACTIVITY_JOB = 'live-activity';
+export const LIVE_ACTIVITY_BROADCAST_JOB = 'live-activity-broadcast';
 
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;
 export const liveActivityJobId = (updateId: string, attempt: number) => `live-activity-${updateId}-${attempt}`;
+export const liveActivityBroadcastJobId = (broadcastId: string, attempt: number) => `live-activity-broadcast-${broadcastId}-${attempt}`;

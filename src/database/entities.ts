@@ -8,7 +8,7 @@ import { NotificationEvent } from '../notifications/events/notification-event.en
 import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
 import { InstallationBadge } from '../installations/installation-badge.entity';
-import { LiveActivity, LiveActivityChannel, LiveActivityUpdate } from '../live-activities/live-activity.entity';
+import { LiveActivity, LiveActivityBroadcast, LiveActivityChannel, LiveActivityUpdate } from '../live-activities/live-activity.entity';
 import { IdempotencyKey } from '../notifications/idempotency/idempotency-key.entity';
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
@@ -33,4 +33,5 @@ export const ENTITIES = [
   LiveActivity,
   LiveActivityUpdate,
   LiveActivityChannel,
+  LiveActivityBroadcast,
 ];

@@ -3,7 +3,7 @@ import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, LIVE_ACTIVITY_QUEUE, MAINTENANCE_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
 import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
-import { DeliverJobs, FanoutJobs, LiveActivityJobs } from '../queue/jobs';
+import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs } from '../queue/jobs';
 import { PaceLimiter } from '../queue/pace-limiter';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
@@ -15,6 +15,8 @@ import { FanOutProcessor } from './fan-out/fan-out.processor';
 import { FanOutRepository } from './fan-out/fan-out.repository';
 import { FanOutService } from './fan-out/fan-out.service';
 import { LiveActivityUpdatesRepository } from './live-activity/live-activity-updates.repository';
+import { LiveActivityBroadcastsRepository } from './live-activity/live-activity-broadcasts.repository';
+import { LiveActivityBroadcasterService } from './live-activity/live-activity-broadcaster.service';
 import { LiveActivitySenderService } from './live-activity/live-activity-sender.service';
 import { LiveActivityProcessor } from './live-activity/live-activity.processor';
 import { OutcomeRecorder } from './deliver/outcome-recorder';
@@ -63,6 +65,9 @@ import { SweeperService } from './sweeper/sweeper.service';
     LiveActivitySenderService,
     LiveActivityUpdatesRepository,
     LiveActivityJobs,
+    LiveActivityBroadcasterService,
+    LiveActivityBroadcastsRepository,
+    LiveActivityBroadcastJobs,
     LiveActivityProcessor,
   ],
 })

@@ -6,20 +6,20 @@ import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { ProvidersModule } from '../delivery/providers/providers.module';
 import { IdempotencyModule } from '../notifications/idempotency/idempotency.module';
-import { LiveActivityJobs } from '../queue/jobs';
+import { LiveActivityBroadcastJobs, LiveActivityJobs } from '../queue/jobs';
 import { producerConnection } from '../queue/queue.module';
 import { LiveActivitiesController } from './live-activities.controller';
 import { LiveActivitiesRepository } from './live-activities.repository';
 import { LiveActivitiesService } from './live-activities.service';
 import { LiveActivityChannelsController } from './live-activity-channels.controller';
+import { LiveActivityChannelsRepository } from './live-activity-channels.repository';
 import { LiveActivityChannelsService } from './live-activity-channels.service';
 
 /** The Live Activities API (docs/api.md#live-activities); the worker sends the updates (delivery/live-activity/). */
 @Module({
   imports: [
-    // Idempotency-Key handling is the sends' own (IdempotencyService, its repository and table).
     IdempotencyModule,
-    // Broadcast channels are managed at APNs while the request waits: the app's credentials and the APNs client (no queue consumer).
+    // Idempotency-Key as for sends; channels are managed at APNs while the request waits (credentials, APNs client).
     CredentialsModule,
     ProvidersModule,
     // As for sends: the API's producer fails fast while Redis is away instead of buffering.
@@ -30,7 +30,15 @@ import { LiveActivityChannelsService } from './live-activity-channels.service';
     }),
   ],
   controllers: [LiveActivitiesController, LiveActivityChannelsController],
-  providers: [LiveActivitiesService, LiveActivityChannelsService, LiveActivitiesRepository, LiveActivityJobs, Clock],
+  providers: [
+    LiveActivitiesService,
+    LiveActivityChannelsService,
+    LiveActivitiesRepository,
+    LiveActivityChannelsRepository,
+    LiveActivityJobs,
+    LiveActivityBroadcastJobs,
+    Clock,
+  ],
   // The operator dashboard lists activities and channels through the services (docs/architecture.md, "The admin room").
   exports: [LiveActivitiesService, LiveActivityChannelsService],
 })

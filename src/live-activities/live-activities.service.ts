@@ -15,12 +15,10 @@ import {
   toLiveActivityUpdateResource,
 } from './live-activity.resource';
 import { isUuid } from '../common/uuid';
-import { updateMessage } from './update-message';
+import { ENQUEUE_TIMEOUT_MS, storedUpdate, updateMessage, withTimeout } from './update-message';
 
 const ACTIVE: LiveActivityStatus = 'active';
 const ENDED: LiveActivityStatus = 'ended';
-/** An enqueue that Redis does not confirm by then is given up: the worker's sweeper queues the update later (docs/api.md#live-activity-updates). */
-const ENQUEUE_TIMEOUT_MS = 2_000;
 
 export const ENDED_MESSAGE = 'This live activity has ended.';
 
@@ -31,11 +29,7 @@ export interface UpdateResult {
   replayed: boolean;
 }
 
-/**
- * Live Activities of one app (docs/api.md#live-activities): the activities and their update tokens,
- * and the updates, numbered and stamped when accepted and queued for the worker, which sends them
- * in that order (delivery/live-activity/).
- */
+/** Live Activities (docs/api.md#live-activities): updates are numbered, stamped and queued for the worker. */
 @Injectable()
 export class LiveActivitiesService {
   private readonly logger = new Logger(LiveActivitiesService.name);
@@ -74,10 +68,7 @@ export class LiveActivitiesService {
     if (!(await this.activities.end(appId, activityId, ENDED))) throw new NotFoundError();
   }
 
-  /**
-   * POST .../updates: numbered and stamped in one statement, then queued. 404 for an unknown
-   * activity, 409 for an ended one. With an Idempotency-Key, a retry answers as the first time.
-   */
+  /** POST .../updates: numbered and stamped in one statement, then queued; 404 unknown, 409 ended. */
   async update(appId: string, activityId: string, dto: LiveActivityUpdateDto, rawBody: unknown, idempotencyKey?: string): Promise<UpdateResult> {
     const update = this.newUpdate(dto);
     if (idempotencyKey === undefined) {
@@ -119,37 +110,20 @@ export class LiveActivitiesService {
   private newUpdate(dto: LiveActivityUpdateDto): NewLiveActivityUpdate {
     const acceptedAt = new Date(this.clock.now());
     updateMessage(dto, acceptedAt);
-    const content = {
-      content_state: dto.content_state,
-      alert: dto.alert ?? null,
-      stale_date: dto.stale_date ?? null,
-      dismissal_date: dto.dismissal_date ?? null,
-      relevance_score: dto.relevance_score ?? null,
-    };
-    return { event: dto.event, content: JSON.stringify(content), priority: dto.priority ?? 'normal', acceptedAt };
+    return storedUpdate(dto, acceptedAt);
   }
 
-  /** No update was stored: the activity is unknown (404) or has ended (409). */
   private async refuse(appId: string, activityId: string): Promise<never> {
     const row = await this.activities.find(appId, activityId);
     if (!row) throw new NotFoundError();
     throw new StateConflictError(ENDED_MESSAGE);
   }
 
-  /** Queues the first attempt; one Redis did not take is logged, and queued by the worker's sweeper once it is overdue. */
   private async enqueue(updateId: string): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
     try {
-      await Promise.race([
-        this.jobs.add(updateId, 1),
-        new Promise((_, reject) => {
-          timer = setTimeout(() => reject(new Error('timed out')), ENQUEUE_TIMEOUT_MS);
-        }),
-      ]);
+      await withTimeout(this.jobs.add(updateId, 1), ENQUEUE_TIMEOUT_MS);
     } catch (error) {
       this.logger.error(`Live Activity update ${updateId} was stored but not queued: ${(error as Error).message}`);
-    } finally {
-      clearTimeout(timer);
     }
   }
 }

@@ -1,12 +1,16 @@
-import { Injectable } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { NotFoundError, StateConflictError } from '../common/errors';
 import { Clock, iso } from '../common/time';
 import { ChannelStorage } from '../common/vocabulary';
 import { CredentialsService } from '../credentials/credentials.service';
+import { isUuid } from '../common/uuid';
 import { ApnsProvider, reasonOf } from '../delivery/providers/apns.provider';
+import { IdempotencyService, requestHash } from '../notifications/idempotency/idempotency.service';
+import { LiveActivityBroadcastJobs } from '../queue/jobs';
 import { LiveActivityUpdateDto } from './dto/live-activity.dto';
 import { LiveActivitiesRepository, LiveActivityChannelRow } from './live-activities.repository';
-import { updateMessage } from './update-message';
+import { BroadcastRow, LiveActivityChannelsRepository } from './live-activity-channels.repository';
+import { ENQUEUE_TIMEOUT_MS, storedUpdate, updateMessage, withTimeout } from './update-message';
 
 /** The LiveActivityChannel resource. */
 export function toChannelResource(row: LiveActivityChannelRow) {
@@ -14,24 +18,36 @@ export function toChannelResource(row: LiveActivityChannelRow) {
 }
 export type ChannelResource = ReturnType<typeof toChannelResource>;
 
-/** What a broadcast became: APNs answers at once, so it is `accepted` or `failed` with APNs' reason. */
-export interface BroadcastResource {
-  channel_id: string;
-  event: string;
-  status: 'accepted' | 'failed';
-  reason: string | null;
-  created_at: string;
+/** A stored broadcast (docs/api.md#live-activity-channels): `pending` until APNs accepts it or it fails. */
+export function toBroadcastResource(row: BroadcastRow) {
+  return {
+    id: row.id,
+    channel_id: row.channel_id,
+    event: row.event,
+    status: row.status,
+    reason: row.reason,
+    attempts: row.attempts,
+    created_at: iso(row.accepted_at)!,
+  };
+}
+export type BroadcastResource = ReturnType<typeof toBroadcastResource>;
+
+/** JSON text, stored as is under an Idempotency-Key so a replay is byte-identical. */
+export interface BroadcastResult {
+  body: string;
+  replayed: boolean;
 }
 
-/**
- * iOS 18 broadcast channels (docs/api.md#live-activity-channels): created, listed and deleted at
- * APNs' channel management API, and updated through its broadcast endpoint, while the request
- * waits (one APNs request each). APNs refusing is a 409 carrying its reason.
- */
+/** iOS 18 channels (docs/api.md#live-activity-channels), managed at APNs at once; broadcasts queued for the worker. */
 @Injectable()
 export class LiveActivityChannelsService {
+  private readonly logger = new Logger(LiveActivityChannelsService.name);
+
   constructor(
     private readonly activities: LiveActivitiesRepository,
+    private readonly broadcasts: LiveActivityChannelsRepository,
+    private readonly idempotency: IdempotencyService,
+    private readonly jobs: LiveActivityBroadcastJobs,
     private readonly credentials: CredentialsService,
     private readonly apns: ApnsProvider,
     private readonly clock: Clock,
@@ -59,22 +75,52 @@ export class LiveActivityChannelsService {
     await this.activities.deleteChannel(appId, id);
   }
 
-  /** One broadcast to the channel's activities, stamped with the second it was accepted. */
-  async broadcast(appId: string, id: string, dto: LiveActivityUpdateDto): Promise<BroadcastResource> {
+  /** Stored, stamped with the instant it was accepted, then queued; 404 for a channel the app does not have. */
+  async broadcast(appId: string, id: string, dto: LiveActivityUpdateDto, rawBody: unknown, idempotencyKey?: string): Promise<BroadcastResult> {
     const acceptedAt = new Date(this.clock.now());
-    const message = updateMessage(dto, acceptedAt);
-    if (!(await this.activities.findChannel(appId, id))) throw new NotFoundError();
-    const outcome = await this.apns.broadcast(await this.credentials.forDelivery(appId), id, message);
-    const accepted = outcome.kind === 'accepted';
-    return {
-      channel_id: id,
-      event: dto.event,
-      status: accepted ? 'accepted' : 'failed',
-      reason: accepted ? null : outcome.reason,
-      created_at: acceptedAt.toISOString(),
-    };
+    updateMessage(dto, acceptedAt);
+    const stored = storedUpdate(dto, acceptedAt);
+    if (idempotencyKey === undefined) {
+      const row = await this.broadcasts.accept(appId, id, stored);
+      if (!row) throw new NotFoundError();
+      await this.enqueue(row.id);
+      return { body: answer(row), replayed: false };
+    }
+
+    // The channel is part of what identifies the request, as the activity is for updates.
+    const claim = await this.idempotency.claim(appId, idempotencyKey, requestHash({ channel_id: id, body: rawBody }));
+    if (claim.kind === 'replay') return { body: claim.body, replayed: true };
+    let accepted: Awaited<ReturnType<LiveActivityChannelsRepository['acceptWithResponse']>>;
+    try {
+      accepted = await this.broadcasts.acceptWithResponse(appId, id, stored, idempotencyKey, (row) => ({ status: 202, body: answer(row) }));
+    } catch (error) {
+      await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
+      throw error;
+    }
+    if (!accepted) {
+      await this.idempotency.release(appId, idempotencyKey).catch(() => undefined);
+      throw new NotFoundError();
+    }
+    await this.enqueue(accepted.row.id);
+    return { body: accepted.body, replayed: false };
+  }
+
+  async findBroadcast(appId: string, channelId: string, id: string): Promise<BroadcastResource> {
+    const row = isUuid(id) ? await this.broadcasts.find(appId, channelId, id) : undefined;
+    if (!row) throw new NotFoundError();
+    return toBroadcastResource(row);
+  }
+
+  private async enqueue(broadcastId: string): Promise<void> {
+    try {
+      await withTimeout(this.jobs.add(broadcastId, 1), ENQUEUE_TIMEOUT_MS);
+    } catch (error) {
+      this.logger.error(`Live Activity broadcast ${broadcastId} was stored but not queued: ${(error as Error).message}`);
+    }
   }
 }
+
+const answer = (row: BroadcastRow) => JSON.stringify({ data: toBroadcastResource(row) });
 
 function refused(what: string, answer: Awaited<ReturnType<ApnsProvider['channelRequest']>>): StateConflictError {
   const reason = 'reason' in answer ? answer.reason : 'failure' in answer ? answer.failure : (reasonOf(answer.body) ?? `HTTP ${answer.status}`);

@@ -3,11 +3,7 @@ import { App } from '../apps/app.entity';
 import type { LiveActivityStatus, LiveActivityUpdateStatus } from '../common/vocabulary';
 import { Installation } from '../installations/installation.entity';
 
-/**
- * A running Live Activity on one iOS installation (docs/api.md#live-activities), with its update
- * token (write-only). `last_seq` / `last_accepted_at` number the updates the API accepts, in
- * order; `sent_seq` is the newest one APNs accepted, so an older one is never sent after it.
- */
+/** A running Live Activity (docs/api.md#live-activities); `last_seq` numbers accepted updates, `sent_seq` the newest APNs took. */
 @Entity('live_activities')
 @Index('live_activities_app_id_activity_id_key', ['appId', 'activityId'], { unique: true })
 @Index('live_activities_installation_id_idx', ['installationId'])
@@ -93,7 +89,6 @@ export class LiveActivityUpdate {
   @Column({ type: 'varchar', length: 8 })
   priority: string;
 
-  /** The instant the API accepted it: `aps.timestamp`. */
   @Column({ name: 'accepted_at', type: 'timestamptz' })
   acceptedAt: Date;
 
@@ -129,4 +124,47 @@ export class LiveActivityChannel {
 
   @Column({ name: 'created_at', type: 'timestamptz', default: () => 'now()' })
   createdAt: Date;
+}
+
+/** One broadcast to a channel (docs/api.md#live-activity-channels), sent and retried by the worker. */
+@Entity('live_activity_broadcasts')
+@Index('live_activity_broadcasts_pending_idx', ['updatedAt'], { where: `status = 'pending'` })
+@Index('live_activity_broadcasts_app_id_idx', ['appId'])
+export class LiveActivityBroadcast {
+  @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'live_activity_broadcasts_pkey' })
+  id: string;
+
+  @Column({ name: 'app_id', type: 'uuid' })
+  appId: string;
+
+  @ManyToOne(() => App, { onDelete: 'CASCADE' })
+  @JoinColumn({ name: 'app_id', foreignKeyConstraintName: 'live_activity_broadcasts_app_id_fkey' })
+  app?: App;
+
+  @Column({ name: 'channel_id', type: 'varchar', length: 255 })
+  channelId: string;
+
+  @Column({ type: 'varchar', length: 16 })
+  event: string;
+
+  @Column({ type: 'jsonb' })
+  content: Record<string, unknown>;
+
+  @Column({ type: 'varchar', length: 8 })
+  priority: string;
+
+  @Column({ name: 'accepted_at', type: 'timestamptz' })
+  acceptedAt: Date;
+
+  @Column({ type: 'varchar', length: 16, default: 'pending' satisfies LiveActivityUpdateStatus })
+  status: LiveActivityUpdateStatus;
+
+  @Column({ type: 'varchar', length: 255, nullable: true })
+  reason: string | null;
+
+  @Column({ type: 'int', default: 0 })
+  attempts: number;
+
+  @Column({ name: 'updated_at', type: 'timestamptz', default: () => 'now()' })
+  updatedAt: Date;
 }

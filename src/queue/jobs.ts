@@ -8,9 +8,12 @@ import {
   DeliverJob,
   deliverJobId,
   FANOUT_JOB,
+  LIVE_ACTIVITY_BROADCAST_JOB,
   LIVE_ACTIVITY_JOB,
   LIVE_ACTIVITY_QUEUE,
+  LiveActivityBroadcastJob,
   LiveActivityJob,
+  liveActivityBroadcastJobId,
   liveActivityJobId,
   SMALL_SEND_QUEUE,
   FANOUT_QUEUE,
@@ -135,6 +138,31 @@ export class LiveActivityJobs {
     if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
     if (job) await job.remove().catch(() => undefined);
     await this.add(updateId, attempt);
+    return true;
+  }
+}
+
+/** Attempts of Live Activity channel broadcasts, on the Live Activity queue (docs/api.md#live-activity-channels). */
+@Injectable()
+export class LiveActivityBroadcastJobs {
+  constructor(@InjectQueue(LIVE_ACTIVITY_QUEUE) private readonly queue: Queue<LiveActivityBroadcastJob>) {}
+
+  /** Attempt `attempt` of a broadcast, after `delayMs`; queued once per id. */
+  add(broadcastId: string, attempt: number, delayMs = 0): Promise<Job<LiveActivityBroadcastJob>> {
+    return this.queue.add(
+      LIVE_ACTIVITY_BROADCAST_JOB,
+      { broadcastId, attempt },
+      { jobId: liveActivityBroadcastJobId(broadcastId, attempt), ...(delayMs > 0 ? { delay: delayMs } : {}) },
+    );
+  }
+
+  /** Queues an owed attempt unless a live job holds it; a finished one of the same id goes first. True when queued. */
+  async requeue(broadcastId: string, attempt: number): Promise<boolean> {
+    const job = await this.queue.getJob(liveActivityBroadcastJobId(broadcastId, attempt));
+    const state = job ? await job.getState() : 'missing';
+    if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
+    if (job) await job.remove().catch(() => undefined);
+    await this.add(broadcastId, attempt);
     return true;
   }
 }

@@ -64,6 +64,7 @@ export interface FakeChannel {
 }
 
 export const isChannelPath = (path: string) => CHANNEL_PATH.test(path) || BROADCAST_PATH.test(path);
+export const isBroadcastPath = (path: string) => BROADCAST_PATH.test(path);
 
 /** iOS 18 broadcast channels as APNs keeps them: create, read, list, delete, and broadcasts to a live channel. */
 export class FakeApnsChannels {

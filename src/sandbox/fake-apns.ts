@@ -1,7 +1,16 @@
 import { createPublicKey, generateKeyPairSync, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { constants as h2, createSecureServer, type IncomingHttpHeaders, type OutgoingHttpHeaders, type ServerHttp2Stream } from 'node:http2';
 import { decodeProtectedHeader, jwtVerify } from 'jose';
-import { FakeApnsChannels, isChannelPath, respondToChannelRequest, liveActivityProblem, LIVE_ACTIVITY_PUSH_TYPE, topicFor } from './apns-live-activity';
+import {
+  ChannelAnswer,
+  FakeApnsChannels,
+  isBroadcastPath,
+  isChannelPath,
+  respondToChannelRequest,
+  liveActivityProblem,
+  LIVE_ACTIVITY_PUSH_TYPE,
+  topicFor,
+} from './apns-live-activity';
 import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
 const MAX_PAYLOAD_BYTES = 4096;
@@ -176,9 +185,17 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
   ): Promise<void> {
     const tokenProblem = headers.authorization === undefined ? 'MissingProviderToken' : await this.checkProviderToken(jwt);
     const method = String(headers[h2.HTTP2_HEADER_METHOD]);
-    const answer = tokenProblem
-      ? { status: 403, body: { reason: tokenProblem } as Record<string, unknown>, headers: undefined }
+    let answer: ChannelAnswer = tokenProblem
+      ? { status: 403, body: { reason: tokenProblem } }
       : this.liveActivityChannels.answer(method, path, plainHeaders(headers), text, (bundleId) => this.topics.has(bundleId));
+    // A valid broadcast takes the channel's scripted step or behaviour, as a push takes its token's.
+    const step = answer.status === 200 && isBroadcastPath(path) ? this.nextStep(headerValue(headers, 'apns-channel-id') ?? '') : undefined;
+    if (step)
+      answer = {
+        status: step.status,
+        body: { reason: step.reason },
+        headers: step.retryAfter === undefined ? undefined : { 'retry-after': String(step.retryAfter) },
+      };
     const reason = typeof answer.body?.reason === 'string' ? answer.body.reason : undefined;
     this.requests.push({
       token: headerValue(headers, 'apns-channel-id') ?? '',

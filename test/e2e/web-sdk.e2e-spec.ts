@@ -1,8 +1,10 @@
-import { createReadStream, existsSync, mkdirSync } from 'node:fs';
+import { createReadStream, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { extname, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium } from '../support/chromium';
+import { tmpdir } from 'node:os';
+import { extname, join, resolve } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { CHROMIUM } from '../support/chromium';
+import { type Desktop, type DesktopNotification, startDesktop } from '../support/desktop-notifications';
 import { FakeWebPush } from '../fakes';
 import { freePort, ROOT, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
 import { useBuiltServices } from '../support/use-built-services';
@@ -13,18 +15,19 @@ import { useBuiltServices } from '../support/use-built-services';
  * registers; a notification sent through the API reaches the loopback Web Push service, and the
  * payload it decrypted is pushed into the browser's service worker over the DevTools protocol.
  *
- * Two things a browser here cannot do are stood in for, both documented in clients/web/README.md:
- * it cannot reach a real push service, so the page gives the SDK the loopback service's
- * subscription through the `pushManager` option; and nobody can click a notification in headless
- * Chromium (DevTools has no command for it), so the test's worker runs the SDK's click handling
- * (`handleNotificationClick`) when the page asks it to.
+ * The browser cannot reach a real push service, so the page gives the SDK the loopback service's
+ * subscription through the `pushManager` option (clients/web/README.md). Notifications are shown
+ * where Chromium on Linux shows them, the desktop's notification server on D-Bus: the test runs
+ * one (test/support/desktop-notifications.ts) and clicks there, on a notification's body or one
+ * of its buttons, so the SDK's real `notificationclick` listener runs. DevTools has no command
+ * to click a notification, and a DevTools browser context is one Chromium drops clicks for, hence
+ * a persistent profile.
  */
 jest.setTimeout(120_000);
 
 /** What the test reaches into in the page (the root tsconfig has no DOM library). */
 declare const navigator: {
   serviceWorker: {
-    controller: { postMessage(message: unknown): void } | null;
     ready: Promise<{ getNotifications(): Promise<unknown[]> }>;
   };
 };
@@ -93,13 +96,7 @@ const INDEX_HTML = `<!doctype html>
       document.getElementById('notifications').replaceChildren(...shown.map((n) => {
         const item = document.createElement('li');
         item.textContent = n.title + ': ' + n.body + ' (tag ' + n.tag + ')';
-        // The notification's buttons, as the browser shows them: a click is the worker's notificationclick.
-        for (const a of n.actions ?? []) {
-          const button = document.createElement('button');
-          button.textContent = a.title;
-          button.onclick = () => navigator.serviceWorker.controller.postMessage({ type: 'click', tag: n.tag, action: a.action });
-          item.append(' ', button);
-        }
+        for (const a of n.actions ?? []) item.append(' [' + a.title + ']');
         return item;
       }));
     };
@@ -107,15 +104,9 @@ const INDEX_HTML = `<!doctype html>
 </body></html>`;
 
 const WORKER_JS = `importScripts('/sdk/worker.iife.js');
-const worker = PnsWorker.setupPushWorker();
+PnsWorker.setupPushWorker();
 self.addEventListener('install', () => self.skipWaiting());
-self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
-// Test hook: a click on a shown notification (or one of its buttons), as notificationclick would handle it.
-self.addEventListener('message', (event) => {
-  if (event.data && event.data.type === 'click') {
-    event.waitUntil(self.registration.getNotifications({ tag: event.data.tag }).then(([n]) => worker.handleNotificationClick(n, event.data.action)));
-  }
-});`;
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));`;
 
 const TYPES: Record<string, string> = { '.js': 'text/javascript', '.map': 'application/json', '.html': 'text/html' };
 
@@ -149,7 +140,8 @@ describe('web SDK in Chromium (issue #17)', () => {
   let apiUrl: string;
   let serverToken: string;
   let siteConfig: Record<string, unknown> = {};
-  let browser: Browser;
+  let desktop: Desktop;
+  let profile: string;
   let context: BrowserContext;
   let page: Page;
 
@@ -195,14 +187,33 @@ describe('web SDK in Chromium (issue #17)', () => {
     const subscription = web.createSubscription({ applicationServerKey: vapidPublicKey });
     siteConfig = { baseUrl: apiUrl, token: client.token, vapidPublicKey, subscription };
 
-    browser = await launchChromium();
-    context = await browser.newContext({ locale: 'fr-FR', timezoneId: 'Europe/Paris', viewport: { width: 900, height: 600 } });
+    desktop = await startDesktop();
+    profile = mkdtempSync(join(tmpdir(), 'web-sdk-profile-'));
+    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install chromium), as .ci/run does`);
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+      env: { ...process.env, ...desktop.env },
+      locale: 'fr-FR',
+      timezoneId: 'Europe/Paris',
+      viewport: { width: 900, height: 600 },
+    });
     await context.grantPermissions(['notifications'], { origin: site.origin });
-    page = await context.newPage();
+    page = context.pages()[0] ?? (await context.newPage());
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await context?.close();
+    await desktop?.stop();
+    if (profile) rmSync(profile, { recursive: true, force: true });
     await service?.stop();
     await new Promise((done) => site?.server.close(done));
     await web.stop();
@@ -213,6 +224,16 @@ describe('web SDK in Chromium (issue #17)', () => {
   let pushed: string;
   /** Hands a decrypted payload to the page's service worker, as its push service would. */
   let deliverPush: (data: string) => Promise<unknown>;
+  /**
+   * The newest notification on the desktop with this title, once Chromium has shown it there: a
+   * repeat that reaches Chromium before the desktop's answer to the first is shown anew, and only
+   * the newest is the one Chromium knows.
+   */
+  const onDesktop = async (title: string): Promise<DesktopNotification> => {
+    const open = () => desktop.shown.filter((n) => n.summary === title && !n.closed);
+    await waitUntil(() => open().length > 0, `"${title}" on the desktop`);
+    return open()[open().length - 1];
+  };
 
   it('subscribes at a click and registers the installation, cross-origin, with the client token', async () => {
     await page.goto(`${site.origin}/`);
@@ -288,12 +309,13 @@ describe('web SDK in Chromium (issue #17)', () => {
     const items = page.getByRole('list', { name: 'Notifications shown' }).getByRole('listitem');
     await items.first().waitFor();
     expect(await items.allTextContents()).toEqual([`Your order shipped: Order 42 is on its way (tag ${notificationId})`]);
+    expect((await onDesktop('Your order shipped')).body).toContain('Order 42 is on its way');
     await page.screenshot({ path: resolve(SCREENSHOTS, '2-notification-shown.png') });
     expect(await statistics(notificationId)).toMatchObject({ accepted: 1, received: 1, displayed: 1, opened: 0 });
   });
 
-  it('a click counts opened and opens action_url', async () => {
-    await page.evaluate((tag) => navigator.serviceWorker.controller!.postMessage({ type: 'click', tag }), notificationId);
+  it('a click on the notification counts opened and opens action_url', async () => {
+    desktop.click(await onDesktop('Your order shipped'));
     await page.waitForURL(`${site.origin}/orders/42`);
     await page.getByRole('heading', { name: 'Order 42' }).waitFor();
     await page.screenshot({ path: resolve(SCREENSHOTS, '3-action-url-opened.png') });
@@ -340,10 +362,12 @@ describe('web SDK in Chromium (issue #17)', () => {
     await page.getByRole('button', { name: 'Show my notifications' }).click();
     const item = page.getByRole('list', { name: 'Notifications shown' }).getByRole('listitem').filter({ hasText: 'Parcel update' });
     await item.waitFor();
-    expect(await item.textContent()).toBe('Parcel update: Out for delivery (tag parcel-42) Track parcel Remind me later');
+    expect(await item.textContent()).toBe('Parcel update: Out for delivery (tag parcel-42) [Track parcel] [Remind me later]');
     await page.screenshot({ path: resolve(SCREENSHOTS, '4-action-buttons.png') });
+    const parcel = await onDesktop('Parcel update');
+    expect(parcel.actions.map((a) => a.label)).toEqual(expect.arrayContaining(['Track parcel', 'Remind me later']));
 
-    await item.getByRole('button', { name: 'Track parcel' }).click();
+    desktop.click(parcel, 'Track parcel');
     await page.waitForURL(`${site.origin}/track/42`);
     await page.getByRole('heading', { name: 'Parcel 42 tracking' }).waitFor();
     await waitUntil(async () => (await statistics(id)).opened === 1, 'opened to be counted');

@@ -406,6 +406,26 @@ describe('live activities (docs/api.md#live-activities)', () => {
     const channels = () => http().get('/api/v1/live-activity-channels').set(bearer(token));
     const create = (storage: unknown) => http().post('/api/v1/live-activity-channels').set(bearer(token)).send({ storage });
 
+    const cast = (channelId: string, body: Record<string, unknown>) =>
+      http()
+        .post(`/api/v1/live-activity-channels/${encodeURIComponent(channelId)}/updates`)
+        .set(bearer(token))
+        .send(body);
+    const readBroadcast = async (channelId: string, id: string) =>
+      (
+        await http()
+          .get(`/api/v1/live-activity-channels/${encodeURIComponent(channelId)}/updates/${id}`)
+          .set(bearer(token))
+          .expect(200)
+      ).body.data;
+    const delivered = (channelId: string, id: string) =>
+      waitFor(async () => {
+        const broadcast = await readBroadcast(channelId, id);
+        return broadcast.status !== 'pending' && broadcast;
+      }, `broadcast ${id} to settle`);
+    const toChannel = (channelId: string) =>
+      fakes.apns.requests.filter((r) => r.headers[':path'] === `/4/broadcasts/apps/${APNS_TOPIC}` && r.token === channelId);
+
     it('creates channels at APNs, lists them, broadcasts to them and deletes them there too', async () => {
       const none = (await create('none').expect(201)).body.data;
       const kept = (await create('most_recent').expect(201)).body.data;
@@ -416,13 +436,18 @@ describe('live activities (docs/api.md#live-activities)', () => {
       expect(created.payload).toEqual({ 'message-storage-policy': 0, 'push-type': 'LiveActivity' });
       expect((await channels().expect(200)).body.data.map((c: { id: string }) => c.id)).toEqual(expect.arrayContaining([none.id, kept.id]));
 
-      const sent = await http()
-        .post(`/api/v1/live-activity-channels/${encodeURIComponent(none.id)}/updates`)
-        .set(bearer(token))
-        .send({ event: 'update', content_state: { score: '2-1' }, alert: { title: 'Goal' } })
-        .expect(202);
-      expect(sent.body.data).toEqual({ channel_id: none.id, event: 'update', status: 'accepted', reason: null, created_at: expect.any(String) });
-      const broadcast = fakes.apns.requests.find((r) => r.headers[':path'] === `/4/broadcasts/apps/${APNS_TOPIC}`)!;
+      const sent = await cast(none.id, { event: 'update', content_state: { score: '2-1' }, alert: { title: 'Goal' } }).expect(202);
+      expect(sent.body.data).toEqual({
+        id: expect.any(String),
+        channel_id: none.id,
+        event: 'update',
+        status: 'pending',
+        reason: null,
+        attempts: 0,
+        created_at: expect.any(String),
+      });
+      expect(await delivered(none.id, sent.body.data.id)).toEqual({ ...sent.body.data, status: 'accepted', attempts: 1 });
+      const [broadcast] = toChannel(none.id);
       expect(broadcast.status).toBe(200);
       expect(broadcast.headers).toMatchObject({ 'apns-channel-id': none.id, 'apns-push-type': 'liveactivity', 'apns-priority': '5' });
       expect(broadcast.headers['apns-topic']).toBeUndefined();
@@ -455,16 +480,78 @@ describe('live activities (docs/api.md#live-activities)', () => {
     it("reports APNs' answer when the channel is gone there, and deletes it here all the same", async () => {
       const channel = (await create('none').expect(201)).body.data;
       fakes.apns.liveActivityChannels.channels.delete(channel.id);
-      const sent = await http()
-        .post(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}/updates`)
-        .set(bearer(token))
-        .send({ event: 'end', content_state: {} })
-        .expect(202);
-      expect(sent.body.data).toMatchObject({ status: 'failed', reason: 'ChannelNotRegistered' });
+      const sent = await cast(channel.id, { event: 'end', content_state: {} }).expect(202);
+      expect(await delivered(channel.id, sent.body.data.id)).toMatchObject({ status: 'failed', reason: 'ChannelNotRegistered', attempts: 1 });
+      expect(toChannel(channel.id)).toHaveLength(1);
       const res = await http()
         .delete(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}`)
         .set(bearer(token));
       expect([res.status, res.body]).toEqual([204, {}]);
+    });
+
+    it('stores each broadcast and retries 429 and 5xx answers as sends do, the payload unchanged', async () => {
+      const channel = (await create('none').expect(201)).body.data;
+      fakes.apns.script(channel.id, [
+        { status: 429, reason: 'TooManyRequests' },
+        { status: 500, reason: 'InternalServerError' },
+      ]);
+      const sent = (await cast(channel.id, { event: 'update', content_state: { score: '3-1' } }).expect(202)).body.data;
+      expect(await delivered(channel.id, sent.id)).toMatchObject({ status: 'accepted', reason: null, attempts: 3 });
+      const attempts = toChannel(channel.id);
+      expect(attempts.map((r) => r.status)).toEqual([429, 500, 200]);
+      expect(new Set(attempts.map((r) => r.text)).size).toBe(1);
+      const [row] = await ctx.db.query(`SELECT status, attempts, channel_id FROM live_activity_broadcasts WHERE id = $1`, [sent.id]);
+      expect(row).toEqual({ status: 'accepted', attempts: 3, channel_id: channel.id });
+    });
+
+    it('fails a broadcast whose retries run out, with the last reason', async () => {
+      const channel = (await create('none').expect(201)).body.data;
+      fakes.apns.script(
+        channel.id,
+        Array.from({ length: 10 }, () => ({ status: 503, reason: 'ServiceUnavailable' })),
+      );
+      const sent = (await cast(channel.id, { event: 'update', content_state: {} }).expect(202)).body.data;
+      const failed = await delivered(channel.id, sent.id);
+      expect(failed).toMatchObject({ status: 'failed', reason: 'ServiceUnavailable' });
+      expect(toChannel(channel.id)).toHaveLength(failed.attempts);
+      expect(failed.attempts).toBeGreaterThan(1);
+    });
+
+    it('takes an Idempotency-Key: the same key and body answer as the first time and broadcast once', async () => {
+      const channel = (await create('none').expect(201)).body.data;
+      const body = { event: 'update', content_state: { score: '4-1' } };
+      const key = `cast-${channel.id}`;
+      const first = await cast(channel.id, body).set('Idempotency-Key', key).expect(202);
+      expect(first.headers['idempotent-replayed']).toBeUndefined();
+      await delivered(channel.id, first.body.data.id);
+      const again = await cast(channel.id, body).set('Idempotency-Key', key).expect(202);
+      expect(again.headers['idempotent-replayed']).toBe('true');
+      expect(again.text).toBe(first.text);
+      expect(toChannel(channel.id)).toHaveLength(1);
+      await cast(channel.id, { ...body, content_state: { score: '5-1' } })
+        .set('Idempotency-Key', key)
+        .expect(409);
+      const [{ count }] = await ctx.db.query(`SELECT count(*)::int AS count FROM live_activity_broadcasts WHERE channel_id = $1`, [channel.id]);
+      expect(count).toBe(1);
+    });
+
+    it('reads a broadcast only through its own app and channel', async () => {
+      const channel = (await create('none').expect(201)).body.data;
+      const other = (await create('none').expect(201)).body.data;
+      const sent = (await cast(channel.id, { event: 'update', content_state: {} }).expect(202)).body.data;
+      await http()
+        .get(`/api/v1/live-activity-channels/${encodeURIComponent(other.id)}/updates/${sent.id}`)
+        .set(bearer(token))
+        .expect(404);
+      await http()
+        .get(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}/updates/not-a-uuid`)
+        .set(bearer(token))
+        .expect(404);
+      const stranger = await newApp(ctx, 'Stranger');
+      await http()
+        .get(`/api/v1/live-activity-channels/${encodeURIComponent(channel.id)}/updates/${sent.id}`)
+        .set(bearer(stranger.token))
+        .expect(404);
     });
 
     it('validates the storage and the update body', async () => {

@@ -18,6 +18,7 @@ import { LiveActivities1766000000000 } from './1766000000000-LiveActivities';
 import { InstallationBadgesWithoutKey1766100000000 } from './1766100000000-InstallationBadgesWithoutKey';
 import { FilterSendAudiences1766200000000 } from './1766200000000-FilterSendAudiences';
 import { IdempotencyKeyNotification1766300000000 } from './1766300000000-IdempotencyKeyNotification';
+import { LiveActivityBroadcasts1766400000000 } from './1766400000000-LiveActivityBroadcasts';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   InstallationBadgesWithoutKey1766100000000,
   FilterSendAudiences1766200000000,
   IdempotencyKeyNotification1766300000000,
+  LiveActivityBroadcasts1766400000000,
 ];

@@ -1,5 +1,6 @@
 import { apnsHeaders, apnsPayload, apnsTopicOf, PushContent } from '../providers/payloads';
 import { liveActivityHeaders, liveActivityPayload } from '../providers/live-activity-payload';
+import { broadcastOutcome } from './live-activity-broadcaster.service';
 import { beforeSending, messageOf, outcomeAfter } from './live-activity-sender.service';
 import type { LockedUpdateRow } from './live-activity-updates.repository';
 
@@ -109,5 +110,20 @@ describe('a send that starts a Live Activity (docs/api.md#live-activity-starts)'
     const aps = apnsPayload({ ...content, options: { live_activity: { ...content.options!.live_activity!, channel_id: 'c' } } }).aps as Record<string, unknown>;
     expect(aps['input-push-channel']).toBe('c');
     expect(aps['input-push-token']).toBeUndefined();
+  });
+});
+
+describe('a channel broadcast: what an attempt leaves (docs/api.md#live-activity-channels)', () => {
+  it('is accepted, retried on 429 and 5xx until the attempts run out, and failed on a refusal', () => {
+    expect(broadcastOutcome({ attempts: 0 }, { kind: 'accepted' }, 5)).toEqual({ status: 'accepted', reason: null, attempts: 1, retry: false });
+    expect(broadcastOutcome({ attempts: 1 }, { kind: 'retry', reason: 'TooManyRequests' }, 5)).toEqual({
+      status: 'pending',
+      reason: 'TooManyRequests',
+      attempts: 2,
+      retry: true,
+    });
+    expect(broadcastOutcome({ attempts: 4 }, { kind: 'retry', reason: 'ServiceUnavailable' }, 5)).toMatchObject({ status: 'failed', retry: false });
+    expect(broadcastOutcome({ attempts: 0 }, { kind: 'failed', reason: 'ChannelNotRegistered' }, 5)).toMatchObject({ status: 'failed', retry: false });
+    expect(broadcastOutcome({ attempts: 0 }, { kind: 'invalid', reason: 'BadDeviceToken' }, 5)).toMatchObject({ status: 'failed', retry: false });
   });
 });

@@ -1,8 +1,9 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { EnvironmentVariables } from '../../config/env';
-import { DeliverJobs, FanoutJobs, LiveActivityJobs } from '../../queue/jobs';
+import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
+import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
@@ -18,6 +19,7 @@ export interface SweepReport {
   completed: number;
   idempotencyKeysPurged: number;
   liveActivityUpdatesQueued: number;
+  liveActivityBroadcastsQueued: number;
 }
 
 /** Redis holds only queue state: the sweeper queues what PostgreSQL says is owed and no job holds. */
@@ -34,6 +36,8 @@ export class SweeperService {
     private readonly completions: CompletionReportService,
     private readonly liveActivityUpdates: LiveActivityUpdatesRepository,
     private readonly liveActivityJobs: LiveActivityJobs,
+    private readonly liveActivityBroadcasts: LiveActivityBroadcastsRepository,
+    private readonly liveActivityBroadcastJobs: LiveActivityBroadcastJobs,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -44,6 +48,7 @@ export class SweeperService {
       completed: 0,
       idempotencyKeysPurged: 0,
       liveActivityUpdatesQueued: 0,
+      liveActivityBroadcastsQueued: 0,
     };
     const batches = await this.resetStuckDeliveries(report);
     report.batchesQueued = await this.requeueBatches(batches);
@@ -52,7 +57,9 @@ export class SweeperService {
     await this.completions.completed(completed);
     report.idempotencyKeysPurged = await this.sweeps.purgeIdempotencyKeys();
     report.liveActivityUpdatesQueued = await this.requeueLiveActivityUpdates();
-    if (report.fanoutsQueued + report.stuckReset + report.batchesQueued + report.completed + report.liveActivityUpdatesQueued > 0) {
+    report.liveActivityBroadcastsQueued = await this.requeueLiveActivityBroadcasts();
+    const moved = report.fanoutsQueued + report.stuckReset + report.batchesQueued + report.completed;
+    if (moved + report.liveActivityUpdatesQueued + report.liveActivityBroadcastsQueued > 0) {
       this.logger.log(`Sweep: ${JSON.stringify(report)}`);
     }
     return report;
@@ -62,6 +69,14 @@ export class SweeperService {
     let queued = 0;
     for (const { id, attempts } of await this.liveActivityUpdates.owed(LIVE_ACTIVITY_UNQUEUED_AFTER_MS, SWEEP_LIMIT, 'pending')) {
       if (await this.liveActivityJobs.requeue(id, attempts + 1)) queued++;
+    }
+    return queued;
+  }
+
+  private async requeueLiveActivityBroadcasts(): Promise<number> {
+    let queued = 0;
+    for (const { id, attempts } of await this.liveActivityBroadcasts.owed(LIVE_ACTIVITY_UNQUEUED_AFTER_MS, SWEEP_LIMIT, 'pending')) {
+      if (await this.liveActivityBroadcastJobs.requeue(id, attempts + 1)) queued++;
     }
     return queued;
   }

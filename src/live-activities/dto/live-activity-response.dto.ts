@@ -4,6 +4,8 @@ import { CHANNEL_STORAGES, LIVE_ACTIVITY_EVENTS, LIVE_ACTIVITY_STATUSES, LIVE_AC
 import type { LiveActivityResource as MappedActivity, LiveActivityUpdateResource as MappedUpdate } from '../live-activity.resource';
 import type { BroadcastResource as MappedBroadcast, ChannelResource as MappedChannel } from '../live-activity-channels.service';
 
+const BROADCAST_STATUSES = ['pending', 'accepted', 'failed'];
+
 // OpenAPI shapes of what live-activity.resource.ts returns: every field present, unset ones null.
 
 const TIMESTAMP = { type: String, format: 'date-time', example: '2026-11-22T10:00:00.000Z' } as const;
@@ -64,10 +66,17 @@ export class ChannelList {
 }
 
 export class BroadcastResource {
+  @ApiProperty({ format: 'uuid', description: 'The broadcast, readable at `GET .../updates/{id}`.' }) id: string;
   @ApiProperty({ example: 'dHN0LXNyY2gtY2hubA==' }) channel_id: string;
   @ApiProperty({ enum: LIVE_ACTIVITY_EVENTS, example: 'update' }) event: string;
-  @ApiProperty({ enum: ['accepted', 'failed'], description: 'APNs answered while the request waited.', example: 'accepted' }) status: string;
-  @ApiProperty({ type: String, nullable: true, description: "APNs' reason when it refused.", example: null }) reason: string | null;
+  @ApiProperty({
+    enum: BROADCAST_STATUSES,
+    description: '`pending` until APNs accepts it (`accepted`) or it fails (`failed`: refused, or 429/5xx until the attempts ran out).',
+    example: 'pending',
+  })
+  status: string;
+  @ApiProperty({ type: String, nullable: true, description: "APNs' reason for the last refusal or retry.", example: null }) reason: string | null;
+  @ApiProperty({ type: Number, description: 'Requests made to APNs so far.', example: 0 }) attempts: number;
   @ApiProperty({ ...TIMESTAMP, description: 'When the API accepted it: `aps.timestamp` is this instant in seconds.' }) created_at: string;
 }
 
