@@ -3,7 +3,9 @@ import { NotFoundError, StateConflictError } from '../common/errors';
 import { CredentialsService } from '../credentials/credentials.service';
 import { ProviderCredentials } from '../credentials/provider-credentials';
 import { ApnsProvider } from '../delivery/providers/apns.provider';
+import { LiveActivityBroadcastJobs } from '../queue/jobs';
 import { LiveActivitiesRepository } from './live-activities.repository';
+import { LiveActivityChannelsRepository } from './live-activity-channels.repository';
 import { LiveActivityChannelsService } from './live-activity-channels.service';
 
 const APP = 'app-1';
@@ -78,22 +80,34 @@ describe('LiveActivityChannelsService', () => {
     expect(activities.deleteChannel).toHaveBeenCalledTimes(2);
   });
 
-  it("broadcasts stamped with the service's clock; APNs' refusal is a failed broadcast, not an error", async () => {
-    const { sut, apns, activities, clock } = setup();
+  it("stores a broadcast stamped with the service's clock and queues its first attempt; 404 for a channel the app does not have", async () => {
+    const { sut, apns, mocks, clock } = setup();
     clock.advance(86_400_000);
-    activities.findChannel.mockResolvedValue(channelRow);
-    apns.broadcast.mockResolvedValueOnce({ kind: 'accepted' }).mockResolvedValueOnce({ kind: 'failed', reason: 'ChannelNotRegistered' });
+    const broadcasts = mocks.get(LiveActivityChannelsRepository);
+    const row = {
+      id: 'b-1',
+      channel_id: 'ch-1',
+      event: 'update',
+      status: 'pending',
+      reason: null,
+      attempts: 0,
+      accepted_at: new Date(clock.now()),
+    };
+    broadcasts.accept.mockResolvedValueOnce(row as never).mockResolvedValueOnce(undefined);
     const dto = { event: 'update', content_state: { score: '2-1' } } as never;
 
-    const sent = await sut.broadcast(APP, 'ch-1', dto);
-    expect(sent).toEqual({ channel_id: 'ch-1', event: 'update', status: 'accepted', reason: null, created_at: expect.any(String) });
-    expect(Date.parse(sent.created_at) - Date.now()).toBeGreaterThan(86_000_000);
-    const [, channel, message] = apns.broadcast.mock.calls[0];
-    expect(channel).toBe('ch-1');
-    expect(message).toMatchObject({ event: 'update', contentState: { score: '2-1' }, timestamp: Math.floor(Date.parse(sent.created_at) / 1000) });
+    const sent = await sut.broadcast(APP, 'ch-1', dto, {});
+    expect(JSON.parse(sent.body)).toMatchObject({ data: { id: 'b-1', channel_id: 'ch-1', status: 'pending', created_at: row.accepted_at.toISOString() } });
+    expect(sent.replayed).toBe(false);
+    const [app, channel, stored] = broadcasts.accept.mock.calls[0];
+    expect([app, channel]).toEqual([APP, 'ch-1']);
+    expect(stored).toMatchObject({ event: 'update' });
+    expect((stored as { acceptedAt: Date }).acceptedAt.getTime() - Date.now()).toBeGreaterThan(86_000_000);
+    expect(mocks.get(LiveActivityBroadcastJobs).add).toHaveBeenCalledWith('b-1', 1);
+    // The worker sends it, not the request.
+    expect(apns.broadcast).not.toHaveBeenCalled();
 
-    expect(await sut.broadcast(APP, 'ch-1', dto)).toMatchObject({ status: 'failed', reason: 'ChannelNotRegistered' });
-    activities.findChannel.mockResolvedValueOnce(undefined);
-    await expect(sut.broadcast(APP, 'nope', dto)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(sut.broadcast(APP, 'nope', dto, {})).rejects.toBeInstanceOf(NotFoundError);
+    expect(mocks.get(LiveActivityBroadcastJobs).add).toHaveBeenCalledTimes(1);
   });
 });

@@ -1,9 +1,10 @@
 import type { Job } from 'bullmq';
 import { newTestService } from '../../../test/support/new-test-service';
 import { FanoutJob } from '../../common/queues';
-import { DeliverJobs, FanoutJobs, LiveActivityJobs } from '../../queue/jobs';
+import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
+import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
 import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
@@ -33,6 +34,7 @@ describe('SweeperService', () => {
     sweeps.purgeIdempotencyKeys.mockResolvedValue(0);
     mocks.get(DeliveriesRepository).completeFinished.mockResolvedValue([]);
     mocks.get(LiveActivityUpdatesRepository).owed.mockResolvedValue([]);
+    mocks.get(LiveActivityBroadcastsRepository).owed.mockResolvedValue([]);
     return { ...built, sweeps };
   };
 
@@ -98,6 +100,7 @@ describe('SweeperService', () => {
       completed: 0,
       idempotencyKeysPurged: 0,
       liveActivityUpdatesQueued: 0,
+      liveActivityBroadcastsQueued: 0,
     });
     expect(mocks.get(DeliverJobs).addBatches).not.toHaveBeenCalled();
     expect(mocks.get(CompletionReportService).completed).toHaveBeenCalledWith([]);
@@ -123,6 +126,21 @@ describe('SweeperService', () => {
     expect(requeue.mock.calls).toEqual([
       ['u1', 1],
       ['u2', 3],
+    ]);
+  });
+
+  it('queues the next attempt of Live Activity broadcasts pending for 30 s with no job, counting those actually queued', async () => {
+    const { sut, mocks } = setup();
+    mocks.get(LiveActivityBroadcastsRepository).owed.mockResolvedValue([
+      { id: 'b1', attempts: 1 },
+      { id: 'b2', attempts: 0 },
+    ]);
+    const requeue = mocks.get(LiveActivityBroadcastJobs).requeue.mockResolvedValueOnce(false).mockResolvedValueOnce(true);
+    expect((await sut.sweep()).liveActivityBroadcastsQueued).toBe(1);
+    expect(mocks.get(LiveActivityBroadcastsRepository).owed).toHaveBeenCalledWith(30_000, 1000, 'pending');
+    expect(requeue.mock.calls).toEqual([
+      ['b1', 2],
+      ['b2', 1],
     ]);
   });
 });
