@@ -29,6 +29,7 @@ import { AudiencesRepository } from '../../src/notifications/audiences/audiences
 import { TEST_APP_KEY } from '../../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
 import { argValue } from '../lib/args';
+import type { EnvironmentVariables } from '../../src/config/env';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
 
@@ -38,17 +39,21 @@ const log = (line: string) => process.stderr.write(`${new Date().toISOString().s
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-/** The statement a repository call sends, and its parameters, without running it. */
+/** The last statement a repository call sends, and its parameters, without running it. */
 async function captured(call: (db: DataSource) => Promise<unknown>): Promise<{ sql: string; params: unknown[] }> {
   let statement: { sql: string; params: unknown[] } | undefined;
-  await call({
+  const recorder = {
     query: (sql: string, params: unknown[] = []) => {
       statement = { sql, params };
       return Promise.resolve([]);
     },
-  } as unknown as DataSource);
+    transaction: <T>(work: (manager: unknown) => Promise<T>) => work(recorder),
+  };
+  await call(recorder as unknown as DataSource);
   return statement!;
 }
+
+const CONFIG = { AUDIENCE_STATEMENT_TIMEOUT_MS: 600_000 } as EnvironmentVariables;
 
 /**
  * The tag the seeding gives to exactly the installations the three-condition filter selects
@@ -116,9 +121,9 @@ async function main() {
     out(`# Audiences on ${INSTALLATIONS.toLocaleString('en')} installations (+${Math.round(INSTALLATIONS / 10).toLocaleString('en')} of another app)`);
     out();
     out(`Relation sizes: ${sizes.map((s) => `${s.relname} ${s.size}`).join(', ')}`);
-    const repository = new AudiencesRepository(db);
+    const repository = new AudiencesRepository(db, CONFIG);
     const countOf = async (label: string, filter: FilterNode) => {
-      const { sql, params } = await captured((d) => new AudiencesRepository(d).count(appId, { kind: 'filter', filter, now: new Date() }));
+      const { sql, params } = await captured((d) => new AudiencesRepository(d, CONFIG).count(appId, { kind: 'filter', filter, now: new Date() }));
       const plan = (await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r: Record<string, string>) => r['QUERY PLAN']);
       const times: number[] = [];
       let rows: Awaited<ReturnType<AudiencesRepository['count']>> = [];

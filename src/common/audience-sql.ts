@@ -1,4 +1,4 @@
-import { durationMs, fieldType, FilterCondition, FilterNode, VERSION } from './audience-filter';
+import { durationMs, FieldType, fieldType, FilterCondition, FilterNode, VERSION } from './audience-filter';
 import type { RecipientKind } from './vocabulary';
 
 /** A valid filter (docs/api.md#audience-filters) as one predicate on `installations i`, values as parameters from the first free one. */
@@ -38,23 +38,53 @@ export function compileFilter(filter: FilterNode, firstParam: number, now: Date)
       const [children, and] = 'and' in n ? [n.and, true] : [n.or, false];
       return `(${children.map((child) => node(child, negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
     }
-    return negated ? `(${condition(n, param, now)}) IS NOT TRUE` : `(${condition(n, param, now)})`;
+    return `(${condition(n, param, now, negated)})`;
   };
   return { sql: node(filter, false), params };
 }
 
 type Param = (value: unknown, cast: string) => string;
 
-function condition({ field, op, value }: FilterCondition, param: Param, now: Date): string {
-  const type = fieldType(field)!;
-  switch (type) {
-    case 'property':
-      return propertyCondition(field.slice('properties.'.length), op, value, param);
-    case 'tags':
-      if (op === 'contains') return `i.tags @> ARRAY[${param(value, 'text')}]`;
-      return op === 'exists' ? `cardinality(i.tags) > 0` : `cardinality(i.tags) = 0`;
+/** A condition, or (`negated`) where it is not true: NULL included, as `NOT` would not. */
+function condition(c: FilterCondition, param: Param, now: Date, negated: boolean): string {
+  const type = fieldType(c.field)!;
+  if (type === 'property' || type === 'tags') return negated ? `(${opaque(c, type, param)}) IS NOT TRUE` : opaque(c, type, param);
+  if (!negated) return comparable(c, param, now);
+  // Its complement as a comparison too (`a <= x OR a IS NULL` for `a > x`), so an index on `a` still applies.
+  const op = NEGATED[c.op];
+  if (op === 'exists' || op === 'not_exists') return comparable({ field: c.field, op }, param, now);
+  return `${comparable({ ...c, op }, param, now)} OR ${comparable({ field: c.field, op: 'not_exists' }, param, now)}`;
+}
+
+const NEGATED = {
+  eq: 'ne',
+  ne: 'eq',
+  lt: 'gte',
+  lte: 'gt',
+  gt: 'lte',
+  gte: 'lt',
+  in: 'not_in',
+  not_in: 'in',
+  exists: 'not_exists',
+  not_exists: 'exists',
+  within_last: 'not_within_last',
+  not_within_last: 'within_last',
+  contains: 'contains',
+} as const satisfies Record<FilterCondition['op'], FilterCondition['op']>;
+
+/** Conditions no index serves negated (GIN: containment only). */
+function opaque({ field, op, value }: FilterCondition, type: 'property' | 'tags', param: Param): string {
+  if (type === 'property') return propertyCondition(field.slice('properties.'.length), op, value, param);
+  if (op === 'contains') return `i.tags @> ARRAY[${param(value, 'text')}]`;
+  return op === 'exists' ? `cardinality(i.tags) > 0` : `cardinality(i.tags) = 0`;
+}
+
+/** A comparison on a column or expression, null (not set) matching only `not_exists`. */
+function comparable({ field, op, value }: FilterCondition, param: Param, now: Date): string {
+  switch (fieldType(field) as Exclude<FieldType, 'property' | 'tags'>) {
     case 'instant': {
       const column = COLUMNS[field as 'last_seen_at' | 'registered_at'];
+      if (op === 'not_exists') return `${column} IS NULL`;
       if (op === 'within_last' || op === 'not_within_last') {
         const since = param(new Date(now.getTime() - durationMs(value as string)), 'timestamptz');
         return op === 'within_last' ? `${column} >= ${since}` : `${column} < ${since}`;
@@ -94,6 +124,11 @@ function nullable(
   if (op === 'not_exists') return `${expr} IS NULL`;
   if (op === 'in') return `${expr} = ANY(${param((value as unknown[]).map(normalize), listCast)})`;
   if (op === 'not_in') return `${expr} <> ALL(${param((value as unknown[]).map(normalize), listCast)})`;
+  // Two ranges, which an index on `expr` serves; `<>` reads every row.
+  if (op === 'ne') {
+    const v = one(value);
+    return `(${expr} < ${v} OR ${expr} > ${v})`;
+  }
   return `${expr} ${COMPARE[op as keyof typeof COMPARE]} ${one(value)}`;
 }
 

@@ -1,0 +1,56 @@
+import { Client, Pool } from 'pg';
+import type { DataSource, EntityManager } from 'typeorm';
+import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
+import { AudienceTimedOutError } from '../errors';
+
+/** SQLSTATE query_canceled: a statement_timeout or a cancel request. */
+export const QUERY_CANCELED = '57014';
+
+export const isQueryCanceled = (error: unknown): boolean => {
+  const { code, driverError } = (error ?? {}) as { code?: unknown; driverError?: { code?: unknown } };
+  return code === QUERY_CANCELED || driverError?.code === QUERY_CANCELED;
+};
+
+/** `SET LOCAL statement_timeout` for the rest of the transaction; `ms` is an integer setting. */
+export const statementTimeout = (ms: number) => `SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(ms))}`;
+
+/**
+ * Runs `work` in a transaction whose statements each stop after `timeoutMs` (AudienceTimedOutError),
+ * and cancels the running one when `signal` aborts (its client hung up); the connection goes back to
+ * the pool either way.
+ */
+export async function boundedTransaction<T>(db: DataSource, timeoutMs: number, signal: AbortSignal | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+  try {
+    return await db.transaction(async (manager) => {
+      await manager.query(statementTimeout(timeoutMs));
+      const pid = (manager.queryRunner as { databaseConnection?: { processID?: number } } | undefined)?.databaseConnection?.processID;
+      let cancelling: Promise<void> | null = null;
+      const cancel = () => void (cancelling ??= cancelBackend(db, pid));
+      signal?.addEventListener('abort', cancel, { once: true });
+      if (signal?.aborted) cancel();
+      try {
+        return await work(manager);
+      } finally {
+        signal?.removeEventListener('abort', cancel);
+        // A cancel that lands once the statement is over finds the backend idle, which ignores it.
+        await cancelling;
+      }
+    });
+  } catch (error) {
+    throw isQueryCanceled(error) ? new AudienceTimedOutError(timeoutMs) : error;
+  }
+}
+
+/** Cancels the statement of backend `pid` from a connection of its own: the pool may be full of them. */
+async function cancelBackend(db: DataSource, pid: number | null | undefined): Promise<void> {
+  if (!pid) return;
+  const client = new Client({ ...((db.driver as PostgresDriver).master as Pool).options, application_name: 'push-cancel' });
+  try {
+    await client.connect();
+    await client.query('SELECT pg_cancel_backend($1)', [pid]);
+  } catch {
+    // The statement ends at its timeout anyway.
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
