@@ -32,28 +32,30 @@ export function compileFilter(filter: FilterNode, firstParam: number, now: Date)
     params.push(value);
     return `$${firstParam + params.length - 1}::${cast}`;
   };
-  const node = (n: FilterNode, negated: boolean): string => {
-    if ('not' in n) return node(n.not, !negated);
+  // `conjunct`: ANDed up to the root, where an index can serve it; elsewhere each key is computed once.
+  const node = (n: FilterNode, negated: boolean, conjunct: boolean): string => {
+    if ('not' in n) return node(n.not, !negated, conjunct);
     if ('and' in n || 'or' in n) {
       const [children, and] = 'and' in n ? [n.and, true] : [n.or, false];
-      return `(${children.map((child) => node(child, negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
+      return `(${children.map((child) => node(child, negated, conjunct && and !== negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
     }
-    return `(${condition(n, param, now, negated)})`;
+    return `(${condition(n, param, now, negated, conjunct)})`;
   };
-  return { sql: node(filter, false), params };
+  return { sql: node(filter, false, true), params };
 }
 
 type Param = (value: unknown, cast: string) => string;
 
 /** A condition, or (`negated`) where it is not true: NULL included, as `NOT` would not. */
-function condition(c: FilterCondition, param: Param, now: Date, negated: boolean): string {
+function condition(c: FilterCondition, param: Param, now: Date, negated: boolean, conjunct: boolean): string {
   const type = fieldType(c.field)!;
   if (type === 'property' || type === 'tags') return negated ? `(${opaque(c, type, param)}) IS NOT TRUE` : opaque(c, type, param);
-  if (!negated) return comparable(c, param, now);
+  if (!negated) return comparable(c, param, now, conjunct);
+  if (!conjunct) return `(${comparable(c, param, now, false)}) IS NOT TRUE`;
   // Its complement as a comparison too (`a <= x OR a IS NULL` for `a > x`), so an index on `a` still applies.
   const op = NEGATED[c.op];
-  if (op === 'exists' || op === 'not_exists') return comparable({ field: c.field, op }, param, now);
-  return `${comparable({ ...c, op }, param, now)} OR ${comparable({ field: c.field, op: 'not_exists' }, param, now)}`;
+  if (op === 'exists' || op === 'not_exists') return comparable({ field: c.field, op }, param, now, true);
+  return `${comparable({ ...c, op }, param, now, true)} OR ${comparable({ field: c.field, op: 'not_exists' }, param, now, true)}`;
 }
 
 const NEGATED = {
@@ -80,7 +82,7 @@ function opaque({ field, op, value }: FilterCondition, type: 'property' | 'tags'
 }
 
 /** A comparison on a column or expression, null (not set) matching only `not_exists`. */
-function comparable({ field, op, value }: FilterCondition, param: Param, now: Date): string {
+function comparable({ field, op, value }: FilterCondition, param: Param, now: Date, ranges: boolean): string {
   switch (fieldType(field) as Exclude<FieldType, 'property' | 'tags'>) {
     case 'instant': {
       const column = COLUMNS[field as 'last_seen_at' | 'registered_at'];
@@ -92,7 +94,7 @@ function comparable({ field, op, value }: FilterCondition, param: Param, now: Da
       return `${column} ${COMPARE[op as keyof typeof COMPARE]} ${param(value, 'timestamptz')}`;
     }
     case 'version':
-      return nullable(APP_VERSION_SQL, op, value, (v) => param(versionKey(v as string), 'integer[]'), 'integer[]', param);
+      return nullable(APP_VERSION_SQL, op, value, (v) => param(versionKey(v as string), 'integer[]'), 'integer[]', param, ranges);
     case 'language':
       return nullable(
         LANGUAGE_SQL,
@@ -101,12 +103,13 @@ function comparable({ field, op, value }: FilterCondition, param: Param, now: Da
         (v) => param((v as string).toLowerCase(), 'text'),
         'text[]',
         param,
+        ranges,
         (v) => (v as string).toLowerCase(),
       );
     case 'platform':
     case 'permission':
     case 'text':
-      return nullable(COLUMNS[field as 'platform' | 'permission' | 'user_id'], op, value, (v) => param(v, 'text'), 'text[]', param);
+      return nullable(COLUMNS[field as 'platform' | 'permission' | 'user_id'], op, value, (v) => param(v, 'text'), 'text[]', param, ranges);
   }
 }
 
@@ -118,6 +121,7 @@ function nullable(
   one: (v: unknown) => string,
   listCast: string,
   param: Param,
+  ranges: boolean,
   normalize: (v: unknown) => unknown = (v) => v,
 ): string {
   if (op === 'exists') return `${expr} IS NOT NULL`;
@@ -125,7 +129,7 @@ function nullable(
   if (op === 'in') return `${expr} = ANY(${param((value as unknown[]).map(normalize), listCast)})`;
   if (op === 'not_in') return `${expr} <> ALL(${param((value as unknown[]).map(normalize), listCast)})`;
   // Two ranges, which an index on `expr` serves; `<>` reads every row.
-  if (op === 'ne') {
+  if (op === 'ne' && ranges) {
     const v = one(value);
     return `(${expr} < ${v} OR ${expr} > ${v})`;
   }
