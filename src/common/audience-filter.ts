@@ -19,7 +19,7 @@ export const FILTER_FIELDS = ['tags', 'platform', 'permission', 'language', 'app
 export type FilterField = (typeof FILTER_FIELDS)[number] | `properties.${string}`;
 
 /** `computed`: conditions on app_version and language, whose key is computed for each installation read. */
-export const FILTER_LIMITS = { children: 20, depth: 5, conditions: 50, values: 100, computed: 10 } as const;
+export const FILTER_LIMITS = { children: 20, depth: 5, conditions: 50, values: 100, computed: 5 } as const;
 const COMPUTED: readonly FieldType[] = ['version', 'language'];
 
 export type FilterValue = PropertyValue | PropertyValue[];
@@ -256,7 +256,7 @@ export const AudienceFilter = () =>
         'x-expression': 'docs/api.md#audience-filters',
         description:
           'An expression (docs/api.md#audience-filters): `{"and": [...]}`, `{"or": [...]}` (1 to 20 nodes each), `{"not": node}` or a condition ' +
-          '`{"field", "op", "value"}`; at most 5 levels deep and 50 conditions, 10 of them on app_version or language.',
+          '`{"field", "op", "value"}`; at most 5 levels deep and 50 conditions, 5 of them on app_version or language.',
         example: {
           and: [
             { field: 'platform', op: 'eq', value: 'android' },
