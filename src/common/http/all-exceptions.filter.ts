@@ -2,7 +2,15 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { redactUrl } from '../secrets';
-import { AudienceTimedOutError, DomainError, IdempotencyConflictError, NotFoundError, reportedErrors, StateConflictError, ValidationFailedError } from '../errors';
+import {
+  AudienceTimedOutError,
+  DomainError,
+  IdempotencyConflictError,
+  NotFoundError,
+  reportedErrors,
+  StateConflictError,
+  ValidationFailedError,
+} from '../errors';
 import { isStoreUnavailable, RETRY_AFTER_SECONDS } from './unavailable';
 
 interface ErrorResponse {

@@ -19,7 +19,12 @@ export const statementTimeout = (ms: number) => `SET LOCAL statement_timeout = $
  * and cancels the running one when `signal` aborts (its client hung up); the connection goes back to
  * the pool either way.
  */
-export async function boundedTransaction<T>(db: DataSource, timeoutMs: number, signal: AbortSignal | undefined, work: (manager: EntityManager) => Promise<T>): Promise<T> {
+export async function boundedTransaction<T>(
+  db: DataSource,
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  work: (manager: EntityManager) => Promise<T>,
+): Promise<T> {
   try {
     return await db.transaction(async (manager) => {
       await manager.query(statementTimeout(timeoutMs));

@@ -48,11 +48,7 @@ export class AudiencesController {
     type: ErrorResponse,
     example: { message: new AudienceTimedOutError(10000).message },
   })
-  async count(
-    @CurrentAuth() auth: AuthContext,
-    @Body() dto: CountAudienceDto,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<AudienceCountEnvelope> {
+  async count(@CurrentAuth() auth: AuthContext, @Body() dto: CountAudienceDto, @Res({ passthrough: true }) res: Response): Promise<AudienceCountEnvelope> {
     return { data: await this.audiences.count(auth.appId, dto.recipients, clientGone(res)) };
   }
 }

@@ -43,7 +43,7 @@ export class AudiencesRepository {
     const { where, params } = selected(audience, 3);
     return boundedTransaction(this.db, this.config.AUDIENCE_STATEMENT_TIMEOUT_MS, signal, (manager) =>
       manager.query(
-      `SELECT i.platform, count(*)::int AS installations, count(*) FILTER (WHERE ${SENDABLE})::int AS sendable, count(DISTINCT i.user_id)::int AS users
+        `SELECT i.platform, count(*)::int AS installations, count(*) FILTER (WHERE ${SENDABLE})::int AS sendable, count(DISTINCT i.user_id)::int AS users
        FROM installations i
        WHERE i.app_id = $1 AND i.deleted_at IS NULL${where}
        GROUP BY GROUPING SETS ((i.platform), ())`,
