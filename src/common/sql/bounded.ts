@@ -29,8 +29,8 @@ export async function boundedTransaction<T>(
     return await db.transaction(async (manager) => {
       await manager.query(statementTimeout(timeoutMs));
       const pid = (manager.queryRunner as { databaseConnection?: { processID?: number } } | undefined)?.databaseConnection?.processID;
-      let cancelling: Promise<void> | null = null;
-      const cancel = () => void (cancelling ??= cancelBackend(db, pid));
+      const cancelled: { by?: Promise<void> } = {};
+      const cancel = () => void (cancelled.by ??= cancelBackend(db, pid));
       signal?.addEventListener('abort', cancel, { once: true });
       if (signal?.aborted) cancel();
       try {
@@ -38,7 +38,7 @@ export async function boundedTransaction<T>(
       } finally {
         signal?.removeEventListener('abort', cancel);
         // A cancel that lands once the statement is over finds the backend idle, which ignores it.
-        await cancelling;
+        await cancelled.by;
       }
     });
   } catch (error) {
