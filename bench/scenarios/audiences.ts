@@ -8,7 +8,7 @@
  *   2. EXPLAIN (ANALYZE, BUFFERS) of the count statement (AudiencesRepository.count, as the API runs
  *      it) for an equality on a property, a range on app_version (with the migration's index on
  *      app_version_key(), then without it, to say what the range costs without one), within_last on last_seen_at, an or of tags
- *      and a three-condition filter; the median of 5 runs of each;
+ *      a three-condition filter and the worst filter the validator accepts; the median of 5 runs of each;
  *   3. the fan-out (FanOutRepository.nextChunk, the worker's own statements, chunks of 5,000) of a
  *      tag send and of filter sends, in installations per second, and the chunks each took; then,
  *      like for like, the three-condition filter against a tag given to exactly its installations,
@@ -22,7 +22,7 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { clientDataSource } from '../lib/client-data-source';
 import type { DataSource } from 'typeorm';
-import { FilterNode } from '../../src/common/audience-filter';
+import { FILTER_LIMITS, FilterNode, filterProblems } from '../../src/common/audience-filter';
 import { compileFilter } from '../../src/common/audience-sql';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
 import { AudiencesRepository } from '../../src/notifications/audiences/audiences.repository';
@@ -76,6 +76,22 @@ const FILTERS: Record<string, FilterNode> = {
     and: [c('platform', 'eq', 'ios'), c('properties.plan', 'eq', 'pro'), c('last_seen_at', 'not_within_last', '7d')],
   },
 };
+
+/**
+ * The costliest filter the validator accepts (issue 51, Measured 3): 50 conditions, 5 of them on
+ * app_version, under a `not` that makes them one `or` no index serves, each true for every
+ * installation so that every one is checked on every row.
+ */
+const WORST = 'worst filter the validator accepts (not of 50, 5 on app_version)';
+FILTERS[WORST] = {
+  not: {
+    and: [
+      { and: Array.from({ length: FILTER_LIMITS.computed }, (_, k) => c('app_version', 'gt', `0.${k}`)) },
+      ...[20, 20, 5].map((n, g) => ({ and: Array.from({ length: n }, (_, k) => c('properties.plan', 'gt', `a${g}${k}`)) })),
+    ],
+  },
+};
+if (filterProblems(FILTERS[WORST]).length > 0) throw new Error(`${WORST}: refused by the validator`);
 
 async function main() {
   const name = testDatabaseName('bench_audiences');

@@ -19,6 +19,8 @@ live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b 
      ORDER BY i.installation_id LIMIT $3;
 
 -- InstallationsRepository.browse (filter)
+SET LOCAL statement_timeout = 10000;
+
 SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
 permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties,
 live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = i.id), 0) AS badge FROM installations i
