@@ -3,7 +3,6 @@ import type { DataSource, EntityManager } from 'typeorm';
 import type { PostgresDriver } from 'typeorm/driver/postgres/PostgresDriver';
 import { AudienceTimedOutError } from '../errors';
 
-/** SQLSTATE query_canceled: a statement_timeout or a cancel request. */
 export const QUERY_CANCELED = '57014';
 
 export const isQueryCanceled = (error: unknown): boolean => {
@@ -11,14 +10,9 @@ export const isQueryCanceled = (error: unknown): boolean => {
   return code === QUERY_CANCELED || driverError?.code === QUERY_CANCELED;
 };
 
-/** `SET LOCAL statement_timeout` for the rest of the transaction; `ms` is an integer setting. */
 export const statementTimeout = (ms: number) => `SET LOCAL statement_timeout = ${Math.max(1, Math.trunc(ms))}`;
 
-/**
- * Runs `work` in a transaction whose statements each stop after `timeoutMs` (AudienceTimedOutError),
- * and cancels the running one when `signal` aborts (its client hung up); the connection goes back to
- * the pool either way.
- */
+/** `work` in a transaction whose statements stop after `timeoutMs` (AudienceTimedOutError) or when `signal` aborts. */
 export async function boundedTransaction<T>(
   db: DataSource,
   timeoutMs: number,
@@ -50,12 +44,9 @@ export async function boundedTransaction<T>(
 async function cancelBackend(db: DataSource, pid: number | null | undefined): Promise<void> {
   if (!pid) return;
   const client = new Client({ ...((db.driver as PostgresDriver).master as Pool).options, application_name: 'push-cancel' });
-  try {
-    await client.connect();
-    await client.query('SELECT pg_cancel_backend($1)', [pid]);
-  } catch {
-    // The statement ends at its timeout anyway.
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+  await client
+    .connect()
+    .then(() => client.query('SELECT pg_cancel_backend($1)', [pid]))
+    .catch(() => undefined);
+  await client.end().catch(() => undefined);
 }
