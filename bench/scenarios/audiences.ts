@@ -8,7 +8,7 @@
  *   2. EXPLAIN (ANALYZE, BUFFERS) of the count statement (AudiencesRepository.count, as the API runs
  *      it) for an equality on a property, a range on app_version (with the migration's index on
  *      app_version_key(), then without it, to say what the range costs without one), within_last on last_seen_at, an or of tags
- *      and a three-condition filter; the median of 5 runs of each;
+ *      a three-condition filter and the worst filter the validator accepts; the median of 5 runs of each;
  *   3. the fan-out (FanOutRepository.nextChunk, the worker's own statements, chunks of 5,000) of a
  *      tag send and of filter sends, in installations per second, and the chunks each took; then,
  *      like for like, the three-condition filter against a tag given to exactly its installations,
@@ -22,13 +22,14 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { clientDataSource } from '../lib/client-data-source';
 import type { DataSource } from 'typeorm';
-import { FilterNode } from '../../src/common/audience-filter';
+import { FILTER_LIMITS, FilterNode, filterProblems } from '../../src/common/audience-filter';
 import { compileFilter } from '../../src/common/audience-sql';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
 import { AudiencesRepository } from '../../src/notifications/audiences/audiences.repository';
 import { TEST_APP_KEY } from '../../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
 import { argValue } from '../lib/args';
+import type { EnvironmentVariables } from '../../src/config/env';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
 
@@ -38,17 +39,21 @@ const log = (line: string) => process.stderr.write(`${new Date().toISOString().s
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
 
-/** The statement a repository call sends, and its parameters, without running it. */
+/** The last statement a repository call sends, and its parameters, without running it. */
 async function captured(call: (db: DataSource) => Promise<unknown>): Promise<{ sql: string; params: unknown[] }> {
   let statement: { sql: string; params: unknown[] } | undefined;
-  await call({
+  const recorder = {
     query: (sql: string, params: unknown[] = []) => {
       statement = { sql, params };
       return Promise.resolve([]);
     },
-  } as unknown as DataSource);
+    transaction: <T>(work: (manager: unknown) => Promise<T>) => work(recorder),
+  };
+  await call(recorder as unknown as DataSource);
   return statement!;
 }
+
+const CONFIG = { AUDIENCE_STATEMENT_TIMEOUT_MS: 600_000 } as EnvironmentVariables;
 
 /**
  * The tag the seeding gives to exactly the installations the three-condition filter selects
@@ -71,6 +76,22 @@ const FILTERS: Record<string, FilterNode> = {
     and: [c('platform', 'eq', 'ios'), c('properties.plan', 'eq', 'pro'), c('last_seen_at', 'not_within_last', '7d')],
   },
 };
+
+/**
+ * The costliest filter the validator accepts (issue 51, Measured 3): 50 conditions, 5 of them on
+ * app_version, under a `not` that makes them one `or` no index serves, each true for every
+ * installation so that every one is checked on every row.
+ */
+const WORST = 'worst filter the validator accepts (not of 50, 5 on app_version)';
+FILTERS[WORST] = {
+  not: {
+    and: [
+      { and: Array.from({ length: FILTER_LIMITS.computed }, (_, k) => c('app_version', 'gt', `0.${k}`)) },
+      ...[20, 20, 5].map((n, g) => ({ and: Array.from({ length: n }, (_, k) => c('properties.plan', 'gt', `a${g}${k}`)) })),
+    ],
+  },
+};
+if (filterProblems(FILTERS[WORST]).length > 0) throw new Error(`${WORST}: refused by the validator`);
 
 async function main() {
   const name = testDatabaseName('bench_audiences');
@@ -116,9 +137,9 @@ async function main() {
     out(`# Audiences on ${INSTALLATIONS.toLocaleString('en')} installations (+${Math.round(INSTALLATIONS / 10).toLocaleString('en')} of another app)`);
     out();
     out(`Relation sizes: ${sizes.map((s) => `${s.relname} ${s.size}`).join(', ')}`);
-    const repository = new AudiencesRepository(db);
+    const repository = new AudiencesRepository(db, CONFIG);
     const countOf = async (label: string, filter: FilterNode) => {
-      const { sql, params } = await captured((d) => new AudiencesRepository(d).count(appId, { kind: 'filter', filter, now: new Date() }));
+      const { sql, params } = await captured((d) => new AudiencesRepository(d, CONFIG).count(appId, { kind: 'filter', filter, now: new Date() }));
       const plan = (await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r: Record<string, string>) => r['QUERY PLAN']);
       const times: number[] = [];
       let rows: Awaited<ReturnType<AudiencesRepository['count']>> = [];

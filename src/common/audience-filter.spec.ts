@@ -170,6 +170,14 @@ describe('audience filter validation', () => {
     ok({ and: [group(20), group(20), group(10)] });
     expect(problems({ and: [group(20), group(20), group(11)] })).toEqual({ '': 'The filter field must not have more than 50 conditions.' });
   });
+
+  it('a cost budget: at most 5 conditions on app_version and language, refused at the 6th', () => {
+    const versions = (n: number) => Array.from({ length: n }, (_, k) => cond('app_version', 'gt', `3.${k}`));
+    ok({ not: { and: [...versions(3), cond('language', 'ne', 'fr'), cond('language', 'in', ['de', 'en']), cond('tags', 'exists')] } });
+    expect(problems({ or: [{ and: versions(3) }, { not: { or: versions(5) } }] })).toEqual({
+      'or.1.not.or.2': 'The or.1.not.or.2 field is one condition on app_version or language too many: a filter may have at most 5.',
+    });
+  });
 });
 
 describe('audience filter SQL', () => {

@@ -18,7 +18,9 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 export const FILTER_FIELDS = ['tags', 'platform', 'permission', 'language', 'app_version', 'user_id', 'last_seen_at', 'registered_at'] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number] | `properties.${string}`;
 
-export const FILTER_LIMITS = { children: 20, depth: 5, conditions: 50, values: 100 } as const;
+/** `computed`: conditions on app_version and language, whose key is computed for each installation read. */
+export const FILTER_LIMITS = { children: 20, depth: 5, conditions: 50, values: 100, computed: 5 } as const;
+const COMPUTED: readonly FieldType[] = ['version', 'language'];
 
 export type FilterValue = PropertyValue | PropertyValue[];
 
@@ -189,6 +191,7 @@ function conditionProblems(node: Record<string, unknown>, path: string, problems
 export function filterProblems(filter: unknown): Problems {
   const problems: Problems = [];
   let conditions = 0;
+  let computed = 0;
   const stack: { node: unknown; path: string; depth: number }[] = [{ node: filter, path: '', depth: 1 }];
   while (stack.length > 0) {
     const { node, path, depth } = stack.pop()!;
@@ -220,6 +223,13 @@ export function filterProblems(filter: unknown): Problems {
     } else {
       conditions++;
       conditionProblems(node, path, problems);
+      const type = typeof node.field === 'string' ? fieldType(node.field) : null;
+      if (type && COMPUTED.includes(type) && ++computed === FILTER_LIMITS.computed + 1) {
+        problems.push([
+          path,
+          `The :attribute field is one condition on app_version or language too many: a filter may have at most ${FILTER_LIMITS.computed}.`,
+        ]);
+      }
     }
   }
   if (conditions > FILTER_LIMITS.conditions)
@@ -246,7 +256,7 @@ export const AudienceFilter = () =>
         'x-expression': 'docs/api.md#audience-filters',
         description:
           'An expression (docs/api.md#audience-filters): `{"and": [...]}`, `{"or": [...]}` (1 to 20 nodes each), `{"not": node}` or a condition ' +
-          '`{"field", "op", "value"}`; at most 5 levels deep and 50 conditions.',
+          '`{"field", "op", "value"}`; at most 5 levels deep and 50 conditions, 5 of them on app_version or language.',
         example: {
           and: [
             { field: 'platform', op: 'eq', value: 'android' },

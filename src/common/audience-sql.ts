@@ -1,4 +1,4 @@
-import { durationMs, fieldType, FilterCondition, FilterNode, VERSION } from './audience-filter';
+import { durationMs, FieldType, fieldType, FilterCondition, FilterNode, VERSION } from './audience-filter';
 import type { RecipientKind } from './vocabulary';
 
 /** A valid filter (docs/api.md#audience-filters) as one predicate on `installations i`, values as parameters from the first free one. */
@@ -32,29 +32,61 @@ export function compileFilter(filter: FilterNode, firstParam: number, now: Date)
     params.push(value);
     return `$${firstParam + params.length - 1}::${cast}`;
   };
-  const node = (n: FilterNode, negated: boolean): string => {
-    if ('not' in n) return node(n.not, !negated);
+  // `conjunct`: ANDed up to the root, where an index can serve it; elsewhere each key is computed once.
+  const node = (n: FilterNode, negated: boolean, conjunct: boolean): string => {
+    if ('not' in n) return node(n.not, !negated, conjunct);
     if ('and' in n || 'or' in n) {
       const [children, and] = 'and' in n ? [n.and, true] : [n.or, false];
-      return `(${children.map((child) => node(child, negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
+      return `(${children.map((child) => node(child, negated, conjunct && and !== negated)).join(and !== negated ? ' AND ' : ' OR ')})`;
     }
-    return negated ? `(${condition(n, param, now)}) IS NOT TRUE` : `(${condition(n, param, now)})`;
+    return `(${condition(n, param, now, negated, conjunct)})`;
   };
-  return { sql: node(filter, false), params };
+  return { sql: node(filter, false, true), params };
 }
 
 type Param = (value: unknown, cast: string) => string;
 
-function condition({ field, op, value }: FilterCondition, param: Param, now: Date): string {
-  const type = fieldType(field)!;
-  switch (type) {
-    case 'property':
-      return propertyCondition(field.slice('properties.'.length), op, value, param);
-    case 'tags':
-      if (op === 'contains') return `i.tags @> ARRAY[${param(value, 'text')}]`;
-      return op === 'exists' ? `cardinality(i.tags) > 0` : `cardinality(i.tags) = 0`;
+/** A condition, or (`negated`) where it is not true: NULL included, as `NOT` would not. */
+function condition(c: FilterCondition, param: Param, now: Date, negated: boolean, conjunct: boolean): string {
+  const type = fieldType(c.field)!;
+  if (type === 'property' || type === 'tags') return negated ? `(${opaque(c, type, param)}) IS NOT TRUE` : opaque(c, type, param);
+  if (!negated) return comparable(c, param, now, conjunct);
+  if (!conjunct) return `(${comparable(c, param, now, false)}) IS NOT TRUE`;
+  // Its complement as a comparison too (`a <= x OR a IS NULL` for `a > x`), so an index on `a` still applies.
+  const op = NEGATED[c.op];
+  if (op === 'exists' || op === 'not_exists') return comparable({ field: c.field, op }, param, now, true);
+  return `${comparable({ ...c, op }, param, now, true)} OR ${comparable({ field: c.field, op: 'not_exists' }, param, now, true)}`;
+}
+
+const NEGATED = {
+  eq: 'ne',
+  ne: 'eq',
+  lt: 'gte',
+  lte: 'gt',
+  gt: 'lte',
+  gte: 'lt',
+  in: 'not_in',
+  not_in: 'in',
+  exists: 'not_exists',
+  not_exists: 'exists',
+  within_last: 'not_within_last',
+  not_within_last: 'within_last',
+  contains: 'contains',
+} as const satisfies Record<FilterCondition['op'], FilterCondition['op']>;
+
+/** Conditions no index serves negated (GIN: containment only). */
+function opaque({ field, op, value }: FilterCondition, type: 'property' | 'tags', param: Param): string {
+  if (type === 'property') return propertyCondition(field.slice('properties.'.length), op, value, param);
+  if (op === 'contains') return `i.tags @> ARRAY[${param(value, 'text')}]`;
+  return op === 'exists' ? `cardinality(i.tags) > 0` : `cardinality(i.tags) = 0`;
+}
+
+/** A comparison on a column or expression, null (not set) matching only `not_exists`. */
+function comparable({ field, op, value }: FilterCondition, param: Param, now: Date, ranges: boolean): string {
+  switch (fieldType(field) as Exclude<FieldType, 'property' | 'tags'>) {
     case 'instant': {
       const column = COLUMNS[field as 'last_seen_at' | 'registered_at'];
+      if (op === 'not_exists') return `${column} IS NULL`;
       if (op === 'within_last' || op === 'not_within_last') {
         const since = param(new Date(now.getTime() - durationMs(value as string)), 'timestamptz');
         return op === 'within_last' ? `${column} >= ${since}` : `${column} < ${since}`;
@@ -62,7 +94,7 @@ function condition({ field, op, value }: FilterCondition, param: Param, now: Dat
       return `${column} ${COMPARE[op as keyof typeof COMPARE]} ${param(value, 'timestamptz')}`;
     }
     case 'version':
-      return nullable(APP_VERSION_SQL, op, value, (v) => param(versionKey(v as string), 'integer[]'), 'integer[]', param);
+      return nullable(APP_VERSION_SQL, op, value, (v) => param(versionKey(v as string), 'integer[]'), 'integer[]', param, ranges);
     case 'language':
       return nullable(
         LANGUAGE_SQL,
@@ -71,12 +103,13 @@ function condition({ field, op, value }: FilterCondition, param: Param, now: Dat
         (v) => param((v as string).toLowerCase(), 'text'),
         'text[]',
         param,
+        ranges,
         (v) => (v as string).toLowerCase(),
       );
     case 'platform':
     case 'permission':
     case 'text':
-      return nullable(COLUMNS[field as 'platform' | 'permission' | 'user_id'], op, value, (v) => param(v, 'text'), 'text[]', param);
+      return nullable(COLUMNS[field as 'platform' | 'permission' | 'user_id'], op, value, (v) => param(v, 'text'), 'text[]', param, ranges);
   }
 }
 
@@ -88,12 +121,18 @@ function nullable(
   one: (v: unknown) => string,
   listCast: string,
   param: Param,
+  ranges: boolean,
   normalize: (v: unknown) => unknown = (v) => v,
 ): string {
   if (op === 'exists') return `${expr} IS NOT NULL`;
   if (op === 'not_exists') return `${expr} IS NULL`;
   if (op === 'in') return `${expr} = ANY(${param((value as unknown[]).map(normalize), listCast)})`;
   if (op === 'not_in') return `${expr} <> ALL(${param((value as unknown[]).map(normalize), listCast)})`;
+  // Two ranges, which an index on `expr` serves; `<>` reads every row.
+  if (op === 'ne' && ranges) {
+    const v = one(value);
+    return `(${expr} < ${v} OR ${expr} > ${v})`;
+  }
   return `${expr} ${COMPARE[op as keyof typeof COMPARE]} ${one(value)}`;
 }
 

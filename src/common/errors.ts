@@ -30,6 +30,14 @@ export class StateConflictError extends DomainError {
   readonly code = 'StateConflict';
 }
 
+/** An audience took longer than AUDIENCE_STATEMENT_TIMEOUT_MS to evaluate: valid, but too costly now (503). */
+export class AudienceTimedOutError extends DomainError {
+  readonly code = 'AudienceTimedOut';
+  constructor(readonly timeoutMs: number) {
+    super(`The audience took longer than ${timeoutMs} ms to evaluate and was stopped: narrow the filter, or try again later.`);
+  }
+}
+
 /** The message still counts every error ("(and N more errors)"). */
 export const MAX_REPORTED_ERRORS = 50;
 

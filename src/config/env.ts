@@ -299,6 +299,10 @@ export class EnvironmentVariables {
 
   @Int(100)
   HTTP_REQUEST_TIMEOUT_MS = 30000;
+
+  /** How long one statement evaluating an audience (count, filter fan-out, dashboard browse) may run (docs/operations.md "Tenants"). */
+  @Int(1)
+  AUDIENCE_STATEMENT_TIMEOUT_MS = 10000;
 }
 
 /** METRICS_PORT's default in worker mode; api and all modes keep the class default, 9464. */
@@ -354,6 +358,7 @@ export const VARIABLES = [
   'SHUTDOWN_TIMEOUT_MS',
   'HTTP_HEADERS_TIMEOUT_MS',
   'HTTP_REQUEST_TIMEOUT_MS',
+  'AUDIENCE_STATEMENT_TIMEOUT_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 function firstMessage(error: ValidationError): string {

@@ -4,6 +4,8 @@ import { DataSource } from 'typeorm';
 import { FilterNode } from '../common/audience-filter';
 import { compileFilter } from '../common/audience-sql';
 import { preparedQuery } from '../common/prepared-query';
+import { boundedTransaction } from '../common/sql/bounded';
+import { EnvironmentVariables } from '../config/env';
 import { Platform, WebPushSubscription } from '../common/platform';
 import { MAX_PROPERTIES, PropertyValue } from '../common/validation/domain-rules';
 import { Device, Permission } from './installation.entity';
@@ -161,9 +163,12 @@ const NEW_INSTALLATION: NewInstallation = {
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
 @Injectable()
-@SqlFile('installations.repository.sql')
+@SqlFile('installations.repository.sql', (db) => new InstallationsRepository(db, { AUDIENCE_STATEMENT_TIMEOUT_MS: 10000 } as EnvironmentVariables))
 export class InstallationsRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: EnvironmentVariables,
+  ) {}
 
   @GenerateSql({ params: [ID, 'device-1'] })
   async find(appId: string, installationId: string): Promise<InstallationRow | undefined> {
@@ -189,12 +194,10 @@ export class InstallationsRepository {
   @GenerateSql({ name: 'filter', params: [ID, FILTER, 'device-1', 50, AT] })
   browse(appId: string, filter: FilterNode | null, after: string, limit: number, now: Date): Promise<InstallationRow[]> {
     const matching = filter ? compileFilter(filter, 4, now) : { sql: 'TRUE', params: [] };
-    return this.db.query(
-      `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('i')} FROM installations i
-       WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ${matching.sql}
-       ORDER BY i.installation_id LIMIT $3`,
-      [appId, after, limit, ...matching.params],
-    );
+    // A filter is evaluated under the count's time limit (AudienceTimedOutError).
+    if (filter)
+      return boundedTransaction(this.db, this.config.AUDIENCE_STATEMENT_TIMEOUT_MS, undefined, (manager) => browsePage(manager, appId, after, limit, matching));
+    return browsePage(this.db, appId, after, limit, matching);
   }
 
   /** Live installations per app and platform (the dashboard's app list): reads every live row, fine for a page, not for a hot path. */
@@ -268,4 +271,19 @@ export class InstallationsRepository {
     );
     return rows.length > 0;
   }
+}
+
+function browsePage(
+  db: Pick<DataSource, 'query'>,
+  appId: string,
+  after: string,
+  limit: number,
+  matching: { sql: string; params: unknown[] },
+): Promise<InstallationRow[]> {
+  return db.query(
+    `SELECT ${INSTALLATION_COLUMNS}, ${badgeOf('i')} FROM installations i
+       WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ${matching.sql}
+       ORDER BY i.installation_id LIMIT $3`,
+    [appId, after, limit, ...matching.params],
+  );
 }

@@ -316,7 +316,7 @@ FROM notifications WHERE id = $1 FOR UPDATE;
 
 CREATE TEMPORARY TABLE fanout_matched ON COMMIT DROP AS
 SELECT i.id, (row_number() OVER () - 1) / $2 AS chunk
-FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($3::text[])) AND (i.properties @> $4::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $5::integer[]) AND (i.last_seen_at >= $6::timestamptz) AND ((i.tags @> ARRAY[$7::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $8::text) IS NOT TRUE));
+FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($3::text[])) AND (i.properties @> $4::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $5::integer[]) AND (i.last_seen_at >= $6::timestamptz) AND ((i.tags @> ARRAY[$7::text]) OR ((lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $8::text) IS NOT TRUE)));
 
 WITH staged AS (
   INSERT INTO fanout_audiences (notification_id, chunk, installation_ids)

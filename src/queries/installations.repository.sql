@@ -19,10 +19,12 @@ live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b 
      ORDER BY i.installation_id LIMIT $3;
 
 -- InstallationsRepository.browse (filter)
+SET LOCAL statement_timeout = 10000;
+
 SELECT id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
 permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties,
 live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = i.id), 0) AS badge FROM installations i
-     WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR (lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text) IS NOT TRUE))
+     WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2 AND ((i.platform = ANY($4::text[])) AND (i.properties @> $5::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $6::integer[]) AND (i.last_seen_at >= $7::timestamptz) AND ((i.tags @> ARRAY[$8::text]) OR ((lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $9::text) IS NOT TRUE)))
      ORDER BY i.installation_id LIMIT $3;
 
 -- InstallationsRepository.countByApp

@@ -173,6 +173,36 @@ describe('audiences', () => {
     expect(await selected(filter)).toEqual(expected);
   });
 
+  // `not` is compiled as comparisons where it is ANDed up to the top (so indexes apply) and as
+  // IS NOT TRUE elsewhere: both must be the plain complement, missing values included.
+  it('not is the plain complement of every comparison, at the top and inside an or', async () => {
+    const all = await selected(c('platform', 'in', ['ios', 'android', 'web']));
+    const never = c('user_id', 'eq', 'nobody');
+    const conditions: FilterNode[] = [
+      ...(['eq', 'ne', 'lt', 'lte', 'gt', 'gte'] as const).map((op) => c('app_version', op, '4.2')),
+      c('app_version', 'exists'),
+      c('app_version', 'not_exists'),
+      ...(['eq', 'ne'] as const).map((op) => c('language', op, 'fr')),
+      c('language', 'in', ['fr', 'de']),
+      c('language', 'not_in', ['fr', 'de']),
+      c('language', 'not_exists'),
+      ...(['eq', 'ne'] as const).map((op) => c('user_id', op, 'u2')),
+      c('user_id', 'not_in', ['u1', 'u3']),
+      c('platform', 'ne', 'android'),
+      c('permission', 'not_in', ['denied']),
+      c('last_seen_at', 'within_last', '7d'),
+      c('registered_at', 'gt', new Date(Date.now() - 30 * 86_400_000).toISOString()),
+    ];
+    for (const condition of conditions) {
+      const matched = await selected(condition);
+      const complement = all.filter((id) => !matched.includes(id));
+      expect([condition, await selected({ not: condition })]).toEqual([condition, complement]);
+      expect([condition, await selected({ and: [{ not: condition }, { not: never }] })]).toEqual([condition, complement]);
+      expect([condition, await selected({ or: [{ not: condition }, never] })]).toEqual([condition, complement]);
+      expect([condition, await selected({ not: { and: [condition, { not: never }] } })]).toEqual([condition, complement]);
+    }
+  });
+
   // The migrations write the indexed expressions out (a migration must not change with the code),
   // so a change to LANGUAGE_SQL or APP_VERSION_SQL that the index no longer matches would only
   // make filters slow: the plan must be able to use each index.

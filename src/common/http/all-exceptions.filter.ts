@@ -2,7 +2,15 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logge
 import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { redactUrl } from '../secrets';
-import { DomainError, IdempotencyConflictError, NotFoundError, reportedErrors, StateConflictError, ValidationFailedError } from '../errors';
+import {
+  AudienceTimedOutError,
+  DomainError,
+  IdempotencyConflictError,
+  NotFoundError,
+  reportedErrors,
+  StateConflictError,
+  ValidationFailedError,
+} from '../errors';
 import { isStoreUnavailable, RETRY_AFTER_SECONDS } from './unavailable';
 
 interface ErrorResponse {
@@ -79,6 +87,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error instanceof ValidationFailedError) return { status: 422, body: { message: error.message, errors: reportedErrors(error.errors) } };
     if (error instanceof NotFoundError) return { status: 404, body: { message: MESSAGES[404] } };
     if (error instanceof IdempotencyConflictError || error instanceof StateConflictError) return { status: 409, body: { message: error.message } };
+    // Valid but too costly now: whether a retry helps depends on the load and the data, so no Retry-After.
+    if (error instanceof AudienceTimedOutError) return { status: 503, body: { message: error.message } };
     return { status: 500, body: { message: 'Server Error.' } };
   }
 

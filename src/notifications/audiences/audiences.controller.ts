@@ -1,8 +1,10 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import type { AuthContext } from '../../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../../auth/auth.decorators';
-import { ApiJsonBodyErrors } from '../../common/http/api-responses';
+import { AudienceTimedOutError } from '../../common/errors';
+import { ApiJsonBodyErrors, ErrorResponse } from '../../common/http/api-responses';
 import { AudiencesService } from './audiences.service';
 import { AudienceCountEnvelope, CountAudienceDto } from '../dto/count-audience.dto';
 
@@ -40,7 +42,21 @@ export class AudiencesController {
   @ApiBody({ type: CountAudienceDto, examples: COUNT_EXAMPLES })
   @ApiOkResponse({ type: AudienceCountEnvelope })
   @ApiJsonBodyErrors()
-  async count(@CurrentAuth() auth: AuthContext, @Body() dto: CountAudienceDto): Promise<AudienceCountEnvelope> {
-    return { data: await this.audiences.count(auth.appId, dto.recipients) };
+  @ApiServiceUnavailableResponse({
+    description: 'The count ran past AUDIENCE_STATEMENT_TIMEOUT_MS (docs/api.md#count-an-audience), or the database is unreachable.',
+    type: ErrorResponse,
+    example: { message: new AudienceTimedOutError(10000).message },
+  })
+  async count(@CurrentAuth() auth: AuthContext, @Body() dto: CountAudienceDto, @Res({ passthrough: true }) res: Response): Promise<AudienceCountEnvelope> {
+    return { data: await this.audiences.count(auth.appId, dto.recipients, clientGone(res)) };
   }
+}
+
+/** Aborts when the client hangs up before its answer is sent: its statement is then cancelled. */
+function clientGone(res: Response): AbortSignal {
+  const gone = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) gone.abort();
+  });
+  return gone.signal;
 }

@@ -4,7 +4,9 @@ import { DataSource } from 'typeorm';
 import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
 import { FilterNode } from '../../common/audience-filter';
 import { Platform } from '../../common/platform';
+import { boundedTransaction } from '../../common/sql/bounded';
 import { Permission, RecipientKind } from '../../common/vocabulary';
+import { EnvironmentVariables } from '../../config/env';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, FILTER, ID } from '../../queries/fixtures';
 
@@ -25,22 +27,28 @@ const SENDABLE = `NOT (${skip.denied} OR ${skip.invalidated} OR (${skip.noToken}
 
 /** Counts of the installations a send's recipients select (docs/api.md#count-an-audience); the fan-out selects with the same predicates. */
 @Injectable()
-@SqlFile('audiences.repository.sql')
+@SqlFile('audiences.repository.sql', (db) => new AudiencesRepository(db, { AUDIENCE_STATEMENT_TIMEOUT_MS: 10000 } as EnvironmentVariables))
 export class AudiencesRepository {
-  constructor(@InjectDataSource() private readonly db: DataSource) {}
+  constructor(
+    @InjectDataSource() private readonly db: DataSource,
+    private readonly config: EnvironmentVariables,
+  ) {}
 
   @GenerateSql({ name: 'user_ids', params: [ID, { kind: 'user_ids', list: ['user-1'] }] })
   @GenerateSql({ name: 'tags', params: [ID, { kind: 'tags', list: ['beta'] }] })
   @GenerateSql({ name: 'filter', params: [ID, { kind: 'filter', filter: FILTER, now: AT }] })
   @GenerateSql({ name: 'all', params: [ID, { kind: 'all' }] })
-  count(appId: string, audience: Audience): Promise<AudienceCountRow[]> {
+  /** Stops at AUDIENCE_STATEMENT_TIMEOUT_MS (AudienceTimedOutError), or when `signal` aborts. */
+  count(appId: string, audience: Audience, signal?: AbortSignal): Promise<AudienceCountRow[]> {
     const { where, params } = selected(audience, 3);
-    return this.db.query(
-      `SELECT i.platform, count(*)::int AS installations, count(*) FILTER (WHERE ${SENDABLE})::int AS sendable, count(DISTINCT i.user_id)::int AS users
+    return boundedTransaction(this.db, this.config.AUDIENCE_STATEMENT_TIMEOUT_MS, signal, (manager) =>
+      manager.query(
+        `SELECT i.platform, count(*)::int AS installations, count(*) FILTER (WHERE ${SENDABLE})::int AS sendable, count(DISTINCT i.user_id)::int AS users
        FROM installations i
        WHERE i.app_id = $1 AND i.deleted_at IS NULL${where}
        GROUP BY GROUPING SETS ((i.platform), ())`,
-      [appId, 'denied' satisfies Permission, ...params],
+        [appId, 'denied' satisfies Permission, ...params],
+      ),
     );
   }
 }

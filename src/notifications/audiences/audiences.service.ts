@@ -14,8 +14,9 @@ export class AudiencesService {
     private readonly clock: Clock,
   ) {}
 
-  async count(appId: string, recipients: RecipientsDto): Promise<AudienceCount> {
-    const rows = await this.audiences.count(appId, this.audience(recipients));
+  /** `signal` aborts when the client hangs up: the count's statement is cancelled. */
+  async count(appId: string, recipients: RecipientsDto, signal?: AbortSignal): Promise<AudienceCount> {
+    const rows = await this.audiences.count(appId, this.audience(recipients), signal);
     const total = rows.find((row) => row.platform === null);
     const platforms = { ios: 0, android: 0, web: 0 } satisfies Record<Platform, number>;
     for (const row of rows) if (row.platform !== null) platforms[row.platform] = row.installations;
