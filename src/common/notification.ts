@@ -34,6 +34,12 @@ export interface NotificationRow {
   tags: string[] | null;
 }
 
+/** The stored row's columns the worker sends from (DeliveriesRepository.content, a small send's job). */
+export type NotificationContentRow = Pick<
+  NotificationRow,
+  'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations'
+>;
+
 /** The columns of NotificationRow, as statements that answer it select them. */
 export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,

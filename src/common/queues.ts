@@ -1,3 +1,4 @@
+import type { NotificationContentRow } from './notification';
 /** Queue names, job names and payloads: where the API's `notifications` and the worker's `delivery` meet. */
 export const FANOUT_QUEUE = 'fanout';
 export const DELIVER_QUEUE = 'deliver';
@@ -30,11 +31,8 @@ export interface DeliverJob {
   carried?: CarriedContent;
 }
 
-export interface CarriedContent {
-  appId: string;
-  startedAt: string;
-  content: object;
-}
+/** The stored row's content columns as JSON (its start as ISO text): a small send's job carries them. */
+export type CarriedContent = Omit<NotificationContentRow, 'processing_started_at'> & { processing_started_at: string };
 
 export interface WebhookJob {
   messageId: string;

@@ -1,3 +1,4 @@
+import type { CarriedContent } from '../common/queues';
 import { newTestService } from '../../test/support/new-test-service';
 import { IdempotencyConflictError, NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { NewNotification, NotificationRow } from '../common/notification';
@@ -8,6 +9,20 @@ import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
+
+/** A small send's job's copy of its stored row (the content columns, its start as ISO text). */
+const carriedOf = (row: NotificationRow): CarriedContent => ({
+  id: row.id,
+  app_id: row.app_id,
+  processing_started_at: new Date().toISOString(),
+  title: row.title,
+  body: row.body,
+  image_url: row.image_url,
+  action_url: row.action_url,
+  data: row.data,
+  options: row.options,
+  localizations: row.localizations,
+});
 
 const APP = '00000000-0000-4000-8000-0000000000aa';
 
@@ -100,13 +115,13 @@ describe('NotificationsService', () => {
         batches: [0],
         skipped: [{ platform: 'web', reason: 'NoToken', count: 1 }],
         seconds: 0.001,
-        carried: { appId: APP, startedAt: new Date().toISOString(), content: {} },
+        carried: carriedOf(stored(n, new Date())),
       }));
       await sut.send(APP, send(), {});
       expect(notifications.inserted).toEqual([]);
       const [id, batches, carried] = smallSendJobs.addBatches.mock.calls[0];
       expect(batches).toEqual([0]);
-      expect(carried).toMatchObject({ appId: APP });
+      expect(carried).toMatchObject({ app_id: APP });
       expect(id).toEqual(smallSends.store.mock.calls[0][0].id);
       expect(fanoutJobs.add).not.toHaveBeenCalled();
     });
@@ -119,7 +134,7 @@ describe('NotificationsService', () => {
         batches: [],
         skipped: [],
         seconds: 0.001,
-        carried: { appId: APP, startedAt: new Date().toISOString(), content: {} },
+        carried: carriedOf(stored(n, new Date())),
       }));
       await sut.send(APP, send(), {});
       expect(smallSendJobs.addBatches).not.toHaveBeenCalled();

@@ -130,11 +130,16 @@ describe('small sends (docs/api.md#small-sends)', () => {
       const id = notification.id as string;
       const job = await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id}-0`);
       // As the worker would have read it: the stored row's content, its start to the millisecond.
-      expect(job!.data.carried).toEqual({
-        appId: tenant.appId,
-        startedAt: notification.processing_started_at,
-        content: expect.objectContaining({ id, title: 'Your code', body: '123456', data: { order: 'A-1', z: 1, a: 2 } }),
-      });
+      expect(job!.data.carried).toEqual(
+        expect.objectContaining({
+          id,
+          app_id: tenant.appId,
+          processing_started_at: notification.processing_started_at,
+          title: 'Your code',
+          body: '123456',
+          data: { order: 'A-1', z: 1, a: 2 },
+        }),
+      );
       // Changed behind the service's back: a read would send this title.
       await ctx.db.query(`UPDATE notifications SET title = 'Read again' WHERE id = $1`, [id]);
     } finally {

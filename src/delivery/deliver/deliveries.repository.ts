@@ -8,7 +8,7 @@ import { minuteCountsInsert } from '../../common/minute-counts';
 import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
 import { compile, valuesOf } from '../../common/sql/named';
-import type { NotificationRow } from '../../common/notification';
+import type { NotificationContentRow } from '../../common/notification';
 import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
@@ -40,29 +40,16 @@ export interface BadgeChange {
 
 export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
-export interface NotificationToSend {
-  appId: string;
-  /** processing_started_at, its rows' partition key (delivery.entity.ts); null before its fan-out. */
-  startedAt: Date | null;
-  content: PushContent;
-}
-
-type ContentColumns = 'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations';
-
-/** What the worker sends of a notification, from its row (DeliveriesRepository.content, and a small send's job). */
-export const toSend = (row: Pick<NotificationRow, ContentColumns>): NotificationToSend => ({
-  appId: row.app_id,
-  startedAt: row.processing_started_at,
-  content: {
-    id: row.id,
-    title: row.title,
-    body: row.body,
-    image_url: row.image_url,
-    action_url: row.action_url,
-    data: row.data,
-    options: row.options,
-    localizations: row.localizations,
-  },
+/** What a provider needs of a notification, from its stored row. */
+export const pushContent = (row: NotificationContentRow): PushContent => ({
+  id: row.id,
+  title: row.title,
+  body: row.body,
+  image_url: row.image_url,
+  action_url: row.action_url,
+  data: row.data,
+  options: row.options,
+  localizations: row.localizations,
 });
 
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
@@ -310,12 +297,12 @@ export class DeliveriesRepository {
 
   /** A notification's app and what its messages carry; undefined when it does not exist. */
   @GenerateSql({ params: [ID] })
-  async content(notificationId: string): Promise<NotificationToSend | undefined> {
-    const [row] = await this.db.query<Pick<NotificationRow, ContentColumns>[]>(
+  async content(notificationId: string): Promise<NotificationContentRow | undefined> {
+    const [row] = await this.db.query<NotificationContentRow[]>(
       `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
       [notificationId],
     );
-    return row && toSend(row);
+    return row;
   }
 
   /** Batches of the notification that still have rows to send, and when the last of them is due (null: now). */

@@ -6,7 +6,8 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { MetricsService } from '../../metrics/metrics.service';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliverJobs } from '../../queue/jobs';
-import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, NotificationToSend, RecordedOutcome } from './deliveries.repository';
+import type { NotificationContentRow } from '../../common/notification';
+import { ClaimedRow, DeliveriesRepository, DeliveryRecord, Invalidation, RecordedOutcome } from './deliveries.repository';
 import { badgeChange, DeliveriesService } from './deliveries.service';
 import { Clock } from '../../common/time';
 import { PaceLimiter } from '../../queue/pace-limiter';
@@ -26,7 +27,7 @@ const unreachable = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.
  */
 class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'recordOutcomes' | 'content' | 'cancelLeftovers'> {
   rows: ClaimedRow[] = [];
-  localizations: PushContent['localizations'] = null;
+  localizations: NotificationContentRow['localizations'] = null;
   options: PushContent['options'] = null;
   leftoversCanceled: number[] = [];
   recorded = new Map<string, RecordedOutcome>();
@@ -55,20 +56,18 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
     return this.completes ? [...new Set(records.map((r) => r.notificationId))] : [];
   }
 
-  async content(notificationId: string): Promise<NotificationToSend> {
+  async content(notificationId: string): Promise<NotificationContentRow> {
     return {
-      appId: 'app-1',
-      startedAt: new Date(0),
-      content: {
-        id: notificationId,
-        title: 'T',
-        body: 'B',
-        image_url: null,
-        action_url: null,
-        data: null,
-        options: this.options,
-        localizations: this.localizations,
-      },
+      id: notificationId,
+      app_id: 'app-1',
+      processing_started_at: new Date(0),
+      title: 'T',
+      body: 'B',
+      image_url: null,
+      action_url: null,
+      data: null,
+      options: this.options,
+      localizations: this.localizations,
     };
   }
 

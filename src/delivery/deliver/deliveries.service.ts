@@ -1,3 +1,4 @@
+import type { NotificationContentRow } from '../../common/notification';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mapLimit } from '../../common/map-limit';
 import { Platform } from '../../common/platform';
@@ -11,7 +12,7 @@ import { DeliverJobs } from '../../queue/jobs';
 import { PaceLimiter } from '../../queue/pace-limiter';
 import { Clock } from '../../common/time';
 import { throttleBatchSize } from '../throttle';
-import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, NotificationToSend, RecordedOutcome } from './deliveries.repository';
+import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, pushContent, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, isBackground, isDryRun, PushContent } from '../providers/payloads';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
@@ -47,7 +48,7 @@ export function badgeChange(content: PushContent): BadgeChange {
 @Injectable()
 export class DeliveriesService {
   private readonly logger = new Logger('Delivery');
-  private readonly contents = new Map<string, NotificationToSend>();
+  private readonly contents = new Map<string, NotificationContentRow>();
   private readonly byPlatform: Map<Platform, PushProvider>;
 
   constructor(
@@ -77,9 +78,10 @@ export class DeliveriesService {
   ): Promise<{ sent: number; waitMs?: number; turnAt?: number }> {
     // Read first (cached per process): its start names the partition of the rows to claim.
     const notification = await this.outage.retrying('reading a notification', () => this.content(notificationId));
-    const startedAt = notification?.startedAt;
+    const startedAt = notification?.processing_started_at;
     if (!notification || !startedAt) return { sent: 0 };
-    const { appId, content } = notification;
+    const appId = notification.app_id;
+    const content = pushContent(notification);
     const badge = badgeChange(content);
     // A throttled send takes a batch's share of its rate first, and gives back what the batch did not use.
     const throttle = content.options?.throttle_per_minute;
@@ -201,19 +203,19 @@ export class DeliveriesService {
 
   /** A small send's notification as its batch's job carries it (docs/api.md#small-sends): cached, so its batch is sent without reading it again. */
   remember(notificationId: string, carried: CarriedContent): void {
-    this.cache(notificationId, { appId: carried.appId, startedAt: new Date(carried.startedAt), content: carried.content as PushContent });
+    this.cache(notificationId, { ...carried, processing_started_at: new Date(carried.processing_started_at) });
   }
 
-  private async content(notificationId: string): Promise<NotificationToSend | undefined> {
+  private async content(notificationId: string): Promise<NotificationContentRow | undefined> {
     const cached = this.contents.get(notificationId);
     if (cached) return cached;
     const entry = await this.deliveries.content(notificationId);
     // Cached once its fan-out has started: nothing in it changes after.
-    if (entry?.startedAt) this.cache(notificationId, entry);
+    if (entry?.processing_started_at) this.cache(notificationId, entry);
     return entry;
   }
 
-  private cache(notificationId: string, entry: NotificationToSend): void {
+  private cache(notificationId: string, entry: NotificationContentRow): void {
     if (this.contents.size >= CONTENT_CACHE_SIZE) this.contents.delete(this.contents.keys().next().value!);
     this.contents.set(notificationId, entry);
   }

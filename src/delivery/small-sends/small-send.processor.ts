@@ -26,7 +26,7 @@ export class SmallSendProcessor extends WorkerHost {
     // Its outcomes are written at once: the job holds one of the few slots until they are.
     const { notificationId, carried } = job.data;
     // Its notification came with it: not read again (jobs queued before it carried none).
-    if (carried) this.deliveries.remember(notificationId, carried);
+    if (carried && 'app_id' in carried) this.deliveries.remember(notificationId, carried);
     const result = await this.deliveries.deliverBatch(notificationId, job.data.batch, job.stalledCounter > 0, false, true);
     // Then its fan-out is marked done and the send completes (no fan-out job follows a small send
     // with a batch), after the job has given its slot back: the next code does not wait for it.

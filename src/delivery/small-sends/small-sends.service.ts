@@ -4,7 +4,6 @@ import type { CarriedContent } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { ChunkResult, wantedPlatforms } from '../fan-out/chunk-statement';
-import { toSend } from '../deliver/deliveries.repository';
 import { SILENTLESS } from '../providers/payloads';
 import { isPartitionRace, isSmallSend, smallSendIds } from './small-send';
 import { SmallSendsRepository, StoredSmallSend } from './small-sends.repository';
@@ -78,13 +77,23 @@ export class SmallSendsService {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     // The row answers with the chunk's own columns beside the notification's; the resource reads the notification's.
     const { skipped_by_reason, batches, ...row } = stored;
-    const sent = toSend(row);
     return {
       row,
       batches: batches.map((b) => b.batch),
       skipped: skipped_by_reason,
       seconds,
-      carried: { appId: sent.appId, startedAt: sent.startedAt!.toISOString(), content: sent.content },
+      carried: {
+        id: row.id,
+        app_id: row.app_id,
+        processing_started_at: row.processing_started_at!.toISOString(),
+        title: row.title,
+        body: row.body,
+        image_url: row.image_url,
+        action_url: row.action_url,
+        data: row.data,
+        options: row.options,
+        localizations: row.localizations,
+      },
     };
   }
 }
