@@ -40,6 +40,20 @@ export type NotificationContentRow = Pick<
   'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations'
 >;
 
+/** The content columns of a stored row (what the worker sends from). */
+export const contentOf = (row: NotificationContentRow): NotificationContentRow => ({
+  id: row.id,
+  app_id: row.app_id,
+  processing_started_at: row.processing_started_at,
+  title: row.title,
+  body: row.body,
+  image_url: row.image_url,
+  action_url: row.action_url,
+  data: row.data,
+  options: row.options,
+  localizations: row.localizations,
+});
+
 /** The columns of NotificationRow, as statements that answer it select them. */
 export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,

@@ -1,7 +1,7 @@
 import type { CarriedContent } from '../common/queues';
 import { newTestService } from '../../test/support/new-test-service';
 import { IdempotencyConflictError, NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
-import { NewNotification, NotificationRow } from '../common/notification';
+import { contentOf, NewNotification, NotificationRow } from '../common/notification';
 import { CredentialsService } from '../credentials/credentials.service';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
@@ -11,18 +11,7 @@ import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 
 /** A small send's job's copy of its stored row (the content columns, its start as ISO text). */
-const carriedOf = (row: NotificationRow): CarriedContent => ({
-  id: row.id,
-  app_id: row.app_id,
-  processing_started_at: new Date().toISOString(),
-  title: row.title,
-  body: row.body,
-  image_url: row.image_url,
-  action_url: row.action_url,
-  data: row.data,
-  options: row.options,
-  localizations: row.localizations,
-});
+const carriedOf = (row: NotificationRow): CarriedContent => ({ ...contentOf(row), processing_started_at: new Date().toISOString() });
 
 const APP = '00000000-0000-4000-8000-0000000000aa';
 

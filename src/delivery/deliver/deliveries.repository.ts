@@ -8,7 +8,7 @@ import { minuteCountsInsert } from '../../common/minute-counts';
 import { Platform, WebPushSubscription } from '../../common/platform';
 import { preparedQuery } from '../../common/prepared-query';
 import { compile, valuesOf } from '../../common/sql/named';
-import type { NotificationContentRow } from '../../common/notification';
+import { contentOf, type NotificationContentRow } from '../../common/notification';
 import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
@@ -41,16 +41,10 @@ export interface BadgeChange {
 export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
 /** What a provider needs of a notification, from its stored row. */
-export const pushContent = (row: NotificationContentRow): PushContent => ({
-  id: row.id,
-  title: row.title,
-  body: row.body,
-  image_url: row.image_url,
-  action_url: row.action_url,
-  data: row.data,
-  options: row.options,
-  localizations: row.localizations,
-});
+export const pushContent = (row: NotificationContentRow): PushContent => {
+  const { app_id: _app, processing_started_at: _start, ...content } = contentOf(row);
+  return content;
+};
 
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
 export interface RecordedOutcome {

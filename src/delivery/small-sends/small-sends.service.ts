@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { NewNotification, NotificationRow } from '../../common/notification';
+import { contentOf, NewNotification, NotificationRow } from '../../common/notification';
 import type { CarriedContent } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
@@ -82,18 +82,7 @@ export class SmallSendsService {
       batches: batches.map((b) => b.batch),
       skipped: skipped_by_reason,
       seconds,
-      carried: {
-        id: row.id,
-        app_id: row.app_id,
-        processing_started_at: row.processing_started_at!.toISOString(),
-        title: row.title,
-        body: row.body,
-        image_url: row.image_url,
-        action_url: row.action_url,
-        data: row.data,
-        options: row.options,
-        localizations: row.localizations,
-      },
+      carried: { ...contentOf(row), processing_started_at: row.processing_started_at!.toISOString() },
     };
   }
 }
