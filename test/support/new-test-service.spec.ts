@@ -49,7 +49,7 @@ describe('newTestService', () => {
 
   it('builds listed collaborators for real, sharing one fake of what they and the service both use', async () => {
     const store = { content: jest.fn(), claim: jest.fn().mockResolvedValue([]), cancelLeftovers: jest.fn() };
-    store.content.mockResolvedValue({ appId: 'app-1', startedAt: new Date(0), content: { id: 'n1', options: null } });
+    store.content.mockResolvedValue({ id: 'n1', app_id: 'app-1', processing_started_at: new Date(0), options: null });
     const { sut, mocks } = newTestService(DeliveriesService, {
       real: [OutcomeRecorder, StoreOutage],
       providers: [{ provide: DeliveriesRepository, useValue: store }],
