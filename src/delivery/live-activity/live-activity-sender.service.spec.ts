@@ -4,14 +4,11 @@ import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { LiveActivityJobs } from '../../queue/jobs';
 import { ApnsProvider } from '../providers/apns.provider';
 import { LiveActivityUpdatesRepository, LockedUpdate, LockedUpdateRow } from './live-activity-updates.repository';
-import { LiveActivitySenderService } from './live-activity-sender.service';
+import { apnsHeaders, apnsPayload, apnsTopicOf, PushContent } from '../providers/payloads';
+import { liveActivityHeaders, liveActivityPayload } from '../providers/live-activity-payload';
+import { broadcastOutcome } from './live-activity-broadcaster.service';
+import { beforeSending, LiveActivitySenderService, messageOf, outcomeAfter } from './live-activity-sender.service';
 
-const CREDENTIALS: ProviderCredentials = {
-  appId: 'app',
-  apns: { keyId: 'K', teamId: 'T', topic: 'com.example', production: false, privateKey: '' },
-  fcm: null,
-  vapid: null,
-};
 const update = (extra: Partial<LockedUpdateRow> = {}): LockedUpdateRow => ({
   id: 'u',
   seq: '5',
@@ -28,6 +25,120 @@ const update = (extra: Partial<LockedUpdateRow> = {}): LockedUpdateRow => ({
   sent_seq: '4',
   ...extra,
 });
+
+/** The worker's rules for one Live Activity update (docs/api.md#live-activity-updates). */
+describe('Live Activity updates: what an attempt decides', () => {
+  it('sends a pending update newer than the last one APNs accepted', () => {
+    expect(beforeSending(update())).toBe('send');
+  });
+
+  it('skips one older than an update APNs already accepted (Superseded), compared as numbers', () => {
+    expect(beforeSending(update({ seq: '9', sent_seq: '10' }))).toBe('Superseded');
+    expect(beforeSending(update({ seq: '10', sent_seq: '9' }))).toBe('send');
+  });
+
+  it('skips one whose activity ended, and leaves one already settled alone', () => {
+    expect(beforeSending(update({ activity_status: 'ended' }))).toBe('ActivityEnded');
+    expect(beforeSending(update({ status: 'accepted' }))).toBe('done');
+    expect(beforeSending(update({ status: 'skipped', seq: '1' }))).toBe('done');
+  });
+
+  it("turns APNs' answers into the update's and the activity's outcome", () => {
+    expect(outcomeAfter(update(), { kind: 'accepted' }, 5)).toMatchObject({ status: 'accepted', sent: true, endActivity: null, retry: false, attempts: 1 });
+    expect(outcomeAfter(update({ event: 'end' }), { kind: 'accepted' }, 5)).toMatchObject({ endActivity: { status: 'ended', reason: null } });
+    expect(outcomeAfter(update(), { kind: 'invalid', reason: 'Unregistered' }, 5)).toMatchObject({
+      status: 'failed',
+      reason: 'Unregistered',
+      sent: false,
+      endActivity: { status: 'ended', reason: 'Unregistered' },
+    });
+    expect(outcomeAfter(update(), { kind: 'retry', reason: 'TooManyRequests' }, 5)).toMatchObject({ status: 'pending', retry: true });
+    expect(outcomeAfter(update({ attempts: 4 }), { kind: 'retry', reason: 'TooManyRequests' }, 5)).toMatchObject({ status: 'failed', retry: false });
+    expect(outcomeAfter(update(), { kind: 'failed', reason: 'BadPayload' }, 5)).toMatchObject({ status: 'failed', endActivity: null });
+  });
+
+  it('stamps the message with the second of acceptance and dates in Unix seconds', () => {
+    const message = messageOf(
+      update({
+        content: { content_state: { n: 1 }, alert: { title: 't' }, stale_date: '2030-01-01T00:00:00.000Z', dismissal_date: null, relevance_score: 0.2 },
+      }),
+    );
+    expect(liveActivityPayload(message)).toEqual({
+      aps: {
+        event: 'update',
+        timestamp: Date.UTC(2026, 10, 26, 12) / 1000,
+        'content-state': { n: 1 },
+        alert: { title: 't' },
+        'stale-date': 1893456000,
+        'relevance-score': 0.2,
+      },
+    });
+    expect(liveActivityHeaders(message, 'com.example')).toEqual({
+      'apns-push-type': 'liveactivity',
+      'apns-topic': 'com.example.push-type.liveactivity',
+      'apns-priority': '5',
+    });
+    expect(liveActivityHeaders({ priority: 'high' }, 'com.example')['apns-priority']).toBe('10');
+  });
+});
+
+describe('a send that starts a Live Activity (docs/api.md#live-activity-starts)', () => {
+  const content: PushContent = {
+    id: 'n1',
+    title: 'Order 42',
+    body: 'Preparing',
+    image_url: null,
+    action_url: null,
+    data: null,
+    options: { live_activity: { attributes_type: 'DeliveryAttributes', attributes: { id: 42 }, content_state: { s: 'p' } } },
+  };
+
+  it('is an event start with the attributes, the alert and input-push-token, on the Live Activity topic', () => {
+    expect(apnsPayload(content, 1_800_000_000)).toEqual({
+      aps: {
+        event: 'start',
+        timestamp: 1_800_000_000,
+        'content-state': { s: 'p' },
+        'attributes-type': 'DeliveryAttributes',
+        attributes: { id: 42 },
+        alert: { title: 'Order 42', body: 'Preparing' },
+        'input-push-token': 1,
+      },
+      notification_id: 'n1',
+    });
+    expect(apnsHeaders(content)['apns-push-type']).toBe('liveactivity');
+    expect(apnsTopicOf(content, 'com.example')).toBe('com.example.push-type.liveactivity');
+    expect(apnsTopicOf({ ...content, options: null }, 'com.example')).toBe('com.example');
+  });
+
+  it('listens to a channel with channel_id instead of asking for an update token', () => {
+    const aps = apnsPayload({ ...content, options: { live_activity: { ...content.options!.live_activity!, channel_id: 'c' } } }).aps as Record<string, unknown>;
+    expect(aps['input-push-channel']).toBe('c');
+    expect(aps['input-push-token']).toBeUndefined();
+  });
+});
+
+describe('a channel broadcast: what an attempt leaves (docs/api.md#live-activity-channels)', () => {
+  it('is accepted, retried on 429 and 5xx until the attempts run out, and failed on a refusal', () => {
+    expect(broadcastOutcome({ attempts: 0 }, { kind: 'accepted' }, 5)).toEqual({ status: 'accepted', reason: null, attempts: 1, retry: false });
+    expect(broadcastOutcome({ attempts: 1 }, { kind: 'retry', reason: 'TooManyRequests' }, 5)).toEqual({
+      status: 'pending',
+      reason: 'TooManyRequests',
+      attempts: 2,
+      retry: true,
+    });
+    expect(broadcastOutcome({ attempts: 4 }, { kind: 'retry', reason: 'ServiceUnavailable' }, 5)).toMatchObject({ status: 'failed', retry: false });
+    expect(broadcastOutcome({ attempts: 0 }, { kind: 'failed', reason: 'ChannelNotRegistered' }, 5)).toMatchObject({ status: 'failed', retry: false });
+    expect(broadcastOutcome({ attempts: 0 }, { kind: 'invalid', reason: 'BadDeviceToken' }, 5)).toMatchObject({ status: 'failed', retry: false });
+  });
+});
+
+const CREDENTIALS: ProviderCredentials = {
+  appId: 'app',
+  apns: { keyId: 'K', teamId: 'T', topic: 'com.example', production: false, privateKey: '' },
+  fcm: null,
+  vapid: null,
+};
 
 /** One attempt of a Live Activity update (docs/api.md#live-activity-updates), with storage, APNs and the queue faked. */
 describe('LiveActivitySenderService', () => {
