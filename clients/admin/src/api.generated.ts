@@ -680,7 +680,7 @@ export interface components {
              */
             users: number;
             /**
-             * @description Installations of those users when the fan-out ran.
+             * @description Installations of those users when the fan-out ran; a throttled send's whole audience from its start (docs/api.md#pacing).
              * @example 3
              */
             installations: number;
