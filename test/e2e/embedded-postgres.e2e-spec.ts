@@ -1,7 +1,19 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertBuilt, DIST_DIR, freePort, killAllServices, runCli, RunResult, runNode, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
+import {
+  assertBuilt,
+  DIST_DIR,
+  freePort,
+  killAllServices,
+  runCli,
+  RunResult,
+  runNode,
+  serviceEnv,
+  ServiceProcess,
+  TEST_APP_KEY,
+  waitUntil,
+} from '../support/processes';
 
 /**
  * DATABASE_URL=embedded (docs/operations.md "Embedded PostgreSQL"), with the built CLI and service:
