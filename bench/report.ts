@@ -123,6 +123,16 @@ export function table(r: BenchResults): string {
   } else {
     lines.push('', 'Fan-out memory: not run (full run only)');
   }
+  if (r.paced) {
+    const p = r.paced;
+    lines.push(
+      '',
+      `Throttled send, ${int(p.perMinute)} a minute (docs/api.md#pacing), ${int(p.accepted)} of ${int(p.installations)} accepted`,
+      row('', 'most in 1 s', 'bound', 'seconds'),
+      row(`rate ${int(p.perMinute / 60)}/s + 2 batches of ${p.batch}`, int(p.mostInASecond), int(p.bound), fixed(p.seconds)),
+      `  ${p.mostInASecond - p.perMinute / 60} over the rate in the busiest sliding second (${p.mostInASecond <= p.bound ? 'within' : 'PAST'} the bound)`,
+    );
+  }
   if (r.latency) {
     const l = r.latency;
     lines.push(

@@ -36,6 +36,7 @@ import { type Seeded, seedInstallations } from '../lib/seed';
 import { startStack, type Stack } from '../lib/stack';
 import { notificationTotals, postTo } from '../delivery';
 import { argValue } from '../lib/args';
+import { mostWithin, slidingSecondBound } from '../paced-send';
 
 const INSTALLATIONS = argValue('--installations', 20_000);
 const THROTTLE = argValue('--throttle', 12_000);
@@ -48,19 +49,9 @@ const RECEIPTS = argValue('--receipts', 2);
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 
-/** The most instants of `times` (ms, sorted) within any window of `windowMs`. */
-function mostWithin(times: number[], windowMs: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i] - times[j] >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
-
 /** The most in any sliding second against the rate, and the bound of docs/api.md#pacing: the rate plus two batches. */
 function excess(most: number, perSecond: number, batch: number): string {
-  const bound = perSecond + 2 * batch;
+  const bound = slidingSecondBound(perSecond * 60, batch);
   return `most in any sliding second: ${most}, ${most - perSecond} over the rate ${perSecond} (bound ${bound}: ${most <= bound ? 'held' : 'EXCEEDED'})`;
 }
 

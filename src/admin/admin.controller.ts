@@ -233,7 +233,7 @@ export class AdminController {
   @ApiOperation({
     summary: "An app's Live Activities",
     description:
-      'Its newest activities, each with its newest update, and its broadcast channels (docs/api.md#live-activities). Broadcasts are not stored, so a channel shows no last broadcast.',
+      'Its newest activities, each with its newest update, and its broadcast channels, each with its newest broadcast (docs/api.md#live-activities).',
   })
   @APP
   @ApiOkResponse({ description: 'The activities and channels (none are empty lists).', type: AdminLiveActivitiesEnvelope })

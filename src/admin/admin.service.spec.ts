@@ -46,10 +46,12 @@ describe('AdminService', () => {
   it("lists the app's newest Live Activities and its channels", async () => {
     const { sut, mocks } = setup();
     mocks.get(LiveActivitiesService).listWithLastUpdate.mockResolvedValue([]);
-    mocks.get(LiveActivityChannelsService).list.mockResolvedValue([{ id: 'ch', storage: 'none', created_at: '2026-01-01T00:00:00.000Z' }]);
+    mocks
+      .get(LiveActivityChannelsService)
+      .listWithLastBroadcast.mockResolvedValue([{ id: 'ch', storage: 'none', created_at: '2026-01-01T00:00:00.000Z', last_broadcast: null }]);
     expect(await sut.liveActivities(APP.id)).toEqual({
       activities: [],
-      channels: [{ id: 'ch', storage: 'none', created_at: '2026-01-01T00:00:00.000Z' }],
+      channels: [{ id: 'ch', storage: 'none', created_at: '2026-01-01T00:00:00.000Z', last_broadcast: null }],
       limit: 100,
     });
     expect(mocks.get(LiveActivitiesService).listWithLastUpdate).toHaveBeenCalledWith(APP.id, LIVE_ACTIVITIES_LISTED);

@@ -168,10 +168,13 @@ export class AdminService {
     );
   }
 
-  /** Newest Live Activities with their newest update, and the broadcast channels (not stored, so no last broadcast). */
+  /** Newest Live Activities with their newest update, and the broadcast channels with their newest broadcast. */
   async liveActivities(appId: string) {
     await this.app(appId);
-    const [activities, channels] = await Promise.all([this.activities.listWithLastUpdate(appId, LIVE_ACTIVITIES_LISTED), this.channels.list(appId)]);
+    const [activities, channels] = await Promise.all([
+      this.activities.listWithLastUpdate(appId, LIVE_ACTIVITIES_LISTED),
+      this.channels.listWithLastBroadcast(appId),
+    ]);
     return { activities, channels, limit: LIVE_ACTIVITIES_LISTED };
   }
 

@@ -70,6 +70,16 @@ export class LiveActivityChannelsRepository {
     return row;
   }
 
+  /** The newest broadcast of each of the app's channels named that has one. */
+  @GenerateSql({ params: [ID, ['channel-1', 'channel-2']] })
+  newestPerChannel(appId: string, channelIds: string[]): Promise<BroadcastRow[]> {
+    return this.db.query<BroadcastRow[]>(
+      `SELECT DISTINCT ON (channel_id) ${COLUMNS} FROM live_activity_broadcasts
+       WHERE app_id = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, accepted_at DESC, id DESC`,
+      [appId, channelIds],
+    );
+  }
+
   private async acceptWith(manager: EntityManager, appId: string, channelId: string, broadcast: NewLiveActivityUpdate): Promise<BroadcastRow | undefined> {
     const [row] = await manager.query<BroadcastRow[]>(ACCEPT_SQL, [
       appId,

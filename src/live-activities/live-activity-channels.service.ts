@@ -65,6 +65,19 @@ export class LiveActivityChannelsService {
     return (await this.activities.channels(appId)).map(toChannelResource);
   }
 
+  /** The app's channels, each with its newest broadcast (null before the first), as the operator dashboard lists them. */
+  async listWithLastBroadcast(appId: string): Promise<(ChannelResource & { last_broadcast: BroadcastResource | null })[]> {
+    const channels = await this.list(appId);
+    const newest = await this.broadcasts.newestPerChannel(
+      appId,
+      channels.map((c) => c.id),
+    );
+    return channels.map((channel) => {
+      const row = newest.find((b) => b.channel_id === channel.id);
+      return { ...channel, last_broadcast: row ? toBroadcastResource(row) : null };
+    });
+  }
+
   /** Deleted at APNs, then here; one APNs no longer knows is deleted here all the same. */
   async remove(appId: string, id: string): Promise<void> {
     if (!(await this.activities.findChannel(appId, id))) throw new NotFoundError();

@@ -115,6 +115,10 @@ export class Notification {
   @Column({ name: 'fanout_audience_chunks', type: 'integer', nullable: true })
   fanoutAudienceChunks: number | null;
 
+  /** A throttled send's audience, counted when its fan-out began (docs/api.md#pacing); null for other sends. */
+  @Column({ name: 'fanout_audience', type: 'integer', nullable: true })
+  fanoutAudience: number | null;
+
   @Column({ name: 'send_at', type: 'timestamptz', nullable: true })
   sendAt: Date | null;
 

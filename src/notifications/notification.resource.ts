@@ -20,7 +20,7 @@ export function toNotificationResource(row: NotificationResourceRow) {
     target_users: row.target_users,
     statistics: {
       users: row.stat_users,
-      installations: row.stat_installations,
+      installations: installationsOf(row),
       accepted: row.stat_accepted,
       received: row.stat_received,
       displayed: row.stat_displayed,
@@ -37,3 +37,8 @@ export function toNotificationResource(row: NotificationResourceRow) {
 }
 
 export type NotificationResource = ReturnType<typeof toNotificationResource>;
+
+/** A throttled send's whole audience while its fan-out writes it as turns come near (docs/api.md#pacing), then those it considered. */
+function installationsOf(row: NotificationResourceRow): number {
+  return row.fanned_out_at === null && row.fanout_audience !== null ? Math.max(row.stat_installations, row.fanout_audience) : row.stat_installations;
+}

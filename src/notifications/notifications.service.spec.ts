@@ -57,6 +57,7 @@ function stored(n: NewNotification, startedAt: Date | null): NotificationRow {
     completed_at: null,
     canceled_at: null,
     fanned_out_at: null,
+    fanout_audience: null,
   };
 }
 

@@ -13,12 +13,14 @@ SELECT send_at FROM notifications WHERE id = $1;
 -- FanOutRepository.nextChunk (user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
+
+UPDATE notifications n SET fanout_audience = (SELECT count(*) FROM installations i WHERE i.app_id = n.app_id AND i.deleted_at IS NULL AND i.user_id = ANY(n.user_ids::text[]))::int WHERE n.id = $1;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.user_id = ANY(:ids::text[])) z
 WHERE zone IS NOT NULL;
@@ -111,12 +113,14 @@ FROM counts c;
 -- FanOutRepository.nextChunk (installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
+
+UPDATE notifications n SET fanout_audience = (SELECT count(*) FROM installations i WHERE i.app_id = n.app_id AND i.deleted_at IS NULL AND i.installation_id = ANY(n.installation_ids::text[]))::int WHERE n.id = $1;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id = ANY(:ids::text[])) z
 WHERE zone IS NOT NULL;
@@ -209,12 +213,14 @@ FROM counts c;
 -- FanOutRepository.nextChunk (tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
+
+UPDATE notifications n SET fanout_audience = (SELECT count(*) FROM installations i WHERE i.app_id = n.app_id AND i.deleted_at IS NULL AND i.tags && n.tags::text[])::int WHERE n.id = $1;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.tags && :tags::text[] AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size) z
 WHERE zone IS NOT NULL;
@@ -307,7 +313,7 @@ FROM counts c;
 -- FanOutRepository.nextChunk (filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -326,6 +332,8 @@ WITH staged AS (
   UPDATE notifications SET fanout_audience_chunks = (SELECT count(*) FROM staged) WHERE id = $1
   RETURNING fanout_audience_chunks)
 SELECT fanout_audience_chunks AS chunks FROM sized;
+
+UPDATE notifications n SET fanout_audience = (SELECT COALESCE(sum(cardinality(a.installation_ids)), 0) FROM fanout_audiences a WHERE a.notification_id = n.id)::int WHERE n.id = $1;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])) z
 WHERE zone IS NOT NULL;
@@ -420,12 +428,14 @@ DELETE FROM fanout_audiences WHERE notification_id = $1 AND chunk = $2;
 -- FanOutRepository.nextChunk (all)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
+
+UPDATE notifications n SET fanout_audience = (SELECT count(*) FROM installations i WHERE i.app_id = n.app_id AND i.deleted_at IS NULL AND true)::int WHERE n.id = $1;
 
 SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i WHERE i.app_id = :app_id AND i.deleted_at IS NULL AND i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size) z
 WHERE zone IS NOT NULL;
@@ -518,7 +528,7 @@ FROM counts c;
 -- FanOutRepository.nextChunk (the last, user_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -530,7 +540,7 @@ UPDATE notifications SET fanned_out_at = now() WHERE id = $1;
 -- FanOutRepository.nextChunk (the last, installation_ids)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -545,7 +555,7 @@ WHERE id = $1;
 -- FanOutRepository.nextChunk (the last, tags)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -645,7 +655,7 @@ WHERE id = $1;
 -- FanOutRepository.nextChunk (the last, filter)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -747,7 +757,7 @@ WHERE id = $1;
 -- FanOutRepository.nextChunk (the last, all)
 SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
   fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks,
+  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
   CASE recipient_kind
     WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
     WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]

@@ -15,3 +15,7 @@ WHERE app_id = $1 AND key = $2 AND status = 'in_progress';
 
 -- LiveActivityChannelsRepository.find
 SELECT id, channel_id, event, status, reason, attempts, accepted_at FROM live_activity_broadcasts WHERE app_id = $1 AND channel_id = $2 AND id = $3;
+
+-- LiveActivityChannelsRepository.newestPerChannel
+SELECT DISTINCT ON (channel_id) id, channel_id, event, status, reason, attempts, accepted_at FROM live_activity_broadcasts
+WHERE app_id = $1 AND channel_id = ANY($2::text[]) ORDER BY channel_id, accepted_at DESC, id DESC;

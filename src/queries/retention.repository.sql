@@ -50,6 +50,10 @@ AND t.ctid = ANY (ARRAY(SELECT s.ctid FROM deliveries s WHERE s.notification_id 
 DELETE FROM webhook_messages WHERE id IN (
 SELECT id FROM webhook_messages WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2);
 
+-- RetentionRepository.deleteFinishedBroadcasts
+DELETE FROM live_activity_broadcasts WHERE ctid = ANY(ARRAY(
+SELECT ctid FROM live_activity_broadcasts WHERE status <> $3 AND updated_at < $1 LIMIT $2));
+
 -- RetentionRepository.deleteMarketingReceipts
 DELETE FROM marketing_receipts WHERE ctid = ANY(ARRAY(SELECT ctid FROM marketing_receipts WHERE accepted_at < $1 LIMIT $2));
 

@@ -86,4 +86,16 @@ describe("the sandbox's API", () => {
     expect(sandbox.behaviours.apns('constructor')).toBeUndefined();
     await call(url, 'DELETE', '/behaviours');
   });
+
+  it('answers 400 to a token that is not valid percent-encoding, and keeps a well-encoded one', async () => {
+    sandbox.behaviours.clear();
+    for (const path of ['/behaviours/%', '/behaviours/ab%zz', '/behaviours/%E0%A4%A']) {
+      const answer = await call(url, 'PUT', path, json, '{"behaviour":"bad_token"}');
+      expect({ path, status: answer.status }).toEqual({ path, status: 400 });
+      expect(answer.body.message).toMatch(/percent-encod/);
+    }
+    expect(sandbox.behaviours.list()).toEqual({});
+    expect(await call(url, 'PUT', '/behaviours/a%25b', json, '{"behaviour":"bad_token"}')).toMatchObject({ status: 200, body: { token: 'a%b' } });
+    await call(url, 'DELETE', '/behaviours');
+  });
 });

@@ -1,13 +1,14 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { stopWhenNpmLeaves } from '../common/stop-with-npm';
 import { Sandbox, SANDBOX_DEFAULT_PORT } from './sandbox';
 
 export function defaultSandboxDir(): string {
   return process.env.PNS_SANDBOX_DIR || join(homedir(), '.pns-sandbox');
 }
 
-/** `pns sandbox` (docs/testing.md): prints SandboxInfo as JSON and serves until SIGINT or SIGTERM; needs no database, Redis or APP_KEY. */
+/** `pns sandbox` (docs/testing.md): prints SandboxInfo as JSON and serves until SIGINT or SIGTERM (or npm that ran it leaves); needs no database, Redis or APP_KEY. */
 export async function runSandboxCommand(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
@@ -41,6 +42,7 @@ export async function runSandboxCommand(argv: string[]): Promise<void> {
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+  stopWhenNpmLeaves(stop);
 }
 
 function integer(flag: string, text: string, min: number, max: number): number {

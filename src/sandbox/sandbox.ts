@@ -206,7 +206,8 @@ export class Sandbox {
     const behaviour = /^\/behaviours\/([^/]+)$/.exec(path);
     if (behaviour && req.method === 'PUT') {
       if (!isPlainObject(json)) return send(res, 400, { message: 'the body must be a JSON object' });
-      const token = decodeURIComponent(behaviour[1]);
+      const token = decodedSegment(behaviour[1]);
+      if (token === undefined) return send(res, 400, { message: 'the token in the path is not valid percent-encoding' });
       try {
         return send(res, 200, { token, ...this.behaviours.set(token, json) });
       } catch (error) {
@@ -231,6 +232,15 @@ export class Sandbox {
       since,
     });
     send(res, 200, { data });
+  }
+}
+
+/** A path segment decoded, or undefined when it is not valid percent-encoding (a lone `%`, `%zz`, broken UTF-8). */
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
   }
 }
 

@@ -85,6 +85,7 @@ class InMemoryMessages implements Pick<
       canceled_at: null,
       localizations: null,
       fanned_out_at: at,
+      fanout_audience: null,
     };
   }
 

@@ -42,6 +42,7 @@ describe('npm run bench, at a tiny size', () => {
       parse: WITH_PARSE,
       parseTimeoutMs: 30_000,
       latencySamples: 5,
+      pacedUsers: 50,
       parseConfigs: ['raised'],
       log: () => undefined,
     });
@@ -67,6 +68,13 @@ describe('npm run bench, at a tiny size', () => {
     for (const value of [ours.deliveriesPerSecond, ours.fanoutSeconds, ours.providerSeconds, results.delivery.oursOverCeiling, results.delivery.oursOverPeer]) {
       expect(Number.isFinite(value) && value > 0).toBe(true);
     }
+  });
+
+  it('measures a throttled send: the most messages in any sliding second against the rate plus two batches', () => {
+    // 50 users of two installations each, at 12,000 a minute: 200 a second, batches of 100.
+    expect(results.paced).toMatchObject({ perMinute: 12_000, installations: 100, accepted: 100, batch: 100, bound: 400 });
+    expect(results.paced!.mostInASecond).toBeGreaterThan(0);
+    expect(table(results)).toContain('Throttled send, 12,000 a minute');
   });
 
   it('times single-device sends idle and during a broadcast to the whole app, ours and the floor in turns', () => {
@@ -164,6 +172,7 @@ describe('npm run bench, at a tiny size', () => {
     expect(names).toEqual([
       ...(WITH_PARSE ? PARSE_TARGETS : []),
       'CPU per APNs delivery / bare client',
+      'paced send, most in a sliding second / bound',
       ...LATENCY_TARGETS,
       'fan-out peak RSS (MB)',
       'fan-out RSS growth (MB/100k)',

@@ -1,7 +1,19 @@
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { assertBuilt, freePort, killAllServices, runCli, RunResult, serviceEnv, ServiceProcess, TEST_APP_KEY, waitUntil } from '../support/processes';
+import {
+  assertBuilt,
+  DIST_DIR,
+  freePort,
+  killAllServices,
+  runCli,
+  RunResult,
+  runNode,
+  serviceEnv,
+  ServiceProcess,
+  TEST_APP_KEY,
+  waitUntil,
+} from '../support/processes';
 
 /**
  * DATABASE_URL=embedded (docs/operations.md "Embedded PostgreSQL"), with the built CLI and service:
@@ -119,6 +131,15 @@ describe('DATABASE_URL=embedded', () => {
     expect(listed.stderr).toMatch(/joined the one running/);
     expect(postmasters()).toEqual([]);
     expect(readdirSync(join(dataDir, 'holders'))).toEqual([]);
+  });
+
+  it("TypeORM's CLI (ormconfig.ts, npm run migration:generate) reads the embedded database, and stops the server it started", async () => {
+    const shown = await runNode(require.resolve('typeorm/cli'), ['migration:show', '-d', join(DIST_DIR, 'ormconfig.js')], { env: env() });
+    expect(shown.stderr + shown.stdout).not.toMatch(/error/i);
+    expect(shown.code).toBe(0);
+    expect(shown.stdout).toMatch(/\[X\] \d+ \w+1\d{12}/);
+    expect(shown.stdout).not.toMatch(/\[ \]/);
+    expect(postmasters()).toEqual([]);
   });
 });
 

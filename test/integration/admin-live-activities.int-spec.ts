@@ -102,7 +102,33 @@ describe("operator dashboard's Live Activities (issue 30 item 6)", () => {
     expect(Date.parse(updated.last_update.updated_at)).toBeGreaterThanOrEqual(Date.parse(sent.created_at));
     expect(untouched).toMatchObject({ status: 'active', last_update: null });
     expect(ended).toMatchObject({ status: 'ended', ended_at: expect.any(String), last_update: { id: end.id, seq: 1, event: 'end', status: 'accepted' } });
-    expect(data.channels).toEqual([channel]);
+    expect(data.channels).toEqual([{ ...channel, last_broadcast: null }]);
+  });
+
+  it("shows each channel's newest broadcast as the API reads it", async () => {
+    const app = await newApp(ctx, 'Broadcasting app');
+    await configureProviders(ctx, app.appId, fakes);
+    const create = async () =>
+      (await ctx.http().post('/api/v1/live-activity-channels').set(bearer(app.token)).send({ storage: 'none' }).expect(201)).body.data as { id: string };
+    const quiet = await create();
+    const busy = await create();
+    const broadcast = async (event: string, step: number) =>
+      (await ctx.http().post(`/api/v1/live-activity-channels/${busy.id}/updates`).set(bearer(app.token)).send({ event, content_state: { step } }).expect(202))
+        .body.data as { id: string };
+    const read = (id: string) =>
+      waitFor(async () => {
+        const res = await ctx.http().get(`/api/v1/live-activity-channels/${busy.id}/updates/${id}`).set(bearer(app.token)).expect(200);
+        return res.body.data.status !== 'pending' && res.body.data;
+      }, `broadcast ${id} to settle`);
+    await read((await broadcast('update', 1)).id);
+    const newest = await read((await broadcast('end', 2)).id);
+
+    const { data } = await list(app.appId);
+    expect(data.channels).toEqual([
+      { ...busy, last_broadcast: newest },
+      { ...quiet, last_broadcast: null },
+    ]);
+    expect(newest).toMatchObject({ event: 'end', status: 'accepted' });
   });
 
   it("shows only the app's own, and an app without any as empty lists", async () => {

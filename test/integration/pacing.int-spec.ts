@@ -144,8 +144,9 @@ describe('pacing (docs/api.md#pacing)', () => {
       }, 'the fan-out to pause');
       expect(job.data.pausedUntil).toBeGreaterThan(Date.now() + 5_000);
       expect(await trace(id)).toHaveLength(30);
+      // The counts show the whole audience from the start; the trace, what the fan-out wrote so far.
       const notification = await readNotification(ctx, tenant.token, id);
-      expect(notification.statistics.installations).toBe(30);
+      expect(notification.statistics).toMatchObject({ installations: 300, accepted: 0, failed: 0, skipped: 0 });
 
       // Come back (as the job would ten seconds later): one more chunk, and a pause until the next is a lead away.
       const more = await ctx.get(FanOutService).fanOut(id, false, true);
@@ -164,6 +165,41 @@ describe('pacing (docs/api.md#pacing)', () => {
       expect(done.statistics.accepted + done.statistics.skipped).toBe(300);
       expect((await trace(id)).filter((d) => d.reason === 'Canceled')).toHaveLength(done.statistics.skipped);
     });
+
+    it.each(['user_ids', 'installation_ids', 'filter'] as const)(
+      'counts the whole audience of a throttled send to %s from its first chunk, then those it considered',
+      async (kind) => {
+        // 40 installations at 60 a minute: the fan-out writes 30, then pauses. One of them is deleted meanwhile.
+        const tag = `counted-${randomUUID().slice(0, 8)}`;
+        const rows: { installation_id: string; user_id: string }[] = await ctx.db.query(
+          `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, tags, registered_at, last_seen_at)
+           SELECT $1, $2 || '-' || n, 'ios', md5($2 || n) || md5(n::text), $2 || '-user-' || n, 'granted', ARRAY[$2], now(), now()
+           FROM generate_series(1, 40) AS n RETURNING installation_id, user_id`,
+          [tenant.appId, tag],
+        );
+        const recipients = {
+          user_ids: { user_ids: rows.map((r) => r.user_id) },
+          installation_ids: { installation_ids: rows.map((r) => r.installation_id) },
+          filter: { filter: { field: 'tags', op: 'contains', value: tag } },
+        }[kind];
+        const id = await sent({ recipients, options: { throttle_per_minute: 60 } });
+        const queue = ctx.app.get<Queue<FanoutJob>>(getQueueToken(FANOUT_QUEUE), { strict: false });
+        await waitFor(async () => {
+          const found = await queue.getJob(fanoutJobId(id));
+          return found && (await found.isDelayed()) ? found : null;
+        }, 'the fan-out to pause');
+        const written = await trace(id);
+        expect(written).toHaveLength(30);
+        expect((await readNotification(ctx, tenant.token, id)).statistics.installations).toBe(40);
+
+        const unwritten = rows.find((r) => !written.some((w) => w.installation_id === r.installation_id))!;
+        await ctx.db.query(`UPDATE installations SET deleted_at = now() WHERE app_id = $1 AND installation_id = $2`, [tenant.appId, unwritten.installation_id]);
+        await ctx.http().post(`/api/v1/notifications/${id}/cancel`).set(bearer(tenant.token)).expect(200);
+        const done = await completed(id);
+        expect(done.statistics.installations).toBe(39);
+        expect(done.statistics.accepted + done.statistics.failed + done.statistics.skipped).toBe(39);
+      },
+    );
 
     it('does not slow other notifications: a one-time code sent meanwhile arrives at once', async () => {
       const slow = await iosUsers(5);

@@ -191,6 +191,27 @@ describe('retention', () => {
     expect(await left(orphan)).toEqual(none);
     expect(await left(unfinished)).toEqual(all);
   });
+
+  it('deletes the Live Activity broadcasts that ended more than RETENTION_DAYS ago; pending ones stay, however old', async () => {
+    const broadcast = (status: string, updatedAt: Date) =>
+      ctx.db
+        .query(
+          `INSERT INTO live_activity_broadcasts (app_id, channel_id, event, content, priority, accepted_at, status, attempts, updated_at)
+           VALUES ($1, 'retention-channel', 'update', '{}', 'normal', $3, $2, 1, $3) RETURNING id`,
+          [tenant.appId, status, updatedAt],
+        )
+        .then(([row]: { id: string }[]) => row.id);
+    const expired = [await broadcast('accepted', at(89 * DAY)), await broadcast('failed', at(89 * DAY))];
+    const kept = [await broadcast('pending', at(10 * DAY)), await broadcast('accepted', at(91 * DAY)), await broadcast('failed', at(91 * DAY))];
+
+    expect((await service(0).run(at(120 * DAY))).broadcastsDeleted).toBe(0);
+    // As of day 120 the cutoff is day 90.
+    const report = await service(30).run(at(120 * DAY));
+    expect(report.broadcastsDeleted).toBe(2);
+    const ids = (await ctx.db.query(`SELECT id FROM live_activity_broadcasts WHERE app_id = $1`, [tenant.appId])).map((r: { id: string }) => r.id);
+    expect(ids.sort()).toEqual([...kept].sort());
+    expect(ids).not.toEqual(expect.arrayContaining(expired.slice(0, 1)));
+  });
 });
 
 /**

@@ -11,9 +11,9 @@ import { TEST_REDIS_URL } from './services';
  */
 export const ROOT = resolve(__dirname, '../..');
 /** TEST_DIST_DIR points the tests at another build of the same tree (default: dist/). */
-const DIST = resolve(ROOT, process.env.TEST_DIST_DIR ?? 'dist');
-export const BUILT_CLI = resolve(DIST, 'src/cli.js');
-export const BUILT_MAIN = resolve(DIST, 'src/main.js');
+export const DIST_DIR = resolve(ROOT, process.env.TEST_DIST_DIR ?? 'dist');
+export const BUILT_CLI = resolve(DIST_DIR, 'src/cli.js');
+export const BUILT_MAIN = resolve(DIST_DIR, 'src/main.js');
 
 /** A valid APP_KEY (32 bytes, base64), the same one test/support/setup-env.ts uses. */
 export const TEST_APP_KEY = 'dGVzdC1rZXktdGVzdC1rZXktdGVzdC1rZXktdGVzdC0=';

@@ -219,7 +219,7 @@ export interface paths {
         };
         /**
          * An app's Live Activities
-         * @description Its newest activities, each with its newest update, and its broadcast channels (docs/api.md#live-activities). Broadcasts are not stored, so a channel shows no last broadcast.
+         * @description Its newest activities, each with its newest update, and its broadcast channels, each with its newest broadcast (docs/api.md#live-activities).
          */
         get: operations["Admin_liveActivities"];
         put?: never;
@@ -680,7 +680,7 @@ export interface components {
              */
             users: number;
             /**
-             * @description Installations of those users when the fan-out ran.
+             * @description Installations of those users when the fan-out ran; a throttled send's whole audience from its start (docs/api.md#pacing).
              * @example 3
              */
             installations: number;
@@ -1442,7 +1442,43 @@ export interface components {
             /** @description Its newest update; null before the first. */
             last_update: components["schemas"]["LastLiveActivityUpdate"] | null;
         };
-        ChannelResource: {
+        BroadcastResource: {
+            /**
+             * Format: uuid
+             * @description The broadcast, readable at `GET .../updates/{id}`.
+             */
+            id: string;
+            /** @example dHN0LXNyY2gtY2hubA== */
+            channel_id: string;
+            /**
+             * @example update
+             * @enum {string}
+             */
+            event: "update" | "end";
+            /**
+             * @description `pending` until APNs accepts it (`accepted`) or it fails (`failed`: refused, or 429/5xx until the attempts ran out).
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "failed";
+            /**
+             * @description APNs' reason for the last refusal or retry.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description Requests made to APNs so far.
+             * @example 0
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the API accepted it: `aps.timestamp` is this instant in seconds.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AdminChannel: {
             /**
              * @description APNs' channel id (`apns-channel-id`): what the app passes to ActivityKit and sends use as `channel_id`.
              * @example dHN0LXNyY2gtY2hubA==
@@ -1458,12 +1494,14 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             created_at: string;
+            /** @description Its newest broadcast, as `GET .../updates/{id}` answers it; null before the first. */
+            last_broadcast: components["schemas"]["BroadcastResource"] | null;
         };
         AdminLiveActivities: {
             /** @description The newest `limit` activities, newest first. */
             activities: components["schemas"]["AdminLiveActivity"][];
-            /** @description Every broadcast channel, newest first. Broadcasts are not stored (APNs answers them at once), so no last broadcast is shown. */
-            channels: components["schemas"]["ChannelResource"][];
+            /** @description Every broadcast channel, newest first, each with its newest broadcast. */
+            channels: components["schemas"]["AdminChannel"][];
             /**
              * @description The most activities listed.
              * @example 100

@@ -15,7 +15,7 @@ import { NOTIFICATION_OUTCOMES, NOTIFICATION_STATUSES, type NotificationOutcome,
 import { OperatorNotification } from '../../notifications/notification-status';
 import { INSPECTED_QUEUES } from '../../queue/queue-inspector';
 import { LIVE_ACTIVITY_EVENTS, LIVE_ACTIVITY_UPDATE_STATUSES } from '../../common/vocabulary';
-import { ChannelResource, LiveActivityResource } from '../../live-activities/dto/live-activity-response.dto';
+import { BroadcastResource, ChannelResource, LiveActivityResource } from '../../live-activities/dto/live-activity-response.dto';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import { type AdminService, type MinutePoint, QUEUE_STATES } from '../admin.service';
 
@@ -261,13 +261,19 @@ export class AdminLiveActivity extends LiveActivityResource {
   last_update: LastLiveActivityUpdate | null;
 }
 
+export class AdminChannel extends ChannelResource {
+  @ApiProperty({
+    type: () => BroadcastResource,
+    nullable: true,
+    description: 'Its newest broadcast, as `GET .../updates/{id}` answers it; null before the first.',
+  })
+  last_broadcast: BroadcastResource | null;
+}
+
 export class AdminLiveActivities {
   @ApiProperty({ type: () => [AdminLiveActivity], description: 'The newest `limit` activities, newest first.' }) activities: AdminLiveActivity[];
-  @ApiProperty({
-    type: () => [ChannelResource],
-    description: 'Every broadcast channel, newest first. Broadcasts are not stored (APNs answers them at once), so no last broadcast is shown.',
-  })
-  channels: ChannelResource[];
+  @ApiProperty({ type: () => [AdminChannel], description: 'Every broadcast channel, newest first, each with its newest broadcast.' })
+  channels: AdminChannel[];
   @ApiProperty({ ...COUNT, description: 'The most activities listed.', example: 100 }) limit: number;
 }
 
@@ -301,5 +307,6 @@ export type AdminDocMatches = [
   Expect<SameKeys<WebhookTrouble, WebhookFailures['recent'][number]>>,
   Expect<SameKeys<AdminLiveActivities, Answer<'liveActivities'>>>,
   Expect<SameKeys<AdminLiveActivity, Answer<'liveActivities'>['activities'][number]>>,
+  Expect<SameKeys<AdminChannel, Answer<'liveActivities'>['channels'][number]>>,
   Expect<SameKeys<LastLiveActivityUpdate, NonNullable<Answer<'liveActivities'>['activities'][number]['last_update']>>>,
 ];

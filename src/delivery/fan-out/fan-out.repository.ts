@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
 import { RECIPIENT_KINDS, RecipientKind } from '../../common/vocabulary';
 import { FilterNode } from '../../common/audience-filter';
-import { compileFilter } from '../../common/audience-sql';
+import { compileFilter, recipientsPredicate } from '../../common/audience-sql';
 import { ChunkDueTimes } from './pacing';
 import { pgError, UNIQUE_VIOLATION } from '../../common/pg-errors';
 import { ownPartition } from '../../common/sql/own-partition';
@@ -84,7 +84,17 @@ interface LockedNotification {
   started_at: Date | null;
   /** A filter send's staged chunks (stageAudience), of which `position` are done; null before, and for the other kinds. */
   audience_chunks: number | null;
+  /** A throttled send's audience, counted at its first chunk (countAudience); null before, and for other sends. */
+  audience: number | null;
 }
+
+/** A send's whole audience, from its own row `n`, after `FROM installations i` (as CHUNK_TARGETS takes it a chunk at a time). */
+const AUDIENCE_OF_ROW: Record<Exclude<RecipientKind, 'filter'>, string> = {
+  user_ids: recipientsPredicate('user_ids', 'n.user_ids'),
+  installation_ids: recipientsPredicate('installation_ids', 'n.installation_ids'),
+  tags: recipientsPredicate('tags', 'n.tags'),
+  all: 'true',
+};
 
 /** Every installation of a chunk due at `fixedDue`: a send without local times or quiet hours, or a cancelled one. */
 const NO_ZONES = (params: ChunkParams): ChunkDueTimes => ({ zones: [], dues: [], quietSkips: [], fallback: params.fixedDue, fallbackQuietSkip: false });
@@ -117,8 +127,8 @@ const CHUNK: ChunkParams = {
   paceMs: 500,
 };
 
-/** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given. */
-const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: number | null = null) => [
+/** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given; the audience not counted unless given. */
+const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: number | null = null, counted: number | null = null) => [
   {
     kind,
     position: 0,
@@ -131,6 +141,7 @@ const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: numb
     filter: FILTER,
     started_at: AT,
     audience_chunks: audienceChunks,
+    audience: counted,
   },
 ];
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
@@ -143,12 +154,16 @@ const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
   ...RECIPIENT_KINDS.map((kind) => ({
     name: kind,
     params: [ID, CHUNK],
-    answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
+    answers: [locked(kind), ...staged(kind), [[], 1], [{ zone: 'Europe/Paris' }], [], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
   })),
   ...RECIPIENT_KINDS.map((kind) => ({
     name: `the last, ${kind}`,
     params: [ID, { ...CHUNK, dueTimes: undefined }],
-    answers: walked(kind) ? [locked(kind), [], [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [], [chunkDone]] : [locked(kind, [])],
+    answers: walked(kind)
+      ? [locked(kind, ['x'], null, 9), [], [{ ...chunkDone, found: 0 }]]
+      : kind === 'filter'
+        ? [locked(kind, [], 1, 9), [], [chunkDone]]
+        : [locked(kind, [])],
   })),
 ];
 
@@ -193,7 +208,7 @@ export class FanOutRepository {
     const [n]: LockedNotification[] = await manager.query(
       `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
          fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-         fanout_audience_chunks AS audience_chunks,
+         fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
          CASE recipient_kind
            WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
            WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
@@ -208,6 +223,7 @@ export class FanOutRepository {
       await this.finish(manager, notificationId, n.kind);
       return null;
     }
+    if (params.paceMs !== null && n.audience === null && !n.canceled) await this.countAudience(manager, notificationId, n.kind);
     let due: ChunkDueTimes = NO_ZONES(params);
     if (params.dueTimes && !n.canceled) {
       const zones = chunkZonesStatement(n.kind);
@@ -267,6 +283,15 @@ export class FanOutRepository {
       [notificationId],
     );
     return chunks;
+  }
+
+  /** A throttled send's whole audience as its first chunk finds it, so its statistics show what still waits (docs/api.md#pacing). */
+  private async countAudience(manager: EntityManager, notificationId: string, kind: RecipientKind): Promise<void> {
+    const counted =
+      kind === 'filter'
+        ? `SELECT COALESCE(sum(cardinality(a.installation_ids)), 0) FROM fanout_audiences a WHERE a.notification_id = n.id`
+        : `SELECT count(*) FROM installations i WHERE i.app_id = n.app_id AND i.deleted_at IS NULL AND ${AUDIENCE_OF_ROW[kind]}`;
+    await manager.query(`UPDATE notifications n SET fanout_audience = (${counted})::int WHERE n.id = $1`, [notificationId]);
   }
 
   /** Marks a small send's fan-out done once its batch was delivered (docs/api.md#small-sends); false when already done. */

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
+import type { LiveActivityUpdateStatus } from '../../common/vocabulary';
 import { WEBHOOK_FINISHED } from '../../common/webhook-events';
 import { ownPartition } from '../../common/sql/own-partition';
 import type { PartitionRange } from './retention-rules';
@@ -146,6 +147,17 @@ export class RetentionRepository {
       `DELETE FROM webhook_messages WHERE id IN (
          SELECT id FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND finished_at < $1 ORDER BY finished_at LIMIT $2)`,
       [cutoff, limit],
+    );
+    return deleted;
+  }
+
+  /** Deletes up to `limit` Live Activity broadcasts accepted or failed before `cutoff` (docs/api.md#live-activity-channels); how many. Pending ones stay. */
+  @GenerateSql({ params: [AT, 1000] })
+  async deleteFinishedBroadcasts(cutoff: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM live_activity_broadcasts WHERE ctid = ANY(ARRAY(
+         SELECT ctid FROM live_activity_broadcasts WHERE status <> $3 AND updated_at < $1 LIMIT $2))`,
+      [cutoff, limit, 'pending' satisfies LiveActivityUpdateStatus],
     );
     return deleted;
   }

@@ -22,6 +22,7 @@ describe('RetentionService', () => {
     repository.partitions.mockImplementation(async (table) => weeks(table, partitions));
     repository.deleteMarketingReceipts.mockResolvedValue(0);
     repository.deleteFinishedWebhookMessages.mockResolvedValue(0);
+    repository.deleteFinishedBroadcasts.mockResolvedValue(0);
     repository.deleteUncovered.mockResolvedValue(0);
     return { sut: built.sut, repository };
   };
@@ -45,6 +46,7 @@ describe('RetentionService', () => {
     const report = await sut.run(NOW);
     expect(repository.weekHolds).not.toHaveBeenCalled();
     expect(repository.deleteFinishedWebhookMessages).not.toHaveBeenCalled();
+    expect(repository.deleteFinishedBroadcasts).not.toHaveBeenCalled();
     expect(report).toMatchObject({ weeksDropped: [], notificationsDeleted: 0, marketingReceiptsDeleted: 3 });
     expect(repository.deleteMarketingReceipts).toHaveBeenCalledWith(new Date(NOW.getTime() - 720 * 3_600_000), 5000);
   });
@@ -56,6 +58,7 @@ describe('RetentionService', () => {
     repository.dropWeek.mockResolvedValue({ notifications: 4, deliveries: 100, events: 7 });
     repository.deleteUncovered.mockResolvedValue(2);
     repository.deleteFinishedWebhookMessages.mockResolvedValue(5);
+    repository.deleteFinishedBroadcasts.mockResolvedValue(3);
 
     const report = await sut.run(NOW);
     expect(repository.weekHolds.mock.calls.map(([w]) => w.name)).toEqual(['deliveries_p20261005', 'deliveries_p20261012', 'deliveries_p20261019']);
@@ -66,9 +69,11 @@ describe('RetentionService', () => {
       eventsDeleted: 14,
       notificationsDeleted: 2,
       webhookMessagesDeleted: 5,
+      broadcastsDeleted: 3,
     });
     const cutoff = at('2026-10-26T10:00:00Z');
     expect(repository.deleteFinishedWebhookMessages).toHaveBeenCalledWith(cutoff, 5000);
+    expect(repository.deleteFinishedBroadcasts).toHaveBeenCalledWith(cutoff, 5000);
     // What is left to delete row by row lies in the partitions that stay.
     expect(repository.deleteUncovered.mock.calls[0][1].map((p) => p.name)).not.toContain('deliveries_p20261005');
     expect(repository.deleteUncovered.mock.calls[0][1].map((p) => p.name)).toContain('deliveries_p20261019');

@@ -21,6 +21,7 @@ export interface RetentionReport {
   deliveriesDeleted: number;
   eventsDeleted: number;
   webhookMessagesDeleted: number;
+  broadcastsDeleted: number;
   marketingReceiptsDeleted: number;
 }
 
@@ -43,11 +44,15 @@ export class RetentionService {
       deliveriesDeleted: 0,
       eventsDeleted: 0,
       webhookMessagesDeleted: 0,
+      broadcastsDeleted: 0,
       marketingReceiptsDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
     // Counters, not records: past the longest cap window they count for nothing.
-    report.marketingReceiptsDeleted = await this.deleteMarketingReceipts(new Date(now.getTime() - FREQUENCY_CAP_HOURS.max * 3_600_000));
+    const receiptsBefore = new Date(now.getTime() - FREQUENCY_CAP_HOURS.max * 3_600_000);
+    report.marketingReceiptsDeleted = await this.deleteInStatements('marketing receipts older than the longest frequency cap', (limit) =>
+      this.repository.deleteMarketingReceipts(receiptsBefore, limit),
+    );
     return report;
   }
 
@@ -95,28 +100,23 @@ export class RetentionService {
     // An event reported for a dropped week meanwhile finds no delivery: 422 rather than 404, for milliseconds.
     const remaining = partitions.filter((p) => !report.weeksDropped.includes(p.name));
     report.notificationsDeleted += await this.repository.deleteUncovered(cutoff, remaining);
-    report.webhookMessagesDeleted = await this.deleteFinishedWebhookMessages(cutoff);
+    report.webhookMessagesDeleted = await this.deleteInStatements('finished webhook messages', (limit) =>
+      this.repository.deleteFinishedWebhookMessages(cutoff, limit),
+    );
+    report.broadcastsDeleted = await this.deleteInStatements('finished Live Activity broadcasts', (limit) =>
+      this.repository.deleteFinishedBroadcasts(cutoff, limit),
+    );
   }
 
-  private async deleteMarketingReceipts(before: Date): Promise<number> {
+  /** Runs a bounded DELETE until it deletes fewer than a statement's rows or the run's budget is spent; how many. */
+  private async deleteInStatements(what: string, deleteSome: (limit: number) => Promise<number>): Promise<number> {
     let deleted = 0;
     while (deleted < LATE_ROWS_PER_RUN) {
-      const rows = await this.repository.deleteMarketingReceipts(before, ROWS_PER_STATEMENT);
+      const rows = await deleteSome(ROWS_PER_STATEMENT);
       deleted += rows;
       if (rows < ROWS_PER_STATEMENT) break;
     }
-    if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} marketing receipts older than the longest frequency cap`);
-    return deleted;
-  }
-
-  private async deleteFinishedWebhookMessages(cutoff: Date): Promise<number> {
-    let deleted = 0;
-    while (deleted < LATE_ROWS_PER_RUN) {
-      const rows = await this.repository.deleteFinishedWebhookMessages(cutoff, ROWS_PER_STATEMENT);
-      deleted += rows;
-      if (rows < ROWS_PER_STATEMENT) break;
-    }
-    if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} finished webhook messages`);
+    if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} ${what}`);
     return deleted;
   }
 

@@ -32,7 +32,12 @@ export class NotificationContentResource {
 
 export class NotificationStatistics {
   @ApiProperty({ type: 'integer', description: 'Target users with at least one installation in the app.', example: 2 }) users: number;
-  @ApiProperty({ type: 'integer', description: 'Installations of those users when the fan-out ran.', example: 3 }) installations: number;
+  @ApiProperty({
+    type: 'integer',
+    description: "Installations of those users when the fan-out ran; a throttled send's whole audience from its start (docs/api.md#pacing).",
+    example: 3,
+  })
+  installations: number;
   @ApiProperty({ type: 'integer', description: 'Messages the provider accepted.', example: 0 }) accepted: number;
   @ApiProperty({ type: 'integer', description: 'Installations that reported `received`.', example: 0 }) received: number;
   @ApiProperty({ type: 'integer', description: 'Installations that reported `displayed`.', example: 0 }) displayed: number;

@@ -8,7 +8,7 @@ import { formatNumber } from '../../format';
 
 /**
  * An app's Live Activities (docs/api.md#live-activities): its newest activities, each with its
- * last update, and its broadcast channels. Refreshed every 5 s, as the notifications list is.
+ * last update, and its broadcast channels, each with its last broadcast. Refreshed every 5 s, as the notifications list is.
  */
 export function LiveActivitiesPage({ appId }: { appId: string }) {
   const app = useQuery({ queryKey: ['app', appId], queryFn: () => api.app(appId) });
@@ -100,7 +100,6 @@ export function LiveActivitiesBody({ data }: { data: LiveActivities }) {
           <p>No broadcast channel.</p>
         ) : (
           <>
-            <p className="muted">Broadcasts are sent to APNs at once and not stored, so no last broadcast is shown.</p>
             <TableScroll label="Broadcast channels table">
               <table className="data">
                 <caption className="visually-hidden">Broadcast channels, newest first</caption>
@@ -109,6 +108,9 @@ export function LiveActivitiesBody({ data }: { data: LiveActivities }) {
                     <th scope="col">Channel</th>
                     <th scope="col">Storage</th>
                     <th scope="col">Created</th>
+                    <th scope="col">Last broadcast</th>
+                    <th scope="col">Broadcast status</th>
+                    <th scope="col">Accepted</th>
                   </tr>
                 </thead>
                 <tbody>
@@ -121,6 +123,22 @@ export function LiveActivitiesBody({ data }: { data: LiveActivities }) {
                       <td>
                         <Time iso={c.created_at} />
                       </td>
+                      {c.last_broadcast ? (
+                        <>
+                          <td>{c.last_broadcast.event}</td>
+                          <td>
+                            <StatusBadge status={c.last_broadcast.status} />
+                            {c.last_broadcast.reason ? <div className="muted small">{c.last_broadcast.reason}</div> : null}
+                          </td>
+                          <td>
+                            <Time iso={c.last_broadcast.created_at} />
+                          </td>
+                        </>
+                      ) : (
+                        <td colSpan={3} className="muted">
+                          no broadcast yet
+                        </td>
+                      )}
                     </tr>
                   ))}
                 </tbody>

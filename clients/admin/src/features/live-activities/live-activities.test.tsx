@@ -33,7 +33,23 @@ const FULL: LiveActivities = {
     },
     { ...ACTIVITY, activity_id: 'order-1', status: 'active', last_update: null },
   ],
-  channels: [{ id: 'dHN0LXNyY2gtY2hubA==', storage: 'most_recent', created_at: '2026-11-24T09:00:00.000Z' }],
+  channels: [
+    {
+      id: 'dHN0LXNyY2gtY2hubA==',
+      storage: 'most_recent',
+      created_at: '2026-11-24T09:00:00.000Z',
+      last_broadcast: {
+        id: 'b1',
+        channel_id: 'dHN0LXNyY2gtY2hubA==',
+        event: 'end',
+        status: 'pending',
+        reason: 'TooManyRequests',
+        attempts: 2,
+        created_at: '2026-11-24T10:07:00.000Z',
+      },
+    },
+    { id: 'cXVpZXQtY2hhbm5lbA==', storage: 'none', created_at: '2026-11-24T08:00:00.000Z', last_broadcast: null },
+  ],
   limit: 100,
 };
 
@@ -66,8 +82,12 @@ describe('LiveActivitiesPage', () => {
     expect(within(fresh).getByText('no update yet')).toBeTruthy();
 
     const channels = screen.getByRole('region', { name: 'Broadcast channels table' });
-    expect(within(channels).getByRole('row', { name: /dHN0LXNyY2gtY2hubA==/ }).textContent).toContain('most recent message');
-    expect(screen.getByText(/no last broadcast is shown/)).toBeTruthy();
+    const broadcasting = within(channels).getByRole('row', { name: /dHN0LXNyY2gtY2hubA==/ });
+    expect(broadcasting.textContent).toContain('most recent message');
+    expect(within(broadcasting).getByText('end')).toBeTruthy();
+    expect(within(broadcasting).getByText('pending').className).toBe('badge badge-pending');
+    expect(within(broadcasting).getByText('TooManyRequests')).toBeTruthy();
+    expect(within(within(channels).getByRole('row', { name: /cXVpZXQtY2hhbm5lbA==/ })).getByText('no broadcast yet')).toBeTruthy();
     expect(screen.queryByText(/The newest/)).toBeNull();
     expect(calls.map((c) => c.path)).toContain('/admin/api/apps/a1/live-activities');
   });
