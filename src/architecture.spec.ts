@@ -23,7 +23,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   users: ['apps', 'auth', 'common', 'config'],
   // Topics and preferences; per-user routes through users/user-access.ts.
   topics: ['apps', 'auth', 'common', 'config', 'users'],
-  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery'],
+  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery', 'topics'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
   // Live Activities: the API's side (the worker's is delivery/live-activity/). Its entities refer to
   // apps and installations; updates take an Idempotency-Key as sends do (notifications' service and
