@@ -265,15 +265,19 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       }
     };
 
+    /** A topic must exist, which no schema says (docs/api.md#topic-sends): generated ones are left out. */
+    const withoutTopics = (body: Record<string, any>) => {
+      const { topic: _topic, ...options } = body.options ?? {};
+      const recipients = body.recipients?.topic === undefined ? body.recipients : { all: true };
+      return { ...body, recipients, ...(body.options ? { options } : {}) };
+    };
+
     it('POST /api/v1/notifications', async () => {
       const path = '/api/v1/notifications';
       await fc.assert(
-        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (body) => {
-          const res = await ctx
-            .http()
-            .post(path)
-            .set(bearer(tenant.token))
-            .send(body as object);
+        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (generated) => {
+          const body = withoutTopics(generated as Record<string, any>);
+          const res = await ctx.http().post(path).set(bearer(tenant.token)).send(body);
           expectAccepted(path, 'post', res, body, [202]);
         }),
         settings,
