@@ -28,7 +28,9 @@ export const RequireAbilities = (...abilities: Ability[]) =>
     SetMetadata(ABILITIES_KEY, abilities),
     documentAuth(
       abilities,
-      abilities.length ? `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).` : 'Never for this route: any ability will do.',
+      abilities.length
+        ? `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).`
+        : 'Never for this route: any ability will do.',
     ),
   );
 
