@@ -13,6 +13,7 @@ import { IdempotencyKey } from '../notifications/idempotency/idempotency-key.ent
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
 import { Webhook } from '../webhooks/webhook.entity';
+import { Topic, TopicSubscription, UserChannelPreferences } from '../topics/topic.entity';
 
 /** Every entity, listed once for Nest and for the TypeORM CLI. */
 export const ENTITIES = [
@@ -34,4 +35,7 @@ export const ENTITIES = [
   LiveActivityUpdate,
   LiveActivityChannel,
   LiveActivityBroadcast,
+  Topic,
+  TopicSubscription,
+  UserChannelPreferences,
 ];

@@ -5,6 +5,8 @@ WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
       WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN :topic::text IS NOT NULL AND NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)) THEN :reason_unsubscribed::text
+      WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
       WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
@@ -91,6 +93,8 @@ WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
       WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN :topic::text IS NOT NULL AND NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)) THEN :reason_unsubscribed::text
+      WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
       WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
@@ -180,6 +184,8 @@ WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
       WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN :topic::text IS NOT NULL AND NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)) THEN :reason_unsubscribed::text
+      WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
       WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text

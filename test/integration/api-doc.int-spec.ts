@@ -106,6 +106,11 @@ describe('docs/api.md (issue #12.7)', () => {
       '## 21. Trying it without devices',
       '### 21.1 Dry runs',
       '### 21.2 Credential checks',
+      '## 24. Topics and preferences',
+      '### 24.1 Topics',
+      '### 24.2 Preferences',
+      '### 24.3 Sends',
+      '### 24.4 User access',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

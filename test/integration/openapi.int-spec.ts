@@ -95,8 +95,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     for (const { path, method, op } of api) {
       const where = `${method.toUpperCase()} ${path}`;
       expect({ where, security: op.security }).toEqual({ where, security: [{ bearer: [] }] });
-      // GET /api/v1/app is open to any token of the app (docs/api.md "App settings").
-      const anyToken = where === 'GET /api/v1/app';
+      // GET /api/v1/app and the topics list are open to any token of the app (docs/api.md "App settings", #topics).
+      const anyToken = where === 'GET /api/v1/app' || where === 'GET /api/v1/topics';
       expect({ where, abilities: op['x-required-abilities'] }).toEqual({
         where,
         abilities: anyToken ? [] : expect.arrayContaining([expect.stringMatching(/^[a-z]+:[a-z]+$/)]),
@@ -265,15 +265,19 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       }
     };
 
+    /** A topic must exist, which no schema says (docs/api.md#topic-sends): generated ones are left out. */
+    const withoutTopics = (body: Record<string, any>) => {
+      const { topic: _topic, ...options } = body.options ?? {};
+      const recipients = body.recipients?.topic === undefined ? body.recipients : { all: true };
+      return { ...body, recipients, ...(body.options ? { options } : {}) };
+    };
+
     it('POST /api/v1/notifications', async () => {
       const path = '/api/v1/notifications';
       await fc.assert(
-        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (body) => {
-          const res = await ctx
-            .http()
-            .post(path)
-            .set(bearer(tenant.token))
-            .send(body as object);
+        fc.asyncProperty(arbitraryOf(doc as unknown as OpenApiDocument, schemaOf(path, 'post'), limits), async (generated) => {
+          const body = withoutTopics(generated as Record<string, any>);
+          const res = await ctx.http().post(path).set(bearer(tenant.token)).send(body);
           expectAccepted(path, 'post', res, body, [202]);
         }),
         settings,

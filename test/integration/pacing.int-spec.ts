@@ -166,7 +166,7 @@ describe('pacing (docs/api.md#pacing)', () => {
       expect((await trace(id)).filter((d) => d.reason === 'Canceled')).toHaveLength(done.statistics.skipped);
     });
 
-    it.each(['user_ids', 'installation_ids', 'filter'] as const)(
+    it.each(['user_ids', 'installation_ids', 'filter', 'topic'] as const)(
       'counts the whole audience of a throttled send to %s from its first chunk, then those it considered',
       async (kind) => {
         // 40 installations at 60 a minute: the fan-out writes 30, then pauses. One of them is deleted meanwhile.
@@ -177,7 +177,14 @@ describe('pacing (docs/api.md#pacing)', () => {
            FROM generate_series(1, 40) AS n RETURNING installation_id, user_id`,
           [tenant.appId, tag],
         );
+        await ctx.db.query(`INSERT INTO topics (app_id, key, name, default_subscribed) VALUES ($1, $2, $2, false)`, [tenant.appId, tag]);
+        await ctx.db.query(`INSERT INTO topic_subscriptions (app_id, topic_key, user_id, subscribed) SELECT $1, $2, unnest($3::text[]), true`, [
+          tenant.appId,
+          tag,
+          rows.map((r) => r.user_id),
+        ]);
         const recipients = {
+          topic: { topic: tag },
           user_ids: { user_ids: rows.map((r) => r.user_id) },
           installation_ids: { installation_ids: rows.map((r) => r.installation_id) },
           filter: { filter: { field: 'tags', op: 'contains', value: tag } },

@@ -35,6 +35,7 @@ describe('format', () => {
     expect(describeTarget({ kind: 'tags', users: null, tags: ['beta', 'vip'] })).toBe('tags: beta, vip');
     expect(describeTarget({ kind: 'all', users: null, tags: null })).toBe('every installation');
     expect(describeTarget({ kind: 'filter', users: null, tags: null })).toBe('an audience filter');
+    expect(describeTarget({ kind: 'topic', users: null, tags: null })).toBe("a topic's subscribers");
   });
 
   it("jumps to a date: the start of the next day in the viewer's zone, across months and years", () => {

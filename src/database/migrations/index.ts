@@ -20,6 +20,7 @@ import { FilterSendAudiences1766200000000 } from './1766200000000-FilterSendAudi
 import { IdempotencyKeyNotification1766300000000 } from './1766300000000-IdempotencyKeyNotification';
 import { LiveActivityBroadcasts1766400000000 } from './1766400000000-LiveActivityBroadcasts';
 import { FanoutAudience1766700000000 } from './1766700000000-FanoutAudience';
+import { TopicsAndPreferences1766800000000 } from './1766800000000-TopicsAndPreferences';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   IdempotencyKeyNotification1766300000000,
   LiveActivityBroadcasts1766400000000,
   FanoutAudience1766700000000,
+  TopicsAndPreferences1766800000000,
 ];

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
 import { RECIPIENT_KINDS, RecipientKind } from '../../common/vocabulary';
 import { FilterNode } from '../../common/audience-filter';
-import { compileFilter, recipientsPredicate } from '../../common/audience-sql';
+import { compileFilter, recipientsPredicate, topicSql } from '../../common/audience-sql';
 import { ChunkDueTimes } from './pacing';
 import { pgError, UNIQUE_VIOLATION } from '../../common/pg-errors';
 import { ownPartition } from '../../common/sql/own-partition';
@@ -68,6 +68,10 @@ export interface ChunkParams {
   fixedDue: Date | null;
   cap: { max: number; hours: number } | null;
   paceMs: number | null;
+  /** The send's topic (`options.topic`, implied by `recipients.topic`), null for none. */
+  topic: string | null;
+  /** A marketing send (docs/api.md#pacing). */
+  marketing: boolean;
 }
 
 interface LockedNotification {
@@ -94,6 +98,7 @@ const AUDIENCE_OF_ROW: Record<Exclude<RecipientKind, 'filter'>, string> = {
   installation_ids: recipientsPredicate('installation_ids', 'n.installation_ids'),
   tags: recipientsPredicate('tags', 'n.tags'),
   all: 'true',
+  topic: `i.user_id IS NOT NULL AND NOT ${topicSql('n.app_id', '$2::text').unsubscribed}`,
 };
 
 /** Every installation of a chunk due at `fixedDue`: a send without local times or quiet hours, or a cancelled one. */
@@ -111,8 +116,13 @@ function chunkTargets(n: LockedNotification, chunkSize: number): ChunkTargetValu
       return n.position < n.audience_chunks! ? { audience_chunk: n.position } : null;
     case 'all':
       return { cursor: n.cursor ?? '', chunk_size: chunkSize };
+    case 'topic':
+      return { cursor: n.cursor ?? '', chunk_size: chunkSize, walk_topic: true };
   }
 }
+
+/** Kinds whose chunks walk a cursor (installation ids; a topic's user ids) rather than use up a list. */
+const isWalk = (kind: RecipientKind) => kind === 'tags' || kind === 'all' || kind === 'topic';
 
 const CHUNK: ChunkParams = {
   appId: OTHER_ID,
@@ -125,6 +135,8 @@ const CHUNK: ChunkParams = {
   fixedDue: null,
   cap: { max: 3, hours: 24 },
   paceMs: 500,
+  topic: 'promotions',
+  marketing: true,
 };
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given; the audience not counted unless given. */
@@ -147,19 +159,18 @@ const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: numb
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
 /** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience): two chunks. */
 const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
-const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 
 /** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one; `[]` answers the cap's lock. */
 const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
   ...RECIPIENT_KINDS.map((kind) => ({
     name: kind,
     params: [ID, CHUNK],
-    answers: [locked(kind), ...staged(kind), [[], 1], [{ zone: 'Europe/Paris' }], [], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
+    answers: [locked(kind), ...staged(kind), [[], 1], [{ zone: 'Europe/Paris' }], [], [isWalk(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
   })),
   ...RECIPIENT_KINDS.map((kind) => ({
     name: `the last, ${kind}`,
     params: [ID, { ...CHUNK, dueTimes: undefined }],
-    answers: walked(kind)
+    answers: isWalk(kind)
       ? [locked(kind, ['x'], null, 9), [], [{ ...chunkDone, found: 0 }]]
       : kind === 'filter'
         ? [locked(kind, [], 1, 9), [], [chunkDone]]
@@ -223,14 +234,14 @@ export class FanOutRepository {
       await this.finish(manager, notificationId, n.kind);
       return null;
     }
-    if (params.paceMs !== null && n.audience === null && !n.canceled) await this.countAudience(manager, notificationId, n.kind);
+    if (params.paceMs !== null && n.audience === null && !n.canceled) await this.countAudience(manager, notificationId, n.kind, params.topic);
     let due: ChunkDueTimes = NO_ZONES(params);
     if (params.dueTimes && !n.canceled) {
       const zones = chunkZonesStatement(n.kind);
-      const found = await manager.query<{ zone: string }[]>(zones.text, chunkZonesValues(zones, params.appId, notificationId, target));
+      const found = await manager.query<{ zone: string }[]>(zones.text, chunkZonesValues(zones, params.appId, notificationId, target, params.topic));
       due = params.dueTimes(found.map((z) => z.zone));
     }
-    const walked = n.kind === 'tags' || n.kind === 'all';
+    const walked = isWalk(n.kind);
     // One app's capped chunks are written one at a time, each counting the receipts the last one wrote.
     if (params.cap) await manager.query(`SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text))`, [params.appId]);
     const statement = chunkStatement({ kind: n.kind, relisted, stores: null });
@@ -252,6 +263,8 @@ export class FanOutRepository {
         advanced: n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length,
         walked,
         countUsers: n.kind === 'user_ids',
+        topic: params.topic,
+        marketing: params.marketing,
       },
       target,
     );
@@ -286,12 +299,15 @@ export class FanOutRepository {
   }
 
   /** A throttled send's whole audience as its first chunk finds it, so its statistics show what still waits (docs/api.md#pacing). */
-  private async countAudience(manager: EntityManager, notificationId: string, kind: RecipientKind): Promise<void> {
+  private async countAudience(manager: EntityManager, notificationId: string, kind: RecipientKind, topic: string | null): Promise<void> {
     const counted =
       kind === 'filter'
         ? `SELECT COALESCE(sum(cardinality(a.installation_ids)), 0) FROM fanout_audiences a WHERE a.notification_id = n.id`
         : `SELECT count(*) FROM installations i WHERE i.app_id = n.app_id AND i.deleted_at IS NULL AND ${AUDIENCE_OF_ROW[kind]}`;
-    await manager.query(`UPDATE notifications n SET fanout_audience = (${counted})::int WHERE n.id = $1`, [notificationId]);
+    await manager.query(
+      `UPDATE notifications n SET fanout_audience = (${counted})::int WHERE n.id = $1`,
+      kind === 'topic' ? [notificationId, topic] : [notificationId],
+    );
   }
 
   /** Marks a small send's fan-out done once its batch was delivered (docs/api.md#small-sends); false when already done. */

@@ -77,6 +77,8 @@ export class FanOutService {
         fixedDue: started.send_at,
         cap,
         paceMs,
+        topic: options.topic ?? null,
+        marketing: options.category === 'marketing',
       });
       if (!chunk) break;
       installations += chunk.installations;

@@ -26,6 +26,8 @@ const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
   advanced: 1,
   walked: false,
   countUsers: true,
+  topic: null,
+  marketing: false,
 };
 
 /** A small send's statement (docs/api.md#small-sends): the notification, its rows, its key's link. */

@@ -66,6 +66,8 @@ export class SmallSendsService {
           advanced: ids.length,
           walked: false,
           countUsers: notification.recipient_kind === 'user_ids',
+          topic: notification.options?.topic ?? null,
+          marketing: notification.options?.category === 'marketing',
         },
         ids,
         key,

@@ -23,12 +23,20 @@ export class PushApiError extends Error {
   }
 }
 
-export async function callApi(config: ApiConfig, fetcher: Fetch, method: 'PUT' | 'PATCH' | 'DELETE' | 'POST', path: string, body?: unknown): Promise<unknown> {
+export async function callApi(
+  config: ApiConfig,
+  fetcher: Fetch,
+  method: 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const response = await fetcher(`${config.baseUrl.replace(/\/+$/, '')}/api/v1${path}`, {
     method,
     headers: {
       authorization: `Bearer ${config.token}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     // The token travels in its header, never as a cookie.
@@ -49,3 +57,15 @@ export async function callApi(config: ApiConfig, fetcher: Fetch, method: 'PUT' |
 }
 
 export const installationPath = (installationId: string) => `/installations/${encodeURIComponent(installationId)}`;
+
+/** A per-user route (docs/api.md#user-access). */
+export const userPath = (userId: string, rest: string) => `/users/${encodeURIComponent(userId)}${rest}`;
+
+/** The user the page acts for, and the proof a `users:self` token needs while identity verification is on. */
+export interface CurrentUser {
+  userId: string;
+  userIdHash: string | null;
+}
+
+/** The `X-User-Id-Hash` header when there is a hash (docs/api.md#user-access). */
+export const userHeaders = (user: CurrentUser): Record<string, string> => (user.userIdHash ? { 'x-user-id-hash': user.userIdHash } : {});
