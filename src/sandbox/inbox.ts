@@ -3,7 +3,7 @@ import type { ApnsRequestRecord } from './fake-apns';
 import type { FcmRequestRecord } from './fake-fcm';
 import type { HmsRequestRecord } from './fake-hms';
 import type { WebPushRequestRecord } from './fake-web-push';
-import { isPlainObject } from './fake-server';
+import { isPlainObject, tryParseJson } from './fake-server';
 
 /** One push the sandbox accepted, as `GET /inbox` lists it (docs/testing.md#inbox). */
 export interface InboxEntry {
@@ -49,7 +49,7 @@ export class Inbox {
     if (record.validateOnly || record.status !== 200) return;
     const message = isPlainObject(record.message) ? record.message : {};
     const { token: _tokens, ...payload } = message;
-    const data = typeof payload.data === 'string' ? (JSON.parse(payload.data) as unknown) : undefined;
+    const data = typeof payload.data === 'string' ? tryParseJson(payload.data) : undefined;
     const notificationId = notificationIdOf(isPlainObject(data) ? data.notification_id : undefined);
     for (const token of record.tokens) {
       if (!record.illegal.includes(token)) this.add('huawei', token, notificationId, record.headers, payload, record.at);
