@@ -19,7 +19,9 @@ const log = (line: string) => process.stderr.write(`[bench:huawei] ${line}\n`);
 async function seed(stack: Stack): Promise<Seeded> {
   const users = Array.from({ length: INSTALLATIONS }, (_, n) => `u-${n}`);
   for (const platform of ['android', 'huawei'] as const) {
-    const tokens = users.map(() => (platform === 'android' ? `fcm-${randomBytes(24).toString('base64url')}` : `IQAAAAC${randomBytes(96).toString('base64url')}`));
+    const tokens = users.map(() =>
+      platform === 'android' ? `fcm-${randomBytes(24).toString('base64url')}` : `IQAAAAC${randomBytes(96).toString('base64url')}`,
+    );
     await stack.db.query(
       `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at)
        SELECT $1, $2 || u.user_id, $2, u.token, u.user_id, 'granted', now(), now() FROM unnest($3::text[], $4::text[]) AS u(user_id, token)`,
@@ -50,10 +52,16 @@ async function main(): Promise<void> {
       }
     }
     const median = (platform: string) => {
-      const rates = rows.filter(([p]) => p === platform).map(([, r]) => r.deliveriesPerSecond).sort((a, b) => a - b);
+      const rates = rows
+        .filter(([p]) => p === platform)
+        .map(([, r]) => r.deliveriesPerSecond)
+        .sort((a, b) => a - b);
       return rates[Math.floor(rates.length / 2)];
     };
-    const lines = [`Huawei against FCM: ${INSTALLATIONS} installations each, ${RUNS} runs alternating`, 'send      deliveries/s  worker CPU us/delivery  accepted  provider requests'];
+    const lines = [
+      `Huawei against FCM: ${INSTALLATIONS} installations each, ${RUNS} runs alternating`,
+      'send      deliveries/s  worker CPU us/delivery  accepted  provider requests',
+    ];
     for (const [platform, r] of rows) {
       const requests = platform === 'huawei' ? 'batched' : String(r.perProvider.fcm ?? 0);
       lines.push(
@@ -61,7 +69,9 @@ async function main(): Promise<void> {
       );
     }
     const ratio = median('huawei') / median('android');
-    lines.push(`median: FCM ${median('android').toFixed(0)}/s, Huawei ${median('huawei').toFixed(0)}/s: Huawei at ${(ratio * 100).toFixed(0)}% of FCM (target >= 80%)`);
+    lines.push(
+      `median: FCM ${median('android').toFixed(0)}/s, Huawei ${median('huawei').toFixed(0)}/s: Huawei at ${(ratio * 100).toFixed(0)}% of FCM (target >= 80%)`,
+    );
     process.stdout.write(`${lines.join('\n')}\n`);
   } finally {
     await stack.stop();

@@ -173,7 +173,7 @@ export class AppsCredentialsCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--hms-client-secret <secret>', description: 'Huawei: that client\'s secret (sealed when stored)' })
+  @Option({ flags: '--hms-client-secret <secret>', description: "Huawei: that client's secret (sealed when stored)" })
   parseHmsClientSecret(value: string): string {
     return value;
   }

@@ -35,7 +35,14 @@ class InMemoryCredentials implements Pick<CredentialsRepository, 'find' | 'upser
   }
   async resealAll(reseal: (row: SealedRow) => Map<string, string>) {
     for (const [appId, row] of this.rows) {
-      const sealed = { app_id: appId, apns_private_key_enc: null, fcm_service_account_enc: null, vapid_private_key_enc: null, hms_client_secret_enc: null, ...row } as SealedRow;
+      const sealed = {
+        app_id: appId,
+        apns_private_key_enc: null,
+        fcm_service_account_enc: null,
+        vapid_private_key_enc: null,
+        hms_client_secret_enc: null,
+        ...row,
+      } as SealedRow;
       for (const [column, value] of reseal(sealed)) row[column] = value;
     }
   }
@@ -145,7 +152,7 @@ describe('CredentialsService', () => {
     expect(open(store.rows.get(APP)!.hms_client_secret_enc as string, context, TEST_APP_KEY)).toBe('s3cret-value');
   });
 
-  it('refuses Huawei credentials that cannot be Huawei\'s', async () => {
+  it("refuses Huawei credentials that cannot be Huawei's", async () => {
     const { sut } = setup();
     await expect(sut.update(APP, { hms: { appId: 'my app', clientId: '1', clientSecret: 's' } })).rejects.toThrow(CredentialsError);
     await expect(sut.update(APP, { hms: { appId: '1', clientId: '1', clientSecret: 'has space' } })).rejects.toThrow('--hms-client-secret');

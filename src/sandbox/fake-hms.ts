@@ -317,7 +317,8 @@ function validateRequest(request: unknown): void {
     throw new HmsRejection(400, HMS_CODES.tokenCount, 'The number of tokens in the message body exceeds the default value');
   }
   const { token: _tokens, ...rest } = message;
-  if (Buffer.byteLength(JSON.stringify(rest)) > MAX_MESSAGE_BYTES) throw new HmsRejection(400, HMS_CODES.tooLarge, 'The message body size exceeds the default value');
+  if (Buffer.byteLength(JSON.stringify(rest)) > MAX_MESSAGE_BYTES)
+    throw new HmsRejection(400, HMS_CODES.tooLarge, 'The message body size exceeds the default value');
   if (message.data !== undefined && typeof message.data !== 'string') throw badMessage('data must be a string');
   if (message.notification !== undefined) {
     const notification = message.notification;
@@ -362,11 +363,16 @@ function validateAndroid(android: unknown, notificationMessage: boolean): void {
   if (click.type === 1 && typeof click.intent !== 'string' && typeof click.action !== 'string') {
     throw badMessage('android.notification.click_action needs an intent or an action when type is 1');
   }
-  if (click.type === 2 && !(typeof click.url === 'string' && click.url.startsWith('https://'))) throw badMessage('android.notification.click_action.url must be an HTTPS URL');
-  if (notification.color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(notification.color as string)) throw badMessage('android.notification.color must be #RRGGBB');
-  if (notification.icon !== undefined && !(notification.icon as string).startsWith('/raw/')) throw badMessage('android.notification.icon must name a file in /raw/');
-  if (notification.visibility !== undefined && !VISIBILITIES.has(notification.visibility as string)) throw badMessage('android.notification.visibility is invalid');
-  if (notification.importance !== undefined && !IMPORTANCES.has(notification.importance as string)) throw badMessage('android.notification.importance is invalid');
+  if (click.type === 2 && !(typeof click.url === 'string' && click.url.startsWith('https://')))
+    throw badMessage('android.notification.click_action.url must be an HTTPS URL');
+  if (notification.color !== undefined && !/^#[0-9a-fA-F]{6}$/.test(notification.color as string))
+    throw badMessage('android.notification.color must be #RRGGBB');
+  if (notification.icon !== undefined && !(notification.icon as string).startsWith('/raw/'))
+    throw badMessage('android.notification.icon must name a file in /raw/');
+  if (notification.visibility !== undefined && !VISIBILITIES.has(notification.visibility as string))
+    throw badMessage('android.notification.visibility is invalid');
+  if (notification.importance !== undefined && !IMPORTANCES.has(notification.importance as string))
+    throw badMessage('android.notification.importance is invalid');
 }
 
 function sendJson(res: Response, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {

@@ -51,7 +51,7 @@ describe('sandbox inbox (docs/testing.md#inbox)', () => {
     expect(inbox.list()[0].token).toBe('t24');
   });
 
-  it("lists one entry per token Huawei accepted, the message without its tokens, never a validate_only or illegal one", () => {
+  it('lists one entry per token Huawei accepted, the message without its tokens, never a validate_only or illegal one', () => {
     const inbox = new Inbox();
     const record = (over: Partial<HmsRequestRecord>): HmsRequestRecord =>
       ({

@@ -109,7 +109,17 @@ describe('apps:credentials (docs/api.md#cli)', () => {
 
   it('stores Huawei credentials with the client secret sealed, and asks for all three flags', async () => {
     const summary = json(
-      await cli('apps:credentials', '--app', appId, '--hms-app-id', '107001234', '--hms-client-id', '107001235', '--hms-client-secret', 'hms-secret-0123456789'),
+      await cli(
+        'apps:credentials',
+        '--app',
+        appId,
+        '--hms-app-id',
+        '107001234',
+        '--hms-client-id',
+        '107001235',
+        '--hms-client-secret',
+        'hms-secret-0123456789',
+      ),
     );
     expect(summary.hms).toEqual({ app_id: '107001234', client_id: '107001235' });
     expect(JSON.stringify(summary)).not.toContain('hms-secret-0123456789');

@@ -46,7 +46,13 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
   /** An app with these credentials; APNs from `apnsKey` and `topic`, FCM from a key file's text. */
   const appWith = async (
     name: string,
-    credentials: { apnsKey?: typeof key; topic?: string; serviceAccount?: object; vapid?: boolean; hms?: { app_id: string; client_id: string; client_secret: string } },
+    credentials: {
+      apnsKey?: typeof key;
+      topic?: string;
+      serviceAccount?: object;
+      vapid?: boolean;
+      hms?: { app_id: string; client_id: string; client_secret: string };
+    },
   ) => {
     const appId = json(await cli(['apps:create', '--name', name])).id;
     const args = ['apps:credentials', '--app', appId];
@@ -120,7 +126,10 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
 
     const otherApp = await appWith('hms-other', { hms: { ...client, app_id: '999999999' } });
     const mismatch = await cli(['credentials:check', '--app', otherApp]);
-    expect([mismatch.code, JSON.parse(mismatch.stdout)]).toEqual([1, [{ provider: 'hms', ok: false, detail: expect.stringContaining('refused the credentials (HTTP 401 80200001)') }]]);
+    expect([mismatch.code, JSON.parse(mismatch.stdout)]).toEqual([
+      1,
+      [{ provider: 'hms', ok: false, detail: expect.stringContaining('refused the credentials (HTTP 401 80200001)') }],
+    ]);
   });
 
   it('fails a key Apple does not know (InvalidProviderToken) and a topic it refuses, with exit code 1', async () => {

@@ -89,7 +89,9 @@ describe('pns sandbox and setup --sandbox (docs/testing.md)', () => {
       hms: { app_id: expect.stringMatching(/^\d{9}$/), client_id: expect.stringMatching(/^\d{9}$/), client_secret: expect.stringMatching(/^[0-9a-f]{64}$/) },
     });
     const sockets = listeningSockets(first.process.child.pid!);
-    expect(sockets === null ? null : [...sockets.values()].flat()).toEqual(sockets === null ? null : [LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX]);
+    expect(sockets === null ? null : [...sockets.values()].flat()).toEqual(
+      sockets === null ? null : [LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX],
+    );
     const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
     expect(await first.process.stop()).toBe(0);
 

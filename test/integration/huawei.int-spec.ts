@@ -25,7 +25,11 @@ describe('Huawei Push Kit (docs/api.md#huawei)', () => {
   const huawei = (body: Record<string, unknown> = {}) => newInstallation(ctx, tenant.token, { platform: 'huawei', push_token: hmsToken(), ...body });
   const tokenOf = async (id: string): Promise<string> => (await ctx.db.query(`SELECT push_token FROM installations WHERE id = $1`, [id]))[0].push_token;
   const send = (body: Record<string, unknown>) =>
-    ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send({ notification: { title: 'Hello', body: 'World' }, ...body });
+    ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ notification: { title: 'Hello', body: 'World' }, ...body });
   const trace = async (id: string) =>
     Object.fromEntries(
       ((await ctx.http().get(`/api/v1/notifications/${id}/deliveries`).set(bearer(tenant.token)).expect(200)).body.data as Record<string, any>[]).map((d) => [
@@ -122,7 +126,7 @@ describe('Huawei Push Kit (docs/api.md#huawei)', () => {
     expect((stack.fakes.hms.requests[0].message as any).android.notification).toMatchObject({ color: '#FF0000', icon: '/raw/ic_stat', visibility: 'PUBLIC' });
   });
 
-  it("the fake refuses what Huawei refuses: bad auth, bad fields, an oversize message, too many tokens", async () => {
+  it('the fake refuses what Huawei refuses: bad auth, bad fields, an oversize message, too many tokens', async () => {
     const hms = stack.fakes.hms;
     const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
     const granted = await fetch(hms.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
@@ -169,7 +173,16 @@ describe('Huawei Push Kit (docs/api.md#huawei)', () => {
       .http()
       .post('/api/v1/audiences/count')
       .set(bearer(tenant.token))
-      .send({ recipients: { filter: { and: [{ field: 'platform', op: 'eq', value: 'huawei' }, { field: 'user_id', op: 'eq', value: user }] } } });
+      .send({
+        recipients: {
+          filter: {
+            and: [
+              { field: 'platform', op: 'eq', value: 'huawei' },
+              { field: 'user_id', op: 'eq', value: user },
+            ],
+          },
+        },
+      });
     expect(res.status).toBe(200);
     expect(res.body.data).toMatchObject({ installations: 1, platforms: { ios: 0, android: 0, web: 0, huawei: 1 } });
   });
@@ -194,6 +207,9 @@ describe('Huawei Push Kit (docs/api.md#huawei)', () => {
     expect(await provider.check(good)).toEqual({ ok: true, detail: expect.stringContaining('HTTP 400 80300007 for a token no device has') });
     expect(stack.fakes.hms.requests.at(-1)).toMatchObject({ validateOnly: true });
     // A token of one app's client does not send for another app.
-    expect(await provider.check({ ...good, hms: { ...good.hms, appId: client.app_id } })).toMatchObject({ ok: false, detail: expect.stringContaining('refused the credentials') });
+    expect(await provider.check({ ...good, hms: { ...good.hms, appId: client.app_id } })).toMatchObject({
+      ok: false,
+      detail: expect.stringContaining('refused the credentials'),
+    });
   });
 });

@@ -172,8 +172,8 @@ export class HmsProvider implements PushProvider, OnModuleDestroy {
     }
     const body = parseJson(text) as { access_token?: unknown; expires_in?: unknown; error?: unknown; sub_error?: unknown } | undefined;
     if (response.status !== 200 || typeof body?.access_token !== 'string') {
-      const code = body?.sub_error ?? body?.error;
-      return { kind: 'failed', reason: `OAuth:${code === undefined ? `HTTP ${response.status}` : String(code)}` };
+      const code = [body?.sub_error, body?.error].find((value): value is number | string => typeof value === 'number' || typeof value === 'string');
+      return { kind: 'failed', reason: `OAuth:${code ?? `HTTP ${response.status}`}` };
     }
     const lifetimeMs = (typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 3600) * 1000;
     return { value: body.access_token, bearer: `Bearer ${body.access_token}`, renewAt: Date.now() + Math.max(lifetimeMs - TOKEN_MARGIN_MS, lifetimeMs / 2) };

@@ -27,7 +27,12 @@ describe("Huawei's message (docs/api.md#huawei)", () => {
       }),
     );
     expect(message).toEqual({
-      data: JSON.stringify({ order: 42, kind: 'shipped', notification_id: '0b9f6a1e-5a43-4c1e-9d56-1f1f2b6c7d8e', action_url: 'https://shop.example.com/orders/42' }),
+      data: JSON.stringify({
+        order: 42,
+        kind: 'shipped',
+        notification_id: '0b9f6a1e-5a43-4c1e-9d56-1f1f2b6c7d8e',
+        action_url: 'https://shop.example.com/orders/42',
+      }),
       notification: { title: 'Order shipped', body: 'It arrives tomorrow', image: 'https://cdn.example.com/a.png' },
       android: {
         urgency: 'NORMAL',

@@ -13,7 +13,12 @@ describe('AppsTable', () => {
             name: 'Shop',
             created_at: '2026-11-24T10:00:00.000Z',
             installations: { ios: 1200, android: 34567, web: 0, huawei: 4321, total: 40088 },
-            credentials: { apns: { key_id: 'ABC123DEFG', team_id: 'TEAM123456', topic: 'com.shop', production: true }, fcm: null, web_push: null, hms: { app_id: '107001234', client_id: '107001234' } },
+            credentials: {
+              apns: { key_id: 'ABC123DEFG', team_id: 'TEAM123456', topic: 'com.shop', production: true },
+              fcm: null,
+              web_push: null,
+              hms: { app_id: '107001234', client_id: '107001234' },
+            },
             notifications_24h: 1001,
             settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: false },
           },
