@@ -59,7 +59,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.SilentNotSupported]: 'A silent send: browsers must show every push, so web installations are left out.',
   [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
-  [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM validated the message; APNs and Web Push were not called).',
+  [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM or Huawei validated the message; APNs and Web Push were not called).',
   [SkipReason.NoLiveActivityToken]: 'A send starting a Live Activity: this iOS installation has no push-to-start token for its type.',
   [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
