@@ -38,7 +38,7 @@ export interface DeliveryResult {
 export class ProviderTally {
   first = Infinity;
   last = 0;
-  readonly counts: Record<string, number> = { apns: 0, fcm: 0, web_push: 0 };
+  readonly counts: Record<string, number> = { apns: 0, fcm: 0, web_push: 0, hms: 0 };
   readonly errors: Record<string, number> = {};
 
   constructor(private readonly stack: Stack) {}
@@ -57,10 +57,18 @@ export class ProviderTally {
     take('apns', this.stack.apns.requests, 200);
     take('fcm', this.stack.fcm.requests, 200);
     take('web_push', this.stack.web.requests, 201);
+    // Huawei takes many tokens per request: counted per token.
+    for (const r of this.stack.hms.requests.splice(0, this.stack.hms.requests.length)) {
+      const t = r.at.getTime();
+      if (t < this.first) this.first = t;
+      if (t > this.last) this.last = t;
+      if (r.status === 200) this.counts.hms += r.tokens.length - r.illegal.length;
+      else this.errors[`hms ${r.status}`] = (this.errors[`hms ${r.status}`] ?? 0) + r.tokens.length;
+    }
   }
 
   get total(): number {
-    return this.counts.apns + this.counts.fcm + this.counts.web_push;
+    return this.counts.apns + this.counts.fcm + this.counts.web_push + this.counts.hms;
   }
 }
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Pool } from 'pg';
 import webpush from 'web-push';
 import { parse } from 'yaml';
-import { FakeApns, FakeFcm, FakeWebPush, generateApnsKey, TEST_CA_PATH, type ApnsKey } from '../../test/fakes';
+import { FakeApns, FakeFcm, FakeHms, FakeWebPush, generateApnsKey, TEST_CA_PATH, type ApnsKey } from '../../test/fakes';
 import { assertBuilt, freePort, runCli, ServiceProcess, TEST_APP_KEY } from '../../test/support/processes';
 import { databaseUrl, deleteRedisPrefix, withAdminClient } from '../../test/support/services';
 import { dropTestDatabase } from '../../test/support/test-database';
@@ -18,8 +18,8 @@ export { APNS_TOPIC };
 export const API_POOL_SIZE = 20;
 
 /**
- * Everything one benchmark needs, on loopback: the three fake providers (in this process), a fresh
- * database, a Redis prefix of its own, an app with credentials for all three providers (set up
+ * Everything one benchmark needs, on loopback: the four fake providers (in this process), a fresh
+ * database, a Redis prefix of its own, an app with credentials for all four providers (set up
  * through the built CLI, as an operator would) and the built service as separate `api` and
  * `worker` processes.
  */
@@ -27,6 +27,7 @@ export interface Stack {
   apns: FakeApns;
   fcm: FakeFcm;
   web: FakeWebPush;
+  hms: FakeHms;
   apnsKey: ApnsKey;
   databaseName: string;
   databaseUrl: string;
@@ -56,7 +57,8 @@ export async function startStack(label: string): Promise<Stack> {
   // A push service never decrypts; decrypting every message here would cost the machine the
   // service is measured on about a third of a core during a campaign (bench/HISTORY.md "The fake Web Push decrypts on read").
   const web = new FakeWebPush({ decrypt: process.env.BENCH_WEB_PUSH_DECRYPT === 'every' ? 'every' : 'on-read' });
-  await Promise.all([apns.start(), fcm.start(), web.start()]);
+  const hms = new FakeHms();
+  await Promise.all([apns.start(), fcm.start(), web.start(), hms.start()]);
   apns.allowTopic(APNS_TOPIC);
 
   // Not push_test_*: jest's global setup drops those, and tests may start while a bench runs.
@@ -104,6 +106,7 @@ export async function startStack(label: string): Promise<Stack> {
   const apnsKey = generateApnsKey();
   apns.addKey(apnsKey);
   const account = fcm.createServiceAccount(`bench-${appId.slice(0, 8)}`);
+  const hmsClient = hms.createClient();
   const vapid = webpush.generateVAPIDKeys();
   web.expectVapidPublicKey(vapid.publicKey);
   const dir = mkdtempSync(join(tmpdir(), 'pns-bench-'));
@@ -132,6 +135,12 @@ export async function startStack(label: string): Promise<Stack> {
       vapid.publicKey,
       '--vapid-private-key',
       vapid.privateKey,
+      '--hms-app-id',
+      hmsClient.app_id,
+      '--hms-client-id',
+      hmsClient.client_id,
+      '--hms-client-secret',
+      hmsClient.client_secret,
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -145,6 +154,8 @@ export async function startStack(label: string): Promise<Stack> {
     // The fake push service's endpoints are https://localhost:<port>.
     WEB_PUSH_ALLOWED_HOSTS: 'localhost',
     GOOGLE_TOKEN_URL: fcm.tokenUrl,
+    HMS_URL: hms.baseUrl,
+    HMS_TOKEN_URL: hms.tokenUrl,
     NODE_EXTRA_CA_CERTS: TEST_CA_PATH,
     METRICS_PORT: '0',
     LOG_LEVEL: 'info',
@@ -164,6 +175,7 @@ export async function startStack(label: string): Promise<Stack> {
     apns,
     fcm,
     web,
+    hms,
     apnsKey,
     databaseName,
     databaseUrl: database.url,
@@ -207,12 +219,13 @@ export async function startStack(label: string): Promise<Stack> {
       apns.reset();
       fcm.reset();
       web.reset();
+      hms.reset();
     },
     async stop() {
       clearInterval(trim);
       await Promise.allSettled([stack.api?.stop('SIGTERM', 30_000), stack.worker?.stop('SIGTERM', 30_000)]);
       await db.end();
-      await Promise.allSettled([apns.stop(), fcm.stop(), web.stop()]);
+      await Promise.allSettled([apns.stop(), fcm.stop(), web.stop(), hms.stop()]);
       await dropTestDatabase(databaseName);
       await deleteRedisPrefix(queuePrefix);
     },

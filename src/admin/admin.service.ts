@@ -77,12 +77,12 @@ export class AdminService {
     const [apps, installations, recent] = await Promise.all([this.apps.list(), this.installations.countByApp(), this.notifications.countRecent(24)]);
     return Promise.all(
       apps.map(async (app) => {
-        const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0 };
-        const [{ apns, fcm, web_push }, withSettings] = await Promise.all([this.credentials.summary(app.id), this.apps.settings(app.id)]);
+        const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0, huawei: 0 };
+        const [{ apns, fcm, web_push, hms }, withSettings] = await Promise.all([this.credentials.summary(app.id), this.apps.settings(app.id)]);
         return {
           ...app,
           installations: { ...counts, total: PLATFORMS.reduce((sum, p) => sum + counts[p], 0) },
-          credentials: { apns, fcm, web_push },
+          credentials: { apns, fcm, web_push, hms },
           notifications_24h: recent.get(app.id) ?? 0,
           settings: withSettings?.settings ?? NO_SETTINGS,
         };

@@ -18,7 +18,7 @@ export function parseProviderName(value: string): ProviderId {
 /** Proves stored credentials at the endpoints delivery uses, reaching no device (docs/api.md#credentials-check). */
 @Command({
   name: 'credentials:check',
-  description: "Prove an app's stored APNs / FCM / Web Push credentials without reaching a device",
+  description: "Prove an app's stored APNs / FCM / Web Push / Huawei credentials without reaching a device",
 })
 export class CredentialsCheckCommand extends CommandRunner {
   constructor(
@@ -50,7 +50,7 @@ export class CredentialsCheckCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--provider <provider>', description: 'only this one: apns, fcm or web-push' })
+  @Option({ flags: '--provider <provider>', description: 'only this one: apns, fcm, web-push or hms' })
   parseProvider(value: string): ProviderId {
     return parseProviderName(value);
   }

@@ -19,6 +19,9 @@ interface CredentialsOptions {
   vapidSubject?: string;
   vapidPublicKey?: string;
   vapidPrivateKey?: string;
+  hmsAppId?: string;
+  hmsClientId?: string;
+  hmsClientSecret?: string;
 }
 
 const APNS_FLAGS = [
@@ -27,6 +30,12 @@ const APNS_FLAGS = [
   ['apnsTeamId', '--apns-team-id'],
   ['apnsTopic', '--apns-topic'],
   ['apnsProduction', '--apns-production'],
+] as const satisfies readonly (readonly [keyof CredentialsOptions, string])[];
+
+const HMS_FLAGS = [
+  ['hmsAppId', '--hms-app-id'],
+  ['hmsClientId', '--hms-client-id'],
+  ['hmsClientSecret', '--hms-client-secret'],
 ] as const satisfies readonly (readonly [keyof CredentialsOptions, string])[];
 
 function readInputFile(flag: string, path: string): string {
@@ -44,7 +53,7 @@ function readInputFile(flag: string, path: string): string {
  */
 @Command({
   name: 'apps:credentials',
-  description: "Set an app's APNs / FCM / Web Push credentials and print them (never the secrets)",
+  description: "Set an app's APNs / FCM / Web Push / Huawei credentials and print them (never the secrets)",
 })
 export class AppsCredentialsCommand extends CommandRunner {
   constructor(private readonly credentials: CredentialsService) {
@@ -91,6 +100,13 @@ export class AppsCredentialsCommand extends CommandRunner {
         );
       }
       input.vapid = { subject: options.vapidSubject, publicKey: options.vapidPublicKey, privateKey: options.vapidPrivateKey };
+    }
+
+    const hmsGiven = HMS_FLAGS.filter(([key]) => options[key] !== undefined);
+    if (hmsGiven.length > 0) {
+      const missing = HMS_FLAGS.filter(([key]) => options[key] === undefined).map(([, flag]) => flag);
+      if (missing.length > 0) throw new CliError(`Huawei credentials are incomplete: missing ${missing.join(', ')}`);
+      input.hms = { appId: options.hmsAppId!, clientId: options.hmsClientId!, clientSecret: options.hmsClientSecret! };
     }
     return input;
   }
@@ -146,10 +162,25 @@ export class AppsCredentialsCommand extends CommandRunner {
   parseVapidPrivateKey(value: string): string {
     return value;
   }
+
+  @Option({ flags: '--hms-app-id <id>', description: 'Huawei: the app id (AppGallery Connect > Project settings)' })
+  parseHmsAppId(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--hms-client-id <id>', description: "Huawei: the OAuth 2.0 client id of the app's project" })
+  parseHmsClientId(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--hms-client-secret <secret>', description: "Huawei: that client's secret (sealed when stored)" })
+  parseHmsClientSecret(value: string): string {
+    return value;
+  }
 }
 
 /** Later sends skip the platform as NoCredentials (workers see it within 30 s); a new VAPID pair means every browser resubscribes. */
-@Command({ name: 'apps:credentials:remove', description: "Remove one provider's credentials of an app (apns, fcm or web-push)" })
+@Command({ name: 'apps:credentials:remove', description: "Remove one provider's credentials of an app (apns, fcm, web-push or hms)" })
 export class AppsCredentialsRemoveCommand extends CommandRunner {
   constructor(private readonly credentials: CredentialsService) {
     super();
@@ -169,7 +200,7 @@ export class AppsCredentialsRemoveCommand extends CommandRunner {
     return value;
   }
 
-  @Option({ flags: '--provider <provider>', description: 'apns, fcm or web-push', required: true })
+  @Option({ flags: '--provider <provider>', description: 'apns, fcm, web-push or hms', required: true })
   parseProvider(value: string): ProviderId {
     return parseProviderName(value);
   }

@@ -24,6 +24,7 @@ export function sandboxCredentials(info: SandboxInfo): CredentialsInput {
     },
     fcm: { serviceAccount: readFileSync(info.fcm.service_account_file, 'utf8') },
     vapid: { subject: SANDBOX_VAPID_SUBJECT },
+    hms: { appId: info.hms.app_id, clientId: info.hms.client_id, clientSecret: info.hms.client_secret },
   };
 }
 

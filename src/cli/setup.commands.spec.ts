@@ -60,12 +60,14 @@ describe('setup --sandbox says what it stored (issue: hardening, item 11)', () =
       apns: { key_id: 'K1', team_id: 'T1', topic: 'com.example.app', production: false },
       fcm: { project_id: 'sandbox-project', client_email: 'fcm@sandbox.test' },
       web_push: { subject: 'mailto:qa@example.com', public_key: 'BPublicKey' },
+      hms: { app_id: '107001', client_id: '107001' },
     });
     expect(text.split('\n')).toEqual([
       'Stored the sandbox\'s credentials for "My App":',
       '  APNs: key K1, team T1, topic com.example.app, development',
       '  FCM: fcm@sandbox.test (project sandbox-project)',
       '  Web Push: subject mailto:qa@example.com',
+      '  Huawei: client 107001 (app 107001)',
       "VAPID public key (the web SDK's vapidPublicKey): BPublicKey",
       '',
     ]);

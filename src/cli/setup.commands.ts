@@ -99,12 +99,13 @@ const SETUP_TOKEN_NAME = 'setup';
 
 /** What `setup --sandbox` stored for the app, a line per provider, and the VAPID public key the web SDK needs. */
 export function storedLines(appName: string, stored: CredentialsSummary): string {
-  const { apns, fcm, web_push: webPush } = stored;
+  const { apns, fcm, web_push: webPush, hms } = stored;
   return [
     `Stored the sandbox's credentials for "${appName}":`,
     `  APNs: key ${apns?.key_id}, team ${apns?.team_id}, topic ${apns?.topic}, ${apns?.production ? 'production' : 'development'}`,
     `  FCM: ${fcm?.client_email} (project ${fcm?.project_id})`,
     `  Web Push: subject ${webPush?.subject}`,
+    ...(hms ? [`  Huawei: client ${hms.client_id} (app ${hms.app_id})`] : []),
     `VAPID public key (the web SDK's vapidPublicKey): ${webPush?.public_key}`,
     '',
   ].join('\n');

@@ -98,7 +98,7 @@ describe('audience filter validation', () => {
   });
 
   it.each<[string, unknown, string]>([
-    ['a platform that is not one', cond('platform', 'eq', 'windows'), 'The value field must be one of ios, android, web.'],
+    ['a platform that is not one', cond('platform', 'eq', 'windows'), 'The value field must be one of ios, android, web, huawei.'],
     ['a permission that is not one', cond('permission', 'in', ['granted', 'maybe']), ''],
     ['a number for a date', cond('last_seen_at', 'gt', 5), 'The value field must be a string.'],
     [

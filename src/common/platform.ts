@@ -1,4 +1,4 @@
-export const PLATFORMS = ['ios', 'android', 'web'] as const;
+export const PLATFORMS = ['ios', 'android', 'web', 'huawei'] as const;
 export type Platform = (typeof PLATFORMS)[number];
 
 export interface WebPushSubscription {

@@ -9,6 +9,6 @@ describe("the dashboard's vocabulary (clients/admin/src/vocabulary.ts)", () => {
 
   it('carries the values themselves', () => {
     expect(dashboardVocabulary()).toContain(`export const SKIP_REASONS = [${SKIP_REASONS.map((r) => `'${r}'`).join(', ')}] as const;`);
-    expect(dashboardVocabulary()).toContain(`export const PROVIDER_OF = { ios: 'apns', android: 'fcm', web: 'web_push' } as const;`);
+    expect(dashboardVocabulary()).toContain(`export const PROVIDER_OF = { ios: 'apns', android: 'fcm', web: 'web_push', huawei: 'hms' } as const;`);
   });
 });

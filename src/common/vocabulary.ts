@@ -36,6 +36,7 @@ export const FailureReason = {
   ApnsNotConfigured: 'ApnsNotConfigured',
   FcmNotConfigured: 'FcmNotConfigured',
   VapidNotConfigured: 'VapidNotConfigured',
+  HmsNotConfigured: 'HmsNotConfigured',
   MissingDeviceToken: 'MissingDeviceToken',
   MissingRegistrationToken: 'MissingRegistrationToken',
   MissingSubscription: 'MissingSubscription',
@@ -60,7 +61,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.SilentNotSupported]: 'A silent send: browsers must show every push, so web installations are left out.',
   [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
-  [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM validated the message; APNs and Web Push were not called).',
+  [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM or Huawei validated the message; APNs and Web Push were not called).',
   [SkipReason.NoLiveActivityToken]: 'A send starting a Live Activity: this iOS installation has no push-to-start token for its type.',
   [SkipReason.Unsubscribed]: 'The send’s topic: the installation’s user is not subscribed to it (their choice, or the topic’s default).',
   [SkipReason.PushDisabled]: 'A marketing send: the installation’s user turned push off in their preferences (channels.push).',
@@ -68,6 +69,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
   [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',
   [FailureReason.VapidNotConfigured]: 'The Web Push (VAPID) keys could not be used when it was attempted.',
+  [FailureReason.HmsNotConfigured]: 'The Huawei Push Kit credentials could not be used when it was attempted.',
   [FailureReason.MissingDeviceToken]: 'The iOS installation has no device token.',
   [FailureReason.MissingRegistrationToken]: 'The Android installation has no registration token.',
   [FailureReason.MissingSubscription]: 'The web installation has no push subscription.',
@@ -80,6 +82,11 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   Unregistered: 'APNs: the app was uninstalled or the token is no longer valid.',
   UNREGISTERED: 'FCM: the app was uninstalled or the token expired.',
   Gone: 'Web Push: the browser unsubscribed.',
+  '80100000': 'Huawei: the token is not valid for this app (listed among the illegal tokens of a partly accepted request).',
+  '80300007': 'Huawei: the token is not valid for this app, or no longer valid.',
+  '80100003': 'Huawei: the message has a field Huawei refuses.',
+  '80300002': 'Huawei: the app may not send push messages (Push Kit not enabled, or a wrong app id).',
+  '80300011': 'Huawei: the app may not send high-priority messages; send with options.priority "normal".',
   DeviceTokenNotForTopic: 'APNs: the device token belongs to another app (bundle id) than the credentials’ topic.',
   TopicDisallowed: 'APNs: the key may not send to this app’s topic (bundle id).',
   InvalidProviderToken: 'APNs: the key id, team id or key was refused; check the APNs credentials.',
@@ -116,14 +123,14 @@ export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 export const FINAL_NOTIFICATION_STATUSES = ['completed', 'canceled'] as const satisfies readonly NotificationStatus[];
 
 /** The push services, by the id of the metrics' `provider` label and the logs. */
-export const PROVIDER_IDS = ['apns', 'fcm', 'web_push'] as const;
+export const PROVIDER_IDS = ['apns', 'fcm', 'web_push', 'hms'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
-export const PROVIDER_OF: Record<Platform, ProviderId> = { ios: 'apns', android: 'fcm', web: 'web_push' };
+export const PROVIDER_OF: Record<Platform, ProviderId> = { ios: 'apns', android: 'fcm', web: 'web_push', huawei: 'hms' };
 
-export const PROVIDER_LABELS: Record<ProviderId, string> = { apns: 'APNs', fcm: 'FCM', web_push: 'Web Push' };
+export const PROVIDER_LABELS: Record<ProviderId, string> = { apns: 'APNs', fcm: 'FCM', web_push: 'Web Push', hms: 'Huawei Push Kit' };
 
-export const PROVIDER_CLI_NAMES: Record<ProviderId, string> = { apns: 'apns', fcm: 'fcm', web_push: 'web-push' };
+export const PROVIDER_CLI_NAMES: Record<ProviderId, string> = { apns: 'apns', fcm: 'fcm', web_push: 'web-push', hms: 'hms' };
 
 export const WEBHOOK_MESSAGE_STATUSES = ['pending', 'delivered', 'failed'] as const;
 export type WebhookMessageStatus = (typeof WEBHOOK_MESSAGE_STATUSES)[number];

@@ -154,6 +154,14 @@ export class EnvironmentVariables {
   @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
   GOOGLE_TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
+  /** Huawei Push Kit's base URL (docs/api.md#huawei). */
+  @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
+  HMS_URL = 'https://push-api.cloud.huawei.com';
+
+  /** Huawei's OAuth 2.0 token endpoint (client credentials). */
+  @Matches(URL_PATTERN, { message: 'must be an absolute URL' })
+  HMS_TOKEN_URL = 'https://oauth-login.cloud.huawei.com/oauth2/v3/token';
+
   /**
    * Hosts Web Push subscriptions may name (comma-separated names or `.suffix`es). Unset: the
    * public push services (common/web-push-hosts.ts); set: exactly these, trusted wherever they resolve.
@@ -330,6 +338,8 @@ export const VARIABLES = [
   'APNS_CHANNELS_URL',
   'FCM_URL',
   'GOOGLE_TOKEN_URL',
+  'HMS_URL',
+  'HMS_TOKEN_URL',
   'WEB_PUSH_ALLOWED_HOSTS',
   'WEBHOOK_ALLOWED_HOSTS',
   'CORS_ALLOWED_ORIGINS',

@@ -47,6 +47,15 @@ export class AppCredentials {
   @Column({ name: 'vapid_private_key_enc', type: 'text', nullable: true })
   vapidPrivateKeyEnc: string | null;
 
+  @Column({ name: 'hms_app_id', type: 'varchar', length: 64, nullable: true })
+  hmsAppId: string | null;
+
+  @Column({ name: 'hms_client_id', type: 'varchar', length: 64, nullable: true })
+  hmsClientId: string | null;
+
+  @Column({ name: 'hms_client_secret_enc', type: 'text', nullable: true })
+  hmsClientSecretEnc: string | null;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

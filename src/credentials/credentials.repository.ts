@@ -6,7 +6,7 @@ import { ID } from '../queries/fixtures';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 /** The columns holding secrets sealed under APP_KEY (secret-box.ts). */
-export const SEALED_COLUMNS = ['apns_private_key_enc', 'fcm_service_account_enc', 'vapid_private_key_enc'] as const;
+export const SEALED_COLUMNS = ['apns_private_key_enc', 'fcm_service_account_enc', 'vapid_private_key_enc', 'hms_client_secret_enc'] as const;
 export type SealedColumn = (typeof SEALED_COLUMNS)[number];
 
 export type SealedRow = { app_id: string } & Record<SealedColumn, string | null>;
@@ -23,7 +23,7 @@ export class CredentialsRepository {
   /** Hands each app's sealed secrets, locked, to `reseal` (the columns to rewrite); one transaction, so a thrown error changes nothing. */
   @GenerateSql({
     params: [() => new Map([['apns_private_key_enc', 'v1:sealed']])],
-    answers: [[{ app_id: ID, apns_private_key_enc: 'v1:old', fcm_service_account_enc: null, vapid_private_key_enc: null }]],
+    answers: [[{ app_id: ID, apns_private_key_enc: 'v1:old', fcm_service_account_enc: null, vapid_private_key_enc: null, hms_client_secret_enc: null }]],
   })
   async resealAll(reseal: (row: SealedRow) => Map<SealedColumn, string>): Promise<void> {
     await this.db.transaction(async (manager) => {

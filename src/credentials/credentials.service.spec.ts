@@ -35,7 +35,14 @@ class InMemoryCredentials implements Pick<CredentialsRepository, 'find' | 'upser
   }
   async resealAll(reseal: (row: SealedRow) => Map<string, string>) {
     for (const [appId, row] of this.rows) {
-      const sealed = { app_id: appId, apns_private_key_enc: null, fcm_service_account_enc: null, vapid_private_key_enc: null, ...row } as SealedRow;
+      const sealed = {
+        app_id: appId,
+        apns_private_key_enc: null,
+        fcm_service_account_enc: null,
+        vapid_private_key_enc: null,
+        hms_client_secret_enc: null,
+        ...row,
+      } as SealedRow;
       for (const [column, value] of reseal(sealed)) row[column] = value;
     }
   }
@@ -54,7 +61,7 @@ describe('CredentialsService', () => {
   it('generates a VAPID pair when none is given, seals its private key for its app and column, and hands it to delivery', async () => {
     const { sut, store } = setup();
     const summary = await sut.update(APP, { vapid });
-    expect(summary).toEqual({ app_id: APP, apns: null, fcm: null, web_push: { subject: 'mailto:ops@example.com', public_key: expect.any(String) } });
+    expect(summary).toEqual({ app_id: APP, apns: null, fcm: null, web_push: { subject: 'mailto:ops@example.com', public_key: expect.any(String) }, hms: null });
     const sealed = store.rows.get(APP)!.vapid_private_key_enc as string;
     const delivered = await sut.forDelivery(APP);
     expect(delivered.vapid).toEqual({ subject: 'mailto:ops@example.com', publicKey: summary.web_push!.public_key, privateKey: expect.any(String) });
@@ -112,7 +119,7 @@ describe('CredentialsService', () => {
     const { sut, store } = setup();
     const find = jest.spyOn(store, 'find').mockRejectedValueOnce(new Error('connection refused'));
     await expect(sut.forDelivery(APP)).rejects.toThrow('connection refused');
-    expect(await sut.forDelivery(APP)).toEqual({ appId: APP, apns: null, fcm: null, vapid: null });
+    expect(await sut.forDelivery(APP)).toEqual({ appId: APP, apns: null, fcm: null, vapid: null, hms: null });
     expect(find).toHaveBeenCalledTimes(2);
   });
 
@@ -128,5 +135,26 @@ describe('CredentialsService', () => {
 
     store.rows.get(APP)!.vapid_private_key_enc = seal('private', context, Buffer.alloc(32, 1).toString('base64'));
     await expect(sut.rotateAppKey()).rejects.toThrow(`The vapid_private_key_enc of app ${APP} opens under neither APP_KEY nor APP_KEY_PREVIOUS`);
+  });
+
+  it('seals the Huawei client secret for its app and column, summarizes it without the secret, and re-seals it on rotation', async () => {
+    const { sut, store, env } = setup();
+    const summary = await sut.update(APP, { hms: { appId: '107001234', clientId: '107001234', clientSecret: 's3cret-value' } });
+    expect(summary.hms).toEqual({ app_id: '107001234', client_id: '107001234' });
+    const context = `app_credentials:${APP}:hms_client_secret_enc`;
+    expect(open(store.rows.get(APP)!.hms_client_secret_enc as string, context, TEST_APP_KEY)).toBe('s3cret-value');
+    expect((await sut.forDelivery(APP)).hms).toEqual({ appId: '107001234', clientId: '107001234', clientSecret: 's3cret-value' });
+    expect(await sut.platforms(APP)).toEqual(['huawei']);
+
+    env.APP_KEY_PREVIOUS = OLD_KEY;
+    store.rows.get(APP)!.hms_client_secret_enc = seal('s3cret-value', context, OLD_KEY);
+    expect(await sut.rotateAppKey()).toEqual({ apps: 1, secrets: 1, resealed: 1, already_current: 0 });
+    expect(open(store.rows.get(APP)!.hms_client_secret_enc as string, context, TEST_APP_KEY)).toBe('s3cret-value');
+  });
+
+  it("refuses Huawei credentials that cannot be Huawei's", async () => {
+    const { sut } = setup();
+    await expect(sut.update(APP, { hms: { appId: 'my app', clientId: '1', clientSecret: 's' } })).rejects.toThrow(CredentialsError);
+    await expect(sut.update(APP, { hms: { appId: '1', clientId: '1', clientSecret: 'has space' } })).rejects.toThrow('--hms-client-secret');
   });
 });

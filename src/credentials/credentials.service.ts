@@ -6,6 +6,7 @@ import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, ProviderId } from '../common/vocabulary';
 import { APNS_COLUMNS, apnsColumns, ApnsCredentialsInput, apnsSummary, ApnsSummary, openApns } from './apns.credentials';
 import { CredentialsRepository, SEALED_COLUMNS, SealedColumn, UnknownAppError } from './credentials.repository';
+import { HMS_COLUMNS, hmsColumns, HmsCredentialsInput, hmsSummary, HmsSummary, openHms } from './hms.credentials';
 import { FCM_COLUMNS, fcmColumns, FcmCredentialsInput, fcmSummary, FcmSummary, openFcm } from './fcm.credentials';
 import { ColumnValues, CredentialsError, OpenFrom, ProviderCredentials, SealFor } from './provider-credentials';
 import { appKeys, openWithAny, reseal, ResealTotals, seal } from './secret-box';
@@ -16,7 +17,7 @@ export const configuredPlatforms = (providers: Record<ProviderId, unknown>): Pla
   PLATFORMS.filter((platform) => providers[PROVIDER_OF[platform]] !== null);
 
 /** The decrypted credentials by provider id, as configuredPlatforms reads them. */
-const byProvider = (c: ProviderCredentials): Record<ProviderId, unknown> => ({ apns: c.apns, fcm: c.fcm, web_push: c.vapid });
+const byProvider = (c: ProviderCredentials): Record<ProviderId, unknown> => ({ apns: c.apns, fcm: c.fcm, web_push: c.vapid, hms: c.hms });
 
 export const isConfigured = (credentials: ProviderCredentials, platform: Platform): boolean => byProvider(credentials)[PROVIDER_OF[platform]] !== null;
 
@@ -28,6 +29,7 @@ export interface CredentialsInput {
   apns?: ApnsCredentialsInput;
   fcm?: FcmCredentialsInput;
   vapid?: VapidCredentialsInput;
+  hms?: HmsCredentialsInput;
 }
 
 export interface CredentialsSummary {
@@ -35,6 +37,7 @@ export interface CredentialsSummary {
   apns: ApnsSummary | null;
   fcm: FcmSummary | null;
   web_push: WebPushSummary | null;
+  hms: HmsSummary | null;
 }
 
 /** Every column of each provider, cleared together so no half-set provider is left. */
@@ -42,6 +45,7 @@ const PROVIDER_COLUMNS: Record<ProviderId, readonly string[]> = {
   apns: APNS_COLUMNS,
   fcm: FCM_COLUMNS,
   web_push: WEB_PUSH_COLUMNS,
+  hms: HMS_COLUMNS,
 };
 
 /** Secrets are sealed for their row and column, so a value moved elsewhere will not open. */
@@ -66,6 +70,7 @@ export class CredentialsService {
       input.apns && apnsColumns(input.apns, sealFor),
       input.fcm && fcmColumns(input.fcm, sealFor),
       input.vapid && webPushColumns(input.vapid, sealFor),
+      input.hms && hmsColumns(input.hms, sealFor),
     ].filter((part): part is ColumnValues => Boolean(part));
     const values = new Map(parts.flatMap((part) => part.values));
     const keepExisting = new Set(parts.flatMap((part) => part.keepExisting ?? []));
@@ -90,7 +95,7 @@ export class CredentialsService {
 
   async summary(appId: string): Promise<CredentialsSummary> {
     const row = isUuid(appId) ? await this.credentials.find(appId) : null;
-    return { app_id: appId, apns: apnsSummary(row), fcm: fcmSummary(row), web_push: webPushSummary(row) };
+    return { app_id: appId, apns: apnsSummary(row), fcm: fcmSummary(row), web_push: webPushSummary(row), hms: hmsSummary(row) };
   }
 
   /** The platforms the app has credentials for now, from the summary (nothing decrypted): the API sizes a send with them. */
@@ -123,9 +128,9 @@ export class CredentialsService {
 
   private async load(appId: string): Promise<ProviderCredentials> {
     const row = isUuid(appId) ? await this.credentials.find(appId) : null;
-    if (!row) return { appId, apns: null, fcm: null, vapid: null };
+    if (!row) return { appId, apns: null, fcm: null, vapid: null, hms: null };
     const open: OpenFrom = (sealed, column) => this.open(sealed, appId, column);
-    return { appId, apns: openApns(row, open), fcm: openFcm(row, open), vapid: openWebPush(row, open) };
+    return { appId, apns: openApns(row, open), fcm: openFcm(row, open), vapid: openWebPush(row, open), hms: openHms(row, open) };
   }
 
   private open(sealed: string, appId: string, column: SealedColumn): string {

@@ -1,5 +1,6 @@
 import type { ApnsCredentials } from './apns.credentials';
 import type { FcmCredentials } from './fcm.credentials';
+import type { HmsCredentials } from './hms.credentials';
 import type { VapidCredentials } from './web-push.credentials';
 
 export { CredentialsError } from './sealed-columns';
@@ -11,4 +12,5 @@ export interface ProviderCredentials {
   apns: ApnsCredentials | null;
   fcm: FcmCredentials | null;
   vapid: VapidCredentials | null;
+  hms: HmsCredentials | null;
 }

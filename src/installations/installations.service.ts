@@ -50,7 +50,7 @@ export class InstallationsService {
   async countByApp(): Promise<Map<string, Record<Platform, number>>> {
     const counts = new Map<string, Record<Platform, number>>();
     for (const row of await this.installations.countByApp()) {
-      const app = counts.get(row.app_id) ?? { ios: 0, android: 0, web: 0 };
+      const app = counts.get(row.app_id) ?? { ios: 0, android: 0, web: 0, huawei: 0 };
       app[row.platform] = row.count;
       counts.set(row.app_id, app);
     }
@@ -169,6 +169,9 @@ export function tagSet(tags: readonly string[]): string[] {
   return [...new Set(tags)].sort();
 }
 
+/** Huawei's tokens are at most this long (docs/api.md#huawei). */
+const HMS_TOKEN_MAX = 512;
+
 function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
   const errors: ErrorBag = {};
   if (platform === 'web' && dto.push_token !== undefined) {
@@ -182,6 +185,9 @@ function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
   }
   if (platform === 'ios' && dto.push_token !== undefined && !APNS_TOKEN.test(dto.push_token)) {
     errors.push_token = ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'];
+  }
+  if (platform === 'huawei' && dto.push_token !== undefined && dto.push_token.length > HMS_TOKEN_MAX) {
+    errors.push_token = [`The push_token field must be a Huawei Push Kit token (1 to ${HMS_TOKEN_MAX} characters).`];
   }
   return errors;
 }

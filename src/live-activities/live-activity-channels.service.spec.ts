@@ -14,6 +14,7 @@ const CREDENTIALS: ProviderCredentials = {
   apns: { keyId: 'K', teamId: 'T', topic: 'com.example', production: false, privateKey: '' },
   fcm: null,
   vapid: null,
+  hms: null,
 };
 const channelRow = { id: 'ch-1', storage: 'most_recent', created_at: new Date('2026-11-27T08:00:00Z') };
 const answer = (status: number, body = '', headers: Record<string, string> = {}) => ({ status, headers, body });

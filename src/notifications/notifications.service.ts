@@ -18,7 +18,7 @@ import { NewNotification, NotificationRow, NotificationsRepository } from './not
 
 /** An enqueue that Redis does not confirm by then is left to the worker's sweeper. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
-const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push' } as const;
+const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push', huawei: 'Huawei Push Kit' } as const;
 
 export interface SendResult {
   status: number;

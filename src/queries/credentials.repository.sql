@@ -1,7 +1,7 @@
 -- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/credentials/credentials.repository.ts; do not edit.
 
 -- CredentialsRepository.resealAll
-SELECT app_id, apns_private_key_enc, fcm_service_account_enc, vapid_private_key_enc FROM app_credentials ORDER BY app_id FOR UPDATE;
+SELECT app_id, apns_private_key_enc, fcm_service_account_enc, vapid_private_key_enc, hms_client_secret_enc FROM app_credentials ORDER BY app_id FOR UPDATE;
 
 UPDATE app_credentials SET "apns_private_key_enc" = $2, updated_at = now() WHERE app_id = $1;
 

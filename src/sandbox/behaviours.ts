@@ -1,5 +1,6 @@
 import type { ApnsStep } from './fake-apns';
 import type { FcmStep } from './fake-fcm';
+import { HMS_CODES, type HmsStep } from './fake-hms';
 import type { WebPushStep } from './fake-web-push';
 
 /** What `PUT /behaviours/{token}` can make the sandbox answer (docs/testing.md#behaviours). */
@@ -92,6 +93,23 @@ export class Behaviours {
         return { status: 429, errorCode: 'QUOTA_EXCEEDED', retryAfter: current.seconds };
       case 'outage':
         return { status: 503, errorCode: 'UNAVAILABLE', retryAfter: remaining(current, this.now()) };
+      case 'ok':
+      case undefined:
+        return undefined;
+    }
+  }
+
+  /** Huawei tells an unknown token only as illegal; a failure of any token fails its whole request. */
+  hms(token: string): HmsStep | undefined {
+    const current = this.current(token);
+    switch (current?.behaviour) {
+      case 'unregistered':
+      case 'bad_token':
+        return { status: 400, code: HMS_CODES.allTokensInvalid };
+      case 'retry_after':
+        return { status: 503, code: HMS_CODES.internal, msg: 'Flow control', retryAfter: current.seconds };
+      case 'outage':
+        return { status: 503, code: HMS_CODES.internal, msg: 'System inner error', retryAfter: remaining(current, this.now()) };
       case 'ok':
       case undefined:
         return undefined;

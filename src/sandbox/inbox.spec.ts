@@ -1,5 +1,6 @@
 import type { ApnsRequestRecord } from './fake-apns';
 import type { FcmRequestRecord } from './fake-fcm';
+import type { HmsRequestRecord } from './fake-hms';
 import type { WebPushRequestRecord } from './fake-web-push';
 import { Inbox } from './inbox';
 
@@ -48,5 +49,30 @@ describe('sandbox inbox (docs/testing.md#inbox)', () => {
     for (let n = 0; n < 25; n++) inbox.apns(apns(`t${n}`, 200, n, `n${n}`));
     expect(inbox.size).toBeLessThanOrEqual(10);
     expect(inbox.list()[0].token).toBe('t24');
+  });
+
+  it('lists one entry per token Huawei accepted, the message without its tokens, never a validate_only or illegal one', () => {
+    const inbox = new Inbox();
+    const record = (over: Partial<HmsRequestRecord>): HmsRequestRecord =>
+      ({
+        tokens: ['h1', 'h2', 'bad'],
+        illegal: ['bad'],
+        status: 200,
+        validateOnly: false,
+        message: { token: ['h1', 'h2', 'bad'], data: '{"notification_id":"n3"}', notification: { title: 'T', body: 'B' } },
+        headers: { authorization: 'Bearer x' },
+        at: at(7),
+        ...over,
+      }) as HmsRequestRecord;
+    inbox.hms(record({ validateOnly: true }));
+    inbox.hms(record({ status: 400 }));
+    inbox.hms(record({ message: { token: ['h1'], data: 'not json' }, tokens: ['h1'], illegal: [] }));
+    inbox.hms(record({}));
+    expect(inbox.list().map((e) => [e.platform, e.token, e.notification_id, e.headers])).toEqual([
+      ['huawei', 'h2', 'n3', {}],
+      ['huawei', 'h1', 'n3', {}],
+      ['huawei', 'h1', null, {}],
+    ]);
+    expect(inbox.list({ token: 'h2' })[0].payload).toEqual({ data: '{"notification_id":"n3"}', notification: { title: 'T', body: 'B' } });
   });
 });

@@ -1,8 +1,9 @@
 import type { Platform } from '../common/platform';
 import type { ApnsRequestRecord } from './fake-apns';
 import type { FcmRequestRecord } from './fake-fcm';
+import type { HmsRequestRecord } from './fake-hms';
 import type { WebPushRequestRecord } from './fake-web-push';
-import { isPlainObject } from './fake-server';
+import { isPlainObject, tryParseJson } from './fake-server';
 
 /** One push the sandbox accepted, as `GET /inbox` lists it (docs/testing.md#inbox). */
 export interface InboxEntry {
@@ -12,7 +13,7 @@ export interface InboxEntry {
   notification_id: string | null;
   /** Without `authorization` and HTTP/2 pseudo-headers. */
   headers: Record<string, string>;
-  /** APNs: the JSON body; FCM: `message`; Web Push: the decrypted body. */
+  /** APNs: the JSON body; FCM and Huawei: `message` (Huawei's without `token`); Web Push: the decrypted body. */
   payload: unknown;
   received_at: string;
 }
@@ -41,6 +42,18 @@ export class Inbox {
     if (record.status !== 200 || record.validateOnly) return;
     const data = isPlainObject(record.message) && isPlainObject(record.message.data) ? record.message.data : undefined;
     this.add('android', record.token, notificationIdOf(data?.notification_id), record.headers, record.message, record.at);
+  }
+
+  /** One entry per token Huawei would have delivered to. */
+  hms(record: HmsRequestRecord): void {
+    if (record.validateOnly || record.status !== 200) return;
+    const message = isPlainObject(record.message) ? record.message : {};
+    const { token: _tokens, ...payload } = message;
+    const data = typeof payload.data === 'string' ? tryParseJson(payload.data) : undefined;
+    const notificationId = notificationIdOf(isPlainObject(data) ? data.notification_id : undefined);
+    for (const token of record.tokens) {
+      if (!record.illegal.includes(token)) this.add('huawei', token, notificationId, record.headers, payload, record.at);
+    }
   }
 
   webPush(record: WebPushRequestRecord): void {

@@ -7,6 +7,7 @@ import { join, resolve } from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { generateApnsKey, type ApnsKey } from './fake-apns';
 import type { ServiceAccount } from './fake-fcm';
+import { newHmsClient, type HmsClient } from './fake-hms';
 
 /** The files a sandbox directory holds, made on first start and kept (docs/testing.md#the-sandbox-directory). */
 export const SANDBOX_FILES = {
@@ -17,6 +18,7 @@ export const SANDBOX_FILES = {
   apnsKey: 'apns-auth-key.p8',
   apns: 'apns.json',
   fcmServiceAccount: 'fcm-service-account.json',
+  hms: 'hms.json',
 } as const;
 
 export const SANDBOX_FCM_PROJECT = 'pns-sandbox';
@@ -27,6 +29,7 @@ export interface SandboxMaterials {
   apnsKey: ApnsKey;
   /** Without token_uri, which names the running sandbox. */
   serviceAccount: Omit<ServiceAccount, 'token_uri'>;
+  hms: HmsClient;
 }
 
 /** So a client on the same machine needs no option. */
@@ -67,11 +70,15 @@ export async function loadMaterials(dir: string, hosts: readonly string[] = []):
   }
   const serviceAccount = JSON.parse(readFileSync(file(SANDBOX_FILES.fcmServiceAccount), 'utf8')) as ServiceAccount;
 
+  if (!existsSync(file(SANDBOX_FILES.hms))) writeSecret(file(SANDBOX_FILES.hms), `${JSON.stringify(newHmsClient(), null, 2)}\n`);
+  const hms = JSON.parse(readFileSync(file(SANDBOX_FILES.hms), 'utf8')) as HmsClient;
+
   return {
     dir: root,
     tls: { key: readFileSync(file(SANDBOX_FILES.serverKey), 'utf8'), cert: readFileSync(serverPath, 'utf8') },
     apnsKey: { keyId: apns.key_id, teamId: apns.team_id, privateKeyPem: apnsPem, publicKey: createPublicKey(createPrivateKey(apnsPem)) },
     serviceAccount,
+    hms,
   };
 }
 

@@ -5,13 +5,14 @@ import { PLATFORMS } from '../common/platform';
 import { Behaviours } from './behaviours';
 import { FakeApns } from './fake-apns';
 import { FakeFcm } from './fake-fcm';
+import { FakeHms } from './fake-hms';
 import { isPlainObject, readBody, tryParseJson } from './fake-server';
 import { isAllowedHost, isJsonRequest } from './request-checks';
 import { FakeWebPush } from './fake-web-push';
 import { Inbox } from './inbox';
 import { loadMaterials, SANDBOX_FILES, writeServiceAccount } from './materials';
 
-/** The sandbox's own API port when none is given; APNs, FCM and Web Push listen on the next three. */
+/** The sandbox's own API port when none is given; APNs, FCM, Web Push and Huawei listen on the next four. */
 export const SANDBOX_DEFAULT_PORT = 4400;
 /** The bundle id APNs accepts when none is named (`--apns-topic`). */
 export const SANDBOX_DEFAULT_TOPIC = 'dev.pns.sandbox';
@@ -22,7 +23,7 @@ const MAX_CONTROL_BODY_BYTES = 16 * 1024;
 export interface SandboxOptions {
   /** Where the CA, certificate and credentials are kept (made on first start). */
   dir: string;
-  /** The sandbox API's port; APNs, FCM and Web Push take the next three. 0: four free ports. */
+  /** The sandbox API's port; APNs, FCM, Web Push and Huawei take the next four. 0: five free ports. */
   port?: number;
   /** The address every server binds: loopback unless told otherwise. */
   host?: string;
@@ -49,6 +50,8 @@ export interface SandboxInfo {
     APNS_CHANNELS_URL: string;
     FCM_URL: string;
     GOOGLE_TOKEN_URL: string;
+    HMS_URL: string;
+    HMS_TOKEN_URL: string;
     WEB_PUSH_ALLOWED_HOSTS: string;
     NODE_EXTRA_CA_CERTS: string;
   };
@@ -56,13 +59,15 @@ export interface SandboxInfo {
   apns: { key_file: string; key_id: string; team_id: string; topics: string[] };
   fcm: { service_account_file: string; project_id: string };
   web_push: { subscriptions_url: string };
+  hms: { app_id: string; client_id: string; client_secret: string };
 }
 
-/** Loopback APNs, FCM and Web Push (the tests' fakes) with an inbox and behaviours (docs/testing.md); it never connects anywhere. */
+/** Loopback APNs, FCM, Web Push and Huawei Push Kit (the tests' fakes) with an inbox and behaviours (docs/testing.md); it never connects anywhere. */
 export class Sandbox {
   readonly apns = new FakeApns();
   readonly fcm = new FakeFcm();
   readonly web = new FakeWebPush();
+  readonly hms = new FakeHms();
   readonly inbox: Inbox;
   readonly behaviours: Behaviours;
   private server?: Server;
@@ -99,7 +104,7 @@ export class Sandbox {
       for (const socket of this.sockets) socket.destroy();
       await closed;
     }
-    await Promise.all([this.apns.stop(), this.fcm.stop(), this.web.stop()]);
+    await Promise.all([this.apns.stop(), this.fcm.stop(), this.web.stop(), this.hms.stop()]);
   }
 
   private async listen(): Promise<void> {
@@ -108,13 +113,16 @@ export class Sandbox {
     const urlHost = this.options.urlHost ?? (isAnyAddress(host) ? 'localhost' : host);
     const materials = await loadMaterials(this.options.dir, [urlHost]);
     const limit = this.inbox.limit;
-    for (const fake of [this.apns, this.fcm, this.web]) fake.tls = materials.tls;
+    for (const fake of [this.apns, this.fcm, this.web, this.hms]) fake.tls = materials.tls;
     this.apns.logTo((record) => this.inbox.apns(record), limit);
     this.fcm.logTo((record) => this.inbox.fcm(record), limit);
     this.web.logTo((record) => this.inbox.webPush(record), limit);
+    this.hms.logTo((record) => this.inbox.hms(record), limit);
     this.apns.standingAnswer = (token) => this.behaviours.apns(token);
     this.fcm.standingAnswer = (token) => this.behaviours.fcm(token);
     this.web.standingAnswer = (id) => this.behaviours.webPush(id);
+    this.hms.standingAnswer = (token) => this.behaviours.hms(token);
+    this.hms.addClient(materials.hms);
 
     const topics = this.options.apnsTopics?.length ? this.options.apnsTopics : [SANDBOX_DEFAULT_TOPIC];
     this.apns.addKey(materials.apnsKey);
@@ -129,6 +137,7 @@ export class Sandbox {
     await this.apns.start({ port: next(1), host, urlHost });
     await this.fcm.start({ port: next(2), host, urlHost });
     await this.web.start({ port: next(3), host, urlHost: webHost });
+    await this.hms.start({ port: next(4), host, urlHost });
 
     const account = { ...materials.serviceAccount, token_uri: this.fcm.tokenUrl };
     writeServiceAccount(materials.dir, account);
@@ -142,12 +151,15 @@ export class Sandbox {
         APNS_CHANNELS_URL: this.apns.baseUrl,
         FCM_URL: this.fcm.baseUrl,
         GOOGLE_TOKEN_URL: this.fcm.tokenUrl,
+        HMS_URL: this.hms.baseUrl,
+        HMS_TOKEN_URL: this.hms.tokenUrl,
         WEB_PUSH_ALLOWED_HOSTS: webHost,
         NODE_EXTRA_CA_CERTS: join(materials.dir, SANDBOX_FILES.ca),
       },
       apns: { key_file: join(materials.dir, SANDBOX_FILES.apnsKey), key_id: materials.apnsKey.keyId, team_id: materials.apnsKey.teamId, topics },
       fcm: { service_account_file: join(materials.dir, SANDBOX_FILES.fcmServiceAccount), project_id: materials.serviceAccount.project_id },
       web_push: { subscriptions_url: `${url}/web-push/subscriptions` },
+      hms: materials.hms,
     };
   }
 

@@ -54,7 +54,7 @@ describe('apps:credentials (docs/api.md#cli)', () => {
   });
 
   it('with only --app prints an empty summary', async () => {
-    expect(json(await cli('apps:credentials', '--app', appId))).toEqual({ app_id: appId, apns: null, fcm: null, web_push: null });
+    expect(json(await cli('apps:credentials', '--app', appId))).toEqual({ app_id: appId, apns: null, fcm: null, web_push: null, hms: null });
   });
 
   it('stores all three providers, prints no secret, and seals every secret under APP_KEY', async () => {
@@ -83,6 +83,7 @@ describe('apps:credentials (docs/api.md#cli)', () => {
       apns: { key_id: apnsKey.keyId, team_id: apnsKey.teamId, topic: 'com.example.app', production: false },
       fcm: { project_id: 'my-project', client_email: serviceAccount.client_email },
       web_push: { subject: 'mailto:ops@example.com', public_key: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/) },
+      hms: null,
     });
     expect(result.stdout).not.toMatch(/PRIVATE KEY/);
 
@@ -104,6 +105,32 @@ describe('apps:credentials (docs/api.md#cli)', () => {
     expect(Buffer.from(vapidPrivate, 'base64url')).toHaveLength(32);
     expect(() => open(stored.apns_private_key_enc, context('vapid_private_key_enc'), TEST_APP_KEY)).toThrow();
     expect(() => open(stored.apns_private_key_enc, context('apns_private_key_enc'), Buffer.alloc(32, 7))).toThrow();
+  });
+
+  it('stores Huawei credentials with the client secret sealed, and asks for all three flags', async () => {
+    const summary = json(
+      await cli(
+        'apps:credentials',
+        '--app',
+        appId,
+        '--hms-app-id',
+        '107001234',
+        '--hms-client-id',
+        '107001235',
+        '--hms-client-secret',
+        'hms-secret-0123456789',
+      ),
+    );
+    expect(summary.hms).toEqual({ app_id: '107001234', client_id: '107001235' });
+    expect(JSON.stringify(summary)).not.toContain('hms-secret-0123456789');
+    const stored = await row();
+    expect(JSON.stringify(stored)).not.toContain('hms-secret-0123456789');
+    expect(open(stored.hms_client_secret_enc, context('hms_client_secret_enc'), TEST_APP_KEY)).toBe('hms-secret-0123456789');
+
+    const partial = await cli('apps:credentials', '--app', appId, '--hms-app-id', '107001234');
+    expect([partial.code, partial.stderr.trim()]).toEqual([1, 'Huawei credentials are incomplete: missing --hms-client-id, --hms-client-secret']);
+    const removed = json(await cli('apps:credentials:remove', '--app', appId, '--provider', 'hms'));
+    expect(removed.hms).toBeNull();
   });
 
   it('keeps the generated VAPID pair when only the subject changes (subscriptions are bound to it)', async () => {

@@ -192,7 +192,7 @@ describe('operator CLI: APP_KEY rotation, removing credentials, deleting an app'
     const bad = await cli(['apps:credentials:remove', '--app', other.id, '--provider', 'gcm'], { APP_KEY: KEY_B });
     expect(bad.code).not.toBe(0);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toMatch(/--provider must be apns, fcm or web-push/);
+    expect(bad.stderr).toMatch(/--provider must be apns, fcm, web-push or hms/);
     const unknown = await cli(['apps:credentials:remove', '--app', '00000000-0000-4000-8000-000000000000', '--provider', 'fcm'], { APP_KEY: KEY_B });
     expect(unknown).toMatchObject({ code: 1, stdout: '', stderr: 'App 00000000-0000-4000-8000-000000000000 not found\n' });
   });

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FakeApns, FakeFcm, generateApnsKey } from '../fakes';
+import { FakeApns, FakeFcm, FakeHms, generateApnsKey } from '../fakes';
 import { assertBuilt, runCli, RunResult, TEST_APP_KEY } from '../support/processes';
 import { createTestDatabase, dropTestDatabase } from '../support/test-database';
 
@@ -19,6 +19,7 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
   let dir: string;
   const apns = new FakeApns();
   const fcm = new FakeFcm();
+  const hms = new FakeHms();
   const key = generateApnsKey();
   const unknownKey = generateApnsKey();
   const env = (extra: Record<string, string> = {}) => ({
@@ -28,6 +29,8 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
     APNS_URL: apns.baseUrl,
     FCM_URL: fcm.baseUrl,
     GOOGLE_TOKEN_URL: fcm.tokenUrl,
+    HMS_URL: hms.baseUrl,
+    HMS_TOKEN_URL: hms.tokenUrl,
     ...extra,
   });
   const cli = (args: string[], extra?: Record<string, string>) => runCli(args, { env: env(extra) });
@@ -41,7 +44,16 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
   };
 
   /** An app with these credentials; APNs from `apnsKey` and `topic`, FCM from a key file's text. */
-  const appWith = async (name: string, credentials: { apnsKey?: typeof key; topic?: string; serviceAccount?: object; vapid?: boolean }) => {
+  const appWith = async (
+    name: string,
+    credentials: {
+      apnsKey?: typeof key;
+      topic?: string;
+      serviceAccount?: object;
+      vapid?: boolean;
+      hms?: { app_id: string; client_id: string; client_secret: string };
+    },
+  ) => {
     const appId = json(await cli(['apps:create', '--name', name])).id;
     const args = ['apps:credentials', '--app', appId];
     if (credentials.apnsKey) {
@@ -50,26 +62,30 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
     }
     if (credentials.serviceAccount) args.push('--fcm-service-account-file', file(`${name}.json`, JSON.stringify(credentials.serviceAccount)));
     if (credentials.vapid) args.push('--vapid-subject', 'mailto:ops@example.com');
+    if (credentials.hms) {
+      args.push('--hms-app-id', credentials.hms.app_id, '--hms-client-id', credentials.hms.client_id, '--hms-client-secret', credentials.hms.client_secret);
+    }
     json(await cli(args));
     return appId;
   };
 
   beforeAll(async () => {
     assertBuilt();
-    await Promise.all([apns.start(), fcm.start()]);
+    await Promise.all([apns.start(), fcm.start(), hms.start()]);
     apns.addKey({ keyId: key.keyId, teamId: key.teamId, publicKey: key.publicKey });
     apns.allowTopic(TOPIC);
     database = await createTestDatabase();
     dir = mkdtempSync(join(tmpdir(), 'pns-check-'));
   });
   afterAll(async () => {
-    await Promise.all([apns.stop(), fcm.stop()]);
+    await Promise.all([apns.stop(), fcm.stop(), hms.stop()]);
     if (dir) rmSync(dir, { recursive: true, force: true });
     if (database) await dropTestDatabase(database.name);
   });
   beforeEach(() => {
     apns.reset();
     fcm.reset();
+    hms.reset();
   });
 
   it('proves right credentials of all three providers with a token no device has, delivering nothing', async () => {
@@ -91,6 +107,29 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
     // --provider checks one.
     const one = await cli(['credentials:check', '--app', appId, '--provider', 'web-push']);
     expect(JSON.parse(one.stdout).map((r: { provider: string }) => r.provider)).toEqual(['web-push']);
+  });
+
+  it('proves Huawei credentials by the token exchange and a validate_only send, and fails a wrong secret or another app', async () => {
+    const client = hms.createClient();
+    const good = await appWith('hms-good', { hms: client });
+    const result = await cli(['credentials:check', '--app', good, '--provider', 'hms']);
+    expect([result.code, JSON.parse(result.stdout)]).toEqual([
+      0,
+      [{ provider: 'hms', ok: true, detail: expect.stringContaining('HTTP 400 80300007 for a token no device has') }],
+    ]);
+    expect(hms.requests.map((r) => [r.validateOnly, r.code])).toEqual([[true, '80300007']]);
+    expect(hms.deliveredCount()).toBe(0);
+
+    const badSecret = await appWith('hms-secret', { hms: { ...client, client_secret: 'wrong-secret' } });
+    const refused = await cli(['credentials:check', '--app', badSecret]);
+    expect([refused.code, JSON.parse(refused.stdout)]).toEqual([1, [{ provider: 'hms', ok: false, detail: expect.stringContaining('failed (OAuth:20152)') }]]);
+
+    const otherApp = await appWith('hms-other', { hms: { ...client, app_id: '999999999' } });
+    const mismatch = await cli(['credentials:check', '--app', otherApp]);
+    expect([mismatch.code, JSON.parse(mismatch.stdout)]).toEqual([
+      1,
+      [{ provider: 'hms', ok: false, detail: expect.stringContaining('refused the credentials (HTTP 401 80200001)') }],
+    ]);
   });
 
   it('fails a key Apple does not know (InvalidProviderToken) and a topic it refuses, with exit code 1', async () => {
@@ -139,6 +178,6 @@ describe('credentials:check (docs/api.md#credentials-check)', () => {
     const none = await cli(['credentials:check', '--app', bare, '--provider', 'fcm']);
     expect([none.code, none.stderr.trim()]).toEqual([1, `App ${bare} has no fcm credentials: set them with apps:credentials`]);
     const wrong = await cli(['credentials:check', '--app', bare, '--provider', 'gcm']);
-    expect([wrong.code, wrong.stderr.trim()]).toEqual([1, '--provider must be apns, fcm or web-push']);
+    expect([wrong.code, wrong.stderr.trim()]).toEqual([1, '--provider must be apns, fcm, web-push or hms']);
   });
 });

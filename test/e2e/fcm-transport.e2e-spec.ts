@@ -37,6 +37,7 @@ function fcmCredentials(account: ServiceAccount): ProviderCredentials {
     apns: null,
     fcm: { projectId: account.project_id, clientEmail: account.client_email, privateKeyId: account.private_key_id, privateKey: account.private_key },
     vapid: null,
+    hms: null,
   };
 }
 

@@ -79,14 +79,19 @@ describe('pns sandbox and setup --sandbox (docs/testing.md)', () => {
         APNS_URL: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
         FCM_URL: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
         GOOGLE_TOKEN_URL: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/token$/),
+        HMS_URL: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+$/),
+        HMS_TOKEN_URL: expect.stringMatching(/^https:\/\/127\.0\.0\.1:\d+\/oauth2\/v3\/token$/),
         WEB_PUSH_ALLOWED_HOSTS: 'localhost',
         NODE_EXTRA_CA_CERTS: join(dir, 'ca.pem'),
       },
       apns: { key_file: join(dir, 'apns-auth-key.p8'), key_id: expect.stringMatching(/^[A-Z0-9]{10}$/), topics: ['dev.pns.sandbox'] },
       fcm: { service_account_file: join(dir, 'fcm-service-account.json'), project_id: 'pns-sandbox' },
+      hms: { app_id: expect.stringMatching(/^\d{9}$/), client_id: expect.stringMatching(/^\d{9}$/), client_secret: expect.stringMatching(/^[0-9a-f]{64}$/) },
     });
     const sockets = listeningSockets(first.process.child.pid!);
-    expect(sockets === null ? null : [...sockets.values()].flat()).toEqual(sockets === null ? null : [LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX]);
+    expect(sockets === null ? null : [...sockets.values()].flat()).toEqual(
+      sockets === null ? null : [LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX, LOOPBACK_HEX],
+    );
     const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
     expect(await first.process.stop()).toBe(0);
 
@@ -95,6 +100,7 @@ describe('pns sandbox and setup --sandbox (docs/testing.md)', () => {
     info = second.info;
     expect(readFileSync(join(dir, 'ca.pem'), 'utf8')).toBe(ca);
     expect(second.info.apns.key_id).toBe(first.info.apns.key_id);
+    expect(second.info.hms).toEqual(first.info.hms);
   });
 
   it('setup --sandbox writes its URLs and CA into .env and its credentials for the app; the started service delivers to it', async () => {
@@ -113,6 +119,7 @@ describe('pns sandbox and setup --sandbox (docs/testing.md)', () => {
     const summary = JSON.parse(stored.stdout) as { apns: { key_id: string }; fcm: { client_email: string }; web_push: { public_key: string } };
     expect(setup.stderr).toContain(`APNs: key ${info.apns.key_id}, team ${info.apns.team_id}, topic ${info.apns.topics[0]}, development`);
     expect(setup.stderr).toContain(`FCM: ${summary.fcm.client_email}`);
+    expect(setup.stderr).toContain(`Huawei: client ${info.hms.client_id} (app ${info.hms.app_id})`);
     expect(setup.stderr).toContain(`VAPID public key (the web SDK's vapidPublicKey): ${summary.web_push.public_key}\n`);
     const dotEnv = readFileSync(join(workdir, '.env'), 'utf8');
     for (const [name, value] of Object.entries(info.env)) expect(dotEnv).toContain(`${name}=${value}\n`);

@@ -138,7 +138,10 @@ describe("operator dashboard's API against its OpenAPI document (issue 25)", () 
       200,
     );
     expect(tagged.data.map((i: { installation_id: string }) => i.installation_id)).toEqual([ids.installation]);
-    expect(tagged.meta).toEqual({ next_cursor: null, count: { installations: 1, sendable: 1, users: 1, platforms: { ios: 1, android: 0, web: 0 } } });
+    expect(tagged.meta).toEqual({
+      next_cursor: null,
+      count: { installations: 1, sendable: 1, users: 1, platforms: { ios: 1, android: 0, web: 0, huawei: 0 } },
+    });
     const first = await expectAnswer('post', browse, post(`${app}/installations/browse`).send({ limit: 1 }), 200);
     expect(first.meta.count.installations).toBe(2);
     const second = await expectAnswer('post', browse, post(`${app}/installations/browse`).send({ limit: 1, cursor: first.meta.next_cursor }), 200);

@@ -226,39 +226,39 @@ describe('audiences', () => {
       const res = await count({ recipients: { filter: c('properties.plan', 'exists') } });
       expect(res.status).toBe(200);
       // a1 ios, a2 a3 a5 android; a3 denied and a5 invalidated are not sendable; users u1 u2 u3.
-      expect(res.body).toEqual({ data: { installations: 4, sendable: 2, users: 3, platforms: { ios: 1, android: 3, web: 0 } } });
+      expect(res.body).toEqual({ data: { installations: 4, sendable: 2, users: 3, platforms: { ios: 1, android: 3, web: 0, huawei: 0 } } });
       const pro = await count({ recipients: { filter: c('properties.plan', 'eq', 'pro') } });
-      expect(pro.body.data).toMatchObject({ installations: 2, platforms: { ios: 1, android: 1, web: 0 } });
+      expect(pro.body.data).toMatchObject({ installations: 2, platforms: { ios: 1, android: 1, web: 0, huawei: 0 } });
       const elsewhere = await count({ recipients: { filter: c('properties.plan', 'eq', 'pro') } }, other.token);
-      expect(elsewhere.body.data).toEqual({ installations: 1, sendable: 1, users: 1, platforms: { ios: 1, android: 0, web: 0 } });
+      expect(elsewhere.body.data).toEqual({ installations: 1, sendable: 1, users: 1, platforms: { ios: 1, android: 0, web: 0, huawei: 0 } });
     });
 
     it('counts every recipients kind as a send would consider it', async () => {
-      const all = { installations: 5, sendable: 3, users: 3, platforms: { ios: 1, android: 3, web: 1 } };
+      const all = { installations: 5, sendable: 3, users: 3, platforms: { ios: 1, android: 3, web: 1, huawei: 0 } };
       expect((await count({ recipients: { all: true } })).body.data).toEqual(all);
       expect((await count({ recipients: { tags: ['vip', 'beta'] } })).body.data).toEqual({
         installations: 2,
         sendable: 2,
         users: 1,
-        platforms: { ios: 1, android: 0, web: 1 },
+        platforms: { ios: 1, android: 0, web: 1, huawei: 0 },
       });
       expect((await count({ recipients: { user_ids: ['u2', 'u2', 'nobody'] } })).body.data).toEqual({
         installations: 2,
         sendable: 1,
         users: 1,
-        platforms: { ios: 0, android: 2, web: 0 },
+        platforms: { ios: 0, android: 2, web: 0, huawei: 0 },
       });
       expect((await count({ recipients: { installation_ids: ['a4', 'a6', 'b1'] } })).body.data).toEqual({
         installations: 1,
         sendable: 1,
         users: 0,
-        platforms: { ios: 0, android: 0, web: 1 },
+        platforms: { ios: 0, android: 0, web: 1, huawei: 0 },
       });
       expect((await count({ recipients: { filter: c('user_id', 'eq', 'nobody') } })).body.data).toEqual({
         installations: 0,
         sendable: 0,
         users: 0,
-        platforms: { ios: 0, android: 0, web: 0 },
+        platforms: { ios: 0, android: 0, web: 0, huawei: 0 },
       });
     });
 
@@ -292,7 +292,7 @@ describe('audiences', () => {
       for (const id of ['t1', 't2']) await newInstallation(ctx, third.token, { properties: { plan: 'pro' } }, id);
       await ctx.db.query(`UPDATE installations SET push_token = NULL WHERE app_id = $1 AND installation_id = 't2'`, [third.appId]);
       const res = await count({ recipients: { filter: c('properties.plan', 'eq', 'pro') } }, third.token);
-      expect(res.body.data).toEqual({ installations: 2, sendable: 1, users: 0, platforms: { ios: 2, android: 0, web: 0 } });
+      expect(res.body.data).toEqual({ installations: 2, sendable: 1, users: 0, platforms: { ios: 2, android: 0, web: 0, huawei: 0 } });
     });
 
     it('needs notifications:send', async () => {

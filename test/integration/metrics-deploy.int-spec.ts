@@ -87,6 +87,7 @@ describe('provider answers by HTTP status class', () => {
       apns: { keyId: key.keyId, teamId: key.teamId, topic: 'com.example.metrics', production: false, privateKey: key.privateKeyPem },
       fcm: null,
       vapid: null,
+      hms: null,
     };
     const target = (pushToken: string): DeliveryTarget => ({ installationId: randomUUID(), pushToken, webPushSubscription: null });
     const failing = randomApnsToken();
@@ -111,6 +112,7 @@ describe('provider answers by HTTP status class', () => {
       apns: null,
       fcm: { projectId: account.project_id, clientEmail: account.client_email, privateKeyId: account.private_key_id, privateKey: account.private_key },
       vapid: null,
+      hms: null,
     };
     const provider = new FcmProvider(config, metrics);
     try {
@@ -129,6 +131,7 @@ describe('provider answers by HTTP status class', () => {
       apns: null,
       fcm: null,
       vapid: { subject: 'mailto:ops@example.com', publicKey: vapidKeys.publicKey, privateKey: vapidKeys.privateKey },
+      hms: null,
     };
     fakeWebPush.expectVapidPublicKey(vapidKeys.publicKey);
     const provider = new WebPushProvider(WebPushHosts.fromSetting('localhost'), metrics);

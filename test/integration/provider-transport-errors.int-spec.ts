@@ -36,6 +36,7 @@ describe('APNs', () => {
     apns: { keyId: key.keyId, teamId: key.teamId, topic: 'com.example.pushapp', production: false, privateKey: key.privateKeyPem },
     fcm: null,
     vapid: null,
+    hms: null,
   };
   const send = async (apnsUrl: string) => {
     const provider = new ApnsProvider({ APNS_URL: apnsUrl } as EnvironmentVariables);
@@ -77,6 +78,7 @@ describe('FCM', () => {
       apns: null,
       fcm: { projectId: account.project_id, clientEmail: account.client_email, privateKeyId: account.private_key_id, privateKey: account.private_key },
       vapid: null,
+      hms: null,
     };
   });
   afterAll(() => fake.stop());
@@ -114,6 +116,7 @@ describe('Web Push', () => {
     apns: null,
     fcm: null,
     vapid: { subject: 'mailto:ops@example.com', publicKey: vapid.publicKey, privateKey: vapid.privateKey },
+    hms: null,
   };
   // A browser's keys: a real P-256 point and 16 bytes, so encryption succeeds and the request is attempted.
   const keys = { p256dh: createECDH('prime256v1').generateKeys().toString('base64url'), auth: randomBytes(16).toString('base64url') };

@@ -88,6 +88,7 @@ function apnsCredentials(key: ApnsKey): ProviderCredentials {
     apns: { keyId: key.keyId, teamId: key.teamId, topic: TOPIC, production: false, privateKey: key.privateKeyPem },
     fcm: null,
     vapid: null,
+    hms: null,
   };
 }
 
@@ -453,6 +454,7 @@ describe('FcmProvider', () => {
         privateKey: serviceAccount.private_key,
       },
       vapid: null,
+      hms: null,
     };
   }
 
@@ -666,6 +668,7 @@ describe.each([
     apns: null,
     fcm: null,
     vapid: { subject: 'mailto:ops@example.com', publicKey: vapidKeys.publicKey, privateKey: vapidKeys.privateKey },
+    hms: null,
   };
   const webTarget = (subscription = service.createSubscription()): DeliveryTarget => ({
     installationId: randomUUID(),

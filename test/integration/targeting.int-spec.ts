@@ -229,7 +229,7 @@ describe('targeting (docs/api.md#recipients)', () => {
       ],
     };
     const counted = await ctx.http().post('/api/v1/audiences/count').set(bearer(tenant.token)).send({ recipients: { filter } }).expect(200);
-    expect(counted.body.data).toEqual({ installations: 2, sendable: 2, users: 1, platforms: { ios: 2, android: 0, web: 0 } });
+    expect(counted.body.data).toEqual({ installations: 2, sendable: 2, users: 1, platforms: { ios: 2, android: 0, web: 0, huawei: 0 } });
     const res = await send({ recipients: { filter } });
     expect(res.status).toBe(202);
     const done = await completed(res.body.data.id);

@@ -21,6 +21,7 @@ export async function newToken(ctx: TestContext, appId: string, abilities: (Abil
 
 export const apnsToken = () => randomBytes(32).toString('hex');
 export const fcmToken = () => `fcm-${randomBytes(60).toString('base64url')}`;
+export const hmsToken = () => `IQAAAAC${randomBytes(96).toString('base64url')}`;
 export const installationId = () => `inst-${randomUUID()}`;
 
 /** Registers an installation through the API (PUT) and returns its resource. */

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import webpush from 'web-push';
 import { CredentialsService } from '../../src/credentials/credentials.service';
-import { FakeApns, FakeFcm, FakeWebPush, generateApnsKey } from '../fakes';
+import { FakeApns, FakeFcm, FakeHms, FakeWebPush, generateApnsKey, type HmsClient } from '../fakes';
 import type { TestContext } from './create-test-app';
 
 export const APNS_TOPIC = 'com.example.pushapp';
@@ -10,26 +10,31 @@ export interface FakeProviders {
   apns: FakeApns;
   fcm: FakeFcm;
   web: FakeWebPush;
+  hms: FakeHms;
   /** Environment that points the service at the fakes, with fast retries and sweeps. */
   env: Record<string, string>;
   stop(): Promise<void>;
 }
 
-/** Starts the three loopback providers; pass `env` to createTestApp (or a spawned worker). */
+/** Starts the four loopback providers; pass `env` to createTestApp (or a spawned worker). */
 export async function startFakeProviders(): Promise<FakeProviders> {
   const apns = new FakeApns();
   const fcm = new FakeFcm();
   const web = new FakeWebPush();
-  await Promise.all([apns.start(), fcm.start(), web.start()]);
+  const hms = new FakeHms();
+  await Promise.all([apns.start(), fcm.start(), web.start(), hms.start()]);
   apns.allowTopic(APNS_TOPIC);
   return {
     apns,
     fcm,
     web,
+    hms,
     env: {
       APNS_URL: apns.baseUrl,
       FCM_URL: fcm.baseUrl,
       GOOGLE_TOKEN_URL: fcm.tokenUrl,
+      HMS_URL: hms.baseUrl,
+      HMS_TOKEN_URL: hms.tokenUrl,
       // The fake push service's endpoints are https://localhost:<port>.
       WEB_PUSH_ALLOWED_HOSTS: 'localhost',
       DELIVERY_RETRY_BASE_MS: '20',
@@ -37,7 +42,7 @@ export async function startFakeProviders(): Promise<FakeProviders> {
       SWEEP_INTERVAL_MS: '300',
     },
     stop: async () => {
-      await Promise.all([apns.stop(), fcm.stop(), web.stop()]);
+      await Promise.all([apns.stop(), fcm.stop(), web.stop(), hms.stop()]);
     },
   };
 }
@@ -55,6 +60,13 @@ export async function configureProviders(ctx: TestContext, appId: string, fakes:
     vapid: { subject: 'mailto:ops@example.com', publicKey: vapid.publicKey, privateKey: vapid.privateKey },
   });
   return { vapidPublicKey: vapid.publicKey };
+}
+
+/** Gives an app Huawei credentials of a client the fake knows (docs/api.md#huawei). */
+export async function configureHms(ctx: TestContext, appId: string, fakes: FakeProviders): Promise<HmsClient> {
+  const client = fakes.hms.createClient();
+  await ctx.get(CredentialsService).update(appId, { hms: { appId: client.app_id, clientId: client.client_id, clientSecret: client.client_secret } });
+  return client;
 }
 
 /**
@@ -143,5 +155,6 @@ export function acceptedPerAddress(fakes: FakeProviders): Map<string, number> {
   for (const r of fakes.apns.requests) if (r.status === 200) add(r.token);
   for (const r of fakes.fcm.requests) if (r.status === 200) add(r.token);
   for (const r of fakes.web.requests) if (r.status === 201) add(r.endpoint);
+  for (const r of fakes.hms.requests) if (r.status === 200 && !r.validateOnly) for (const token of r.tokens) if (!r.illegal.includes(token)) add(token);
   return counts;
 }

@@ -358,6 +358,8 @@ export interface components {
             android: number;
             /** @description Live web installations. */
             web: number;
+            /** @description Live Huawei installations. */
+            huawei: number;
             total: number;
         };
         ApnsSummary: {
@@ -378,10 +380,18 @@ export interface components {
             /** @description The VAPID public key (base64url). */
             public_key: string;
         };
+        HmsSummary: {
+            /** @description The app id of AppGallery Connect. */
+            app_id: string;
+            /** @description The OAuth 2.0 client id. */
+            client_id: string;
+        };
         AppCredentials: {
             apns: components["schemas"]["ApnsSummary"] | null;
             fcm: components["schemas"]["FcmSummary"] | null;
             web_push: components["schemas"]["WebPushSummary"] | null;
+            /** @description Huawei Push Kit. */
+            hms: components["schemas"]["HmsSummary"] | null;
         };
         FrequencyCapDto: {
             /** @example 3 */
@@ -640,7 +650,7 @@ export interface components {
              *       "android"
              *     ]
              */
-            platforms?: ("ios" | "android" | "web")[];
+            platforms?: ("ios" | "android" | "web" | "huawei")[];
             /**
              * @description Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).
              * @example 09:00
@@ -1041,7 +1051,7 @@ export interface components {
              * @example ios
              * @enum {string}
              */
-            platform: "ios" | "android" | "web";
+            platform: "ios" | "android" | "web" | "huawei";
             /**
              * @description `scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.
              * @example accepted
@@ -1170,7 +1180,7 @@ export interface components {
              * @example ios
              * @enum {string}
              */
-            platform: "ios" | "android" | "web";
+            platform: "ios" | "android" | "web" | "huawei";
             /**
              * @example granted
              * @enum {string}
@@ -1250,6 +1260,8 @@ export interface components {
             android: number;
             /** @example 0 */
             web: number;
+            /** @example 0 */
+            huawei: number;
         };
         AudienceCount: {
             /**

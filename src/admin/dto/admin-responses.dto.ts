@@ -58,6 +58,7 @@ export class InstallationCounts {
   @ApiProperty({ ...COUNT, description: 'Live (not deleted) iOS installations.' }) ios: number;
   @ApiProperty({ ...COUNT, description: 'Live Android installations.' }) android: number;
   @ApiProperty({ ...COUNT, description: 'Live web installations.' }) web: number;
+  @ApiProperty({ ...COUNT, description: 'Live Huawei installations.' }) huawei: number;
   @ApiProperty(COUNT) total: number;
 }
 
@@ -78,11 +79,17 @@ export class WebPushSummary {
   @ApiProperty({ description: 'The VAPID public key (base64url).' }) public_key: string;
 }
 
+export class HmsSummary {
+  @ApiProperty({ description: 'The app id of AppGallery Connect.' }) app_id: string;
+  @ApiProperty({ description: 'The OAuth 2.0 client id.' }) client_id: string;
+}
+
 /** What an app has credentials for, without any secret; null: none for that provider. */
 export class AppCredentials {
   @ApiProperty({ type: () => ApnsSummary, nullable: true }) apns: ApnsSummary | null;
   @ApiProperty({ type: () => FcmSummary, nullable: true }) fcm: FcmSummary | null;
   @ApiProperty({ type: () => WebPushSummary, nullable: true }) web_push: WebPushSummary | null;
+  @ApiProperty({ type: () => HmsSummary, nullable: true, description: 'Huawei Push Kit.' }) hms: HmsSummary | null;
 }
 
 export class AdminAppSummary extends AppResource {

@@ -21,6 +21,7 @@ import { IdempotencyKeyNotification1766300000000 } from './1766300000000-Idempot
 import { LiveActivityBroadcasts1766400000000 } from './1766400000000-LiveActivityBroadcasts';
 import { FanoutAudience1766700000000 } from './1766700000000-FanoutAudience';
 import { TopicsAndPreferences1766800000000 } from './1766800000000-TopicsAndPreferences';
+import { HmsCredentials1767200000000 } from './1767200000000-HmsCredentials';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   LiveActivityBroadcasts1766400000000,
   FanoutAudience1766700000000,
   TopicsAndPreferences1766800000000,
+  HmsCredentials1767200000000,
 ];

@@ -124,6 +124,7 @@ describe('DeliveriesService', () => {
     apns: { keyId: 'K', teamId: 'T', topic: 'com.example', production: false, privateKey: '' },
     fcm: null,
     vapid: null,
+    hms: null,
   };
 
   beforeEach(async () => {

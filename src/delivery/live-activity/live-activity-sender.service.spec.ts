@@ -138,6 +138,7 @@ const CREDENTIALS: ProviderCredentials = {
   apns: { keyId: 'K', teamId: 'T', topic: 'com.example', production: false, privateKey: '' },
   fcm: null,
   vapid: null,
+  hms: null,
 };
 
 /** One attempt of a Live Activity update (docs/api.md#live-activity-updates), with storage, APNs and the queue faked. */

@@ -87,11 +87,11 @@ describe('payload builders', () => {
     expect(payloadSize(big, 'ios')).toBeGreaterThan(PAYLOAD_LIMITS.ios);
     expect(payloadSize(big, 'android')).toBeGreaterThan(PAYLOAD_LIMITS.android);
     expect(payloadSize({ ...bare, body: 'e'.repeat(2100) }, 'android')).toBeLessThan(PAYLOAD_LIMITS.android);
-    expect(PAYLOAD_LIMITS).toEqual({ ios: 4096, android: 4096, web: 3993 });
+    expect(PAYLOAD_LIMITS).toEqual({ ios: 4096, android: 4096, web: 3993, huawei: 4096 });
   });
 
   it('targets every platform unless the send names some', () => {
-    expect(targetedPlatforms(bare)).toEqual(['ios', 'android', 'web']);
+    expect(targetedPlatforms(bare)).toEqual(['ios', 'android', 'web', 'huawei']);
     expect(targetedPlatforms(full)).toEqual(['ios', 'web']);
   });
 });
@@ -152,7 +152,7 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
   });
 
   it('a silent send is never checked against the web limit: web installations are skipped', () => {
-    expect(targetedPlatforms(silent)).toEqual(['ios', 'android']);
+    expect(targetedPlatforms(silent)).toEqual(['ios', 'android', 'huawei']);
     expect(targetedPlatforms({ ...silent, options: { content_available: true, platforms: ['web', 'ios'] } })).toEqual(['ios']);
   });
 

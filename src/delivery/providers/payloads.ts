@@ -70,7 +70,7 @@ function withVariant(content: PushContent, variant: LocalizedFields): PushConten
 }
 
 /** Bytes each provider accepts, as payloadSize counts them; Web Push's 4096 less 103 of aes128gcm (docs/api.md#send). */
-export const PAYLOAD_LIMITS: Record<Platform, number> = { ios: 4096, android: 4096, web: 3993 };
+export const PAYLOAD_LIMITS: Record<Platform, number> = { ios: 4096, android: 4096, web: 3993, huawei: 4096 };
 
 export const priorityOf = (content: PushContent) => content.options?.priority ?? 'high';
 
@@ -98,6 +98,7 @@ interface Encodings {
   apnsByBadge?: Map<number, Buffer>;
   apnsFields?: { topic: string; second: number; list: readonly string[] };
   fcmAfterToken?: string;
+  hmsAfterTokens?: string;
   web?: Buffer;
   webFields?: readonly string[];
 }
@@ -138,6 +139,16 @@ export function fcmBody(content: PushContent, token: string): string {
   const prefix = isDryRun(content) ? '{"validate_only":true,"message":{"token":' : '{"message":{"token":';
   cached.fcmAfterToken ??= JSON.stringify(fcmRequest(content, '')).slice(prefix.length + 2);
   return prefix + JSON.stringify(token) + cached.fcmAfterToken;
+}
+
+/** Huawei's request for these tokens (docs/api.md#huawei): `{"validate_only", "message": {…, "token": [...]}}`, the rest encoded once. */
+export function hmsBody(content: PushContent, tokens: readonly string[]): string {
+  const cached = encodingsOf(content);
+  if (cached.hmsAfterTokens === undefined) {
+    const message = JSON.stringify(hmsMessage(content));
+    cached.hmsAfterTokens = `,${message.slice(1)}}`;
+  }
+  return `{"validate_only":${isDryRun(content)},"message":{"token":${JSON.stringify(tokens)}${cached.hmsAfterTokens}`;
 }
 
 const fcmRequest = (content: PushContent, token: string) =>
@@ -273,6 +284,44 @@ function androidNotification(fields: NonNullable<NotificationOptions['android']>
   return out;
 }
 
+/** Huawei keeps a message at most 15 days (`android.ttl`). */
+export const HMS_MAX_TTL_SECONDS = 1_296_000;
+
+/**
+ * Huawei Push Kit's `message` without `token` (HMS Core "Sending Downlink Messages"): `data` is one
+ * JSON string; `android.notification` needs a `click_action` (3: open the app); the collapse id is
+ * its `tag`, as Huawei's `collapse_key` takes only -1..100.
+ */
+export function hmsMessage(content: PushContent): Record<string, unknown> {
+  const data: Record<string, unknown> = { ...content.data, notification_id: content.id };
+  if (content.action_url) data.action_url = content.action_url;
+  const background = isBackground(content);
+  // As FCM: a silent send asks for normal priority unless told otherwise.
+  const priority = content.options?.priority ?? (background ? 'normal' : 'high');
+  const android: Record<string, unknown> = { urgency: priority === 'high' ? 'HIGH' : 'NORMAL' };
+  const ttl = content.options?.ttl;
+  if (ttl !== undefined) android.ttl = `${Math.min(ttl, HMS_MAX_TTL_SECONDS)}s`;
+  if (background) return { data: JSON.stringify(data), android };
+  const notification: Record<string, string> = { title: content.title!, body: content.body! };
+  if (content.image_url) notification.image = content.image_url;
+  android.notification = hmsAndroidNotification(content);
+  return { data: JSON.stringify(data), notification, android };
+}
+
+function hmsAndroidNotification(content: PushContent): Record<string, unknown> {
+  const fields = content.options?.android ?? {};
+  const out: Record<string, unknown> = {
+    click_action: fields.click_action === undefined ? { type: 3 } : { type: 1, action: fields.click_action },
+    tag: fields.tag ?? collapseIdOf(content),
+  };
+  if (fields.channel_id !== undefined) out.channel_id = fields.channel_id;
+  if (fields.color !== undefined) out.color = fields.color;
+  // Huawei names an icon by its file in the app's res/raw.
+  if (fields.icon !== undefined) out.icon = fields.icon.startsWith('/') ? fields.icon : `/raw/${fields.icon}`;
+  if (fields.visibility !== undefined) out.visibility = fields.visibility.toUpperCase();
+  return out;
+}
+
 export function webPushPayload(content: PushContent): Record<string, unknown> {
   const payload: Record<string, unknown> = { notification_id: content.id, title: content.title, body: content.body };
   if (content.image_url) payload.image_url = content.image_url;
@@ -318,6 +367,9 @@ export function payloadSize(content: PushContent, platform: Platform): number {
     }
     case 'web':
       return Buffer.byteLength(JSON.stringify(webPushPayload(content)));
+    case 'huawei':
+      // Huawei counts the message body but its tokens.
+      return Buffer.byteLength(JSON.stringify(hmsMessage(content)));
   }
 }
 

@@ -3,11 +3,12 @@ import { WebPushHosts } from '../../common/web-push-hosts';
 import { EnvironmentVariables } from '../../config/env';
 import { ApnsProvider } from './apns.provider';
 import { FcmProvider } from './fcm.provider';
+import { HmsProvider } from './hms.provider';
 import { PUSH_PROVIDERS, PushProvider } from './push-provider';
 import { WebPushProvider } from './web-push.provider';
 
 /**
- * The three delivery providers, also injectable together as `PUSH_PROVIDERS` (PushProvider[]) so
+ * The four delivery providers, also injectable together as `PUSH_PROVIDERS` (PushProvider[]) so
  * the delivery code can pick one by `platform` without naming them.
  */
 @Module({
@@ -20,12 +21,13 @@ import { WebPushProvider } from './web-push.provider';
     ApnsProvider,
     FcmProvider,
     WebPushProvider,
+    HmsProvider,
     {
       provide: PUSH_PROVIDERS,
-      useFactory: (apns: ApnsProvider, fcm: FcmProvider, web: WebPushProvider): PushProvider[] => [apns, fcm, web],
-      inject: [ApnsProvider, FcmProvider, WebPushProvider],
+      useFactory: (apns: ApnsProvider, fcm: FcmProvider, web: WebPushProvider, hms: HmsProvider): PushProvider[] => [apns, fcm, web, hms],
+      inject: [ApnsProvider, FcmProvider, WebPushProvider, HmsProvider],
     },
   ],
-  exports: [ApnsProvider, FcmProvider, WebPushProvider, PUSH_PROVIDERS],
+  exports: [ApnsProvider, FcmProvider, WebPushProvider, HmsProvider, PUSH_PROVIDERS],
 })
 export class ProvidersModule {}

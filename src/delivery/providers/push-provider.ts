@@ -12,7 +12,11 @@ export interface DeliveryTarget {
 
 /** A provider's answer; providers never throw for provider or network errors. `invalid` invalidates, `retry` backs off. */
 export type DeliveryOutcome =
-  { kind: 'accepted' } | { kind: 'invalid'; reason: string } | { kind: 'retry'; reason: string; retryAfterMs?: number } | { kind: 'failed'; reason: string };
+  /** `providerMessageId`: the provider's id of the message (docs/api.md#delivery-trace), where it gives one. */
+  | { kind: 'accepted'; providerMessageId?: string }
+  | { kind: 'invalid'; reason: string }
+  | { kind: 'retry'; reason: string; retryAfterMs?: number }
+  | { kind: 'failed'; reason: string };
 
 /** One provider's line of `credentials:check` (docs/api.md#credentials-check). */
 export interface CredentialCheck {

@@ -83,14 +83,16 @@ export class WebPushSubscriptionDto {
 /** PUT /installations/{id}: register or refresh. */
 export class RegisterInstallationDto {
   @ApiPropertyOptional({
-    description: 'Delivery channel: `ios` (APNs), `android` (FCM) or `web` (Web Push). Required on creation; cannot change afterwards.',
+    description:
+      'Delivery channel: `ios` (APNs), `android` (FCM), `web` (Web Push) or `huawei` (Huawei Push Kit). Required on creation; cannot change afterwards.',
     example: 'ios',
   })
   @OptionalNotNull()
   @In(PLATFORMS)
   platform?: Platform;
   @ApiPropertyOptional({
-    description: 'APNs device token (hex) for ios, FCM registration token for android; required on creation for them. Write-only: never returned.',
+    description:
+      'APNs device token (hex) for ios, FCM registration token for android, Huawei Push Kit token (at most 512 characters) for huawei; required on creation for them. Write-only: never returned.',
     example: '740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad',
   })
   @OptionalNotNull()

@@ -21,7 +21,7 @@ export class AudiencesService {
     if (recipients.topic !== undefined) await this.topics.assertExists(appId, recipients.topic, 'recipients.topic');
     const rows = await this.audiences.count(appId, this.audience(recipients), signal);
     const total = rows.find((row) => row.platform === null);
-    const platforms = { ios: 0, android: 0, web: 0 } satisfies Record<Platform, number>;
+    const platforms = { ios: 0, android: 0, web: 0, huawei: 0 } satisfies Record<Platform, number>;
     for (const row of rows) if (row.platform !== null) platforms[row.platform] = row.installations;
     return {
       installations: total?.installations ?? 0,

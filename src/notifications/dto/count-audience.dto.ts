@@ -13,6 +13,7 @@ export class AudiencePlatforms {
   @ApiProperty({ type: 'integer', example: 1200 }) ios: number;
   @ApiProperty({ type: 'integer', example: 3400 }) android: number;
   @ApiProperty({ type: 'integer', example: 0 }) web: number;
+  @ApiProperty({ type: 'integer', example: 0 }) huawei: number;
 }
 
 export class AudienceCount {

@@ -38,6 +38,9 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
               Web
             </th>
             <th scope="col" className="num">
+              Huawei
+            </th>
+            <th scope="col" className="num">
               Installations
             </th>
             <th scope="col">Credentials</th>
@@ -57,6 +60,7 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
               <td className="num">{formatNumber(app.installations.ios)}</td>
               <td className="num">{formatNumber(app.installations.android)}</td>
               <td className="num">{formatNumber(app.installations.web)}</td>
+              <td className="num">{formatNumber(app.installations.huawei)}</td>
               <td className="num">{formatNumber(app.installations.total)}</td>
               <td>
                 <Credentials credentials={app.credentials} />
@@ -74,7 +78,7 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
 }
 
 function Credentials({ credentials }: { credentials: AppSummary['credentials'] }) {
-  const { apns, fcm, web_push } = credentials;
+  const { apns, fcm, web_push, hms } = credentials;
   return (
     <ul className="plain">
       <li>
@@ -86,6 +90,9 @@ function Credentials({ credentials }: { credentials: AppSummary['credentials'] }
       </li>
       <li>
         {PROVIDER_LABELS.web_push}: {web_push ? web_push.subject : <span className="muted">not configured</span>}
+      </li>
+      <li>
+        {PROVIDER_LABELS.hms}: {hms ? `app ${hms.app_id}, client ${hms.client_id}` : <span className="muted">not configured</span>}
       </li>
     </ul>
   );

@@ -122,7 +122,7 @@ function CountLine({ count }: { count: AudienceCount }) {
   return (
     <p role="status" aria-label="Audience count">
       <strong>{count.installations}</strong> installations · {count.sendable} sendable · {count.users} users (iOS {count.platforms.ios}, Android{' '}
-      {count.platforms.android}, web {count.platforms.web})
+      {count.platforms.android}, web {count.platforms.web}, Huawei {count.platforms.huawei})
     </p>
   );
 }
