@@ -191,6 +191,7 @@ async function main() {
           fixedDue: null,
           cap: null,
           paceMs: null,
+          audienceTimeoutMs: 600_000,
         });
         if (!chunk) break;
         installations += chunk.installations;

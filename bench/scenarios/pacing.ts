@@ -179,6 +179,7 @@ async function fanOutCost(stack: Stack, rounds: number): Promise<{ uncapped: num
           fixedDue: null,
           cap,
           paceMs: null,
+          audienceTimeoutMs: 600_000,
         });
         if (!chunk) break;
         installations += chunk.installations;

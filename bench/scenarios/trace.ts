@@ -51,6 +51,7 @@ async function fanOut(client: Client, appId: string, notificationId: string): Pr
       fixedDue: null,
       cap: null,
       paceMs: null,
+      audienceTimeoutMs: 600_000,
     });
     if (!chunk) return chunks;
     if (chunk.installations > 0) chunks++;

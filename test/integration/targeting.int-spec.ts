@@ -285,6 +285,7 @@ describe('targeting (docs/api.md#recipients)', () => {
     fixedDue: null,
     cap: null,
     paceMs: null,
+    audienceTimeoutMs: 10_000,
   });
 
   it("stages a filter send's audience once, when its fan-out begins, and takes it chunk by chunk", async () => {

@@ -787,6 +787,12 @@ export interface components {
              */
             canceled_at: string | null;
             /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.
+             * @example null
+             * @enum {string|null}
+             */
+            failure_reason: "AudienceTimedOut" | null;
+            /**
              * @example completed
              * @enum {string}
              */
@@ -996,6 +1002,12 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.
+             * @example null
+             * @enum {string|null}
+             */
+            failure_reason: "AudienceTimedOut" | null;
             /**
              * @example completed
              * @enum {string}
@@ -1340,6 +1352,12 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.
+             * @example null
+             * @enum {string|null}
+             */
+            failure_reason: "AudienceTimedOut" | null;
             /**
              * @example completed
              * @enum {string}
