@@ -787,11 +787,10 @@ export interface components {
              */
             canceled_at: string | null;
             /**
-             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
              * @example null
-             * @enum {string|null}
              */
-            failure_reason: "AudienceTimedOut" | null;
+            failure_reason: string | null;
             /**
              * @example completed
              * @enum {string}
@@ -1003,11 +1002,10 @@ export interface components {
              */
             canceled_at: string | null;
             /**
-             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
              * @example null
-             * @enum {string|null}
              */
-            failure_reason: "AudienceTimedOut" | null;
+            failure_reason: string | null;
             /**
              * @example completed
              * @enum {string}
@@ -1353,11 +1351,10 @@ export interface components {
              */
             canceled_at: string | null;
             /**
-             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
              * @example null
-             * @enum {string|null}
              */
-            failure_reason: "AudienceTimedOut" | null;
+            failure_reason: string | null;
             /**
              * @example completed
              * @enum {string}

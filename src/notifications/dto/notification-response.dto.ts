@@ -68,8 +68,7 @@ export class NotificationResource {
   @ApiProperty({
     type: String,
     nullable: true,
-    enum: Object.values(NotificationFailureReason),
-    description: 'Why the send failed as a whole before any delivery (docs/api.md#notification-resource); null otherwise.',
+    description: `Why the send failed as a whole before any delivery (docs/api.md#notification-resource): ${Object.values(NotificationFailureReason).join(', ')}; null otherwise.`,
     example: null,
   })
   failure_reason: string | null;
