@@ -193,6 +193,7 @@ async function main() {
           paceMs: null,
           topic: null,
           marketing: false,
+          audienceTimeoutMs: 600_000,
         });
         if (!chunk) break;
         installations += chunk.installations;

@@ -172,6 +172,7 @@ async function fanOutCost(stack: Stack, rounds: number): Promise<{ uncapped: num
           paceMs: null,
           topic: null,
           marketing: false,
+          audienceTimeoutMs: 600_000,
         });
         if (!chunk) break;
         installations += chunk.installations;

@@ -53,6 +53,7 @@ async function fanOut(client: Client, appId: string, notificationId: string): Pr
       paceMs: null,
       topic: null,
       marketing: false,
+      audienceTimeoutMs: 600_000,
     });
     if (!chunk) return chunks;
     if (chunk.installations > 0) chunks++;

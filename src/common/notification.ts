@@ -28,6 +28,8 @@ export interface NotificationRow {
   completed_at: Date | null;
   send_at: Date | null;
   canceled_at: Date | null;
+  /** Why the send failed before any delivery (NotificationFailureReason), or null. */
+  failure_reason: string | null;
   localizations: Record<string, Record<string, string>> | null;
   fanned_out_at: Date | null;
   /** A throttled send's audience, counted when its fan-out began; null for other sends. */
@@ -59,7 +61,7 @@ export const contentOf = (row: NotificationContentRow): NotificationContentRow =
 /** The columns of NotificationRow, as statements that answer it select them. */
 export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, fanout_audience, recipient_kind, tags`;
+  created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags`;
 
 /** The columns a send writes: the stored row's, with the recipients' lists and filter (named as the columns). */
 export type NewNotification = Pick<

@@ -48,6 +48,12 @@ export const FailureReason = {
 } as const;
 export type FailureReason = (typeof FailureReason)[keyof typeof FailureReason];
 
+/** Why a whole send failed before any delivery (docs/api.md#notification-resource): a notification's `failure_reason`. */
+export const NotificationFailureReason = {
+  AudienceTimedOut: 'AudienceTimedOut',
+} as const;
+export type NotificationFailureReason = (typeof NotificationFailureReason)[keyof typeof NotificationFailureReason];
+
 export const COMMON_REASONS: readonly string[] = [...SKIP_REASONS, 'BadDeviceToken', 'Unregistered', 'UNREGISTERED', 'Gone'];
 
 /** Each reason in plain words for the dashboard, which looks a reason up whole, then by its first word. */
@@ -78,6 +84,8 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [FailureReason.PrivateAddress]: 'The subscription’s endpoint resolves to a private address, which is never called.',
   [FailureReason.InvalidProviderKey]: 'The push service refused the app’s key or certificate.',
   [FailureReason.PayloadTooLarge]: 'The message is larger than the push service accepts.',
+  [NotificationFailureReason.AudienceTimedOut]:
+    'The filter’s audience took longer than AUDIENCE_STATEMENT_TIMEOUT_MS to find, so nothing was sent: simplify the filter, or send it again later.',
   BadDeviceToken: 'APNs: the device token is not valid for this app and environment (sandbox or production).',
   Unregistered: 'APNs: the app was uninstalled or the token is no longer valid.',
   UNREGISTERED: 'FCM: the app was uninstalled or the token expired.',

@@ -7,6 +7,7 @@ const base = {
   send_at: null,
   completed_at: null,
   canceled_at: null,
+  failure_reason: null,
 } as unknown as NotificationResource;
 const at = (fields: Partial<Record<string, unknown>>) => ({ ...base, ...fields });
 const NOW = Date.parse('2026-11-24T10:00:00Z');
@@ -41,6 +42,7 @@ describe('notificationOutcome (issue 31 item 11)', () => {
     ['failed: every attempt failed', done({ failed: 2, skipped: 1 }), 'failed'],
     ['nothing sent: every installation skipped', done({ skipped: 4 }), 'nothing_sent'],
     ['nothing sent: no installation', done({}), 'nothing_sent'],
+    ['failed: the send failed before any delivery (issue 51 item 1)', at({ ...done({}), failure_reason: 'AudienceTimedOut' }), 'failed'],
     ['a cancelled send that completed says how far it went', at({ ...done({ accepted: 1, skipped: 5 }), canceled_at: '2026-11-24T09:00:00Z' }), 'delivered'],
   ])('%s', (_what, notification, expected) => {
     expect(notificationOutcome(notification)).toBe(expected);

@@ -22,6 +22,7 @@ export function notificationStatus(n: NotificationResource, now = Date.now()): N
  */
 export function notificationOutcome(n: NotificationResource): NotificationOutcome | null {
   if (!n.completed_at) return null;
+  if (n.failure_reason) return 'failed';
   const { accepted, failed } = n.statistics;
   if (failed === 0) return accepted > 0 ? 'delivered' : 'nothing_sent';
   return accepted > 0 ? 'partly_failed' : 'failed';

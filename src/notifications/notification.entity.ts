@@ -125,6 +125,10 @@ export class Notification {
   @Column({ name: 'canceled_at', type: 'timestamptz', nullable: true })
   canceledAt: Date | null;
 
+  /** Why the send failed before any delivery (NotificationFailureReason), or null. */
+  @Column({ name: 'failure_reason', type: 'text', nullable: true })
+  failureReason: string | null;
+
   /** json (not jsonb) keeps the keys' request order, which the matching rule uses (docs/api.md#localization). */
   @Column({ type: 'json', nullable: true })
   localizations: Record<string, unknown> | null;

@@ -33,6 +33,7 @@ export function toNotificationResource(row: NotificationResourceRow) {
     completed_at: iso(row.completed_at),
     send_at: iso(row.send_at),
     canceled_at: iso(row.canceled_at),
+    failure_reason: row.failure_reason,
   };
 }
 

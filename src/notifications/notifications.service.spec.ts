@@ -56,6 +56,7 @@ function stored(n: NewNotification, startedAt: Date | null): NotificationRow {
     processing_started_at: startedAt,
     completed_at: null,
     canceled_at: null,
+    failure_reason: null,
     fanned_out_at: null,
     fanout_audience: null,
   };

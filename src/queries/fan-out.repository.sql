@@ -326,6 +326,8 @@ SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS ba
   END AS ids
 FROM notifications WHERE id = $1 FOR UPDATE;
 
+SET LOCAL statement_timeout = 10000;
+
 CREATE TEMPORARY TABLE fanout_matched ON COMMIT DROP AS
 SELECT i.id, (row_number() OVER () - 1) / $2 AS chunk
 FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND ((i.platform = ANY($3::text[])) AND (i.properties @> $4::jsonb) AND (app_version_key(i.device ->> 'app_version') >= $5::integer[]) AND (i.last_seen_at >= $6::timestamptz) AND ((i.tags @> ARRAY[$7::text]) OR ((lower(substring(i.device ->> 'locale' FROM '^[A-Za-z]+')) <> $8::text) IS NOT TRUE)));
@@ -338,6 +340,8 @@ WITH staged AS (
   UPDATE notifications SET fanout_audience_chunks = (SELECT count(*) FROM staged) WHERE id = $1
   RETURNING fanout_audience_chunks)
 SELECT fanout_audience_chunks AS chunks FROM sized;
+
+SET LOCAL statement_timeout TO DEFAULT;
 
 UPDATE notifications n SET fanout_audience = (SELECT COALESCE(sum(cardinality(a.installation_ids)), 0) FROM fanout_audiences a WHERE a.notification_id = n.id)::int WHERE n.id = $1;
 
@@ -1106,3 +1110,8 @@ FROM (SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1)) u
 WHERE n.id = $1 AND n.fanned_out_at IS NULL
 RETURNING n.id;
+
+-- FanOutRepository.fail
+UPDATE notifications SET failure_reason = :reason, fanned_out_at = now(), fanout_audience_chunks = 0
+WHERE id = :notification_id AND fanned_out_at IS NULL
+RETURNING id;

@@ -79,7 +79,7 @@ stored AS (
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
 )
 SELECT c.*, stored.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
@@ -167,7 +167,7 @@ stored AS (
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
 ),
 linked AS (
   UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
@@ -258,7 +258,7 @@ stored AS (
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
 )
 SELECT c.*, stored.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (

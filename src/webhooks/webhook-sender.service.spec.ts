@@ -83,6 +83,7 @@ class InMemoryMessages implements Pick<
       completed_at: new Date('2026-11-24T10:00:00.000Z'),
       send_at: null,
       canceled_at: null,
+      failure_reason: null,
       localizations: null,
       fanned_out_at: at,
       fanout_audience: null,

@@ -288,6 +288,7 @@ describe('targeting (docs/api.md#recipients)', () => {
     paceMs: null,
     topic: null,
     marketing: false,
+    audienceTimeoutMs: 10_000,
   });
 
   it("stages a filter send's audience once, when its fan-out begins, and takes it chunk by chunk", async () => {

@@ -802,6 +802,11 @@ export interface components {
              */
             canceled_at: string | null;
             /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
+             * @example null
+             */
+            failure_reason: string | null;
+            /**
              * @example completed
              * @enum {string}
              */
@@ -1016,6 +1021,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
+             * @example null
+             */
+            failure_reason: string | null;
             /**
              * @example completed
              * @enum {string}
@@ -1362,6 +1372,11 @@ export interface components {
              * @example 2026-11-22T10:00:00.000Z
              */
             canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
+             * @example null
+             */
+            failure_reason: string | null;
             /**
              * @example completed
              * @enum {string}

@@ -22,6 +22,7 @@ import { LiveActivityBroadcasts1766400000000 } from './1766400000000-LiveActivit
 import { FanoutAudience1766700000000 } from './1766700000000-FanoutAudience';
 import { TopicsAndPreferences1766800000000 } from './1766800000000-TopicsAndPreferences';
 import { HmsCredentials1767200000000 } from './1767200000000-HmsCredentials';
+import { NotificationFailureReason1766600000000 } from './1766600000000-NotificationFailureReason';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -46,6 +47,7 @@ export const MIGRATIONS = [
   FilterSendAudiences1766200000000,
   IdempotencyKeyNotification1766300000000,
   LiveActivityBroadcasts1766400000000,
+  NotificationFailureReason1766600000000,
   FanoutAudience1766700000000,
   TopicsAndPreferences1766800000000,
   HmsCredentials1767200000000,

@@ -2,7 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import { NotificationOptions } from '../../common/notification-options';
-import { RECIPIENT_KINDS, RecipientKind } from '../../common/vocabulary';
+import { NotificationFailureReason, RECIPIENT_KINDS, RecipientKind } from '../../common/vocabulary';
+import { AudienceTimedOutError } from '../../common/errors';
+import { isQueryCanceled, statementTimeout } from '../../common/sql/bounded';
+import { compile, valuesOf } from '../../common/sql/named';
 import { FilterNode } from '../../common/audience-filter';
 import { compileFilter, recipientsPredicate, topicSql } from '../../common/audience-sql';
 import { ChunkDueTimes } from './pacing';
@@ -25,6 +28,11 @@ import { AT, FILTER, ID, OTHER_ID, cases } from '../../queries/fixtures';
 
 export type { ChunkResult, FilledBatch };
 export { wantedPlatforms } from './chunk-statement';
+
+/** A send that failed before any delivery: fanned out to no one. */
+const FAIL = compile(`UPDATE notifications SET failure_reason = :reason, fanned_out_at = now(), fanout_audience_chunks = 0
+  WHERE id = :notification_id AND fanned_out_at IS NULL
+  RETURNING id`);
 
 /** A fan-out's distinct users as `u.n` (docs/api.md#recipients), from $1's rows in its own partition. */
 const USERS_REACHED = `(SELECT count(DISTINCT d.user_id)::int AS n FROM deliveries d
@@ -72,6 +80,8 @@ export interface ChunkParams {
   topic: string | null;
   /** A marketing send (docs/api.md#pacing). */
   marketing: boolean;
+  /** How long a filter's audience may take to find (AUDIENCE_STATEMENT_TIMEOUT_MS), else AudienceTimedOutError. */
+  audienceTimeoutMs: number;
 }
 
 interface LockedNotification {
@@ -137,6 +147,7 @@ const CHUNK: ChunkParams = {
   paceMs: 500,
   topic: 'promotions',
   marketing: true,
+  audienceTimeoutMs: 10000,
 };
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given; the audience not counted unless given. */
@@ -157,8 +168,8 @@ const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: numb
   },
 ];
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
-/** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience): two chunks. */
-const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
+/** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience), under its time limit: two chunks. */
+const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [], [{ chunks: 2 }], []] : []);
 
 /** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one; `[]` answers the cap's lock. */
 const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
@@ -208,6 +219,8 @@ export class FanOutRepository {
     try {
       return await this.db.transaction((manager) => this.chunkIn(manager, notificationId, params, false));
     } catch (error) {
+      // Only the staging of a filter's audience runs under a time limit.
+      if (isQueryCanceled(error)) throw new AudienceTimedOutError(params.audienceTimeoutMs);
       // The chunk met a row an earlier chunk wrote (one of user ids may: `inserted`): rolled back, and once more skipping those.
       if (pgError(error).code !== UNIQUE_VIOLATION) throw error;
       return this.db.transaction((manager) => this.chunkIn(manager, notificationId, params, true));
@@ -278,6 +291,7 @@ export class FanOutRepository {
   /** Stages a filter's audience as chunks from 0 and answers their count (docs/decisions/0011-filter-audience-staged-once.md). */
   private async stageAudience(manager: EntityManager, notificationId: string, params: ChunkParams, n: LockedNotification): Promise<number> {
     const filter = compileFilter(n.filter!, 3, n.started_at!);
+    await manager.query(statementTimeout(params.audienceTimeoutMs));
     await manager.query(
       `CREATE TEMPORARY TABLE fanout_matched ON COMMIT DROP AS
        SELECT i.id, (row_number() OVER () - 1) / $2 AS chunk
@@ -295,6 +309,7 @@ export class FanOutRepository {
        SELECT fanout_audience_chunks AS chunks FROM sized`,
       [notificationId],
     );
+    await manager.query(`SET LOCAL statement_timeout TO DEFAULT`);
     return chunks;
   }
 
@@ -323,6 +338,13 @@ export class FanOutRepository {
       [notificationId, 'user_ids' satisfies RecipientKind],
     );
     return marked.length > 0;
+  }
+
+  /** Ends a send that failed before any delivery (docs/api.md#notification-resource): fanned out to no one, for `reason`; false when already fanned out. */
+  @GenerateSql({ params: [ID, 'AudienceTimedOut'], answers: [[[{ id: ID }], 1]] })
+  async fail(notificationId: string, reason: NotificationFailureReason): Promise<boolean> {
+    const [failed]: [unknown[], number] = await this.db.query(FAIL.text, valuesOf(FAIL, { notification_id: notificationId, reason }));
+    return failed.length > 0;
   }
 
   private async unstage(manager: EntityManager, notificationId: string, chunk: number): Promise<void> {

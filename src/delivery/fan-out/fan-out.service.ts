@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { PROVIDER_OF } from '../../common/vocabulary';
+import { NotificationFailureReason, PROVIDER_OF } from '../../common/vocabulary';
+import { AudienceTimedOutError } from '../../common/errors';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { MetricsService } from '../../metrics/metrics.service';
@@ -7,7 +8,7 @@ import { DeliverJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { Clock } from '../../common/time';
-import { FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
+import { ChunkParams, ChunkResult, FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
 
@@ -66,7 +67,7 @@ export class FanOutService {
     let installations = 0;
     let batchCount = 0;
     for (;;) {
-      const chunk = await this.fanOuts.nextChunk(notificationId, {
+      const chunk = await this.nextChunk(notificationId, {
         appId: started.app_id,
         chunkSize: throttle ? throttleChunkSize(batchSize, CHUNK_SIZE) : CHUNK_SIZE,
         batchSize,
@@ -79,6 +80,7 @@ export class FanOutService {
         paceMs,
         topic: options.topic ?? null,
         marketing: options.category === 'marketing',
+        audienceTimeoutMs: this.config.AUDIENCE_STATEMENT_TIMEOUT_MS,
       });
       if (!chunk) break;
       installations += chunk.installations;
@@ -94,6 +96,17 @@ export class FanOutService {
     }
     await this.completeIfDone(notificationId);
     return { ran: true, installations, batches: batchCount };
+  }
+
+  /** The next chunk; a filter whose audience ran past its time limit fails the send instead (docs/api.md#notification-resource): null, done. */
+  private async nextChunk(notificationId: string, params: ChunkParams): Promise<ChunkResult | null> {
+    try {
+      return await this.fanOuts.nextChunk(notificationId, params);
+    } catch (error) {
+      if (!(error instanceof AudienceTimedOutError)) throw error;
+      await this.fanOuts.fail(notificationId, NotificationFailureReason.AudienceTimedOut);
+      return null;
+    }
   }
 
   /** Marks a small send's fan-out done after its batch (docs/api.md#small-sends), completing it unless an outcome is still to come. */

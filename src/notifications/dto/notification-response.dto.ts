@@ -1,3 +1,4 @@
+import { NotificationFailureReason } from '../../common/vocabulary';
 import { ApiProperty } from '@nestjs/swagger';
 import { DELIVERY_STATUSES, type DeliveryStatus, SKIP_REASONS } from '../../common/vocabulary';
 import type { Expect, SameKeys } from '../../common/http/api-responses';
@@ -69,6 +70,13 @@ export class NotificationResource {
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When every installation was accepted, failed or skipped.' }) completed_at: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'The fan-out starts no earlier than this; null for an immediate send.' }) send_at: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the notification was cancelled.' }) canceled_at: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: `Why the send failed as a whole before any delivery (docs/api.md#notification-resource): ${Object.values(NotificationFailureReason).join(', ')}; null otherwise.`,
+    example: null,
+  })
+  failure_reason: string | null;
 }
 
 export class AcceptedMeta {

@@ -9,7 +9,7 @@ import { TableScroll } from '../../components/TableScroll';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
 import { FINAL_NOTIFICATION_STATUSES } from '../../vocabulary';
-import { Trace } from './Trace';
+import { Reason, Trace } from './Trace';
 
 /** A notification: content, options and schedule, statistics (numbers and charts), and a cancel button while it can be cancelled. */
 export function NotificationPage({ appId, id }: { appId: string; id: string }) {
@@ -140,6 +140,14 @@ function Schedule({ n }: { n: NotificationDetail }) {
         <dd>
           <Time iso={n.canceled_at} />
         </dd>
+        {n.failure_reason ? (
+          <>
+            <dt>Failed before any delivery</dt>
+            <dd className="reason">
+              <Reason reason={n.failure_reason} />
+            </dd>
+          </>
+        ) : null}
         {options.map(([key, value]) => (
           <OptionPair key={key} name={key} value={value} />
         ))}

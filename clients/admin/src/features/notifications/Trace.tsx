@@ -162,7 +162,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
  * A reason code, and what it means in plain words when the vocabulary knows it, by the whole reason
  * or its first word (`ENOTFOUND api.push.apple.com`, `HTTP 502`); a provider's rarer words are shown as they are.
  */
-function Reason({ reason }: { reason: string | null }) {
+export function Reason({ reason }: { reason: string | null }) {
   if (reason === null) return <>–</>;
   const explanations: Record<string, string> = REASON_EXPLANATIONS;
   const meaning = explanations[reason] ?? explanations[reason.split(' ')[0]];

@@ -24,6 +24,7 @@ const notification = (fields: Record<string, unknown> = {}) => ({
   completed_at: null,
   send_at: null,
   canceled_at: null,
+  failure_reason: null,
   status: 'sending',
   outcome: null,
   cancelable: true,
@@ -125,6 +126,30 @@ describe('NotificationPage', () => {
     renderWithQueries(<NotificationPage appId={APP} id={ID} />);
     const badge = await screen.findByText(label, { selector: '.badge' });
     expect(badge.className).toBe(`badge ${style}`);
+  });
+
+  it('says why a send failed before any delivery: a filter whose audience timed out (issue 51 item 1)', async () => {
+    const stats = { users: 0, installations: 0, accepted: 0, received: 0, displayed: 0, opened: 0, failed: 0, skipped: 0 };
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({
+        status: 200,
+        body: {
+          data: notification({
+            status: 'completed',
+            outcome: 'failed',
+            cancelable: false,
+            statistics: stats,
+            completed_at: '2026-11-24T10:00:11.000Z',
+            failure_reason: 'AudienceTimedOut',
+          }),
+        },
+      }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    expect(await screen.findByText('all failed', { selector: '.badge' })).toBeTruthy();
+    const failed = screen.getByText('Failed before any delivery', { selector: 'dt' }).nextElementSibling!;
+    expect(failed.textContent).toMatch(/^AudienceTimedOutThe filter’s audience took longer than AUDIENCE_STATEMENT_TIMEOUT_MS/);
   });
 
   it('cancels after confirmation, sending the CSRF token', async () => {
