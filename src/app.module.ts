@@ -8,6 +8,7 @@ import { RequestBodyGuard } from './common/http/request-body.guard';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
 import { SchemaGuard } from './database/schema.guard';
 import { HealthModule } from './health/health.module';
+import { InboxModule } from './inbox/inbox.module';
 import { InstallationsModule } from './installations/installations.module';
 import { LiveActivitiesModule } from './live-activities/live-activities.module';
 import { NotificationsModule } from './notifications/notifications.module';
@@ -20,7 +21,7 @@ import { CoreModule, WorkerModule } from './worker.module';
  * app built from this module behaves exactly like production.
  */
 @Module({
-  imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, LiveActivitiesModule, HealthModule, RateLimitModule, AdminModule],
+  imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, InboxModule, LiveActivitiesModule, HealthModule, RateLimitModule, AdminModule],
   providers: [
     // First: with migrations pending even the token lookup would fail.
     { provide: APP_GUARD, useClass: SchemaGuard },

@@ -50,6 +50,9 @@ AND t.ctid = ANY (ARRAY(SELECT s.ctid FROM deliveries s WHERE s.notification_id 
 DELETE FROM webhook_messages WHERE id IN (
 SELECT id FROM webhook_messages WHERE status <> 'pending' AND finished_at < $1 ORDER BY finished_at LIMIT $2);
 
+-- RetentionRepository.deleteExpiredInboxMessages
+DELETE FROM inbox_messages WHERE id IN (SELECT id FROM inbox_messages WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2);
+
 -- RetentionRepository.deleteMarketingReceipts
 DELETE FROM marketing_receipts WHERE ctid = ANY(ARRAY(SELECT ctid FROM marketing_receipts WHERE accepted_at < $1 LIMIT $2));
 

@@ -13,6 +13,7 @@ import {
 import { update, write } from './shared/store';
 
 export { PushApiError } from './shared/api';
+export { Inbox, type InboxEvent, type InboxMessage, type InboxOptions, type InboxPage } from './inbox';
 
 /** The part of a `PushSubscription` the SDK uses. */
 export interface PushSubscriptionLike {

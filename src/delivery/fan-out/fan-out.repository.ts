@@ -68,6 +68,8 @@ export interface ChunkParams {
   fixedDue: Date | null;
   cap: { max: number; hours: number } | null;
   paceMs: number | null;
+  /** `options.channels` (docs/api.md#inbox); push only when absent. */
+  channels?: { push: boolean; inbox: boolean };
 }
 
 interface LockedNotification {
@@ -115,6 +117,7 @@ const CHUNK: ChunkParams = {
   fixedDue: null,
   cap: { max: 3, hours: 24 },
   paceMs: 500,
+  channels: { push: true, inbox: true },
 };
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given. */
@@ -236,6 +239,7 @@ export class FanOutRepository {
         advanced: n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length,
         walked,
         countUsers: n.kind === 'user_ids',
+        channels: params.channels ?? { push: true, inbox: false },
       },
       target,
     );

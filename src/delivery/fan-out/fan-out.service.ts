@@ -10,6 +10,7 @@ import { Clock } from '../../common/time';
 import { FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
+import { channelsOf } from '../../common/notification-options';
 
 /** Targets per transaction: bounds memory and lock time whatever the send's size. */
 const CHUNK_SIZE = 5000;
@@ -77,6 +78,7 @@ export class FanOutService {
         fixedDue: started.send_at,
         cap,
         paceMs,
+        channels: channelsOf(started.options),
       });
       if (!chunk) break;
       installations += chunk.installations;

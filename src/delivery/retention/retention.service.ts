@@ -22,6 +22,7 @@ export interface RetentionReport {
   eventsDeleted: number;
   webhookMessagesDeleted: number;
   marketingReceiptsDeleted: number;
+  inboxMessagesDeleted: number;
 }
 
 /** Data lifecycle (docs/api.md#data-lifecycle): completed notifications past RETENTION_DAYS go by week, partitions dropped. */
@@ -44,10 +45,13 @@ export class RetentionService {
       eventsDeleted: 0,
       webhookMessagesDeleted: 0,
       marketingReceiptsDeleted: 0,
+      inboxMessagesDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
     // Counters, not records: past the longest cap window they count for nothing.
     report.marketingReceiptsDeleted = await this.deleteMarketingReceipts(new Date(now.getTime() - FREQUENCY_CAP_HOURS.max * 3_600_000));
+    // Each app's inbox days set its messages' expiry when they were stored, whatever RETENTION_DAYS.
+    report.inboxMessagesDeleted = await this.deleteExpiredInboxMessages(now);
     return report;
   }
 
@@ -106,6 +110,17 @@ export class RetentionService {
       if (rows < ROWS_PER_STATEMENT) break;
     }
     if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} marketing receipts older than the longest frequency cap`);
+    return deleted;
+  }
+
+  private async deleteExpiredInboxMessages(now: Date): Promise<number> {
+    let deleted = 0;
+    while (deleted < LATE_ROWS_PER_RUN) {
+      const rows = await this.repository.deleteExpiredInboxMessages(now, ROWS_PER_STATEMENT);
+      deleted += rows;
+      if (rows < ROWS_PER_STATEMENT) break;
+    }
+    if (deleted > 0) this.logger.log(`Retention: deleted ${deleted} expired inbox messages`);
     return deleted;
   }
 

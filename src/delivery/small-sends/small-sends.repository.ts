@@ -26,6 +26,7 @@ const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
   advanced: 1,
   walked: false,
   countUsers: true,
+  channels: { push: true, inbox: true },
 };
 
 /** A small send's statement (docs/api.md#small-sends): the notification, its rows, its key's link. */

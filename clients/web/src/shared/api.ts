@@ -23,12 +23,20 @@ export class PushApiError extends Error {
   }
 }
 
-export async function callApi(config: ApiConfig, fetcher: Fetch, method: 'PUT' | 'PATCH' | 'DELETE' | 'POST', path: string, body?: unknown): Promise<unknown> {
+export async function callApi(
+  config: ApiConfig,
+  fetcher: Fetch,
+  method: 'GET' | 'PUT' | 'PATCH' | 'DELETE' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<unknown> {
   const response = await fetcher(`${config.baseUrl.replace(/\/+$/, '')}/api/v1${path}`, {
     method,
     headers: {
       authorization: `Bearer ${config.token}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
     },
     body: body === undefined ? undefined : JSON.stringify(body),
     // The token travels in its header, never as a cookie.
