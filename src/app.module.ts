@@ -14,6 +14,7 @@ import { LiveActivitiesModule } from './live-activities/live-activities.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
+import { UsersModule } from './users/users.module';
 import { CoreModule, WorkerModule } from './worker.module';
 
 /**
@@ -21,7 +22,18 @@ import { CoreModule, WorkerModule } from './worker.module';
  * app built from this module behaves exactly like production.
  */
 @Module({
-  imports: [CoreModule, AuthModule, InstallationsModule, NotificationsModule, InboxModule, LiveActivitiesModule, HealthModule, RateLimitModule, AdminModule],
+  imports: [
+    CoreModule,
+    AuthModule,
+    InstallationsModule,
+    NotificationsModule,
+    InboxModule,
+    LiveActivitiesModule,
+    HealthModule,
+    RateLimitModule,
+    AdminModule,
+    UsersModule,
+  ],
   providers: [
     // First: with migrations pending even the token lookup would fail.
     { provide: APP_GUARD, useClass: SchemaGuard },

@@ -19,10 +19,14 @@ const MAY_IMPORT: Record<string, string[]> = {
   auth: ['apps', 'common', 'config'],
   credentials: ['apps', 'common', 'config'],
   installations: ['apps', 'auth', 'common', 'config'],
+  // The per-user routes' access rule (user-access.ts), asked by auth's guard through ModuleRef.
+  users: ['apps', 'auth', 'common', 'config'],
+  // Topics and preferences; per-user routes through users/user-access.ts.
+  topics: ['apps', 'auth', 'common', 'config', 'users'],
   notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
   // The inbox API (docs/api.md#inbox): its list cursors are the notification list's (list-cursor.ts).
-  inbox: ['apps', 'auth', 'common', 'config', 'notifications'],
+  inbox: ['apps', 'auth', 'common', 'config', 'notifications', 'users'],
   // Live Activities: the API's side (the worker's is delivery/live-activity/). Its entities refer to
   // apps and installations; updates take an Idempotency-Key as sends do (notifications' service and
   // table) and are refused at once when they cannot fit (delivery's payload builder); broadcast
@@ -39,7 +43,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
   webhooks: ['apps', 'common', 'config', 'credentials', 'inbox', 'installations', 'metrics', 'notifications', 'queue'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'webhooks'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'webhooks'],
@@ -47,7 +51,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
   // platform names of its inbox are the service's.
   sandbox: ['common'],
-  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'webhooks'],
+  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */

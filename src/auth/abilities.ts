@@ -6,6 +6,9 @@ export const ABILITIES = [
   'notifications:read',
   'events:write',
   'installations:identify',
+  'topics:write',
+  'users:manage',
+  'users:self',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 export const ALL_ABILITIES = '*';

@@ -1,4 +1,4 @@
-import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata, Type } from '@nestjs/common';
 import {
   ApiBearerAuth,
   ApiExtension,
@@ -10,15 +10,34 @@ import {
 import { ErrorResponse } from '../common/http/api-responses';
 import { ABILITIES_EXTENSION, BEARER_SCHEME } from '../common/openapi-names';
 import { Ability } from './abilities';
+import type { IncomingMessage } from 'node:http';
 import { AuthContext } from './auth-context';
 
 export const ABILITIES_KEY = 'requiredAbilities';
+export const ACCESS_CHECK_KEY = 'accessCheck';
 export const PUBLIC_KEY = 'publicRoute';
+
+/** A route's own rule beyond abilities, asked by AbilitiesGuard in its place (a 403 when it says no). */
+export interface AccessCheck {
+  allows(auth: AuthContext, req: IncomingMessage & { params?: Record<string, string> }): Promise<boolean>;
+}
 
 /** The abilities a route needs (none: any valid token), documented in OpenAPI with the 401, 403, 429 and 500 it may give. */
 export const RequireAbilities = (...abilities: Ability[]) =>
   applyDecorators(
     SetMetadata(ABILITIES_KEY, abilities),
+    documentAuth(
+      abilities,
+      abilities.length ? `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).` : 'Never for this route: any ability will do.',
+    ),
+  );
+
+/** Any valid token, then `check` (an injectable provider of the route's module) decides; `documented` are the abilities it accepts. */
+export const RequireAccess = (check: Type<AccessCheck>, documented: Ability[], forbidden: string) =>
+  applyDecorators(SetMetadata(ABILITIES_KEY, []), SetMetadata(ACCESS_CHECK_KEY, check), documentAuth(documented, forbidden));
+
+const documentAuth = (abilities: Ability[], forbidden: string) =>
+  applyDecorators(
     ApiBearerAuth(BEARER_SCHEME),
     ApiExtension(ABILITIES_EXTENSION, abilities),
     ApiUnauthorizedResponse({
@@ -27,9 +46,7 @@ export const RequireAbilities = (...abilities: Ability[]) =>
       example: { message: 'Unauthenticated.' },
     }),
     ApiForbiddenResponse({
-      description: abilities.length
-        ? `The token lacks the ${abilities.map((a) => `\`${a}\``).join(' and ')} ability (or \`*\`).`
-        : 'Never for this route: any ability will do.',
+      description: forbidden,
       type: ErrorResponse,
       example: { message: 'This action is unauthorized.' },
     }),

@@ -2,40 +2,38 @@ import { Body, Controller, Get, Headers, HttpCode, Param, Patch, Post, Query, Re
 import { ApiBody, ApiHeader, ApiOkResponse, ApiOperation, ApiParam, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import type { AuthContext } from '../auth/auth-context';
-import { CurrentAuth, RequireAbilities } from '../auth/auth.decorators';
+import { CurrentAuth } from '../auth/auth.decorators';
 import { ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../common/http/api-responses';
 import { InboxMessageEnvelope, InboxPage, ListInboxQueryDto, MarkInboxMessageDto, ReadAllEnvelope } from './dto/inbox.dto';
+import { USER_ID_PARAM, UserIdPipe, UserRoute } from '../users/user-access';
 import { InboxService } from './inbox.service';
 
 const NOT_FOUND = 'No such message of this user in the calling app (or it expired).';
 
 /** A user's inbox (docs/api.md#inbox). */
 @ApiTags('inbox')
-@ApiParam({ name: 'userId', description: "The app's id of the user.", example: 'user-1' })
-@Controller('api/v1/users/:userId/inbox')
+@UserRoute()
+@Controller(`api/v1/users/:${USER_ID_PARAM}/inbox`)
 export class InboxController {
   constructor(private readonly inbox: InboxService) {}
 
   @Get()
-  @RequireAbilities()
   @ApiOperation({ summary: "List a user's inbox", description: 'Newest first, cursor paginated; `meta.unread` counts the unread messages.' })
   @ApiOkResponse({ description: 'One page.', type: InboxPage })
   @ApiValidationErrors('A bad `state`, `limit` or `cursor`.')
-  list(@CurrentAuth() auth: AuthContext, @Param('userId') userId: string, @Query() query: ListInboxQueryDto) {
+  list(@CurrentAuth() auth: AuthContext, @Param(USER_ID_PARAM, UserIdPipe) userId: string, @Query() query: ListInboxQueryDto) {
     return this.inbox.list(auth.appId, userId, query.state ?? 'inbox', query.limit === undefined ? 20 : Number(query.limit), query.cursor);
   }
 
   @Post('read-all')
   @HttpCode(200)
-  @RequireAbilities()
   @ApiOperation({ summary: 'Mark every unread message read' })
   @ApiOkResponse({ description: 'How many were marked.', type: ReadAllEnvelope })
-  async readAll(@CurrentAuth() auth: AuthContext, @Param('userId') userId: string) {
+  async readAll(@CurrentAuth() auth: AuthContext, @Param(USER_ID_PARAM, UserIdPipe) userId: string) {
     return { data: await this.inbox.readAll(auth.appId, userId) };
   }
 
   @Get('stream')
-  @RequireAbilities()
   @ApiOperation({
     summary: "Stream a user's inbox",
     description:
@@ -47,7 +45,7 @@ export class InboxController {
   @ApiOkResponse({ description: 'The stream, open until the client or the server closes it.' })
   async stream(
     @CurrentAuth() auth: AuthContext,
-    @Param('userId') userId: string,
+    @Param(USER_ID_PARAM, UserIdPipe) userId: string,
     @Headers('last-event-id') lastEventId: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
@@ -55,7 +53,6 @@ export class InboxController {
   }
 
   @Patch(':id')
-  @RequireAbilities()
   @ApiOperation({ summary: 'Mark a message read, unread, archived or back in the inbox' })
   @ApiParam({ name: 'id', format: 'uuid' })
   @ApiBody({
@@ -65,7 +62,7 @@ export class InboxController {
   @ApiOkResponse({ description: 'The message as it is now.', type: InboxMessageEnvelope })
   @ApiJsonBodyErrors()
   @ApiNotFound(NOT_FOUND)
-  async mark(@CurrentAuth() auth: AuthContext, @Param('userId') userId: string, @Param('id') id: string, @Body() dto: MarkInboxMessageDto) {
+  async mark(@CurrentAuth() auth: AuthContext, @Param(USER_ID_PARAM, UserIdPipe) userId: string, @Param('id') id: string, @Body() dto: MarkInboxMessageDto) {
     return { data: await this.inbox.mark(auth.appId, userId, id, dto) };
   }
 }

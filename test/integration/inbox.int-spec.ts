@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { apnsToken, bearer, newApp, newInstallation } from '../support/factories';
+import { apnsToken, bearer, newApp, newInstallation, newToken } from '../support/factories';
+import { userIdHash } from '../../src/apps/app-settings';
 import { notificationCompleted } from '../support/notifications';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -243,6 +244,82 @@ describe('the inbox (docs/api.md#inbox)', () => {
       } finally {
         await ctx.db.query(`DELETE FROM webhooks WHERE id = $1`, [hook.id]);
       }
+    });
+  });
+
+  describe('who may call (docs/api.md#user-access)', () => {
+    it('users:manage for any user; users:self for the user its X-User-Id-Hash proves; neither: 403, on every route', async () => {
+      const app = await newApp(ctx, 'Inbox access');
+      const [mine, theirs] = [user(), user()];
+      const id = (
+        await ctx
+          .http()
+          .post('/api/v1/notifications')
+          .set(bearer(app.token))
+          .send({ recipients: { user_ids: [mine, theirs] }, notification: { title: 'Hi', body: 'there' }, options: { channels: ['inbox'] } })
+          .expect(202)
+      ).body.data.id as string;
+      await notificationCompleted(ctx, app.token, id);
+      const [theirMessage] = await ctx.db.query<{ id: string }[]>(`SELECT id FROM inbox_messages WHERE notification_id = $1 AND user_id = $2`, [id, theirs]);
+      const manage = await newToken(ctx, app.appId, ['users:manage']);
+      const self = await newToken(ctx, app.appId, ['users:self']);
+      const neither = await newToken(ctx, app.appId, ['installations:write', 'notifications:read']);
+      const secret = (await ctx.get(AppsService).identitySecret(app.appId, {}))!.secret;
+      await ctx.get(AppsService).updateSettings(app.appId, { identity_verification: true });
+      const proof = (userId: string) => ({ 'X-User-Id-Hash': userIdHash(secret, userId) });
+
+      const calls = (userId: string, messageId: string) => [
+        () => ctx.http().get(`/api/v1/users/${userId}/inbox`),
+        () => ctx.http().patch(`/api/v1/users/${userId}/inbox/${messageId}`).send({ read: false }),
+        () => ctx.http().post(`/api/v1/users/${userId}/inbox/read-all`),
+        () => ctx.http().get(`/api/v1/users/${userId}/inbox/stream`),
+      ];
+      for (const call of calls(theirs, theirMessage.id)) {
+        expect((await call().set(bearer(neither))).status).toBe(403);
+        // users:self: without the hash, with another user's hash, with the hash of the user it names in place of theirs.
+        expect((await call().set(bearer(self))).status).toBe(403);
+        expect((await call().set({ ...bearer(self), ...proof(mine) })).status).toBe(403);
+      }
+      // Its own user's path with its proof: never another user's message (404).
+      expect(
+        (
+          await ctx
+            .http()
+            .patch(`/api/v1/users/${mine}/inbox/${theirMessage.id}`)
+            .set({ ...bearer(self), ...proof(mine) })
+            .send({ read: true })
+        ).status,
+      ).toBe(404);
+      const own = await ctx
+        .http()
+        .get(`/api/v1/users/${mine}/inbox`)
+        .set({ ...bearer(self), ...proof(mine) });
+      expect(own.status).toBe(200);
+      expect(own.body.data.map((m: { user_id: string }) => m.user_id)).toEqual([mine]);
+      const managed = await ctx.http().get(`/api/v1/users/${theirs}/inbox`).set(bearer(manage));
+      expect(managed.status).toBe(200);
+      expect(managed.body.data.map((m: { id: string }) => m.id)).toEqual([theirMessage.id]);
+      const streamed = await new Promise<number>((resolve, reject) => {
+        const server = ctx.app.getHttpServer();
+        const open = () => {
+          const req = httpGet(
+            {
+              host: '127.0.0.1',
+              port: (server.address() as AddressInfo).port,
+              path: `/api/v1/users/${mine}/inbox/stream`,
+              headers: { ...bearer(self), ...proof(mine) },
+            },
+            (res) => {
+              resolve(res.statusCode!);
+              res.destroy();
+            },
+          );
+          req.on('error', reject);
+        };
+        if (server.listening) open();
+        else server.listen(0, '127.0.0.1', open);
+      });
+      expect(streamed).toBe(200);
     });
   });
 
