@@ -51,7 +51,21 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
   // platform names of its inbox are the service's.
   sandbox: ['common'],
-  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
+  queries: [
+    'admin',
+    'apps',
+    'auth',
+    'common',
+    'config',
+    'credentials',
+    'delivery',
+    'inbox',
+    'installations',
+    'live-activities',
+    'notifications',
+    'topics',
+    'webhooks',
+  ],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */

@@ -106,6 +106,13 @@ describe('docs/api.md (issue #12.7)', () => {
       '## 21. Trying it without devices',
       '### 21.1 Dry runs',
       '### 21.2 Credential checks',
+      '## 24. Topics and preferences',
+      '### 24.1 User access',
+      '## 25. The inbox',
+      '### 25.1 Sending to the inbox',
+      '### 25.2 The InboxMessage resource',
+      '### 25.3 Reading and marking',
+      '### 25.4 The stream',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

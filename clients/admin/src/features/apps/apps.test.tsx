@@ -15,7 +15,7 @@ describe('AppsTable', () => {
             installations: { ios: 1200, android: 34567, web: 0, total: 35767 },
             credentials: { apns: { key_id: 'ABC123DEFG', team_id: 'TEAM123456', topic: 'com.shop', production: true }, fcm: null, web_push: null },
             notifications_24h: 1001,
-            settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: false },
+            settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: false, inbox_days: 30 },
           },
         ]}
       />,
@@ -27,6 +27,7 @@ describe('AppsTable', () => {
     expect(row.textContent).toContain('APNs: com.shop (production, key ABC123DEFG)');
     expect(row.textContent).toContain('FCM: not configured');
     expect(row.textContent).toContain('Frequency cap: 3 marketing per 24 h');
+    expect(row.textContent).toContain('Inbox kept: 30 days');
     expect(row.textContent).toContain('Quiet hours: 22:00–07:00, device time');
     expect(row.textContent).toContain('Identity verification: off');
     expect(screen.getByRole('link', { name: 'Shop' }).getAttribute('href')).toBe('/admin/apps/a1');
