@@ -14,6 +14,7 @@ import { LiveActivitiesModule } from './live-activities/live-activities.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
+import { TopicsModule } from './topics/topics.module';
 import { UsersModule } from './users/users.module';
 import { CoreModule, WorkerModule } from './worker.module';
 
@@ -33,6 +34,7 @@ import { CoreModule, WorkerModule } from './worker.module';
     RateLimitModule,
     AdminModule,
     UsersModule,
+    TopicsModule,
   ],
   providers: [
     // First: with migrations pending even the token lookup would fail.

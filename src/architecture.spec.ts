@@ -23,7 +23,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   users: ['apps', 'auth', 'common', 'config'],
   // Topics and preferences; per-user routes through users/user-access.ts.
   topics: ['apps', 'auth', 'common', 'config', 'users'],
-  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery'],
+  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery', 'topics'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
   // The inbox API (docs/api.md#inbox): its list cursors are the notification list's (list-cursor.ts).
   inbox: ['apps', 'auth', 'common', 'config', 'notifications', 'users'],

@@ -191,6 +191,8 @@ async function main() {
           fixedDue: null,
           cap: null,
           paceMs: null,
+          topic: null,
+          marketing: false,
         });
         if (!chunk) break;
         installations += chunk.installations;

@@ -179,6 +179,8 @@ async function fanOutCost(stack: Stack, rounds: number): Promise<{ uncapped: num
           fixedDue: null,
           cap,
           paceMs: null,
+          topic: null,
+          marketing: false,
         });
         if (!chunk) break;
         installations += chunk.installations;

@@ -51,6 +51,8 @@ async function fanOut(client: Client, appId: string, notificationId: string): Pr
       fixedDue: null,
       cap: null,
       paceMs: null,
+      topic: null,
+      marketing: false,
     });
     if (!chunk) return chunks;
     if (chunk.installations > 0) chunks++;

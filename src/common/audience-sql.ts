@@ -165,8 +165,43 @@ export const notSendable = (denied: string) => ({
   noToken: `i.push_token IS NULL AND i.web_push_subscription IS NULL`,
 });
 
+/**
+ * A topic's audience (docs/api.md#topics-and-preferences), for `installations i` of app `app` and
+ * topic `topic` (placeholders). A user is subscribed by their own choice, else by the topic's
+ * default; a deleted topic has no subscribers.
+ */
+export const topicSql = (app: string, topic: string) => {
+  const defaultSubscribed = `COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = ${app} AND t.key = ${topic}), false)`;
+  const choice = `(SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = ${app} AND s.topic_key = ${topic} AND s.user_id = i.user_id)`;
+  return {
+    /** The installation's user is not subscribed (no user: the default decides). */
+    unsubscribed: `NOT COALESCE(${choice}, ${defaultSubscribed})`,
+    /**
+     * A walk over the subscribers by user id, after `cursor`, at most `limit`: the explicitly
+     * subscribed from topic_subscriptions' key when the default is off, else the users of the app's
+     * installations (their (app_id, user_id) index) less those who said no.
+     */
+    subscribersAfter: (cursor: string, limit: string) => `(
+      SELECT a.user_id FROM (SELECT s.user_id FROM topic_subscriptions s
+        WHERE NOT ${defaultSubscribed} AND s.app_id = ${app} AND s.topic_key = ${topic} AND s.subscribed AND s.user_id > ${cursor}
+        ORDER BY s.user_id LIMIT ${limit}) a
+      UNION ALL
+      SELECT b.user_id FROM (SELECT DISTINCT u.user_id FROM installations u
+        WHERE ${defaultSubscribed} AND u.app_id = ${app} AND u.deleted_at IS NULL AND u.user_id > ${cursor}
+        ORDER BY u.user_id LIMIT ${limit}) b)`,
+  };
+};
+
+/** A marketing send skips the installations of users who turned push off (docs/api.md#preferences). */
+export const pushDisabled = (app: string) =>
+  `EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = ${app} AND p.user_id = i.user_id AND p.push = false)`;
+
+/** A marketing send stores no inbox message for users who turned the inbox off (docs/api.md#inbox-channels). */
+export const inboxDisabled = (app: string) =>
+  `EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = ${app} AND p.user_id = i.user_id AND p.inbox = false)`;
+
 /** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is the placeholder `list`. */
-export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all'>, list: string): string {
+export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all' | 'topic'>, list: string): string {
   switch (kind) {
     case 'user_ids':
       return `i.user_id = ANY(${list}::text[])`;

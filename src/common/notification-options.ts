@@ -75,6 +75,8 @@ export interface NotificationOptions {
   throttle_per_minute?: number;
   /** `transactional` when absent; caps and quiet hours apply to `marketing` (docs/api.md#pacing). */
   category?: NotificationCategory;
+  /** docs/api.md#topics-and-preferences: users not subscribed to it get nothing. */
+  topic?: string;
   apns?: ApnsOptions;
   android?: AndroidOptions;
   web?: WebOptions;

@@ -25,6 +25,8 @@ export const SkipReason = {
   QuietHours: 'QuietHours',
   DryRun: 'DryRun',
   NoLiveActivityToken: 'NoLiveActivityToken',
+  Unsubscribed: 'Unsubscribed',
+  PushDisabled: 'PushDisabled',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);
@@ -60,6 +62,8 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
   [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM validated the message; APNs and Web Push were not called).',
   [SkipReason.NoLiveActivityToken]: 'A send starting a Live Activity: this iOS installation has no push-to-start token for its type.',
+  [SkipReason.Unsubscribed]: 'The send’s topic: the installation’s user is not subscribed to it (their choice, or the topic’s default).',
+  [SkipReason.PushDisabled]: 'A marketing send: the installation’s user turned push off in their preferences (channels.push).',
   [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
   [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',
@@ -105,7 +109,7 @@ export type Channel = (typeof CHANNELS)[number];
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
-export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'filter', 'all'] as const;
+export const RECIPIENT_KINDS = ['user_ids', 'installation_ids', 'tags', 'filter', 'all', 'topic'] as const;
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 
 /** Where a notification stands (notifications/notification-status.ts decides). */

@@ -14,6 +14,7 @@ import { IdempotencyKey } from '../notifications/idempotency/idempotency-key.ent
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
 import { Webhook } from '../webhooks/webhook.entity';
+import { Topic, TopicSubscription, UserChannelPreferences } from '../topics/topic.entity';
 
 /** Every entity, listed once for Nest and for the TypeORM CLI. */
 export const ENTITIES = [
@@ -35,5 +36,8 @@ export const ENTITIES = [
   LiveActivityUpdate,
   LiveActivityChannel,
   LiveActivityBroadcast,
+  Topic,
+  TopicSubscription,
+  UserChannelPreferences,
   InboxMessage,
 ];

@@ -17,6 +17,7 @@ import { NotificationEventsService } from './events/notification-events.service'
 import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
+import { TopicsModule } from '../topics/topics.module';
 
 @Module({
   imports: [
@@ -25,6 +26,8 @@ import { NotificationsService } from './notifications.service';
     CredentialsModule,
     // Small sends are fanned out here, with the fan-out's own statement (docs/api.md#small-sends).
     SmallSendsModule,
+    // A send's or count's topic must exist (docs/api.md#topics-and-preferences).
+    TopicsModule,
     // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
     BullModule.registerQueueAsync(
       ...[FANOUT_QUEUE, SMALL_SEND_QUEUE].map((name) => ({

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { NotFoundError, StateConflictError, ValidationFailedError } from '../common/errors';
 import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
+import { TopicsService } from '../topics/topics.service';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
@@ -40,6 +41,7 @@ export class NotificationsService {
     private readonly credentials: CredentialsService,
     private readonly smallSends: SmallSendsService,
     private readonly smallSendJobs: SmallSendJobs,
+    private readonly topics: TopicsService,
     config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
@@ -47,6 +49,7 @@ export class NotificationsService {
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
+    const topic = await this.sendTopic(appId, dto);
     // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
     const shown = dto.notification ?? null;
     const content: PushContent = {
@@ -56,7 +59,7 @@ export class NotificationsService {
       image_url: shown?.image_url ?? null,
       action_url: shown?.action_url ?? null,
       data: dto.data ?? null,
-      options: dto.options ? withoutUndefined(dto.options) : null,
+      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
       localizations: shown?.localizations ?? null,
     };
     await this.assertFits(appId, content);
@@ -109,6 +112,17 @@ export class NotificationsService {
       .catch((error: Error) => this.logger.warn(`Idempotency key of notification ${id} not answered now (${error.message}); it will answer with the send.`));
     await this.enqueue(stored, delayMs);
     return { status: 202, body, replayed: false };
+  }
+
+  /** The send's topic (docs/api.md#topics-and-preferences): `recipients.topic` implies `options.topic`; it must exist. */
+  private async sendTopic(appId: string, dto: SendNotificationDto): Promise<string | undefined> {
+    const [byRecipients, byOptions] = [dto.recipients.topic, dto.options?.topic];
+    if (byRecipients !== undefined && byOptions !== undefined && byRecipients !== byOptions) {
+      throw ValidationFailedError.of('options.topic', 'The options.topic field must name the same topic as recipients.topic.');
+    }
+    if (byRecipients !== undefined) await this.topics.assertExists(appId, byRecipients, 'recipients.topic');
+    else if (byOptions !== undefined) await this.topics.assertExists(appId, byOptions, 'options.topic');
+    return byRecipients ?? byOptions;
   }
 
   /** Stores a small send with its rows (docs/api.md#small-sends), else (or if that meets a partition in the making) the notification alone. */

@@ -5,6 +5,8 @@ WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
       WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN :topic::text IS NOT NULL AND NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)) THEN :reason_unsubscribed::text
+      WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
       WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
@@ -50,7 +52,9 @@ inserted AS (
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 inbox_users AS (
-  SELECT DISTINCT u AS user_id FROM unnest(:ids::text[]) u
+  SELECT DISTINCT i.user_id FROM unnest(:ids::text[]) AS i(user_id)
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
 ),
 inbox_content AS (
   SELECT :title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,
@@ -120,6 +124,8 @@ WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
       WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN :topic::text IS NOT NULL AND NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)) THEN :reason_unsubscribed::text
+      WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
       WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
@@ -165,7 +171,9 @@ inserted AS (
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 inbox_users AS (
-  SELECT DISTINCT u AS user_id FROM unnest(:ids::text[]) u
+  SELECT DISTINCT i.user_id FROM unnest(:ids::text[]) AS i(user_id)
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
 ),
 inbox_content AS (
   SELECT :title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,
@@ -238,6 +246,8 @@ WITH chosen AS (
   SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
     CASE
       WHEN :is_canceled::boolean THEN :reason_canceled::text
+      WHEN :topic::text IS NOT NULL AND NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)) THEN :reason_unsubscribed::text
+      WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
       WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
@@ -283,7 +293,9 @@ inserted AS (
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 inbox_users AS (
-  SELECT DISTINCT user_id FROM chosen WHERE user_id IS NOT NULL
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
 ),
 inbox_content AS (
   SELECT :title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,

@@ -276,7 +276,9 @@ describe('audiences', () => {
       expect(many.body.errors).toEqual({ 'recipients.filter': ['The recipients.filter field must not have more than 50 conditions.'] });
       const both = await count({ recipients: { tags: ['beta'], filter: c('tags', 'exists') } });
       expect(both.body.errors).toEqual({
-        recipients: ['Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter or recipients.all is required.'],
+        recipients: [
+          'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter, recipients.all or recipients.topic is required.',
+        ],
       });
       expect((await count({})).body.errors).toEqual({
         recipients: ['The recipients field is required.'],

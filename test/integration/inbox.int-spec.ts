@@ -96,6 +96,26 @@ describe('the inbox (docs/api.md#inbox)', () => {
     expect((await stored(id)).map((m) => m.user_id)).toEqual([a, b].sort());
   });
 
+  it("honours the user's choices: none for a user unsubscribed from the send's topic; none on a marketing send with the inbox turned off", async () => {
+    const [subscribed, unsubscribed, noInbox] = [user(), user(), user()];
+    const topic = `t-${randomUUID().slice(0, 8)}`;
+    await ctx.http().put(`/api/v1/topics/${topic}`).set(bearer(tenant.token)).send({ name: 'Promotions', default: 'subscribed' }).expect(201);
+    const prefer = (userId: string, body: Record<string, unknown>) =>
+      ctx.http().patch(`/api/v1/users/${userId}/preferences`).set(bearer(tenant.token)).send(body).expect(200);
+    await prefer(unsubscribed, { topics: { [topic]: false } });
+    await prefer(noInbox, { channels: { inbox: false } });
+    const all = [subscribed, unsubscribed, noInbox];
+    const topical = await send({ recipients: { user_ids: all }, options: { channels: ['inbox'], topic } });
+    await notificationCompleted(ctx, tenant.token, topical);
+    expect((await stored(topical)).map((m) => m.user_id)).toEqual([subscribed, noInbox].sort());
+    const marketing = await send({ recipients: { user_ids: all }, options: { channels: ['inbox'], category: 'marketing' } });
+    await notificationCompleted(ctx, tenant.token, marketing);
+    expect((await stored(marketing)).map((m) => m.user_id)).toEqual([subscribed, unsubscribed].sort());
+    const transactional = await send({ recipients: { user_ids: all }, options: { channels: ['inbox'] } });
+    await notificationCompleted(ctx, tenant.token, transactional);
+    expect(await stored(transactional)).toHaveLength(3);
+  });
+
   it('stores nothing new for an Idempotency-Key replay', async () => {
     const a = user();
     const headers = { 'Idempotency-Key': `inbox-${randomUUID()}` };

@@ -91,7 +91,7 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
       'no recipients key',
       (b) => (b.recipients = {}),
       'recipients',
-      'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter or recipients.all is required.',
+      'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter, recipients.all or recipients.topic is required.',
     ],
     ['user_ids not an array', (b) => (b.recipients.user_ids = 'u1'), 'recipients.user_ids', 'The recipients.user_ids field must be an array.'],
     ['empty user_ids', (b) => (b.recipients.user_ids = []), 'recipients.user_ids', 'The recipients.user_ids field must have at least 1 item.'],

@@ -95,8 +95,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
     for (const { path, method, op } of api) {
       const where = `${method.toUpperCase()} ${path}`;
       expect({ where, security: op.security }).toEqual({ where, security: [{ bearer: [] }] });
-      // GET /api/v1/app is open to any token of the app (docs/api.md "App settings").
-      const anyToken = where === 'GET /api/v1/app';
+      // GET /api/v1/app and the topics list are open to any token of the app (docs/api.md "App settings", #topics).
+      const anyToken = where === 'GET /api/v1/app' || where === 'GET /api/v1/topics';
       expect({ where, abilities: op['x-required-abilities'] }).toEqual({
         where,
         abilities: anyToken ? [] : expect.arrayContaining([expect.stringMatching(/^[a-z]+:[a-z]+$/)]),

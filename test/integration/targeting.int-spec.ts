@@ -7,7 +7,8 @@ import { configureProviders, seedInstallations } from '../support/providers';
 import { waitForQueues } from '../support/wait-for-queues';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 
-const EXACTLY_ONE = 'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter or recipients.all is required.';
+const EXACTLY_ONE =
+  'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter, recipients.all or recipients.topic is required.';
 
 /** Recipients and installation tags (docs/api.md#recipients), through API, fan-out and delivery in one process. */
 describe('targeting (docs/api.md#recipients)', () => {
@@ -285,6 +286,8 @@ describe('targeting (docs/api.md#recipients)', () => {
     fixedDue: null,
     cap: null,
     paceMs: null,
+    topic: null,
+    marketing: false,
   });
 
   it("stages a filter send's audience once, when its fan-out begins, and takes it chunk by chunk", async () => {

@@ -139,6 +139,33 @@ describe('PushClient (page API)', () => {
     expect(api.sent.slice(1).map((r) => r.body)).toEqual([{ user_id: 'bob', user_id_hash: 'b'.repeat(64) }, { user_id: null }]);
   });
 
+  it("preferences.get/update act for setUser's user, with X-User-Id-Hash when a hash was given (docs/api.md#preferences)", async () => {
+    const push = await init();
+    await expect(push.preferences.get()).rejects.toThrow('call setUser');
+    await push.setUser('alice/1', 'a'.repeat(64));
+    const answered = { user_id: 'alice/1', topics: { deals: { subscribed: false, source: 'user' } }, channels: { push: true, inbox: true } };
+    api.answer({ status: 200, body: { data: answered } }, { status: 200, body: { data: answered } });
+    await expect(push.preferences.get()).resolves.toEqual(answered);
+    await expect(push.preferences.update({ topics: { deals: false }, channels: { push: null } })).resolves.toEqual(answered);
+    const url = 'https://push.example.com/api/v1/users/alice%2F1/preferences';
+    expect(api.sent).toEqual([
+      { method: 'GET', url, headers: { authorization: 'Bearer pns_client', 'x-user-id-hash': 'a'.repeat(64) }, body: undefined },
+      {
+        method: 'PATCH',
+        url,
+        headers: { authorization: 'Bearer pns_client', 'content-type': 'application/json', 'x-user-id-hash': 'a'.repeat(64) },
+        body: { topics: { deals: false }, channels: { push: null } },
+      },
+    ]);
+    // Without a hash (identity verification off) no header; a refusal is a PushApiError.
+    await push.setUser('bob');
+    api.answer({ status: 403, body: { message: 'This action is unauthorized.' } });
+    await expect(push.preferences.get()).rejects.toMatchObject({ name: 'PushApiError', status: 403 });
+    expect(api.sent.at(-1)!.headers).toEqual({ authorization: 'Bearer pns_client' });
+    await push.setUser(null);
+    await expect(push.preferences.update({ channels: { push: false } })).rejects.toThrow('call setUser');
+  });
+
   it('setUser() before subscribing is kept for the PUT; afterwards it PATCHes, only when the user changes', async () => {
     const push = await init();
     await push.setUser('alice');

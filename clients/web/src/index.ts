@@ -1,4 +1,5 @@
-import { callApi, Fetch, installationPath, PushApiError } from './shared/api';
+import { callApi, CurrentUser, Fetch, installationPath, PushApiError } from './shared/api';
+import { PreferencesApi } from './preferences';
 import {
   browserPermission,
   CONFIG_KEY,
@@ -14,6 +15,7 @@ import { update, write } from './shared/store';
 
 export { PushApiError } from './shared/api';
 export { Inbox, type InboxEvent, type InboxMessage, type InboxOptions, type InboxPage } from './inbox';
+export type { Preferences, PreferencesChange } from './preferences';
 
 /** The part of a `PushSubscription` the SDK uses. */
 export interface PushSubscriptionLike {
@@ -92,12 +94,23 @@ function activated(registration: ServiceWorkerRegistration): Promise<void> {
  * installation registered (docs/api.md#installations) and its user, tags and permission current.
  */
 export class PushClient {
+  private user: CurrentUser | null = null;
+
+  /** The current user's topic and channel choices (docs/api.md#preferences), after `setUser`. */
+  readonly preferences: PreferencesApi;
+
   private constructor(
     private readonly options: PushClientOptions,
     private readonly registration: ServiceWorkerRegistration,
     private readonly fetcher: Fetch,
     readonly installationId: string,
-  ) {}
+  ) {
+    this.preferences = new PreferencesApi(
+      () => this.api,
+      fetcher,
+      () => this.currentUser(),
+    );
+  }
 
   /**
    * Registers the service worker, keeps the configuration for it and generates (once) the
@@ -173,6 +186,7 @@ export class PushClient {
    */
   async setUser(userId: string | null, userIdHash?: string): Promise<void> {
     if (!(await patchField(this.api, this.fetcher, 'user_id', userId, userId === null ? null : (userIdHash ?? null)))) await this.sync();
+    this.user = userId === null ? null : { userId, userIdHash: userIdHash ?? null };
   }
 
   /** Replaces the installation's tags (docs/api.md#recipients). */
@@ -212,6 +226,12 @@ export class PushClient {
       const last = state.registered.body.web_push_subscription;
       await register(this.api, this.fetcher, { endpoint: last.endpoint, keys: last.keys }, permission, this.appVersion);
     }
+  }
+
+  /** The user of setUser, for the per-user routes (preferences). */
+  private currentUser(): CurrentUser {
+    if (!this.user) throw new Error('PushClient: call setUser(userId, userIdHash) before using preferences');
+    return this.user;
   }
 
   private get pushManager(): PushManagerLike {

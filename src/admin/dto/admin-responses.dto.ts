@@ -98,7 +98,7 @@ export class AdminAppList {
 }
 
 /** Every recipients key of a send (docs/api.md#recipients); a Record, so a kind added to the row type must be added here. */
-const RECIPIENT_KINDS = Object.keys({ user_ids: 1, installation_ids: 1, tags: 1, filter: 1, all: 1 } satisfies Record<RecipientKind, 1>);
+const RECIPIENT_KINDS = Object.keys({ user_ids: 1, installation_ids: 1, tags: 1, filter: 1, all: 1, topic: 1 } satisfies Record<RecipientKind, 1>);
 
 export class NotificationTarget {
   @ApiProperty({ enum: RECIPIENT_KINDS, description: 'The recipients key the send used.', example: 'user_ids' })

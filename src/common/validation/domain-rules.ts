@@ -188,3 +188,44 @@ export function LiveActivityStartTokens(): PropertyDecorator {
     markVerbatim(target, key);
   };
 }
+
+/** A topic's key (docs/api.md#topics): the `{key}` path parameter, `options.topic`, `recipients.topic` and preferences' `topics` keys. */
+export const TOPIC_KEY_PATTERN = /^[a-z0-9_-]{1,64}$/;
+export const TOPIC_KEY = checkString({
+  min: 1,
+  max: 64,
+  pattern: /^[a-z0-9_-]+$/,
+  patternMessage: 'The :attribute field may contain only lower-case letters, digits, _ and -.',
+});
+export const MAX_TOPICS = 100;
+
+const TOPIC_CHOICE = 'The :attribute field must be true, false or null.';
+
+/** Preferences' `topics`: topic keys to true, false or null; problems reported at `topics.<key>`. */
+export function TopicChoices(): PropertyDecorator {
+  const problems = (value: unknown): [string, string][] =>
+    Object.entries(value as Record<string, unknown>).flatMap(([key, entry]): [string, string][] => {
+      if (!TOPIC_KEY_PATTERN.test(key)) return [[key, 'The :attribute field name must be 1 to 64 lower-case letters, digits, _ and -.']];
+      return entry === null || typeof entry === 'boolean' ? [] : [[key, TOPIC_CHOICE]];
+    });
+  return (target, key) => {
+    rule(
+      'topicChoices',
+      described(
+        (value) => {
+          if (!isPlainObject(value)) return 'The :attribute field must be an object.';
+          if (Object.keys(value).length > MAX_TOPICS) return `The :attribute field must not have more than ${MAX_TOPICS} keys.`;
+          return problems(value).length > 0 ? INNER_ERRORS : null;
+        },
+        {
+          type: 'object',
+          maxProperties: MAX_TOPICS,
+          'x-key-pattern': TOPIC_KEY_PATTERN.source,
+          additionalProperties: { type: 'boolean', nullable: true },
+        } as ApiPropertyOptions,
+      ),
+      { problems },
+    )(target, key);
+    markVerbatim(target, key);
+  };
+}

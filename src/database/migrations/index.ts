@@ -19,6 +19,7 @@ import { InstallationBadgesWithoutKey1766100000000 } from './1766100000000-Insta
 import { FilterSendAudiences1766200000000 } from './1766200000000-FilterSendAudiences';
 import { IdempotencyKeyNotification1766300000000 } from './1766300000000-IdempotencyKeyNotification';
 import { LiveActivityBroadcasts1766400000000 } from './1766400000000-LiveActivityBroadcasts';
+import { TopicsAndPreferences1766800000000 } from './1766800000000-TopicsAndPreferences';
 import { Inbox1766900000000 } from './1766900000000-Inbox';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
@@ -44,5 +45,6 @@ export const MIGRATIONS = [
   FilterSendAudiences1766200000000,
   IdempotencyKeyNotification1766300000000,
   LiveActivityBroadcasts1766400000000,
+  TopicsAndPreferences1766800000000,
   Inbox1766900000000,
 ];

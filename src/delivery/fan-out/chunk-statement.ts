@@ -1,4 +1,4 @@
-import { notSendable, recipientsPredicate } from '../../common/audience-sql';
+import { inboxDisabled, notSendable, pushDisabled, recipientsPredicate, topicSql } from '../../common/audience-sql';
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { NewNotification, NOTIFICATION_ROW_COLUMNS } from '../../common/notification';
 import { NotificationOptions } from '../../common/notification-options';
@@ -14,6 +14,11 @@ const LIVE = `WHERE i.app_id = :app_id AND i.deleted_at IS NULL`;
 /** A walk's next chunk: after the cursor, in installation_id order (the unique (app_id, installation_id) index). */
 const WALK = `i.installation_id > :cursor::text ORDER BY i.installation_id LIMIT :chunk_size`;
 
+const topic = topicSql(':app_id::uuid', ':topic::text');
+
+/** A topic send's next users (docs/api.md#topics-and-preferences), walked by user id: a CTE of the statement. */
+const WALK_SUBSCRIBERS = `walk AS (SELECT w.user_id FROM ${topic.subscribersAfter(':cursor::text', ':chunk_size::int')} w)`;
+
 /** The installations one chunk covers, after `FROM installations i`, by recipients kind. */
 const CHUNK_TARGETS: Record<RecipientKind, string> = {
   user_ids: `${LIVE} AND ${recipientsPredicate('user_ids', ':ids')}`,
@@ -21,14 +26,24 @@ const CHUNK_TARGETS: Record<RecipientKind, string> = {
   tags: `${LIVE} AND ${recipientsPredicate('tags', ':tags')} AND ${WALK}`,
   filter: `${LIVE} AND i.id = ANY((SELECT a.installation_ids FROM fanout_audiences a WHERE a.notification_id = :notification_id::uuid AND a.chunk = :audience_chunk::int)::uuid[])`,
   all: `${LIVE} AND ${WALK}`,
+  topic: `${LIVE} AND i.user_id = ANY(ARRAY(SELECT user_id FROM walk)) AND NOT ${topic.unsubscribed}`,
 };
+
+/** The CTE a kind's targets read, before the others. */
+const TARGET_CTE: Partial<Record<RecipientKind, string>> = { topic: WALK_SUBSCRIBERS };
 
 /** The chunk's own parameters, by kind: its ids, or a walk's position, or a filter's staged chunk. */
 export type ChunkTargetValues =
-  { ids: string[] } | { tags: string[]; cursor: string; chunk_size: number } | { audience_chunk: number } | { cursor: string; chunk_size: number };
+  | { ids: string[] }
+  | { tags: string[]; cursor: string; chunk_size: number }
+  | { audience_chunk: number }
+  | { cursor: string; chunk_size: number }
+  | { cursor: string; chunk_size: number; walk_topic: true };
 
 const WORDS = {
   reason_canceled: SkipReason.Canceled,
+  reason_unsubscribed: SkipReason.Unsubscribed,
+  reason_push_disabled: SkipReason.PushDisabled,
   reason_platform_excluded: SkipReason.PlatformExcluded,
   reason_silent_not_supported: SkipReason.SilentNotSupported,
   reason_no_credentials: SkipReason.NoCredentials,
@@ -55,6 +70,8 @@ const chosen = (where: string) => `chosen AS (
     SELECT i.id, i.user_id, i.platform, i.installation_id, i.device ->> 'timezone' AS zone,
       CASE
         WHEN :is_canceled::boolean THEN :reason_canceled::text
+        WHEN :topic::text IS NOT NULL AND ${topic.unsubscribed} THEN :reason_unsubscribed::text
+        WHEN :is_marketing::boolean AND ${pushDisabled(':app_id::uuid')} THEN :reason_push_disabled::text
         WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
         WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
         WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
@@ -108,9 +125,15 @@ const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
     RETURNING installation_id, status, batch, next_attempt_at, platform, reason
   )`;
 
-/** The users a chunk stores inbox messages for (docs/api.md#inbox): a list's every user, else the chunk's users. */
+/**
+ * The users a chunk stores inbox messages for (docs/api.md#inbox): a list's every user, else the
+ * chunk's users; less those not subscribed to the send's topic and, on a marketing send, those who
+ * turned the inbox off (docs/api.md#preferences). Each is `i.user_id`, as the predicates name it.
+ */
 const inboxUsers = (kind: RecipientKind) => `inbox_users AS (
-    ${kind === 'user_ids' ? 'SELECT DISTINCT u AS user_id FROM unnest(:ids::text[]) u' : 'SELECT DISTINCT user_id FROM chosen WHERE user_id IS NOT NULL'}
+    SELECT DISTINCT i.user_id FROM ${kind === 'user_ids' ? 'unnest(:ids::text[]) AS i(user_id)' : 'chosen i'}
+    WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT ${topic.unsubscribed})
+      AND NOT (:is_marketing::boolean AND ${inboxDisabled(':app_id::uuid')})
   )`;
 
 /** What an inbox message copies: the send's content, read from its row or, when the statement stores it, from its values. */
@@ -160,10 +183,11 @@ const perMinute = `per_minute AS (
     ${minuteCountsInsert(`SELECT :notification_id::uuid, status FROM inserted WHERE status = :status_skipped::text`)}
   )`;
 
-const counts = `counts AS (
+/** A walk's progress: installations found and the last one, or for a topic its users. */
+const counts = (kind: RecipientKind) => `counts AS (
     SELECT
-      (SELECT count(*) FROM chosen)::int AS found,
-      (SELECT max(installation_id) FROM chosen) AS last_installation_id,
+      ${kind === 'topic' ? '(SELECT count(*) FROM walk)::int AS found' : '(SELECT count(*) FROM chosen)::int AS found'},
+      ${kind === 'topic' ? '(SELECT max(user_id) FROM walk)' : '(SELECT max(installation_id) FROM chosen)'} AS last_installation_id,
       (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
       (SELECT count(*) FROM inserted)::int AS installations,
       (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
@@ -233,7 +257,7 @@ export function chunkStatement(shape: ChunkShape): NamedSql {
 function buildChunkStatement(shape: ChunkShape): NamedSql {
   const startedAt = shape.stores ? 'now()' : STARTED_AT;
   return compile(`
-  WITH ${chosen(CHUNK_TARGETS[shape.kind])},
+  WITH ${[TARGET_CTE[shape.kind], chosen(CHUNK_TARGETS[shape.kind])].filter(Boolean).join(',\n  ')},
   ${targets},
   ${numbered},
   ${dueGroups},
@@ -244,21 +268,34 @@ function buildChunkStatement(shape: ChunkShape): NamedSql {
   ${inboxContent(shape.stores !== null)},
   ${inboxStored},
   ${perMinute},
-  ${counts},
+  ${counts(shape.kind)},
   ${shape.stores ? stored : progress}${shape.stores?.keyed ? `,\n  ${linked}` : ''}
   ${report(shape.stores !== null)}`);
 }
 
 /** The time zones (device.timezone) of a chunk's installations. */
 export function chunkZonesStatement(kind: RecipientKind): NamedSql {
+  const cte = TARGET_CTE[kind];
   return compile(`
-  SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${CHUNK_TARGETS[kind]}) z
+  ${cte ? `WITH ${cte}\n  ` : ''}SELECT DISTINCT zone FROM (SELECT i.device ->> 'timezone' AS zone FROM installations i ${CHUNK_TARGETS[kind]}) z
   WHERE zone IS NOT NULL`);
 }
 
-/** The parameters of a chunkZonesStatement, by name (a filter's staged chunk is the notification's). */
-export const chunkZonesValues = (statement: NamedSql, appId: string, notificationId: string, target: ChunkTargetValues): unknown[] =>
-  valuesOf(statement, { app_id: appId, ...target, ...('audience_chunk' in target ? { notification_id: notificationId } : {}) });
+/** The parameters of a chunkZonesStatement, by name (a filter's staged chunk is the notification's; a topic walk's topic, the send's). */
+export const chunkZonesValues = (statement: NamedSql, appId: string, notificationId: string, target: ChunkTargetValues, topic: string | null): unknown[] =>
+  valuesOf(statement, {
+    app_id: appId,
+    ...targetValues(target),
+    ...('audience_chunk' in target ? { notification_id: notificationId } : {}),
+    ...('walk_topic' in target ? { topic } : {}),
+  });
+
+/** A target's SQL values: the walk_topic marker is no parameter. */
+const targetValues = (target: ChunkTargetValues) => {
+  if (!('walk_topic' in target)) return target;
+  const { walk_topic: _walk, ...rest } = target;
+  return rest;
+};
 
 export interface ChunkValues {
   appId: string;
@@ -281,6 +318,10 @@ export interface ChunkValues {
   countUsers: boolean;
   /** `options.channels` (docs/api.md#inbox): delivery rows, inbox messages. */
   channels: { push: boolean; inbox: boolean };
+  /** `options.topic` (docs/api.md#topics-and-preferences): its unsubscribed users are skipped. */
+  topic: string | null;
+  /** A marketing send (docs/api.md#pacing): users who turned push off are skipped. */
+  marketing: boolean;
 }
 
 /** A stored notification's values but its id and app, which the chunk's own name (notification_id, app_id). */
@@ -315,8 +356,10 @@ export function chunkStatementValues(
     push: v.channels.push,
     inbox: v.channels.inbox,
     inbox_channel: INBOX_NOTIFY_CHANNEL,
+    topic: v.topic,
+    is_marketing: v.marketing,
     ...WORDS,
-    ...target,
+    ...targetValues(target),
     ...(store && withoutKeys(store.notification)),
     ...(store?.key != null ? { idempotency_key: store.key } : {}),
   });

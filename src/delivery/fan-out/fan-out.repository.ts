@@ -70,6 +70,10 @@ export interface ChunkParams {
   paceMs: number | null;
   /** `options.channels` (docs/api.md#inbox); push only when absent. */
   channels?: { push: boolean; inbox: boolean };
+  /** The send's topic (`options.topic`, implied by `recipients.topic`), null for none. */
+  topic: string | null;
+  /** A marketing send (docs/api.md#pacing). */
+  marketing: boolean;
 }
 
 interface LockedNotification {
@@ -103,8 +107,13 @@ function chunkTargets(n: LockedNotification, chunkSize: number): ChunkTargetValu
       return n.position < n.audience_chunks! ? { audience_chunk: n.position } : null;
     case 'all':
       return { cursor: n.cursor ?? '', chunk_size: chunkSize };
+    case 'topic':
+      return { cursor: n.cursor ?? '', chunk_size: chunkSize, walk_topic: true };
   }
 }
+
+/** Kinds whose chunks walk a cursor (installation ids; a topic's user ids) rather than use up a list. */
+const isWalk = (kind: RecipientKind) => kind === 'tags' || kind === 'all' || kind === 'topic';
 
 const CHUNK: ChunkParams = {
   appId: OTHER_ID,
@@ -118,6 +127,8 @@ const CHUNK: ChunkParams = {
   cap: { max: 3, hours: 24 },
   paceMs: 500,
   channels: { push: true, inbox: true },
+  topic: 'promotions',
+  marketing: true,
 };
 
 /** The notification row nextChunk locks, for one recipients kind; `ids` empty: the list is used up; a filter's audience not staged yet unless its chunks are given. */
@@ -139,19 +150,18 @@ const locked = (kind: RecipientKind, ids: string[] = ['x'], audienceChunks: numb
 const chunkDone = { found: 1, last_installation_id: 'x', users: 1, installations: 1, skipped: 0, skipped_by_reason: [], batches_used: 1, batches: [] };
 /** A filter send's audience as its first chunk stages it (FanOutRepository.stageAudience): two chunks. */
 const staged = (kind: RecipientKind) => (kind === 'filter' ? [[], [{ chunks: 2 }]] : []);
-const walked = (kind: RecipientKind) => kind === 'tags' || kind === 'all';
 
 /** nextChunk's cases, for each recipients kind: a chunk the fan-out goes on after, and the last one; `[]` answers the cap's lock. */
 const NEXT_CHUNK_CASES: GenerateSqlCase[] = [
   ...RECIPIENT_KINDS.map((kind) => ({
     name: kind,
     params: [ID, CHUNK],
-    answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [], [walked(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
+    answers: [locked(kind), ...staged(kind), [{ zone: 'Europe/Paris' }], [], [isWalk(kind) ? { ...chunkDone, found: CHUNK.chunkSize } : chunkDone]],
   })),
   ...RECIPIENT_KINDS.map((kind) => ({
     name: `the last, ${kind}`,
     params: [ID, { ...CHUNK, dueTimes: undefined }],
-    answers: walked(kind) ? [locked(kind), [], [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [], [chunkDone]] : [locked(kind, [])],
+    answers: isWalk(kind) ? [locked(kind), [], [{ ...chunkDone, found: 0 }]] : kind === 'filter' ? [locked(kind, [], 1), [], [chunkDone]] : [locked(kind, [])],
   })),
 ];
 
@@ -214,10 +224,10 @@ export class FanOutRepository {
     let due: ChunkDueTimes = NO_ZONES(params);
     if (params.dueTimes && !n.canceled) {
       const zones = chunkZonesStatement(n.kind);
-      const found = await manager.query<{ zone: string }[]>(zones.text, chunkZonesValues(zones, params.appId, notificationId, target));
+      const found = await manager.query<{ zone: string }[]>(zones.text, chunkZonesValues(zones, params.appId, notificationId, target, params.topic));
       due = params.dueTimes(found.map((z) => z.zone));
     }
-    const walked = n.kind === 'tags' || n.kind === 'all';
+    const walked = isWalk(n.kind);
     // One app's capped chunks are written one at a time, each counting the receipts the last one wrote.
     if (params.cap) await manager.query(`SELECT pg_advisory_xact_lock(hashtext('frequency-cap:' || $1::text))`, [params.appId]);
     const statement = chunkStatement({ kind: n.kind, relisted, stores: null });
@@ -240,6 +250,8 @@ export class FanOutRepository {
         walked,
         countUsers: n.kind === 'user_ids',
         channels: params.channels ?? { push: true, inbox: false },
+        topic: params.topic,
+        marketing: params.marketing,
       },
       target,
     );

@@ -79,6 +79,8 @@ export class FanOutService {
         cap,
         paceMs,
         channels: channelsOf(started.options),
+        topic: options.topic ?? null,
+        marketing: options.category === 'marketing',
       });
       if (!chunk) break;
       installations += chunk.installations;

@@ -27,6 +27,8 @@ const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
   walked: false,
   countUsers: true,
   channels: { push: true, inbox: true },
+  topic: null,
+  marketing: false,
 };
 
 /** A small send's statement (docs/api.md#small-sends): the notification, its rows, its key's link. */

@@ -68,6 +68,8 @@ export class SmallSendsService {
           walked: false,
           countUsers: notification.recipient_kind === 'user_ids',
           channels: channelsOf(notification.options),
+          topic: notification.options?.topic ?? null,
+          marketing: notification.options?.category === 'marketing',
         },
         ids,
         key,

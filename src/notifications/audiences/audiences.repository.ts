@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource } from 'typeorm';
-import { compileFilter, notSendable, recipientsPredicate } from '../../common/audience-sql';
+import { compileFilter, notSendable, recipientsPredicate, topicSql } from '../../common/audience-sql';
 import { FilterNode } from '../../common/audience-filter';
 import { Platform } from '../../common/platform';
 import { boundedTransaction } from '../../common/sql/bounded';
@@ -11,7 +11,11 @@ import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, FILTER, ID } from '../../queries/fixtures';
 
 /** The recipients of a count: a kind and its value. */
-export type Audience = { kind: Exclude<RecipientKind, 'filter' | 'all'>; list: string[] } | { kind: 'filter'; filter: FilterNode; now: Date } | { kind: 'all' };
+export type Audience =
+  | { kind: Exclude<RecipientKind, 'filter' | 'all' | 'topic'>; list: string[] }
+  | { kind: 'filter'; filter: FilterNode; now: Date }
+  | { kind: 'all' }
+  | { kind: 'topic'; topic: string };
 
 /** One row per platform, and the total (platform null), from one scan (GROUPING SETS). */
 export interface AudienceCountRow {
@@ -38,6 +42,7 @@ export class AudiencesRepository {
   @GenerateSql({ name: 'tags', params: [ID, { kind: 'tags', list: ['beta'] }] })
   @GenerateSql({ name: 'filter', params: [ID, { kind: 'filter', filter: FILTER, now: AT }] })
   @GenerateSql({ name: 'all', params: [ID, { kind: 'all' }] })
+  @GenerateSql({ name: 'topic', params: [ID, { kind: 'topic', topic: 'promotions' }] })
   /** Stops at AUDIENCE_STATEMENT_TIMEOUT_MS (AudienceTimedOutError), or when `signal` aborts. */
   count(appId: string, audience: Audience, signal?: AbortSignal): Promise<AudienceCountRow[]> {
     const { where, params } = selected(audience, 3);
@@ -65,5 +70,13 @@ function selected(audience: Audience, p: number): { where: string; params: unkno
     case 'installation_ids':
     case 'tags':
       return { where: ` AND ${recipientsPredicate(audience.kind, `$${p}`)}`, params: [audience.list] };
+    case 'topic': {
+      // The subscribers as the fan-out walks them, all at once.
+      const topic = topicSql('$1', `$${p}::text`);
+      return {
+        where: ` AND i.user_id IN (SELECT w.user_id FROM ${topic.subscribersAfter("''", 'NULL')} w) AND NOT ${topic.unsubscribed}`,
+        params: [audience.topic],
+      };
+    }
   }
 }

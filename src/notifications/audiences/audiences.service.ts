@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Platform } from '../../common/platform';
 import { Clock } from '../../common/time';
+import { TopicsService } from '../../topics/topics.service';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import { Audience, AudiencesRepository } from './audiences.repository';
 import { AudienceCount } from '../dto/count-audience.dto';
@@ -12,10 +13,12 @@ export class AudiencesService {
   constructor(
     private readonly audiences: AudiencesRepository,
     private readonly clock: Clock,
+    private readonly topics: TopicsService,
   ) {}
 
   /** `signal` aborts when the client hangs up: the count's statement is cancelled. */
   async count(appId: string, recipients: RecipientsDto, signal?: AbortSignal): Promise<AudienceCount> {
+    if (recipients.topic !== undefined) await this.topics.assertExists(appId, recipients.topic, 'recipients.topic');
     const rows = await this.audiences.count(appId, this.audience(recipients), signal);
     const total = rows.find((row) => row.platform === null);
     const platforms = { ios: 0, android: 0, web: 0 } satisfies Record<Platform, number>;
@@ -39,6 +42,8 @@ export class AudiencesService {
       case 'installation_ids':
       case 'tags':
         return { kind, list: [...new Set(recipients[kind])] };
+      case 'topic':
+        return { kind, topic: recipients.topic! };
     }
   }
 }

@@ -21,7 +21,7 @@ import {
   True,
   WithSiblings,
 } from '../../common/validation/rules';
-import { ATTRIBUTES_TYPE_NAME, checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG } from '../../common/validation/domain-rules';
+import { ATTRIBUTES_TYPE_NAME, checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 import {
   ANDROID_VISIBILITIES,
@@ -53,7 +53,7 @@ export function reservedDataKey(key: string): string | null {
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
 
 export const RECIPIENTS_MESSAGE =
-  'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter or recipients.all is required.';
+  'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter, recipients.all or recipients.topic is required.';
 
 /** Exactly one key (docs/api.md#recipients). */
 @DescribeObject({ minProperties: 1, maxProperties: 1 })
@@ -85,6 +85,13 @@ export class RecipientsDto {
   @OptionalNotNull()
   @True()
   all?: true;
+  @ApiPropertyOptional({
+    description: 'The installations of the users subscribed to this topic (docs/api.md#topics-and-preferences); implies options.topic. The topic must exist.',
+    example: 'promotions',
+  })
+  @OptionalNotNull()
+  @rule('topicKey', TOPIC_KEY)
+  topic?: string;
 }
 
 /** One language's variant of the content (docs/api.md#localization): each field under the default field's rule. */
@@ -363,6 +370,14 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @In(NOTIFICATION_CATEGORIES)
   category?: NotificationOptions['category'];
+  @ApiPropertyOptional({
+    description:
+      'Labels the send with a topic of the app (docs/api.md#topics-and-preferences): users not subscribed to it get nothing (skipped as Unsubscribed). The topic must exist; recipients.topic implies it (and must then name the same).',
+    example: 'promotions',
+  })
+  @OptionalNotNull()
+  @rule('topicKey', TOPIC_KEY)
+  topic?: string;
   @ApiPropertyOptional({
     description:
       'Everything but the delivery: validation, fan-out, trace, statistics and webhooks. FCM validates each message (`validate_only`); nothing reaches a device, and every delivery that would have been sent ends skipped as DryRun.',

@@ -57,3 +57,15 @@ export async function callApi(
 }
 
 export const installationPath = (installationId: string) => `/installations/${encodeURIComponent(installationId)}`;
+
+/** A per-user route (docs/api.md#user-access). */
+export const userPath = (userId: string, rest: string) => `/users/${encodeURIComponent(userId)}${rest}`;
+
+/** The user the page acts for, and the proof a `users:self` token needs while identity verification is on. */
+export interface CurrentUser {
+  userId: string;
+  userIdHash: string | null;
+}
+
+/** The `X-User-Id-Hash` header when there is a hash (docs/api.md#user-access). */
+export const userHeaders = (user: CurrentUser): Record<string, string> => (user.userIdHash ? { 'x-user-id-hash': user.userIdHash } : {});

@@ -1,0 +1,77 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { named } from '../common/sql/named';
+import { ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+
+/** Each topic of the app with the user's own choice (null: none, the default applies), and the user's channel choices. */
+export interface StoredPreferences {
+  topics: { key: string; default_subscribed: boolean; subscribed: boolean | null }[];
+  channels: { push: boolean | null; inbox: boolean | null } | null;
+}
+
+/** What a PATCH changes: a topic to a choice (null: back to the default); a channel given (undefined keeps it) to a choice or null. */
+export interface PreferencesChange {
+  topics: { key: string; subscribed: boolean | null }[];
+  push?: boolean | null;
+  inbox?: boolean | null;
+}
+
+const READ = `SELECT
+    (SELECT COALESCE(json_agg(json_build_object('key', t.key, 'default_subscribed', t.default_subscribed, 'subscribed', s.subscribed) ORDER BY t.key), '[]')
+       FROM topics t
+       LEFT JOIN topic_subscriptions s ON s.app_id = t.app_id AND s.topic_key = t.key AND s.user_id = :user_id::text
+       WHERE t.app_id = :app_id::uuid) AS topics,
+    (SELECT json_build_object('push', c.push, 'inbox', c.inbox) FROM user_channel_preferences c
+       WHERE c.app_id = :app_id::uuid AND c.user_id = :user_id::text) AS channels`;
+
+/** Choices for topics the app has (one deleted meanwhile is ignored); channels only when one is given. */
+const CHANGE = `WITH chosen AS (
+    SELECT c.key, c.subscribed FROM unnest(:topic_keys::text[], :topic_choices::boolean[]) AS c(key, subscribed)
+    JOIN topics t ON t.app_id = :app_id::uuid AND t.key = c.key
+  ), subscribed AS (
+    INSERT INTO topic_subscriptions (app_id, topic_key, user_id, subscribed)
+    SELECT :app_id::uuid, key, :user_id::text, subscribed FROM chosen WHERE subscribed IS NOT NULL
+    ON CONFLICT (app_id, topic_key, user_id) DO UPDATE SET subscribed = EXCLUDED.subscribed, updated_at = now()
+  ), defaulted AS (
+    DELETE FROM topic_subscriptions s USING chosen c
+    WHERE s.app_id = :app_id::uuid AND s.user_id = :user_id::text AND s.topic_key = c.key AND c.subscribed IS NULL
+  ), channels AS (
+    INSERT INTO user_channel_preferences (app_id, user_id, push, inbox)
+    SELECT :app_id::uuid, :user_id::text, CASE WHEN :set_push::boolean THEN :push::boolean END, CASE WHEN :set_inbox::boolean THEN :inbox::boolean END
+    WHERE :set_push::boolean OR :set_inbox::boolean
+    ON CONFLICT (app_id, user_id) DO UPDATE SET
+      push = CASE WHEN :set_push::boolean THEN EXCLUDED.push ELSE user_channel_preferences.push END,
+      inbox = CASE WHEN :set_inbox::boolean THEN EXCLUDED.inbox ELSE user_channel_preferences.inbox END,
+      updated_at = now()
+  )
+  SELECT 1`;
+
+@Injectable()
+@SqlFile('preferences.repository.sql')
+export class PreferencesRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  @GenerateSql({ params: [ID, 'user-1'], answers: [[{ topics: [], channels: null }]] })
+  async read(appId: string, userId: string): Promise<StoredPreferences> {
+    const q = named(READ, { app_id: appId, user_id: userId });
+    const [row] = await this.db.query<StoredPreferences[]>(q.text, q.values);
+    return row;
+  }
+
+  @GenerateSql({ params: [ID, 'user-1', { topics: [{ key: 'promotions', subscribed: false }], push: null }] })
+  async change(appId: string, userId: string, change: PreferencesChange): Promise<void> {
+    const q = named(CHANGE, {
+      app_id: appId,
+      user_id: userId,
+      topic_keys: change.topics.map((t) => t.key),
+      topic_choices: change.topics.map((t) => t.subscribed),
+      set_push: change.push !== undefined,
+      push: change.push ?? null,
+      set_inbox: change.inbox !== undefined,
+      inbox: change.inbox ?? null,
+    });
+    await this.db.query(q.text, q.values);
+  }
+}
