@@ -15,6 +15,8 @@ const USERS_PER_QUERY = 1000;
 const MAX_BUFFERED_BYTES = 1 << 20;
 /** The client's wait before reconnecting (EventSource's `retry`). */
 const RETRY_MS = 2000;
+/** The position of a user without messages: a reconnection catches up from the first. */
+const FROM_THE_FIRST = '0';
 
 /**
  * The inbox streams open on this api process (docs/api.md#inbox-stream), fed by PostgreSQL NOTIFY
@@ -44,7 +46,10 @@ export class InboxStreamsService implements BeforeApplicationShutdown {
     return n;
   }
 
-  /** Answers `res` as the user's stream: the messages after `lastEventId`, the unread count, then every change. */
+  /**
+   * Answers `res` as the user's stream: the messages after `lastEventId`, the unread count with the
+   * stream's position as its id (the newest message, or FROM_THE_FIRST), then every change.
+   */
   async open(appId: string, userId: string, res: ServerResponse, lastEventId: string | undefined): Promise<void> {
     await this.listen();
     res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache, no-transform', 'X-Accel-Buffering': 'no' });
@@ -52,10 +57,12 @@ export class InboxStreamsService implements BeforeApplicationShutdown {
     // Registered before the catch-up reads, so nothing stored meanwhile is missed (a message may come twice: same id).
     this.add(appId, userId, res);
     res.on('close', () => this.remove(appId, userId, res));
-    if (lastEventId !== undefined && isUuid(lastEventId)) {
-      for (const row of await this.inbox.since(appId, userId, lastEventId.toLowerCase(), CATCH_UP_LIMIT)) this.sendMessage(res, row);
+    if (lastEventId === FROM_THE_FIRST || (lastEventId !== undefined && isUuid(lastEventId))) {
+      const after = lastEventId === FROM_THE_FIRST ? null : lastEventId.toLowerCase();
+      for (const row of await this.inbox.since(appId, userId, after, CATCH_UP_LIMIT)) this.sendMessage(res, row);
     }
-    this.sendUnread(res, await this.inbox.unread(appId, userId));
+    const [unread, newest] = await Promise.all([this.inbox.unread(appId, userId), this.inbox.newest(appId, userId)]);
+    this.sendUnread(res, unread, newest ?? FROM_THE_FIRST);
   }
 
   beforeApplicationShutdown(): Promise<void> {
@@ -127,8 +134,8 @@ export class InboxStreamsService implements BeforeApplicationShutdown {
     this.write(res, `id: ${row.id}\nevent: message\ndata: ${JSON.stringify(toInboxMessageResource(row))}\n\n`);
   }
 
-  private sendUnread(res: ServerResponse, unread: number): void {
-    this.write(res, `event: unread\ndata: ${JSON.stringify({ unread })}\n\n`);
+  private sendUnread(res: ServerResponse, unread: number, position?: string): void {
+    this.write(res, `${position === undefined ? '' : `id: ${position}\n`}event: unread\ndata: ${JSON.stringify({ unread })}\n\n`);
   }
 
   private beat(): void {

@@ -112,6 +112,14 @@ export class InboxRepository {
     return updated;
   }
 
+  /** The user's newest message (any state), a stream's position; undefined when none. */
+  @GenerateSql({ params: [ID, 'user-1'] })
+  async newest(appId: string, userId: string): Promise<string | undefined> {
+    const statement = compile(`SELECT id FROM inbox_messages WHERE ${LIVE} ORDER BY created_at DESC, id DESC LIMIT 1`);
+    const [row]: { id: string }[] = await this.db.query(statement.text, valuesOf(statement, { app_id: appId, user_id: userId }));
+    return row?.id;
+  }
+
   /** Unread counts of these users; a user without unread messages is left out. */
   @GenerateSql({ params: [ID, ['user-1', 'user-2']] })
   unreadOf(appId: string, userIds: string[]): Promise<{ user_id: string; unread: number }[]> {
@@ -121,11 +129,11 @@ export class InboxRepository {
     return this.db.query(statement.text, valuesOf(statement, { app_id: appId, user_ids: userIds }));
   }
 
-  /** The user's messages after one (`Last-Event-ID`), oldest first; none when that one is unknown to the user. */
+  /** The user's messages after one (`Last-Event-ID`; null: from the first), oldest first; none when that one is unknown to the user. */
   @GenerateSql({ params: [ID, 'user-1', OTHER_ID, 100] })
-  since(appId: string, userId: string, lastId: string, limit: number): Promise<InboxMessageRow[]> {
+  since(appId: string, userId: string, lastId: string | null, limit: number): Promise<InboxMessageRow[]> {
     const statement = compile(`SELECT ${COLUMNS} FROM inbox_messages
-      WHERE ${LIVE} AND (created_at, id) > (SELECT created_at, id FROM inbox_messages WHERE id = :last_id AND ${LIVE})
+      WHERE ${LIVE} AND (:last_id::uuid IS NULL OR (created_at, id) > (SELECT created_at, id FROM inbox_messages WHERE id = :last_id AND ${LIVE}))
       ORDER BY created_at, id LIMIT :limit`);
     return this.db.query(statement.text, valuesOf(statement, { app_id: appId, user_id: userId, last_id: lastId, limit }));
   }

@@ -65,6 +65,9 @@ WITH changed AS (
 ), notified AS (SELECT pg_notify('inbox_messages', json_build_object('app_id', :app_id::text, 'user_id', :user_id::text)::text))
 SELECT (SELECT count(*) FROM changed)::int AS updated, (SELECT count(*) FROM notified)::int AS notified;
 
+-- InboxRepository.newest
+SELECT id FROM inbox_messages WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() ORDER BY created_at DESC, id DESC LIMIT 1;
+
 -- InboxRepository.unreadOf
 SELECT user_id, count(*)::int AS unread FROM inbox_messages
 WHERE app_id = :app_id AND user_id = ANY(:user_ids::text[]) AND expires_at > now() AND read_at IS NULL AND archived_at IS NULL
@@ -72,7 +75,7 @@ GROUP BY user_id;
 
 -- InboxRepository.since
 SELECT id, notification_id, user_id, title, body, image_url, action_url, data, topic, created_at, read_at, archived_at, expires_at FROM inbox_messages
-WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() AND (created_at, id) > (SELECT created_at, id FROM inbox_messages WHERE id = :last_id AND app_id = :app_id AND user_id = :user_id AND expires_at > now())
+WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() AND (:last_id::uuid IS NULL OR (created_at, id) > (SELECT created_at, id FROM inbox_messages WHERE id = :last_id AND app_id = :app_id AND user_id = :user_id AND expires_at > now()))
 ORDER BY created_at, id LIMIT :limit;
 
 -- InboxRepository.ofNotification

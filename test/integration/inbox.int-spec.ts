@@ -400,6 +400,8 @@ describe('the inbox (docs/api.md#inbox)', () => {
       expect(res.headers['content-type']).toBe('text/event-stream; charset=utf-8');
       await waitFor(async () => unreadCounts(events).length === 1, 'the first unread event');
       expect(unreadCounts(events)).toEqual([0]);
+      // The stream's position: no message yet.
+      expect(events.find((e) => e.event === 'unread')!.id).toBe('0');
 
       const id = await send({ recipients: { user_ids: [userId, user()] }, options: { channels: ['push', 'inbox'] } });
       const [message] = await waitFor(async () => messages(events).length === 1 && messages(events), 'the message event');
@@ -435,6 +437,11 @@ describe('the inbox (docs/api.md#inbox)', () => {
       await waitFor(async () => unreadCounts(events).length === 1, 'the unread event after the catch-up');
       expect(events.filter((e) => e.event === 'message').map((e) => e.id)).toEqual([b.id, c.id]);
       expect(unreadCounts(events)).toEqual([3]);
+      expect(events.find((e) => e.event === 'unread')!.id).toBe(c.id);
+      // A client that had no message yet reconnects from position 0: every message, oldest first.
+      const fromTheFirst = await stream(userId, { 'Last-Event-ID': '0' });
+      await waitFor(async () => unreadCounts(fromTheFirst.events).length === 1, 'the unread event after catching up from 0');
+      expect(fromTheFirst.events.filter((e) => e.event === 'message').map((e) => e.id)).toEqual([a.id, b.id, c.id]);
     });
 
     it('says a comment line every INBOX_STREAM_HEARTBEAT_MS', async () => {

@@ -81,7 +81,7 @@ describe('Inbox (docs/api.md#inbox)', () => {
     await vi.waitFor(() => expect(requests).toHaveLength(1));
     expect(requests[0].url).toBe('https://push.example.com/api/v1/users/u/inbox/stream');
     expect(requests[0].headers).not.toHaveProperty('last-event-id');
-    first.write('retry: 50\n\nevent: unread\ndata: {"unread":0}\n\n: keep-alive\n\n');
+    first.write('retry: 50\n\nid: 0\nevent: unread\ndata: {"unread":0}\n\n: keep-alive\n\n');
     first.write(`id: m-1\nevent: message\ndata: ${JSON.stringify(MESSAGE('m-1'))}\n\nevent: un`);
     first.write('read\r\ndata: {"unread":1}\r\n\r\n');
     await vi.waitFor(() => expect(events).toHaveLength(3));
@@ -104,6 +104,27 @@ describe('Inbox (docs/api.md#inbox)', () => {
     second.close();
     await vi.advanceTimersByTimeAsync(1000);
     expect(requests).toHaveLength(2);
+  });
+
+  it("subscribe: reconnects from the position of the stream's first event when no message came (Last-Event-ID 0)", async () => {
+    vi.useFakeTimers();
+    const first = streamAnswer();
+    const second = streamAnswer();
+    const requests: Record<string, string>[] = [];
+    const answers = [first.response, second.response];
+    const fetcher = vi.fn(async (_url: string, init: RequestInit = {}) => {
+      requests.push(init.headers as Record<string, string>);
+      return answers.shift()!;
+    }) as unknown as typeof fetch;
+    const stop = new Inbox({ baseUrl: 'https://push.example.com', token: 't', userId: 'u', fetch: fetcher }).subscribe(() => undefined);
+    await vi.waitFor(() => expect(requests).toHaveLength(1));
+    first.write('id: 0\nevent: unread\ndata: {"unread":0}\n\n');
+    first.close();
+    await vi.advanceTimersByTimeAsync(2000);
+    await vi.waitFor(() => expect(requests).toHaveLength(2));
+    expect(requests[1]['last-event-id']).toBe('0');
+    stop();
+    second.close();
   });
 
   it('subscribe: retries after a refused or failed connection, telling onError', async () => {

@@ -88,11 +88,12 @@ export class Inbox {
     let retryMs = RETRY_MS;
     const onEvent = (fields: Record<string, string>) => {
       if (fields.retry && /^\d+$/.test(fields.retry)) retryMs = Number(fields.retry);
+      // Any event's id is the stream's position, as EventSource keeps it.
+      if (fields.id) lastId = fields.id;
       if (fields.data === undefined) return;
       if (fields.event === 'unread') callback({ type: 'unread', unread: (JSON.parse(fields.data) as { unread: number }).unread });
       if (fields.event !== 'message') return;
       const message = JSON.parse(fields.data) as InboxMessage;
-      lastId = message.id;
       if (seen.includes(message.id)) return;
       seen.push(message.id);
       if (seen.length > SEEN_IDS) seen.shift();
