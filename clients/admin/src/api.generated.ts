@@ -668,6 +668,11 @@ export interface components {
              */
             category?: "transactional" | "marketing";
             /**
+             * @description Labels the send with a topic of the app (docs/api.md#topics-and-preferences): users not subscribed to it get nothing (skipped as Unsubscribed). The topic must exist; recipients.topic implies it (and must then name the same).
+             * @example promotions
+             */
+            topic?: string;
+            /**
              * @description Everything but the delivery: validation, fan-out, trace, statistics and webhooks. FCM validates each message (`validate_only`); nothing reaches a device, and every delivery that would have been sent ends skipped as DryRun.
              * @example true
              */
@@ -744,7 +749,7 @@ export interface components {
              * @example user_ids
              * @enum {string}
              */
-            kind: "user_ids" | "installation_ids" | "tags" | "filter" | "all";
+            kind: "user_ids" | "installation_ids" | "tags" | "filter" | "all" | "topic";
             /**
              * @description Distinct user ids sent to, for `user_ids`; else null.
              * @example 2
@@ -907,6 +912,11 @@ export interface components {
              * @enum {boolean}
              */
             all?: true;
+            /**
+             * @description The installations of the users subscribed to this topic (docs/api.md#topics-and-preferences); implies options.topic. The topic must exist.
+             * @example promotions
+             */
+            topic?: string;
         };
         NotificationContentDto: {
             /** @example Shipped */
@@ -1062,7 +1072,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `Unsubscribed`, `PushDisabled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
