@@ -51,6 +51,8 @@ export function describeTarget(target: { kind: RecipientKind; users: number | nu
       return 'an audience filter';
     case 'all':
       return 'every installation';
+    case 'topic':
+      return 'subscribers of a topic';
   }
 }
 
