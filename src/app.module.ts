@@ -8,6 +8,7 @@ import { RequestBodyGuard } from './common/http/request-body.guard';
 import { RequestValidationPipe } from './common/validation/request-validation.pipe';
 import { SchemaGuard } from './database/schema.guard';
 import { HealthModule } from './health/health.module';
+import { InboxModule } from './inbox/inbox.module';
 import { InstallationsModule } from './installations/installations.module';
 import { LiveActivitiesModule } from './live-activities/live-activities.module';
 import { NotificationsModule } from './notifications/notifications.module';
@@ -27,6 +28,7 @@ import { CoreModule, WorkerModule } from './worker.module';
     AuthModule,
     InstallationsModule,
     NotificationsModule,
+    InboxModule,
     LiveActivitiesModule,
     HealthModule,
     RateLimitModule,

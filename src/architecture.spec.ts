@@ -25,6 +25,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   topics: ['apps', 'auth', 'common', 'config', 'users'],
   notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery', 'topics'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
+  // The inbox API (docs/api.md#inbox): its list cursors are the notification list's (list-cursor.ts).
+  inbox: ['apps', 'auth', 'common', 'config', 'notifications', 'users'],
   // Live Activities: the API's side (the worker's is delivery/live-activity/). Its entities refer to
   // apps and installations; updates take an Idempotency-Key as sends do (notifications' service and
   // table) and are refused at once when they cannot fit (delivery's payload builder); broadcast
@@ -40,8 +42,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
-  webhooks: ['apps', 'common', 'config', 'credentials', 'installations', 'metrics', 'notifications', 'queue'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
+  webhooks: ['apps', 'common', 'config', 'credentials', 'inbox', 'installations', 'metrics', 'notifications', 'queue'],
+  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'webhooks'],
@@ -49,7 +51,21 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
   // platform names of its inbox are the service's.
   sandbox: ['common'],
-  queries: ['admin', 'apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
+  queries: [
+    'admin',
+    'apps',
+    'auth',
+    'common',
+    'config',
+    'credentials',
+    'delivery',
+    'inbox',
+    'installations',
+    'live-activities',
+    'notifications',
+    'topics',
+    'webhooks',
+  ],
 };
 
 /** The wiring: the only files that may import any module (they assemble the processes). */
@@ -74,13 +90,15 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
     why: 'only installation.entity.ts and installation.resource.ts',
     except: ['admin'],
   },
+  // webhooks maps a row to the public InboxMessage resource (inbox.read); nothing else.
+  inbox: { files: /^inbox\/inbox-message\.(entity|resource)\.ts$/, why: 'only inbox-message.entity.ts and inbox-message.resource.ts' },
   // webhooks maps a row to the public Notification resource with the API's own mapper; nothing else.
   // admin sends, reads, cancels and traces through the notifications services, as the API does.
   // live-activities takes an Idempotency-Key with the sends' own service, module and header parser.
   notifications: {
     files:
-      /^notifications\/(notification\.(entity|resource)|idempotency\/idempotency(\.service|\.repository|\.module|-key\.decorator)|notifications\.module)\.ts$/,
-    why: 'only notification.entity.ts and notification.resource.ts (and idempotency/, for live-activities)',
+      /^notifications\/(notification\.(entity|resource)|list-cursor|idempotency\/idempotency(\.service|\.repository|\.module|-key\.decorator)|notifications\.module)\.ts$/,
+    why: 'only notification.entity.ts and notification.resource.ts (and idempotency/, for live-activities; list-cursor.ts, for inbox)',
     except: ['admin'],
   },
 };

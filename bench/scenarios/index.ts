@@ -16,6 +16,7 @@ export const SCENARIOS: Record<string, string> = {
   retention: 'the weekly purge on 1M deliveries: time, locks, a claim\'s wait; --migration (docs/operations.md "Data retention")',
   trace: 'the delivery trace on a notification of 1M deliveries (docs/api.md#delivery-trace)',
   'live-activity': 'Live Activity update latency against a single-device send (docs/api.md#live-activity-updates)',
+  inbox: 'a 1M broadcast with the inbox channel: store rate vs provider rate, worker RSS; 1,000 streams on one api (docs/api.md#inbox)',
   sandbox: "a send through `pns sandbox` against the bench's own fakes: at least 80% of their rate (issue 33)",
   huawei: 'a Huawei send against an FCM send of as many installations: at least 80% of its rate (issue 55, docs/api.md#huawei)',
 };

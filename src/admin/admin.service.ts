@@ -21,7 +21,7 @@ import { AdminRepository, MinuteCountRow } from './admin.repository';
 export const OVERVIEW_MINUTES = 60;
 const NOTIFICATION_MINUTES_LIMIT = 4 * 1500;
 /** An app deleted while the list was read: its settings are gone too. */
-const NO_SETTINGS: AppSettings = { frequency_cap: null, quiet_hours: null, identity_verification: false };
+const NO_SETTINGS: AppSettings = { frequency_cap: null, quiet_hours: null, identity_verification: false, inbox_days: 90 };
 
 const LOOKUP_SCAN = 50;
 const LOOKUP_INSTALLATIONS = 10;

@@ -9,6 +9,7 @@ export interface AppSettings {
   frequency_cap: { max: number; hours: number } | null;
   quiet_hours: { start: string; end: string } | null;
   identity_verification: boolean;
+  inbox_days: number;
 }
 
 export interface AppWithSettings {
@@ -25,6 +26,7 @@ export function toAppWithSettings(row: AppSettingsRow): AppWithSettings {
       frequency_cap: row.frequency_cap_max === null ? null : { max: row.frequency_cap_max, hours: row.frequency_cap_hours! },
       quiet_hours: row.quiet_hours_start === null ? null : { start: row.quiet_hours_start, end: row.quiet_hours_end! },
       identity_verification: row.identity_verification,
+      inbox_days: row.inbox_days,
     },
   };
 }
@@ -51,6 +53,16 @@ export function parseQuietHours(text: string): { start: string; end: string } | 
   const match = new RegExp(`^(${CLOCK})-(${CLOCK})$`).exec(text);
   if (!match || match[1] === match[2]) throw new Error(`--quiet-hours must be HH:MM-HH:MM (two different times, 24-hour clock) or off, not "${text}"`);
   return { start: match[1], end: match[2] };
+}
+
+/** Bounds of an app's inbox retention in days (docs/api.md#inbox). */
+export const INBOX_DAYS = { min: 1, max: 365 } as const;
+
+export function parseInboxDays(text: string): number {
+  const days = /^\d{1,3}$/.test(text) ? Number(text) : NaN;
+  if (!(days >= INBOX_DAYS.min && days <= INBOX_DAYS.max))
+    throw new Error(`--inbox-days must be a whole number of days, ${INBOX_DAYS.min} to ${INBOX_DAYS.max}, not "${text}"`);
+  return days;
 }
 
 export function parseOnOff(option: string, text: string): boolean {

@@ -8,6 +8,7 @@ import { Check, Column, CreateDateColumn, Entity, PrimaryGeneratedColumn } from 
     AND ("frequency_cap_max" IS NULL OR "frequency_cap_max" BETWEEN 1 AND 100)
     AND ("frequency_cap_hours" IS NULL OR "frequency_cap_hours" BETWEEN 1 AND 720)`,
 )
+@Check('apps_inbox_days', `"inbox_days" BETWEEN 1 AND 365`)
 @Check('apps_quiet_hours', `("quiet_hours_start" IS NULL) = ("quiet_hours_end" IS NULL)`)
 export class App {
   @PrimaryGeneratedColumn('uuid')
@@ -39,4 +40,8 @@ export class App {
 
   @Column({ name: 'identity_secret_previous_enc', type: 'text', nullable: true })
   identitySecretPreviousEnc: string | null;
+
+  /** Days an inbox message is kept (docs/api.md#inbox). */
+  @Column({ name: 'inbox_days', type: 'smallint', default: 90 })
+  inboxDays: number;
 }

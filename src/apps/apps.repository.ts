@@ -20,6 +20,7 @@ export interface AppSettingsRow {
   quiet_hours_start: string | null;
   quiet_hours_end: string | null;
   identity_verification: boolean;
+  inbox_days: number;
   identity_secret_enc: string | null;
   identity_secret_previous_enc: string | null;
 }
@@ -29,10 +30,11 @@ export interface AppSettingsChange {
   frequencyCap?: { max: number; hours: number } | null;
   quietHours?: { start: string; end: string } | null;
   identityVerification?: boolean;
+  inboxDays?: number;
 }
 
 const SETTINGS_COLUMNS = `id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
-  identity_verification, identity_secret_enc, identity_secret_previous_enc`;
+  identity_verification, inbox_days, identity_secret_enc, identity_secret_previous_enc`;
 
 /** What a deleted app held. */
 export interface DeletedCounts {
@@ -95,7 +97,9 @@ export class AppsRepository {
     return row;
   }
 
-  @GenerateSql({ params: [ID, { frequencyCap: { max: 3, hours: 24 }, quietHours: { start: '22:00', end: '07:00' }, identityVerification: true }] })
+  @GenerateSql({
+    params: [ID, { frequencyCap: { max: 3, hours: 24 }, quietHours: { start: '22:00', end: '07:00' }, identityVerification: true, inboxDays: 30 }],
+  })
   async updateSettings(id: string, change: AppSettingsChange): Promise<AppSettingsRow | undefined> {
     const cap = change.frequencyCap;
     const quiet = change.quietHours;
@@ -105,7 +109,8 @@ export class AppsRepository {
          frequency_cap_hours = CASE WHEN $2 THEN $4::smallint ELSE frequency_cap_hours END,
          quiet_hours_start = CASE WHEN $5 THEN $6::character(5) ELSE quiet_hours_start END,
          quiet_hours_end = CASE WHEN $5 THEN $7::character(5) ELSE quiet_hours_end END,
-         identity_verification = coalesce($8::boolean, identity_verification)
+         identity_verification = coalesce($8::boolean, identity_verification),
+         inbox_days = coalesce($9::smallint, inbox_days)
        WHERE id = $1
        RETURNING ${SETTINGS_COLUMNS}`,
       [
@@ -117,6 +122,7 @@ export class AppsRepository {
         quiet?.start ?? null,
         quiet?.end ?? null,
         change.identityVerification ?? null,
+        change.inboxDays ?? null,
       ],
     );
     return row;

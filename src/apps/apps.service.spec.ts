@@ -15,6 +15,7 @@ const settingsRow = (extra: Partial<AppSettingsRow> = {}): AppSettingsRow => ({
   quiet_hours_start: null,
   quiet_hours_end: null,
   identity_verification: false,
+  inbox_days: 90,
   identity_secret_enc: null,
   identity_secret_previous_enc: null,
   ...extra,
@@ -70,8 +71,13 @@ describe('AppsService', () => {
     const { sut, apps } = setup();
     apps.updateSettings.mockResolvedValueOnce(settingsRow({ frequency_cap_max: 3, frequency_cap_hours: 24 }));
     const shown = await sut.updateSettings(APP, { frequency_cap: { max: 3, hours: 24 }, quiet_hours: null });
-    expect(apps.updateSettings).toHaveBeenCalledWith(APP, { frequencyCap: { max: 3, hours: 24 }, quietHours: null, identityVerification: undefined });
-    expect(shown!.settings).toEqual({ frequency_cap: { max: 3, hours: 24 }, quiet_hours: null, identity_verification: false });
+    expect(apps.updateSettings).toHaveBeenCalledWith(APP, {
+      frequencyCap: { max: 3, hours: 24 },
+      quietHours: null,
+      identityVerification: undefined,
+      inboxDays: undefined,
+    });
+    expect(shown!.settings).toEqual({ frequency_cap: { max: 3, hours: 24 }, quiet_hours: null, identity_verification: false, inbox_days: 90 });
   });
 
   it('identitySecret: made once and sealed under APP_KEY for its slot; the same on later calls', async () => {

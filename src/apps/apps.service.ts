@@ -54,13 +54,19 @@ export class AppsService {
 
   async updateSettings(
     id: string,
-    change: { frequency_cap?: AppSettingsChange['frequencyCap']; quiet_hours?: AppSettingsChange['quietHours']; identity_verification?: boolean },
+    change: {
+      frequency_cap?: AppSettingsChange['frequencyCap'];
+      quiet_hours?: AppSettingsChange['quietHours'];
+      identity_verification?: boolean;
+      inbox_days?: number;
+    },
   ): Promise<AppWithSettings | null> {
     if (!isUuid(id)) return null;
     const row = await this.apps.updateSettings(id, {
       frequencyCap: change.frequency_cap,
       quietHours: change.quiet_hours,
       identityVerification: change.identity_verification,
+      inboxDays: change.inbox_days,
     });
     return row ? toAppWithSettings(row) : null;
   }

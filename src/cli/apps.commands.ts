@@ -1,5 +1,5 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
-import { parseFrequencyCap, parseOnOff, parseQuietHours } from '../apps/app-settings';
+import { parseFrequencyCap, parseInboxDays, parseOnOff, parseQuietHours } from '../apps/app-settings';
 import { AppsService } from '../apps/apps.service';
 import { CliError, printJson } from './cli-error';
 
@@ -60,19 +60,23 @@ function option<T>(parse: () => T): T {
 }
 
 /** Changes the given settings and prints them all (docs/api.md "App settings"); without options, only prints. */
-@Command({ name: 'apps:settings', description: "Show or change an app's settings (frequency cap, quiet hours, identity verification)" })
+@Command({ name: 'apps:settings', description: "Show or change an app's settings (frequency cap, quiet hours, identity verification, inbox days)" })
 export class AppsSettingsCommand extends CommandRunner {
   constructor(private readonly apps: AppsService) {
     super();
   }
 
-  async run(_params: string[], options: { app: string; frequencyCap?: string; quietHours?: string; identityVerification?: string }): Promise<void> {
+  async run(
+    _params: string[],
+    options: { app: string; frequencyCap?: string; quietHours?: string; identityVerification?: string; inboxDays?: string },
+  ): Promise<void> {
     const change = {
       ...(options.frequencyCap !== undefined ? { frequency_cap: option(() => parseFrequencyCap(options.frequencyCap!)) } : {}),
       ...(options.quietHours !== undefined ? { quiet_hours: option(() => parseQuietHours(options.quietHours!)) } : {}),
       ...(options.identityVerification !== undefined
         ? { identity_verification: option(() => parseOnOff('--identity-verification', options.identityVerification!)) }
         : {}),
+      ...(options.inboxDays !== undefined ? { inbox_days: option(() => parseInboxDays(options.inboxDays!)) } : {}),
     };
     const app = Object.keys(change).length > 0 ? await this.apps.updateSettings(options.app, change) : await this.apps.settings(options.app);
     if (!app) throw new CliError(`App ${options.app} not found`);
@@ -96,6 +100,11 @@ export class AppsSettingsCommand extends CommandRunner {
 
   @Option({ flags: '--identity-verification <state>', description: 'on or off: setting user_id then needs user_id_hash (or installations:identify)' })
   parseIdentityVerification(value: string): string {
+    return value;
+  }
+
+  @Option({ flags: '--inbox-days <days>', description: '1-365: how long inbox messages stored from now on are kept' })
+  parseInboxDays(value: string): string {
     return value;
   }
 }

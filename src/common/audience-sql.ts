@@ -196,6 +196,10 @@ export const topicSql = (app: string, topic: string) => {
 export const pushDisabled = (app: string) =>
   `EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = ${app} AND p.user_id = i.user_id AND p.push = false)`;
 
+/** A marketing send stores no inbox message for users who turned the inbox off (docs/api.md#inbox-channels). */
+export const inboxDisabled = (app: string) =>
+  `EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = ${app} AND p.user_id = i.user_id AND p.inbox = false)`;
+
 /** Installations a recipients kind selects (all of the app's live ones for `all`), besides app and liveness; its list is the placeholder `list`. */
 export function recipientsPredicate(kind: Exclude<RecipientKind, 'filter' | 'all' | 'topic'>, list: string): string {
   switch (kind) {

@@ -1,5 +1,5 @@
 import { Platform } from './platform';
-import type { NotificationCategory } from './vocabulary';
+import type { Channel, NotificationCategory } from './vocabulary';
 
 /** iOS-only fields (docs/api.md#message-kinds), each mapped to its `aps` key. */
 export interface ApnsOptions {
@@ -83,7 +83,15 @@ export interface NotificationOptions {
   /** Everything but the delivery (docs/api.md#dry-runs): FCM validates the message, nothing reaches a device. */
   dry_run?: boolean;
   live_activity?: LiveActivityStartOptions;
+  /** `["push"]` when absent; with `inbox`, one inbox message per user reached (docs/api.md#inbox). */
+  channels?: Channel[];
 }
+
+/** Whether a send goes to the devices, and to the inbox (docs/api.md#inbox). */
+export const channelsOf = (options: NotificationOptions | null): { push: boolean; inbox: boolean } => {
+  const channels = options?.channels ?? ['push'];
+  return { push: channels.includes('push'), inbox: channels.includes('inbox') };
+};
 
 /** Bounds of an app's frequency cap (docs/api.md#app-settings): messages, and the window in hours. */
 export const FREQUENCY_CAP_MAX = { min: 1, max: 100 } as const;

@@ -23,6 +23,8 @@ export interface NotificationRow {
   stat_opened: number;
   stat_failed: number;
   stat_skipped: number;
+  stat_inbox_stored: number;
+  stat_inbox_read: number;
   created_at: Date;
   processing_started_at: Date | null;
   completed_at: Date | null;
@@ -61,7 +63,7 @@ export const contentOf = (row: NotificationContentRow): NotificationContentRow =
 /** The columns of NotificationRow, as statements that answer it select them. */
 export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags`;
+  stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags`;
 
 /** The columns a send writes: the stored row's, with the recipients' lists and filter (named as the columns). */
 export type NewNotification = Pick<

@@ -117,6 +117,10 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
 export const NOTIFICATION_CATEGORIES = ['transactional', 'marketing'] as const;
 export type NotificationCategory = (typeof NOTIFICATION_CATEGORIES)[number];
 
+/** Where a send goes (docs/api.md#inbox): `options.channels`, `["push"]` when absent. */
+export const CHANNELS = ['push', 'inbox'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
 export const PERMISSIONS = ['granted', 'denied', 'unknown'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

@@ -311,6 +311,10 @@ export class EnvironmentVariables {
   /** How long one statement evaluating an audience (count, filter fan-out, dashboard browse) may run (docs/operations.md "Tenants"). */
   @Int(1)
   AUDIENCE_STATEMENT_TIMEOUT_MS = 10000;
+
+  /** An inbox stream's comment line comes at least this often (docs/api.md#inbox-stream). */
+  @Int(100, 30000)
+  INBOX_STREAM_HEARTBEAT_MS = 25000;
 }
 
 /** METRICS_PORT's default in worker mode; api and all modes keep the class default, 9464. */
@@ -367,6 +371,7 @@ export const VARIABLES = [
   'ADMIN_PASSWORD',
   'SHUTDOWN_TIMEOUT_MS',
   'HTTP_HEADERS_TIMEOUT_MS',
+  'INBOX_STREAM_HEARTBEAT_MS',
   'HTTP_REQUEST_TIMEOUT_MS',
   'AUDIENCE_STATEMENT_TIMEOUT_MS',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];

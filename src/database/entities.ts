@@ -9,6 +9,7 @@ import { ApiToken } from '../auth/api-token.entity';
 import { Installation } from '../installations/installation.entity';
 import { InstallationBadge } from '../installations/installation-badge.entity';
 import { LiveActivity, LiveActivityBroadcast, LiveActivityChannel, LiveActivityUpdate } from '../live-activities/live-activity.entity';
+import { InboxMessage } from '../inbox/inbox-message.entity';
 import { IdempotencyKey } from '../notifications/idempotency/idempotency-key.entity';
 import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
@@ -38,4 +39,5 @@ export const ENTITIES = [
   Topic,
   TopicSubscription,
   UserChannelPreferences,
+  InboxMessage,
 ];

@@ -72,6 +72,12 @@ export class Notification {
   @Column({ name: 'stat_skipped', type: 'integer', default: 0 })
   statSkipped: number;
 
+  @Column({ name: 'stat_inbox_stored', type: 'integer', default: 0 })
+  statInboxStored: number;
+
+  @Column({ name: 'stat_inbox_read', type: 'integer', default: 0 })
+  statInboxRead: number;
+
   @CreateDateColumn({ name: 'created_at', type: 'timestamptz' })
   createdAt: Date;
 

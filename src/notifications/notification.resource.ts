@@ -27,6 +27,8 @@ export function toNotificationResource(row: NotificationResourceRow) {
       opened: row.stat_opened,
       failed: row.stat_failed,
       skipped: row.stat_skipped,
+      inbox_stored: row.stat_inbox_stored,
+      inbox_read: row.stat_inbox_read,
     },
     created_at: iso(row.created_at),
     processing_started_at: iso(row.processing_started_at),

@@ -52,6 +52,8 @@ function stored(n: NewNotification, startedAt: Date | null): NotificationRow {
     stat_opened: 0,
     stat_failed: 0,
     stat_skipped: 0,
+    stat_inbox_stored: 0,
+    stat_inbox_read: 0,
     created_at: new Date(),
     processing_started_at: startedAt,
     completed_at: null,

@@ -26,7 +26,7 @@ SELECT gone.*, held.* FROM gone, held;
 
 -- AppsRepository.settings
 SELECT id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
-identity_verification, identity_secret_enc, identity_secret_previous_enc FROM apps WHERE id = $1;
+identity_verification, inbox_days, identity_secret_enc, identity_secret_previous_enc FROM apps WHERE id = $1;
 
 -- AppsRepository.updateSettings
 UPDATE apps SET
@@ -34,17 +34,18 @@ UPDATE apps SET
        frequency_cap_hours = CASE WHEN $2 THEN $4::smallint ELSE frequency_cap_hours END,
        quiet_hours_start = CASE WHEN $5 THEN $6::character(5) ELSE quiet_hours_start END,
        quiet_hours_end = CASE WHEN $5 THEN $7::character(5) ELSE quiet_hours_end END,
-       identity_verification = coalesce($8::boolean, identity_verification)
+       identity_verification = coalesce($8::boolean, identity_verification),
+       inbox_days = coalesce($9::smallint, inbox_days)
      WHERE id = $1
      RETURNING id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
-identity_verification, identity_secret_enc, identity_secret_previous_enc;
+identity_verification, inbox_days, identity_secret_enc, identity_secret_previous_enc;
 
 -- AppsRepository.changeIdentitySecrets
 SELECT id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
-identity_verification, identity_secret_enc, identity_secret_previous_enc FROM apps WHERE id = $1 FOR UPDATE;
+identity_verification, inbox_days, identity_secret_enc, identity_secret_previous_enc FROM apps WHERE id = $1 FOR UPDATE;
 
 UPDATE apps SET identity_secret_enc = $2, identity_secret_previous_enc = $3 WHERE id = $1 RETURNING id, name, frequency_cap_max, frequency_cap_hours, quiet_hours_start, quiet_hours_end,
-identity_verification, identity_secret_enc, identity_secret_previous_enc;
+identity_verification, inbox_days, identity_secret_enc, identity_secret_previous_enc;
 
 -- AppsRepository.exists
 SELECT 1 FROM apps WHERE id = $1;

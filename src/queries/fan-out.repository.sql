@@ -74,12 +74,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM unnest(:ids::text[]) AS i(user_id)
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -95,17 +122,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -176,12 +207,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -197,17 +255,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -278,12 +340,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -299,17 +388,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -397,12 +490,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -418,17 +538,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -501,12 +625,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -522,17 +673,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -619,12 +774,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -640,17 +822,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -743,12 +929,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -764,17 +977,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -845,12 +1062,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -866,17 +1110,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -949,12 +1197,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -970,17 +1245,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -1059,12 +1338,39 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
 claimed_receipts AS (
   INSERT INTO marketing_receipts (installation_id, accepted_at, notification_id)
   SELECT installation_id, now(), :notification_id FROM inserted WHERE :cap_max::int IS NOT NULL AND status <> :status_skipped::text
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+  FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -1080,17 +1386,21 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 progress AS (
   UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
     stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
     stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+    stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
     fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
   FROM counts c
   WHERE n.id = :notification_id
 )
 SELECT c.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')

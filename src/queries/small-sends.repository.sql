@@ -48,8 +48,36 @@ inserted AS (
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM unnest(:ids::text[]) AS i(user_id)
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT :title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,
+    :localizations::json AS localizations, :options::jsonb ->> 'topic' AS topic, a.inbox_days
+  FROM apps a WHERE a.id = :app_id::uuid AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -65,23 +93,26 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 stored AS (
   INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
     recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
-    processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped)
+    processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
   SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
     :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
     :localizations::json, :recipient_filter::jsonb,
     now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
-    CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
+    CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
 )
 SELECT c.*, stored.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -136,8 +167,36 @@ inserted AS (
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM unnest(:ids::text[]) AS i(user_id)
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT :title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,
+    :localizations::json AS localizations, :options::jsonb ->> 'topic' AS topic, a.inbox_days
+  FROM apps a WHERE a.id = :app_id::uuid AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -153,26 +212,29 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 stored AS (
   INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
     recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
-    processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped)
+    processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
   SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
     :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
     :localizations::json, :recipient_filter::jsonb,
     now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
-    CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
+    CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
 ),
 linked AS (
   UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
 )
 SELECT c.*, stored.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -227,8 +289,36 @@ inserted AS (
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-  FROM placed n
+  FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+),
+inbox_users AS (
+  SELECT DISTINCT i.user_id FROM chosen i
+  WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT NOT COALESCE((SELECT s.subscribed FROM topic_subscriptions s WHERE s.app_id = :app_id::uuid AND s.topic_key = :topic::text AND s.user_id = i.user_id), COALESCE((SELECT t.default_subscribed FROM topics t WHERE t.app_id = :app_id::uuid AND t.key = :topic::text), false)))
+    AND NOT (:is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.inbox = false))
+),
+inbox_content AS (
+  SELECT :title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,
+    :localizations::json AS localizations, :options::jsonb ->> 'topic' AS topic, a.inbox_days
+  FROM apps a WHERE a.id = :app_id::uuid AND :inbox::boolean AND NOT :is_canceled::boolean
+),
+inbox_stored AS (
+  INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+  SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+    COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+    now() + make_interval(days => c.inbox_days)
+  FROM inbox_content c CROSS JOIN inbox_users u
+  LEFT JOIN LATERAL (
+    SELECT l.value AS fields
+    FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+          WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+          ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+      json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+    WHERE lower(replace(l.key, '_', '-')) = loc.tag OR split_part(lower(replace(l.key, '_', '-')), '-', 1) = split_part(loc.tag, '-', 1)
+    ORDER BY lower(replace(l.key, '_', '-')) = loc.tag DESC, lower(replace(l.key, '_', '-')) = split_part(loc.tag, '-', 1) DESC, l.ord
+    LIMIT 1) v ON true
+  ON CONFLICT (notification_id, user_id) DO NOTHING
+  RETURNING 1
 ),
 per_minute AS (
   INSERT INTO delivery_minutes AS m (notification_id, minute, outcome, count)
@@ -244,23 +334,26 @@ counts AS (
     (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
     (SELECT count(*) FROM inserted)::int AS installations,
     (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+    (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+    (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
 ),
 stored AS (
   INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
     recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
-    processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped)
+    processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
   SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
     :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
     :localizations::json, :recipient_filter::jsonb,
     now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
-    CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
+    CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
 )
 SELECT c.*, stored.*,
+  CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+    json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')

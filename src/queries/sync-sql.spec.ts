@@ -12,6 +12,7 @@ import { loadRepositories, QUERIES_DIR, renderAll, repositoryFiles, SRC_DIR, sto
 const UNCAPTURED: Record<string, string> = {
   'CredentialsRepository.find': 'TypeORM builds it (findOneBy)',
   'TokenChangesRepository.listen': 'a LISTEN on a connection of its own',
+  'InboxChangesRepository.listen': 'a LISTEN on a connection of its own',
 };
 
 /** The classes named `*Repository` of a repository file, with their public instance methods. */

@@ -30,7 +30,9 @@ describe('webhook rules (docs/api.md#webhooks)', () => {
 
     it('refuses an unknown type and an empty list', () => {
       expect(() => parseEvents('notification.completed,notification.sent')).toThrow(
-        new WebhookError('Unknown event "notification.sent": --events takes notification.completed, notification.canceled, installation.invalidated'),
+        new WebhookError(
+          'Unknown event "notification.sent": --events takes notification.completed, notification.canceled, installation.invalidated, inbox.read',
+        ),
       );
       expect(() => parseEvents(' , ')).toThrow(WebhookError);
     });

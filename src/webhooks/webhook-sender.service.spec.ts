@@ -78,6 +78,8 @@ class InMemoryMessages implements Pick<
       stat_opened: 0,
       stat_failed: 1,
       stat_skipped: 0,
+      stat_inbox_stored: 0,
+      stat_inbox_read: 0,
       created_at: at,
       processing_started_at: at,
       completed_at: new Date('2026-11-24T10:00:00.000Z'),
@@ -181,7 +183,18 @@ describe('WebhookSender (docs/api.md#webhooks)', () => {
     const sentBody = init.body as string;
     const body = JSON.parse(sentBody);
     expect(body).toMatchObject({ type: 'notification.completed', timestamp: '2026-11-24T10:00:00.000Z', data: { id: NOTIFICATION } });
-    expect(body.data.statistics).toEqual({ users: 1, installations: 2, accepted: 1, received: 0, displayed: 0, opened: 0, failed: 1, skipped: 0 });
+    expect(body.data.statistics).toEqual({
+      users: 1,
+      installations: 2,
+      accepted: 1,
+      received: 0,
+      displayed: 0,
+      opened: 0,
+      failed: 1,
+      skipped: 0,
+      inbox_stored: 0,
+      inbox_read: 0,
+    });
     const expected = createHmac('sha256', Buffer.from(secret.slice(6), 'base64'))
       .update(`${MESSAGE}.${init.headers['webhook-timestamp']}.${sentBody}`)
       .digest('base64');

@@ -1,6 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Agent } from 'undici';
 import { PRIVATE_ADDRESS_CODE } from '../common/web-push-hosts';
+import { toInboxMessageResource } from '../inbox/inbox-message.resource';
 import { WebhookEventType } from '../common/webhook-events';
 import { WebhookHosts } from '../common/webhook-hosts';
 import { EnvironmentVariables } from '../config/env';
@@ -93,6 +94,10 @@ export class WebhookSender {
   }
 
   private async resource(message: MessageAttempt): Promise<object | undefined> {
+    if (message.type === 'inbox.read') {
+      const row = await this.messages.inboxMessage(message.subject_id);
+      return row && toInboxMessageResource(row);
+    }
     if (message.type === 'installation.invalidated') {
       const row = await this.messages.installation(message.subject_id);
       return row && toInstallationResource(row);

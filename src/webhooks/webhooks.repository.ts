@@ -6,6 +6,7 @@ import type { toNotificationResource } from '../notifications/notification.resou
 import type { WebhookMessageStatus } from '../common/vocabulary';
 import { WEBHOOK_FINISHED, WEBHOOK_OWED } from '../common/webhook-events';
 import { AT, ID, OTHER_ID } from '../queries/fixtures';
+import { INBOX_MESSAGE_COLUMNS, type InboxMessageRow } from '../inbox/inbox-message.resource';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
 
 const GIVEN_UP: WebhookMessageStatus = 'failed';
@@ -54,7 +55,7 @@ export type InstallationSubject = Parameters<typeof toInstallationResource>[0];
 const WEBHOOK_COLUMNS = 'id, app_id, url, events, created_at';
 
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
-  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped, stat_inbox_stored, stat_inbox_read,
   created_at, processing_started_at, completed_at, send_at, canceled_at, localizations, fanned_out_at, fanout_audience`;
 
 const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
@@ -143,6 +144,12 @@ export class WebhooksRepository {
   @GenerateSql({ params: [ID] })
   async notification(id: string): Promise<NotificationSubject | undefined> {
     const [row] = await this.db.query<NotificationSubject[]>(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id]);
+    return row;
+  }
+
+  @GenerateSql({ params: [ID] })
+  async inboxMessage(id: string): Promise<InboxMessageRow | undefined> {
+    const [row] = await this.db.query<InboxMessageRow[]>(`SELECT ${INBOX_MESSAGE_COLUMNS} FROM inbox_messages WHERE id = $1`, [id]);
     return row;
   }
 

@@ -111,6 +111,11 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 24.2 Preferences',
       '### 24.3 Sends',
       '### 24.4 User access',
+      '## 25. The inbox',
+      '### 25.1 Sending to the inbox',
+      '### 25.2 The InboxMessage resource',
+      '### 25.3 Reading and marking',
+      '### 25.4 The stream',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);

@@ -92,7 +92,7 @@ describe('web clients (docs/api.md#tokens)', () => {
       expect(res.status).toBe(204);
       expect(res.headers['access-control-allow-origin']).toBe(SHOP);
       expect(res.headers['access-control-allow-methods']).toBe('GET,PUT,PATCH,POST,DELETE');
-      expect(res.headers['access-control-allow-headers']).toBe('Authorization,Content-Type,Idempotency-Key,X-Request-Id,X-User-Id-Hash');
+      expect(res.headers['access-control-allow-headers']).toBe('Authorization,Content-Type,Idempotency-Key,X-Request-Id,X-User-Id-Hash,Last-Event-ID');
       expect(res.headers['access-control-max-age']).toBe('600');
       expect(res.headers['access-control-allow-credentials']).toBeUndefined();
       expect(res.headers.vary).toMatch(/Origin/);

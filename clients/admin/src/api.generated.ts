@@ -302,7 +302,7 @@ export interface components {
              * @example notification.completed
              * @enum {string}
              */
-            type: "notification.completed" | "notification.canceled" | "installation.invalidated";
+            type: "notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read";
             /**
              * Format: uuid
              * @description The notification or installation the event is about.
@@ -412,6 +412,11 @@ export interface components {
             quiet_hours?: components["schemas"]["QuietHoursDto"] | null;
             /** @description Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification"). */
             identity_verification: boolean;
+            /**
+             * @description Days an inbox message is kept (docs/api.md#inbox).
+             * @example 90
+             */
+            inbox_days: number;
         };
         AdminAppSummary: {
             /** Format: uuid */
@@ -687,6 +692,14 @@ export interface components {
             web?: components["schemas"]["WebOptionsDto"];
             /** @description Starts a Live Activity (iOS) on each installation holding a push-to-start token for its type (docs/api.md#live-activity-starts); needs `notification`. */
             live_activity?: components["schemas"]["LiveActivityStartOptionsDto"];
+            /**
+             * @description Where the send goes: `push` (the devices) and/or `inbox` (one inbox message per user reached, docs/api.md#inbox). `["push"]` when absent; `["inbox"]` alone pushes nothing.
+             * @example [
+             *       "push",
+             *       "inbox"
+             *     ]
+             */
+            channels?: ("push" | "inbox")[];
         };
         NotificationStatistics: {
             /**
@@ -729,6 +742,16 @@ export interface components {
              * @example 0
              */
             skipped: number;
+            /**
+             * @description Inbox messages stored, one per user (docs/api.md#inbox); 0 without the inbox channel.
+             * @example 0
+             */
+            inbox_stored: number;
+            /**
+             * @description Of those, messages their user has read.
+             * @example 0
+             */
+            inbox_read: number;
         };
         NotificationTarget: {
             /**

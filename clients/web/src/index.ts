@@ -14,6 +14,7 @@ import {
 import { update, write } from './shared/store';
 
 export { PushApiError } from './shared/api';
+export { Inbox, type InboxEvent, type InboxMessage, type InboxOptions, type InboxPage } from './inbox';
 export type { Preferences, PreferencesChange } from './preferences';
 
 /** The part of a `PushSubscription` the SDK uses. */

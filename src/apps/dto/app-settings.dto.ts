@@ -1,5 +1,5 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { FREQUENCY_CAP_HOURS, FREQUENCY_CAP_MAX } from '../app-settings';
+import { FREQUENCY_CAP_HOURS, FREQUENCY_CAP_MAX, INBOX_DAYS } from '../app-settings';
 
 // An app's settings as `GET /api/v1/app` and the operator dashboard answer them (docs/api.md#app-settings).
 
@@ -28,4 +28,12 @@ export class AppSettingsDto {
   quiet_hours: QuietHoursDto | null;
   @ApiProperty({ type: Boolean, description: 'Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification").' })
   identity_verification: boolean;
+  @ApiProperty({
+    type: Number,
+    minimum: INBOX_DAYS.min,
+    maximum: INBOX_DAYS.max,
+    description: 'Days an inbox message is kept (docs/api.md#inbox).',
+    example: 90,
+  })
+  inbox_days: number;
 }

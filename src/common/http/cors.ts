@@ -21,7 +21,7 @@ export function enableApiCors(app: INestApplication, allowed: string | undefined
   const options: CorsOptions = {
     origin: origins === '*' ? '*' : (origin, done) => done(null, origin !== undefined && origins.has(origin.toLowerCase())),
     methods: ['GET', 'PUT', 'PATCH', 'POST', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-User-Id-Hash'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'X-Request-Id', 'X-User-Id-Hash', 'Last-Event-ID'],
     exposedHeaders: ['Retry-After', 'X-Request-Id', 'X-Error-Id', 'Idempotent-Replayed', 'WWW-Authenticate'],
     credentials: false,
     // Chromium caps a cached preflight at 2 hours.

@@ -23,6 +23,7 @@ import { FanoutAudience1766700000000 } from './1766700000000-FanoutAudience';
 import { TopicsAndPreferences1766800000000 } from './1766800000000-TopicsAndPreferences';
 import { HmsCredentials1767200000000 } from './1767200000000-HmsCredentials';
 import { NotificationFailureReason1766600000000 } from './1766600000000-NotificationFailureReason';
+import { Inbox1766900000000 } from './1766900000000-Inbox';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -51,4 +52,5 @@ export const MIGRATIONS = [
   FanoutAudience1766700000000,
   TopicsAndPreferences1766800000000,
   HmsCredentials1767200000000,
+  Inbox1766900000000,
 ];

@@ -1,10 +1,11 @@
-import { notSendable, pushDisabled, recipientsPredicate, topicSql } from '../../common/audience-sql';
+import { inboxDisabled, notSendable, pushDisabled, recipientsPredicate, topicSql } from '../../common/audience-sql';
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { NewNotification, NOTIFICATION_ROW_COLUMNS } from '../../common/notification';
 import { NotificationOptions } from '../../common/notification-options';
 import { Platform, PLATFORMS } from '../../common/platform';
 import { compile, NamedSql, valuesOf } from '../../common/sql/named';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
+import { INBOX_NOTIFY_CHANNEL } from '../../common/inbox-notify';
 import { ChunkDueTimes } from './pacing';
 
 /** The chunk statement's one builder, for the fan-out job and small sends (docs/decisions/0015-one-chunk-statement-two-callers.md). */
@@ -120,8 +121,56 @@ const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
     SELECT :notification_id, n.id, ${startedAt}, n.platform, n.user_id, n.batch,
       CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
       n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
-    FROM placed n${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
+    FROM placed n WHERE :push::boolean${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
     RETURNING installation_id, status, batch, next_attempt_at, platform, reason
+  )`;
+
+/**
+ * The users a chunk stores inbox messages for (docs/api.md#inbox): a list's every user, else the
+ * chunk's users; less those not subscribed to the send's topic and, on a marketing send, those who
+ * turned the inbox off (docs/api.md#preferences). Each is `i.user_id`, as the predicates name it.
+ */
+const inboxUsers = (kind: RecipientKind) => `inbox_users AS (
+    SELECT DISTINCT i.user_id FROM ${kind === 'user_ids' ? 'unnest(:ids::text[]) AS i(user_id)' : 'chosen i'}
+    WHERE i.user_id IS NOT NULL AND (:topic::text IS NULL OR NOT ${topic.unsubscribed})
+      AND NOT (:is_marketing::boolean AND ${inboxDisabled(':app_id::uuid')})
+  )`;
+
+/** What an inbox message copies: the send's content, read from its row or, when the statement stores it, from its values. */
+const inboxContent = (stores: boolean) => `inbox_content AS (
+    SELECT ${
+      stores
+        ? `:title::text AS title, :body::text AS body, :image_url::text AS image_url, :action_url::text AS action_url, :data::jsonb AS data,
+      :localizations::json AS localizations, :options::jsonb ->> 'topic' AS topic, a.inbox_days
+    FROM apps a WHERE a.id = :app_id::uuid`
+        : `n.title, n.body, n.image_url, n.action_url, n.data, n.localizations, n.options ->> 'topic' AS topic, a.inbox_days
+    FROM notifications n JOIN apps a ON a.id = n.app_id WHERE n.id = :notification_id`
+    } AND :inbox::boolean AND NOT :is_canceled::boolean
+  )`;
+
+const LOCALE_TAG = `lower(replace(l.key, '_', '-'))`;
+
+/**
+ * One message per user, once per send whatever the retries; localized as a device of the user's most
+ * recently seen installation would be (docs/api.md#localization: tag, language, same language, default).
+ */
+const inboxStored = `inbox_stored AS (
+    INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, image_url, action_url, data, topic, expires_at)
+    SELECT :app_id, u.user_id, :notification_id, COALESCE(v.fields ->> 'title', c.title), COALESCE(v.fields ->> 'body', c.body),
+      COALESCE(v.fields ->> 'image_url', c.image_url), COALESCE(v.fields ->> 'action_url', c.action_url), c.data, c.topic,
+      now() + make_interval(days => c.inbox_days)
+    FROM inbox_content c CROSS JOIN inbox_users u
+    LEFT JOIN LATERAL (
+      SELECT l.value AS fields
+      FROM (SELECT lower(replace(btrim(i.device ->> 'locale'), '_', '-')) AS tag FROM installations i
+            WHERE i.app_id = :app_id AND i.user_id = u.user_id AND i.deleted_at IS NULL AND c.localizations IS NOT NULL
+            ORDER BY i.last_seen_at DESC LIMIT 1) loc,
+        json_each(c.localizations) WITH ORDINALITY AS l(key, value, ord)
+      WHERE ${LOCALE_TAG} = loc.tag OR split_part(${LOCALE_TAG}, '-', 1) = split_part(loc.tag, '-', 1)
+      ORDER BY ${LOCALE_TAG} = loc.tag DESC, ${LOCALE_TAG} = split_part(loc.tag, '-', 1) DESC, l.ord
+      LIMIT 1) v ON true
+    ON CONFLICT (notification_id, user_id) DO NOTHING
+    RETURNING 1
   )`;
 
 /** A capped send's rows to send count under the cap from now, in flight (docs/api.md#pacing); an outcome or cancel gives a place back. */
@@ -142,13 +191,15 @@ const counts = (kind: RecipientKind) => `counts AS (
       (SELECT count(DISTINCT user_id) FROM chosen)::int AS users,
       (SELECT count(*) FROM inserted)::int AS installations,
       (SELECT count(*) FROM inserted WHERE status = :status_skipped::text)::int AS skipped,
-      (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used
+      (SELECT COALESCE(sum(batches), 0) FROM due_groups)::int AS batches_used,
+      (SELECT count(*) FROM inbox_stored)::int AS inbox_stored
   )`;
 
 const progress = `progress AS (
     UPDATE notifications n SET fanout_position = n.fanout_position + :advanced::int, fanout_batches = n.fanout_batches + c.batches_used,
       stat_users = n.stat_users + CASE WHEN :count_users::boolean THEN c.users ELSE 0 END,
       stat_installations = n.stat_installations + c.installations, stat_skipped = n.stat_skipped + c.skipped,
+      stat_inbox_stored = n.stat_inbox_stored + c.inbox_stored,
       fanout_cursor = CASE WHEN :walked::boolean THEN COALESCE(c.last_installation_id, n.fanout_cursor) ELSE n.fanout_cursor END
     FROM counts c
     WHERE n.id = :notification_id
@@ -158,12 +209,12 @@ const progress = `progress AS (
 const stored = `stored AS (
     INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
-      processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped)
+      processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
     SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
       :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
       :localizations::json, :recipient_filter::jsonb,
       now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
-      CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped
+      CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
     FROM counts c
     RETURNING ${NOTIFICATION_ROW_COLUMNS}
   )`;
@@ -172,7 +223,10 @@ const linked = `linked AS (
     UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
   )`;
 
+/** Api processes listening for inbox messages read this chunk's (docs/api.md#inbox-stream), once it commits. */
 const report = (stores: boolean) => `SELECT c.*,${stores ? ' stored.*,' : ''}
+    CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
+      json_build_object('app_id', :app_id::text, 'notification_id', :notification_id::text)::text)) END AS inbox_notified,
     (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
        SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
     (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
@@ -210,6 +264,9 @@ function buildChunkStatement(shape: ChunkShape): NamedSql {
   ${groupOffsets},
   ${placed(startedAt)},
   ${inserted(shape.relisted, startedAt)},${shape.stores ? '' : `\n  ${claimedReceipts},`}
+  ${inboxUsers(shape.kind)},
+  ${inboxContent(shape.stores !== null)},
+  ${inboxStored},
   ${perMinute},
   ${counts(shape.kind)},
   ${shape.stores ? stored : progress}${shape.stores?.keyed ? `,\n  ${linked}` : ''}
@@ -259,6 +316,8 @@ export interface ChunkValues {
   walked: boolean;
   /** The chunk's users are added to the notification's (a chunk of user ids). */
   countUsers: boolean;
+  /** `options.channels` (docs/api.md#inbox): delivery rows, inbox messages. */
+  channels: { push: boolean; inbox: boolean };
   /** `options.topic` (docs/api.md#topics-and-preferences): its unsubscribed users are skipped. */
   topic: string | null;
   /** A marketing send (docs/api.md#pacing): users who turned push off are skipped. */
@@ -294,6 +353,9 @@ export function chunkStatementValues(
     advanced: v.advanced,
     walked: v.walked,
     count_users: v.countUsers,
+    push: v.channels.push,
+    inbox: v.channels.inbox,
+    inbox_channel: INBOX_NOTIFY_CHANNEL,
     topic: v.topic,
     is_marketing: v.marketing,
     ...WORDS,
@@ -312,6 +374,7 @@ export interface ChunkRow {
   skipped_by_reason: ChunkResult['skipped'];
   batches_used: number;
   batches: { batch: number; due: string | null }[];
+  inbox_stored: number;
 }
 
 export interface FilledBatch {

@@ -76,6 +76,8 @@ export interface ChunkParams {
   fixedDue: Date | null;
   cap: { max: number; hours: number } | null;
   paceMs: number | null;
+  /** `options.channels` (docs/api.md#inbox); push only when absent. */
+  channels?: { push: boolean; inbox: boolean };
   /** The send's topic (`options.topic`, implied by `recipients.topic`), null for none. */
   topic: string | null;
   /** A marketing send (docs/api.md#pacing). */
@@ -145,6 +147,7 @@ const CHUNK: ChunkParams = {
   fixedDue: null,
   cap: { max: 3, hours: 24 },
   paceMs: 500,
+  channels: { push: true, inbox: true },
   topic: 'promotions',
   marketing: true,
   audienceTimeoutMs: 10000,
@@ -276,6 +279,7 @@ export class FanOutRepository {
         advanced: n.kind === 'filter' ? 1 : walked ? 0 : n.ids!.length,
         walked,
         countUsers: n.kind === 'user_ids',
+        channels: params.channels ?? { push: true, inbox: false },
         topic: params.topic,
         marketing: params.marketing,
       },

@@ -11,6 +11,7 @@ import { Clock } from '../../common/time';
 import { ChunkParams, ChunkResult, FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
+import { channelsOf } from '../../common/notification-options';
 
 /** Targets per transaction: bounds memory and lock time whatever the send's size. */
 const CHUNK_SIZE = 5000;
@@ -78,6 +79,7 @@ export class FanOutService {
         fixedDue: started.send_at,
         cap,
         paceMs,
+        channels: channelsOf(started.options),
         topic: options.topic ?? null,
         marketing: options.category === 'marketing',
         audienceTimeoutMs: this.config.AUDIENCE_STATEMENT_TIMEOUT_MS,

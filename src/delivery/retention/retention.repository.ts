@@ -162,6 +162,16 @@ export class RetentionRepository {
     return deleted;
   }
 
+  /** Deletes up to `limit` inbox messages expired before `now` (docs/api.md#inbox); how many. */
+  @GenerateSql({ params: [AT, 1000] })
+  async deleteExpiredInboxMessages(now: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM inbox_messages WHERE id IN (SELECT id FROM inbox_messages WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2)`,
+      [now, limit],
+    );
+    return deleted;
+  }
+
   /** Deletes up to `limit` marketing receipts older than `before` (docs/api.md#pacing); how many. No time index: rows are appended in time order. */
   @GenerateSql({ params: [AT, 1000] })
   async deleteMarketingReceipts(before: Date, limit: number): Promise<number> {

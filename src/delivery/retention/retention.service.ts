@@ -23,6 +23,7 @@ export interface RetentionReport {
   webhookMessagesDeleted: number;
   broadcastsDeleted: number;
   marketingReceiptsDeleted: number;
+  inboxMessagesDeleted: number;
 }
 
 /** Data lifecycle (docs/api.md#data-lifecycle): completed notifications past RETENTION_DAYS go by week, partitions dropped. */
@@ -46,6 +47,7 @@ export class RetentionService {
       webhookMessagesDeleted: 0,
       broadcastsDeleted: 0,
       marketingReceiptsDeleted: 0,
+      inboxMessagesDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
     // Counters, not records: past the longest cap window they count for nothing.
@@ -53,6 +55,8 @@ export class RetentionService {
     report.marketingReceiptsDeleted = await this.deleteInStatements('marketing receipts older than the longest frequency cap', (limit) =>
       this.repository.deleteMarketingReceipts(receiptsBefore, limit),
     );
+    // Each app's inbox days set its messages' expiry when they were stored, whatever RETENTION_DAYS.
+    report.inboxMessagesDeleted = await this.deleteInStatements('expired inbox messages', (limit) => this.repository.deleteExpiredInboxMessages(now, limit));
     return report;
   }
 

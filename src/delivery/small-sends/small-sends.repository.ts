@@ -26,6 +26,7 @@ const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
   advanced: 1,
   walked: false,
   countUsers: true,
+  channels: { push: true, inbox: true },
   topic: null,
   marketing: false,
 };

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { contentOf, NewNotification, NotificationRow } from '../../common/notification';
+import { channelsOf } from '../../common/notification-options';
 import type { CarriedContent } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
@@ -66,6 +67,7 @@ export class SmallSendsService {
           advanced: ids.length,
           walked: false,
           countUsers: notification.recipient_kind === 'user_ids',
+          channels: channelsOf(notification.options),
           topic: notification.options?.topic ?? null,
           marketing: notification.options?.category === 'marketing',
         },

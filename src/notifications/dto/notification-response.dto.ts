@@ -50,6 +50,9 @@ export class NotificationStatistics {
     example: 0,
   })
   skipped: number;
+  @ApiProperty({ type: 'integer', description: 'Inbox messages stored, one per user (docs/api.md#inbox); 0 without the inbox channel.', example: 0 })
+  inbox_stored: number;
+  @ApiProperty({ type: 'integer', description: 'Of those, messages their user has read.', example: 0 }) inbox_read: number;
 }
 
 export class NotificationResource {

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
-import { NOTIFICATION_CATEGORIES, RECIPIENT_KINDS } from '../../common/vocabulary';
+import { CHANNELS, NOTIFICATION_CATEGORIES, RECIPIENT_KINDS } from '../../common/vocabulary';
 import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
 import { DescribeObject, Optional, OptionalNotNull, Required, RequiredNaming, rule } from '../../common/validation/framework';
 import {
@@ -399,6 +399,14 @@ export class NotificationOptionsDto implements NotificationOptions {
     options.content_available !== undefined ? 'The :attribute field must not be given together with options.content_available.' : null,
   )
   live_activity?: LiveActivityStartOptionsDto;
+  @ApiPropertyOptional({
+    description:
+      'Where the send goes: `push` (the devices) and/or `inbox` (one inbox message per user reached, docs/api.md#inbox). `["push"]` when absent; `["inbox"]` alone pushes nothing.',
+    example: ['push', 'inbox'],
+  })
+  @OptionalNotNull()
+  @List({ min: 1, max: 2, item: checkIn(CHANNELS) })
+  channels?: NotificationOptions['channels'];
 }
 
 export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available is true.';

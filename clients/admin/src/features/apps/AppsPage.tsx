@@ -106,6 +106,7 @@ function Settings({ settings }: { settings: AppSummary['settings'] }) {
       <li>Frequency cap: {cap ? `${cap.max} marketing per ${cap.hours} h` : <span className="muted">off</span>}</li>
       <li>Quiet hours: {quiet ? `${quiet.start}–${quiet.end}, device time` : <span className="muted">off</span>}</li>
       <li>Identity verification: {settings.identity_verification ? 'on' : <span className="muted">off</span>}</li>
+      <li>Inbox kept: {formatNumber(settings.inbox_days)} days</li>
     </ul>
   );
 }

@@ -20,7 +20,7 @@ describe('AppsTable', () => {
               hms: { app_id: '107001234', client_id: '107001234' },
             },
             notifications_24h: 1001,
-            settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: false },
+            settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: false, inbox_days: 30 },
           },
         ]}
       />,
@@ -34,6 +34,7 @@ describe('AppsTable', () => {
     expect(row.textContent).toContain('FCM: not configured');
     expect(row.textContent).toContain('Huawei Push Kit: app 107001234, client 107001234');
     expect(row.textContent).toContain('Frequency cap: 3 marketing per 24 h');
+    expect(row.textContent).toContain('Inbox kept: 30 days');
     expect(row.textContent).toContain('Quiet hours: 22:00–07:00, device time');
     expect(row.textContent).toContain('Identity verification: off');
     expect(screen.getByRole('link', { name: 'Shop' }).getAttribute('href')).toBe('/admin/apps/a1');

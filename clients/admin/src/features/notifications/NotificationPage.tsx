@@ -220,6 +220,13 @@ function Statistics({ n }: { n: NotificationDetail }) {
     ['Received', s.received, share(s.received, s.accepted)],
     ['Displayed', s.displayed, share(s.displayed, s.accepted)],
     ['Opened', s.opened, share(s.opened, s.accepted)],
+    // docs/api.md#inbox: only for a send with the inbox channel.
+    ...(n.options?.channels?.includes('inbox')
+      ? ([
+          ['Inbox stored', s.inbox_stored],
+          ['Inbox read', s.inbox_read, share(s.inbox_read, s.inbox_stored)],
+        ] as [string, number, string?][])
+      : []),
   ];
   return (
     <section aria-labelledby="statistics-title">
@@ -235,7 +242,9 @@ function Statistics({ n }: { n: NotificationDetail }) {
           </div>
         ))}
       </dl>
-      <p className="muted small">Accepted, failed and skipped as a share of installations; received, displayed and opened of accepted.</p>
+      <p className="muted small">
+        Accepted, failed and skipped as a share of installations; received, displayed and opened of accepted; inbox read of inbox stored.
+      </p>
       <div className="columns">
         <BarChart title="Funnel" labels={funnelLabels} series={funnelSeries} horizontal height={200} />
         {n.minutes.length > 0 ? (

@@ -18,7 +18,18 @@ const notification = (fields: Record<string, unknown> = {}) => ({
   data: null,
   options: { ttl: 3600 },
   target_users: 1500,
-  statistics: { users: 1500, installations: 12345, accepted: 12000, received: 9000, displayed: 6000, opened: 1200, failed: 300, skipped: 45 },
+  statistics: {
+    users: 1500,
+    installations: 12345,
+    accepted: 12000,
+    received: 9000,
+    displayed: 6000,
+    opened: 1200,
+    failed: 300,
+    skipped: 45,
+    inbox_stored: 0,
+    inbox_read: 0,
+  },
   created_at: '2026-11-24T10:00:00.000Z',
   processing_started_at: '2026-11-24T10:00:01.000Z',
   completed_at: null,
@@ -75,6 +86,24 @@ describe('NotificationPage', () => {
     expect(screen.getByRole('img', { name: /Funnel/ })).toBeTruthy();
     const funnelTable = screen.getByText('Numbers of “Funnel”').closest('details') as HTMLElement;
     expect(within(funnelTable).getByRole('row', { name: 'opened 1,200' })).toBeTruthy();
+    expect(screen.queryByText('Inbox stored')).toBeNull();
+  });
+
+  it('shows the inbox figures of a send with the inbox channel (docs/api.md#inbox)', async () => {
+    const inboxSend = notification({
+      options: { channels: ['push', 'inbox'] },
+      statistics: { ...notification().statistics, inbox_stored: 1500, inbox_read: 300 },
+    });
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({ status: 200, body: { data: inboxSend } }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    const stored = (await screen.findByText('Inbox stored')).closest('.figure') as HTMLElement;
+    expect(within(stored).getByText('1,500')).toBeTruthy();
+    const read = screen.getByText('Inbox read').closest('.figure') as HTMLElement;
+    expect(within(read).getByText('300')).toBeTruthy();
+    expect(within(read).getByText('20%')).toBeTruthy();
   });
 
   it('shows the options that were set, the platform objects key by key and web buttons; a silent send has no title', async () => {
@@ -186,7 +215,7 @@ describe('NotificationsPage (issue 31 item 11)', () => {
       status: 'completed',
       outcome: 'failed',
       created_at: '2026-11-20T08:00:00.000Z',
-      statistics: { users: 2, installations: 2, accepted: 0, received: 0, displayed: 0, opened: 0, failed: 2, skipped: 0 },
+      statistics: { users: 2, installations: 2, accepted: 0, received: 0, displayed: 0, opened: 0, failed: 2, skipped: 0, inbox_stored: 0, inbox_read: 0 },
     });
     const scheduled = notification({ status: 'scheduled', send_at: '2026-11-25T09:00:00.000Z', created_at: '2026-11-24T10:00:00.000Z' });
     const calls = fakeFetch({
