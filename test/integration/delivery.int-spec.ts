@@ -207,7 +207,18 @@ describe('delivery (docs/api.md#notification-resource, docs/api.md#reads-and-eve
     const res = await send({ recipients: { user_ids: ['nobody-1', 'nobody-2'] } });
     const done = await completed(res.body.data.id);
     expect(done.target_users).toBe(2);
-    expect(done.statistics).toEqual({ users: 0, installations: 0, accepted: 0, failed: 0, skipped: 0, received: 0, displayed: 0, opened: 0, inbox_stored: 0, inbox_read: 0 });
+    expect(done.statistics).toEqual({
+      users: 0,
+      installations: 0,
+      accepted: 0,
+      failed: 0,
+      skipped: 0,
+      received: 0,
+      displayed: 0,
+      opened: 0,
+      inbox_stored: 0,
+      inbox_read: 0,
+    });
   });
 
   it('a token that keeps failing with 503 fails after DELIVERY_MAX_ATTEMPTS, honouring Retry-After', async () => {
