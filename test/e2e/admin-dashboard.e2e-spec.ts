@@ -242,10 +242,13 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       '7',
       '3',
       '3',
+      '0',
       '13',
-      expect.stringMatching(/^APNs: com\.example\.pushapp \(sandbox, key \w+\)FCM: project project-\w+Web Push: mailto:ops@example\.com$/),
+      expect.stringMatching(
+        /^APNs: com\.example\.pushapp \(sandbox, key \w+\)FCM: project project-\w+Web Push: mailto:ops@example\.comHuawei Push Kit: not configured$/,
+      ),
       '3',
-      'Frequency cap: 3 marketing per 24 hQuiet hours: 22:00–07:00, device timeIdentity verification: off',
+      'Frequency cap: 3 marketing per 24 hQuiet hours: 22:00–07:00, device timeIdentity verification: offInbox kept: 90 days',
     ]);
     await expect(
       page

@@ -30,7 +30,7 @@ describe('identity verification', () => {
   it('off by default: GET /api/v1/app shows the settings, and a client token binds any user (the reason to turn it on)', async () => {
     const app = await ctx.http().get('/api/v1/app').set(bearer(client)).expect(200);
     expect(app.body).toEqual({
-      data: { id: tenant.appId, name: expect.any(String), settings: { frequency_cap: null, quiet_hours: null, identity_verification: false } },
+      data: { id: tenant.appId, name: expect.any(String), settings: { frequency_cap: null, quiet_hours: null, identity_verification: false, inbox_days: 90 } },
     });
     expect((await put(client, { user_id: 'victim' })).status).toBe(201);
   });
@@ -80,10 +80,10 @@ describe('identity verification', () => {
     expect(JSON.parse(set.stdout)).toEqual({
       id: other.appId,
       name: expect.any(String),
-      settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true },
+      settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true, inbox_days: 90 },
     });
     const off = JSON.parse((await cli(['apps:settings', '--app', other.appId, '--frequency-cap', 'off'])).stdout);
-    expect(off.settings).toEqual({ frequency_cap: null, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true });
+    expect(off.settings).toEqual({ frequency_cap: null, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true, inbox_days: 90 });
     for (const bad of [
       ['--frequency-cap', '0/24'],
       ['--frequency-cap', '3/721'],

@@ -99,7 +99,7 @@ describe('a signal to npm reaches the service', () => {
     });
     afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-    it('SIGTERM to npx stops the sandbox: its four ports close', async () => {
+    it('SIGTERM to npx stops the sandbox: its five ports close', async () => {
       const run = npm(
         'npx',
         ['--no-install', 'pns', 'sandbox', '--port', '0', '--dir', dir],
@@ -108,9 +108,9 @@ describe('a signal to npm reaches the service', () => {
       await waitUntil(() => run.output().includes('"url"'), `the JSON line of npx pns sandbox:\n${run.output()}`, 60_000);
       const below = descendants(run.child);
       started.push({ child: run.child, pids: below });
-      // The API, APNs, FCM and Web Push.
+      // The API, APNs, FCM, Web Push and Huawei.
       const ports = below.flatMap((pid) => listeningPorts(pid) ?? []);
-      expect(ports).toHaveLength(4);
+      expect(ports).toHaveLength(5);
       for (const port of ports) expect(await probePort(port)).toBe('open');
 
       run.child.kill('SIGTERM');
