@@ -256,7 +256,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         .locator('td')
         .last()
         .textContent(),
-    ).resolves.toBe('Frequency cap: offQuiet hours: offIdentity verification: off');
+    ).resolves.toBe('Frequency cap: offQuiet hours: offIdentity verification: offInbox kept: 90 days');
     await page.getByRole('row', { name: /Internal tools/ }).waitFor();
     expect(await page.content()).not.toMatch(/PRIVATE KEY|private_key/);
     await shot('3-apps');
