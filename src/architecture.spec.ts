@@ -107,7 +107,7 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
 const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity)\//;
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
-const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^common\/sql\/bounded\.ts$|^queries\//;
+const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^common\/sql\/(bounded|listen)\.ts$|^queries\//;
 
 const SRC = resolve(__dirname);
 const ROOT = resolve(SRC, '..');
