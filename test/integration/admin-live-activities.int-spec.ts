@@ -113,11 +113,21 @@ describe("operator dashboard's Live Activities (issue 30 item 6)", () => {
     const quiet = await create();
     const busy = await create();
     const broadcast = async (event: string, step: number) =>
-      (await ctx.http().post(`/api/v1/live-activity-channels/${busy.id}/updates`).set(bearer(app.token)).send({ event, content_state: { step } }).expect(202))
-        .body.data as { id: string };
+      (
+        await ctx
+          .http()
+          .post(`/api/v1/live-activity-channels/${encodeURIComponent(busy.id)}/updates`)
+          .set(bearer(app.token))
+          .send({ event, content_state: { step } })
+          .expect(202)
+      ).body.data as { id: string };
     const read = (id: string) =>
       waitFor(async () => {
-        const res = await ctx.http().get(`/api/v1/live-activity-channels/${busy.id}/updates/${id}`).set(bearer(app.token)).expect(200);
+        const res = await ctx
+          .http()
+          .get(`/api/v1/live-activity-channels/${encodeURIComponent(busy.id)}/updates/${id}`)
+          .set(bearer(app.token))
+          .expect(200);
         return res.body.data.status !== 'pending' && res.body.data;
       }, `broadcast ${id} to settle`);
     await read((await broadcast('update', 1)).id);
