@@ -365,7 +365,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await browse.getByLabel('Value 2').fill('vip');
     await browse.getByLabel('Match').selectOption('and');
     await browse.getByRole('button', { name: 'Apply' }).click();
-    await count.filter({ hasText: /^1 installations · 1 sendable · 1 users \(iOS 1, Android 0, web 0\)$/ }).waitFor();
+    await count.filter({ hasText: /^1 installations · 1 sendable · 1 users \(iOS 1, Android 0, web 0, Huawei 0\)$/ }).waitFor();
     const rows = browse.getByRole('table', { name: 'Installations' }).getByRole('row');
     await rows.filter({ hasText: 'alice-iphone' }).waitFor();
     await expect(rows.count()).resolves.toBe(2);

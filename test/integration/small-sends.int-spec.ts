@@ -180,7 +180,7 @@ describe('small sends (docs/api.md#small-sends)', () => {
       id = notification.id;
       expect(notification.processing_started_at).toBeNull();
     } finally {
-      await ctx.db.query(`ALTER TABLE deliveries ATTACH PARTITION ${partition} ${bounds}`);
+      await attachAgain(partition, bounds);
     }
     // No batch job: a fan-out job of its own, as for any send (not the one a small send without a batch gets).
     expect(await queue(SMALL_SEND_QUEUE).getJob(`deliver-${id!}-0`)).toBeUndefined();
@@ -192,6 +192,24 @@ describe('small sends (docs/api.md#small-sends)', () => {
     }, 'the fallen-back send to complete');
     expect(stack.fakes.apns.requests.filter((r) => r.token === token)).toHaveLength(1);
   });
+
+  /**
+   * ATTACH beside the worker's fan-out of the fallen-back send can deadlock (PostgreSQL then rolls the
+   * ATTACH back): both tables are locked first, in the order an insert takes them, and a deadlock is retried.
+   */
+  async function attachAgain(partition: string, bounds: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await ctx.db.transaction(async (manager) => {
+          await manager.query(`LOCK TABLE deliveries, ${partition} IN ACCESS EXCLUSIVE MODE`);
+          await manager.query(`ALTER TABLE deliveries ATTACH PARTITION ${partition} ${bounds}`);
+        });
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code !== '40P01' || attempt === 5) throw error;
+      }
+    }
+  }
 
   it('replays an Idempotency-Key without a second fan-out', async () => {
     const { user, token } = await iosUser();
