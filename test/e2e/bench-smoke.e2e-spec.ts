@@ -61,7 +61,7 @@ describe('npm run bench, at a tiny size', () => {
     expect(results.delivery.oursBroadcast.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50, hms: 0 });
     // The broadcast restricted to iOS (what Parse's platform-wide push does): the iOS half.
     expect(results.delivery.oursBroadcastIos).toMatchObject({ installations: 200, accepted: 100, failed: 0, skipped: 100, requests: 1 });
-    expect(results.delivery.oursBroadcastIos.perProvider).toEqual({ apns: 100, fcm: 0, web_push: 0 });
+    expect(results.delivery.oursBroadcastIos.perProvider).toEqual({ apns: 100, fcm: 0, web_push: 0, hms: 0 });
     expect(ours.perProvider).toEqual({ apns: 100, fcm: 50, web_push: 50, hms: 0 });
     expect(ceiling).toMatchObject({ requests: 200, accepted: 200 });
     expect(peer).toMatchObject({ requests: 100, accepted: 100 });
