@@ -98,17 +98,17 @@ export function TopicsPage({ appId }: { appId: string }) {
         <p className="muted">No topic yet.</p>
       ) : (
         <TableScroll label="Topics table">
-          <table className="data">
+          <table className="data fits">
             <thead>
               <tr>
                 <th scope="col">Key</th>
                 <th scope="col">Name</th>
-                <th scope="col">Default</th>
                 <th scope="col" className="num">
                   Subscribers
                 </th>
-                <th scope="col">Updated</th>
+                <th scope="col">Default</th>
                 <th scope="col">Actions</th>
+                <th scope="col">Updated</th>
               </tr>
             </thead>
             <tbody>
@@ -121,11 +121,8 @@ export function TopicsPage({ appId }: { appId: string }) {
                     {t.name}
                     {t.description ? <div className="muted small">{t.description}</div> : null}
                   </td>
-                  <td>{t.default}</td>
                   <td className="num">{t.subscribers === null ? <span title="Not counted in time">–</span> : t.subscribers.toLocaleString()}</td>
-                  <td>
-                    <Time iso={t.updated_at} />
-                  </td>
+                  <td>{t.default}</td>
                   <td className="actions">
                     {confirming === t.key ? (
                       <span role="group" aria-label={`Delete ${t.key}?`}>
@@ -147,6 +144,9 @@ export function TopicsPage({ appId }: { appId: string }) {
                         </button>
                       </>
                     )}
+                  </td>
+                  <td>
+                    <Time iso={t.updated_at} />
                   </td>
                 </tr>
               ))}

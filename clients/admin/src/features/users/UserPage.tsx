@@ -110,7 +110,7 @@ function PreferencesSection({ appId, userId }: { appId: string; userId: string }
             </p>
           ) : (
             <TableScroll label="Topic subscriptions">
-              <table className="data">
+              <table className="data fits">
                 <caption>Topic subscriptions</caption>
                 <thead>
                   <tr>
