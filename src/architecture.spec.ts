@@ -37,8 +37,23 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The operator dashboard reuses the features' services (never their repositories' SQL twice);
   // auth for @Public() (its own session guard replaces the bearer token); rate-limit's Redis
   // storage counts failed logins; webhooks tells the webhook failures; live-activities lists an
-  // app's activities and channels.
-  admin: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'live-activities', 'notifications', 'queue', 'rate-limit', 'webhooks'],
+  // app's activities and channels; topics, users and inbox show a user's page and edit topics.
+  admin: [
+    'apps',
+    'auth',
+    'common',
+    'config',
+    'credentials',
+    'inbox',
+    'installations',
+    'live-activities',
+    'notifications',
+    'queue',
+    'rate-limit',
+    'topics',
+    'users',
+    'webhooks',
+  ],
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
@@ -91,7 +106,12 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
     except: ['admin'],
   },
   // webhooks maps a row to the public InboxMessage resource (inbox.read); nothing else.
-  inbox: { files: /^inbox\/inbox-message\.(entity|resource)\.ts$/, why: 'only inbox-message.entity.ts and inbox-message.resource.ts' },
+  // admin lists a user's inbox through InboxService, as the API does.
+  inbox: {
+    files: /^inbox\/inbox-message\.(entity|resource)\.ts$/,
+    why: 'only inbox-message.entity.ts and inbox-message.resource.ts',
+    except: ['admin'],
+  },
   // webhooks maps a row to the public Notification resource with the API's own mapper; nothing else.
   // admin sends, reads, cancels and traces through the notifications services, as the API does.
   // live-activities takes an Idempotency-Key with the sends' own service, module and header parser.

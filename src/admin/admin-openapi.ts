@@ -17,7 +17,7 @@ clients/admin/openapi.json, from which the dashboard's types are generated
 (\`npm run openapi:admin\`); it is not served.
 
 No bearer token: \`POST /admin/api/session\` with \`Authorization: Basic\` sets the session cookie
-(HttpOnly, SameSite=Strict, 12 hours), and every POST and DELETE of a session sends back its
+(HttpOnly, SameSite=Strict, 12 hours), and every POST, PUT and DELETE of a session sends back its
 \`csrf_token\` in \`X-CSRF-Token\`. Answers use the public API's conventions (\`{"data": ...}\`, every
 field present, ISO 8601 UTC timestamps, \`{"message": ...}\` errors); every route answers 404 while
 ADMIN_USER and ADMIN_PASSWORD are unset.

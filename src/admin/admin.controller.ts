@@ -1,4 +1,4 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, Req, Res, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, Res, UseGuards } from '@nestjs/common';
 import {
   ApiAcceptedResponse,
   ApiBody,
@@ -15,6 +15,11 @@ import { Public } from '../auth/auth.decorators';
 import { ApiConflict, ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors, ErrorResponse } from '../common/http/api-responses';
 import { InOpenApiDocument } from '../common/http/openapi';
 import { SendNotificationDto } from '../notifications/dto/send-notification.dto';
+import { InboxPage, ListInboxQueryDto } from '../inbox/dto/inbox.dto';
+import { PreferencesEnvelope } from '../topics/dto/preferences.dto';
+import { PutTopicDto, TopicEnvelope } from '../topics/dto/topic.dto';
+import { TOPIC_KEY_SCHEMA, TopicKeyPipe } from '../topics/topic-key.pipe';
+import { UserIdPipe } from '../users/user-access';
 import type { AdminSession } from './admin-session';
 import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
 import { ADMIN_OPENAPI_DOCUMENT } from './admin-openapi';
@@ -28,6 +33,7 @@ import {
   AdminSessionEnvelope,
   AdminSessionOrNoneEnvelope,
   AdminSessionResource,
+  AdminTopicList,
   AppEnvelope,
   InstallationLookupList,
   NotificationDetailEnvelope,
@@ -39,6 +45,8 @@ import {
 
 const APP = ApiParam({ name: 'app', format: 'uuid', description: 'The app id.' });
 const NOTIFICATION = ApiParam({ name: 'id', format: 'uuid', description: 'The notification id.' });
+const TOPIC = ApiParam({ name: 'key', description: 'The topic key: 1 to 64 of a-z 0-9 _ -.', schema: TOPIC_KEY_SCHEMA, example: 'promotions' });
+const USER = ApiParam({ name: 'user', description: 'The user id (1 to 255 characters), as the app sets it on installations.', example: 'user-1' });
 const NO_APP = 'No such app.';
 const NO_NOTIFICATION = 'No such app, or no notification with this id in it.';
 
@@ -240,5 +248,73 @@ export class AdminController {
   @ApiNotFound(NO_APP)
   async liveActivities(@Param('app') appId: string): Promise<AdminLiveActivitiesEnvelope> {
     return { data: await this.admin.liveActivities(appId) };
+  }
+
+  @Get('apps/:app/topics')
+  @ApiOperation({
+    summary: "An app's topics",
+    description: 'By key (docs/api.md#topics), each with `subscribers`: the users a `recipients.topic` send would reach now (null when that count timed out).',
+  })
+  @APP
+  @ApiOkResponse({ description: 'Every topic of the app (none is an empty list).', type: AdminTopicList })
+  @ApiNotFound(NO_APP)
+  async topics(@Param('app') appId: string): Promise<AdminTopicList> {
+    return { data: await this.admin.topics(appId) };
+  }
+
+  /** As PUT /api/v1/topics/{key}: any operator may, as they may send and cancel (docs/operations.md "Operator dashboard"). */
+  @Put('apps/:app/topics/:key')
+  @ApiOperation({
+    summary: 'Create or replace a topic',
+    description: 'As `PUT /api/v1/topics/{key}` (docs/api.md#topics), at most 100 per app; 200 whether it was new or not (the page knows).',
+  })
+  @APP
+  @TOPIC
+  @ApiBody({ type: PutTopicDto })
+  @ApiOkResponse({ description: 'The topic as stored.', type: TopicEnvelope })
+  @ApiJsonBodyErrors()
+  @ApiNotFound(NO_APP)
+  async putTopic(@Param('app') appId: string, @Param('key', TopicKeyPipe) key: string, @Body() dto: PutTopicDto): Promise<TopicEnvelope> {
+    return { data: (await this.admin.putTopic(appId, key, dto)).topic };
+  }
+
+  @Delete('apps/:app/topics/:key')
+  @HttpCode(204)
+  @ApiOperation({ summary: 'Delete a topic', description: "As `DELETE /api/v1/topics/{key}`: the users' choices for it go with it." })
+  @APP
+  @TOPIC
+  @ApiNoContentResponse({ description: 'Deleted.' })
+  @ApiValidationErrors('The key is not a topic key.')
+  @ApiNotFound('No such app, or no topic with this key in it.')
+  async deleteTopic(@Param('app') appId: string, @Param('key', TopicKeyPipe) key: string): Promise<void> {
+    await this.admin.deleteTopic(appId, key);
+  }
+
+  @Get('apps/:app/users/:user/preferences')
+  @ApiOperation({
+    summary: "A user's preferences",
+    description: 'As `GET /api/v1/users/{user_id}/preferences` (docs/api.md#preferences): every topic of the app, with the defaults filled in.',
+  })
+  @APP
+  @USER
+  @ApiOkResponse({ description: 'The preferences (any user id has some).', type: PreferencesEnvelope })
+  @ApiValidationErrors('The user id is longer than 255 characters.')
+  @ApiNotFound(NO_APP)
+  async preferences(@Param('app') appId: string, @Param('user', UserIdPipe) userId: string): Promise<PreferencesEnvelope> {
+    return { data: await this.admin.preferences(appId, userId) };
+  }
+
+  @Get('apps/:app/users/:user/inbox')
+  @ApiOperation({
+    summary: "A user's inbox",
+    description: 'As `GET /api/v1/users/{user_id}/inbox` (docs/api.md#inbox): newest first, cursor paginated, `meta.unread` the unread count.',
+  })
+  @APP
+  @USER
+  @ApiOkResponse({ description: 'One page.', type: InboxPage })
+  @ApiValidationErrors('A bad `state`, `limit`, `cursor` or user id.')
+  @ApiNotFound(NO_APP)
+  inbox(@Param('app') appId: string, @Param('user', UserIdPipe) userId: string, @Query() query: ListInboxQueryDto): Promise<InboxPage> {
+    return this.admin.inbox(appId, userId, query);
   }
 }

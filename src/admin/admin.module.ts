@@ -5,10 +5,12 @@ import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@n
 import type { Express } from 'express';
 import { AppsModule } from '../apps/apps.module';
 import { CredentialsModule } from '../credentials/credentials.module';
+import { InboxModule } from '../inbox/inbox.module';
 import { InstallationsModule } from '../installations/installations.module';
 import { LiveActivitiesModule } from '../live-activities/live-activities.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { RateLimitStorageModule } from '../rate-limit/rate-limit.module';
+import { TopicsModule } from '../topics/topics.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { EnvironmentVariables } from '../config/env';
 import { QueueInspector } from '../queue/queue-inspector';
@@ -27,10 +29,12 @@ import { AdminService } from './admin.service';
   imports: [
     AppsModule,
     CredentialsModule,
+    InboxModule,
     InstallationsModule,
     LiveActivitiesModule,
     NotificationsModule,
     RateLimitStorageModule,
+    TopicsModule,
     WebhooksModule,
     QueueInspectorModule,
     AdminSessionsModule,

@@ -2,11 +2,15 @@ import { Logger } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { newTestService } from '../../test/support/new-test-service';
 import { AppsService } from '../apps/apps.service';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { AudienceTimedOutError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { InboxService } from '../inbox/inbox.service';
 import { InstallationsService } from '../installations/installations.service';
 import { LiveActivitiesService } from '../live-activities/live-activities.service';
 import { LiveActivityChannelsService } from '../live-activities/live-activity-channels.service';
+import { AudiencesService } from '../notifications/audiences/audiences.service';
 import { QueueInspector } from '../queue/queue-inspector';
+import { PreferencesService } from '../topics/preferences.service';
+import { TopicsService } from '../topics/topics.service';
 import { WebhooksService } from '../webhooks/webhooks.service';
 import { AdminRepository } from './admin.repository';
 import { AdminService, LIVE_ACTIVITIES_LISTED, OVERVIEW_MINUTES, QUEUE_STATES } from './admin.service';
@@ -28,6 +32,48 @@ describe('AdminService', () => {
     await expect(sut.lookUpInstallations('nope', { user_id: 'ann' })).rejects.toBeInstanceOf(NotFoundError);
     expect(mocks.get(LiveActivitiesService).listWithLastUpdate).not.toHaveBeenCalled();
     expect(mocks.get(InstallationsService).findByUser).not.toHaveBeenCalled();
+    // A user's page and the topics: nothing of a user or topic is read or written for an unknown app.
+    await expect(sut.topics('nope')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(sut.putTopic('nope', 'news', { name: 'News', default: 'subscribed' })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(sut.deleteTopic('nope', 'news')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(sut.preferences('nope', 'ann')).rejects.toBeInstanceOf(NotFoundError);
+    await expect(sut.inbox('nope', 'ann', {})).rejects.toBeInstanceOf(NotFoundError);
+    expect(mocks.get(TopicsService).list).not.toHaveBeenCalled();
+    expect(mocks.get(TopicsService).put).not.toHaveBeenCalled();
+    expect(mocks.get(TopicsService).remove).not.toHaveBeenCalled();
+    expect(mocks.get(PreferencesService).get).not.toHaveBeenCalled();
+    expect(mocks.get(InboxService).list).not.toHaveBeenCalled();
+  });
+
+  it("counts each topic's subscribers as a recipients.topic send would reach them; null when that count fails", async () => {
+    const { sut, mocks } = setup();
+    const topic = (key: string) => ({ key, name: key, description: null, default: 'subscribed' as const, created_at: 'c', updated_at: 'u' });
+    mocks.get(TopicsService).list.mockResolvedValue([topic('huge'), topic('gone'), topic('news')]);
+    const count = (users: number) => ({ installations: users, sendable: users, users, platforms: { ios: users, android: 0, web: 0, huawei: 0 } });
+    mocks.get(AudiencesService).count.mockImplementation(async (_app: string, recipients: { topic?: string }) => {
+      if (recipients.topic === 'huge') throw new AudienceTimedOutError(10_000);
+      if (recipients.topic === 'gone') throw ValidationFailedError.of('recipients.topic', 'The recipients.topic field names no topic of the app.');
+      return count(7);
+    });
+    expect((await sut.topics(APP.id)).map((t) => [t.key, t.subscribers])).toEqual([
+      ['huge', null],
+      ['gone', null],
+      ['news', 7],
+    ]);
+    expect(mocks.get(AudiencesService).count).toHaveBeenCalledWith(APP.id, { topic: 'news' });
+    mocks.get(AudiencesService).count.mockRejectedValue(new Error('database down'));
+    await expect(sut.topics(APP.id)).rejects.toThrow('database down');
+  });
+
+  it("reads a user's inbox as the API does: every message not archived, 20 a page, by default", async () => {
+    const { sut, mocks } = setup();
+    mocks.get(InboxService).list.mockResolvedValue({ data: [], meta: { next_cursor: null, unread: 0 } });
+    await sut.inbox(APP.id, 'ann', {});
+    await sut.inbox(APP.id, 'ann', { state: 'archived', limit: '5', cursor: 'c' });
+    expect(mocks.get(InboxService).list.mock.calls).toEqual([
+      [APP.id, 'ann', 'inbox', 20, undefined],
+      [APP.id, 'ann', 'archived', 5, 'c'],
+    ]);
   });
 
   it('looks an installation up by exactly one of installation_id and user_id; one not found is an empty list', async () => {

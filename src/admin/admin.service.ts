@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppsService } from '../apps/apps.service';
 import type { AppSettings } from '../apps/app-settings';
-import { NotFoundError, ValidationFailedError } from '../common/errors';
+import { AudienceTimedOutError, NotFoundError, ValidationFailedError } from '../common/errors';
 import { PLATFORMS } from '../common/platform';
 import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';
@@ -16,6 +16,11 @@ import { LiveActivitiesService } from '../live-activities/live-activities.servic
 import { LiveActivityChannelsService } from '../live-activities/live-activity-channels.service';
 import { QueueInspector } from '../queue/queue-inspector';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import type { InboxState } from '../inbox/inbox.repository';
+import { InboxService } from '../inbox/inbox.service';
+import type { PutTopicDto } from '../topics/dto/topic.dto';
+import { PreferencesService } from '../topics/preferences.service';
+import { TopicsService } from '../topics/topics.service';
 import { AdminRepository, MinuteCountRow } from './admin.repository';
 
 export const OVERVIEW_MINUTES = 60;
@@ -70,6 +75,9 @@ export class AdminService {
     private readonly audiences: AudiencesService,
     private readonly activities: LiveActivitiesService,
     private readonly channels: LiveActivityChannelsService,
+    private readonly topicsService: TopicsService,
+    private readonly preferencesService: PreferencesService,
+    private readonly inboxService: InboxService,
   ) {}
 
   /** Every app with its installations by platform, configured providers (no secret), 24 h sends and settings. */
@@ -176,6 +184,52 @@ export class AdminService {
       this.channels.listWithLastBroadcast(appId),
     ]);
     return { activities, channels, limit: LIVE_ACTIVITIES_LISTED };
+  }
+
+  /**
+   * The app's topics, each with `subscribers`: the users a `recipients.topic` send would reach now
+   * (the audience count's `users`, docs/api.md#count-an-audience); null when that count ran out of time.
+   */
+  async topics(appId: string) {
+    await this.app(appId);
+    const topics = await this.topicsService.list(appId);
+    const listed = [];
+    // One count at a time: each may scan the app's installations (a topic subscribed by default).
+    for (const topic of topics) listed.push({ ...topic, subscribers: await this.subscribers(appId, topic.key) });
+    return listed;
+  }
+
+  private async subscribers(appId: string, key: string): Promise<number | null> {
+    try {
+      return (await this.audiences.count(appId, { topic: key })).users;
+    } catch (error) {
+      // Timed out, or deleted since the list was read (a 422 of the count).
+      if (error instanceof AudienceTimedOutError || error instanceof ValidationFailedError) return null;
+      throw error;
+    }
+  }
+
+  /** As PUT /api/v1/topics/{key} (docs/api.md#topics). */
+  async putTopic(appId: string, key: string, dto: PutTopicDto) {
+    await this.app(appId);
+    return this.topicsService.put(appId, key, dto);
+  }
+
+  async deleteTopic(appId: string, key: string): Promise<void> {
+    await this.app(appId);
+    await this.topicsService.remove(appId, key);
+  }
+
+  /** As GET /api/v1/users/{user_id}/preferences (docs/api.md#preferences): any user id has some. */
+  async preferences(appId: string, userId: string) {
+    await this.app(appId);
+    return this.preferencesService.get(appId, userId);
+  }
+
+  /** As GET /api/v1/users/{user_id}/inbox (docs/api.md#inbox): a page of one user's messages in this app. */
+  async inbox(appId: string, userId: string, query: { state?: InboxState; limit?: string | number; cursor?: string }) {
+    await this.app(appId);
+    return this.inboxService.list(appId, userId, query.state ?? 'inbox', query.limit === undefined ? 20 : Number(query.limit), query.cursor);
   }
 
   async overview() {

@@ -11,5 +11,6 @@ import { InboxService } from './inbox.service';
   imports: [UsersModule],
   controllers: [InboxController],
   providers: [InboxService, InboxRepository, InboxStreamsService, InboxChangesRepository],
+  exports: [InboxService],
 })
 export class InboxModule {}

@@ -12,6 +12,6 @@ import { TopicsService } from './topics.service';
   imports: [UsersModule],
   controllers: [TopicsController, PreferencesController],
   providers: [TopicsService, TopicsRepository, PreferencesService, PreferencesRepository],
-  exports: [TopicsService],
+  exports: [TopicsService, PreferencesService],
 })
 export class TopicsModule {}

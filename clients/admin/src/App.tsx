@@ -10,6 +10,8 @@ import { NotificationsPage } from './features/notifications/NotificationsPage';
 import { SendTestPage } from './features/notifications/SendTestPage';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { LoginPage } from './features/session/LoginPage';
+import { TopicsPage } from './features/topics/TopicsPage';
+import { UserPage, UsersPage } from './features/users/UserPage';
 import { Link, match, useLocation } from './router';
 
 /** The routes, under /admin. */
@@ -20,6 +22,9 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/send', path))) return <SendTestPage appId={params.app} />;
   if ((params = match('/apps/:app/installations', path))) return <InstallationsPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/users', path))) return <UsersPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/users/:user', path))) return <UserPage key={`${params.app}/${params.user}`} appId={params.app} userId={params.user} />;
+  if ((params = match('/apps/:app/topics', path))) return <TopicsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/live-activities', path))) return <LiveActivitiesPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/notifications/:id', path))) return <NotificationPage key={params.id} appId={params.app} id={params.id} />;
   return (
@@ -94,6 +99,16 @@ export function App() {
                 <li>
                   <Link to={`/apps/${appId}/installations`} aria-current={path === `/apps/${appId}/installations` ? 'page' : undefined}>
                     Installations
+                  </Link>
+                </li>
+                <li>
+                  <Link to={`/apps/${appId}/users`} aria-current={path.startsWith(`/apps/${appId}/users`) ? 'page' : undefined}>
+                    Users
+                  </Link>
+                </li>
+                <li>
+                  <Link to={`/apps/${appId}/topics`} aria-current={path === `/apps/${appId}/topics` ? 'page' : undefined}>
+                    Topics
                   </Link>
                 </li>
                 <li>

@@ -31,6 +31,11 @@ export type Delivery = Schemas['OperatorDeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
 export type LiveActivities = Schemas['AdminLiveActivities'];
+export type Topic = Schemas['AdminTopic'];
+export type TopicRequest = Schemas['PutTopicDto'];
+export type Preferences = Schemas['PreferencesResource'];
+export type InboxMessage = Schemas['InboxMessageResource'];
+export type InboxState = NonNullable<Query<'Admin_inbox'>['state']>;
 
 /** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
@@ -98,6 +103,14 @@ export const api = {
   deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>
     call<Answer<'Admin_deliveries'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}/deliveries${query(params)}`),
   liveActivities: (appId: string) => call<Answer<'Admin_liveActivities'>>('GET', `/apps/${enc(appId)}/live-activities`).then((r) => r.data),
+  topics: (appId: string) => call<Answer<'Admin_topics'>>('GET', `/apps/${enc(appId)}/topics`).then((r) => r.data),
+  putTopic: (appId: string, key: string, body: TopicRequest) =>
+    call<Answer<'Admin_putTopic'>>('PUT', `/apps/${enc(appId)}/topics/${enc(key)}`, { body }).then((r) => r.data),
+  deleteTopic: (appId: string, key: string) => call<void>('DELETE', `/apps/${enc(appId)}/topics/${enc(key)}`),
+  preferences: (appId: string, userId: string) =>
+    call<Answer<'Admin_preferences'>>('GET', `/apps/${enc(appId)}/users/${enc(userId)}/preferences`).then((r) => r.data),
+  inbox: (appId: string, userId: string, params: Query<'Admin_inbox'>) =>
+    call<Answer<'Admin_inbox'>>('GET', `/apps/${enc(appId)}/users/${enc(userId)}/inbox${query(params)}`),
 };
 
 function enc(value: string) {

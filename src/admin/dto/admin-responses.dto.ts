@@ -16,6 +16,7 @@ import { OperatorNotification } from '../../notifications/notification-status';
 import { INSPECTED_QUEUES } from '../../queue/queue-inspector';
 import { LIVE_ACTIVITY_EVENTS, LIVE_ACTIVITY_UPDATE_STATUSES } from '../../common/vocabulary';
 import { BroadcastResource, ChannelResource, LiveActivityResource } from '../../live-activities/dto/live-activity-response.dto';
+import { TopicResource } from '../../topics/dto/topic.dto';
 import type { WebhooksService } from '../../webhooks/webhooks.service';
 import { type AdminService, type MinutePoint, QUEUE_STATES } from '../admin.service';
 
@@ -31,7 +32,7 @@ type RecipientKind = OperatorNotification['target']['kind'];
 
 export class AdminSessionResource {
   @ApiProperty({ description: 'ADMIN_USER.', example: 'ops' }) user: string;
-  @ApiProperty({ description: 'Sent back in `X-CSRF-Token` on every POST and DELETE of this session.' }) csrf_token: string;
+  @ApiProperty({ description: 'Sent back in `X-CSRF-Token` on every POST, PUT and DELETE of this session.' }) csrf_token: string;
   @ApiProperty({ ...TIMESTAMP, description: 'When the session cookie stops being accepted.' }) expires_at: string;
 }
 
@@ -288,6 +289,21 @@ export class AdminLiveActivitiesEnvelope {
   @ApiProperty({ type: () => AdminLiveActivities }) data: AdminLiveActivities;
 }
 
+export class AdminTopic extends TopicResource {
+  @ApiProperty({
+    type: 'integer',
+    minimum: 0,
+    nullable: true,
+    description: 'The users a `recipients.topic` send would reach now (the audience count of docs/api.md#count-an-audience); null when it timed out.',
+    example: 1200,
+  })
+  subscribers: number | null;
+}
+
+export class AdminTopicList {
+  @ApiProperty({ type: () => [AdminTopic], description: 'By key.' }) data: AdminTopic[];
+}
+
 /** Fails to compile when the documented fields drift from what AdminService and the features' services return. */
 export type AdminDocMatches = [
   Expect<SameKeys<AppResource, AppSummary>>,
@@ -316,4 +332,5 @@ export type AdminDocMatches = [
   Expect<SameKeys<AdminLiveActivity, Answer<'liveActivities'>['activities'][number]>>,
   Expect<SameKeys<AdminChannel, Answer<'liveActivities'>['channels'][number]>>,
   Expect<SameKeys<LastLiveActivityUpdate, NonNullable<Answer<'liveActivities'>['activities'][number]['last_update']>>>,
+  Expect<SameKeys<AdminTopic, Answer<'topics'>[number]>>,
 ];

@@ -5,6 +5,7 @@ import { ErrorNote, Loading } from '../../components/Page';
 import { Time } from '../../components/Time';
 import { TableScroll } from '../../components/TableScroll';
 import { Link } from '../../router';
+import { userPath } from '../users/paths';
 import { type Combinator, type ConditionRow, FIELDS, type FilterNode, filterOf, newRow, opsOf, takesList, takesNoValue } from './conditions';
 
 /**
@@ -149,7 +150,7 @@ function InstallationTable({ appId, installations }: { appId: string; installati
                 <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: i.installation_id })}`}>{i.installation_id}</Link>
               </td>
               <td>{i.platform}</td>
-              <td>{i.user_id ?? '–'}</td>
+              <td>{i.user_id === null ? '–' : <Link to={userPath(appId, i.user_id)}>{i.user_id}</Link>}</td>
               <td>{i.device.app_version ?? '–'}</td>
               <td>{i.device.locale ?? '–'}</td>
               <td>

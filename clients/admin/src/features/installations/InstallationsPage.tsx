@@ -6,7 +6,8 @@ import { ErrorNote, Loading, Page } from '../../components/Page';
 import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { TableScroll } from '../../components/TableScroll';
-import { navigate, useLocation } from '../../router';
+import { Link, navigate, useLocation } from '../../router';
+import { userPath } from '../users/paths';
 import { AudienceBrowser } from './AudienceBrowser';
 
 type Kind = 'installation_id' | 'user_id';
@@ -49,6 +50,11 @@ export function InstallationsPage({ appId }: { appId: string }) {
         <button type="submit">Look up</button>
       </form>
       {value === '' ? <AudienceBrowser appId={appId} /> : null}
+      {kind === 'user_id' && value !== '' ? (
+        <p>
+          <Link to={userPath(appId, value)}>Open the page of user {value}</Link>: their preferences and inbox too.
+        </p>
+      ) : null}
       {value === '' ? null : found.isPending ? (
         <Loading what="installations" />
       ) : found.isError ? (
@@ -62,7 +68,8 @@ export function InstallationsPage({ appId }: { appId: string }) {
   );
 }
 
-function InstallationCard({ appId, entry }: { appId: string; entry: InstallationLookup }) {
+/** An installation's fields, tags and latest notifications; its user id opens the user's page. */
+export function InstallationCard({ appId, entry }: { appId: string; entry: InstallationLookup }) {
   const i = entry.installation;
   const device = Object.entries(i.device).filter(([, v]) => v !== null);
   return (
@@ -74,7 +81,7 @@ function InstallationCard({ appId, entry }: { appId: string; entry: Installation
         <dt>Platform</dt>
         <dd>{i.platform}</dd>
         <dt>User id</dt>
-        <dd>{i.user_id ?? '–'}</dd>
+        <dd>{i.user_id === null ? '–' : <Link to={userPath(appId, i.user_id)}>{i.user_id}</Link>}</dd>
         <dt>Permission</dt>
         <dd>{i.permission}</dd>
         <dt>Validity</dt>
