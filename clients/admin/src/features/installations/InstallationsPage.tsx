@@ -7,6 +7,7 @@ import { StatusBadge } from '../../components/StatusBadge';
 import { Time } from '../../components/Time';
 import { TableScroll } from '../../components/TableScroll';
 import { navigate, useLocation } from '../../router';
+import { PUSH_PROVIDER_LABELS } from '../../vocabulary';
 import { AudienceBrowser } from './AudienceBrowser';
 
 type Kind = 'installation_id' | 'user_id';
@@ -73,6 +74,8 @@ function InstallationCard({ appId, entry }: { appId: string; entry: Installation
       <dl className="pairs">
         <dt>Platform</dt>
         <dd>{i.platform}</dd>
+        <dt>Push provider</dt>
+        <dd>{PUSH_PROVIDER_LABELS[i.push_provider]}</dd>
         <dt>User id</dt>
         <dd>{i.user_id ?? '–'}</dd>
         <dt>Permission</dt>
