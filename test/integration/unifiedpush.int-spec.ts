@@ -111,6 +111,24 @@ describe('UnifiedPush (docs/api.md#unifiedpush)', () => {
     expect(await trace(done.id)).toEqual({ [up.installation_id]: ['accepted', null], [fcm.installation_id]: ['accepted', null] });
   });
 
+  it('is an android installation to options.platforms, and takes a silent send (the app decides what to show)', async () => {
+    const user = `up-${randomUUID()}`;
+    const up = await unifiedPush({ user_id: user });
+    const webOnly = await send({ recipients: { user_ids: [user] }, options: { platforms: ['web'] } });
+    expect(await trace((await notificationCompleted(ctx, tenant.token, webOnly.body.data.id)).id)).toEqual({
+      [up.installation_id]: ['skipped', 'PlatformExcluded'],
+    });
+    const silent = await ctx
+      .http()
+      .post('/api/v1/notifications')
+      .set(bearer(tenant.token))
+      .send({ recipients: { user_ids: [user] }, data: { sync: true }, options: { content_available: true, platforms: ['android'] } })
+      .expect(202);
+    const done = await notificationCompleted(ctx, tenant.token, silent.body.data.id);
+    expect(await trace(done.id)).toEqual({ [up.installation_id]: ['accepted', null] });
+    expect(JSON.parse(stack.fakes.web.requests.at(-1)!.text!)).toEqual({ notification_id: done.id, title: null, body: null, data: { sync: true } });
+  });
+
   it('invalidates on 404 and 410 from the distributor', async () => {
     const user = `up-${randomUUID()}`;
     const gone = await unifiedPush({ user_id: user });
