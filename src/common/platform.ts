@@ -7,8 +7,8 @@ export interface WebPushSubscription {
 }
 
 /** The push service an installation is reached through (docs/api.md#push-provider): the Installation's `push_provider`. */
-export const PUSH_PROVIDERS = ['apns', 'fcm', 'web_push', 'unifiedpush', 'hms'] as const;
-export type PushProviderName = (typeof PUSH_PROVIDERS)[number];
+export const PUSH_PROVIDER_NAMES = ['apns', 'fcm', 'web_push', 'unifiedpush', 'hms'] as const;
+export type PushProviderName = (typeof PUSH_PROVIDER_NAMES)[number];
 
 /** Each platform's provider when the installation names no other: an Android installation is FCM unless it holds a UnifiedPush subscription. */
 export const DEFAULT_PUSH_PROVIDER: Record<Platform, PushProviderName> = { ios: 'apns', android: 'fcm', web: 'web_push', huawei: 'hms' };

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
-import { Platform, PLATFORMS, PUSH_PROVIDERS, PushProviderName } from '../common/platform';
+import { Platform, PLATFORMS, PUSH_PROVIDER_NAMES, PushProviderName } from '../common/platform';
 import { isUuid } from '../common/uuid';
 import { CREDENTIALS_OF, PROVIDER_OF, ProviderId } from '../common/vocabulary';
 import { APNS_COLUMNS, apnsColumns, ApnsCredentialsInput, apnsSummary, ApnsSummary, openApns } from './apns.credentials';
@@ -21,7 +21,7 @@ const byProvider = (c: ProviderCredentials): Record<ProviderId, unknown> => ({ a
 
 /** The same per push provider (docs/api.md#push-provider): UnifiedPush needs the app's VAPID key pair, as Web Push does. */
 export const configuredProviders = (providers: Record<ProviderId, unknown>): PushProviderName[] =>
-  PUSH_PROVIDERS.filter((provider) => providers[CREDENTIALS_OF[provider]] !== null);
+  PUSH_PROVIDER_NAMES.filter((provider) => providers[CREDENTIALS_OF[provider]] !== null);
 
 export const isConfigured = (credentials: ProviderCredentials, provider: PushProviderName): boolean =>
   byProvider(credentials)[CREDENTIALS_OF[provider]] !== null;

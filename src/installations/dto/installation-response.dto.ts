@@ -3,7 +3,7 @@ import type { Expect, SameKeys } from '../../common/http/api-responses';
 import { type Permission, PERMISSIONS, type Platform, PLATFORMS } from '../installation.entity';
 import type { InstallationResource as MappedInstallation } from '../installation.resource';
 import type { PropertyValue } from '../../common/validation/domain-rules';
-import { PUSH_PROVIDERS, type PushProviderName } from '../../common/platform';
+import { PUSH_PROVIDER_NAMES, type PushProviderName } from '../../common/platform';
 
 // OpenAPI shapes of what toInstallationResource() returns: every field present, unset ones null.
 
@@ -23,7 +23,7 @@ export class InstallationResource {
   installation_id: string;
   @ApiProperty({ enum: PLATFORMS, example: 'ios' }) platform: Platform;
   @ApiProperty({
-    enum: PUSH_PROVIDERS,
+    enum: PUSH_PROVIDER_NAMES,
     example: 'apns',
     description:
       'The push service that reaches it (docs/api.md#push-provider): `apns`, `fcm`, `web_push`, `unifiedpush` (Android with a UnifiedPush distributor) or `hms`.',

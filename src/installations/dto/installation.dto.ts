@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
-import { PUSH_PROVIDERS, type PushProviderName } from '../../common/platform';
+import { PUSH_PROVIDER_NAMES, type PushProviderName } from '../../common/platform';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
 import { LiveActivityStartTokens, Properties, PropertyValue, SAFE_NUMBER_BOUNDS, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
@@ -98,7 +98,7 @@ export class RegisterInstallationDto {
   platform?: Platform;
   @ApiPropertyOptional({ description: PUSH_PROVIDER_DESCRIPTION, example: 'unifiedpush' })
   @OptionalNotNull()
-  @In(PUSH_PROVIDERS)
+  @In(PUSH_PROVIDER_NAMES)
   push_provider?: PushProviderName;
   @ApiPropertyOptional({
     description:
@@ -171,7 +171,7 @@ export class UpdateInstallationDto {
   permission?: Exclude<Permission, 'unknown'>;
   @ApiPropertyOptional({ description: PUSH_PROVIDER_DESCRIPTION, example: 'fcm' })
   @OptionalNotNull()
-  @In(PUSH_PROVIDERS)
+  @In(PUSH_PROVIDER_NAMES)
   push_provider?: PushProviderName;
   @ApiPropertyOptional({ description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })
   @OptionalNotNull()
