@@ -129,6 +129,20 @@ describe('UnifiedPush (docs/api.md#unifiedpush)', () => {
     expect(JSON.parse(stack.fakes.web.requests.at(-1)!.text!)).toEqual({ notification_id: done.id, title: null, body: null, data: { sync: true } });
   });
 
+  it('fails a message over the 4,096 bytes a distributor takes as PayloadTooLarge, without sending it; FCM takes the same send', async () => {
+    const user = `up-${randomUUID()}`;
+    const up = await unifiedPush({ user_id: user });
+    const fcm = await newInstallation(ctx, tenant.token, { platform: 'android', push_token: fcmToken(), user_id: user });
+    // FCM counts keys and values (about 4,050 bytes here); the UnifiedPush JSON is larger than 3,993 bytes of plaintext.
+    const res = await send({ recipients: { user_ids: [user] }, data: { blob: 'x'.repeat(3990) }, options: { platforms: ['android'] } });
+    expect(res.status).toBe(202);
+    const done = await notificationCompleted(ctx, tenant.token, res.body.data.id);
+    expect(await trace(done.id)).toEqual({ [up.installation_id]: ['failed', 'PayloadTooLarge'], [fcm.installation_id]: ['accepted', null] });
+    expect(stack.fakes.web.requests).toHaveLength(0);
+    const read = await ctx.http().get(`/api/v1/installations/${up.installation_id}`).set(bearer(tenant.token)).expect(200);
+    expect(read.body.data.invalidated_at).toBeNull();
+  });
+
   it('invalidates on 404 and 410 from the distributor', async () => {
     const user = `up-${randomUUID()}`;
     const gone = await unifiedPush({ user_id: user });

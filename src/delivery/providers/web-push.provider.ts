@@ -11,7 +11,7 @@ import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
 import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { PushContent, webPushBody, webPushHeaderFields, WebPushKind, webPushTopicOf, webPushTtlOf, webPushUrgencyOf } from './payloads';
+import { PAYLOAD_LIMITS, PushContent, webPushBody, webPushHeaderFields, WebPushKind, webPushTopicOf, webPushTtlOf, webPushUrgencyOf } from './payloads';
 import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
@@ -56,6 +56,8 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     const audience = endpoint.origin;
     // An Android app's distributor gets the UnifiedPush payload, over the same protocol (docs/api.md#unifiedpush).
     const kind: WebPushKind = target.pushProvider === 'unifiedpush' ? 'unifiedpush' : 'web_push';
+    // The API sizes an android send by FCM's rule; a distributor takes at most 4,096 bytes (UnifiedPush server spec).
+    if (kind === 'unifiedpush' && webPushBody(content, kind).length > PAYLOAD_LIMITS.web) return { kind: 'failed', reason: FailureReason.PayloadTooLarge };
     const authorization = this.vapidHeader(audience, vapid);
     try {
       const protocol = this.transport.knownProtocol(audience) ?? (await this.transport.protocolOf(audience, this.timeoutMs));
