@@ -90,6 +90,11 @@ describe('the sandbox (docs/testing.md)', () => {
       payload: { notification_id: id, title: 'Distributed', body: 'Via UnifiedPush', action_url: 'myapp://up', data: { n: 1 } },
     });
     expect(entry.headers['content-encoding']).toBe('aes128gcm');
+
+    // Behaviours apply to the endpoint by its id, as to a browser's subscription.
+    await stack.sandboxApi().put(`/behaviours/${endpoint.id}`).send({ behaviour: 'unregistered' }).expect(200);
+    await notificationCompleted(ctx, stack.tenant.token, await send('up-user'));
+    expect(await installation('up-android')).toMatchObject({ invalid_reason: 'Gone', push_provider: 'unifiedpush' });
   });
 
   it('lists what it accepted, newest first, by platform, token, notification and time; DELETE /inbox clears it', async () => {
