@@ -186,7 +186,7 @@ async function main() {
           chunkSize: 5000,
           batchSize: 500,
           wanted: ['ios', 'android', 'web'],
-          configured: ['ios', 'android', 'web'],
+          configured: ['apns', 'fcm', 'web_push'],
           silentless: [],
           fixedDue: null,
           cap: null,

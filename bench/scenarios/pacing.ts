@@ -165,7 +165,7 @@ async function fanOutCost(stack: Stack, rounds: number): Promise<{ uncapped: num
           chunkSize: 5000,
           batchSize: 500,
           wanted: ['ios', 'android', 'web'],
-          configured: ['ios', 'android', 'web'],
+          configured: ['apns', 'fcm', 'web_push'],
           silentless: [],
           fixedDue: null,
           cap,

@@ -46,7 +46,7 @@ async function fanOut(client: Client, appId: string, notificationId: string): Pr
       chunkSize: CHUNK,
       batchSize: 500,
       wanted: [...all],
-      configured: [...all],
+      configured: ['apns', 'fcm', 'web_push'],
       silentless: [],
       fixedDue: null,
       cap: null,

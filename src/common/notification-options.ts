@@ -38,6 +38,8 @@ export interface WebOptions {
   silent?: boolean;
   urgency?: 'very-low' | 'low' | 'normal' | 'high';
   actions?: WebAction[];
+  /** Send the declarative payload (docs/api.md#declarative-web-push) instead of ours; needs an action_url. */
+  declarative?: boolean;
 }
 
 /**

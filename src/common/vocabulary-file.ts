@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OPS_BY_FIELD } from './audience-filter';
-import { PLATFORMS } from './platform';
+import { PLATFORMS, PUSH_PROVIDER_NAMES } from './platform';
 import * as vocabulary from './vocabulary';
 
 /** The dashboard's copy of the vocabulary, which it cannot import from src/; vocabulary-file.spec.ts fails when stale. */
@@ -19,6 +19,8 @@ const EXPORTS: Record<string, unknown> = {
   PROVIDER_IDS: vocabulary.PROVIDER_IDS,
   PROVIDER_OF: vocabulary.PROVIDER_OF,
   PROVIDER_LABELS: vocabulary.PROVIDER_LABELS,
+  PUSH_PROVIDER_NAMES,
+  PUSH_PROVIDER_LABELS: vocabulary.PUSH_PROVIDER_LABELS,
   PERMISSIONS: vocabulary.PERMISSIONS,
   REASON_EXPLANATIONS: vocabulary.REASON_EXPLANATIONS,
   FILTER_OPS_BY_FIELD: OPS_BY_FIELD,
@@ -30,6 +32,7 @@ export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export type NotificationOutcome = (typeof NOTIFICATION_OUTCOMES)[number];
 export type RecipientKind = (typeof RECIPIENT_KINDS)[number];
 export type ProviderId = (typeof PROVIDER_IDS)[number];
+export type PushProviderName = (typeof PUSH_PROVIDER_NAMES)[number];
 export type FilterField = keyof typeof FILTER_OPS_BY_FIELD;
 export type FilterOp = (typeof FILTER_OPS_BY_FIELD)[FilterField][number];
 `;

@@ -1,4 +1,4 @@
-import type { Platform } from './platform';
+import type { Platform, PushProviderName } from './platform';
 
 /** The service's words, each written once: SQL takes them as parameters, DTOs as enums, the dashboard via `npm run vocabulary:sync`. */
 
@@ -139,6 +139,17 @@ export const PROVIDER_IDS = ['apns', 'fcm', 'web_push', 'hms'] as const;
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
 export const PROVIDER_OF: Record<Platform, ProviderId> = { ios: 'apns', android: 'fcm', web: 'web_push', huawei: 'hms' };
+
+/** Whose credentials and metrics each push provider uses: UnifiedPush is Web Push to a distributor (docs/api.md#unifiedpush). */
+export const CREDENTIALS_OF: Record<PushProviderName, ProviderId> = { apns: 'apns', fcm: 'fcm', web_push: 'web_push', unifiedpush: 'web_push', hms: 'hms' };
+
+export const PUSH_PROVIDER_LABELS: Record<PushProviderName, string> = {
+  apns: 'APNs',
+  fcm: 'FCM',
+  web_push: 'Web Push',
+  unifiedpush: 'UnifiedPush',
+  hms: 'Huawei Push Kit',
+};
 
 export const PROVIDER_LABELS: Record<ProviderId, string> = { apns: 'APNs', fcm: 'FCM', web_push: 'Web Push', hms: 'Huawei Push Kit' };
 

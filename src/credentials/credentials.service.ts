@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { AppsRepository } from '../apps/apps.repository';
 import { EnvironmentVariables } from '../config/env';
-import { Platform, PLATFORMS } from '../common/platform';
+import { Platform, PLATFORMS, PUSH_PROVIDER_NAMES, PushProviderName } from '../common/platform';
 import { isUuid } from '../common/uuid';
-import { PROVIDER_OF, ProviderId } from '../common/vocabulary';
+import { CREDENTIALS_OF, PROVIDER_OF, ProviderId } from '../common/vocabulary';
 import { APNS_COLUMNS, apnsColumns, ApnsCredentialsInput, apnsSummary, ApnsSummary, openApns } from './apns.credentials';
 import { CredentialsRepository, SEALED_COLUMNS, SealedColumn, UnknownAppError } from './credentials.repository';
 import { HMS_COLUMNS, hmsColumns, HmsCredentialsInput, hmsSummary, HmsSummary, openHms } from './hms.credentials';
@@ -19,7 +19,12 @@ export const configuredPlatforms = (providers: Record<ProviderId, unknown>): Pla
 /** The decrypted credentials by provider id, as configuredPlatforms reads them. */
 const byProvider = (c: ProviderCredentials): Record<ProviderId, unknown> => ({ apns: c.apns, fcm: c.fcm, web_push: c.vapid, hms: c.hms });
 
-export const isConfigured = (credentials: ProviderCredentials, platform: Platform): boolean => byProvider(credentials)[PROVIDER_OF[platform]] !== null;
+/** The same per push provider (docs/api.md#push-provider): UnifiedPush needs the app's VAPID key pair, as Web Push does. */
+export const configuredProviders = (providers: Record<ProviderId, unknown>): PushProviderName[] =>
+  PUSH_PROVIDER_NAMES.filter((provider) => providers[CREDENTIALS_OF[provider]] !== null);
+
+export const isConfigured = (credentials: ProviderCredentials, provider: PushProviderName): boolean =>
+  byProvider(credentials)[CREDENTIALS_OF[provider]] !== null;
 
 /** Workers ask per batch; credentials change rarely, and `update` invalidates its own process at once. */
 const CACHE_TTL_MS = 30_000;
@@ -103,9 +108,9 @@ export class CredentialsService {
     return configuredPlatforms(await this.summary(appId));
   }
 
-  /** The same, from the per-process cache of forDelivery: a small send's and the fan-out's, once per send. */
-  async platformsForDelivery(appId: string): Promise<Platform[]> {
-    return configuredPlatforms(byProvider(await this.forDelivery(appId)));
+  /** The push providers it can reach, from the per-process cache of forDelivery: a small send's and the fan-out's, once per send. */
+  async providersForDelivery(appId: string): Promise<PushProviderName[]> {
+    return configuredProviders(byProvider(await this.forDelivery(appId)));
   }
 
   /** Decrypted credentials for delivery, cached per process for CACHE_TTL_MS. */

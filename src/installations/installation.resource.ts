@@ -1,3 +1,4 @@
+import { pushProviderOf } from '../common/platform';
 import { iso } from '../common/time';
 import { Device } from './installation.entity';
 import type { InstallationRow } from './installations.repository';
@@ -11,6 +12,7 @@ export function toInstallationResource(row: InstallationRow) {
     id: row.id,
     installation_id: row.installation_id,
     platform: row.platform,
+    push_provider: pushProviderOf(row.platform, row.web_push_subscription !== null),
     permission: row.permission,
     device,
     user_id: row.user_id,

@@ -56,7 +56,12 @@ const setBadge = (rows: string, badge: string) => `badge_set AS (
 const MERGED_PROPERTIES = `CASE WHEN $11::jsonb IS NULL THEN properties
       WHEN $12::boolean THEN jsonb_strip_nulls($11::jsonb) ELSE jsonb_strip_nulls(properties || $11::jsonb) END`;
 
-/** A PATCH in one statement: timestamps move on real change (docs/api.md#update-installation), a new token revives the row; no row past $13 properties. */
+/**
+ * A PATCH in one statement: timestamps move on real change (docs/api.md#update-installation), a new token revives the row; no row past $13 properties.
+ * A push token replaces a subscription and the other way round: an Android installation switching between FCM and UnifiedPush (docs/api.md#push-provider).
+ */
+const NEW_PUSH_TOKEN = `CASE WHEN $8::jsonb IS NOT NULL THEN NULL ELSE COALESCE($7::text, push_token) END`;
+const NEW_SUBSCRIPTION = `CASE WHEN $7::text IS NOT NULL THEN NULL ELSE COALESCE($8::jsonb, web_push_subscription) END`;
 const UPDATE_SQL = `
   WITH updated AS (UPDATE installations SET
     user_id = CASE WHEN $3::boolean THEN $4::varchar ELSE user_id END,
@@ -64,12 +69,12 @@ const UPDATE_SQL = `
     permission = COALESCE($5::varchar, permission),
     permission_updated_at = CASE WHEN permission IS DISTINCT FROM COALESCE($5::varchar, permission) THEN now() ELSE permission_updated_at END,
     device = CASE WHEN $6::jsonb IS NULL THEN device ELSE device || $6::jsonb END,
-    push_token = COALESCE($7::text, push_token),
-    web_push_subscription = COALESCE($8::jsonb, web_push_subscription),
-    invalidated_at = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
-      OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalidated_at END,
-    invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
-      OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
+    push_token = ${NEW_PUSH_TOKEN},
+    web_push_subscription = ${NEW_SUBSCRIPTION},
+    invalidated_at = CASE WHEN push_token IS DISTINCT FROM ${NEW_PUSH_TOKEN}
+      OR web_push_subscription IS DISTINCT FROM ${NEW_SUBSCRIPTION} THEN NULL ELSE invalidated_at END,
+    invalid_reason = CASE WHEN push_token IS DISTINCT FROM ${NEW_PUSH_TOKEN}
+      OR web_push_subscription IS DISTINCT FROM ${NEW_SUBSCRIPTION} THEN NULL ELSE invalid_reason END,
     tags = COALESCE($9::text[], tags),
     properties = ${MERGED_PROPERTIES},
     live_activity_start_tokens = COALESCE($14::jsonb, live_activity_start_tokens),
@@ -206,13 +211,14 @@ export class InstallationsRepository {
     return this.db.query(`SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform`);
   }
 
+  /** A live installation's platform, and whether it holds a subscription (its provider: pushProviderOf); null when none. */
   @GenerateSql({ params: [ID, 'device-1'] })
-  async platformOf(appId: string, installationId: string): Promise<Platform | null> {
-    const [row] = await this.db.query<{ platform: Platform }[]>(
-      `SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
+  async channelOf(appId: string, installationId: string): Promise<{ platform: Platform; subscribed: boolean } | null> {
+    const [row] = await this.db.query<{ platform: Platform; subscribed: boolean }[]>(
+      `SELECT platform, web_push_subscription IS NOT NULL AS subscribed FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL`,
       [appId, installationId],
     );
-    return row?.platform ?? null;
+    return row ?? null;
   }
 
   /** UPDATE_SQL as a prepared statement: this is the whole of a PATCH's own database work. Undefined when no live row (or too many properties). */

@@ -8,7 +8,7 @@ const APP = 'app-1';
 const APNS_TOKEN = 'AB'.repeat(32);
 
 /** Live installations by id; records what the service asked to write. */
-class InMemoryInstallations implements Pick<InstallationsRepository, 'platformOf' | 'update' | 'create' | 'softDelete' | 'find'> {
+class InMemoryInstallations implements Pick<InstallationsRepository, 'channelOf' | 'update' | 'create' | 'softDelete' | 'find'> {
   rows = new Map<string, InstallationRow>();
   updates: InstallationChanges[] = [];
   creates: NewInstallation[] = [];
@@ -16,8 +16,9 @@ class InMemoryInstallations implements Pick<InstallationsRepository, 'platformOf
   async find(_app: string, id: string) {
     return this.rows.get(id);
   }
-  async platformOf(_app: string, id: string): Promise<Platform | null> {
-    return this.rows.get(id)?.platform ?? null;
+  async channelOf(_app: string, id: string): Promise<{ platform: Platform; subscribed: boolean } | null> {
+    const row = this.rows.get(id);
+    return row ? { platform: row.platform, subscribed: row.web_push_subscription !== null } : null;
   }
   async update(_app: string, id: string, changes: InstallationChanges) {
     this.updates.push(changes);
@@ -131,5 +132,70 @@ describe('InstallationsService', () => {
       web_push_subscription: { endpoint: 'https://push.example/1', keys: { p256dh: 'p', auth: 'a' }, expirationTime: 123 },
     });
     expect(JSON.parse(store.updates[0].webPushSubscription!)).toEqual({ endpoint: 'https://push.example/1', keys: { p256dh: 'p', auth: 'a' } });
+  });
+
+  describe('push_provider (docs/api.md#push-provider)', () => {
+    const subscription = { endpoint: 'https://push.example/up/1', keys: { p256dh: 'p', auth: 'a' } };
+
+    it('registers an Android installation with UnifiedPush: a subscription instead of a push token', async () => {
+      const created = await service.register(APP, 'up', { platform: 'android', push_provider: 'unifiedpush', web_push_subscription: subscription });
+      expect(created.created).toBe(true);
+      expect(store.creates[0]).toMatchObject({ platform: 'android', pushToken: null, webPushSubscription: JSON.stringify(subscription) });
+
+      expect(await errorsOf(service.register(APP, 'up-2', { platform: 'android', push_provider: 'unifiedpush' }))).toEqual({
+        web_push_subscription: ['The web_push_subscription field is required when push_provider is unifiedpush.'],
+      });
+      expect(await errorsOf(service.register(APP, 'up-3', { platform: 'android', push_provider: 'unifiedpush', push_token: 'fcm-token' }))).toEqual({
+        push_token: ['The push_token field is prohibited when push_provider is unifiedpush; send web_push_subscription.'],
+        web_push_subscription: ['The web_push_subscription field is required when push_provider is unifiedpush.'],
+      });
+      // Without push_provider an Android installation is FCM's.
+      expect(await errorsOf(service.register(APP, 'up-4', { platform: 'android', web_push_subscription: subscription }))).toEqual({
+        web_push_subscription: ['The web_push_subscription field is prohibited when platform is android.'],
+        push_token: ['The push_token field is required when platform is android.'],
+      });
+    });
+
+    it("refuses a provider of another platform, and accepts a platform's own", async () => {
+      expect(await errorsOf(service.register(APP, 'p1', { platform: 'ios', push_provider: 'fcm', push_token: APNS_TOKEN }))).toEqual({
+        push_provider: ['The push_provider field must be apns when platform is ios.'],
+      });
+      expect(await errorsOf(service.register(APP, 'p2', { platform: 'web', push_provider: 'unifiedpush', web_push_subscription: subscription }))).toEqual({
+        push_provider: ['The push_provider field must be web_push when platform is web.'],
+      });
+      expect((await service.register(APP, 'p3', { platform: 'huawei', push_provider: 'hms', push_token: 'hms-token' })).created).toBe(true);
+    });
+
+    it("keeps the stored provider when none is given, and switches with the new one's token", async () => {
+      store.rows.set('up', { ...installationRow('up', 'android'), web_push_subscription: subscription });
+      // A refresh of the subscription needs no push_provider; a push token alone is refused.
+      await service.register(APP, 'up', { web_push_subscription: subscription });
+      expect(await errorsOf(service.update(APP, 'up', { push_token: 'fcm-token' }))).toEqual({
+        push_token: ['The push_token field is prohibited when push_provider is unifiedpush; send web_push_subscription.'],
+      });
+      expect(await errorsOf(service.update(APP, 'up', { push_provider: 'fcm' }))).toEqual({
+        push_token: ['The push_token field is required when push_provider changes to fcm.'],
+      });
+      await service.update(APP, 'up', { push_provider: 'fcm', push_token: 'fcm-token' });
+      expect(store.updates.at(-1)).toMatchObject({ pushToken: 'fcm-token', webPushSubscription: null });
+
+      store.rows.set('phone', installationRow('phone', 'android'));
+      expect(await errorsOf(service.update(APP, 'phone', { push_provider: 'unifiedpush' }))).toEqual({
+        web_push_subscription: ['The web_push_subscription field is required when push_provider changes to unifiedpush.'],
+      });
+      await service.update(APP, 'phone', { push_provider: 'unifiedpush', web_push_subscription: subscription });
+      expect(store.updates.at(-1)).toMatchObject({ pushToken: null, webPushSubscription: JSON.stringify(subscription) });
+      await expect(service.update(APP, 'unknown', { push_provider: 'fcm', push_token: 'x' })).rejects.toBeInstanceOf(NotFoundError);
+    });
+
+    it('shows push_provider on the resource, derived from the row', async () => {
+      store.rows.set('up', { ...installationRow('up', 'android'), web_push_subscription: subscription });
+      store.rows.set('phone', installationRow('phone', 'android'));
+      store.rows.set('mac', installationRow('mac', 'ios'));
+      store.rows.set('browser', installationRow('browser', 'web'));
+      store.rows.set('mate', installationRow('mate', 'huawei'));
+      const providers = await Promise.all(['up', 'phone', 'mac', 'browser', 'mate'].map(async (id) => (await service.find(APP, id)).push_provider));
+      expect(providers).toEqual(['unifiedpush', 'fcm', 'apns', 'web_push', 'hms']);
+    });
   });
 });

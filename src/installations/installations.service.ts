@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { FilterNode } from '../common/audience-filter';
 import { NotFoundError, ValidationFailedError } from '../common/errors';
 import { Clock } from '../common/time';
-import { Platform } from '../common/platform';
+import { DEFAULT_PUSH_PROVIDER, Platform, PUSH_PROVIDERS_OF, PushProviderName, pushProviderOf, SUBSCRIPTION_PROVIDERS } from '../common/platform';
 import { MAX_PROPERTIES } from '../common/validation/domain-rules';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
@@ -61,12 +61,13 @@ export class InstallationsService {
   async register(appId: string, installationId: string, dto: RegisterInstallationDto): Promise<{ created: boolean; installation: InstallationResource }> {
     // Two attempts cover a concurrent PUT or DELETE of the same installation between the statements.
     for (let attempt = 0; ; attempt++) {
-      const platform = await this.installations.platformOf(appId, installationId);
-      if (platform) {
+      const channel = await this.installations.channelOf(appId, installationId);
+      if (channel) {
+        const { platform } = channel;
         if (dto.platform !== undefined && dto.platform !== platform) {
           throw ValidationFailedError.of('platform', `The platform field cannot be changed (the installation is ${platform}).`);
         }
-        const row = await this.applyChanges(appId, installationId, platform, dto, true);
+        const row = await this.applyChanges(appId, installationId, channel, dto, true);
         if (row) return { created: false, installation: toInstallationResource(row) };
       } else {
         const row = await this.create(appId, installationId, dto);
@@ -84,15 +85,15 @@ export class InstallationsService {
         'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens.',
       );
     }
-    let platform: Platform | null = null;
-    if (dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined) {
-      platform = await this.installations.platformOf(appId, installationId);
-      if (!platform) throw new NotFoundError();
+    let channel: Channel | null = null;
+    if (changesAToken(dto) || dto.push_provider !== undefined) {
+      channel = await this.installations.channelOf(appId, installationId);
+      if (!channel) throw new NotFoundError();
     }
-    const row = await this.applyChanges(appId, installationId, platform, dto, false);
+    const row = await this.applyChanges(appId, installationId, channel, dto, false);
     if (row) return toInstallationResource(row);
     // No row: unknown, or the merged properties would exceed their limit (the UPDATE refuses that).
-    if (dto.properties !== undefined && (await this.installations.platformOf(appId, installationId))) {
+    if (dto.properties !== undefined && (await this.installations.channelOf(appId, installationId))) {
       throw ValidationFailedError.of('properties', `The properties field must not leave the installation with more than ${MAX_PROPERTIES} keys.`);
     }
     throw new NotFoundError();
@@ -110,15 +111,16 @@ export class InstallationsService {
     if (!(await this.installations.softDelete(appId, installationId))) throw new NotFoundError();
   }
 
-  /** One UPDATE (see InstallationsRepository.update); `platform` is needed (and checked) only when a token is being changed. */
+  /** One UPDATE (see InstallationsRepository.update); `channel` is needed (and checked) only when a token or the provider is being changed. */
   private async applyChanges(
     appId: string,
     installationId: string,
-    platform: Platform | null,
+    channel: Channel | null,
     dto: Changes,
     replaceProperties: boolean,
   ): Promise<InstallationRow | undefined> {
-    if (platform) throwIfInvalid(tokenErrors(platform, dto));
+    const platform = channel?.platform ?? null;
+    if (channel) throwIfInvalid(tokenErrors(channel.platform, dto, pushProviderOf(channel.platform, channel.subscribed)));
     return this.installations.update(appId, installationId, {
       setUserId: dto.user_id !== undefined,
       userId: dto.user_id ?? null,
@@ -140,12 +142,13 @@ export class InstallationsService {
     if (!platform) {
       errors.platform = ['The platform field is required when the installation is registered.'];
     } else {
-      Object.assign(errors, tokenErrors(platform, dto));
-      if (platform === 'web' && !dto.web_push_subscription) {
-        errors.web_push_subscription ??= ['The web_push_subscription field is required when platform is web.'];
+      Object.assign(errors, tokenErrors(platform, dto, null));
+      const provider = dto.push_provider ?? DEFAULT_PUSH_PROVIDER[platform];
+      if (SUBSCRIPTION_PROVIDERS.includes(provider) && !dto.web_push_subscription) {
+        errors.web_push_subscription ??= [`The web_push_subscription field is required when ${providerClause(platform, provider)}.`];
       }
-      if (platform !== 'web' && !dto.push_token) {
-        errors.push_token ??= [`The push_token field is required when platform is ${platform}.`];
+      if (!SUBSCRIPTION_PROVIDERS.includes(provider) && !dto.push_token) {
+        errors.push_token ??= [`The push_token field is required when ${providerClause(platform, provider)}.`];
       }
     }
     throwIfInvalid(errors);
@@ -172,13 +175,34 @@ export function tagSet(tags: readonly string[]): string[] {
 /** Huawei's tokens are at most this long (docs/api.md#huawei). */
 const HMS_TOKEN_MAX = 512;
 
-function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
+/** A live installation's platform and whether it holds a subscription: what decides its provider (pushProviderOf). */
+type Channel = { platform: Platform; subscribed: boolean };
+
+/** How a message names the provider: by platform, but for Android's UnifiedPush (docs/api.md#push-provider). */
+const providerClause = (platform: Platform, provider: PushProviderName) =>
+  provider === DEFAULT_PUSH_PROVIDER[platform] ? `platform is ${platform}` : `push_provider is ${provider}`;
+
+/** `stored`: the installation's provider now (null on creation); `push_provider` chooses another where its platform has two. */
+function tokenErrors(platform: Platform, dto: Changes, stored: PushProviderName | null): ErrorBag {
   const errors: ErrorBag = {};
-  if (platform === 'web' && dto.push_token !== undefined) {
-    errors.push_token = ['The push_token field is prohibited when platform is web; send web_push_subscription.'];
+  const allowed = PUSH_PROVIDERS_OF[platform];
+  if (dto.push_provider !== undefined && !allowed.includes(dto.push_provider)) {
+    errors.push_provider = [`The push_provider field must be ${allowed.join(' or ')} when platform is ${platform}.`];
   }
-  if (platform !== 'web' && dto.web_push_subscription !== undefined) {
-    errors.web_push_subscription = [`The web_push_subscription field is prohibited when platform is ${platform}.`];
+  const provider = dto.push_provider !== undefined && allowed.includes(dto.push_provider) ? dto.push_provider : (stored ?? DEFAULT_PUSH_PROVIDER[platform]);
+  const subscribed = SUBSCRIPTION_PROVIDERS.includes(provider);
+  if (subscribed && dto.push_token !== undefined) {
+    errors.push_token = [`The push_token field is prohibited when ${providerClause(platform, provider)}; send web_push_subscription.`];
+  }
+  if (!subscribed && dto.web_push_subscription !== undefined) {
+    errors.web_push_subscription = [`The web_push_subscription field is prohibited when ${providerClause(platform, provider)}.`];
+  }
+  // Switching provider brings the new one's token.
+  if (stored !== null && provider !== stored) {
+    if (subscribed && dto.web_push_subscription === undefined) {
+      errors.web_push_subscription ??= [`The web_push_subscription field is required when push_provider changes to ${provider}.`];
+    }
+    if (!subscribed && dto.push_token === undefined) errors.push_token ??= [`The push_token field is required when push_provider changes to ${provider}.`];
   }
   if (platform !== 'ios' && dto.live_activity_start_tokens !== undefined) {
     errors.live_activity_start_tokens = [`The live_activity_start_tokens field is prohibited when platform is ${platform}: Live Activities are iOS only.`];
@@ -202,7 +226,7 @@ export function changesAToken(dto: TokenChanges): boolean {
 
 /** The first channel `dto` gives a value other than the stored one (the same token again is no change); another platform's is tokenErrors'. */
 function changedTokenField(row: InstallationRow, dto: TokenChanges): TokenField | null {
-  if (Object.keys(tokenErrors(row.platform, dto)).length > 0) return null;
+  if (Object.keys(tokenErrors(row.platform, dto, pushProviderOf(row.platform, row.web_push_subscription !== null))).length > 0) return null;
   if (dto.push_token !== undefined && normalizeToken(row.platform, dto.push_token) !== row.push_token) return 'push_token';
   const web = dto.web_push_subscription && subscriptionOf(dto.web_push_subscription);
   const stored = row.web_push_subscription;

@@ -62,6 +62,10 @@ export class NotificationsService {
       options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
       localizations: shown?.localizations ?? null,
     };
+    // The declarative payload's `navigate` is the action_url (docs/api.md#declarative-web-push).
+    if (content.options?.web?.declarative && !content.action_url) {
+      throw ValidationFailedError.of('notification.action_url', 'The notification.action_url field is required when options.web.declarative is true.');
+    }
     await this.assertFits(appId, content);
     const recipients = dto.recipients;
     const notification: NewNotification = {

@@ -30,8 +30,8 @@ live_activity_start_tokens, COALESCE((SELECT b.badge FROM installation_badges b 
 -- InstallationsRepository.countByApp
 SELECT app_id, platform, count(*)::int AS count FROM installations WHERE deleted_at IS NULL GROUP BY app_id, platform;
 
--- InstallationsRepository.platformOf
-SELECT platform FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;
+-- InstallationsRepository.channelOf
+SELECT platform, web_push_subscription IS NOT NULL AS subscribed FROM installations WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL;
 
 -- InstallationsRepository.update
 WITH updated AS (UPDATE installations SET
@@ -40,12 +40,12 @@ WITH updated AS (UPDATE installations SET
   permission = COALESCE($5::varchar, permission),
   permission_updated_at = CASE WHEN permission IS DISTINCT FROM COALESCE($5::varchar, permission) THEN now() ELSE permission_updated_at END,
   device = CASE WHEN $6::jsonb IS NULL THEN device ELSE device || $6::jsonb END,
-  push_token = COALESCE($7::text, push_token),
-  web_push_subscription = COALESCE($8::jsonb, web_push_subscription),
-  invalidated_at = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
-    OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalidated_at END,
-  invalid_reason = CASE WHEN push_token IS DISTINCT FROM COALESCE($7::text, push_token)
-    OR web_push_subscription IS DISTINCT FROM COALESCE($8::jsonb, web_push_subscription) THEN NULL ELSE invalid_reason END,
+  push_token = CASE WHEN $8::jsonb IS NOT NULL THEN NULL ELSE COALESCE($7::text, push_token) END,
+  web_push_subscription = CASE WHEN $7::text IS NOT NULL THEN NULL ELSE COALESCE($8::jsonb, web_push_subscription) END,
+  invalidated_at = CASE WHEN push_token IS DISTINCT FROM CASE WHEN $8::jsonb IS NOT NULL THEN NULL ELSE COALESCE($7::text, push_token) END
+    OR web_push_subscription IS DISTINCT FROM CASE WHEN $7::text IS NOT NULL THEN NULL ELSE COALESCE($8::jsonb, web_push_subscription) END THEN NULL ELSE invalidated_at END,
+  invalid_reason = CASE WHEN push_token IS DISTINCT FROM CASE WHEN $8::jsonb IS NOT NULL THEN NULL ELSE COALESCE($7::text, push_token) END
+    OR web_push_subscription IS DISTINCT FROM CASE WHEN $7::text IS NOT NULL THEN NULL ELSE COALESCE($8::jsonb, web_push_subscription) END THEN NULL ELSE invalid_reason END,
   tags = COALESCE($9::text[], tags),
   properties = CASE WHEN $11::jsonb IS NULL THEN properties
     WHEN $12::boolean THEN jsonb_strip_nulls($11::jsonb) ELSE jsonb_strip_nulls(properties || $11::jsonb) END,

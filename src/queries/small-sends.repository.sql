@@ -9,7 +9,7 @@ WITH chosen AS (
       WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
-      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN NOT ((CASE WHEN i.platform = 'android' AND i.web_push_subscription IS NOT NULL THEN 'unifiedpush' ELSE CASE i.platform WHEN 'ios' THEN 'apns' WHEN 'android' THEN 'fcm' WHEN 'web' THEN 'web_push' WHEN 'huawei' THEN 'hms' END END) = ANY(:configured::text[])) THEN :reason_no_credentials::text
       WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
       WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
@@ -128,7 +128,7 @@ WITH chosen AS (
       WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
-      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN NOT ((CASE WHEN i.platform = 'android' AND i.web_push_subscription IS NOT NULL THEN 'unifiedpush' ELSE CASE i.platform WHEN 'ios' THEN 'apns' WHEN 'android' THEN 'fcm' WHEN 'web' THEN 'web_push' WHEN 'huawei' THEN 'hms' END END) = ANY(:configured::text[])) THEN :reason_no_credentials::text
       WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
       WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text
@@ -250,7 +250,7 @@ WITH chosen AS (
       WHEN :is_marketing::boolean AND EXISTS (SELECT 1 FROM user_channel_preferences p WHERE p.app_id = :app_id::uuid AND p.user_id = i.user_id AND p.push = false) THEN :reason_push_disabled::text
       WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
       WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
-      WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+      WHEN NOT ((CASE WHEN i.platform = 'android' AND i.web_push_subscription IS NOT NULL THEN 'unifiedpush' ELSE CASE i.platform WHEN 'ios' THEN 'apns' WHEN 'android' THEN 'fcm' WHEN 'web' THEN 'web_push' WHEN 'huawei' THEN 'hms' END END) = ANY(:configured::text[])) THEN :reason_no_credentials::text
       WHEN i.permission = :permission_denied::text THEN :reason_permission_denied::text
       WHEN i.invalidated_at IS NOT NULL THEN :reason_invalidated::text
       WHEN i.push_token IS NULL AND i.web_push_subscription IS NULL THEN :reason_no_token::text

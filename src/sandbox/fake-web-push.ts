@@ -10,7 +10,9 @@ import { FakeTlsServer, headerValue, plainHeaders, readBody, serverTlsOptions, t
 const MAX_BODY_BYTES = 4096;
 const MAX_VAPID_LIFETIME_SECONDS = 24 * 60 * 60;
 const CLOCK_SKEW_SECONDS = 60;
-const PUSH_PATH = /^\/push\/([A-Za-z0-9_-]+)$/;
+const PUSH_PATH = /^\/(?:push|up)\/([A-Za-z0-9_-]+)$/;
+/** What a UnifiedPush endpoint answers to GET (UnifiedPush server spec): how an application server tells one. */
+export const UNIFIEDPUSH_DISCOVERY = { unifiedpush: { version: 1 } } as const;
 const URGENCIES = new Set(['very-low', 'low', 'normal', 'high']);
 const TOPIC = /^[A-Za-z0-9_-]{1,32}$/;
 
@@ -37,6 +39,8 @@ export interface WebPushRequestRecord {
   headers: Record<string, string>;
   /** Decrypted body as JSON, undefined when absent or unreadable; with `decrypt: 'on-read'`, decrypted on first read. */
   payload: unknown;
+  /** Sent to a UnifiedPush endpoint (createSubscription with `unifiedPush`): an Android app's distributor, not a browser. */
+  unifiedPush: boolean;
   text?: string;
   status: number;
   vapidSub?: string;
@@ -50,6 +54,7 @@ interface Subscription {
   ecdh: ECDH;
   authSecret: Buffer;
   applicationServerKey?: string;
+  unifiedPush: boolean;
   gone: boolean;
 }
 
@@ -83,18 +88,24 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
   private readonly verifiedVapid = new Map<string, Vapid & { exp: number }>();
   now: () => number = Date.now;
 
-  createSubscription(options: { applicationServerKey?: string } = {}): WebPushSubscription {
+  /**
+   * A browser's subscription, or with `unifiedPush` an endpoint as a UnifiedPush distributor hands an
+   * Android app (`/up/<id>`, RFC 8030 + 8291 + 8292 all the same): what it accepts it decrypts, as the app would.
+   */
+  createSubscription(options: { applicationServerKey?: string; unifiedPush?: boolean } = {}): WebPushSubscription {
     const ecdh = createECDH('prime256v1');
     ecdh.generateKeys();
     const authSecret = randomBytes(16);
     const id = randomBytes(16).toString('base64url');
-    const endpoint = `${this.baseUrl}/push/${id}`;
+    const unifiedPush = options.unifiedPush === true;
+    const endpoint = `${this.baseUrl}/${unifiedPush ? 'up' : 'push'}/${id}`;
     this.subscriptions.set(id, {
       id,
       endpoint,
       ecdh,
       authSecret,
       applicationServerKey: options.applicationServerKey,
+      unifiedPush,
       gone: false,
     });
     return {
@@ -134,14 +145,23 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
 
   private async handle(req: Request, res: Response): Promise<void> {
     const { body, size } = await readBody(req, MAX_BODY_BYTES);
-    const id = PUSH_PATH.exec((req.url ?? '').split('?')[0])?.[1] ?? '';
+    const path = (req.url ?? '').split('?')[0];
+    const id = PUSH_PATH.exec(path)?.[1] ?? '';
     const subscription = this.subscriptions.get(id);
+    // A UnifiedPush endpoint says what it is to GET; nothing is recorded.
+    if (req.method === 'GET' && subscription?.unifiedPush && !subscription.gone && path.startsWith('/up/')) {
+      const text = JSON.stringify(UNIFIEDPUSH_DISCOVERY);
+      (res as HeadWriter).writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+      return;
+    }
     const record: WebPushRequestRecord = {
       id,
       endpoint: subscription?.endpoint ?? `${this.baseUrl}${req.url ?? ''}`,
       httpVersion: req.httpVersion,
       headers: plainHeaders(req.headers),
       payload: undefined,
+      unifiedPush: subscription?.unifiedPush ?? path.startsWith('/up/'),
       status: 0,
       at: new Date(),
     };
@@ -164,7 +184,8 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
 
   private async evaluate(req: Request, subscription: Subscription | undefined, body: Buffer, size: number, record: WebPushRequestRecord): Promise<Outcome> {
     if (req.method !== 'POST') return { status: 405 };
-    if (!subscription) return { status: 404, message: 'Subscription not found' };
+    // An endpoint answers only on its own path: a browser's is not a distributor's.
+    if (!subscription || subscription.unifiedPush !== (req.url ?? '').startsWith('/up/')) return { status: 404, message: 'Subscription not found' };
     if (subscription.gone) return { status: 410, message: 'Subscription has been unsubscribed' };
 
     // Encoding before VAPID, so a legacy "aesgcm" client is told what is wrong; an empty push needs none.

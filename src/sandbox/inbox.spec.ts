@@ -75,4 +75,15 @@ describe('sandbox inbox (docs/testing.md#inbox)', () => {
     ]);
     expect(inbox.list({ token: 'h2' })[0].payload).toEqual({ data: '{"notification_id":"n3"}', notification: { title: 'T', body: 'B' } });
   });
+
+  it('files a push to a UnifiedPush endpoint under android, push_provider unifiedpush', () => {
+    const inbox = new Inbox();
+    const payload = { notification_id: 'n3', title: 'Hi', body: 'There' };
+    inbox.webPush({ id: 'u', status: 201, payload, unifiedPush: true, headers: {}, at: at(1) } as unknown as WebPushRequestRecord);
+    inbox.webPush({ id: 'w', status: 201, payload, unifiedPush: false, headers: {}, at: at(2) } as unknown as WebPushRequestRecord);
+    expect(inbox.list().map((e) => [e.platform, e.push_provider, e.token, e.notification_id])).toEqual([
+      ['web', 'web_push', 'w', 'n3'],
+      ['android', 'unifiedpush', 'u', 'n3'],
+    ]);
+  });
 });

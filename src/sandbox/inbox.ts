@@ -1,4 +1,4 @@
-import type { Platform } from '../common/platform';
+import { DEFAULT_PUSH_PROVIDER, type Platform, type PushProviderName } from '../common/platform';
 import type { ApnsRequestRecord } from './fake-apns';
 import type { FcmRequestRecord } from './fake-fcm';
 import type { HmsRequestRecord } from './fake-hms';
@@ -9,6 +9,8 @@ import { isPlainObject, tryParseJson } from './fake-server';
 export interface InboxEntry {
   id: number;
   platform: Platform;
+  /** The service's word for the push service (docs/api.md#push-provider): `unifiedpush` for an Android app's distributor. */
+  push_provider: PushProviderName;
   token: string;
   notification_id: string | null;
   /** Without `authorization` and HTTP/2 pseudo-headers. */
@@ -56,10 +58,13 @@ export class Inbox {
     }
   }
 
+  /** A browser's push, or an Android app's through its UnifiedPush distributor (platform `android`). */
   webPush(record: WebPushRequestRecord): void {
     if (record.status !== 201) return;
     const payload = record.payload ?? record.text ?? null;
-    this.add('web', record.id, notificationIdOf(isPlainObject(payload) ? payload.notification_id : undefined), record.headers, payload, record.at);
+    const id = notificationIdOf(isPlainObject(payload) ? payload.notification_id : undefined);
+    if (record.unifiedPush) this.add('android', record.id, id, record.headers, payload, record.at, 'unifiedpush');
+    else this.add('web', record.id, id, record.headers, payload, record.at);
   }
 
   list(query: InboxQuery = {}): InboxEntry[] {
@@ -84,10 +89,19 @@ export class Inbox {
     return this.entries.length;
   }
 
-  private add(platform: Platform, token: string, notificationId: string | null, headers: Record<string, string>, payload: unknown, at: Date): void {
+  private add(
+    platform: Platform,
+    token: string,
+    notificationId: string | null,
+    headers: Record<string, string>,
+    payload: unknown,
+    at: Date,
+    provider: PushProviderName = DEFAULT_PUSH_PROVIDER[platform],
+  ): void {
     this.entries.push({
       id: this.nextId++,
       platform,
+      push_provider: provider,
       token,
       notification_id: notificationId,
       headers: Object.fromEntries(Object.entries(headers).filter(([name]) => name !== 'authorization' && !name.startsWith(':'))),

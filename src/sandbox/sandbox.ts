@@ -59,6 +59,8 @@ export interface SandboxInfo {
   apns: { key_file: string; key_id: string; team_id: string; topics: string[] };
   fcm: { service_account_file: string; project_id: string };
   web_push: { subscriptions_url: string };
+  /** Endpoints as a UnifiedPush distributor gives an Android app (docs/testing.md#unifiedpush-endpoints). */
+  unifiedpush: { subscriptions_url: string };
   hms: { app_id: string; client_id: string; client_secret: string };
 }
 
@@ -159,6 +161,7 @@ export class Sandbox {
       apns: { key_file: join(materials.dir, SANDBOX_FILES.apnsKey), key_id: materials.apnsKey.keyId, team_id: materials.apnsKey.teamId, topics },
       fcm: { service_account_file: join(materials.dir, SANDBOX_FILES.fcmServiceAccount), project_id: materials.serviceAccount.project_id },
       web_push: { subscriptions_url: `${url}/web-push/subscriptions` },
+      unifiedpush: { subscriptions_url: `${url}/unifiedpush/subscriptions` },
       hms: materials.hms,
     };
   }
@@ -203,11 +206,12 @@ export class Sandbox {
       this.inbox.clear();
       return send(res, 204);
     }
-    if (path === '/web-push/subscriptions' && req.method === 'POST') {
+    if ((path === '/web-push/subscriptions' || path === '/unifiedpush/subscriptions') && req.method === 'POST') {
       if (!isPlainObject(json)) return send(res, 400, { message: 'the body must be a JSON object' });
       const key = json.application_server_key;
       if (key !== undefined && typeof key !== 'string') return send(res, 400, { message: 'application_server_key must be a string (base64url)' });
-      const subscription = this.web.createSubscription({ applicationServerKey: key });
+      // A UnifiedPush distributor's endpoint for an Android app: the same protocol, decrypted into the inbox as `android`.
+      const subscription = this.web.createSubscription({ applicationServerKey: key, unifiedPush: path === '/unifiedpush/subscriptions' });
       return send(res, 201, { id: subscription.endpoint.slice(subscription.endpoint.lastIndexOf('/') + 1), subscription });
     }
     if (path === '/behaviours' && req.method === 'GET') return send(res, 200, { data: this.behaviours.list() });

@@ -382,8 +382,15 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await browse.getByLabel('Match').selectOption('or');
     await browse.getByRole('button', { name: 'Apply' }).click();
     await count.filter({ hasText: /^1 installations/ }).waitFor();
+    // Each row and the opened installation say its push service (docs/api.md#push-provider).
+    await expect(rows.filter({ hasText: 'alice-iphone' }).getByRole('cell', { name: 'APNs', exact: true }).count()).resolves.toBe(1);
     await rows.filter({ hasText: 'alice-iphone' }).getByRole('link', { name: 'alice-iphone' }).click();
-    await page.getByRole('article', { name: 'alice-iphone' }).waitFor();
+    const card = page.getByRole('article', { name: 'alice-iphone' });
+    await card.waitFor();
+    await card
+      .getByRole('definition')
+      .filter({ hasText: /^APNs$/ })
+      .waitFor();
   });
 
   it('sends a test: errors next to the fields, then the sent notification completes', async () => {

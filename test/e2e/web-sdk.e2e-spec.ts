@@ -375,6 +375,41 @@ describe('web SDK in Chromium (issue #17)', () => {
     expect(trace).toEqual([expect.objectContaining({ installation_id: installationId, opened_action: 'track' })]);
   });
 
+  it('shows a declarative message (options.web.declarative) through the real worker; a click opens navigate (docs/api.md#declarative-web-push)', async () => {
+    await page.goto(`${site.origin}/`);
+    await page.getByRole('status').filter({ hasText: 'Ready, permission granted' }).waitFor();
+    const sent = await api('/notifications', {
+      method: 'POST',
+      body: JSON.stringify({
+        recipients: { user_ids: ['alice'] },
+        notification: { title: 'Flash sale', body: 'Ends tonight', action_url: `${site.origin}/orders/42` },
+        options: { badge: 2, web: { declarative: true } },
+      }),
+    });
+    expect(sent.status).toBe(202);
+    const id: string = sent.body.data.id;
+    const delivered = () => web.requests.find((r) => r.status === 201 && r.text?.includes('Flash sale'));
+    await waitUntil(() => delivered() !== undefined, 'the declarative Web Push delivery');
+    const text = delivered()!.text!;
+    expect(JSON.parse(text)).toEqual({
+      web_push: 8030,
+      notification: { title: 'Flash sale', body: 'Ends tonight', navigate: `${site.origin}/orders/42`, app_badge: 2 },
+      mutable: false,
+    });
+    await waitUntil(async () => (await statistics(id)).accepted === 1, 'the delivery to be recorded');
+
+    // Chromium has no declarative support: the message reaches the SDK worker's push listener, which shows it.
+    await deliverPush(text);
+    const shown = await onDesktop('Flash sale');
+    expect(shown.body).toContain('Ends tonight');
+    await page.screenshot({ path: resolve(SCREENSHOTS, '5-declarative.png') });
+    desktop.click(shown);
+    await page.waitForURL(`${site.origin}/orders/42`);
+    await page.getByRole('heading', { name: 'Order 42' }).waitFor();
+    // The declarative message carries no notification id: no device event is reported for it.
+    expect(await statistics(id)).toMatchObject({ accepted: 1, received: 0, displayed: 0, opened: 0 });
+  });
+
   it('setTags stores the set (sorted, without duplicates), and a send to one of the tags reaches this browser', async () => {
     await page.goto(`${site.origin}/`);
     await page.getByRole('status').filter({ hasText: 'Ready, permission granted' }).waitFor();

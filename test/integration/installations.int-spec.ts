@@ -40,6 +40,7 @@ describe('installations (docs/api.md#installations)', () => {
           'id',
           'installation_id',
           'platform',
+          'push_provider',
           'permission',
           'device',
           'user_id',
@@ -58,6 +59,7 @@ describe('installations (docs/api.md#installations)', () => {
       expect(data).toMatchObject({
         installation_id: id,
         platform: 'ios',
+        push_provider: 'apns',
         permission: 'granted',
         user_id: 'user-1',
         device: { app_version: '1.2.3', os_version: '18.1', model: 'iPhone16,1', locale: 'en_GB', timezone: 'Europe/London' },

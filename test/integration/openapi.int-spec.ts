@@ -265,9 +265,13 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
       }
     };
 
-    /** A topic must exist, which no schema says (docs/api.md#topic-sends): generated ones are left out. */
+    /**
+     * A topic must exist, which no schema says (docs/api.md#topic-sends): generated ones are left out. A declarative
+     * send needs an action_url (docs/api.md#declarative-web-push, as its description says): without one it is not declarative.
+     */
     const withoutTopics = (body: Record<string, any>) => {
       const { topic: _topic, ...options } = body.options ?? {};
+      if (options.web?.declarative === true && !body.notification?.action_url) options.web = { ...options.web, declarative: false };
       const recipients = body.recipients?.topic === undefined ? body.recipients : { all: true };
       return { ...body, recipients, ...(body.options ? { options } : {}) };
     };
@@ -295,6 +299,8 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
             // Live Activity start tokens are iOS only (docs/api.md#live-activity-start-tokens); these installations are not.
             delete body.live_activity_start_tokens;
             if (body.platform !== undefined) body.platform = target === web ? 'web' : 'android';
+            // The installation's own provider (docs/api.md#push-provider); switching needs the other token, as the description says.
+            if (body.push_provider !== undefined) body.push_provider = target === web ? 'web_push' : 'fcm';
             const res = await ctx.http()[method](`/api/v1/installations/${target}`).set(bearer(tenant.token)).send(body);
             expectAccepted(path, method, res, body, [200]);
           }),

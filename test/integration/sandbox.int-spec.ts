@@ -75,6 +75,28 @@ describe('the sandbox (docs/testing.md)', () => {
     // docs/testing.md example end
   });
 
+  it('acts as a UnifiedPush distributor: an Android endpoint it decrypts into the inbox (docs/testing.md#unifiedpush-endpoints)', async () => {
+    const { body: endpoint } = await stack.sandboxApi().post('/unifiedpush/subscriptions').send({}).expect(201);
+    expect(endpoint.subscription.endpoint).toMatch(/\/up\//);
+    await register('up-android', { platform: 'android', push_provider: 'unifiedpush', web_push_subscription: endpoint.subscription, user_id: 'up-user' });
+    expect((await installation('up-android')).push_provider).toBe('unifiedpush');
+    const id = await send('up-user', { notification: { title: 'Distributed', body: 'Via UnifiedPush', action_url: 'myapp://up' }, data: { n: 1 } });
+    await notificationCompleted(ctx, stack.tenant.token, id);
+    const [entry] = await inbox({ token: endpoint.id });
+    expect(entry).toMatchObject({
+      platform: 'android',
+      push_provider: 'unifiedpush',
+      notification_id: id,
+      payload: { notification_id: id, title: 'Distributed', body: 'Via UnifiedPush', action_url: 'myapp://up', data: { n: 1 } },
+    });
+    expect(entry.headers['content-encoding']).toBe('aes128gcm');
+
+    // Behaviours apply to the endpoint by its id, as to a browser's subscription.
+    await stack.sandboxApi().put(`/behaviours/${endpoint.id}`).send({ behaviour: 'unregistered' }).expect(200);
+    await notificationCompleted(ctx, stack.tenant.token, await send('up-user'));
+    expect(await installation('up-android')).toMatchObject({ invalid_reason: 'Gone', push_provider: 'unifiedpush' });
+  });
+
   it('lists what it accepted, newest first, by platform, token, notification and time; DELETE /inbox clears it', async () => {
     const android = `fcm-${randomBytes(24).toString('base64url')}`;
     await register('inbox-android', { platform: 'android', push_token: android, user_id: 'inbox-user' });

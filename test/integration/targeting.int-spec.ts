@@ -281,7 +281,7 @@ describe('targeting (docs/api.md#recipients)', () => {
     chunkSize: 10,
     batchSize: 5,
     wanted: ['ios', 'android', 'web'],
-    configured: ['ios', 'android', 'web'],
+    configured: ['apns', 'fcm', 'web_push'],
     silentless: [],
     fixedDue: null,
     cap: null,

@@ -667,6 +667,11 @@ export interface components {
             urgency?: "very-low" | "low" | "normal" | "high";
             /** @description One or two buttons. */
             actions?: components["schemas"]["WebActionDto"][];
+            /**
+             * @description Sends web installations the declarative payload (docs/api.md#declarative-web-push), which Safari 18.4+ shows without a service worker: `notification.action_url` becomes its `navigate` and is then required; `options.badge` its `app_badge`, `silent` its own.
+             * @example true
+             */
+            declarative?: boolean;
         };
         LiveActivityStartOptionsDto: {
             /**
@@ -1298,6 +1303,12 @@ export interface components {
              * @enum {string}
              */
             platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description The push service that reaches it (docs/api.md#push-provider): `apns`, `fcm`, `web_push`, `unifiedpush` (Android with a UnifiedPush distributor) or `hms`.
+             * @example apns
+             * @enum {string}
+             */
+            push_provider: "apns" | "fcm" | "web_push" | "unifiedpush" | "hms";
             /**
              * @example granted
              * @enum {string}

@@ -120,6 +120,44 @@ describe('setupPushWorker (service worker module)', () => {
     expect(events()).toEqual([`POST /api/v1/notifications/${NOTIFICATION_ID}/events received`]);
   });
 
+  it('shows a declarative message (docs/api.md#declarative-web-push) as Safari would, sets the app badge, and a click opens navigate', async () => {
+    const setAppBadge = vi.fn(async () => undefined);
+    const { setupPushWorker } = await import('./worker');
+    const badged = fakeScope();
+    setupPushWorker({ fetch: api.fetch, icon: '/icon.png' }, { ...badged.scope, navigator: { setAppBadge } } as never);
+    const tab = windowAt('https://shop.example.com/');
+    badged.windows.push(tab);
+    await badged.dispatch(
+      'push',
+      pushData({
+        web_push: 8030,
+        notification: { title: 'Sale', body: 'Today only', navigate: 'https://shop.example.com/sale', lang: 'fr', silent: true, app_badge: 3 },
+        mutable: false,
+      }),
+    );
+    expect(badged.shown).toEqual([
+      {
+        title: 'Sale',
+        options: {
+          body: 'Today only',
+          lang: 'fr',
+          silent: true,
+          icon: '/icon.png',
+          badge: undefined,
+          data: { pns: { notification_id: null, action_url: 'https://shop.example.com/sale' } },
+        },
+      },
+    ]);
+    expect(setAppBadge).toHaveBeenCalledWith(3);
+    await badged.dispatch('notificationclick', clickOn(badged.shown[0]));
+    expect(tab.navigate).toHaveBeenCalledWith('https://shop.example.com/sale');
+    // It carries no notification id: nothing to report.
+    expect(api.sent).toEqual([]);
+    // Without a navigate URL it is not a declarative message.
+    await badged.dispatch('push', pushData({ web_push: 8030, notification: { title: 'No link' } }));
+    expect(badged.shown).toHaveLength(1);
+  });
+
   it('a push that is not ours is left alone', async () => {
     await fake.dispatch('push', pushData({ hello: 'world' }));
     await fake.dispatch('push', { data: { json: () => JSON.parse('not json') } });

@@ -20,6 +20,28 @@ export interface PushPayload {
   actions?: PushAction[];
 }
 
+/**
+ * A declarative push message (docs/api.md#declarative-web-push; WebKit, "Meet Declarative Web Push"):
+ * Safari 18.4+ shows it without the worker; other browsers hand it to the worker, which shows it the same way.
+ */
+export interface DeclarativePushPayload {
+  web_push: 8030;
+  notification: {
+    title: string;
+    body?: string;
+    /** The URL a click opens. */
+    navigate: string;
+    lang?: string;
+    dir?: 'auto' | 'ltr' | 'rtl';
+    silent?: boolean;
+    tag?: string;
+    icon?: string;
+    /** The app's badge count, set with the Badging API where the browser has it. */
+    app_badge?: number;
+  };
+  mutable?: boolean;
+}
+
 /** A button of the notification: a click opens `url` (else `action_url`) and reports `opened` with `action`. */
 export interface PushAction {
   action: string;
@@ -89,11 +111,14 @@ export interface ServiceWorkerScope {
     openWindow(url: string): Promise<WindowClient | null>;
   };
   addEventListener(type: string, listener: (event: never) => void): void;
+  /** The Badging API, where the browser has it. */
+  readonly navigator?: { setAppBadge?(count?: number): Promise<void> };
 }
 
 /** What the SDK keeps in a shown notification's `data.pns`. */
 interface PnsData {
-  notification_id: string;
+  /** Null for a declarative message, which carries none: nothing is reported for it. */
+  notification_id: string | null;
   action_url: string | null;
   /** Each button's URL (null: `action_url`), by its action. */
   actions?: Record<string, string | null>;
@@ -115,6 +140,20 @@ export interface PushWorker {
 
 const isPayload = (value: unknown): value is PushPayload =>
   typeof value === 'object' && value !== null && typeof (value as PushPayload).notification_id === 'string';
+
+/** RFC 8030's number marks a declarative message; it needs a title and a navigate URL. */
+const isDeclarative = (value: unknown): value is DeclarativePushPayload => {
+  const notification = (value as DeclarativePushPayload | null)?.notification;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as DeclarativePushPayload).web_push === 8030 &&
+    typeof notification === 'object' &&
+    notification !== null &&
+    typeof notification.title === 'string' &&
+    typeof notification.navigate === 'string'
+  );
+};
 
 /**
  * Installs the `push`, `notificationclick`, `pushsubscriptionchange` and `sync` listeners. Call
@@ -181,7 +220,27 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     }
   }
 
+  /** Shows a declarative message as Safari would: its title, body, language and sound; a click opens `navigate`. */
+  async function showDeclarative({ notification: n }: DeclarativePushPayload): Promise<void> {
+    const pns: PnsData = { notification_id: null, action_url: n.navigate };
+    await Promise.all([
+      scope.registration.showNotification(n.title, {
+        ...(n.body === undefined ? {} : { body: n.body }),
+        ...(n.lang === undefined ? {} : { lang: n.lang }),
+        ...(n.dir === undefined ? {} : { dir: n.dir }),
+        ...(n.silent === undefined ? {} : { silent: n.silent }),
+        ...(n.tag === undefined ? {} : { tag: n.tag }),
+        icon: n.icon ?? options.icon,
+        badge: options.badge,
+        data: { pns },
+      }),
+      n.app_badge === undefined ? undefined : scope.navigator?.setAppBadge?.(n.app_badge).catch(() => undefined),
+      flushReports(),
+    ]);
+  }
+
   async function handlePush(payload: unknown): Promise<void> {
+    if (isDeclarative(payload)) return showDeclarative(payload);
     if (!isPayload(payload)) return; // not one of ours: another handler of the app may show it
     const id = payload.notification_id;
     const reports = [report(id, 'received'), flushReports()];
@@ -248,7 +307,8 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     const button = action && pns.actions && Object.hasOwn(pns.actions, action) ? action : undefined;
     const url = (button && pns.actions![button]) || pns.action_url;
     // Open at once (a click allows opening a window only for a short while); report alongside.
-    await Promise.all([open(url).catch(() => undefined), report(pns.notification_id, 'opened', button), flushReports()]);
+    const reported = pns.notification_id === null ? undefined : report(pns.notification_id, 'opened', button);
+    await Promise.all([open(url).catch(() => undefined), reported, flushReports()]);
   }
 
   /** The browser replaced the subscription: register the new one, with no page open. */

@@ -80,6 +80,8 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
 class ScriptedProvider implements Omit<PushProvider, 'check'> {
   readonly answers = new Map<string, DeliveryOutcome>();
   readonly titles = new Map<string, string>();
+  /** The `pushProvider` each target came with (docs/api.md#push-provider). */
+  readonly pushProviders = new Map<string, string | undefined>();
   /** As the real ones: only FCM validates a dry run's message. */
   readonly validatesDryRun: boolean;
   constructor(readonly platform: Platform) {
@@ -88,8 +90,9 @@ class ScriptedProvider implements Omit<PushProvider, 'check'> {
   configured(credentials: ProviderCredentials): boolean {
     return this.platform === 'ios' ? credentials.apns !== null : this.platform === 'android' ? credentials.fcm !== null : credentials.vapid !== null;
   }
-  async send(_c: ProviderCredentials, content: PushContent, target: { installationId: string }): Promise<DeliveryOutcome> {
+  async send(_c: ProviderCredentials, content: PushContent, target: { installationId: string; pushProvider?: string }): Promise<DeliveryOutcome> {
     this.titles.set(target.installationId, content.title ?? '');
+    this.pushProviders.set(target.installationId, target.pushProvider);
     return this.answers.get(target.installationId) ?? { kind: 'accepted' };
   }
 }
@@ -114,6 +117,7 @@ describe('DeliveriesService', () => {
   let store: InMemoryDeliveries;
   let ios: ScriptedProvider;
   let android: ScriptedProvider;
+  let web: ScriptedProvider;
   let retries: { notificationId: string; batch: number; attempt: number; delayMs: number }[];
   let metrics: MetricsService;
   let reported: string[];
@@ -131,6 +135,7 @@ describe('DeliveriesService', () => {
     store = new InMemoryDeliveries();
     ios = new ScriptedProvider('ios');
     android = new ScriptedProvider('android');
+    web = new ScriptedProvider('web');
     retries = [];
     reported = [];
     moduleRef = await Test.createTestingModule({
@@ -148,7 +153,7 @@ describe('DeliveriesService', () => {
           },
         },
         { provide: CredentialsService, useValue: { forDelivery: async () => credentials } },
-        { provide: PUSH_PROVIDERS, useValue: [ios, android] },
+        { provide: PUSH_PROVIDERS, useValue: [ios, android, web] },
         { provide: EnvironmentVariables, useValue: config },
         { provide: CompletionReportService, useValue: { completed: async (ids: string[]) => reported.push(...ids) } },
         Clock,
@@ -264,6 +269,29 @@ describe('DeliveriesService', () => {
       ['fcm', 'NoCredentials', 1],
       ['web_push', 'NoCredentials', 1],
     ]);
+  });
+
+  it('sends an Android installation holding a subscription through the Web Push provider as UnifiedPush, with the VAPID pair (docs/api.md#unifiedpush)', async () => {
+    const vapidOnly: ProviderCredentials = { ...credentials, apns: null, vapid: { subject: 'mailto:a@example.com', publicKey: 'P', privateKey: 'K' } };
+    moduleRef.get(CredentialsService).forDelivery = async () => vapidOnly;
+    const subscription = { endpoint: 'https://ntfy.example/up/1', keys: { p256dh: 'k', auth: 'a' } };
+    store.rows = [
+      row('up', { platform: 'android', push_token: null, web_push_subscription: subscription }),
+      row('fcm', { platform: 'android' }),
+      row('browser', { platform: 'web', push_token: null, web_push_subscription: subscription }),
+    ];
+    android.send = () => Promise.reject(new Error('FCM has no credentials here'));
+
+    await service.deliverBatch(NOTIFICATION, 0);
+
+    expect(Object.fromEntries([...store.recorded].map(([id, outcome]) => [id, [outcome.status, outcome.reason]]))).toEqual({
+      up: ['accepted', null],
+      fcm: ['skipped', 'NoCredentials'],
+      browser: ['accepted', null],
+    });
+    expect(Object.fromEntries(web.pushProviders)).toEqual({ up: 'unifiedpush', browser: 'web_push' });
+    const accepted = (await metrics.deliveries.get()).values.map((v) => [v.labels.provider, v.labels.outcome, v.value]);
+    expect(accepted).toEqual([['web_push', 'accepted', 2]]);
   });
 
   it('reports the notification once its outcomes complete it, and not before', async () => {

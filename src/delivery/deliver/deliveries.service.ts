@@ -1,8 +1,8 @@
 import type { NotificationContentRow } from '../../common/notification';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { mapLimit } from '../../common/map-limit';
-import { Platform } from '../../common/platform';
-import { PROVIDER_OF, SkipReason } from '../../common/vocabulary';
+import { DEFAULT_PUSH_PROVIDER, PushProviderName, pushProviderOf } from '../../common/platform';
+import { CREDENTIALS_OF, SkipReason } from '../../common/vocabulary';
 import type { CarriedContent } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService, isConfigured } from '../../credentials/credentials.service';
@@ -49,7 +49,7 @@ export function badgeChange(content: PushContent): BadgeChange {
 export class DeliveriesService {
   private readonly logger = new Logger('Delivery');
   private readonly contents = new Map<string, NotificationContentRow>();
-  private readonly byPlatform: Map<Platform, PushProvider>;
+  private readonly byProvider: Map<PushProviderName, PushProvider>;
 
   constructor(
     private readonly deliveries: DeliveriesRepository,
@@ -63,7 +63,10 @@ export class DeliveriesService {
     private readonly pace: PaceLimiter,
     private readonly clock: Clock,
   ) {
-    this.byPlatform = new Map(providers.map((p) => [p.platform, p]));
+    this.byProvider = new Map(providers.map((p) => [DEFAULT_PUSH_PROVIDER[p.platform], p]));
+    // UnifiedPush is Web Push to the device's distributor: one implementation (docs/api.md#unifiedpush).
+    const webPush = this.byProvider.get('web_push');
+    if (webPush) this.byProvider.set('unifiedpush', webPush);
   }
 
   /** `reclaim`: the job ran before and its worker died, so its own "sending" rows are taken back. */
@@ -147,8 +150,9 @@ export class DeliveriesService {
     const start = content.options?.live_activity;
     const pushToken = start ? row.start_token : row.push_token;
     if (start && !pushToken) return { status: 'skipped', reason: SkipReason.NoLiveActivityToken, nextAttemptAt: null };
-    const provider = this.byPlatform.get(row.platform);
-    if (!provider || !isConfigured(credentials, provider.platform)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
+    const pushProvider = pushProviderOf(row.platform, row.web_push_subscription !== null);
+    const provider = this.byProvider.get(pushProvider);
+    if (!provider || !isConfigured(credentials, pushProvider)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
     const dryRun = isDryRun(content);
     if (dryRun && !provider.validatesDryRun) return DRY_RUN;
     const started = performance.now();
@@ -157,17 +161,18 @@ export class DeliveriesService {
       installationId: row.installation_id,
       pushToken,
       webPushSubscription: row.web_push_subscription,
+      pushProvider,
       // The count this installation reached (docs/api.md#badge-arithmetic) replaces the increment.
       badge: built.options?.badge_increment !== undefined ? row.badge : null,
     });
     // A dead start token says nothing of the device token: the installation stays valid.
     if (start && outcome.kind === 'invalid') outcome = { kind: 'failed', reason: outcome.reason };
-    this.metrics.providerLatency.observe({ provider: PROVIDER_OF[row.platform] }, (performance.now() - started) / 1000);
+    this.metrics.providerLatency.observe({ provider: CREDENTIALS_OF[pushProvider] }, (performance.now() - started) / 1000);
     return dryRun ? dryRunOutcome(outcome) : outcome;
   }
 
   private finalize(row: ClaimedRow, outcome: DeliveryOutcome | Skipped): Final {
-    const provider = PROVIDER_OF[row.platform];
+    const provider = CREDENTIALS_OF[pushProviderOf(row.platform, row.web_push_subscription !== null)];
     if ('status' in outcome) {
       this.metrics.recordSkipped(provider, outcome.reason);
       return outcome;

@@ -2,7 +2,7 @@ import { inboxDisabled, notSendable, pushDisabled, recipientsPredicate, topicSql
 import { minuteCountsInsert } from '../../common/minute-counts';
 import { NewNotification, NOTIFICATION_ROW_COLUMNS } from '../../common/notification';
 import { NotificationOptions } from '../../common/notification-options';
-import { Platform, PLATFORMS } from '../../common/platform';
+import { Platform, PLATFORMS, PushProviderName, pushProviderSql } from '../../common/platform';
 import { compile, NamedSql, valuesOf } from '../../common/sql/named';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 import { INBOX_NOTIFY_CHANNEL } from '../../common/inbox-notify';
@@ -74,7 +74,7 @@ const chosen = (where: string) => `chosen AS (
         WHEN :is_marketing::boolean AND ${pushDisabled(':app_id::uuid')} THEN :reason_push_disabled::text
         WHEN NOT (i.platform = ANY(:wanted::text[])) THEN :reason_platform_excluded::text
         WHEN i.platform = ANY(:silentless::text[]) THEN :reason_silent_not_supported::text
-        WHEN NOT (i.platform = ANY(:configured::text[])) THEN :reason_no_credentials::text
+        WHEN NOT (${pushProviderSql('i')} = ANY(:configured::text[])) THEN :reason_no_credentials::text
         WHEN ${skip.denied} THEN :reason_permission_denied::text
         WHEN ${skip.invalidated} THEN :reason_invalidated::text
         WHEN ${skip.noToken} THEN :reason_no_token::text
@@ -302,7 +302,8 @@ export interface ChunkValues {
   notificationId: string;
   batchSize: number;
   wanted: readonly Platform[];
-  configured: readonly Platform[];
+  /** The push providers the app has credentials for (docs/api.md#push-provider): an installation of another is skipped as NoCredentials. */
+  configured: readonly PushProviderName[];
   /** Platforms that cannot take this send silently (docs/api.md#silent-sends): skipped. */
   silentless: readonly Platform[];
   batches: number;

@@ -11,7 +11,7 @@ import { compileFilter, recipientsPredicate, topicSql } from '../../common/audie
 import { ChunkDueTimes } from './pacing';
 import { pgError, UNIQUE_VIOLATION } from '../../common/pg-errors';
 import { ownPartition } from '../../common/sql/own-partition';
-import { Platform } from '../../common/platform';
+import { Platform, PushProviderName } from '../../common/platform';
 import {
   ChunkResult,
   chunkResult,
@@ -68,7 +68,8 @@ export interface ChunkParams {
   chunkSize: number;
   batchSize: number;
   wanted: readonly Platform[];
-  configured: Platform[];
+  /** The push providers with credentials (docs/api.md#push-provider). */
+  configured: readonly PushProviderName[];
   /** Platforms skipped as SilentNotSupported. */
   silentless: readonly Platform[];
   /** Due times for the chunk's zones (a local-time send, or quiet hours), computed from them; absent: `fixedDue` for all. */
@@ -141,7 +142,7 @@ const CHUNK: ChunkParams = {
   chunkSize: 5000,
   batchSize: 500,
   wanted: ['ios', 'android', 'web'],
-  configured: ['ios'],
+  configured: ['apns'],
   silentless: [],
   dueTimes: (zones) => ({ zones, dues: zones.map(() => AT), quietSkips: zones.map(() => false), fallback: AT, fallbackQuietSkip: false }),
   fixedDue: null,

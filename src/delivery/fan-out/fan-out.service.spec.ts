@@ -59,7 +59,7 @@ const chunk = (over: Partial<ChunkResult> = {}): ChunkResult => ({
 function setup() {
   const fanOuts = new InMemoryFanOuts();
   const built = newTestService(FanOutService, { providers: [{ provide: FanOutRepository, useValue: fanOuts }] });
-  built.mocks.get(CredentialsService).platformsForDelivery.mockResolvedValue(['ios']);
+  built.mocks.get(CredentialsService).providersForDelivery.mockResolvedValue(['apns']);
   const deliveries = built.mocks.get(DeliveriesRepository);
   deliveries.completeIfDone.mockResolvedValue(false);
   deliveries.pendingBatches.mockResolvedValue([]);
@@ -81,7 +81,7 @@ describe('FanOutService', () => {
     fanOuts.chunks = [chunk(), chunk({ batches: [{ batch: 1, due: null }], batchesSoFar: 2 })];
     deliveries.completeIfDone.mockResolvedValue(true);
     expect(await sut.fanOut(ID, false)).toEqual({ ran: true, installations: 4, batches: 2 });
-    expect(fanOuts.asked[0]).toMatchObject({ appId: APP, wanted: ['ios', 'web'], configured: ['ios'], silentless: [], cap: null, paceMs: null });
+    expect(fanOuts.asked[0]).toMatchObject({ appId: APP, wanted: ['ios', 'web'], configured: ['apns'], silentless: [], cap: null, paceMs: null });
     expect(deliverJobs.addBatches.mock.calls.map(([batches]) => batches.map((b) => b.batch))).toEqual([[0], [1]]);
     expect(mocks.get(CompletionReportService).completed).toHaveBeenCalledWith([ID]);
   });

@@ -55,7 +55,7 @@ export class FanOutService {
     if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId);
 
     const wanted = wantedPlatforms(started.options);
-    const configured = await this.credentials.platformsForDelivery(started.app_id);
+    const configured = await this.credentials.providersForDelivery(started.app_id);
     const options = started.options ?? {};
     const { cap, quiet } = marketingRules(started);
     // A throttled send's batches are half a second of its rate each, one after the other (docs/api.md#pacing).

@@ -7,6 +7,7 @@ import {
   apnsHeaders,
   apnsPayload,
   contentFor,
+  declarativeWebPushPayload,
   fcmBody,
   fcmMessage,
   isBackground,
@@ -15,6 +16,7 @@ import {
   payloadSize,
   PushContent,
   targetedPlatforms,
+  unifiedPushPayload,
   webPushBody,
   webPushHeaderFields,
   webPushPayload,
@@ -235,5 +237,57 @@ describe('request bodies, encoded once per content (apnsBody, fcmBody, webPushBo
     expect(contentFor(localized, 'de')).toBe(localized);
     expect(contentFor(bare, 'fr')).toBe(bare);
     expect(JSON.parse(webPushBody(fr).toString()).title).toBe('Commande expédiée');
+  });
+});
+
+describe('UnifiedPush and declarative Web Push payloads', () => {
+  it('UnifiedPush (docs/api.md#unifiedpush): the message as one JSON object, with the send id; no browser fields', () => {
+    const web = { ...full, options: { ...full.options, web: { tag: 'order-1', icon: 'https://img.example/i.png' } } };
+    expect(unifiedPushPayload(web)).toEqual({
+      notification_id: ID,
+      title: 'Order shipped',
+      body: 'Your order is on its way',
+      image_url: 'https://img.example/1.png',
+      action_url: 'https://app.example/orders/1',
+      data: { order: 1, tags: ['a'], note: 'x' },
+    });
+    expect(unifiedPushPayload(bare)).toEqual({ notification_id: ID, title: 'Hello', body: 'World' });
+    // Encoded once per content and kind, apart from the browser's body; its Content-Length is its own.
+    const unified = webPushBody(web, 'unifiedpush');
+    expect(unified.toString()).toBe(JSON.stringify(unifiedPushPayload(web)));
+    expect(webPushBody(web, 'unifiedpush')).toBe(unified);
+    expect(webPushBody(web).toString()).toBe(JSON.stringify(webPushPayload(web)));
+    const fields = webPushHeaderFields(web, 'unifiedpush');
+    expect(fields).toBe(webPushHeaderFields(web, 'unifiedpush'));
+    expect(fields[fields.indexOf('content-length') + 1]).not.toBe(webPushHeaderFields(web)[webPushHeaderFields(web).indexOf('content-length') + 1]);
+  });
+
+  it('declarative (docs/api.md#declarative-web-push): web_push 8030, navigate from action_url, app_badge from badge, mutable false', () => {
+    const declarative: PushContent = { ...full, options: { ...full.options, web: { declarative: true, silent: true } } };
+    expect(webPushPayload(declarative)).toEqual({
+      web_push: 8030,
+      notification: { title: 'Order shipped', body: 'Your order is on its way', navigate: 'https://app.example/orders/1', silent: true, app_badge: 2 },
+      mutable: false,
+    });
+    expect(declarativeWebPushPayload({ ...bare, action_url: 'https://app.example/', options: { web: { declarative: true } } })).toEqual({
+      web_push: 8030,
+      notification: { title: 'Hello', body: 'World', navigate: 'https://app.example/' },
+      mutable: false,
+    });
+    // A localization's text carries its language tag.
+    const localized: PushContent = { ...declarative, localizations: { fr: { title: 'Commande expédiée', action_url: 'https://app.example/fr/1' } } };
+    expect(JSON.parse(webPushBody(contentFor(localized, 'fr-FR')).toString())).toEqual({
+      web_push: 8030,
+      notification: {
+        title: 'Commande expédiée',
+        body: 'Your order is on its way',
+        navigate: 'https://app.example/fr/1',
+        lang: 'fr',
+        silent: true,
+        app_badge: 2,
+      },
+      mutable: false,
+    });
+    expect(payloadSize(declarative, 'web')).toBe(Buffer.byteLength(JSON.stringify(declarativeWebPushPayload(declarative))));
   });
 });

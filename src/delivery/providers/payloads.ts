@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Platform, PLATFORMS } from '../../common/platform';
+import { Platform, PLATFORMS, PushProviderName } from '../../common/platform';
 import { NotificationOptions } from '../../common/notification-options';
 import { LIVE_ACTIVITY_PUSH_TYPE, LIVE_ACTIVITY_TOPIC_SUFFIX, liveActivityPayload, unixSeconds } from './live-activity-payload';
 import { encryptedLength } from './web-push-encryption';
@@ -16,6 +16,8 @@ export interface PushContent {
   options: NotificationOptions | null;
   /** By language tag, in request order (docs/api.md#localization). */
   localizations?: Record<string, LocalizedFields> | null;
+  /** The language tag of the localization this content is (contentFor); absent for the send's own text. */
+  lang?: string;
 }
 
 export interface LocalizedFields {
@@ -51,17 +53,18 @@ export function contentFor(content: PushContent, locale: string | null | undefin
   if (key === null) return content;
   const variants = encodingsOf(content).variants;
   let variant = variants.get(key);
-  if (variant === undefined) variants.set(key, (variant = withVariant(content, localizations[key])));
+  if (variant === undefined) variants.set(key, (variant = withVariant(content, localizations[key], key)));
   return variant;
 }
 
 export function localizedVariants(content: PushContent): [string, PushContent][] {
-  return Object.entries(content.localizations ?? {}).map(([tag, variant]) => [tag, withVariant(content, variant)]);
+  return Object.entries(content.localizations ?? {}).map(([tag, variant]) => [tag, withVariant(content, variant, tag)]);
 }
 
-function withVariant(content: PushContent, variant: LocalizedFields): PushContent {
+function withVariant(content: PushContent, variant: LocalizedFields, lang: string): PushContent {
   return {
     ...content,
+    lang,
     title: variant.title ?? content.title,
     body: variant.body ?? content.body,
     image_url: variant.image_url ?? content.image_url,
@@ -101,6 +104,8 @@ interface Encodings {
   hmsAfterTokens?: string;
   web?: Buffer;
   webFields?: readonly string[];
+  unifiedPush?: Buffer;
+  unifiedPushFields?: readonly string[];
 }
 
 const encodings = new WeakMap<PushContent, Encodings>();
@@ -154,19 +159,21 @@ export function hmsBody(content: PushContent, tokens: readonly string[]): string
 const fcmRequest = (content: PushContent, token: string) =>
   isDryRun(content) ? { validate_only: true, message: fcmMessage(content, token) } : { message: fcmMessage(content, token) };
 
-export function webPushBody(content: PushContent): Buffer {
+/** The plaintext a push service carries, encoded once per content: UnifiedPush's (docs/api.md#unifiedpush) or the browser's. */
+export function webPushBody(content: PushContent, provider: WebPushKind = 'web_push'): Buffer {
   const cached = encodingsOf(content);
+  if (provider === 'unifiedpush') return (cached.unifiedPush ??= Buffer.from(JSON.stringify(unifiedPushPayload(content))));
   return (cached.web ??= Buffer.from(JSON.stringify(webPushPayload(content))));
 }
 
 /** web-push's request headers but `authorization`, as node:http2's flat list: the same for every subscription of a send. */
-export function webPushHeaderFields(content: PushContent): readonly string[] {
+export function webPushHeaderFields(content: PushContent, provider: WebPushKind = 'web_push'): readonly string[] {
   const cached = encodingsOf(content);
-  return (cached.webFields ??= [
+  const build = () => [
     'ttl',
     String(webPushTtlOf(content)),
     'content-length',
-    String(encryptedLength(webPushBody(content).length)),
+    String(encryptedLength(webPushBody(content, provider).length)),
     'content-type',
     'application/octet-stream',
     'content-encoding',
@@ -175,8 +182,13 @@ export function webPushHeaderFields(content: PushContent): readonly string[] {
     webPushUrgencyOf(content),
     'topic',
     webPushTopicOf(content),
-  ]);
+  ];
+  return provider === 'unifiedpush' ? (cached.unifiedPushFields ??= build()) : (cached.webFields ??= build());
 }
+
+/** The two payloads RFC 8030 + 8291 + 8292 carry here: a browser's, and an app's through its UnifiedPush distributor. */
+export type WebPushKind = Extract<PushProviderName, 'web_push' | 'unifiedpush'>;
+
 export const isDryRun = (content: PushContent) => content.options?.dry_run === true;
 
 /** The badge count a send may reach (docs/api.md#badge-arithmetic). */
@@ -323,6 +335,7 @@ function hmsAndroidNotification(content: PushContent): Record<string, unknown> {
 }
 
 export function webPushPayload(content: PushContent): Record<string, unknown> {
+  if (content.options?.web?.declarative) return declarativeWebPushPayload(content);
   const payload: Record<string, unknown> = { notification_id: content.id, title: content.title, body: content.body };
   if (content.image_url) payload.image_url = content.image_url;
   if (content.action_url) payload.action_url = content.action_url;
@@ -339,6 +352,32 @@ export function webPushPayload(content: PushContent): Record<string, unknown> {
     if (web.actions !== undefined)
       payload.actions = web.actions.map(({ action, title, url }) => (url === undefined ? { action, title } : { action, title, url }));
   }
+  return payload;
+}
+
+/** RFC 8030's number, which marks a push message as declarative (WebKit, "Meet Declarative Web Push"). */
+export const DECLARATIVE_WEB_PUSH = 8030;
+
+/**
+ * `options.web.declarative` (docs/api.md#declarative-web-push): the message a browser shows without a
+ * service worker (Safari 18.4+). `navigate` is the action_url (the API refuses a send without one).
+ * Exactly the contract's members: no notification id, so no device events are reported for it.
+ */
+export function declarativeWebPushPayload(content: PushContent): Record<string, unknown> {
+  const notification: Record<string, unknown> = { title: content.title, body: content.body, navigate: content.action_url };
+  if (content.lang !== undefined) notification.lang = content.lang;
+  const options = content.options;
+  if (options?.web?.silent !== undefined) notification.silent = options.web.silent;
+  if (options?.badge !== undefined) notification.app_badge = options.badge;
+  return { web_push: DECLARATIVE_WEB_PUSH, notification, mutable: false };
+}
+
+/** What an Android app's UnifiedPush connector receives (docs/api.md#unifiedpush): the message as one JSON object. */
+export function unifiedPushPayload(content: PushContent): Record<string, unknown> {
+  const payload: Record<string, unknown> = { notification_id: content.id, title: content.title, body: content.body };
+  if (content.image_url) payload.image_url = content.image_url;
+  if (content.action_url) payload.action_url = content.action_url;
+  if (content.data) payload.data = content.data;
   return payload;
 }
 

@@ -1,4 +1,4 @@
-import { Platform, WebPushSubscription } from '../../common/platform';
+import { Platform, PushProviderName, WebPushSubscription } from '../../common/platform';
 import { ProviderCredentials } from '../../credentials/provider-credentials';
 import { PushContent } from './payloads';
 
@@ -6,6 +6,8 @@ export interface DeliveryTarget {
   installationId: string;
   pushToken: string | null;
   webPushSubscription: WebPushSubscription | null;
+  /** The installation's provider (docs/api.md#push-provider); `unifiedpush` has the Web Push provider send the UnifiedPush payload. Absent: the platform's. */
+  pushProvider?: PushProviderName;
   /** iOS: the badge count this installation's increment reached (docs/api.md#badge-arithmetic), sent instead of the increment; absent otherwise. */
   badge?: number | null;
 }

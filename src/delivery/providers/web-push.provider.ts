@@ -11,13 +11,13 @@ import { Http2Answer } from './http2-session-pool';
 import { OriginTransport } from './origin-transport';
 import { encryptWebPushMessage } from './web-push-encryption';
 import { answerAtHost, atHost, PROVIDER_TIMEOUT_MS, retryAfterMs, retryOutcome, transportReason } from './provider-http';
-import { PushContent, webPushBody, webPushHeaderFields, webPushTopicOf, webPushTtlOf, webPushUrgencyOf } from './payloads';
+import { PAYLOAD_LIMITS, PushContent, webPushBody, webPushHeaderFields, WebPushKind, webPushTopicOf, webPushTtlOf, webPushUrgencyOf } from './payloads';
 import { CredentialCheck, DeliveryOutcome, DeliveryTarget, PushProvider } from './push-provider';
 
 const VAPID_LIFETIME_SECONDS = 12 * 60 * 60;
 const VAPID_CACHE_SIZE = 1000;
 
-/** Web Push (RFC 8030/8291/8292): HTTP/2 with our encryption where negotiated (docs/decisions/0020-provider-http2-negotiated-per-origin.md), else web-push. */
+/** Web Push (RFC 8030/8291/8292), to browsers and to UnifiedPush distributors: HTTP/2 with our encryption where negotiated (docs/decisions/0020-provider-http2-negotiated-per-origin.md), else web-push. */
 @Injectable()
 export class WebPushProvider implements PushProvider, OnModuleDestroy {
   readonly platform = 'web' as const;
@@ -54,13 +54,17 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     if (this.hosts.urlProblem(endpoint) !== null) return { kind: 'invalid', reason: FailureReason.EndpointNotAllowed };
     // The push service origin, which is also the VAPID audience.
     const audience = endpoint.origin;
+    // An Android app's distributor gets the UnifiedPush payload, over the same protocol (docs/api.md#unifiedpush).
+    const kind: WebPushKind = target.pushProvider === 'unifiedpush' ? 'unifiedpush' : 'web_push';
+    // The API sizes an android send by FCM's rule; a distributor takes at most 4,096 bytes (UnifiedPush server spec).
+    if (kind === 'unifiedpush' && webPushBody(content, kind).length > PAYLOAD_LIMITS.web) return { kind: 'failed', reason: FailureReason.PayloadTooLarge };
     const authorization = this.vapidHeader(audience, vapid);
     try {
       const protocol = this.transport.knownProtocol(audience) ?? (await this.transport.protocolOf(audience, this.timeoutMs));
-      if (protocol !== 'h2') return await this.sendHttp1(subscription, endpoint, content, authorization);
-      const { body } = encryptWebPushMessage(webPushBody(content), keys.p256dh, keys.auth);
+      if (protocol !== 'h2') return await this.sendHttp1(subscription, endpoint, content, authorization, kind);
+      const { body } = encryptWebPushMessage(webPushBody(content, kind), keys.p256dh, keys.auth);
       const path = `${endpoint.pathname}${endpoint.search}`;
-      const answer = await this.transport.http2At(audience).postRaw(path, webPushHeaderFields(content), authorization, body, this.timeoutMs);
+      const answer = await this.transport.http2At(audience).postRaw(path, webPushHeaderFields(content, kind), authorization, body, this.timeoutMs);
       this.metrics?.recordProviderAnswer('web_push', 'status' in answer ? answer.status : undefined);
       return outcomeOfAnswer(answerAtHost(answer, endpoint));
     } catch (error) {
@@ -70,7 +74,13 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
     }
   }
 
-  private async sendHttp1(subscription: WebPushSubscription, endpoint: URL, content: PushContent, authorization: string): Promise<DeliveryOutcome> {
+  private async sendHttp1(
+    subscription: WebPushSubscription,
+    endpoint: URL,
+    content: PushContent,
+    authorization: string,
+    kind: WebPushKind,
+  ): Promise<DeliveryOutcome> {
     const options: RequestOptions = {
       // A ready VAPID header, else web-push signs a JWT per message.
       headers: { Authorization: authorization },
@@ -82,7 +92,7 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       agent: this.transport.httpsAgent,
     };
     // The checked WHATWG href, so web-push's legacy parser sees the same host.
-    const { statusCode } = await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content), options);
+    const { statusCode } = await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content, kind), options);
     this.metrics?.recordProviderAnswer('web_push', statusCode);
     return { kind: 'accepted' };
   }

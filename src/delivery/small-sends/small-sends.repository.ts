@@ -16,7 +16,7 @@ const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
   notificationId: ID,
   batchSize: 500,
   wanted: ['ios', 'android', 'web'],
-  configured: ['ios'],
+  configured: ['apns'],
   silentless: [],
   batches: 0,
   canceled: false,

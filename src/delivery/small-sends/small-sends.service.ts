@@ -46,7 +46,7 @@ export class SmallSendsService {
   async store(notification: NewNotification, key: string | null): Promise<StoredSend | null> {
     const ids = smallSendIds(notification)!.slice(0, SMALL_SEND_CHUNK);
     // Read before the statement: credentials are cached per process.
-    const configured = await this.credentials.platformsForDelivery(notification.app_id);
+    const configured = await this.credentials.providersForDelivery(notification.app_id);
     const started = process.hrtime.bigint();
     let stored: StoredSmallSend;
     try {

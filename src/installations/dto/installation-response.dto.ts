@@ -3,6 +3,7 @@ import type { Expect, SameKeys } from '../../common/http/api-responses';
 import { type Permission, PERMISSIONS, type Platform, PLATFORMS } from '../installation.entity';
 import type { InstallationResource as MappedInstallation } from '../installation.resource';
 import type { PropertyValue } from '../../common/validation/domain-rules';
+import { PUSH_PROVIDER_NAMES, type PushProviderName } from '../../common/platform';
 
 // OpenAPI shapes of what toInstallationResource() returns: every field present, unset ones null.
 
@@ -21,6 +22,13 @@ export class InstallationResource {
   @ApiProperty({ maxLength: 255, description: "The client's own stable identifier.", example: '3f1c-device-install' })
   installation_id: string;
   @ApiProperty({ enum: PLATFORMS, example: 'ios' }) platform: Platform;
+  @ApiProperty({
+    enum: PUSH_PROVIDER_NAMES,
+    example: 'apns',
+    description:
+      'The push service that reaches it (docs/api.md#push-provider): `apns`, `fcm`, `web_push`, `unifiedpush` (Android with a UnifiedPush distributor) or `hms`.',
+  })
+  push_provider: PushProviderName;
   @ApiProperty({ enum: PERMISSIONS, example: 'granted' }) permission: Permission;
   @ApiProperty({ type: () => DeviceResource }) device: DeviceResource;
   @ApiProperty({ type: String, nullable: true, example: 'user-1' }) user_id: string | null;

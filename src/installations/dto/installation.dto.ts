@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Allow } from 'class-validator';
 import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../installation.entity';
+import { PUSH_PROVIDER_NAMES, type PushProviderName } from '../../common/platform';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
 import { LiveActivityStartTokens, Properties, PropertyValue, SAFE_NUMBER_BOUNDS, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
@@ -19,6 +20,11 @@ const START_TOKENS_DESCRIPTION =
 const START_TOKENS_EXAMPLE = { DeliveryAttributes: '80f6a2bd0c7d4e3c8f5b1e4d9a6c2f7e80f6a2bd0c7d4e3c8f5b1e4d9a6c2f7e' };
 
 const PROPERTIES_EXAMPLE = { plan: 'pro', purchases: 3, beta: true };
+
+const PUSH_PROVIDER_DESCRIPTION =
+  'The push service (docs/api.md#push-provider). Android: `fcm` (with `push_token`, the default) or `unifiedpush` (with `web_push_subscription`, ' +
+  "the distributor's endpoint and keys: docs/api.md#unifiedpush); giving the other one switches the installation over. Other platforms: their own " +
+  '(`apns` for ios, `web_push` for web, `hms` for huawei), which may be given. Absent: the one the installation has.';
 
 const USER_ID_HASH_DESCRIPTION =
   'With identity verification on (docs/api.md "Identity verification"), required with a token lacking `installations:identify` to set `user_id`, ' +
@@ -90,6 +96,10 @@ export class RegisterInstallationDto {
   @OptionalNotNull()
   @In(PLATFORMS)
   platform?: Platform;
+  @ApiPropertyOptional({ description: PUSH_PROVIDER_DESCRIPTION, example: 'unifiedpush' })
+  @OptionalNotNull()
+  @In(PUSH_PROVIDER_NAMES)
+  push_provider?: PushProviderName;
   @ApiPropertyOptional({
     description:
       'APNs device token (hex) for ios, FCM registration token for android, Huawei Push Kit token (at most 512 characters) for huawei; required on creation for them. Write-only: never returned.',
@@ -98,7 +108,10 @@ export class RegisterInstallationDto {
   @OptionalNotNull()
   @Str({ min: 1, max: 4096 })
   push_token?: string;
-  @ApiPropertyOptional({ description: 'Required on creation for web. Write-only: never returned.' })
+  @ApiPropertyOptional({
+    description:
+      "Required on creation for web, and for android with `push_provider: unifiedpush` (the distributor's endpoint and keys). Write-only: never returned.",
+  })
   @OptionalNotNull()
   @Nested(() => WebPushSubscriptionDto)
   web_push_subscription?: WebPushSubscriptionDto;
@@ -156,11 +169,15 @@ export class UpdateInstallationDto {
   @OptionalNotNull()
   @In(['granted', 'denied'])
   permission?: Exclude<Permission, 'unknown'>;
+  @ApiPropertyOptional({ description: PUSH_PROVIDER_DESCRIPTION, example: 'fcm' })
+  @OptionalNotNull()
+  @In(PUSH_PROVIDER_NAMES)
+  push_provider?: PushProviderName;
   @ApiPropertyOptional({ description: 'A new push token (ios/android); clears `invalidated_at`. Write-only.' })
   @OptionalNotNull()
   @Str({ min: 1, max: 4096 })
   push_token?: string;
-  @ApiPropertyOptional({ description: 'A new subscription (web); clears `invalidated_at`. Write-only.' })
+  @ApiPropertyOptional({ description: 'A new subscription (web, android with UnifiedPush); clears `invalidated_at`. Write-only.' })
   @OptionalNotNull()
   @Nested(() => WebPushSubscriptionDto)
   web_push_subscription?: WebPushSubscriptionDto;

@@ -262,6 +262,15 @@ export class WebOptionsDto implements WebOptions {
   @OptionalNotNull()
   @NestedList(() => WebActionDto, { min: 1, max: 2 })
   actions?: WebActionDto[];
+  @ApiPropertyOptional({
+    description:
+      'Sends web installations the declarative payload (docs/api.md#declarative-web-push), which Safari 18.4+ shows without a service worker: ' +
+      '`notification.action_url` becomes its `navigate` and is then required; `options.badge` its `app_badge`, `silent` its own.',
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  declarative?: boolean;
 }
 
 /** `options.live_activity` (docs/api.md#live-activity-starts): what an `event: start` push carries. */

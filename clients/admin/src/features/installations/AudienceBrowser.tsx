@@ -6,6 +6,7 @@ import { Time } from '../../components/Time';
 import { TableScroll } from '../../components/TableScroll';
 import { Link } from '../../router';
 import { userPath } from '../users/paths';
+import { PUSH_PROVIDER_LABELS } from '../../vocabulary';
 import { type Combinator, type ConditionRow, FIELDS, type FilterNode, filterOf, newRow, opsOf, takesList, takesNoValue } from './conditions';
 
 /**
@@ -136,6 +137,7 @@ function InstallationTable({ appId, installations }: { appId: string; installati
           <tr>
             <th scope="col">Installation</th>
             <th scope="col">Platform</th>
+            <th scope="col">Push provider</th>
             <th scope="col">User</th>
             <th scope="col">App version</th>
             <th scope="col">Locale</th>
@@ -150,6 +152,7 @@ function InstallationTable({ appId, installations }: { appId: string; installati
                 <Link to={`/apps/${appId}/installations?${new URLSearchParams({ installation_id: i.installation_id })}`}>{i.installation_id}</Link>
               </td>
               <td>{i.platform}</td>
+              <td>{PUSH_PROVIDER_LABELS[i.push_provider]}</td>
               <td>{i.user_id === null ? '–' : <Link to={userPath(appId, i.user_id)}>{i.user_id}</Link>}</td>
               <td>{i.device.app_version ?? '–'}</td>
               <td>{i.device.locale ?? '–'}</td>

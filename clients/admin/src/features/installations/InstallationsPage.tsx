@@ -8,6 +8,7 @@ import { Time } from '../../components/Time';
 import { TableScroll } from '../../components/TableScroll';
 import { Link, navigate, useLocation } from '../../router';
 import { userPath } from '../users/paths';
+import { PUSH_PROVIDER_LABELS } from '../../vocabulary';
 import { AudienceBrowser } from './AudienceBrowser';
 
 type Kind = 'installation_id' | 'user_id';
@@ -80,6 +81,8 @@ export function InstallationCard({ appId, entry }: { appId: string; entry: Insta
       <dl className="pairs">
         <dt>Platform</dt>
         <dd>{i.platform}</dd>
+        <dt>Push provider</dt>
+        <dd>{PUSH_PROVIDER_LABELS[i.push_provider]}</dd>
         <dt>User id</dt>
         <dd>{i.user_id === null ? '–' : <Link to={userPath(appId, i.user_id)}>{i.user_id}</Link>}</dd>
         <dt>Permission</dt>
