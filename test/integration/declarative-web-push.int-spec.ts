@@ -34,7 +34,7 @@ describe('Declarative Web Push (docs/api.md#declarative-web-push)', () => {
     expect(Object.keys(wrongType.body.errors)).toEqual(['options.web.declarative']);
   });
 
-  it('sends web installations {"web_push": 8030, "notification": {title, body, navigate, silent, app_badge}, "mutable": false}; iOS keeps APNs', async () => {
+  it('sends web installations {"web_push": 8030, "notification": {title, body, navigate, silent, app_badge, data}, "mutable": false}; iOS keeps APNs', async () => {
     const user = `decl-${randomUUID()}`;
     await browser(user);
     await newInstallation(ctx, tenant.token, { user_id: user });
@@ -51,7 +51,14 @@ describe('Declarative Web Push (docs/api.md#declarative-web-push)', () => {
     expect(request.status).toBe(201);
     expect(JSON.parse(request.text!)).toEqual({
       web_push: 8030,
-      notification: { title: 'Sale', body: 'Today only', navigate: 'https://shop.example/sale', silent: true, app_badge: 3 },
+      notification: {
+        title: 'Sale',
+        body: 'Today only',
+        navigate: 'https://shop.example/sale',
+        silent: true,
+        app_badge: 3,
+        data: { notification_id: done.id, data: { campaign: 'c1' } },
+      },
       mutable: false,
     });
     const apns = stack.fakes.apns.requests.find((r) => (r.payload as { notification_id?: string }).notification_id === done.id);
@@ -81,7 +88,13 @@ describe('Declarative Web Push (docs/api.md#declarative-web-push)', () => {
     await notificationCompleted(ctx, tenant.token, res.body.data.id);
     expect(JSON.parse(stack.fakes.web.requests[0].text!)).toEqual({
       web_push: 8030,
-      notification: { title: 'Soldes', body: "Aujourd'hui", navigate: 'https://shop.example/fr/soldes', lang: 'fr' },
+      notification: {
+        title: 'Soldes',
+        body: "Aujourd'hui",
+        navigate: 'https://shop.example/fr/soldes',
+        lang: 'fr',
+        data: { notification_id: res.body.data.id },
+      },
       mutable: false,
     });
   });

@@ -120,6 +120,23 @@ describe('setupPushWorker (service worker module)', () => {
     expect(events()).toEqual([`POST /api/v1/notifications/${NOTIFICATION_ID}/events received`]);
   });
 
+  it('reports a declarative message of ours (its data holds our id) as received, displayed and opened, and keeps the send data', async () => {
+    const { setupPushWorker } = await import('./worker');
+    const declared = fakeScope();
+    setupPushWorker({ fetch: api.fetch }, declared.scope as never);
+    const data = { notification_id: NOTIFICATION_ID, data: { order: '42' } };
+    await declared.dispatch(
+      'push',
+      pushData({ web_push: 8030, notification: { title: 'Sale', navigate: 'https://shop.example.com/sale', data }, mutable: false }),
+    );
+    expect(declared.shown[0].options.data).toEqual({
+      data: { order: '42' },
+      pns: { notification_id: NOTIFICATION_ID, action_url: 'https://shop.example.com/sale' },
+    });
+    await declared.dispatch('notificationclick', clickOn(declared.shown[0]));
+    expect(events()).toEqual(['received', 'displayed', 'opened'].map((type) => `POST /api/v1/notifications/${NOTIFICATION_ID}/events ${type}`));
+  });
+
   it('shows a declarative message (docs/api.md#declarative-web-push) as Safari would, sets the app badge, and a click opens navigate', async () => {
     const setAppBadge = vi.fn(async () => undefined);
     const { setupPushWorker } = await import('./worker');
@@ -151,7 +168,7 @@ describe('setupPushWorker (service worker module)', () => {
     expect(setAppBadge).toHaveBeenCalledWith(3);
     await badged.dispatch('notificationclick', clickOn(badged.shown[0]));
     expect(tab.navigate).toHaveBeenCalledWith('https://shop.example.com/sale');
-    // It carries no notification id: nothing to report.
+    // It carries no notification id (another sender's): nothing to report.
     expect(api.sent).toEqual([]);
     // Without a navigate URL it is not a declarative message.
     await badged.dispatch('push', pushData({ web_push: 8030, notification: { title: 'No link' } }));

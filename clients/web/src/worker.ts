@@ -38,6 +38,8 @@ export interface DeclarativePushPayload {
     icon?: string;
     /** The app's badge count, set with the Badging API where the browser has it. */
     app_badge?: number;
+    /** Ours: the notification id and the send's data. */
+    data?: { notification_id?: string; data?: Record<string, unknown> };
   };
   mutable?: boolean;
 }
@@ -117,7 +119,7 @@ export interface ServiceWorkerScope {
 
 /** What the SDK keeps in a shown notification's `data.pns`. */
 interface PnsData {
-  /** Null for a declarative message, which carries none: nothing is reported for it. */
+  /** Null for a declarative message of another sender, which carries none: nothing is reported for it. */
   notification_id: string | null;
   action_url: string | null;
   /** Each button's URL (null: `action_url`), by its action. */
@@ -220,20 +222,23 @@ export function setupPushWorker(options: PushWorkerOptions = {}, scope: ServiceW
     }
   }
 
-  /** Shows a declarative message as Safari would: its title, body, language and sound; a click opens `navigate`. */
+  /** Shows a declarative message as Safari would: its title, body, language and sound; a click opens `navigate`; reported as ours when it carries our id. */
   async function showDeclarative({ notification: n }: DeclarativePushPayload): Promise<void> {
-    const pns: PnsData = { notification_id: null, action_url: n.navigate };
+    const id = typeof n.data?.notification_id === 'string' ? n.data.notification_id : null;
+    const pns: PnsData = { notification_id: id, action_url: n.navigate };
+    const shown = scope.registration.showNotification(n.title, {
+      ...(n.body === undefined ? {} : { body: n.body }),
+      ...(n.lang === undefined ? {} : { lang: n.lang }),
+      ...(n.dir === undefined ? {} : { dir: n.dir }),
+      ...(n.silent === undefined ? {} : { silent: n.silent }),
+      ...(n.tag === undefined ? {} : { tag: n.tag }),
+      icon: n.icon ?? options.icon,
+      badge: options.badge,
+      data: { ...(n.data?.data === undefined ? {} : { data: n.data.data }), pns },
+    });
     await Promise.all([
-      scope.registration.showNotification(n.title, {
-        ...(n.body === undefined ? {} : { body: n.body }),
-        ...(n.lang === undefined ? {} : { lang: n.lang }),
-        ...(n.dir === undefined ? {} : { dir: n.dir }),
-        ...(n.silent === undefined ? {} : { silent: n.silent }),
-        ...(n.tag === undefined ? {} : { tag: n.tag }),
-        icon: n.icon ?? options.icon,
-        badge: options.badge,
-        data: { pns },
-      }),
+      id === null ? undefined : report(id, 'received'),
+      id === null ? shown : shown.then(() => report(id, 'displayed')),
       n.app_badge === undefined ? undefined : scope.navigator?.setAppBadge?.(n.app_badge).catch(() => undefined),
       flushReports(),
     ]);

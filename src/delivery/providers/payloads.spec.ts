@@ -262,16 +262,23 @@ describe('UnifiedPush and declarative Web Push payloads', () => {
     expect(fields[fields.indexOf('content-length') + 1]).not.toBe(webPushHeaderFields(web)[webPushHeaderFields(web).indexOf('content-length') + 1]);
   });
 
-  it('declarative (docs/api.md#declarative-web-push): web_push 8030, navigate from action_url, app_badge from badge, mutable false', () => {
+  it('declarative (docs/api.md#declarative-web-push): web_push 8030, navigate from action_url, app_badge from badge, our id and data in data, mutable false', () => {
     const declarative: PushContent = { ...full, options: { ...full.options, web: { declarative: true, silent: true } } };
     expect(webPushPayload(declarative)).toEqual({
       web_push: 8030,
-      notification: { title: 'Order shipped', body: 'Your order is on its way', navigate: 'https://app.example/orders/1', silent: true, app_badge: 2 },
+      notification: {
+        title: 'Order shipped',
+        body: 'Your order is on its way',
+        navigate: 'https://app.example/orders/1',
+        silent: true,
+        app_badge: 2,
+        data: { notification_id: ID, data: { order: 1, tags: ['a'], note: 'x' } },
+      },
       mutable: false,
     });
     expect(declarativeWebPushPayload({ ...bare, action_url: 'https://app.example/', options: { web: { declarative: true } } })).toEqual({
       web_push: 8030,
-      notification: { title: 'Hello', body: 'World', navigate: 'https://app.example/' },
+      notification: { title: 'Hello', body: 'World', navigate: 'https://app.example/', data: { notification_id: ID } },
       mutable: false,
     });
     // A localization's text carries its language tag.
@@ -285,6 +292,7 @@ describe('UnifiedPush and declarative Web Push payloads', () => {
         lang: 'fr',
         silent: true,
         app_badge: 2,
+        data: { notification_id: ID, data: { order: 1, tags: ['a'], note: 'x' } },
       },
       mutable: false,
     });

@@ -361,7 +361,8 @@ export const DECLARATIVE_WEB_PUSH = 8030;
 /**
  * `options.web.declarative` (docs/api.md#declarative-web-push): the message a browser shows without a
  * service worker (Safari 18.4+). `navigate` is the action_url (the API refuses a send without one).
- * Exactly the contract's members: no notification id, so no device events are reported for it.
+ * Its `data` member (the Push API's, any JSON) carries the notification id and the send's data, so a
+ * service worker that shows it reports its events as for any message (docs/api.md#what-a-device-receives).
  */
 export function declarativeWebPushPayload(content: PushContent): Record<string, unknown> {
   const notification: Record<string, unknown> = { title: content.title, body: content.body, navigate: content.action_url };
@@ -369,6 +370,7 @@ export function declarativeWebPushPayload(content: PushContent): Record<string, 
   const options = content.options;
   if (options?.web?.silent !== undefined) notification.silent = options.web.silent;
   if (options?.badge !== undefined) notification.app_badge = options.badge;
+  notification.data = content.data ? { notification_id: content.id, data: content.data } : { notification_id: content.id };
   return { web_push: DECLARATIVE_WEB_PUSH, notification, mutable: false };
 }
 
