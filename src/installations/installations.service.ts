@@ -81,11 +81,11 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens, widget_push_token.',
       );
     }
     let platform: Platform | null = null;
-    if (dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined) {
+    if (changesAToken(dto)) {
       platform = await this.installations.platformOf(appId, installationId);
       if (!platform) throw new NotFoundError();
     }
@@ -131,6 +131,7 @@ export class InstallationsService {
       properties: dto.properties ? JSON.stringify(dto.properties) : null,
       replaceProperties,
       liveActivityStartTokens: startTokens(dto.live_activity_start_tokens),
+      widgetPushToken: dto.widget_push_token?.toLowerCase() ?? null,
     });
   }
 
@@ -160,6 +161,7 @@ export class InstallationsService {
       badge: dto.badge ?? null,
       properties: JSON.stringify(dto.properties ?? {}),
       liveActivityStartTokens: startTokens(dto.live_activity_start_tokens) ?? '{}',
+      widgetPushToken: dto.widget_push_token?.toLowerCase() ?? null,
     });
   }
 }
@@ -183,6 +185,9 @@ function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
   if (platform !== 'ios' && dto.live_activity_start_tokens !== undefined) {
     errors.live_activity_start_tokens = [`The live_activity_start_tokens field is prohibited when platform is ${platform}: Live Activities are iOS only.`];
   }
+  if (platform !== 'ios' && dto.widget_push_token !== undefined) {
+    errors.widget_push_token = [`The widget_push_token field is prohibited when platform is ${platform}: WidgetKit is iOS only.`];
+  }
   if (platform === 'ios' && dto.push_token !== undefined && !APNS_TOKEN.test(dto.push_token)) {
     errors.push_token = ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'];
   }
@@ -192,12 +197,17 @@ function tokenErrors(platform: Platform, dto: Changes): ErrorBag {
   return errors;
 }
 
-type TokenChanges = Pick<Changes, 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens'>;
-type TokenField = 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens';
+type TokenChanges = Pick<Changes, 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens' | 'widget_push_token'>;
+type TokenField = 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens' | 'widget_push_token';
 
 /** Whether `dto` names a channel to the device: what identity verification guards on a bound installation. */
 export function changesAToken(dto: TokenChanges): boolean {
-  return dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined;
+  return (
+    dto.push_token !== undefined ||
+    dto.web_push_subscription !== undefined ||
+    dto.live_activity_start_tokens !== undefined ||
+    dto.widget_push_token !== undefined
+  );
 }
 
 /** The first channel `dto` gives a value other than the stored one (the same token again is no change); another platform's is tokenErrors'. */
@@ -211,6 +221,7 @@ function changedTokenField(row: InstallationRow, dto: TokenChanges): TokenField 
   }
   const starts = dto.live_activity_start_tokens ?? {};
   if (Object.entries(starts).some(([type, token]) => row.live_activity_start_tokens[type] !== token.toLowerCase())) return 'live_activity_start_tokens';
+  if (dto.widget_push_token !== undefined && dto.widget_push_token.toLowerCase() !== row.widget_push_token) return 'widget_push_token';
   return null;
 }
 
