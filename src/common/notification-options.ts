@@ -11,7 +11,7 @@ export interface ApnsOptions {
   subtitle?: string;
 }
 
-/** FCM-only fields, each to the `android.notification` field of the same name. */
+/** FCM-only fields: the display ones to `android.notification`, the delivery ones to `android` (docs/api.md#platform-fields). */
 export interface AndroidOptions {
   channel_id?: string;
   tag?: string;
@@ -19,6 +19,12 @@ export interface AndroidOptions {
   icon?: string;
   click_action?: string;
   visibility?: 'private' | 'public' | 'secret';
+  /** `android.notification.proxy`, in upper case. */
+  proxy?: 'allow' | 'deny' | 'if_priority_lowered';
+  /** `android.bandwidth_constrained_ok`, `android.restricted_satellite_ok`, `android.direct_boot_ok`. */
+  bandwidth_constrained_ok?: boolean;
+  restricted_satellite_ok?: boolean;
+  direct_boot_ok?: boolean;
 }
 
 /** A web notification's button: its click opens `url` (else the notification's `action_url`). */
@@ -85,6 +91,8 @@ export interface NotificationOptions {
   /** Everything but the delivery (docs/api.md#dry-runs): FCM validates the message, nothing reaches a device. */
   dry_run?: boolean;
   live_activity?: LiveActivityStartOptions;
+  /** A WidgetKit push (docs/api.md#widgets): no `notification`; iOS installations holding a widget token reload their widgets. */
+  widgets?: boolean;
   /** `["push"]` when absent; with `inbox`, one inbox message per user reached (docs/api.md#inbox). */
   channels?: Channel[];
 }
@@ -104,4 +112,5 @@ export const THROTTLE_PER_MINUTE = { min: 60, max: 1_000_000 } as const;
 
 export const INTERRUPTION_LEVELS = ['passive', 'active', 'time-sensitive', 'critical'] as const;
 export const ANDROID_VISIBILITIES = ['private', 'public', 'secret'] as const;
+export const ANDROID_PROXIES = ['allow', 'deny', 'if_priority_lowered'] as const;
 export const WEB_URGENCIES = ['very-low', 'low', 'normal', 'high'] as const;

@@ -25,6 +25,7 @@ export const SkipReason = {
   QuietHours: 'QuietHours',
   DryRun: 'DryRun',
   NoLiveActivityToken: 'NoLiveActivityToken',
+  NoWidgetToken: 'NoWidgetToken',
   Unsubscribed: 'Unsubscribed',
   PushDisabled: 'PushDisabled',
 } as const;
@@ -69,6 +70,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',
   [SkipReason.DryRun]: 'A dry run: everything but the delivery (FCM or Huawei validated the message; APNs and Web Push were not called).',
   [SkipReason.NoLiveActivityToken]: 'A send starting a Live Activity: this iOS installation has no push-to-start token for its type.',
+  [SkipReason.NoWidgetToken]: 'A widget push: this iOS installation has no WidgetKit push token (widget_push_token).',
   [SkipReason.Unsubscribed]: 'The send’s topic: the installation’s user is not subscribed to it (their choice, or the topic’s default).',
   [SkipReason.PushDisabled]: 'A marketing send: the installation’s user turned push off in their preferences (channels.push).',
   [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',

@@ -51,6 +51,10 @@ export class Delivery {
   @Column({ name: 'scheduled_for', type: 'timestamptz', nullable: true })
   scheduledFor: Date | null;
 
+  /** The provider's id of the accepted message (docs/api.md#delivery-trace), written with the outcome. */
+  @Column({ name: 'provider_message_id', type: 'varchar', length: 255, nullable: true })
+  providerMessageId: string | null;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

@@ -89,4 +89,8 @@ export class Installation {
   /** By ActivityAttributes type name (docs/api.md#live-activity-start-tokens); write-only. */
   @Column({ name: 'live_activity_start_tokens', type: 'jsonb', default: () => `'{}'` })
   liveActivityStartTokens: Record<string, string>;
+
+  /** iOS: the WidgetKit push token (docs/api.md#widgets); write-only. */
+  @Column({ name: 'widget_push_token', type: 'varchar', length: 200, nullable: true })
+  widgetPushToken: string | null;
 }

@@ -27,6 +27,8 @@ export function toInstallationResource(row: InstallationRow) {
     badge: row.platform === 'ios' ? row.badge : null,
     // docs/api.md#live-activity-start-tokens: write-only; their types are shown.
     live_activity_types: Object.keys(row.live_activity_start_tokens ?? {}).sort(),
+    // docs/api.md#widgets: write-only; whether there is one is shown.
+    has_widget_token: row.widget_push_token !== null && row.widget_push_token !== undefined,
   };
 }
 

@@ -12,7 +12,10 @@ import { InstallationEnvelope } from './dto/installation-response.dto';
 import { INSTALLATION_ID_SCHEMA, InstallationIdPipe } from './installation-id.pipe';
 import { changesAToken, InstallationsService } from './installations.service';
 
-type IdentityFields = Pick<UpdateInstallationDto, 'user_id' | 'user_id_hash' | 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens'>;
+type IdentityFields = Pick<
+  UpdateInstallationDto,
+  'user_id' | 'user_id_hash' | 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens' | 'widget_push_token'
+>;
 
 const NOT_FOUND = 'No installation with this id in the calling app (or it was deleted).';
 

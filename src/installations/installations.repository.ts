@@ -35,12 +35,14 @@ export interface InstallationRow {
   properties: Record<string, PropertyValue>;
   /** Push-to-start tokens by ActivityAttributes type (docs/api.md#live-activity-start-tokens); write-only. */
   live_activity_start_tokens: Record<string, string>;
+  /** iOS: the WidgetKit push token (docs/api.md#widgets); write-only. */
+  widget_push_token: string | null;
 }
 
 /** Every column of the `installations` table, for statements that must not say `*` (see preparedQuery). */
 export const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
   permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags, properties,
-  live_activity_start_tokens`;
+  live_activity_start_tokens, widget_push_token`;
 
 /** The stored badge count of the installation row `alias` (migration InstallationBadges); null without a row. */
 const storedBadge = (alias: string) => `(SELECT b.badge FROM installation_badges b WHERE b.installation_id = ${alias}.id)`;
@@ -78,6 +80,7 @@ const UPDATE_SQL = `
     tags = COALESCE($9::text[], tags),
     properties = ${MERGED_PROPERTIES},
     live_activity_start_tokens = COALESCE($14::jsonb, live_activity_start_tokens),
+    widget_push_token = COALESCE($15::varchar, widget_push_token),
     last_seen_at = now()
   WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
     AND ($11::jsonb IS NULL OR (SELECT count(*) FROM jsonb_object_keys(${MERGED_PROPERTIES})) <= $13)
@@ -89,17 +92,17 @@ const UPDATE_SQL = `
 /** Creates the row, or re-creates a deleted one as if new: its badge count is the one given or 0 (a deleted row's went with it). */
 const CREATE_SQL = `
   WITH created AS (INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
-    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, properties, live_activity_start_tokens)
+    permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, tags, properties, live_activity_start_tokens, widget_push_token)
   VALUES ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::varchar, COALESCE($8::varchar, 'unknown'), now(), now(),
     CASE WHEN $7::varchar IS NOT NULL THEN now() END, CASE WHEN $8::varchar IS NOT NULL THEN now() END, $9::text[],
-    jsonb_strip_nulls($11::jsonb), $12::jsonb)
+    jsonb_strip_nulls($11::jsonb), $12::jsonb, $13::varchar)
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = EXCLUDED.platform, push_token = EXCLUDED.push_token, web_push_subscription = EXCLUDED.web_push_subscription,
     device = EXCLUDED.device, user_id = EXCLUDED.user_id, permission = EXCLUDED.permission,
     registered_at = EXCLUDED.registered_at, last_seen_at = EXCLUDED.last_seen_at,
     identifier_updated_at = EXCLUDED.identifier_updated_at, permission_updated_at = EXCLUDED.permission_updated_at,
     invalidated_at = NULL, invalid_reason = NULL, deleted_at = NULL, tags = EXCLUDED.tags,
-    properties = EXCLUDED.properties, live_activity_start_tokens = EXCLUDED.live_activity_start_tokens
+    properties = EXCLUDED.properties, live_activity_start_tokens = EXCLUDED.live_activity_start_tokens, widget_push_token = EXCLUDED.widget_push_token
   WHERE i.deleted_at IS NOT NULL
   RETURNING ${INSTALLATION_COLUMNS}),
   ${setBadge('created', '$10')}
@@ -123,6 +126,8 @@ export interface InstallationChanges {
   /** Whether `properties` replaces the set (PUT) rather than being merged into it (PATCH). */
   replaceProperties: boolean;
   liveActivityStartTokens: string | null;
+  /** The WidgetKit push token, lower case, or null to keep it. */
+  widgetPushToken: string | null;
 }
 
 export interface NewInstallation {
@@ -136,6 +141,7 @@ export interface NewInstallation {
   badge: number | null;
   properties: string;
   liveActivityStartTokens: string;
+  widgetPushToken: string | null;
 }
 
 /** An installation's changes that change nothing. */
@@ -151,6 +157,7 @@ const INSTALLATION_CHANGES: InstallationChanges = {
   properties: null,
   replaceProperties: false,
   liveActivityStartTokens: null,
+  widgetPushToken: null,
 };
 
 const NEW_INSTALLATION: NewInstallation = {
@@ -164,6 +171,7 @@ const NEW_INSTALLATION: NewInstallation = {
   badge: null,
   properties: '{}',
   liveActivityStartTokens: '{}',
+  widgetPushToken: null,
 };
 
 /** The `installations` table, as the API writes and reads it (delivery reads it in its own statements). */
@@ -239,6 +247,7 @@ export class InstallationsRepository {
       changes.replaceProperties,
       MAX_PROPERTIES,
       changes.liveActivityStartTokens,
+      changes.widgetPushToken,
     ]);
     return rows[0];
   }
@@ -259,6 +268,7 @@ export class InstallationsRepository {
       values.badge,
       values.properties,
       values.liveActivityStartTokens,
+      values.widgetPushToken,
     ]);
     return row;
   }
@@ -268,7 +278,8 @@ export class InstallationsRepository {
   async softDelete(appId: string, installationId: string): Promise<boolean> {
     const rows: unknown[] = await this.db.query(
       `WITH deleted AS (UPDATE installations SET deleted_at = now(), push_token = NULL, web_push_subscription = NULL, user_id = NULL,
-           device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb, live_activity_start_tokens = '{}'::jsonb
+           device = '{}'::jsonb, tags = '{}', properties = '{}'::jsonb, live_activity_start_tokens = '{}'::jsonb,
+           widget_push_token = NULL
          WHERE app_id = $1 AND installation_id = $2 AND deleted_at IS NULL
          RETURNING id),
        uncounted AS (DELETE FROM installation_badges b USING deleted d WHERE b.installation_id = d.id)

@@ -58,6 +58,7 @@ function installationRow(id: string, platform: Platform): InstallationRow {
     badge: 0,
     properties: {},
     live_activity_start_tokens: {},
+    widget_push_token: null,
   };
 }
 

@@ -82,7 +82,7 @@ export class InstallationsService {
     if (Object.values(dto).every((value) => value === undefined)) {
       throw ValidationFailedError.of(
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens, widget_push_token.',
       );
     }
     let channel: Channel | null = null;
@@ -133,6 +133,7 @@ export class InstallationsService {
       properties: dto.properties ? JSON.stringify(dto.properties) : null,
       replaceProperties,
       liveActivityStartTokens: startTokens(dto.live_activity_start_tokens),
+      widgetPushToken: dto.widget_push_token?.toLowerCase() ?? null,
     });
   }
 
@@ -163,6 +164,7 @@ export class InstallationsService {
       badge: dto.badge ?? null,
       properties: JSON.stringify(dto.properties ?? {}),
       liveActivityStartTokens: startTokens(dto.live_activity_start_tokens) ?? '{}',
+      widgetPushToken: dto.widget_push_token?.toLowerCase() ?? null,
     });
   }
 }
@@ -207,6 +209,9 @@ function tokenErrors(platform: Platform, dto: Changes, stored: PushProviderName 
   if (platform !== 'ios' && dto.live_activity_start_tokens !== undefined) {
     errors.live_activity_start_tokens = [`The live_activity_start_tokens field is prohibited when platform is ${platform}: Live Activities are iOS only.`];
   }
+  if (platform !== 'ios' && dto.widget_push_token !== undefined) {
+    errors.widget_push_token = [`The widget_push_token field is prohibited when platform is ${platform}: WidgetKit is iOS only.`];
+  }
   if (platform === 'ios' && dto.push_token !== undefined && !APNS_TOKEN.test(dto.push_token)) {
     errors.push_token = ['The push_token field must be an APNs device token (64 to 200 hexadecimal characters).'];
   }
@@ -216,12 +221,17 @@ function tokenErrors(platform: Platform, dto: Changes, stored: PushProviderName 
   return errors;
 }
 
-type TokenChanges = Pick<Changes, 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens'>;
-type TokenField = 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens';
+type TokenChanges = Pick<Changes, 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens' | 'widget_push_token'>;
+type TokenField = 'push_token' | 'web_push_subscription' | 'live_activity_start_tokens' | 'widget_push_token';
 
 /** Whether `dto` names a channel to the device: what identity verification guards on a bound installation. */
 export function changesAToken(dto: TokenChanges): boolean {
-  return dto.push_token !== undefined || dto.web_push_subscription !== undefined || dto.live_activity_start_tokens !== undefined;
+  return (
+    dto.push_token !== undefined ||
+    dto.web_push_subscription !== undefined ||
+    dto.live_activity_start_tokens !== undefined ||
+    dto.widget_push_token !== undefined
+  );
 }
 
 /** The first channel `dto` gives a value other than the stored one (the same token again is no change); another platform's is tokenErrors'. */
@@ -235,6 +245,7 @@ function changedTokenField(row: InstallationRow, dto: TokenChanges): TokenField 
   }
   const starts = dto.live_activity_start_tokens ?? {};
   if (Object.entries(starts).some(([type, token]) => row.live_activity_start_tokens[type] !== token.toLowerCase())) return 'live_activity_start_tokens';
+  if (dto.widget_push_token !== undefined && dto.widget_push_token.toLowerCase() !== row.widget_push_token) return 'widget_push_token';
   return null;
 }
 

@@ -11,7 +11,8 @@ WITH claimed AS (
     AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
     AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-    i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token
+    i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token,
+    CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token
 ), badged AS (
   INSERT INTO installation_badges AS b (installation_id, badge)
   SELECT installation_id, COALESCE(:badge_set::int, LEAST(:max_badge::int, GREATEST(0, :badge_add::int))) FROM claimed c
@@ -24,16 +25,18 @@ WITH claimed AS (
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
   CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
     ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
-    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
+    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token
 FROM claimed c;
 
 -- DeliveriesRepository.recordOutcomes
 WITH outcome AS (
-  SELECT * FROM unnest(:notification_ids::uuid[], :installation_ids::uuid[], :statuses::text[], :reasons::text[], :next_attempts::timestamptz[])
-    AS o(notification_id, installation_id, status, reason, next_attempt_at)
+  SELECT * FROM unnest(:notification_ids::uuid[], :installation_ids::uuid[], :statuses::text[], :reasons::text[], :next_attempts::timestamptz[],
+      :provider_message_ids::text[])
+    AS o(notification_id, installation_id, status, reason, next_attempt_at, provider_message_id)
   WHERE (SELECT set_config('synchronous_commit', 'off', true)) IS NOT NULL
 ), recorded AS (
-  UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
+  UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, provider_message_id = o.provider_message_id,
+    updated_at = now()
   FROM outcome o
   WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
     AND d.notification_started_at >= :started_from AND d.notification_started_at < :started_to

@@ -4,7 +4,7 @@
 SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $1 AND app_id = $2;
 
 -- DeliveryTraceRepository.page
-SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
+SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts, p.provider_message_id,
        p.scheduled_for, p.next_attempt_at, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
        i.device ->> 'locale' AS locale
 FROM (
@@ -12,7 +12,8 @@ FROM (
   FROM (
     SELECT d.*, row_number() OVER (ORDER BY d.installation_id) AS scanned
     FROM (
-      SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.scheduled_for, d.next_attempt_at, d.updated_at
+      SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.provider_message_id, d.scheduled_for, d.next_attempt_at,
+        d.updated_at
       FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = $2::timestamptz AND d.installation_id > $3::uuid
       ORDER BY d.installation_id

@@ -9,8 +9,8 @@ import {
   respondToChannelRequest,
   liveActivityProblem,
   LIVE_ACTIVITY_PUSH_TYPE,
-  topicFor,
 } from './apns-live-activity';
+import { bundleIdOf, widgetsProblem } from './apns-widgets';
 import { FakeTlsServer, headerValue, isPlainObject, plainHeaders, readBody, serverTlsOptions, tryParseJson } from './fake-server';
 
 const MAX_PAYLOAD_BYTES = 4096;
@@ -59,6 +59,8 @@ export interface ApnsRequestRecord {
   reason?: string;
   jwt: string;
   apnsId: string;
+  /** `apns-unique-id`, which Apple's development environment adds to an accepted push (as this sandbox does). */
+  uniqueId?: string;
   at: Date;
 }
 
@@ -158,6 +160,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 
     const rejection = await this.validate(headers, jwt, token, size, payload);
     const outcome: Outcome = rejection ?? this.nextStep(token) ?? { status: 200 };
+    const uniqueId = outcome.status === 200 ? randomUUID() : undefined;
 
     this.requests.push({
       token,
@@ -168,10 +171,11 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
       reason: outcome.reason,
       jwt,
       apnsId,
+      uniqueId,
       at: new Date(),
     });
     await this.applyDelay();
-    respond(stream, apnsId, outcome);
+    respond(stream, apnsId, outcome, undefined, uniqueId);
   }
 
   private async handleChannel(
@@ -222,7 +226,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
 
     const topic = headerValue(headers, 'apns-topic');
     if (topic === undefined) return { status: 400, reason: 'MissingTopic' };
-    const bundleId = topicFor(topic, headerValue(headers, 'apns-push-type'));
+    const bundleId = bundleIdOf(topic, headerValue(headers, 'apns-push-type'));
     if (bundleId === undefined || !this.topics.has(bundleId)) return { status: 400, reason: 'TopicDisallowed' };
 
     if (!PUSH_TYPES.has(headerValue(headers, 'apns-push-type') ?? '')) return { status: 400, reason: 'InvalidPushType' };
@@ -243,7 +247,7 @@ export class FakeApns extends FakeTlsServer<ApnsStep, ApnsRequestRecord> {
     if (size > MAX_PAYLOAD_BYTES) return { status: 413, reason: 'PayloadTooLarge' };
     if (size === 0) return { status: 400, reason: 'PayloadEmpty' };
     if (!isPlainObject(payload) || !isPlainObject(payload.aps)) return { status: 400, reason: 'BadPayload' };
-    return apsProblem(headerValue(headers, 'apns-push-type')!, priority, payload.aps);
+    return widgetsProblem(headerValue(headers, 'apns-push-type')!, payload) ?? apsProblem(headerValue(headers, 'apns-push-type')!, priority, payload.aps);
   }
 
   private async checkProviderToken(jwt: string): Promise<string | undefined> {
@@ -313,10 +317,11 @@ function apsProblem(pushType: string, priority: string | undefined, aps: Record<
   return undefined;
 }
 
-function respond(stream: ServerHttp2Stream, apnsId: string, outcome: Outcome, detail?: string): void {
+function respond(stream: ServerHttp2Stream, apnsId: string, outcome: Outcome, detail?: string, uniqueId?: string): void {
   if (stream.destroyed || stream.headersSent) return;
   const headers: OutgoingHttpHeaders = { [h2.HTTP2_HEADER_STATUS]: outcome.status, 'apns-id': apnsId };
   if (outcome.status === 200) {
+    if (uniqueId !== undefined) headers['apns-unique-id'] = uniqueId;
     stream.respond(headers, { endStream: true });
     return;
   }

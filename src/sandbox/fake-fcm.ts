@@ -69,6 +69,8 @@ export interface FcmRequestRecord {
   httpVersion: string;
   status: number;
   errorCode?: string;
+  /** The message's `name` the answer gave, when accepted. */
+  name?: string;
   at: Date;
 }
 
@@ -279,6 +281,8 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
     }
 
     const status = error?.status ?? 200;
+    // validate_only answers with this fixed id on the real service too.
+    const name = error ? undefined : `projects/${projectId}/messages/${validateOnly ? 'fake_message_id' : `0:${Date.now()}%${randomBytes(8).toString('hex')}`}`;
     this.requests.push({
       projectId,
       token,
@@ -288,6 +292,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       httpVersion: req.httpVersion,
       status,
       errorCode: error?.errorCode,
+      name,
       at: new Date(),
     });
     await this.applyDelay();
@@ -299,9 +304,7 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
       sendJson(res, status, googleError(error), headers);
       return;
     }
-    // validate_only answers with this fixed id on the real service too.
-    const id = validateOnly ? 'fake_message_id' : `0:${Date.now()}%${randomBytes(8).toString('hex')}`;
-    sendJson(res, 200, { name: `projects/${projectId}/messages/${id}` });
+    sendJson(res, 200, { name });
   }
 
   private authorize(req: Request, projectId: string): void {
@@ -326,7 +329,8 @@ export class FakeFcm extends FakeTlsServer<FcmStep, FcmRequestRecord> {
   }
 }
 
-function validateRequest(request: unknown): void {
+/** What FCM refuses of a `messages:send` body; throws its error (message = Google's). */
+export function validateRequest(request: unknown): void {
   if (!isPlainObject(request)) throw invalidJson('Invalid JSON payload received. Expected an object.');
   const unknownField = Object.keys(request).find((key) => !REQUEST_FIELDS.has(key));
   if (unknownField) throw invalidJson(`Invalid JSON payload received. Unknown name "${unknownField}": Cannot find field.`);
@@ -379,6 +383,7 @@ function validateRequest(request: unknown): void {
     if (android.priority !== undefined && android.priority !== 'HIGH' && android.priority !== 'NORMAL') {
       throw typeError('message.android.priority', 'type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority', android.priority);
     }
+    validateAndroidConfig(android);
     if (android.notification !== undefined) validateAndroidNotification(android.notification);
   }
   for (const field of ['apns', 'webpush'] as const) {
@@ -420,6 +425,25 @@ const ANDROID_NOTIFICATION_OTHERS = new Set([
   'proxy',
 ]);
 const VISIBILITIES = new Set(['VISIBILITY_UNSPECIFIED', 'PRIVATE', 'PUBLIC', 'SECRET']);
+const PROXIES = new Set(['PROXY_UNSPECIFIED', 'ALLOW', 'DENY', 'IF_PRIORITY_LOWERED']);
+
+/** Firebase's AndroidConfig (REST reference, projects.messages): its fields, in proto or JSON names; the booleans only booleans. */
+const ANDROID_CONFIG_FIELDS = new Set(['collapse_key', 'priority', 'ttl', 'restricted_package_name', 'data', 'notification', 'fcm_options', 'direct_boot_ok']);
+const ANDROID_CONFIG_BOOLEANS = ['direct_boot_ok', 'bandwidth_constrained_ok', 'restricted_satellite_ok'];
+const camel = (name: string) => name.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
+const ANDROID_CONFIG_NAMES = new Set([...ANDROID_CONFIG_FIELDS, ...ANDROID_CONFIG_BOOLEANS].flatMap((name) => [name, camel(name)]));
+
+function validateAndroidConfig(android: Record<string, unknown>): void {
+  const at = 'message.android';
+  for (const key of Object.keys(android)) {
+    if (!ANDROID_CONFIG_NAMES.has(key)) throw invalidJson(`Invalid JSON payload received. Unknown name "${key}" at '${at}': Cannot find field.`, at);
+  }
+  for (const field of ANDROID_CONFIG_BOOLEANS) {
+    for (const name of [field, camel(field)]) {
+      if (android[name] !== undefined && typeof android[name] !== 'boolean') throw typeError(`${at}.${field}`, 'TYPE_BOOL', android[name]);
+    }
+  }
+}
 
 function validateAndroidNotification(notification: unknown): void {
   const at = 'message.android.notification';
@@ -436,6 +460,9 @@ function validateAndroidNotification(notification: unknown): void {
   }
   if (notification.visibility !== undefined && !VISIBILITIES.has(notification.visibility as string)) {
     throw typeError(`${at}.visibility`, 'type.googleapis.com/google.firebase.fcm.v1.AndroidNotification.Visibility', notification.visibility);
+  }
+  if (notification.proxy !== undefined && !PROXIES.has(notification.proxy as string)) {
+    throw typeError(`${at}.proxy`, 'type.googleapis.com/google.firebase.fcm.v1.AndroidNotification.Proxy', notification.proxy);
   }
 }
 

@@ -45,6 +45,8 @@ export interface WebPushRequestRecord {
   status: number;
   vapidSub?: string;
   vapidPublicKey?: string;
+  /** The `Location` of the message resource the 201 named. */
+  location?: string;
   at: Date;
 }
 
@@ -176,8 +178,9 @@ export class FakeWebPush extends FakeTlsServer<WebPushStep, WebPushRequestRecord
       return;
     }
     // RFC 8030 §5: 201 with the push message resource, echoing the TTL kept.
+    record.location = `${this.baseUrl}/message/${randomBytes(16).toString('base64url')}`;
     respond(res, outcome, {
-      location: `${this.baseUrl}/message/${randomBytes(16).toString('base64url')}`,
+      location: record.location,
       ttl: headerValue(req.headers, 'ttl') ?? '',
     });
   }

@@ -115,6 +115,7 @@ class InMemoryMessages implements Pick<
       badge: 0,
       properties: {},
       live_activity_start_tokens: {},
+      widget_push_token: null,
     };
   }
 

@@ -75,11 +75,11 @@ describe.each(MODES)('FcmProvider against an FCM speaking %s', (_name, makeFake,
 
   it('asks the origin once: later sends open no connection (no probe, no new socket)', async () => {
     // Warm up: the ALPN probe (https), the token request, and the pooled or keep-alive connections.
-    for (let i = 0; i < 8; i++) await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
+    for (let i = 0; i < 8; i++) await expect(provider.send(credentials, content(), androidTarget())).resolves.toMatchObject({ kind: 'accepted' });
     const connections = fake.connections;
     expect(connections).toBeGreaterThan(0);
 
-    for (let i = 0; i < 20; i++) await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
+    for (let i = 0; i < 20; i++) await expect(provider.send(credentials, content(), androidTarget())).resolves.toMatchObject({ kind: 'accepted' });
     expect(fake.connections).toBe(connections);
     expect(fake.deliveredCount()).toBe(28);
   });

@@ -16,6 +16,7 @@ type Entry = {
   status: string;
   reason: string | null;
   attempts: number;
+  provider_message_id: string | null;
   scheduled_for: string | null;
   updated_at: string;
   received_at: string | null;
@@ -133,6 +134,7 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
           'opened_at',
           'opened_action',
           'platform',
+          'provider_message_id',
           'reason',
           'received_at',
           'scheduled_for',
@@ -149,6 +151,9 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
     const map = byInstallation(entries);
     const pick = (e: Entry | undefined) => e && { platform: e.platform, status: e.status, reason: e.reason, attempts: e.attempts };
     expect(pick(map.get(accepted.installation_id))).toEqual({ platform: 'ios', status: 'accepted', reason: null, attempts: 1 });
+    // docs/api.md#provider-message-ids: only the accepted one has an id.
+    expect(map.get(accepted.installation_id)?.provider_message_id).toMatch(/^[0-9a-f-]{36} [0-9a-f-]{36}$/);
+    expect(entries.filter((e) => e.provider_message_id !== null)).toHaveLength(1);
     expect(pick(map.get(refused.installation_id))).toEqual({ platform: 'ios', status: 'failed', reason: 'BadDeviceToken', attempts: 1 });
     expect(pick(map.get(denied.installation_id))).toEqual({ platform: 'android', status: 'skipped', reason: 'PermissionDenied', attempts: 0 });
     expect(pick(map.get(tokenless.installation_id))).toEqual({ platform: 'ios', status: 'skipped', reason: 'NoToken', attempts: 0 });

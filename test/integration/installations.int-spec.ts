@@ -54,6 +54,7 @@ describe('installations (docs/api.md#installations)', () => {
           'badge',
           'properties',
           'live_activity_types',
+          'has_widget_token',
         ].sort(),
       );
       expect(data).toMatchObject({
@@ -280,7 +281,7 @@ describe('installations (docs/api.md#installations)', () => {
       [
         {},
         'body',
-        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens.',
+        'The request body must contain at least one of user_id, permission, push_token, web_push_subscription, device, tags, badge, properties, live_activity_start_tokens, widget_push_token.',
       ],
       [{ permission: 'unknown' }, 'permission', 'The selected permission is invalid.'],
       [{ permission: null }, 'permission', 'The selected permission is invalid.'],

@@ -111,7 +111,12 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
       'The recipients.user_ids.0 field must not be greater than 255 characters.',
     ],
     ['unknown recipients key', (b) => (b.recipients.segments = ['all']), 'recipients.segments', 'The recipients.segments field is not allowed.'],
-    ['no notification', (b) => delete b.notification, 'notification', 'The notification field is required unless options.content_available is true.'],
+    [
+      'no notification',
+      (b) => delete b.notification,
+      'notification',
+      'The notification field is required unless options.content_available or options.widgets is true.',
+    ],
     ['no title', (b) => delete b.notification.title, 'notification.title', 'The notification.title field is required.'],
     ['empty title', (b) => (b.notification.title = ''), 'notification.title', 'The notification.title field must not be empty.'],
     [

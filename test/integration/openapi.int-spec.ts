@@ -296,8 +296,9 @@ describe('OpenAPI document and Swagger UI (issue #4.1)', () => {
             const body = { ...(generated as Record<string, unknown>) };
             const target = body.web_push_subscription !== undefined ? web : android;
             if (target === web) delete body.push_token;
-            // Live Activity start tokens are iOS only (docs/api.md#live-activity-start-tokens); these installations are not.
+            // Live Activity start tokens and widget tokens are iOS only (docs/api.md#live-activity-start-tokens, docs/api.md#widgets); these installations are not.
             delete body.live_activity_start_tokens;
+            delete body.widget_push_token;
             if (body.platform !== undefined) body.platform = target === web ? 'web' : 'android';
             // The installation's own provider (docs/api.md#push-provider); switching needs the other token, as the description says.
             if (body.push_provider !== undefined) body.push_provider = target === web ? 'web_push' : 'fcm';

@@ -154,10 +154,12 @@ describe('ApnsProvider', () => {
     });
     const before = Math.floor(Date.now() / 1000);
 
-    await expect(provider.send(credentials, message, iosTarget(token))).resolves.toEqual({ kind: 'accepted' });
+    const outcome = await provider.send(credentials, message, iosTarget(token));
 
     expect(fakeApns.requests).toHaveLength(1);
     const [request] = fakeApns.requests;
+    // docs/api.md#provider-message-ids: apns-id, then the sandbox's apns-unique-id.
+    expect(outcome).toEqual({ kind: 'accepted', providerMessageId: `${request.apnsId} ${request.uniqueId}` });
     expect(request.token).toBe(token);
     expect(request.payload).toEqual({
       aps: { alert: { title: 'Your order shipped', body: 'It arrives Thursday' }, sound: 'default', badge: 3, 'mutable-content': 1 },
@@ -182,8 +184,8 @@ describe('ApnsProvider', () => {
 
   it('sends priority 10, a given collapse id, no expiration without ttl, and 0 for ttl 0', async () => {
     const minimal = content({ options: { collapse_id: 'order-42' } });
-    await expect(provider.send(credentials, minimal, iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
-    await expect(provider.send(credentials, content({ options: { ttl: 0, priority: 'high' } }), iosTarget(randomApnsToken()))).resolves.toEqual({
+    await expect(provider.send(credentials, minimal, iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
+    await expect(provider.send(credentials, content({ options: { ttl: 0, priority: 'high' } }), iosTarget(randomApnsToken()))).resolves.toMatchObject({
       kind: 'accepted',
     });
 
@@ -274,7 +276,7 @@ describe('ApnsProvider', () => {
     }
     const other = new ApnsProvider(config);
     try {
-      await expect(other.send(own, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+      await expect(other.send(own, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     } finally {
       other.close();
     }
@@ -291,23 +293,23 @@ describe('ApnsProvider', () => {
     const own = newKey();
     const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 39 * 60_000);
     try {
-      await expect(send()).resolves.toEqual({ kind: 'accepted' });
+      await expect(send()).resolves.toMatchObject({ kind: 'accepted' });
     } finally {
       spy.mockRestore();
     }
-    await expect(send()).resolves.toEqual({ kind: 'accepted' });
+    await expect(send()).resolves.toMatchObject({ kind: 'accepted' });
     expect(fakeApns.distinctJwts()).toBe(1); // 39 minutes old: still used
 
     const aged = newKey();
     const agedSpy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 41 * 60_000);
     try {
-      await expect(provider.send(aged, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+      await expect(provider.send(aged, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     } finally {
       agedSpy.mockRestore();
     }
     fakeApns.reset();
     for (let i = 0; i < 3; i++) {
-      await expect(provider.send(aged, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+      await expect(provider.send(aged, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     }
     // One new token after 41 minutes, then reused.
     expect(fakeApns.distinctJwts()).toBe(1);
@@ -322,19 +324,19 @@ describe('ApnsProvider', () => {
     const realNow = Date.now.bind(Date);
     const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() - 1100);
     try {
-      await expect(provider.send(own, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+      await expect(provider.send(own, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     } finally {
       spy.mockRestore();
     }
     const token = randomApnsToken();
     fakeApns.script(token, [{ status: 403, reason: 'ExpiredProviderToken' }]);
-    await expect(provider.send(own, content(), iosTarget(token))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(own, content(), iosTarget(token))).resolves.toMatchObject({ kind: 'accepted' });
 
     const forToken = fakeApns.requests.filter((r) => r.token === token);
     expect(forToken.map((r) => r.status)).toEqual([403, 200]);
     expect(forToken[0].jwt).not.toBe(forToken[1].jwt);
     // Later sends keep the refreshed token.
-    await expect(provider.send(own, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(own, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     expect(fakeApns.requests.at(-1)?.jwt).toBe(forToken[1].jwt);
     expect(fakeApns.distinctJwts()).toBe(2);
   });
@@ -378,11 +380,11 @@ describe('ApnsProvider', () => {
       reason: `Timeout ${new URL(fakeApns.baseUrl).hostname}`,
     });
     fakeApns.delayMs = 0;
-    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
   });
 
   it('retries when the connection is reset mid-stream, then reconnects', async () => {
-    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     fakeApns.delayMs = 500;
     const pending = provider.send(credentials, content(), iosTarget(randomApnsToken()));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -391,7 +393,7 @@ describe('ApnsProvider', () => {
     expect(outcome.kind).toBe('retry');
 
     fakeApns.delayMs = 0;
-    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
   });
 
   describe('against a server that answers GOAWAY', () => {
@@ -420,16 +422,16 @@ describe('ApnsProvider', () => {
       expect(outcome).toMatchObject({ kind: 'retry' });
 
       apnsSwitch.backendPort = fakePort;
-      await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+      await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     });
   });
 
   it('close() drops every connection; a later send reconnects', async () => {
-    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
     expect(provider.openSessions).toBeGreaterThan(0);
     provider.close();
     expect(provider.openSessions).toBe(0);
-    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), iosTarget(randomApnsToken()))).resolves.toMatchObject({ kind: 'accepted' });
   });
 });
 
@@ -484,10 +486,12 @@ describe('FcmProvider', () => {
       options: { ttl: 3600, priority: 'normal' },
     });
 
-    await expect(provider.send(credentials, message, androidTarget(token))).resolves.toEqual({ kind: 'accepted' });
+    const outcome = await provider.send(credentials, message, androidTarget(token));
 
     expect(fakeFcm.requests).toHaveLength(1);
     const [request] = fakeFcm.requests;
+    // docs/api.md#provider-message-ids: the message's name.
+    expect(outcome).toEqual({ kind: 'accepted', providerMessageId: request.name });
     expect(request.projectId).toBe(PROJECT_ID);
     expect(request.message).toEqual({
       token,
@@ -508,7 +512,7 @@ describe('FcmProvider', () => {
 
   it('sends HIGH priority, no ttl when none is set, and a given collapse id', async () => {
     const message = content({ options: { collapse_id: 'order-42' } });
-    await expect(provider.send(credentials, message, androidTarget())).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, message, androidTarget())).resolves.toMatchObject({ kind: 'accepted' });
     expect(fakeFcm.requests[0].message).toMatchObject({
       notification: { title: 'Your order shipped', body: 'It arrives Thursday' },
       data: { notification_id: message.id },
@@ -541,7 +545,7 @@ describe('FcmProvider', () => {
     fakeFcm.accessTokenTtlSeconds = 60;
     try {
       const expiring = fcmCredentials(fakeFcm.createServiceAccount(PROJECT_ID));
-      for (let n = 0; n < 3; n++) await expect(provider.send(expiring, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
+      for (let n = 0; n < 3; n++) await expect(provider.send(expiring, content(), androidTarget())).resolves.toMatchObject({ kind: 'accepted' });
       expect(fakeFcm.tokenRequests.map((r) => r.status)).toEqual([200, 200, 200]);
       expect(new Set(fakeFcm.requests.map((r) => r.headers.authorization)).size).toBe(3);
     } finally {
@@ -602,12 +606,12 @@ describe('FcmProvider', () => {
   });
 
   it('on 401 drops the access token, fetches a new one and resends once', async () => {
-    await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), androidTarget())).resolves.toMatchObject({ kind: 'accepted' });
     const tokensBefore = fakeFcm.tokenRequests.length;
     const token = `fcm-${randomUUID()}`;
     fakeFcm.script(token, [{ status: 401, errorCode: 'THIRD_PARTY_AUTH_ERROR' }]);
 
-    await expect(provider.send(credentials, content(), androidTarget(token))).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), androidTarget(token))).resolves.toMatchObject({ kind: 'accepted' });
     expect(fakeFcm.requests.filter((r) => r.token === token).map((r) => r.status)).toEqual([401, 200]);
     expect(fakeFcm.tokenRequests.length).toBe(tokensBefore + 1);
   });
@@ -635,7 +639,7 @@ describe('FcmProvider', () => {
   });
 
   it('retries a send that times out', async () => {
-    await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, content(), androidTarget())).resolves.toMatchObject({ kind: 'accepted' });
     provider.timeoutMs = 150;
     fakeFcm.delayMs = 600;
     await expect(provider.send(credentials, content(), androidTarget())).resolves.toEqual({
@@ -714,10 +718,12 @@ describe.each([
     });
     const subscription = service.createSubscription();
 
-    await expect(provider.send(credentials, message, webTarget(subscription))).resolves.toEqual({ kind: 'accepted' });
+    const outcome = await provider.send(credentials, message, webTarget(subscription));
 
     expect(service.requests).toHaveLength(1);
     const [request] = service.requests;
+    // docs/api.md#provider-message-ids: the push message resource's Location.
+    expect(outcome).toEqual({ kind: 'accepted', providerMessageId: request.location });
     expect(request.endpoint).toBe(subscription.endpoint);
     expect(request.payload).toEqual({
       notification_id: message.id,
@@ -739,7 +745,7 @@ describe.each([
 
   it('defaults to a four-week TTL and high urgency; a collapse id becomes a hashed Topic', async () => {
     const message = content({ options: { collapse_id: 'order-42' } });
-    await expect(provider.send(credentials, message, webTarget())).resolves.toEqual({ kind: 'accepted' });
+    await expect(provider.send(credentials, message, webTarget())).resolves.toMatchObject({ kind: 'accepted' });
     const [request] = service.requests;
     expect(request.payload).toEqual({ notification_id: message.id, title: 'Your order shipped', body: 'It arrives Thursday' });
     expect(request.headers).toMatchObject({

@@ -42,8 +42,10 @@ export type Schema = {
   'x-requires'?: Record<string, string>;
   /** A key allowed only when others have these values: an event's `action` with `type: opened`. */
   'x-only-when'?: Record<string, Record<string, unknown>>;
-  /** A key required unless the dotted path is `true`: `notification` unless `options.content_available`. */
-  'x-required-unless'?: Record<string, string>;
+  /** A key required unless a dotted path is `true`: `notification` unless `options.content_available` or `options.widgets`. */
+  'x-required-unless'?: Record<string, string | string[]>;
+  /** A key absent when the dotted path is `true`: `notification` and `data` when `options.widgets`. */
+  'x-prohibited-if'?: Record<string, string>;
   /** Any one of these: a property value (string, number or boolean). */
   oneOf?: Schema[];
   /** An expression whose rules JSON Schema cannot say (`recipients.filter`): its example stands for it. */
@@ -60,7 +62,10 @@ function keepsObjectRules(s: Schema, o: Record<string, unknown>): boolean {
   if (s['x-exclusive']?.some((group) => group.filter((key) => given(o, key)).length > 1)) return false;
   if (Object.entries(s['x-requires'] ?? {}).some(([key, needed]) => given(o, key) && !given(o, needed))) return false;
   if (Object.entries(s['x-only-when'] ?? {}).some(([key, when]) => given(o, key) && Object.entries(when).some(([k, v]) => o[k] !== v))) return false;
-  return !Object.entries(s['x-required-unless'] ?? {}).some(([key, path]) => (o[key] === undefined || o[key] === null) && !truthyAt(o, path));
+  if (Object.entries(s['x-prohibited-if'] ?? {}).some(([key, path]) => o[key] !== undefined && o[key] !== null && truthyAt(o, path))) return false;
+  return !Object.entries(s['x-required-unless'] ?? {}).some(
+    ([key, paths]) => (o[key] === undefined || o[key] === null) && ![paths].flat().some((path) => truthyAt(o, path)),
+  );
 }
 type Response = { content?: Record<string, { schema?: Schema }> };
 type Operation = { responses: Record<string, Response>; parameters?: { name: string; in: string; required?: boolean; schema?: Schema }[] };

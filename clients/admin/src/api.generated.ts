@@ -621,6 +621,27 @@ export interface components {
              * @enum {string}
              */
             visibility?: "private" | "public" | "secret";
+            /**
+             * @description FCM `android.notification.proxy` (Android 12+), sent in upper case.
+             * @example if_priority_lowered
+             * @enum {string}
+             */
+            proxy?: "allow" | "deny" | "if_priority_lowered";
+            /**
+             * @description FCM `android.bandwidth_constrained_ok`: may be delivered while the device is in bandwidth constrained mode.
+             * @example true
+             */
+            bandwidth_constrained_ok?: boolean;
+            /**
+             * @description FCM `android.restricted_satellite_ok`: may be delivered while the device is on a restricted satellite network.
+             * @example true
+             */
+            restricted_satellite_ok?: boolean;
+            /**
+             * @description FCM `android.direct_boot_ok`: delivered to the app while the device is in direct boot mode.
+             * @example true
+             */
+            direct_boot_ok?: boolean;
         };
         WebActionDto: {
             /**
@@ -781,6 +802,11 @@ export interface components {
             web?: components["schemas"]["WebOptionsDto"];
             /** @description Starts a Live Activity (iOS) on each installation holding a push-to-start token for its type (docs/api.md#live-activity-starts); needs `notification`. */
             live_activity?: components["schemas"]["LiveActivityStartOptionsDto"];
+            /**
+             * @description A WidgetKit push (docs/api.md#widgets): without `notification` or `data`, each iOS installation holding a `widget_push_token` reloads its widgets; iOS installations without one are skipped as NoWidgetToken, the other platforms as PlatformExcluded.
+             * @example true
+             */
+            widgets?: boolean;
             /**
              * @description Where the send goes: `push` (the devices) and/or `inbox` (one inbox message per user reached, docs/api.md#inbox). `["push"]` when absent; `["inbox"]` alone pushes nothing.
              * @example [
@@ -1181,7 +1207,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `Unsubscribed`, `PushDisabled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -1190,6 +1216,11 @@ export interface components {
              * @example 1
              */
             attempts: number;
+            /**
+             * @description The provider's id of the accepted message, what a support ticket with the provider asks for: APNs' `apns-id` (then a space and `apns-unique-id` when Apple returns one), FCM's message `name`, Huawei's `requestId`, a Web Push service's `Location`; null until accepted, and when the provider gave none.
+             * @example projects/my-project/messages/0:1700000000000000%abc123
+             */
+            provider_message_id: string | null;
             /**
              * Format: date-time
              * @description When it is due (its local time or the send_at); null for an immediate send.
@@ -1380,6 +1411,11 @@ export interface components {
              *     ]
              */
             live_activity_types: string[];
+            /**
+             * @description Whether it holds a WidgetKit push token (docs/api.md#widgets); the token itself is write-only.
+             * @example false
+             */
+            has_widget_token: boolean;
         };
         AudiencePlatforms: {
             /** @example 1200 */

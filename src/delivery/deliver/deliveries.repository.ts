@@ -30,6 +30,8 @@ export interface ClaimedRow {
   badge: number | null;
   /** For a send that starts a Live Activity: the installation's push-to-start token for its type (docs/api.md#live-activity-starts); else null. */
   start_token: string | null;
+  /** For a widget push: the installation's WidgetKit push token (docs/api.md#widgets); else null. */
+  widget_token: string | null;
 }
 
 /** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
@@ -51,6 +53,8 @@ export interface RecordedOutcome {
   status: Extract<DeliveryStatus, 'accepted' | 'failed' | 'skipped' | 'pending'>;
   reason: string | null;
   nextAttemptAt: Date | null;
+  /** The provider's id of an accepted message (docs/api.md#provider-message-ids); absent otherwise. */
+  providerMessageId?: string | null;
 }
 
 /** One claimed delivery row's outcome, to be written; `invalidation` when the provider refused its token. */
@@ -81,7 +85,8 @@ const claimed = `claimed AS (
       AND (d.next_attempt_at IS NULL OR d.next_attempt_at <= now() + interval '1 second')
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
-      i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token
+      i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token,
+      CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token
   )`;
 
 /** docs/api.md#badge-arithmetic: set or add (within 0..:max_badge) on live iOS rows; an increment on the first attempt only. */
@@ -101,12 +106,20 @@ const CLAIM = compile(`
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
     CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
       ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
-      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token
+      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token
   FROM claimed c`);
 
 export const CLAIM_SQL = CLAIM.text;
 
-export function claimParams(notificationId: string, startedAt: Date, batch: number, reclaim: boolean, badge: BadgeChange, startType: string | null): unknown[] {
+export function claimParams(
+  notificationId: string,
+  startedAt: Date,
+  batch: number,
+  reclaim: boolean,
+  badge: BadgeChange,
+  startType: string | null,
+  widgets = false,
+): unknown[] {
   const [startedFrom, startedTo] = startedSpan([startedAt]);
   return valuesOf(CLAIM, {
     notification_id: notificationId,
@@ -121,6 +134,7 @@ export function claimParams(notificationId: string, startedAt: Date, batch: numb
     ios: 'ios' satisfies Platform,
     max_badge: MAX_BADGE,
     start_type: startType,
+    widgets,
   });
 }
 
@@ -132,14 +146,16 @@ export const startedSpan = (starts: readonly Date[]): [Date, Date] => {
 
 /** The outcomes, one list per column; COMMIT_WITHOUT_FLUSH turns synchronous_commit off for this transaction. */
 const outcome = `outcome AS (
-    SELECT * FROM unnest(:notification_ids::uuid[], :installation_ids::uuid[], :statuses::text[], :reasons::text[], :next_attempts::timestamptz[])
-      AS o(notification_id, installation_id, status, reason, next_attempt_at)
+    SELECT * FROM unnest(:notification_ids::uuid[], :installation_ids::uuid[], :statuses::text[], :reasons::text[], :next_attempts::timestamptz[],
+        :provider_message_ids::text[])
+      AS o(notification_id, installation_id, status, reason, next_attempt_at, provider_message_id)
     WHERE ${COMMIT_WITHOUT_FLUSH}
   )`;
 
 /** Rows still "sending" take their outcome: one primary-key probe each, in the starts' partitions. */
 const recorded = `recorded AS (
-    UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, updated_at = now()
+    UPDATE deliveries d SET status = o.status, reason = o.reason, next_attempt_at = o.next_attempt_at, provider_message_id = o.provider_message_id,
+      updated_at = now()
     FROM outcome o
     WHERE d.notification_id = o.notification_id AND d.installation_id = o.installation_id
       AND d.notification_started_at >= :started_from AND d.notification_started_at < :started_to
@@ -222,6 +238,7 @@ export function recordOutcomesParams(records: readonly DeliveryRecord[]): unknow
     statuses: plainArray(records.map((r) => r.outcome.status)),
     reasons: records.map((r) => r.outcome.reason?.slice(0, 255) ?? null),
     next_attempts: records.map((r) => r.outcome.nextAttemptAt),
+    provider_message_ids: records.map((r) => r.outcome.providerMessageId?.slice(0, 255) ?? null),
     invalid_ids: invalidations.map((i) => i.installationId),
     invalid_reasons: invalidations.map((i) => i.reason.slice(0, 255)),
     invalid_tokens: invalidations.map((i) => i.token),
@@ -264,12 +281,13 @@ export class DeliveriesRepository {
     reclaim: boolean,
     badge: BadgeChange = NO_BADGE_CHANGE,
     startType: string | null = null,
+    widgets = false,
   ): Promise<ClaimedRow[]> {
     const { rows } = await preparedQuery<ClaimedRow>(
       this.db,
       'deliveries_claim',
       CLAIM_SQL,
-      claimParams(notificationId, startedAt, batch, reclaim, badge, startType),
+      claimParams(notificationId, startedAt, batch, reclaim, badge, startType, widgets),
     );
     return rows;
   }

@@ -108,6 +108,7 @@ const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
   locale: null,
   badge: null,
   start_token: null,
+  widget_token: null,
   ...extra,
 });
 
@@ -191,19 +192,43 @@ describe('DeliveriesService', () => {
 
   it('records accepted, failed and invalid answers; an invalid one invalidates the token that was used', async () => {
     store.rows = [row('a'), row('b'), row('c')];
+    ios.answers.set('a', { kind: 'accepted', providerMessageId: 'apns-id-a' });
     ios.answers.set('b', { kind: 'failed', reason: 'PayloadTooLarge' });
     ios.answers.set('c', { kind: 'invalid', reason: 'BadDeviceToken' });
 
     expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 3 });
 
     expect(Object.fromEntries(store.recorded)).toEqual({
-      a: { status: 'accepted', reason: null, nextAttemptAt: null },
+      // The provider's id of the message goes with the outcome (docs/api.md#provider-message-ids).
+      a: { status: 'accepted', reason: null, nextAttemptAt: null, providerMessageId: 'apns-id-a' },
       b: { status: 'failed', reason: 'PayloadTooLarge', nextAttemptAt: null },
       c: { status: 'failed', reason: 'BadDeviceToken', nextAttemptAt: null },
     });
     expect(store.invalidations).toEqual([{ installationId: 'c', reason: 'BadDeviceToken', token: 'token-c' }]);
     expect(retries).toEqual([]);
     expect([await deliveryCount('accepted'), await deliveryCount('failed'), await deliveryCount('invalidated')]).toEqual([1, 1, 1]);
+  });
+
+  it('a widget push goes to the widget token; without one it is skipped as NoWidgetToken; a refused one invalidates nothing (docs/api.md#widgets)', async () => {
+    store.options = { widgets: true };
+    const targets: (string | null)[] = [];
+    const send = ios.send.bind(ios);
+    ios.send = async (c, content, target) => {
+      targets.push((target as unknown as { pushToken: string | null }).pushToken);
+      return send(c, content, target);
+    };
+    store.rows = [row('w', { widget_token: 'widget-w' }), row('n'), row('x', { widget_token: 'widget-x' })];
+    ios.answers.set('x', { kind: 'invalid', reason: 'BadDeviceToken' });
+
+    expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 3 });
+
+    expect(targets.sort()).toEqual(['widget-w', 'widget-x']);
+    expect(Object.fromEntries(store.recorded)).toEqual({
+      w: { status: 'accepted', reason: null, nextAttemptAt: null, providerMessageId: null },
+      n: { status: 'skipped', reason: 'NoWidgetToken', nextAttemptAt: null },
+      x: { status: 'failed', reason: 'BadDeviceToken', nextAttemptAt: null },
+    });
+    expect(store.invalidations).toEqual([]);
   });
 
   it('puts a retryable answer back to pending with backoff (Retry-After when longer) and queues the batch again', async () => {

@@ -97,7 +97,15 @@ export class DeliveriesService {
       if (waitMs > 0) return { sent: 0, waitMs, turnAt: now + waitMs };
     }
     const claimed = await this.outage.retrying('claiming a batch', () =>
-      this.deliveries.claim(notificationId, startedAt, batch, reclaim, badge, content.options?.live_activity?.attributes_type ?? null),
+      this.deliveries.claim(
+        notificationId,
+        startedAt,
+        batch,
+        reclaim,
+        badge,
+        content.options?.live_activity?.attributes_type ?? null,
+        content.options?.widgets === true,
+      ),
     );
     if (throttle) await this.pace.giveBack(notificationId, throttle, share - claimed.length);
     if (claimed.length === 0) {
@@ -146,10 +154,12 @@ export class DeliveriesService {
     if (row.deleted_at) return { status: 'skipped', reason: SkipReason.Deleted, nextAttemptAt: null };
     if (row.invalidated_at) return { status: 'skipped', reason: SkipReason.Invalidated, nextAttemptAt: null };
     if (!row.push_token && !row.web_push_subscription) return { status: 'skipped', reason: SkipReason.NoToken, nextAttemptAt: null };
-    // A Live Activity start goes to the type's push-to-start token, not the device token (docs/api.md#live-activity-starts).
+    // A Live Activity start goes to the type's push-to-start token (docs/api.md#live-activity-starts), a widget push to the widget token (docs/api.md#widgets).
     const start = content.options?.live_activity;
-    const pushToken = start ? row.start_token : row.push_token;
+    const widgets = content.options?.widgets === true;
+    const pushToken = start ? row.start_token : widgets ? row.widget_token : row.push_token;
     if (start && !pushToken) return { status: 'skipped', reason: SkipReason.NoLiveActivityToken, nextAttemptAt: null };
+    if (widgets && !pushToken) return { status: 'skipped', reason: SkipReason.NoWidgetToken, nextAttemptAt: null };
     const pushProvider = pushProviderOf(row.platform, row.web_push_subscription !== null);
     const provider = this.byProvider.get(pushProvider);
     if (!provider || !isConfigured(credentials, pushProvider)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
@@ -165,8 +175,8 @@ export class DeliveriesService {
       // The count this installation reached (docs/api.md#badge-arithmetic) replaces the increment.
       badge: built.options?.badge_increment !== undefined ? row.badge : null,
     });
-    // A dead start token says nothing of the device token: the installation stays valid.
-    if (start && outcome.kind === 'invalid') outcome = { kind: 'failed', reason: outcome.reason };
+    // A dead start or widget token says nothing of the device token: the installation stays valid.
+    if ((start || widgets) && outcome.kind === 'invalid') outcome = { kind: 'failed', reason: outcome.reason };
     this.metrics.providerLatency.observe({ provider: CREDENTIALS_OF[pushProvider] }, (performance.now() - started) / 1000);
     return dryRun ? dryRunOutcome(outcome) : outcome;
   }
@@ -180,7 +190,7 @@ export class DeliveriesService {
     switch (outcome.kind) {
       case 'accepted':
         this.metrics.recordDelivery(provider, 'accepted');
-        return { status: 'accepted', reason: null, nextAttemptAt: null };
+        return { status: 'accepted', reason: null, nextAttemptAt: null, providerMessageId: outcome.providerMessageId ?? null };
       case 'invalid':
         this.metrics.recordDelivery(provider, 'invalidated');
         return { status: 'failed', reason: outcome.reason, nextAttemptAt: null };

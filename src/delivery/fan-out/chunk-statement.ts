@@ -406,6 +406,6 @@ export const chunkResult = (kind: RecipientKind, batchesBefore: number, canceled
   canceled,
 });
 
-/** `options.platforms`, else every one; a Live Activity start only iOS (docs/api.md#live-activity-starts). */
+/** `options.platforms`, else every one; a Live Activity start (docs/api.md#live-activity-starts) or a widget push (docs/api.md#widgets) only iOS. */
 export const wantedPlatforms = (options: NotificationOptions | null): Platform[] =>
-  (options?.platforms ?? PLATFORMS).filter((platform) => !options?.live_activity || platform === 'ios');
+  (options?.platforms ?? PLATFORMS).filter((platform) => !(options?.live_activity || options?.widgets) || platform === 'ios');

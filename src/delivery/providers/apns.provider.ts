@@ -1,6 +1,6 @@
 import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { OutgoingHttpHeaders } from 'node:http2';
+import { IncomingHttpHeaders, OutgoingHttpHeaders } from 'node:http2';
 import { SignJWT } from 'jose';
 import { FailureReason } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
@@ -265,11 +265,26 @@ export function reasonOf(body: string): string | undefined {
   }
 }
 
+/** `apns-id`, then Apple's `apns-unique-id` (development only) after a space (docs/api.md#provider-message-ids). */
+export function apnsMessageId(headers: IncomingHttpHeaders): string | undefined {
+  const id = headerText(headers['apns-id']);
+  const unique = headerText(headers['apns-unique-id']);
+  if (id === undefined) return unique;
+  return unique === undefined ? id : `${id} ${unique}`;
+}
+
+const headerText = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value) || undefined;
+
+function accepted(headers: IncomingHttpHeaders): DeliveryOutcome {
+  const providerMessageId = apnsMessageId(headers);
+  return providerMessageId === undefined ? { kind: 'accepted' } : { kind: 'accepted', providerMessageId };
+}
+
 /** APNs status + reason -> outcome (Apple's "Handling notification responses from APNs"). */
 export function outcomeOf(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return retryOutcome(answer.failure);
   const { status } = answer;
-  if (status === 200) return { kind: 'accepted' };
+  if (status === 200) return accepted(answer.headers);
   const reason = reasonOf(answer.body) ?? `HTTP ${status}`;
   if (status === 410) return { kind: 'invalid', reason };
   if (status === 400 && INVALID_TOKEN_REASONS.has(reason)) return { kind: 'invalid', reason };

@@ -200,9 +200,20 @@ export function tokenFailure(error: unknown, tokenUrl: URL): DeliveryOutcome {
   return { kind: 'failed', reason: `OAuth:${typeof data?.error === 'string' ? data.error : `HTTP ${status}`}` };
 }
 
+/** FCM's answer names the message (`projects/{project}/messages/{id}`): its provider message id (docs/api.md#provider-message-ids). */
+function acceptedMessage(text: string): DeliveryOutcome {
+  let name: unknown;
+  try {
+    name = (JSON.parse(text) as { name?: unknown }).name;
+  } catch {
+    // An answer without Google's JSON still accepted the message.
+  }
+  return typeof name === 'string' && name !== '' ? { kind: 'accepted', providerMessageId: name } : { kind: 'accepted' };
+}
+
 /** FCM v1 status + error body -> outcome (Firebase "FCM error codes" reference). */
 export function outcomeOf(status: number, text: string, retryAfter: string | string[] | undefined): DeliveryOutcome {
-  if (status >= 200 && status < 300) return { kind: 'accepted' };
+  if (status >= 200 && status < 300) return acceptedMessage(text);
   let body: GoogleErrorBody = {};
   try {
     body = JSON.parse(text) as GoogleErrorBody;

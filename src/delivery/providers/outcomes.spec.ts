@@ -16,6 +16,16 @@ describe('provider error mapping', () => {
       expect(apnsOutcome(answer(200))).toEqual({ kind: 'accepted' });
     });
 
+    it('keeps apns-id as the provider message id, and apns-unique-id after a space when Apple gives one (docs/api.md#provider-message-ids)', () => {
+      const id = '6f0e6a39-4c3b-4f5e-9a2d-1b8c7d6e5f4a';
+      const unique = '0a8a5e6b-0c5d-4e1a-b2f7-3d9c8b7a6e5f';
+      expect(apnsOutcome(answer(200, undefined, { 'apns-id': id }))).toEqual({ kind: 'accepted', providerMessageId: id });
+      expect(apnsOutcome(answer(200, undefined, { 'apns-id': id, 'apns-unique-id': unique }))).toEqual({
+        kind: 'accepted',
+        providerMessageId: `${id} ${unique}`,
+      });
+    });
+
     it('invalidates the token on 410 and on a bad or foreign token', () => {
       expect(apnsOutcome(answer(410, 'Unregistered'))).toEqual({ kind: 'invalid', reason: 'Unregistered' });
       expect(apnsOutcome(answer(400, 'BadDeviceToken'))).toEqual({ kind: 'invalid', reason: 'BadDeviceToken' });
@@ -47,7 +57,8 @@ describe('provider error mapping', () => {
       });
 
     it('accepts a 2xx', () => {
-      expect(fcmOutcome(200, '{"name":"projects/p/messages/1"}', undefined)).toEqual({ kind: 'accepted' });
+      expect(fcmOutcome(200, '{"name":"projects/p/messages/1"}', undefined)).toEqual({ kind: 'accepted', providerMessageId: 'projects/p/messages/1' });
+      expect(fcmOutcome(200, 'not json', undefined)).toEqual({ kind: 'accepted' });
     });
 
     it('invalidates UNREGISTERED and an invalid registration token', () => {
@@ -101,6 +112,11 @@ describe('provider error mapping', () => {
 
     it('accepts a 2xx, invalidates 404 and 410, fails 413 and other 4xx, retries 429 and 5xx', () => {
       expect(webPushOutcome(answer(201))).toEqual({ kind: 'accepted' });
+      // RFC 8030 §5: the message resource's Location is the provider message id.
+      expect(webPushOutcome(answer(201, { location: 'https://push.example/message/abc' }))).toEqual({
+        kind: 'accepted',
+        providerMessageId: 'https://push.example/message/abc',
+      });
       expect(webPushOutcome(answer(404))).toEqual({ kind: 'invalid', reason: 'NotFound' });
       expect(webPushOutcome(answer(410))).toEqual({ kind: 'invalid', reason: 'Gone' });
       expect(webPushOutcome(answer(413))).toEqual({ kind: 'failed', reason: 'PayloadTooLarge' });

@@ -10,6 +10,8 @@ import {
   declarativeWebPushPayload,
   fcmBody,
   fcmMessage,
+  hmsMessage,
+  apnsTopicOf,
   isBackground,
   MAX_BADGE,
   PAYLOAD_LIMITS,
@@ -112,6 +114,46 @@ describe('message kinds (docs/api.md#message-kinds)', () => {
     expect(apnsHeaders(silent, 1000)).toEqual({ 'apns-push-type': 'background', 'apns-priority': '5', 'apns-collapse-id': ID });
     expect(fcmMessage(silent, 'tok')).toEqual({ token: 'tok', data: { sync: '1', notification_id: ID }, android: { priority: 'HIGH', collapse_key: ID } });
     expect(isBackground(silent)).toBe(true);
+  });
+
+  it('a silent send asks FCM for normal priority unless options.priority says high (docs/api.md#silent-sends)', () => {
+    const quiet = { ...silent, options: { content_available: true } };
+    expect((fcmMessage(quiet, 'tok').android as { priority: string }).priority).toBe('NORMAL');
+    expect((fcmMessage({ ...quiet, options: { content_available: true, priority: 'high' } }, 'tok').android as { priority: string }).priority).toBe('HIGH');
+    // A send that shows something stays high unless told.
+    expect((fcmMessage(bare, 'tok').android as { priority: string }).priority).toBe('HIGH');
+  });
+
+  it("FCM's 2025 fields: proxy in android.notification (upper case), the booleans in android, on data messages too (docs/api.md#platform-fields)", () => {
+    const android = { proxy: 'if_priority_lowered', bandwidth_constrained_ok: true, restricted_satellite_ok: false, direct_boot_ok: true } as const;
+    expect(fcmMessage({ ...bare, options: { android } }, 'tok').android).toEqual({
+      priority: 'HIGH',
+      collapse_key: ID,
+      bandwidth_constrained_ok: true,
+      restricted_satellite_ok: false,
+      direct_boot_ok: true,
+      notification: { proxy: 'IF_PRIORITY_LOWERED' },
+    });
+    // A data message has no notification for proxy to go in: the booleans still go.
+    expect(fcmMessage({ ...bare, title: null, body: null, options: { content_available: true, android } }, 'tok').android).toEqual({
+      priority: 'NORMAL',
+      collapse_key: ID,
+      bandwidth_constrained_ok: true,
+      restricted_satellite_ok: false,
+      direct_boot_ok: true,
+    });
+    // Huawei has no equivalent of any of the four.
+    expect(JSON.stringify(hmsMessage({ ...bare, options: { android } }))).not.toMatch(/proxy|bandwidth|satellite|direct_boot/);
+  });
+
+  it('a widget push: push type widgets, topic <bundle id>.push-type.widgets, {"aps":{"content-changed":true}} alone (docs/api.md#widgets)', () => {
+    const widgets: PushContent = { ...bare, title: null, body: null, options: { widgets: true } };
+    expect(JSON.stringify(apnsPayload(widgets))).toBe('{"aps":{"content-changed":true}}');
+    expect(apnsHeaders(widgets, 1000)).toEqual({ 'apns-push-type': 'widgets', 'apns-priority': '5', 'apns-collapse-id': ID });
+    expect(apnsTopicOf(widgets, 'com.example.app')).toBe('com.example.app.push-type.widgets');
+    expect(apnsTopicOf(bare, 'com.example.app')).toBe('com.example.app');
+    expect(targetedPlatforms(widgets)).toEqual(['ios']);
+    expect(targetedPlatforms({ ...widgets, options: { widgets: true, platforms: ['android', 'web'] } })).toEqual([]);
     expect(isBackground(bare)).toBe(false);
   });
 

@@ -196,9 +196,17 @@ export const MAX_BADGE = 99_999;
 
 export const isLiveActivityStart = (content: PushContent) => content.options?.live_activity !== undefined;
 
-export const apnsTopicOf = (content: PushContent, bundleId: string) => (isLiveActivityStart(content) ? `${bundleId}${LIVE_ACTIVITY_TOPIC_SUFFIX}` : bundleId);
+/** A WidgetKit push (docs/api.md#widgets): Apple's push type, its topic suffix and its one payload. */
+export const isWidgetPush = (content: PushContent) => content.options?.widgets === true;
+export const WIDGETS_PUSH_TYPE = 'widgets';
+export const WIDGETS_TOPIC_SUFFIX = '.push-type.widgets';
+
+export const apnsTopicOf = (content: PushContent, bundleId: string) =>
+  isLiveActivityStart(content) ? `${bundleId}${LIVE_ACTIVITY_TOPIC_SUFFIX}` : isWidgetPush(content) ? `${bundleId}${WIDGETS_TOPIC_SUFFIX}` : bundleId;
 
 export function apnsPayload(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, unknown> {
+  // Apple's WidgetKit push carries this and nothing else.
+  if (isWidgetPush(content)) return { aps: { 'content-changed': true } };
   const options = content.options;
   let aps: Record<string, unknown>;
   const start = options?.live_activity;
@@ -249,7 +257,7 @@ function apnsFields(apns: NonNullable<NotificationOptions['apns']>, aps: Record<
 export function apnsHeaders(content: PushContent, nowSeconds = Math.floor(Date.now() / 1000)): Record<string, string> {
   const background = isBackground(content);
   const headers: Record<string, string> = {
-    'apns-push-type': isLiveActivityStart(content) ? LIVE_ACTIVITY_PUSH_TYPE : background ? 'background' : 'alert',
+    'apns-push-type': isLiveActivityStart(content) ? LIVE_ACTIVITY_PUSH_TYPE : isWidgetPush(content) ? WIDGETS_PUSH_TYPE : background ? 'background' : 'alert',
     // Apple requires priority 5 for a background push, whatever was asked.
     'apns-priority': !background && priorityOf(content) === 'high' ? '10' : '5',
     'apns-collapse-id': collapseIdOf(content),
@@ -270,18 +278,28 @@ export function fcmData(content: PushContent): Record<string, string> {
   return data;
 }
 
+/** FCM's priority (docs/api.md#silent-sends): a silent send asks for normal, as Google asks of data messages that show nothing, unless told. */
+export const fcmPriorityOf = (content: PushContent) => content.options?.priority ?? (isBackground(content) ? 'normal' : 'high');
+
 export function fcmMessage(content: PushContent, token: string): Record<string, unknown> {
   const android: Record<string, unknown> = {
-    priority: priorityOf(content) === 'high' ? 'HIGH' : 'NORMAL',
+    priority: fcmPriorityOf(content) === 'high' ? 'HIGH' : 'NORMAL',
     collapse_key: collapseIdOf(content),
   };
   if (content.options?.ttl !== undefined) android.ttl = `${content.options.ttl}s`;
+  const fields = content.options?.android;
+  // Firebase's AndroidConfig booleans (docs/api.md#platform-fields), on data messages too.
+  if (fields?.bandwidth_constrained_ok !== undefined) android.bandwidth_constrained_ok = fields.bandwidth_constrained_ok;
+  if (fields?.restricted_satellite_ok !== undefined) android.restricted_satellite_ok = fields.restricted_satellite_ok;
+  if (fields?.direct_boot_ok !== undefined) android.direct_boot_ok = fields.direct_boot_ok;
   // A silent send is a data-only message: no `notification` anywhere.
   if (isBackground(content)) return { token, data: fcmData(content), android };
   const notification: Record<string, string> = { title: content.title!, body: content.body! };
   if (content.image_url) notification.image = content.image_url;
-  const fields = content.options?.android;
-  if (fields) android.notification = androidNotification(fields);
+  if (fields) {
+    const shown = androidNotification(fields);
+    if (Object.keys(shown).length > 0) android.notification = shown;
+  }
   return { token, notification, data: fcmData(content), android };
 }
 
@@ -293,6 +311,7 @@ function androidNotification(fields: NonNullable<NotificationOptions['android']>
   if (fields.icon !== undefined) out.icon = fields.icon;
   if (fields.click_action !== undefined) out.click_action = fields.click_action;
   if (fields.visibility !== undefined) out.visibility = fields.visibility.toUpperCase();
+  if (fields.proxy !== undefined) out.proxy = fields.proxy.toUpperCase();
   return out;
 }
 
@@ -302,7 +321,8 @@ export const HMS_MAX_TTL_SECONDS = 1_296_000;
 /**
  * Huawei Push Kit's `message` without `token` (HMS Core "Sending Downlink Messages"): `data` is one
  * JSON string; `android.notification` needs a `click_action` (3: open the app); the collapse id is
- * its `tag`, as Huawei's `collapse_key` takes only -1..100.
+ * its `tag`, as Huawei's `collapse_key` takes only -1..100. Huawei has no field for FCM's `proxy`,
+ * `bandwidth_constrained_ok`, `restricted_satellite_ok` or `direct_boot_ok`: they are not sent.
  */
 export function hmsMessage(content: PushContent): Record<string, unknown> {
   const data: Record<string, unknown> = { ...content.data, notification_id: content.id };
@@ -418,6 +438,6 @@ export function payloadSize(content: PushContent, platform: Platform): number {
 export const SILENTLESS: readonly Platform[] = ['web'];
 
 export function targetedPlatforms(content: PushContent): readonly Platform[] {
-  const platforms = content.options?.platforms ?? PLATFORMS;
+  const platforms = (content.options?.platforms ?? PLATFORMS).filter((platform) => !isWidgetPush(content) || platform === 'ios');
   return isBackground(content) ? platforms.filter((platform) => !SILENTLESS.includes(platform)) : platforms;
 }

@@ -92,9 +92,9 @@ export class WebPushProvider implements PushProvider, OnModuleDestroy {
       agent: this.transport.httpsAgent,
     };
     // The checked WHATWG href, so web-push's legacy parser sees the same host.
-    const { statusCode } = await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content, kind), options);
+    const { statusCode, headers } = await webpush.sendNotification({ ...subscription, endpoint: endpoint.href }, webPushBody(content, kind), options);
     this.metrics?.recordProviderAnswer('web_push', statusCode);
-    return { kind: 'accepted' };
+    return acceptedAt(headers?.location);
   }
 
   /** `vapid t=<JWT>, k=<key>` per origin, reused while more than half of its 12 hours are left. */
@@ -172,9 +172,15 @@ function keyOnCurve(point: Buffer): boolean {
   }
 }
 
+/** RFC 8030 §5: the push service names the message it created in `Location` (docs/api.md#provider-message-ids). */
+function acceptedAt(location: string | string[] | undefined): DeliveryOutcome {
+  const value = Array.isArray(location) ? location[0] : location;
+  return value ? { kind: 'accepted', providerMessageId: value } : { kind: 'accepted' };
+}
+
 export function outcomeOfAnswer(answer: Http2Answer): DeliveryOutcome {
   if ('failure' in answer) return transportOutcome(answer.failure);
-  if (answer.status >= 200 && answer.status < 300) return { kind: 'accepted' };
+  if (answer.status >= 200 && answer.status < 300) return acceptedAt(answer.headers.location);
   return statusOutcome(answer.status, answer.headers['retry-after']);
 }
 

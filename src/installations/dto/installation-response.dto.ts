@@ -56,6 +56,8 @@ export class InstallationResource {
     example: ['DeliveryAttributes'],
   })
   live_activity_types: string[];
+  @ApiProperty({ description: 'Whether it holds a WidgetKit push token (docs/api.md#widgets); the token itself is write-only.', example: false })
+  has_widget_token: boolean;
 }
 
 export class InstallationEnvelope {

@@ -4,7 +4,8 @@ import { PERMISSIONS, type Permission, type Platform, PLATFORMS } from '../insta
 import { PUSH_PROVIDER_NAMES, type PushProviderName } from '../../common/platform';
 import { DescribeObject, Optional, OptionalNotNull } from '../../common/validation/framework';
 import { Base64Url, In, Int, List, Nested, Str } from '../../common/validation/rules';
-import { LiveActivityStartTokens, Properties, PropertyValue, SAFE_NUMBER_BOUNDS, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
+import { rule } from '../../common/validation/framework';
+import { APNS_TOKEN, LiveActivityStartTokens, Properties, PropertyValue, SAFE_NUMBER_BOUNDS, TAG, WebPushEndpoint } from '../../common/validation/domain-rules';
 import { webPushHosts } from '../../config/web-push-hosts';
 
 const TAGS_DESCRIPTION =
@@ -17,6 +18,10 @@ const START_TOKENS_DESCRIPTION =
   'iOS only: push-to-start tokens by ActivityAttributes type name (docs/api.md#live-activity-start-tokens), from `Activity<T>.pushToStartTokenUpdates`: ' +
   'at most 10 entries, each type 1 to 128 characters of `A-Z a-z 0-9 _ .`, each token 64 to 200 hex characters. Replaces the whole object; `{}` clears it. ' +
   'Write-only: the resource shows `live_activity_types`.';
+const WIDGET_TOKEN_DESCRIPTION =
+  'iOS only: the WidgetKit push token (docs/api.md#widgets), from `WidgetPushInfo.token`, 64 to 200 hex characters; replaces the stored one. ' +
+  'Write-only: the resource shows `has_widget_token`.';
+const WIDGET_TOKEN_EXAMPLE = '5c1fe3a7b0d24c6e8f7a9b1c3d5e7f905c1fe3a7b0d24c6e8f7a9b1c3d5e7f90';
 const START_TOKENS_EXAMPLE = { DeliveryAttributes: '80f6a2bd0c7d4e3c8f5b1e4d9a6c2f7e80f6a2bd0c7d4e3c8f5b1e4d9a6c2f7e' };
 
 const PROPERTIES_EXAMPLE = { plan: 'pro', purchases: 3, beta: true };
@@ -152,6 +157,10 @@ export class RegisterInstallationDto {
   @OptionalNotNull()
   @LiveActivityStartTokens()
   live_activity_start_tokens?: Record<string, string>;
+  @ApiPropertyOptional({ description: WIDGET_TOKEN_DESCRIPTION, example: WIDGET_TOKEN_EXAMPLE })
+  @OptionalNotNull()
+  @rule('apnsToken', APNS_TOKEN)
+  widget_push_token?: string;
 }
 
 /** PATCH /installations/{id}: every field optional, at least one present (checked by the service). */
@@ -204,4 +213,8 @@ export class UpdateInstallationDto {
   @OptionalNotNull()
   @LiveActivityStartTokens()
   live_activity_start_tokens?: Record<string, string>;
+  @ApiPropertyOptional({ description: WIDGET_TOKEN_DESCRIPTION, example: WIDGET_TOKEN_EXAMPLE })
+  @OptionalNotNull()
+  @rule('apnsToken', APNS_TOKEN)
+  widget_push_token?: string;
 }

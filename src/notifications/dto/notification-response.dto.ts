@@ -148,6 +148,15 @@ export class DeliveryEntry {
   })
   reason: string | null;
   @ApiProperty({ type: 'integer', description: 'Provider attempts so far.', example: 1 }) attempts: number;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description:
+      "The provider's id of the accepted message, what a support ticket with the provider asks for: APNs' `apns-id` (then a space and `apns-unique-id` when Apple returns one), " +
+      "FCM's message `name`, Huawei's `requestId`, a Web Push service's `Location`; null until accepted, and when the provider gave none.",
+    example: 'projects/my-project/messages/0:1700000000000000%abc123',
+  })
+  provider_message_id: string | null;
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When it is due (its local time or the send_at); null for an immediate send.' })
   scheduled_for: string | null;
   @ApiProperty({ ...TIMESTAMP, description: 'When its status last changed.' }) updated_at: string | null;

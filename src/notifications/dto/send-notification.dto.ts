@@ -24,6 +24,7 @@ import {
 import { ATTRIBUTES_TYPE_NAME, checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 import {
+  ANDROID_PROXIES,
   ANDROID_VISIBILITIES,
   AndroidOptions,
   ApnsOptions,
@@ -208,6 +209,28 @@ export class AndroidOptionsDto implements AndroidOptions {
   @OptionalNotNull()
   @In(ANDROID_VISIBILITIES)
   visibility?: AndroidOptions['visibility'];
+  @ApiPropertyOptional({ description: 'FCM `android.notification.proxy` (Android 12+), sent in upper case.', example: 'if_priority_lowered' })
+  @OptionalNotNull()
+  @In(ANDROID_PROXIES)
+  proxy?: AndroidOptions['proxy'];
+  @ApiPropertyOptional({
+    description: 'FCM `android.bandwidth_constrained_ok`: may be delivered while the device is in bandwidth constrained mode.',
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  bandwidth_constrained_ok?: boolean;
+  @ApiPropertyOptional({
+    description: 'FCM `android.restricted_satellite_ok`: may be delivered while the device is on a restricted satellite network.',
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  restricted_satellite_ok?: boolean;
+  @ApiPropertyOptional({ description: 'FCM `android.direct_boot_ok`: delivered to the app while the device is in direct boot mode.', example: true })
+  @OptionalNotNull()
+  @Bool()
+  direct_boot_ok?: boolean;
 }
 
 /** A web notification's button. */
@@ -309,6 +332,8 @@ export class LiveActivityStartOptionsDto implements LiveActivityStartOptions {
   'x-exclusive': [
     ['badge', 'badge_increment'],
     ['content_available', 'live_activity'],
+    ['widgets', 'content_available'],
+    ['widgets', 'live_activity'],
   ],
 })
 export class NotificationOptionsDto implements NotificationOptions {
@@ -410,6 +435,20 @@ export class NotificationOptionsDto implements NotificationOptions {
   live_activity?: LiveActivityStartOptionsDto;
   @ApiPropertyOptional({
     description:
+      'A WidgetKit push (docs/api.md#widgets): without `notification` or `data`, each iOS installation holding a `widget_push_token` reloads its widgets; ' +
+      'iOS installations without one are skipped as NoWidgetToken, the other platforms as PlatformExcluded.',
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  @WithSiblings('widgets', (value, options) =>
+    value === true && (options.content_available !== undefined || options.live_activity !== undefined)
+      ? 'The :attribute field must not be given together with options.content_available or options.live_activity.'
+      : null,
+  )
+  widgets?: boolean;
+  @ApiPropertyOptional({
+    description:
       'Where the send goes: `push` (the devices) and/or `inbox` (one inbox message per user reached, docs/api.md#inbox). `["push"]` when absent; `["inbox"]` alone pushes nothing.',
     example: ['push', 'inbox'],
   })
@@ -418,16 +457,25 @@ export class NotificationOptionsDto implements NotificationOptions {
   channels?: NotificationOptions['channels'];
 }
 
-export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available is true.';
+export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available or options.widgets is true.';
+export const WIDGETS_PROHIBIT_MESSAGE = 'The :attribute field is prohibited when options.widgets is true: a widget push carries only content-changed.';
 
-/** A silent send (docs/api.md#silent-sends) may leave `notification` out. */
-const isSilent = (body: SendNotificationDto) => body.options?.content_available === true;
+const isWidgets = (body: Record<string, unknown>) => (body.options as NotificationOptionsDto | null | undefined)?.widgets === true;
+/** A silent send (docs/api.md#silent-sends) or a widget push (docs/api.md#widgets) leaves `notification` out. */
+const isSilent = (body: SendNotificationDto) => body.options?.content_available === true || isWidgets(body as unknown as Record<string, unknown>);
+const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (isWidgets(body) ? WIDGETS_PROHIBIT_MESSAGE : null));
 
 /** POST /notifications (docs/api.md#send). */
-@DescribeObject({ 'x-required-unless': { notification: 'options.content_available' } })
+@DescribeObject({
+  'x-required-unless': { notification: ['options.content_available', 'options.widgets'] },
+  'x-prohibited-if': { notification: 'options.widgets', data: 'options.widgets' },
+})
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
-  @RequiredUnless(isSilent, NOTIFICATION_REQUIRED_MESSAGE) @Nested(() => NotificationContentDto) notification?: NotificationContentDto | null;
+  @RequiredUnless(isSilent, NOTIFICATION_REQUIRED_MESSAGE)
+  @notWithWidgets('notificationNotWithWidgets')
+  @Nested(() => NotificationContentDto)
+  notification?: NotificationContentDto | null;
   /** Delivered to the device as custom data; at most 4 KiB as JSON. */
   @ApiPropertyOptional({
     description:
@@ -436,6 +484,7 @@ export class SendNotificationDto {
   })
   @Optional()
   @PlainObject({ maxBytes: 4096, reservedKey: reservedDataKey })
+  @notWithWidgets('dataNotWithWidgets')
   data?: Record<string, unknown> | null;
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
   @ApiPropertyOptional({

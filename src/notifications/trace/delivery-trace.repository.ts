@@ -15,6 +15,8 @@ export interface TraceRow {
   status: DeliveryStatus;
   reason: string | null;
   attempts: number;
+  /** The provider's id of the accepted message (docs/api.md#provider-message-ids). */
+  provider_message_id: string | null;
   scheduled_for: Date | null;
   /** When a row still to send is due: its scheduled time, or its next retry. */
   next_attempt_at: Date | null;
@@ -44,7 +46,7 @@ export interface TraceQuery {
 
 // The trace (docs/api.md#delivery-trace): a page is a range scan of the primary key from the cursor, in one partition; no sort, no OFFSET.
 export const TRACE_PAGE_SQL = `
-  SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts,
+  SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts, p.provider_message_id,
          p.scheduled_for, p.next_attempt_at, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
          i.device ->> 'locale' AS locale
   FROM (
@@ -52,7 +54,8 @@ export const TRACE_PAGE_SQL = `
     FROM (
       SELECT d.*, row_number() OVER (ORDER BY d.installation_id) AS scanned
       FROM (
-        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.scheduled_for, d.next_attempt_at, d.updated_at
+        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.provider_message_id, d.scheduled_for, d.next_attempt_at,
+          d.updated_at
         FROM deliveries d
         WHERE d.notification_id = $1 AND d.notification_started_at = $2::timestamptz AND d.installation_id > $3::uuid
         ORDER BY d.installation_id

@@ -9,6 +9,7 @@ const row = (fields: Partial<TraceRow>): TraceRow => ({
   status: 'accepted',
   reason: null,
   attempts: 1,
+  provider_message_id: null,
   scheduled_for: null,
   next_attempt_at: null,
   updated_at: new Date('2026-11-24T02:00:01.000Z'),

@@ -12,6 +12,7 @@ export function toDeliveryResource(row: TraceRow) {
     status: row.status,
     reason: row.reason,
     attempts: row.attempts,
+    provider_message_id: row.provider_message_id,
     scheduled_for: iso(row.scheduled_for),
     updated_at: iso(row.updated_at),
     received_at: iso(row.received_at),

@@ -97,6 +97,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
                     <th scope="col" className="num">
                       Attempts
                     </th>
+                    <th scope="col">Provider message id</th>
                     <th scope="col">Scheduled for</th>
                     <th scope="col">Next attempt</th>
                     <th scope="col">Localization</th>
@@ -121,6 +122,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
                         <Reason reason={d.reason} />
                       </td>
                       <td className="num">{formatNumber(d.attempts)}</td>
+                      <td className="mono">{d.provider_message_id ?? '–'}</td>
                       <td>
                         <Time iso={d.scheduled_for} />
                       </td>

@@ -341,6 +341,7 @@ describe('Trace', () => {
     status,
     reason,
     attempts: 1,
+    provider_message_id: null,
     scheduled_for: null,
     next_attempt_at: null,
     localization: null,
@@ -361,6 +362,7 @@ describe('Trace', () => {
             delivery(3, 'skipped', 'PermissionDenied'),
             delivery(4, 'pending', 'ENOTFOUND api.push.apple.com'),
             delivery(5, 'failed', 'NoSuchWordAnywhere'),
+            { ...delivery(6, 'accepted', null), provider_message_id: 'projects/demo/messages/0:1700000000000000%abc' },
           ],
           meta: { next_cursor: null },
         },
@@ -384,6 +386,9 @@ describe('Trace', () => {
       /^ENOTFOUND api\.push\.apple\.comThe push service’s host name did not resolve/,
     );
     expect(cell(screen.getByRole('row', { name: /^inst-5 / }), 'Reason').textContent).toBe('NoSuchWordAnywhere');
+    // The provider's id of an accepted message, for a support ticket (docs/api.md#provider-message-ids).
+    expect(cell(screen.getByRole('row', { name: /^inst-6 / }), 'Provider message id').textContent).toBe('projects/demo/messages/0:1700000000000000%abc');
+    expect(cell(denied, 'Provider message id').textContent).toBe('–');
   });
 
   it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {
