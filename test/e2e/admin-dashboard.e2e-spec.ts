@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
@@ -6,7 +6,7 @@ import { ApiModule } from '../../src/app.module';
 import { AppsService } from '../../src/apps/apps.service';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
-import { type OpenApiDocument, responseChecker } from '../support/openapi-schemas';
+import { watchDashboardPage } from '../support/dashboard-watch';
 import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
 import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 import { WebhookReceiver } from '../support/webhook-receiver';
@@ -163,29 +163,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     // A viewer in Paris: times show in their zone, UTC on hover.
     context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: { width: 1280, height: 900 } });
     page = await context.newPage();
-    page.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) foreignRequests.push(url);
-    });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
-    const document = JSON.parse(readFileSync(resolve(ROOT, 'clients/admin/openapi.json'), 'utf8')) as OpenApiDocument;
-    const check = responseChecker(document);
-    const templates = Object.keys(document.paths).map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
-    page.on('response', (response) => {
-      const { pathname } = new URL(response.url());
-      if (!pathname.startsWith('/admin/api/')) return;
-      const method = response.request().method().toLowerCase();
-      const path = templates.find((template) => template.pattern.test(pathname))?.path ?? pathname;
-      answerProblems.push(
-        response.text().then((text) => {
-          const problem = check(path, method, response.status(), text ? JSON.parse(text) : undefined, text);
-          return problem && `${method.toUpperCase()} ${pathname}: ${problem}`;
-        }),
-      );
-    });
+    watchDashboardPage(page, origin, { foreignRequests, consoleErrors, answerProblems });
   });
 
   afterAll(async () => {

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
-import { type OpenApiDocument, responseChecker } from '../support/openapi-schemas';
+import { watchDashboardPage } from '../support/dashboard-watch';
 import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
 import { type FakeProviders, startFakeProviders } from '../support/providers';
 
@@ -113,31 +113,7 @@ describe("operator dashboard's users and topics in Chromium (issue 52 item 5)", 
     browser = await launchChromium();
     context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });
     page = await context.newPage();
-    page.on('request', (request) => {
-      const url = request.url();
-      if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) foreignRequests.push(url);
-    });
-    page.on('console', (message) => {
-      if (message.type() === 'error') consoleErrors.push(message.text());
-    });
-    page.on('pageerror', (error) => consoleErrors.push(`page error: ${error.message}`));
-    const document = JSON.parse(readFileSync(resolve(ROOT, 'clients/admin/openapi.json'), 'utf8')) as OpenApiDocument;
-    const check = responseChecker(document);
-    const templates = Object.keys(document.paths).map((path) => ({ path, pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) }));
-    page.on('response', (response) => {
-      const { pathname } = new URL(response.url());
-      if (!pathname.startsWith('/admin/api/')) return;
-      const method = response.request().method().toLowerCase();
-      const path = templates.find((template) => template.pattern.test(pathname))?.path ?? pathname;
-      // A 204 has no body for Chromium to hand over.
-      const text = response.status() === 204 ? Promise.resolve('') : response.text();
-      answerProblems.push(
-        text.then((text) => {
-          const problem = check(path, method, response.status(), text ? JSON.parse(text) : undefined, text);
-          return problem && `${method.toUpperCase()} ${pathname}: ${problem}`;
-        }),
-      );
-    });
+    watchDashboardPage(page, origin, { foreignRequests, consoleErrors, answerProblems });
 
     await page.goto(`${origin}/admin`);
     await page.getByLabel('User name').fill(ADMIN.user);
