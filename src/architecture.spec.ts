@@ -46,7 +46,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'webhooks'],
+  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
+  // pns import and export (docs/api.md#import): the installations' rules and stored form.
+  transfer: ['apps', 'common', 'config', 'installations'],
   // The SQL files' generator calls every repository on a statement recorder (sql-cases.ts).
   // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
   // platform names of its inbox are the service's.
@@ -64,6 +66,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'live-activities',
     'notifications',
     'topics',
+    'transfer',
     'webhooks',
   ],
 };
@@ -88,7 +91,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   installations: {
     files: /^installations\/installation\.(entity|resource)\.ts$/,
     why: 'only installation.entity.ts and installation.resource.ts',
-    except: ['admin'],
+    // transfer (pns import) checks and stores lines with the installations' own rules and DTO.
+    except: ['admin', 'transfer'],
   },
   // webhooks maps a row to the public InboxMessage resource (inbox.read); nothing else.
   inbox: { files: /^inbox\/inbox-message\.(entity|resource)\.ts$/, why: 'only inbox-message.entity.ts and inbox-message.resource.ts' },

@@ -1,0 +1,216 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import type { Platform, WebPushSubscription } from '../common/platform';
+import type { PropertyValue } from '../common/validation/domain-rules';
+import type { NewInstallation } from '../installations/installations.repository';
+import type { Device, Permission } from '../installations/installation.entity';
+import { AT, ID } from '../queries/fixtures';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+
+/** One line to write: the installation's stored form (InstallationsService's newInstallationOf) and its history. */
+export interface ImportRow {
+  line: number;
+  installationId: string;
+  values: NewInstallation;
+  registeredAt: Date | null;
+  lastSeenAt: Date | null;
+  identifierUpdatedAt: Date | null;
+  permissionUpdatedAt: Date | null;
+  invalidatedAt: Date | null;
+  invalidReason: string | null;
+}
+
+/** What writing a line did; `stored_platform` is set when a live installation of another platform has its id. */
+export interface ImportOutcome {
+  line: number;
+  outcome: 'created' | 'updated' | 'unchanged' | 'platform_differs';
+  stored_platform: Platform | null;
+}
+
+/** An installation as `pns export` writes it. */
+export interface ExportRow {
+  installation_id: string;
+  platform: Platform;
+  push_token: string | null;
+  web_push_subscription: WebPushSubscription | null;
+  device: Partial<Device>;
+  user_id: string | null;
+  permission: Permission;
+  tags: string[];
+  properties: Record<string, PropertyValue>;
+  badge: number;
+  live_activity_start_tokens: Record<string, string>;
+  registered_at: Date;
+  last_seen_at: Date;
+  identifier_updated_at: Date | null;
+  permission_updated_at: Date | null;
+  invalidated_at: Date | null;
+  invalid_reason: string | null;
+}
+
+const INPUT = `jsonb_to_recordset($2::jsonb) AS r(line int, installation_id varchar, platform varchar, push_token text,
+    web_push_subscription jsonb, device jsonb, user_id varchar, permission varchar, tags text[], properties jsonb, badge int,
+    live_activity_start_tokens jsonb, registered_at timestamptz, last_seen_at timestamptz, identifier_updated_at timestamptz,
+    permission_updated_at timestamptz, invalidated_at timestamptz, invalid_reason varchar)`;
+
+/** What a live row's columns become (docs/api.md#import): the line's values; a new token clears the invalidation unless the line gives one. */
+const TOKEN_CHANGED = `(i.push_token IS DISTINCT FROM EXCLUDED.push_token OR i.web_push_subscription IS DISTINCT FROM EXCLUDED.web_push_subscription)`;
+const LIVE_VALUES: [string, string][] = [
+  ['push_token', 'EXCLUDED.push_token'],
+  ['web_push_subscription', 'EXCLUDED.web_push_subscription'],
+  ['device', 'EXCLUDED.device'],
+  ['user_id', 'EXCLUDED.user_id'],
+  ['permission', 'EXCLUDED.permission'],
+  ['tags', 'EXCLUDED.tags'],
+  ['properties', 'EXCLUDED.properties'],
+  ['live_activity_start_tokens', 'EXCLUDED.live_activity_start_tokens'],
+  ['invalidated_at', `CASE WHEN EXCLUDED.invalidated_at IS NOT NULL OR ${TOKEN_CHANGED} THEN EXCLUDED.invalidated_at ELSE i.invalidated_at END`],
+  ['invalid_reason', `CASE WHEN EXCLUDED.invalidated_at IS NOT NULL OR ${TOKEN_CHANGED} THEN EXCLUDED.invalid_reason ELSE i.invalid_reason END`],
+];
+const HISTORY: [string, string][] = [
+  ['registered_at', 'LEAST(i.registered_at, EXCLUDED.registered_at)'],
+  ['last_seen_at', 'GREATEST(i.last_seen_at, EXCLUDED.last_seen_at)'],
+  ['identifier_updated_at', 'CASE WHEN i.user_id IS DISTINCT FROM EXCLUDED.user_id THEN EXCLUDED.identifier_updated_at ELSE i.identifier_updated_at END'],
+  ['permission_updated_at', 'CASE WHEN i.permission IS DISTINCT FROM EXCLUDED.permission THEN EXCLUDED.permission_updated_at ELSE i.permission_updated_at END'],
+];
+// A deleted row is created anew, as a registration re-creates it (InstallationsRepository.create).
+const whenLive = (column: string, value: string) => `${column} = CASE WHEN i.deleted_at IS NOT NULL THEN EXCLUDED.${column} ELSE ${value} END`;
+
+/**
+ * A batch of lines in one statement (docs/api.md#import): creates the new installations, updates the
+ * live ones whose values differ (same platform only), re-creates deleted ones; a line equal to its
+ * installation is not written, so a re-run writes nothing. `before` is the statement's snapshot.
+ */
+const WRITE_SQL = `
+  WITH input AS (SELECT r.* FROM ${INPUT}),
+  before AS (
+    SELECT i.installation_id, i.platform, i.deleted_at IS NULL AS live FROM installations i
+    WHERE i.app_id = $1 AND i.installation_id IN (SELECT installation_id FROM input)
+  ),
+  written AS (
+    INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id, permission,
+      registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, tags, properties,
+      live_activity_start_tokens)
+    SELECT $1, r.installation_id, r.platform, r.push_token, r.web_push_subscription, r.device, r.user_id, COALESCE(r.permission, 'unknown'),
+      COALESCE(r.registered_at, now()), COALESCE(r.last_seen_at, r.registered_at, now()),
+      COALESCE(r.identifier_updated_at, CASE WHEN r.user_id IS NOT NULL THEN COALESCE(r.registered_at, now()) END),
+      COALESCE(r.permission_updated_at, CASE WHEN r.permission IS NOT NULL THEN COALESCE(r.registered_at, now()) END),
+      r.invalidated_at, r.invalid_reason, r.tags, jsonb_strip_nulls(r.properties), r.live_activity_start_tokens
+    FROM input r
+    ON CONFLICT (app_id, installation_id) DO UPDATE SET
+      platform = CASE WHEN i.deleted_at IS NOT NULL THEN EXCLUDED.platform ELSE i.platform END,
+      ${[...LIVE_VALUES, ...HISTORY].map(([column, value]) => whenLive(column, value)).join(',\n      ')},
+      deleted_at = NULL
+    WHERE i.deleted_at IS NOT NULL OR (i.platform = EXCLUDED.platform
+      AND (${LIVE_VALUES.map(([column]) => `i.${column}`).join(', ')}) IS DISTINCT FROM (${LIVE_VALUES.map(([, value]) => value).join(', ')}))
+    RETURNING i.id, i.installation_id
+  ),
+  targets AS (
+    SELECT id, installation_id FROM written
+    UNION ALL
+    SELECT i.id, i.installation_id FROM installations i JOIN input x ON x.installation_id = i.installation_id
+    WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.platform = x.platform AND i.installation_id NOT IN (SELECT installation_id FROM written)
+  ),
+  badged AS (
+    INSERT INTO installation_badges AS b (installation_id, badge)
+    SELECT t.id, r.badge FROM input r JOIN targets t USING (installation_id)
+    WHERE r.badge IS NOT NULL AND r.badge <> COALESCE((SELECT s.badge FROM installation_badges s WHERE s.installation_id = t.id), 0)
+    ON CONFLICT (installation_id) DO UPDATE SET badge = EXCLUDED.badge
+    RETURNING b.installation_id AS id
+  )
+  SELECT r.line,
+    CASE WHEN bf.live AND bf.platform <> r.platform THEN 'platform_differs'
+      WHEN w.installation_id IS NOT NULL AND (bf.installation_id IS NULL OR NOT bf.live) THEN 'created'
+      WHEN w.installation_id IS NOT NULL
+        OR EXISTS (SELECT 1 FROM badged bd JOIN targets t ON t.id = bd.id WHERE t.installation_id = r.installation_id) THEN 'updated'
+      ELSE 'unchanged' END AS outcome,
+    CASE WHEN bf.live AND bf.platform <> r.platform THEN bf.platform END AS stored_platform
+  FROM input r LEFT JOIN before bf USING (installation_id) LEFT JOIN written w USING (installation_id)
+  ORDER BY r.line`;
+
+const IMPORT_ROW: ImportRow = {
+  line: 2,
+  installationId: 'device-1',
+  values: {
+    platform: 'android',
+    pushToken: 'token',
+    webPushSubscription: null,
+    device: '{}',
+    userId: 'user-1',
+    permission: 'granted',
+    tags: [],
+    badge: null,
+    properties: '{"plan":"pro"}',
+    liveActivityStartTokens: '{}',
+  },
+  registeredAt: AT,
+  lastSeenAt: AT,
+  identifierUpdatedAt: null,
+  permissionUpdatedAt: null,
+  invalidatedAt: null,
+  invalidReason: null,
+};
+
+/** A dry run's batch is written and then rolled back, so its outcomes are exact. */
+class DryRun extends Error {}
+
+/** `pns import` and `pns export` (docs/api.md#import, #export): installations in batches, for an operator. */
+@Injectable()
+@SqlFile('transfer.repository.sql', (db) => new TransferRepository(db))
+export class TransferRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Writes a batch (at most one line per installation id) in one transaction; rolls it back when `dryRun`. */
+  @GenerateSql({ params: [ID, [IMPORT_ROW], false] })
+  async write(appId: string, rows: ImportRow[], dryRun: boolean): Promise<ImportOutcome[]> {
+    const input = JSON.stringify(rows.map(inputOf));
+    let outcomes: ImportOutcome[] = [];
+    try {
+      await this.db.transaction(async (manager) => {
+        outcomes = await manager.query(WRITE_SQL, [appId, input]);
+        if (dryRun) throw new DryRun();
+      });
+    } catch (error) {
+      if (!(error instanceof DryRun)) throw error;
+    }
+    return outcomes;
+  }
+
+  /** A page of the app's live installations after `after`, in installation_id order (the unique index). */
+  @GenerateSql({ params: [ID, '', 1000] })
+  exportPage(appId: string, after: string, limit: number): Promise<ExportRow[]> {
+    return this.db.query(
+      `SELECT i.installation_id, i.platform, i.push_token, i.web_push_subscription, i.device, i.user_id, i.permission, i.tags, i.properties,
+         COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = i.id), 0) AS badge, i.live_activity_start_tokens,
+         i.registered_at, i.last_seen_at, i.identifier_updated_at, i.permission_updated_at, i.invalidated_at, i.invalid_reason
+       FROM installations i WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.installation_id > $2
+       ORDER BY i.installation_id LIMIT $3`,
+      [appId, after, limit],
+    );
+  }
+}
+
+function inputOf(row: ImportRow) {
+  const { values } = row;
+  return {
+    line: row.line,
+    installation_id: row.installationId,
+    platform: values.platform,
+    push_token: values.pushToken,
+    web_push_subscription: values.webPushSubscription === null ? null : JSON.parse(values.webPushSubscription),
+    device: JSON.parse(values.device),
+    user_id: values.userId,
+    permission: values.permission,
+    tags: values.tags,
+    properties: JSON.parse(values.properties),
+    badge: values.badge,
+    live_activity_start_tokens: JSON.parse(values.liveActivityStartTokens),
+    registered_at: row.registeredAt,
+    last_seen_at: row.lastSeenAt,
+    identifier_updated_at: row.identifierUpdatedAt,
+    permission_updated_at: row.permissionUpdatedAt,
+    invalidated_at: row.invalidatedAt,
+    invalid_reason: row.invalidReason,
+  };
+}
