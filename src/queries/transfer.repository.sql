@@ -6,8 +6,8 @@ WITH input AS (SELECT r.* FROM jsonb_to_recordset($2::jsonb) AS r(line int, inst
   live_activity_start_tokens jsonb, registered_at timestamptz, last_seen_at timestamptz, identifier_updated_at timestamptz,
   permission_updated_at timestamptz, invalidated_at timestamptz, invalid_reason varchar)),
 before AS (
-  SELECT i.installation_id, i.platform, i.deleted_at IS NULL AS live FROM installations i
-  WHERE i.app_id = $1 AND i.installation_id IN (SELECT installation_id FROM input)
+  SELECT x.installation_id, i.platform, i.deleted_at IS NULL AS live FROM input x
+  CROSS JOIN LATERAL (SELECT platform, deleted_at FROM installations WHERE app_id = $1 AND installation_id = x.installation_id LIMIT 1) i
 ),
 written AS (
   INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id, permission,
@@ -43,8 +43,9 @@ written AS (
 targets AS (
   SELECT id, installation_id FROM written
   UNION ALL
-  SELECT i.id, i.installation_id FROM installations i JOIN input x ON x.installation_id = i.installation_id
-  WHERE i.app_id = $1 AND i.deleted_at IS NULL AND i.platform = x.platform AND i.installation_id NOT IN (SELECT installation_id FROM written)
+  SELECT i.id, x.installation_id FROM input x
+  CROSS JOIN LATERAL (SELECT id, platform FROM installations WHERE app_id = $1 AND installation_id = x.installation_id AND deleted_at IS NULL LIMIT 1) i
+  WHERE i.platform = x.platform AND NOT EXISTS (SELECT 1 FROM written w WHERE w.installation_id = x.installation_id)
 ),
 badged AS (
   INSERT INTO installation_badges AS b (installation_id, badge)
@@ -52,15 +53,15 @@ badged AS (
   WHERE r.badge IS NOT NULL AND r.badge <> COALESCE((SELECT s.badge FROM installation_badges s WHERE s.installation_id = t.id), 0)
   ON CONFLICT (installation_id) DO UPDATE SET badge = EXCLUDED.badge
   RETURNING b.installation_id AS id
-)
+),
+badged_ids AS (SELECT t.installation_id FROM badged bd JOIN targets t ON t.id = bd.id)
 SELECT r.line,
   CASE WHEN bf.live AND bf.platform <> r.platform THEN 'platform_differs'
     WHEN w.installation_id IS NOT NULL AND (bf.installation_id IS NULL OR NOT bf.live) THEN 'created'
-    WHEN w.installation_id IS NOT NULL
-      OR EXISTS (SELECT 1 FROM badged bd JOIN targets t ON t.id = bd.id WHERE t.installation_id = r.installation_id) THEN 'updated'
+    WHEN w.installation_id IS NOT NULL OR bd.installation_id IS NOT NULL THEN 'updated'
     ELSE 'unchanged' END AS outcome,
   CASE WHEN bf.live AND bf.platform <> r.platform THEN bf.platform END AS stored_platform
-FROM input r LEFT JOIN before bf USING (installation_id) LEFT JOIN written w USING (installation_id)
+FROM input r LEFT JOIN before bf USING (installation_id) LEFT JOIN written w USING (installation_id) LEFT JOIN badged_ids bd USING (installation_id)
 ORDER BY r.line;
 
 -- TransferRepository.exportPage

@@ -55,11 +55,10 @@ export class ImportService {
     const progressEvery = options.progressEvery ?? 50_000;
     const reader = formatReader(format);
     let batch = new Map<string, ImportRow>();
-    const flush = async () => {
-      if (batch.size === 0) return;
-      const rows = [...batch.values()];
-      batch = new Map();
-      for (const outcome of await this.write(appId, rows, options.dryRun)) {
+    // One batch is written while the next is read and checked: the database's work and ours overlap.
+    let writing: Promise<void> = Promise.resolve();
+    const record = (outcomes: Awaited<ReturnType<ImportService['write']>>) => {
+      for (const outcome of outcomes) {
         if (outcome.outcome === 'platform_differs') {
           skip(outcome.line, `the installation exists as ${outcome.stored_platform}; its platform cannot change`);
         } else if (outcome.outcome !== 'refused') {
@@ -68,6 +67,13 @@ export class ImportService {
           skip(outcome.line, outcome.reason);
         }
       }
+    };
+    const flush = async () => {
+      await writing;
+      if (batch.size === 0) return;
+      const rows = [...batch.values()];
+      batch = new Map();
+      writing = this.write(appId, rows, options.dryRun).then(record);
     };
 
     const parser = input.pipe(
@@ -114,6 +120,7 @@ export class ImportService {
       if (summary.read % progressEvery === 0) options.onProgress?.(summary);
     }
     await flush();
+    await writing;
     if (first) throw new ImportRefused('the file is empty');
     summary.skipped.sort((a, b) => a.line - b.line);
     return summary;
