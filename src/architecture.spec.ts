@@ -47,6 +47,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
+  // The web SDK served (docs/api.md#web-sdk): @Public() and the 404.
+  sdk: ['auth', 'common'],
   // pns import and export (docs/api.md#import): the installations' rules and stored form.
   transfer: ['apps', 'common', 'config', 'installations'],
   // The SQL files' generator calls every repository on a statement recorder (sql-cases.ts).

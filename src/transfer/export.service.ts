@@ -17,7 +17,7 @@ export class ExportService {
   constructor(private readonly transfer: TransferRepository) {}
 
   async export(appId: string, output: Writable, withTokens: boolean): Promise<number> {
-    await write(output, stringify([INSTALLATION_CSV_COLUMNS as readonly string[] as string[]]));
+    await write(output, stringify([[...INSTALLATION_CSV_COLUMNS]]));
     let after = '';
     let count = 0;
     for (;;) {
