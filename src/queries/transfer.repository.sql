@@ -1,24 +1,34 @@
 -- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/transfer/transfer.repository.ts; do not edit.
 
 -- TransferRepository.write
-WITH input AS (SELECT r.* FROM jsonb_to_recordset($2::jsonb) AS r(line int, installation_id varchar, platform varchar, push_token text,
+WITH input AS (
+  SELECT r.line, r.installation_id, r.platform, r.push_token, r.web_push_subscription, r.device, r.user_id,
+    COALESCE(r.permission, 'unknown') AS permission, r.permission AS given_permission, r.tags, jsonb_strip_nulls(r.properties) AS properties,
+    r.badge, r.live_activity_start_tokens, r.registered_at, r.last_seen_at, r.identifier_updated_at, r.permission_updated_at,
+    r.invalidated_at, r.invalid_reason
+  FROM jsonb_to_recordset($2::jsonb) AS r(line int, installation_id varchar, platform varchar, push_token text,
   web_push_subscription jsonb, device jsonb, user_id varchar, permission varchar, tags text[], properties jsonb, badge int,
   live_activity_start_tokens jsonb, registered_at timestamptz, last_seen_at timestamptz, identifier_updated_at timestamptz,
-  permission_updated_at timestamptz, invalidated_at timestamptz, invalid_reason varchar)),
+  permission_updated_at timestamptz, invalidated_at timestamptz, invalid_reason varchar)
+),
 before AS (
-  SELECT x.installation_id, i.platform, i.deleted_at IS NULL AS live FROM input x
-  CROSS JOIN LATERAL (SELECT platform, deleted_at FROM installations WHERE app_id = $1 AND installation_id = x.installation_id LIMIT 1) i
+  SELECT x.installation_id, i.id, i.platform, i.deleted_at IS NULL AS live, i.deleted_at IS NULL AND i.platform = x.platform AND NOT (i.push_token, i.web_push_subscription, i.device, i.user_id, i.permission, i.tags, i.properties, i.live_activity_start_tokens, i.invalidated_at, i.invalid_reason) IS DISTINCT FROM (x.push_token, x.web_push_subscription, x.device, x.user_id, x.permission, x.tags, x.properties, x.live_activity_start_tokens, CASE WHEN x.invalidated_at IS NOT NULL OR (i.push_token IS DISTINCT FROM x.push_token OR i.web_push_subscription IS DISTINCT FROM x.web_push_subscription) THEN x.invalidated_at ELSE i.invalidated_at END, CASE WHEN x.invalidated_at IS NOT NULL OR (i.push_token IS DISTINCT FROM x.push_token OR i.web_push_subscription IS DISTINCT FROM x.web_push_subscription) THEN x.invalid_reason ELSE i.invalid_reason END) AS same
+  FROM input x CROSS JOIN LATERAL (
+    SELECT id, platform, deleted_at, push_token, web_push_subscription, device, user_id, permission, tags, properties,
+      live_activity_start_tokens, invalidated_at, invalid_reason
+    FROM installations WHERE app_id = $1 AND installation_id = x.installation_id LIMIT 1) i
 ),
 written AS (
   INSERT INTO installations AS i (app_id, installation_id, platform, push_token, web_push_subscription, device, user_id, permission,
     registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, tags, properties,
     live_activity_start_tokens)
-  SELECT $1, r.installation_id, r.platform, r.push_token, r.web_push_subscription, r.device, r.user_id, COALESCE(r.permission, 'unknown'),
+  SELECT $1, r.installation_id, r.platform, r.push_token, r.web_push_subscription, r.device, r.user_id, r.permission,
     COALESCE(r.registered_at, now()), COALESCE(r.last_seen_at, r.registered_at, now()),
     COALESCE(r.identifier_updated_at, CASE WHEN r.user_id IS NOT NULL THEN COALESCE(r.registered_at, now()) END),
-    COALESCE(r.permission_updated_at, CASE WHEN r.permission IS NOT NULL THEN COALESCE(r.registered_at, now()) END),
-    r.invalidated_at, r.invalid_reason, r.tags, jsonb_strip_nulls(r.properties), r.live_activity_start_tokens
+    COALESCE(r.permission_updated_at, CASE WHEN r.given_permission IS NOT NULL THEN COALESCE(r.registered_at, now()) END),
+    r.invalidated_at, r.invalid_reason, r.tags, r.properties, r.live_activity_start_tokens
   FROM input r
+  WHERE NOT EXISTS (SELECT 1 FROM before b WHERE b.installation_id = r.installation_id AND b.live AND (b.same OR b.platform <> r.platform))
   ON CONFLICT (app_id, installation_id) DO UPDATE SET
     platform = CASE WHEN i.deleted_at IS NOT NULL THEN EXCLUDED.platform ELSE i.platform END,
     push_token = CASE WHEN i.deleted_at IS NOT NULL THEN EXCLUDED.push_token ELSE EXCLUDED.push_token END,
@@ -36,16 +46,14 @@ written AS (
     identifier_updated_at = CASE WHEN i.deleted_at IS NOT NULL THEN EXCLUDED.identifier_updated_at ELSE CASE WHEN i.user_id IS DISTINCT FROM EXCLUDED.user_id THEN EXCLUDED.identifier_updated_at ELSE i.identifier_updated_at END END,
     permission_updated_at = CASE WHEN i.deleted_at IS NOT NULL THEN EXCLUDED.permission_updated_at ELSE CASE WHEN i.permission IS DISTINCT FROM EXCLUDED.permission THEN EXCLUDED.permission_updated_at ELSE i.permission_updated_at END END,
     deleted_at = NULL
-  WHERE i.deleted_at IS NOT NULL OR (i.platform = EXCLUDED.platform
-    AND (i.push_token, i.web_push_subscription, i.device, i.user_id, i.permission, i.tags, i.properties, i.live_activity_start_tokens, i.invalidated_at, i.invalid_reason) IS DISTINCT FROM (EXCLUDED.push_token, EXCLUDED.web_push_subscription, EXCLUDED.device, EXCLUDED.user_id, EXCLUDED.permission, EXCLUDED.tags, EXCLUDED.properties, EXCLUDED.live_activity_start_tokens, CASE WHEN EXCLUDED.invalidated_at IS NOT NULL OR (i.push_token IS DISTINCT FROM EXCLUDED.push_token OR i.web_push_subscription IS DISTINCT FROM EXCLUDED.web_push_subscription) THEN EXCLUDED.invalidated_at ELSE i.invalidated_at END, CASE WHEN EXCLUDED.invalidated_at IS NOT NULL OR (i.push_token IS DISTINCT FROM EXCLUDED.push_token OR i.web_push_subscription IS DISTINCT FROM EXCLUDED.web_push_subscription) THEN EXCLUDED.invalid_reason ELSE i.invalid_reason END))
+  WHERE i.deleted_at IS NOT NULL OR (i.platform = EXCLUDED.platform AND (i.push_token, i.web_push_subscription, i.device, i.user_id, i.permission, i.tags, i.properties, i.live_activity_start_tokens, i.invalidated_at, i.invalid_reason) IS DISTINCT FROM (EXCLUDED.push_token, EXCLUDED.web_push_subscription, EXCLUDED.device, EXCLUDED.user_id, EXCLUDED.permission, EXCLUDED.tags, EXCLUDED.properties, EXCLUDED.live_activity_start_tokens, CASE WHEN EXCLUDED.invalidated_at IS NOT NULL OR (i.push_token IS DISTINCT FROM EXCLUDED.push_token OR i.web_push_subscription IS DISTINCT FROM EXCLUDED.web_push_subscription) THEN EXCLUDED.invalidated_at ELSE i.invalidated_at END, CASE WHEN EXCLUDED.invalidated_at IS NOT NULL OR (i.push_token IS DISTINCT FROM EXCLUDED.push_token OR i.web_push_subscription IS DISTINCT FROM EXCLUDED.web_push_subscription) THEN EXCLUDED.invalid_reason ELSE i.invalid_reason END))
   RETURNING i.id, i.installation_id
 ),
 targets AS (
   SELECT id, installation_id FROM written
   UNION ALL
-  SELECT i.id, x.installation_id FROM input x
-  CROSS JOIN LATERAL (SELECT id, platform FROM installations WHERE app_id = $1 AND installation_id = x.installation_id AND deleted_at IS NULL LIMIT 1) i
-  WHERE i.platform = x.platform AND NOT EXISTS (SELECT 1 FROM written w WHERE w.installation_id = x.installation_id)
+  SELECT b.id, b.installation_id FROM before b JOIN input x USING (installation_id)
+  WHERE b.live AND b.platform = x.platform AND NOT EXISTS (SELECT 1 FROM written w WHERE w.installation_id = b.installation_id)
 ),
 badged AS (
   INSERT INTO installation_badges AS b (installation_id, badge)

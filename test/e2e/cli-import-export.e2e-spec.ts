@@ -168,12 +168,18 @@ describe('pns import and pns export', () => {
     expect(headless).toMatchObject({ read: 1, created: 0, updated: 0, unchanged: 1 });
   });
 
-  it('refuses an installation whose stored platform differs, and a file that is not of its format', async () => {
+  it('refuses an installation whose stored platform differs, re-creates a deleted one, and refuses a file not of its format', async () => {
     const app = await newApp();
     json(await cli('import', '--app', app, '--from', 'onesignal', file('one.csv', oneSignal)));
     const ours = ['installation_id,platform,push_token', `os-android-1,ios,${APNS}`].join('\n');
     const summary = json(await cli('import', '--app', app, '--from', 'csv', file('ours.csv', ours)));
     expect(summary.skipped).toEqual([{ line: 2, reason: 'the installation exists as android; its platform cannot change' }]);
+
+    // A deleted installation is created anew by its line.
+    await sql.query(`UPDATE installations SET deleted_at = now(), push_token = NULL WHERE app_id = $1 AND installation_id = 'os-ios-1'`, [app]);
+    const revived = json(await cli('import', '--app', app, '--from', 'onesignal', file('one.csv', oneSignal)));
+    expect(revived).toMatchObject({ created: 1, updated: 0, unchanged: 3 });
+    expect((await installations(app)).find((row) => row.installation_id === 'os-ios-1')).toMatchObject({ push_token: APNS, badge: 3 });
 
     const wrong = await cli('import', '--app', app, '--from', 'onesignal', file('wrong.csv', 'token,platform\nfcm-a,android\n'));
     expect(wrong.code).not.toBe(0);
