@@ -34,6 +34,8 @@ COPY clients/web/package.json ./clients/web/
 COPY clients/admin/package.json ./clients/admin/
 RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+# The web SDK's script-tag builds, which the api serves at /sdk/v1/ (docs/api.md#web-sdk).
+COPY --from=build /app/clients/web/dist/pns.iife.js /app/clients/web/dist/worker.iife.js ./clients/web/dist/
 # `pns` on PATH, as `npm install -g` would give it: `docker compose run --rm api pns setup --print`.
 RUN ln -s /app/dist/src/cli.js /usr/local/bin/pns
 # Compose's entrypoint for api and worker: delivers to the sandbox when one answers (docker-compose.yml).

@@ -14,6 +14,7 @@ import { LiveActivitiesModule } from './live-activities/live-activities.module';
 import { NotificationsModule } from './notifications/notifications.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
+import { SdkModule } from './sdk/sdk.module';
 import { TopicsModule } from './topics/topics.module';
 import { UsersModule } from './users/users.module';
 import { CoreModule, WorkerModule } from './worker.module';
@@ -35,6 +36,7 @@ import { CoreModule, WorkerModule } from './worker.module';
     AdminModule,
     UsersModule,
     TopicsModule,
+    SdkModule,
   ],
   providers: [
     // First: with migrations pending even the token lookup would fail.

@@ -61,7 +61,11 @@ const MAY_IMPORT: Record<string, string[]> = {
   database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'webhooks'],
+  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
+  // The web SDK served (docs/api.md#web-sdk): @Public() and the 404.
+  sdk: ['auth', 'common'],
+  // pns import and export (docs/api.md#import): the installations' rules and stored form.
+  transfer: ['apps', 'common', 'config', 'installations'],
   // The SQL files' generator calls every repository on a statement recorder (sql-cases.ts).
   // The QA sandbox (docs/testing.md): loopback push services, started by the CLI only; the
   // platform names of its inbox are the service's.
@@ -79,6 +83,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'live-activities',
     'notifications',
     'topics',
+    'transfer',
     'webhooks',
   ],
 };
@@ -103,7 +108,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   installations: {
     files: /^installations\/installation\.(entity|resource)\.ts$/,
     why: 'only installation.entity.ts and installation.resource.ts',
-    except: ['admin'],
+    // transfer (pns import) checks and stores lines with the installations' own rules and DTO.
+    except: ['admin', 'transfer'],
   },
   // webhooks maps a row to the public InboxMessage resource (inbox.read); nothing else.
   // admin lists a user's inbox through InboxService, as the API does.

@@ -17,6 +17,8 @@ import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './t
 import { WebhooksCreateCommand, WebhooksDeleteCommand, WebhooksListCommand } from './webhooks.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { SandboxCommand } from './sandbox.command';
+import { ExportCommand, ImportCommand } from './transfer.commands';
+import { TransferModule } from '../transfer/transfer.module';
 
 const SETUP_HINT = 'run `npm run setup` to create and migrate it';
 
@@ -67,6 +69,8 @@ export const CLI_COMMANDS: Type[] = [
   WebhooksDeleteCommand,
   CredentialsCheckCommand,
   SandboxCommand,
+  ImportCommand,
+  ExportCommand,
 ];
 
 @Module({})
@@ -75,7 +79,7 @@ export class CliModule {
   static forRun(connect: boolean): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule, cliDatabaseModule(connect), AppsModule, AuthModule, CredentialsModule, ProvidersModule, WebhooksModule],
+      imports: [ConfigModule, cliDatabaseModule(connect), AppsModule, AuthModule, CredentialsModule, ProvidersModule, WebhooksModule, TransferModule],
       providers: [CliName, ...CLI_COMMANDS],
     };
   }

@@ -7,7 +7,7 @@ import { MAX_PROPERTIES } from '../common/validation/domain-rules';
 import { ErrorBag } from '../common/validation/validation-errors';
 import { RegisterInstallationDto, UpdateInstallationDto } from './dto/installation.dto';
 import { InstallationResource, toInstallationResource } from './installation.resource';
-import { InstallationRow, InstallationsRepository } from './installations.repository';
+import { InstallationRow, InstallationsRepository, NewInstallation } from './installations.repository';
 
 const APNS_TOKEN = /^[0-9a-f]{64,200}$/i;
 
@@ -138,35 +138,46 @@ export class InstallationsService {
   }
 
   private async create(appId: string, installationId: string, dto: RegisterInstallationDto): Promise<InstallationRow | undefined> {
-    const errors: ErrorBag = {};
-    const { platform } = dto;
-    if (!platform) {
-      errors.platform = ['The platform field is required when the installation is registered.'];
-    } else {
-      Object.assign(errors, tokenErrors(platform, dto, null));
-      const provider = dto.push_provider ?? DEFAULT_PUSH_PROVIDER[platform];
-      if (SUBSCRIPTION_PROVIDERS.includes(provider) && !dto.web_push_subscription) {
-        errors.web_push_subscription ??= [`The web_push_subscription field is required when ${providerClause(platform, provider)}.`];
-      }
-      if (!SUBSCRIPTION_PROVIDERS.includes(provider) && !dto.push_token) {
-        errors.push_token ??= [`The push_token field is required when ${providerClause(platform, provider)}.`];
-      }
-    }
-    throwIfInvalid(errors);
-    return this.installations.create(appId, installationId, {
-      platform: platform!,
-      pushToken: normalizeToken(platform!, dto.push_token),
-      webPushSubscription: dto.web_push_subscription ? JSON.stringify(subscriptionOf(dto.web_push_subscription)) : null,
-      device: JSON.stringify(dto.device ?? {}),
-      userId: dto.user_id ?? null,
-      permission: dto.permission ?? null,
-      tags: tagSet(dto.tags ?? []),
-      badge: dto.badge ?? null,
-      properties: JSON.stringify(dto.properties ?? {}),
-      liveActivityStartTokens: startTokens(dto.live_activity_start_tokens) ?? '{}',
-      widgetPushToken: dto.widget_push_token?.toLowerCase() ?? null,
-    });
+    throwIfInvalid(registrationErrors(dto));
+    return this.installations.create(appId, installationId, newInstallationOf(dto));
   }
+}
+
+/** What a registration must hold beyond its DTO's rules: the platform, and that platform's token (docs/api.md#register-installation). */
+export function registrationErrors(dto: RegisterInstallationDto): ErrorBag {
+  const errors: ErrorBag = {};
+  const { platform } = dto;
+  if (!platform) {
+    errors.platform = ['The platform field is required when the installation is registered.'];
+    return errors;
+  }
+  Object.assign(errors, tokenErrors(platform, dto, null));
+  const provider = dto.push_provider ?? DEFAULT_PUSH_PROVIDER[platform];
+  if (SUBSCRIPTION_PROVIDERS.includes(provider) && !dto.web_push_subscription) {
+    errors.web_push_subscription ??= [`The web_push_subscription field is required when ${providerClause(platform, provider)}.`];
+  }
+  if (!SUBSCRIPTION_PROVIDERS.includes(provider) && !dto.push_token) {
+    errors.push_token ??= [`The push_token field is required when ${providerClause(platform, provider)}.`];
+  }
+  return errors;
+}
+
+/** The stored form of a valid registration (registrationErrors empty): normalised token, sorted tags, JSON text. */
+export function newInstallationOf(dto: RegisterInstallationDto): NewInstallation {
+  const platform = dto.platform!;
+  return {
+    platform,
+    pushToken: normalizeToken(platform, dto.push_token),
+    webPushSubscription: dto.web_push_subscription ? JSON.stringify(subscriptionOf(dto.web_push_subscription)) : null,
+    device: JSON.stringify(dto.device ?? {}),
+    userId: dto.user_id ?? null,
+    permission: dto.permission ?? null,
+    tags: tagSet(dto.tags ?? []),
+    badge: dto.badge ?? null,
+    properties: JSON.stringify(dto.properties ?? {}),
+    liveActivityStartTokens: startTokens(dto.live_activity_start_tokens) ?? '{}',
+    widgetPushToken: dto.widget_push_token?.toLowerCase() ?? null,
+  };
 }
 
 /** The stored form of a tag set (docs/api.md#recipients): sorted, without duplicates. Tags are ASCII, so code-unit order is byte order. */

@@ -116,6 +116,10 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 25.2 The InboxMessage resource',
       '### 25.3 Reading and marking',
       '### 25.4 The stream',
+      '## 29. Moving in',
+      '### 29.1 `pns import',
+      '### 29.2 `pns export',
+      '### 29.3 The web SDK served',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);
