@@ -112,6 +112,7 @@ describe('pns import and pns export', () => {
         platform: 'ios',
         push_token: APNS,
         web_push_subscription: null,
+        widget_push_token: null,
         device: { app_version: '1.4.0', os_version: '17.2', model: 'iPhone14,2', locale: 'en', timezone: 'Etc/GMT+8' },
         user_id: 'user-1',
         permission: 'granted',
