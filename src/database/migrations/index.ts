@@ -24,6 +24,7 @@ import { TopicsAndPreferences1766800000000 } from './1766800000000-TopicsAndPref
 import { HmsCredentials1767200000000 } from './1767200000000-HmsCredentials';
 import { NotificationFailureReason1766600000000 } from './1766600000000-NotificationFailureReason';
 import { Inbox1766900000000 } from './1766900000000-Inbox';
+import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -53,4 +54,5 @@ export const MIGRATIONS = [
   TopicsAndPreferences1766800000000,
   HmsCredentials1767200000000,
   Inbox1766900000000,
+  InboxStateIndexes1767600000000,
 ];
