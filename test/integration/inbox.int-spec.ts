@@ -200,6 +200,13 @@ describe('the inbox (docs/api.md#inbox)', () => {
       expect(bad.body.errors).toHaveProperty('cursor');
       const badState = await ctx.http().get(`/api/v1/users/${userId}/inbox?state=new`).set(bearer(tenant.token));
       expect(badState.status).toBe(422);
+      // limit 1..100 (default 20).
+      for (const limit of ['0', '101', 'x']) {
+        const bad = await ctx.http().get(`/api/v1/users/${userId}/inbox?limit=${limit}`).set(bearer(tenant.token));
+        expect({ limit, status: bad.status, fields: Object.keys(bad.body.errors ?? {}) }).toEqual({ limit, status: 422, fields: ['limit'] });
+      }
+      expect((await inbox(userId, '?limit=100')).data).toHaveLength(5);
+      expect((await inbox(userId, '?limit=1')).data.map((m) => m.title)).toEqual(['m4']);
     });
 
     it('marks read, unread and archived; lists by state; counts reads in the statistics', async () => {
