@@ -455,6 +455,13 @@ export function compareWithParse(ours: DeliveryResult, which: ParseComparison['o
   };
 }
 
+/**
+ * The inbox send's RSS growth is a target from this many users: the worker warms up over its first
+ * 100,000 or so deliveries (bench/HISTORY.md "The inbox"), so a smaller send's second half reads
+ * warm-up (1.4 MB/100k at 100,000 users), not growth. The table prints the figure at any size.
+ */
+export const INBOX_GROWTH_USERS = 500_000;
+
 /** Our single-device latency may be at most this many times the floor's (bench/README.md "Targets"). */
 export const FLOOR_RATIO_TARGET = 2.0;
 
@@ -556,33 +563,33 @@ export function targets(r: BenchResults): Target[] {
     );
   }
   // Issue 52: inbox messages stored at no less than half the rate the same send reaches the
-  // providers, the worker's memory flat (the broadcast's bound), 1,000 streams under 100 MB.
+  // providers, the worker's memory flat (the broadcast's bound; only from INBOX_GROWTH_USERS, as a
+  // smaller send's second half is still the worker's warm-up), 1,000 streams under 100 MB.
   const inbox = r.inbox;
   if (inbox) {
     const both = inbox.pushAndInbox;
-    t.push(
-      {
-        name: 'inbox stored/s / deliveries/s, same send',
-        target: '>= 0.5',
-        value: both.inboxOverProviders,
-        met: both.inboxOverProviders >= 0.5,
-        detail: `${int(both.inboxPerSecond)} vs ${int(both.deliveriesPerSecond)}/s, ${int(both.inboxStored)} stored, ${int(inbox.users)} users`,
-      },
-      {
+    t.push({
+      name: 'inbox stored/s / deliveries/s, same send',
+      target: '>= 0.5',
+      value: both.inboxOverProviders,
+      met: both.inboxOverProviders >= 0.5,
+      detail: `${int(both.inboxPerSecond)} vs ${int(both.deliveriesPerSecond)}/s, ${int(both.inboxStored)} stored, ${int(inbox.users)} users`,
+    });
+    if (inbox.users >= INBOX_GROWTH_USERS)
+      t.push({
         name: 'inbox send worker RSS growth (MB/100k)',
         target: '<= 0.5',
         value: both.growthMbPer100k,
         met: both.growthMbPer100k <= 0.5,
         detail: `RSS ${int(both.workerStartRssMb)} at the start, ${int(both.workerPeakRssMb)} peak, ${int(both.workerEndRssMb)} at the end (MB)`,
-      },
-      {
-        name: `${int(inbox.streams.count)} inbox streams, api RSS (MB)`,
-        target: '< 100',
-        value: inbox.streams.costMb,
-        met: inbox.streams.costMb < 100,
-        detail: `${int(inbox.streams.idleRssMb)} idle, ${int(inbox.streams.openRssMb)} open, ${int(inbox.streams.afterSendRssMb)} after a send that reached all in ${int(inbox.streams.everyStreamMs)} ms`,
-      },
-    );
+      });
+    t.push({
+      name: `${int(inbox.streams.count)} inbox streams, api RSS (MB)`,
+      target: '< 100',
+      value: inbox.streams.costMb,
+      met: inbox.streams.costMb < 100,
+      detail: `${int(inbox.streams.idleRssMb)} idle, ${int(inbox.streams.openRssMb)} open, ${int(inbox.streams.afterSendRssMb)} after a send that reached all in ${int(inbox.streams.everyStreamMs)} ms`,
+    });
   }
   return t;
 }
