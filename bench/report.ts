@@ -123,6 +123,25 @@ export function table(r: BenchResults): string {
   } else {
     lines.push('', 'Fan-out memory: not run (full run only)');
   }
+  if (r.inbox) {
+    const i = r.inbox;
+    const b = i.pushAndInbox;
+    lines.push(
+      '',
+      `Inbox (bench/inbox.ts): one broadcast with channels ["push", "inbox"] to ${int(i.users)} users, one installation each`,
+      row('', 'per second', 'seconds', 'count'),
+      row('deliveries (first POST to the end)', int(b.deliveriesPerSecond), fixed(b.seconds), int(b.accepted)),
+      row('inbox messages stored (to fan-out end)', int(b.inboxPerSecond), fixed(b.fanoutSeconds), int(b.inboxStored)),
+      row('', 'start', 'peak', 'end'),
+      row('worker RSS (MB)', fixed(b.workerStartRssMb, 0), fixed(b.workerPeakRssMb, 0), fixed(b.workerEndRssMb, 0)),
+      row('RSS growth per 100k deliveries', fixed(b.growthMbPer100k)),
+      row('', 'idle', 'open', 'after a send'),
+      row(`api RSS, ${int(i.streams.count)} streams (MB)`, fixed(i.streams.idleRssMb, 0), fixed(i.streams.openRssMb, 0), fixed(i.streams.afterSendRssMb, 0)),
+      `  one send reached every stream ${int(i.streams.everyStreamMs)} ms after its POST`,
+    );
+  } else if (r.inbox === null) {
+    lines.push('', 'Inbox: not run (--inbox 0)');
+  }
   if (r.paced) {
     const p = r.paced;
     lines.push(

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S]
+ * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S --inbox N --inbox-streams N]
  * Builds first (see package.json), then measures the built service; see bench/README.md.
  */
 import { join } from 'node:path';
@@ -26,6 +26,12 @@ function parseArgs(argv: string[]): Omit<BenchOptions, 'log'> & { out: string } 
     options.timeoutMs = Math.max(options.timeoutMs, FULL.timeoutMs);
   });
   number('--api-seconds', (n) => (options.apiSeconds = n));
+  // The inbox run's users (0 skips it), with the full run's deadline, as --memory.
+  number('--inbox', (n) => {
+    options.inboxUsers = n;
+    options.timeoutMs = Math.max(options.timeoutMs, FULL.timeoutMs);
+  });
+  number('--inbox-streams', (n) => (options.inboxStreams = n));
   number('--parse-timeout', (n) => (options.parseTimeoutMs = n * 1000));
   if (argv.includes('--no-parse')) options.parse = false;
   options.out = value('--out') ?? options.out;

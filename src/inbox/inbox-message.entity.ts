@@ -5,9 +5,12 @@ import { App } from '../apps/app.entity';
 @Entity('inbox_messages')
 @Index('inbox_messages_notification_id_user_id_key', ['notificationId', 'userId'], { unique: true })
 @Index('inbox_messages_expires_at_idx', ['expiresAt'])
-// Descending, and partial with INCLUDE: written by migration Inbox only.
+// Descending, and partial with INCLUDE: written by migrations Inbox and InboxStateIndexes only.
 @Index('inbox_messages_user_idx', { synchronize: false })
 @Index('inbox_messages_unread_idx', { synchronize: false })
+@Index('inbox_messages_inbox_idx', { synchronize: false })
+@Index('inbox_messages_read_idx', { synchronize: false })
+@Index('inbox_messages_archived_idx', { synchronize: false })
 export class InboxMessage {
   @PrimaryGeneratedColumn('uuid', { primaryKeyConstraintName: 'inbox_messages_pkey' })
   id: string;

@@ -14,7 +14,7 @@ export type { InboxMessageRow };
 export const INBOX_STATES = ['unread', 'read', 'archived', 'all'] as const;
 export type InboxState = (typeof INBOX_STATES)[number] | 'inbox';
 
-/** Each state as literal SQL: the unread one must match the partial index's predicate (migration Inbox). */
+/** Each state as literal SQL: each but `all` must match its partial index's predicate (migrations Inbox, InboxStateIndexes). */
 const STATE_SQL: Record<InboxState, string> = {
   unread: 'read_at IS NULL AND archived_at IS NULL',
   read: 'read_at IS NOT NULL AND archived_at IS NULL',
@@ -29,7 +29,8 @@ const COLUMNS = INBOX_MESSAGE_COLUMNS;
 const LIVE = `app_id = :app_id AND user_id = :user_id AND expires_at > now()`;
 const AFTER = `(:after_micros::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + :after_micros::bigint * interval '1 microsecond', :after_id::uuid))`;
 
-const listStatement = (state: InboxState) =>
+/** A page of one state (exported for the plan test, test/integration/inbox.int-spec.ts). */
+export const listStatement = (state: InboxState) =>
   compile(`SELECT ${COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM inbox_messages
     WHERE ${LIVE} AND ${STATE_SQL[state]} AND ${AFTER}
     ORDER BY created_at DESC, id DESC LIMIT :limit`);
@@ -73,7 +74,7 @@ const readAllStatement = compile(`WITH changed AS (
 export class InboxRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** A page, newest first, after `after` (walks the user's index; the unread state its partial index). */
+  /** A page, newest first, after `after` (walks the partial index of the user and state; `all` the user's index). */
   @GenerateSql({ name: 'inbox', params: [ID, 'user-1', 'inbox', 21, null] })
   @GenerateSql({ name: 'unread, after a cursor', params: [ID, 'user-1', 'unread', 21, { createdAtMicros: '1767571200000000', id: OTHER_ID }] })
   @GenerateSql({ name: 'read', params: [ID, 'user-1', 'read', 21, null] })

@@ -44,6 +44,8 @@ describe('npm run bench, at a tiny size', () => {
       latencySamples: 5,
       pacedUsers: 50,
       parseConfigs: ['raised'],
+      inboxUsers: 100,
+      inboxStreams: 20,
       log: () => undefined,
     });
     // Parse Server's four pushes each start a process of their own (a few seconds each).
@@ -127,6 +129,13 @@ describe('npm run bench, at a tiny size', () => {
     expect(results.memoryFilter!.delivery.accepted).toBe(300);
   });
 
+  it("stores the inbox run's messages beside its push, samples the worker and holds its streams (bench/inbox.ts)", () => {
+    const inbox = results.inbox!;
+    expect(inbox).toMatchObject({ users: 100, pushOnly: null, pushAndInbox: { accepted: 100, inboxStored: 100 }, streams: { count: 20 } });
+    expect(inbox.pushAndInbox.workerPeakRssMb).toBeGreaterThanOrEqual(inbox.pushAndInbox.workerStartRssMb);
+    expect(inbox.pushAndInbox.inboxOverProviders).toBeGreaterThan(0);
+  });
+
   (WITH_PARSE ? it : it.skip)('runs Parse Server as a peer service: each push reaches every iOS installation at the fake', () => {
     const parse = results.parse!;
     expect(parse.versions.parseServer).toMatch(/^9\./);
@@ -167,7 +176,7 @@ describe('npm run bench, at a tiny size', () => {
     expect(requiring).toEqual([]);
   });
 
-  it('states the targets as ratios over a baseline of the same run, then memory', () => {
+  it('states the targets as ratios over a baseline of the same run, then memory, then the inbox', () => {
     const names = results.targets.map((t) => t.name);
     expect(names).toEqual([
       ...(WITH_PARSE ? PARSE_TARGETS : []),
@@ -180,6 +189,9 @@ describe('npm run bench, at a tiny size', () => {
       'broadcast RSS growth (MB/100k)',
       'filter send peak RSS (MB)',
       'filter send RSS growth (MB/100k)',
+      // The inbox's RSS growth is a target only from 500,000 users (INBOX_GROWTH_USERS).
+      'inbox stored/s / deliveries/s, same send',
+      '20 inbox streams, api RSS (MB)',
     ]);
     for (const t of results.targets.filter((t) => t.name.includes(' / '))) expect(t.detail).toMatch(/\d/);
     // bench/README.md "Targets".

@@ -75,20 +75,35 @@ describe('identity verification', () => {
   it('the CLI: apps:settings prints and changes every setting, apps:identity-secret prints, rotates and revokes (built CLI)', async () => {
     const cli = (args: string[]) => runCli(args, { env: { DATABASE_URL: ctx.databaseUrl, APP_KEY: TEST_APP_KEY, NODE_ENV: 'test' } });
     const other = await newApp(ctx);
-    const set = await cli(['apps:settings', '--app', other.appId, '--frequency-cap', '3/24', '--quiet-hours', '22:00-07:00', '--identity-verification', 'on']);
+    const set = await cli([
+      'apps:settings',
+      '--app',
+      other.appId,
+      '--frequency-cap',
+      '3/24',
+      '--quiet-hours',
+      '22:00-07:00',
+      '--identity-verification',
+      'on',
+      '--inbox-days',
+      '30',
+    ]);
     expect({ code: set.code, stderr: set.stderr, stdout: set.stdout }).toEqual({ code: 0, stderr: '', stdout: expect.any(String) });
     expect(JSON.parse(set.stdout)).toEqual({
       id: other.appId,
       name: expect.any(String),
-      settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true, inbox_days: 90 },
+      settings: { frequency_cap: { max: 3, hours: 24 }, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true, inbox_days: 30 },
     });
     const off = JSON.parse((await cli(['apps:settings', '--app', other.appId, '--frequency-cap', 'off'])).stdout);
-    expect(off.settings).toEqual({ frequency_cap: null, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true, inbox_days: 90 });
+    expect(off.settings).toEqual({ frequency_cap: null, quiet_hours: { start: '22:00', end: '07:00' }, identity_verification: true, inbox_days: 30 });
     for (const bad of [
       ['--frequency-cap', '0/24'],
       ['--frequency-cap', '3/721'],
       ['--quiet-hours', '25:00-07:00'],
       ['--identity-verification', 'yes'],
+      ['--inbox-days', '0'],
+      ['--inbox-days', '366'],
+      ['--inbox-days', '7.5'],
     ]) {
       const refused = await cli(['apps:settings', '--app', other.appId, ...bad]);
       expect({ code: refused.code, stdout: refused.stdout }).toEqual({ code: 1, stdout: '' });

@@ -6,13 +6,14 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { freePort, ROOT, runCli, serviceEnv, ServiceProcess, TEST_APP_KEY } from '../support/processes';
 import { useBuiltServices } from '../support/use-built-services';
+import { waitFor } from '../support/wait-for';
 
 /**
  * The inbox example page (examples/inbox/, docs/api.md#inbox) in Debian's Chromium, as a person
  * uses it, against the built api and worker as separate processes: a send arrives in the open page
  * without a reload (stored by the worker, streamed by the api through PostgreSQL NOTIFY), marking
  * it read on one page updates the badge of another, and the pages reconnect and catch up when the
- * api restarts.
+ * api restarts, or is killed while a message is stored.
  */
 jest.setTimeout(240_000);
 
@@ -36,17 +37,18 @@ describe('the inbox example page in Chromium (docs/api.md#inbox)', () => {
     if (result.code !== 0) throw new Error(`${args[0]} failed: ${result.stderr}`);
     return JSON.parse(result.stdout);
   };
-  const startApi = async () => {
-    api = ServiceProcess.start(
-      serviceEnv(
-        { databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix },
-        { APP_MODE: 'api', PORT: String(apiPort), CORS_ALLOWED_ORIGINS: origin },
-      ),
+  const startApiOn = async (port: number) => {
+    const started = ServiceProcess.start(
+      serviceEnv({ databaseUrl: stores.database.url, queuePrefix: stores.queuePrefix }, { APP_MODE: 'api', PORT: String(port), CORS_ALLOWED_ORIGINS: origin }),
     );
-    await api.waitForHttp(apiPort, '/health/live', 90_000);
+    await started.waitForHttp(port, '/health/live', 90_000);
+    return started;
   };
-  const send = async (title: string) => {
-    const res = await fetch(`http://127.0.0.1:${apiPort}/api/v1/notifications`, {
+  const startApi = async () => {
+    api = await startApiOn(apiPort);
+  };
+  const send = async (title: string, port = apiPort) => {
+    const res = await fetch(`http://127.0.0.1:${port}/api/v1/notifications`, {
       method: 'POST',
       headers: { authorization: `Bearer ${serverToken}`, 'content-type': 'application/json' },
       body: JSON.stringify({
@@ -144,6 +146,37 @@ describe('the inbox example page in Chromium (docs/api.md#inbox)', () => {
     await page.getByRole('heading', { name: 'Order 44 shipped' }).waitFor({ timeout: 30_000 });
     await badge(page).filter({ hasText: /^1$/ }).waitFor();
     await page.screenshot({ path: resolve(SCREENSHOTS, '3-after-restart.png') });
+    await page.close();
+  });
+
+  it('survives the api being killed: what was stored while it was down arrives once after the restart (Last-Event-ID)', async () => {
+    const server = (path: string, port: number, method = 'GET') =>
+      fetch(`http://127.0.0.1:${port}/api/v1/users/alice/inbox${path}`, { method, headers: { authorization: `Bearer ${serverToken}` } });
+    expect((await server('/read-all', apiPort, 'POST')).status).toBe(200);
+    const page = await open();
+    await badge(page).filter({ hasText: /^0$/ }).waitFor();
+    await api.stop('SIGKILL');
+    // Another api process takes the send meanwhile; the worker stores the message while the page's api is down.
+    const otherPort = await freePort();
+    const other = await startApiOn(otherPort);
+    try {
+      await send('Order 45 shipped', otherPort);
+      await waitFor(async () => {
+        const listed = (await (await server('', otherPort)).json()) as { data: { title: string }[] };
+        return listed.data.some((m) => m.title === 'Order 45 shipped');
+      }, 'the message stored while the api was down');
+    } finally {
+      await other.stop();
+    }
+    await startApi();
+    await page.getByRole('heading', { name: 'Order 45 shipped' }).waitFor({ timeout: 30_000 });
+    await badge(page).filter({ hasText: /^1$/ }).waitFor();
+    // Then live again through the restarted api; the caught-up message shown once.
+    await send('Order 46 shipped');
+    await page.getByRole('heading', { name: 'Order 46 shipped' }).waitFor();
+    await badge(page).filter({ hasText: /^2$/ }).waitFor();
+    expect(await page.getByRole('heading', { name: 'Order 45 shipped' }).count()).toBe(1);
+    await page.screenshot({ path: resolve(SCREENSHOTS, '4-after-kill.png') });
     await page.close();
   });
 });

@@ -9,6 +9,9 @@ import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 import { AppsService } from '../../src/apps/apps.service';
 import { RetentionService } from '../../src/delivery/retention/retention.service';
+import { FanOutService } from '../../src/delivery/fan-out/fan-out.service';
+import { listStatement, type InboxState } from '../../src/inbox/inbox.repository';
+import { valuesOf } from '../../src/common/sql/named';
 
 /** The inbox (docs/api.md#inbox): stored by sends with `options.channels`, listed, marked and streamed per user. */
 describe('the inbox (docs/api.md#inbox)', () => {
@@ -116,6 +119,27 @@ describe('the inbox (docs/api.md#inbox)', () => {
     expect(await stored(transactional)).toHaveLength(3);
   });
 
+  it('stores once whatever the retries: the fan-out run again once done, and its chunks run again from the start', async () => {
+    const tag = `t${randomUUID().slice(0, 8)}`;
+    const [a, b] = [user(), user()];
+    await newInstallation(ctx, tenant.token, { user_id: a, tags: [tag] });
+    await newInstallation(ctx, tenant.token, { user_id: a, tags: [tag] });
+    await newInstallation(ctx, tenant.token, { user_id: b, tags: [tag] });
+    const id = await send({ recipients: { tags: [tag] }, options: { channels: ['push', 'inbox'] } });
+    expect((await notificationCompleted(ctx, tenant.token, id)).statistics).toMatchObject({ installations: 3, accepted: 3, inbox_stored: 2 });
+    const fanOuts = ctx.get(FanOutService);
+    // A stalled job's second run, and the sweeper's: the fan-out is done, nothing is stored.
+    await fanOuts.fanOut(id, true);
+    await fanOuts.fanOut(id, false);
+    // A chunk run again from the first position (as if its work were lost): the rows it meets are kept, none added.
+    await ctx.db.query(`UPDATE notifications SET fanned_out_at = NULL, completed_at = NULL, fanout_position = 0, fanout_cursor = NULL WHERE id = $1`, [id]);
+    await fanOuts.fanOut(id, true);
+    const [row] = await ctx.db.query(`SELECT stat_inbox_stored, stat_installations, fanned_out_at FROM notifications WHERE id = $1`, [id]);
+    expect(row).toEqual({ stat_inbox_stored: 2, stat_installations: 3, fanned_out_at: expect.any(Date) });
+    expect((await stored(id)).map((m) => m.user_id)).toEqual([a, b].sort());
+    expect((await inbox(a)).data.filter((m) => m.notification_id === id)).toHaveLength(1);
+  });
+
   it('stores nothing new for an Idempotency-Key replay', async () => {
     const a = user();
     const headers = { 'Idempotency-Key': `inbox-${randomUUID()}` };
@@ -176,6 +200,13 @@ describe('the inbox (docs/api.md#inbox)', () => {
       expect(bad.body.errors).toHaveProperty('cursor');
       const badState = await ctx.http().get(`/api/v1/users/${userId}/inbox?state=new`).set(bearer(tenant.token));
       expect(badState.status).toBe(422);
+      // limit 1..100 (default 20).
+      for (const limit of ['0', '101', 'x']) {
+        const bad = await ctx.http().get(`/api/v1/users/${userId}/inbox?limit=${limit}`).set(bearer(tenant.token));
+        expect({ limit, status: bad.status, fields: Object.keys(bad.body.errors ?? {}) }).toEqual({ limit, status: 422, fields: ['limit'] });
+      }
+      expect((await inbox(userId, '?limit=100')).data).toHaveLength(5);
+      expect((await inbox(userId, '?limit=1')).data.map((m) => m.title)).toEqual(['m4']);
     });
 
     it('marks read, unread and archived; lists by state; counts reads in the statistics', async () => {
@@ -216,6 +247,63 @@ describe('the inbox (docs/api.md#inbox)', () => {
       expect((await inbox(userId)).meta.unread).toBe(0);
       expect((await inbox(userId, '?state=archived')).data[0].read_at).toBeNull();
       expect((await ctx.http().post(`/api/v1/users/${userId}/inbox/read-all`).set(bearer(tenant.token))).body).toEqual({ data: { updated: 0 } });
+    });
+
+    // issue 52: a list answers in O(page) however many messages the user has, in every state: the
+    // page's rows are read from an index of the user and state, none read and thrown away. Each user
+    // has 2,000 newer messages in the other states before the 60 of the state listed.
+    // [read_at, archived_at] of the 60 listed, then of the 2,000 newer ones of another state.
+    it.each<[InboxState, [string, string], [string, string]]>([
+      ['inbox', ['NULL', 'NULL'], ['NULL', 'now()']],
+      ['unread', ['NULL', 'NULL'], ['now()', 'NULL']],
+      ['read', ['now()', 'NULL'], ['NULL', 'NULL']],
+      ['archived', ['NULL', 'now()'], ['NULL', 'NULL']],
+      ['all', ['NULL', 'NULL'], ['now()', 'now()']],
+    ])('lists the state %s a page at a time reading only the page', async (state, [read, archived], other) => {
+      const userId = user();
+      const insert = (from: number, to: number, readAt: string, archivedAt: string) =>
+        ctx.db.query(
+          `INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, created_at, read_at, archived_at, expires_at)
+           SELECT $1, $2, gen_random_uuid(), 'm' || n, 'b', now() - make_interval(secs => 100000 - n), ${readAt}, ${archivedAt}, now() + interval '1 day'
+           FROM generate_series($3::int, $4::int) n`,
+          [tenant.appId, userId, from, to],
+        );
+      await insert(1, 60, read, archived);
+      await insert(61, 2060, ...other);
+      await ctx.db.query(`ANALYZE inbox_messages`);
+
+      const plan = async (after: { createdAtMicros: string; id: string } | null) => {
+        const statement = listStatement(state);
+        const values = valuesOf(statement, {
+          app_id: tenant.appId,
+          user_id: userId,
+          limit: 21,
+          after_micros: after?.createdAtMicros ?? null,
+          after_id: after?.id ?? null,
+        });
+        const [
+          {
+            'QUERY PLAN': [explained],
+          },
+        ] = await ctx.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`, values);
+        const rows = await ctx.db.query<{ id: string; title: string; created_at_micros: string }[]>(statement.text, values);
+        const scans: Record<string, any>[] = [];
+        const walk = (node: Record<string, any>) => {
+          if (node['Relation Name'] === 'inbox_messages') scans.push(node);
+          for (const child of node.Plans ?? []) walk(child);
+        };
+        walk(explained.Plan);
+        const read = scans.reduce((sum, scan) => sum + scan['Actual Rows'] * (scan['Actual Loops'] ?? 1) + (scan['Rows Removed by Filter'] ?? 0), 0);
+        return { rows, read, indexes: scans.map((scan) => scan['Index Name']) };
+      };
+      const first = await plan(null);
+      const expected = state === 'all' ? ['m2060', 'm2059'] : ['m60', 'm59'];
+      expect(first.rows.slice(0, 2).map((r) => r.title)).toEqual(expected);
+      expect({ read: first.read, indexes: first.indexes }).toEqual({ read: 21, indexes: [expect.any(String)] });
+      const last = first.rows[19];
+      const second = await plan({ createdAtMicros: last.created_at_micros, id: last.id });
+      expect(second.rows).toHaveLength(21);
+      expect(second.read).toBe(21);
     });
 
     it("never shows another user's or another app's message: 404", async () => {
@@ -340,6 +428,30 @@ describe('the inbox (docs/api.md#inbox)', () => {
         else server.listen(0, '127.0.0.1', open);
       });
       expect(streamed).toBe(200);
+    });
+    it("another app's tokens, whatever their abilities, never see or change this app's messages", async () => {
+      const userId = user();
+      const id = await send({ recipients: { user_ids: [userId] }, options: { channels: ['inbox'] } });
+      await notificationCompleted(ctx, tenant.token, id);
+      const [message] = (await inbox(userId)).data;
+      const other = await newApp(ctx, 'Elsewhere');
+      const secret = (await ctx.get(AppsService).identitySecret(other.appId, {}))!.secret;
+      await ctx.get(AppsService).updateSettings(other.appId, { identity_verification: true });
+      const proof = { 'X-User-Id-Hash': userIdHash(secret, userId) };
+      const tokens: [string, Record<string, string>][] = [
+        [other.token, {}],
+        [await newToken(ctx, other.appId, ['users:manage']), {}],
+        [await newToken(ctx, other.appId, ['users:self']), proof],
+      ];
+      for (const [token, headers] of tokens) {
+        const call = (req: ReturnType<ReturnType<typeof ctx.http>['get']>) => req.set({ ...bearer(token), ...headers });
+        const path = `/api/v1/users/${userId}/inbox`;
+        const listed = await call(ctx.http().get(`${path}?state=all`));
+        expect({ status: listed.status, data: listed.body.data, unread: listed.body.meta.unread }).toEqual({ status: 200, data: [], unread: 0 });
+        expect((await call(ctx.http().patch(`${path}/${message.id}`)).send({ read: true, archived: true })).status).toBe(404);
+        expect((await call(ctx.http().post(`${path}/read-all`))).body).toEqual({ data: { updated: 0 } });
+      }
+      expect((await inbox(userId)).data).toEqual([message]);
     });
   });
 

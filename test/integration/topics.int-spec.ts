@@ -70,6 +70,16 @@ describe('topics and preferences', () => {
       expect(badBody.status).toBe(422);
       expect(Object.keys(badBody.body.errors).sort()).toEqual(['default', 'description', 'name']);
       expect((await putTopic('x'.repeat(65), { name: 'N', default: 'subscribed' })).status).toBe(422);
+      // The bounds themselves (contract 24: key 1..64, name 1..100, description 0..500 or null).
+      const tooLong = await putTopic('news', { name: 'n'.repeat(101), description: null, default: 'subscribed' });
+      expect({ status: tooLong.status, fields: Object.keys(tooLong.body.errors) }).toEqual({ status: 422, fields: ['name'] });
+      await putTopic('k'.repeat(64), { name: 'n'.repeat(100), description: 'd'.repeat(500), default: 'unsubscribed' }).expect(201);
+      await putTopic('k'.repeat(64), { name: 'N', description: '', default: 'unsubscribed' }).expect(200);
+      await ctx
+        .http()
+        .delete(`/api/v1/topics/${'k'.repeat(64)}`)
+        .set(bearer(writer))
+        .expect(204);
     });
 
     it('keeps an app to 100 topics, while replacing one stays possible', async () => {
