@@ -35,6 +35,18 @@ export const listStatement = (state: InboxState) =>
     WHERE ${LIVE} AND ${STATE_SQL[state]} AND ${AFTER}
     ORDER BY created_at DESC, id DESC LIMIT :limit`);
 
+/**
+ * The most unread messages a count reads (docs/api.md#inbox): a user with more reads this many, so
+ * `meta.unread` and the stream's `unread` cost the same however many messages the user has.
+ */
+export const INBOX_UNREAD_CAP = 1000;
+
+/** The user's unread messages, at most :cap of them, from the unread index (in its order, so no plan reads others first). */
+export const unreadStatement = compile(
+  `SELECT count(*)::int AS n FROM (SELECT 1 FROM inbox_messages WHERE ${LIVE} AND ${STATE_SQL.unread}
+    ORDER BY created_at DESC, id DESC LIMIT :cap) m`,
+);
+
 /** A user's changed states, for the api processes' streams (docs/api.md#inbox-stream). */
 const notifyUser = `SELECT pg_notify('${INBOX_NOTIFY_CHANNEL}', json_build_object('app_id', :app_id::text, 'user_id', :user_id::text)::text)`;
 
@@ -88,11 +100,13 @@ export class InboxRepository {
     );
   }
 
-  /** The user's unread messages, counted on the partial index. */
+  /** The user's unread messages up to INBOX_UNREAD_CAP, counted on the partial index. */
   @GenerateSql({ params: [ID, 'user-1'], answers: [[{ n: 0 }]] })
   async unread(appId: string, userId: string): Promise<number> {
-    const statement = compile(`SELECT count(*)::int AS n FROM inbox_messages WHERE ${LIVE} AND ${STATE_SQL.unread}`);
-    const [{ n }]: { n: number }[] = await this.db.query(statement.text, valuesOf(statement, { app_id: appId, user_id: userId }));
+    const [{ n }]: { n: number }[] = await this.db.query(
+      unreadStatement.text,
+      valuesOf(unreadStatement, { app_id: appId, user_id: userId, cap: INBOX_UNREAD_CAP }),
+    );
     return n;
   }
 
@@ -121,13 +135,15 @@ export class InboxRepository {
     return row?.id;
   }
 
-  /** Unread counts of these users; a user without unread messages is left out. */
+  /** Unread counts of these users, each up to INBOX_UNREAD_CAP; a user without unread messages is left out. */
   @GenerateSql({ params: [ID, ['user-1', 'user-2']] })
   unreadOf(appId: string, userIds: string[]): Promise<{ user_id: string; unread: number }[]> {
-    const statement = compile(`SELECT user_id, count(*)::int AS unread FROM inbox_messages
-      WHERE app_id = :app_id AND user_id = ANY(:user_ids::text[]) AND expires_at > now() AND ${STATE_SQL.unread}
-      GROUP BY user_id`);
-    return this.db.query(statement.text, valuesOf(statement, { app_id: appId, user_ids: userIds }));
+    const statement = compile(`SELECT u.user_id, c.unread FROM unnest(:user_ids::text[]) AS u(user_id)
+      CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM (SELECT 1 FROM inbox_messages
+        WHERE app_id = :app_id AND user_id = u.user_id AND expires_at > now() AND ${STATE_SQL.unread}
+        ORDER BY created_at DESC, id DESC LIMIT :cap) m) c
+      WHERE c.unread > 0`);
+    return this.db.query(statement.text, valuesOf(statement, { app_id: appId, user_ids: userIds, cap: INBOX_UNREAD_CAP }));
   }
 
   /** The user's messages after one (`Last-Event-ID`; null: from the first), oldest first; none when that one is unknown to the user. */

@@ -26,7 +26,8 @@ WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() AND true AN
 ORDER BY created_at DESC, id DESC LIMIT :limit;
 
 -- InboxRepository.unread
-SELECT count(*)::int AS n FROM inbox_messages WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() AND read_at IS NULL AND archived_at IS NULL;
+SELECT count(*)::int AS n FROM (SELECT 1 FROM inbox_messages WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() AND read_at IS NULL AND archived_at IS NULL
+ORDER BY created_at DESC, id DESC LIMIT :cap) m;
 
 -- InboxRepository.mark
 WITH before AS (
@@ -69,9 +70,11 @@ SELECT (SELECT count(*) FROM changed)::int AS updated, (SELECT count(*) FROM not
 SELECT id FROM inbox_messages WHERE app_id = :app_id AND user_id = :user_id AND expires_at > now() ORDER BY created_at DESC, id DESC LIMIT 1;
 
 -- InboxRepository.unreadOf
-SELECT user_id, count(*)::int AS unread FROM inbox_messages
-WHERE app_id = :app_id AND user_id = ANY(:user_ids::text[]) AND expires_at > now() AND read_at IS NULL AND archived_at IS NULL
-GROUP BY user_id;
+SELECT u.user_id, c.unread FROM unnest(:user_ids::text[]) AS u(user_id)
+CROSS JOIN LATERAL (SELECT count(*)::int AS unread FROM (SELECT 1 FROM inbox_messages
+  WHERE app_id = :app_id AND user_id = u.user_id AND expires_at > now() AND read_at IS NULL AND archived_at IS NULL
+  ORDER BY created_at DESC, id DESC LIMIT :cap) m) c
+WHERE c.unread > 0;
 
 -- InboxRepository.since
 SELECT id, notification_id, user_id, title, body, image_url, action_url, data, topic, created_at, read_at, archived_at, expires_at FROM inbox_messages

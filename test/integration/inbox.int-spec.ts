@@ -10,7 +10,7 @@ import { waitFor } from '../support/wait-for';
 import { AppsService } from '../../src/apps/apps.service';
 import { RetentionService } from '../../src/delivery/retention/retention.service';
 import { FanOutService } from '../../src/delivery/fan-out/fan-out.service';
-import { listStatement, type InboxState } from '../../src/inbox/inbox.repository';
+import { INBOX_UNREAD_CAP, listStatement, unreadStatement, type InboxState } from '../../src/inbox/inbox.repository';
 import { valuesOf } from '../../src/common/sql/named';
 
 /** The inbox (docs/api.md#inbox): stored by sends with `options.channels`, listed, marked and streamed per user. */
@@ -304,6 +304,43 @@ describe('the inbox (docs/api.md#inbox)', () => {
       const second = await plan({ createdAtMicros: last.created_at_micros, id: last.id });
       expect(second.rows).toHaveLength(21);
       expect(second.read).toBe(21);
+    });
+
+    // issue 52: the unread count too costs the same however many messages the user has: it reads
+    // at most INBOX_UNREAD_CAP entries of the unread index, and says that many beyond.
+    it('counts unread messages up to INBOX_UNREAD_CAP, reading no more of the unread index', async () => {
+      const userId = user();
+      const insert = (count: number, readAt: string) =>
+        ctx.db.query(
+          `INSERT INTO inbox_messages (app_id, user_id, notification_id, title, body, created_at, read_at, expires_at)
+           SELECT $1, $2, gen_random_uuid(), 'm' || n, 'b', now() - make_interval(secs => n), ${readAt}, now() + interval '1 day'
+           FROM generate_series(1, $3::int) n`,
+          [tenant.appId, userId, count],
+        );
+      await insert(INBOX_UNREAD_CAP - 1, 'NULL');
+      await insert(3000, 'now()');
+      await ctx.db.query(`ANALYZE inbox_messages`);
+      const unread = async () =>
+        (await ctx.http().get(`/api/v1/users/${userId}/inbox?limit=1`).set(bearer(tenant.token)).expect(200)).body.meta.unread as number;
+      await expect(unread()).resolves.toBe(INBOX_UNREAD_CAP - 1);
+      await insert(INBOX_UNREAD_CAP + 1, 'NULL');
+      await expect(unread()).resolves.toBe(INBOX_UNREAD_CAP);
+
+      const values = valuesOf(unreadStatement, { app_id: tenant.appId, user_id: userId, cap: INBOX_UNREAD_CAP });
+      const [
+        {
+          'QUERY PLAN': [explained],
+        },
+      ] = await ctx.db.query(`EXPLAIN (ANALYZE, FORMAT JSON) ${unreadStatement.text}`, values);
+      const scans: Record<string, any>[] = [];
+      const walk = (node: Record<string, any>) => {
+        if (node['Relation Name'] === 'inbox_messages') scans.push(node);
+        for (const child of node.Plans ?? []) walk(child);
+      };
+      walk(explained.Plan);
+      expect(scans.map((scan) => [scan['Index Name'], scan['Actual Rows'], scan['Rows Removed by Filter'] ?? 0])).toEqual([
+        [expect.any(String), INBOX_UNREAD_CAP, 0],
+      ]);
     });
 
     it("never shows another user's or another app's message: 404", async () => {
