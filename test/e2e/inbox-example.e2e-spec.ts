@@ -60,8 +60,9 @@ describe('the inbox example page in Chromium (docs/api.md#inbox)', () => {
     expect(res.status).toBe(202);
   };
   const badge = (page: Page) => page.getByRole('status', { name: 'Unread messages' });
-  const open = async () => {
-    const page = await browser.newPage({ viewport: { width: 390, height: 700 } });
+  /** A phone's width unless told otherwise: the page is used on both. */
+  const open = async (viewport = { width: 390, height: 700 }) => {
+    const page = await browser.newPage({ viewport });
     await page.goto(`${origin}/`);
     await page.getByText('Up to date').waitFor();
     return page;
@@ -114,7 +115,8 @@ describe('the inbox example page in Chromium (docs/api.md#inbox)', () => {
   });
 
   it('shows a send in the open pages without a reload; reading it on one page updates the badge on the other', async () => {
-    const [first, second] = [await open(), await open()];
+    // The user's phone and their desktop browser.
+    const [first, second] = [await open(), await open({ width: 1280, height: 800 })];
     await expect(badge(first).textContent()).resolves.toBe('0');
 
     await send('Order 42 shipped');
@@ -127,6 +129,8 @@ describe('the inbox example page in Chromium (docs/api.md#inbox)', () => {
     await first.getByRole('button', { name: 'Mark read: Order 42 shipped' }).click();
     await first.getByRole('button', { name: 'Mark unread: Order 42 shipped' }).waitFor();
     await badge(second).filter({ hasText: /^0$/ }).waitFor();
+    // The other page shows the message read too, without a reload.
+    await second.getByRole('button', { name: 'Mark unread: Order 42 shipped' }).waitFor();
     await badge(first).filter({ hasText: /^0$/ }).waitFor();
     await second.screenshot({ path: resolve(SCREENSHOTS, '2-read-elsewhere.png') });
 
@@ -134,6 +138,10 @@ describe('the inbox example page in Chromium (docs/api.md#inbox)', () => {
     await badge(second).filter({ hasText: /^1$/ }).waitFor();
     await second.getByRole('button', { name: 'Mark all read' }).click();
     await badge(first).filter({ hasText: /^0$/ }).waitFor();
+    await first.getByRole('button', { name: 'Mark unread: Order 43 shipped' }).waitFor();
+    // Archived on one page, gone from the other.
+    await second.getByRole('button', { name: 'Archive: Order 43 shipped' }).click();
+    await first.getByRole('heading', { name: 'Order 43 shipped' }).waitFor({ state: 'detached' });
     await first.close();
     await second.close();
   });
