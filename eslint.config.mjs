@@ -56,6 +56,11 @@ export default defineConfig(
     languageOptions: { globals: { ...globals.browser, ...globals.serviceworker } },
   },
   {
+    // The server SDK runs on Node (20 and later).
+    files: ['clients/node/src/**', 'clients/node/vitest.config.mts'],
+    languageOptions: { globals: globals.node },
+  },
+  {
     files: ['clients/admin/src/**/*.tsx', 'clients/admin/src/**/*.ts'],
     ...reactHooks.configs.flat.recommended,
   },

@@ -6,6 +6,7 @@ import { CLASS_SCHEMAS } from '../validation/framework';
 import { WEB_PUSH_ENDPOINT_EXTENSION } from '../validation/domain-rules';
 import { MAX_NESTING } from '../validation/validation-errors';
 import { ErrorResponse, ValidationErrorResponse } from './api-responses';
+import { WebPushHosts } from '../web-push-hosts';
 
 export const DOCS_PATH = 'docs';
 export const DOCS_JSON_PATH = 'docs-json';
@@ -167,3 +168,11 @@ export function setupOpenApi(app: INestApplication, webPushEndpoint: EndpointPat
   });
   return document;
 }
+
+/** clients/node/openapi.json's text: the served document with the default Web Push allow-list (Nest's preview mode builds it). */
+export const publicOpenApiText = (app: INestApplication): string =>
+  `${JSON.stringify(
+    buildOpenApiDocument(app, () => WebPushHosts.fromSetting(undefined).endpointPattern()),
+    null,
+    2,
+  )}\n`;
