@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ProviderCredentials } from '../../src/credentials/provider-credentials';
 import { HmsProvider } from '../../src/delivery/providers/hms.provider';
 import { bearer, hmsToken, newApp, newInstallation } from '../support/factories';
-import { notificationCompleted } from '../support/notifications';
+import { notificationCompleted, outcomesByInstallation } from '../support/notifications';
 import { configureHms } from '../support/providers';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -30,13 +30,7 @@ describe('Huawei Push Kit (docs/api.md#huawei)', () => {
       .post('/api/v1/notifications')
       .set(bearer(tenant.token))
       .send({ notification: { title: 'Hello', body: 'World' }, ...body });
-  const trace = async (id: string) =>
-    Object.fromEntries(
-      ((await ctx.http().get(`/api/v1/notifications/${id}/deliveries`).set(bearer(tenant.token)).expect(200)).body.data as Record<string, any>[]).map((d) => [
-        d.installation_id,
-        [d.status, d.reason],
-      ]),
-    );
+  const trace = (id: string) => outcomesByInstallation(ctx, tenant.token, id);
 
   it('registers huawei installations with tokens of 1 to 512 characters', async () => {
     const made = await huawei({ push_token: 'x'.repeat(512) });

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { apnsToken, bearer, fcmToken, hmsToken, installationId, newInstallation } from '../support/factories';
-import { notificationCompleted } from '../support/notifications';
+import { notificationCompleted, traceByInstallation } from '../support/notifications';
 import { APNS_TOPIC, configureHms } from '../support/providers';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -24,13 +24,7 @@ describe('widgets, FCM fields, provider message ids (contract 28)', () => {
   const patch = (id: string, body: Record<string, unknown>) => ctx.http().patch(`/api/v1/installations/${id}`).set(bearer(tenant.token)).send(body);
   const widgetToken = () => randomBytes(32).toString('hex');
   const tokenOf = async (id: string): Promise<string> => (await ctx.db.query(`SELECT push_token FROM installations WHERE id = $1`, [id]))[0].push_token;
-  const trace = async (id: string): Promise<Record<string, any>> =>
-    Object.fromEntries(
-      ((await ctx.http().get(`/api/v1/notifications/${id}/deliveries`).set(bearer(tenant.token)).expect(200)).body.data as Record<string, any>[]).map((d) => [
-        d.installation_id,
-        d,
-      ]),
-    );
+  const trace = (id: string) => traceByInstallation(ctx, tenant.token, id);
 
   describe('widget_push_token on the Installation (docs/api.md#widgets)', () => {
     it('is write-only: has_widget_token shows whether there is one; PUT and PATCH set it, lower-cased', async () => {

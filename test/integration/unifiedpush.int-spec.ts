@@ -3,7 +3,7 @@ import webpush from 'web-push';
 import { CredentialsService } from '../../src/credentials/credentials.service';
 import { UNIFIEDPUSH_DISCOVERY } from '../fakes';
 import { bearer, fcmToken, newApp, newInstallation } from '../support/factories';
-import { notificationCompleted } from '../support/notifications';
+import { notificationCompleted, outcomesByInstallation } from '../support/notifications';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 
@@ -35,13 +35,7 @@ describe('UnifiedPush (docs/api.md#unifiedpush)', () => {
       .post('/api/v1/notifications')
       .set(bearer(tenant.token))
       .send({ notification: { title: 'Hello', body: 'World' }, ...body });
-  const trace = async (id: string) =>
-    Object.fromEntries(
-      ((await ctx.http().get(`/api/v1/notifications/${id}/deliveries`).set(bearer(tenant.token)).expect(200)).body.data as Record<string, any>[]).map((d) => [
-        d.installation_id,
-        [d.status, d.reason],
-      ]),
-    );
+  const trace = (id: string) => outcomesByInstallation(ctx, tenant.token, id);
 
   it('registers an Android installation with a distributor endpoint; the resource says push_provider', async () => {
     const made = await unifiedPush();

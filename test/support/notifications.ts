@@ -7,6 +7,18 @@ export async function readNotification(ctx: TestContext, token: string, id: stri
   return (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(token)).expect(200)).body.data;
 }
 
+/** A notification's trace (docs/api.md#delivery-trace), each delivery by its installation id; fails unless 200. */
+export async function traceByInstallation(ctx: TestContext, token: string, id: string): Promise<Record<string, Record<string, any>>> {
+  const deliveries: Record<string, any>[] = (await ctx.http().get(`/api/v1/notifications/${id}/deliveries`).set(bearer(token)).expect(200)).body.data;
+  return Object.fromEntries(deliveries.map((d) => [d.installation_id, d]));
+}
+
+/** Each installation's [status, reason] in a notification's trace. */
+export async function outcomesByInstallation(ctx: TestContext, token: string, id: string): Promise<Record<string, [string, string | null]>> {
+  const trace = await traceByInstallation(ctx, token, id);
+  return Object.fromEntries(Object.entries(trace).map(([installation, d]) => [installation, [d.status, d.reason]]));
+}
+
 /** Polls the notification until it has `completed_at` and returns it. */
 export function notificationCompleted(ctx: TestContext, token: string, id: string, timeoutMs?: number, everyMs?: number): Promise<Record<string, any>> {
   return waitFor(
