@@ -10,6 +10,7 @@ COPY package.json package-lock.json ./
 # npm workspaces (clients/*): npm ci needs each one's package.json, and npm run build builds them too.
 COPY clients/web/package.json ./clients/web/
 COPY clients/admin/package.json ./clients/admin/
+COPY clients/node/package.json ./clients/node/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
@@ -32,6 +33,7 @@ COPY package.json package-lock.json ./
 # dashboard arrives built, in dist/admin.
 COPY clients/web/package.json ./clients/web/
 COPY clients/admin/package.json ./clients/admin/
+COPY clients/node/package.json ./clients/node/
 RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The web SDK's script-tag builds, which the api serves at /sdk/v1/ (docs/api.md#web-sdk).
