@@ -356,10 +356,8 @@ function hmsAndroidNotification(content: PushContent): Record<string, unknown> {
 
 export function webPushPayload(content: PushContent): Record<string, unknown> {
   if (content.options?.web?.declarative) return declarativeWebPushPayload(content);
-  const payload: Record<string, unknown> = { notification_id: content.id, title: content.title, body: content.body };
-  if (content.image_url) payload.image_url = content.image_url;
-  if (content.action_url) payload.action_url = content.action_url;
-  if (content.data) payload.data = content.data;
+  // The message as UnifiedPush carries it, then the browser's fields.
+  const payload = unifiedPushPayload(content);
   const web = content.options?.web;
   if (web) {
     if (web.icon !== undefined) payload.icon = web.icon;
