@@ -8,6 +8,7 @@ import { ApiModule } from '../app.module';
 import { buildOpenApiDocument } from '../common/http/openapi';
 import { WebPushHosts } from '../common/web-push-hosts';
 import { adminOpenApiText, CSRF_SCHEME, SESSION_SCHEME } from './admin-openapi';
+import { OPERATOR_ROLES, ROLE_EXTENSION } from './admin.guard';
 
 const FILE = resolve(__dirname, '../../clients/admin/openapi.json');
 
@@ -82,6 +83,13 @@ describe("the operator dashboard's OpenAPI document", () => {
       const security = method === 'get' ? [{ [SESSION_SCHEME]: [] }] : [{ [SESSION_SCHEME]: [], [CSRF_SCHEME]: [] }];
       expect({ route, security: operation.security }).toEqual({ route, security });
       expect({ route, has401: '401' in operation.responses, has403: '403' in operation.responses }).toEqual({ route, has401: true, has403: method !== 'get' });
+    }
+  });
+
+  it('names the least role on every route with a session (NeedsRole), and only a known role', () => {
+    for (const { route, operation } of operations(admin)) {
+      const role = (operation as Record<string, unknown>)[ROLE_EXTENSION];
+      expect({ route, role }).toEqual({ route, role: operation.security ? expect.stringMatching(`^(${OPERATOR_ROLES.join('|')})$`) : undefined });
     }
     expect(Object.keys(admin.components!.securitySchemes!).sort()).toEqual([CSRF_SCHEME, SESSION_SCHEME]);
   });

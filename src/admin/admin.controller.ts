@@ -23,7 +23,7 @@ import { UserIdPipe } from '../users/user-access';
 import type { AdminSession } from './admin-session';
 import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
 import { ADMIN_OPENAPI_DOCUMENT } from './admin-openapi';
-import { AdminGuard, WithoutSession } from './admin.guard';
+import { AdminGuard, NeedsRole, WithoutSession } from './admin.guard';
 import { AdminService } from './admin.service';
 import { AdminBrowseInstallationsDto, AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
 import {
@@ -109,6 +109,7 @@ export class AdminController {
   }
 
   @Delete('session')
+  @NeedsRole('viewer')
   @HttpCode(204)
   @ApiOperation({ summary: 'Log out', description: 'Clears the session cookie.' })
   @ApiNoContentResponse({ description: 'Logged out.', headers: { 'Set-Cookie': { description: 'The cleared session cookie.', schema: { type: 'string' } } } })
@@ -117,6 +118,7 @@ export class AdminController {
   }
 
   @Get('overview')
+  @NeedsRole('viewer')
   @ApiOperation({ summary: 'The overview', description: 'Outcomes per minute of the last hour, queue depths and webhook failures of the last day.' })
   @ApiOkResponse({ description: 'The overview.', type: AdminOverviewEnvelope })
   async overview(): Promise<AdminOverviewEnvelope> {
@@ -124,6 +126,7 @@ export class AdminController {
   }
 
   @Get('apps')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: 'Every app',
     description: 'With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.',
@@ -134,6 +137,7 @@ export class AdminController {
   }
 
   @Get('apps/:app')
+  @NeedsRole('viewer')
   @ApiOperation({ summary: 'An app' })
   @APP
   @ApiOkResponse({ description: 'The app.', type: AppEnvelope })
@@ -143,6 +147,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/notifications')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: "An app's notifications",
     description: 'Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.',
@@ -157,6 +162,7 @@ export class AdminController {
 
   /** Send a test: the API's send request body, validated by the same DTO and service. */
   @Post('apps/:app/notifications')
+  @NeedsRole('editor')
   @HttpCode(202)
   @ApiOperation({
     summary: 'Send a test',
@@ -172,6 +178,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/notifications/:id')
+  @NeedsRole('viewer')
   @ApiOperation({ summary: 'A notification', description: 'With its outcomes per minute.' })
   @APP
   @NOTIFICATION
@@ -183,6 +190,7 @@ export class AdminController {
 
   /** The delivery trace (docs/api.md#delivery-trace) through the API's own service, with a reason filter besides the status. */
   @Get('apps/:app/notifications/:id/deliveries')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: "A notification's deliveries",
     description:
@@ -198,6 +206,7 @@ export class AdminController {
   }
 
   @Post('apps/:app/notifications/:id/cancel')
+  @NeedsRole('editor')
   @HttpCode(200)
   @ApiOperation({ summary: 'Cancel a notification', description: 'As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.' })
   @APP
@@ -210,6 +219,7 @@ export class AdminController {
   }
 
   @Post('apps/:app/installations/browse')
+  @NeedsRole('viewer')
   @HttpCode(200)
   @ApiOperation({
     summary: 'Browse installations',
@@ -225,6 +235,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/installations')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: 'Look installations up',
     description: 'By `installation_id` or by `user_id` (one of the two), each with the latest notifications that targeted it.',
@@ -238,6 +249,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/live-activities')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: "An app's Live Activities",
     description:
@@ -251,6 +263,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/topics')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: "An app's topics",
     description: 'By key (docs/api.md#topics), each with `subscribers`: the users a `recipients.topic` send would reach now (null when that count timed out).',
@@ -264,6 +277,7 @@ export class AdminController {
 
   /** As PUT /api/v1/topics/{key}: any operator may, as they may send and cancel (docs/operations.md "Operator dashboard"). */
   @Put('apps/:app/topics/:key')
+  @NeedsRole('editor')
   @ApiOperation({
     summary: 'Create or replace a topic',
     description: 'As `PUT /api/v1/topics/{key}` (docs/api.md#topics), at most 100 per app; 200 whether it was new or not (the page knows).',
@@ -279,6 +293,7 @@ export class AdminController {
   }
 
   @Delete('apps/:app/topics/:key')
+  @NeedsRole('editor')
   @HttpCode(204)
   @ApiOperation({ summary: 'Delete a topic', description: "As `DELETE /api/v1/topics/{key}`: the users' choices for it go with it." })
   @APP
@@ -291,6 +306,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/users/:user/preferences')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: "A user's preferences",
     description: 'As `GET /api/v1/users/{user_id}/preferences` (docs/api.md#preferences): every topic of the app, with the defaults filled in.',
@@ -305,6 +321,7 @@ export class AdminController {
   }
 
   @Get('apps/:app/users/:user/inbox')
+  @NeedsRole('viewer')
   @ApiOperation({
     summary: "A user's inbox",
     description: 'As `GET /api/v1/users/{user_id}/inbox` (docs/api.md#inbox): newest first, cursor paginated, `meta.unread` the unread count.',
