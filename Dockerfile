@@ -11,6 +11,7 @@ COPY package.json package-lock.json ./
 COPY clients/web/package.json ./clients/web/
 COPY clients/admin/package.json ./clients/admin/
 COPY clients/node/package.json ./clients/node/
+COPY clients/react-native/package.json ./clients/react-native/
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
@@ -34,6 +35,7 @@ COPY package.json package-lock.json ./
 COPY clients/web/package.json ./clients/web/
 COPY clients/admin/package.json ./clients/admin/
 COPY clients/node/package.json ./clients/node/
+COPY clients/react-native/package.json ./clients/react-native/
 RUN npm ci --omit=dev --workspaces=false --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # The web SDK's script-tag builds, which the api serves at /sdk/v1/ (docs/api.md#web-sdk).
