@@ -12,10 +12,7 @@ export interface ResponseLike {
   readonly body?: { getReader(): { read(): Promise<{ done: boolean; value?: Uint8Array }> } } | null;
 }
 
-export type Fetch = (
-  url: string,
-  init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
-) => Promise<ResponseLike>;
+export type Fetch = (url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }) => Promise<ResponseLike>;
 
 /** A refusal by the service: `status`, its `{"message"}` and, on a 422, the `errors` by field (docs/api.md#errors). */
 export class PushApiError extends Error {

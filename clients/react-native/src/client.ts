@@ -81,10 +81,16 @@ export class PushClient {
     this.fetcher = options.fetch ?? ((url, init) => globalThis.fetch(url, init));
     this.outbox = new Outbox(options.storage, this.api, this.fetcher);
     this.preferences = new PreferencesApi(this.api, this.fetcher, () => this.currentUser());
-    const Xhr = options.XMLHttpRequest === undefined ? (globalThis as { XMLHttpRequest?: XhrConstructor }).XMLHttpRequest : (options.XMLHttpRequest ?? undefined);
+    const Xhr =
+      options.XMLHttpRequest === undefined ? (globalThis as { XMLHttpRequest?: XhrConstructor }).XMLHttpRequest : (options.XMLHttpRequest ?? undefined);
     this.inbox = new InboxApi(
       this.api,
-      { fetch: this.fetcher, XMLHttpRequest: Xhr, sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))), onError: this.reportError },
+      {
+        fetch: this.fetcher,
+        XMLHttpRequest: Xhr,
+        sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
+        onError: this.reportError,
+      },
       () => this.currentUser(),
     );
   }
@@ -112,7 +118,8 @@ export class PushClient {
   private static adapter(options: PushClientOptions): PushAdapter {
     if (options.messaging && options.notifications) throw new TypeError('PushClient.init: pass messaging (Firebase) or notifications (Expo), not both');
     if (options.messaging) {
-      if (options.platform !== 'ios' && options.platform !== 'android') throw new TypeError("PushClient.init: with messaging, pass platform: Platform.OS ('ios' or 'android')");
+      if (options.platform !== 'ios' && options.platform !== 'android')
+        throw new TypeError("PushClient.init: with messaging, pass platform: Platform.OS ('ios' or 'android')");
       return firebaseAdapter(options.messaging, options.platform);
     }
     if (options.notifications) return expoAdapter(options.notifications);
@@ -205,7 +212,8 @@ export class PushClient {
     const permission = await this.adapter.permission();
     // Before the user was asked, or after a refusal of an installation the service never knew, nothing is sent.
     if (permission !== 'granted' && !state.registered) return state;
-    const token = (await this.adapter.token()) ?? (state.registered ? { platform: state.registered.body.platform, token: state.registered.body.push_token } : null);
+    const token =
+      (await this.adapter.token()) ?? (state.registered ? { platform: state.registered.body.platform, token: state.registered.body.push_token } : null);
     if (!token) return state;
     if (state.liveActivityStartTokens && token.platform !== 'ios') throw new TypeError('setLiveActivityStartToken: Live Activities are iOS only');
     return reconcile(this.api, this.fetcher, state, wantedBody(state, token, permission, this.device()), this.now());

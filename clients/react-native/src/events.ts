@@ -57,7 +57,12 @@ export class Outbox {
   }
 
   private send(event: PendingEvent): Promise<unknown> {
-    const body = { installation_id: event.installationId, type: event.type, occurred_at: event.occurredAt, ...(event.action ? { action: event.action.slice(0, 64) } : {}) };
+    const body = {
+      installation_id: event.installationId,
+      type: event.type,
+      occurred_at: event.occurredAt,
+      ...(event.action ? { action: event.action.slice(0, 64) } : {}),
+    };
     return callApi(this.api, this.fetcher, 'POST', `/notifications/${encodeURIComponent(event.notificationId)}/events`, body);
   }
 

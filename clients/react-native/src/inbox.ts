@@ -115,7 +115,9 @@ export class InboxApi {
         const url = apiUrl(this.api, userPath(user.userId, '/inbox/stream'));
         const parser = new EventParser(onEvent);
         try {
-          const connection = this.transport.XMLHttpRequest ? xhrStream(this.transport.XMLHttpRequest, url, headers, parser) : fetchStream(this.transport.fetch, url, headers, parser);
+          const connection = this.transport.XMLHttpRequest
+            ? xhrStream(this.transport.XMLHttpRequest, url, headers, parser)
+            : fetchStream(this.transport.fetch, url, headers, parser);
           abort = connection.abort;
           await connection.done;
         } catch (error) {

@@ -73,7 +73,12 @@ export async function readState(storage: StorageLike, initialId?: string): Promi
 export const writeState = (storage: StorageLike, state: InstallationState) => storage.setItem(INSTALLATION_KEY, JSON.stringify(state));
 
 /** The body the service should hold now: the device's token and permission and what the app set. */
-export function wantedBody(state: InstallationState, token: { platform: Platform; token: string }, permission: Permission, device: RegistrationBody['device']): RegistrationBody {
+export function wantedBody(
+  state: InstallationState,
+  token: { platform: Platform; token: string },
+  permission: Permission,
+  device: RegistrationBody['device'],
+): RegistrationBody {
   const body: RegistrationBody = { platform: token.platform, push_token: token.token, permission, device };
   if (state.userId !== undefined) body.user_id = state.userId;
   if (state.tags !== undefined) body.tags = state.tags;
@@ -93,7 +98,13 @@ function withProof(change: Partial<RegistrationBody>, state: InstallationState):
  * nothing newer than a day; else a PATCH of the fields that changed (none: nothing is sent). A
  * PATCH answered 404 (the installation was deleted) registers anew. Returns the new state.
  */
-export async function reconcile(config: ApiConfig, fetcher: Fetch, state: InstallationState, wanted: RegistrationBody, now: number): Promise<InstallationState> {
+export async function reconcile(
+  config: ApiConfig,
+  fetcher: Fetch,
+  state: InstallationState,
+  wanted: RegistrationBody,
+  now: number,
+): Promise<InstallationState> {
   const known = state.registered;
   const put = async () => {
     await callApi(config, fetcher, 'PUT', installationPath(state.id), withProof(wanted, state));

@@ -73,7 +73,8 @@ export function expoAdapter(notifications: ExpoNotificationsLike): PushAdapter {
     requestPermission: async () => expoPermission(await notifications.requestPermissionsAsync()),
     token: async () => {
       const { type, data } = await notifications.getDevicePushTokenAsync();
-      if (type !== 'ios' && type !== 'android') throw new Error(`expo-notifications gave a ${type} token: the React Native SDK registers iOS and Android devices`);
+      if (type !== 'ios' && type !== 'android')
+        throw new Error(`expo-notifications gave a ${type} token: the React Native SDK registers iOS and Android devices`);
       return typeof data === 'string' && data !== '' ? { platform: type, token: data } : null;
     },
     onTokenChange: (listener) => {
