@@ -3,6 +3,7 @@ import { backgroundMessageHandler, PushApiError, PushClient, type PushClientOpti
 import { OUTBOX_KEY } from './events';
 import {
   AuthorizationStatus,
+  FakeAppState,
   expoNotification,
   FakeExpoNotifications,
   FakeFetch,
@@ -19,21 +20,6 @@ const HASH = 'f'.repeat(64);
 const NOTIFICATION = '7d0f5c1e-0000-4000-8000-000000000001';
 const DAY = 24 * 60 * 60 * 1000;
 const DEVICE = { app_version: '3.2.0', os_version: '18.1', model: 'iPhone16,1', locale: 'fr-FR', timezone: 'Europe/Paris' };
-
-/** The app's AppState: the test brings the app back to the foreground. */
-class FakeAppState {
-  private listener: ((state: string) => void) | null = null;
-  addEventListener(_type: 'change', listener: (state: string) => void) {
-    this.listener = listener;
-    return { remove: () => (this.listener = null) };
-  }
-  foreground() {
-    this.listener?.('active');
-  }
-  get listening() {
-    return this.listener !== null;
-  }
-}
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 0));
 

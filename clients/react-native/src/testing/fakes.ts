@@ -282,3 +282,18 @@ export class FakeXhr implements XhrLike {
     this.onreadystatechange?.();
   }
 }
+
+/** React Native's AppState: the test brings the app back to the foreground. */
+export class FakeAppState {
+  private listener: ((state: string) => void) | null = null;
+  addEventListener(_type: 'change', listener: (state: string) => void) {
+    this.listener = listener;
+    return { remove: () => void (this.listener = null) };
+  }
+  foreground(): void {
+    this.listener?.('active');
+  }
+  get listening(): boolean {
+    return this.listener !== null;
+  }
+}
