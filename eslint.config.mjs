@@ -11,7 +11,17 @@ export default defineConfig(
   {
     // clients/web/examples: what a shop writes, type-checked against the packed SDK in a fresh
     // project by test/e2e/web-sdk-package.e2e-spec.ts, not part of any tsconfig here.
-    ignores: ['**/dist/**', '**/node_modules/**', '.node/**', 'coverage/**', 'test/artifacts/**', 'bench/results/**', 'clients/web/examples/**'],
+    // examples/react-native: an app's source, for a project with React Native installed (not this one).
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '.node/**',
+      'coverage/**',
+      'test/artifacts/**',
+      'bench/results/**',
+      'clients/web/examples/**',
+      'examples/react-native/**',
+    ],
   },
   js.configs.recommended,
   tseslint.configs.recommendedTypeChecked,

@@ -121,6 +121,7 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 29.2 `pns export',
       '### 29.3 The web SDK served',
       '### 29.4 The server SDK',
+      '### 29.5 The React Native SDK',
     ];
     const lines = DOC.split('\n').filter((line) => /^#{2,3} \d/.test(line));
     expect(lines.length).toBe(headings.length);
