@@ -226,6 +226,12 @@ describe('PushClient', () => {
         [`/notifications/${NOTIFICATION}/events`, { installation_id: push.installationId, type: 'received', occurred_at: '2026-11-20T10:00:00.000Z' }],
       ]);
       expect(opened).toEqual([['myapp://orders/42', null]]);
+      // Taps on another sender's pushes reach the app each time, unreported.
+      messaging.tap({ messageId: 'other-1', data: { link: 'a' } });
+      messaging.tap({ messageId: 'other-2', data: { link: 'b' } });
+      expect(opened).toHaveLength(3);
+      await settle();
+      expect(api.sent).toHaveLength(2);
       expect(received).toEqual([{ order_id: 42 }, { from_another_sender: 'yes' }]);
     });
 

@@ -253,9 +253,11 @@ export class PushClient {
 
   private handleOpened(message: PushMessage, action: string | null): void {
     // The launching tap may come both from the initial-notification call and the listener.
-    const key = `${message.notificationId}/${action}`;
-    if (this.opened.has(key)) return;
-    this.opened.add(key);
+    if (message.notificationId) {
+      const key = `${message.notificationId}/${action}`;
+      if (this.opened.has(key)) return;
+      this.opened.add(key);
+    }
     void this.report(message, 'opened', action);
     this.options.onOpened?.(message, action);
   }
