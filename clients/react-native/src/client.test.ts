@@ -209,6 +209,7 @@ describe('PushClient', () => {
       const android = await init({ platform: 'android', storage });
       await android.requestPermission();
       await expect(android.setLiveActivityStartToken('DeliveryAttributes', 'ab'.repeat(32))).rejects.toThrow('iOS only');
+      await expect(android.sync()).resolves.toBeUndefined();
     });
 
     it('reports received and opened (no action: Firebase has none), and the tap that launched the app once', async () => {

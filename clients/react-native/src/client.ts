@@ -215,7 +215,7 @@ export class PushClient {
     const token =
       (await this.adapter.token()) ?? (state.registered ? { platform: state.registered.body.platform, token: state.registered.body.push_token } : null);
     if (!token) return state;
-    if (state.liveActivityStartTokens && token.platform !== 'ios') throw new TypeError('setLiveActivityStartToken: Live Activities are iOS only');
+    if (state.liveActivityStartTokens && token.platform !== 'ios') throw new Error('setLiveActivityStartToken: Live Activities are iOS only');
     return reconcile(this.api, this.fetcher, state, wantedBody(state, token, permission, this.device()), this.now());
   }
 
