@@ -11,7 +11,9 @@ export interface ExpoPermissionsLike {
   status: 'granted' | 'denied' | 'undetermined';
   granted: boolean;
   canAskAgain: boolean;
+  expires: 'never' | number;
   ios?: { status: number };
+  android?: { importance: number };
 }
 
 /** expo-notifications' `Notification`, as far as the SDK reads it. */

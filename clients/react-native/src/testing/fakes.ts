@@ -124,7 +124,7 @@ export const DEFAULT_ACTION_IDENTIFIER = 'expo.modules.notifications.actions.DEF
 /** `import * as Notifications from 'expo-notifications'`, on one simulated device. */
 export class FakeExpoNotifications implements ExpoNotificationsLike {
   readonly DEFAULT_ACTION_IDENTIFIER = DEFAULT_ACTION_IDENTIFIER;
-  permissions: ExpoPermissionsLike = { status: 'undetermined', granted: false, canAskAgain: true };
+  permissions: ExpoPermissionsLike = { status: 'undetermined', granted: false, canAskAgain: true, expires: 'never' };
   /** What the user answers to the system prompt. */
   answer: 'granted' | 'denied' = 'granted';
   permissionRequests = 0;
@@ -165,12 +165,9 @@ export class FakeExpoNotifications implements ExpoNotificationsLike {
   /** The user changes the permission in the system settings. */
   setPermission(status: 'granted' | 'denied'): void {
     const granted = status === 'granted';
-    this.permissions = {
-      status,
-      granted,
-      canAskAgain: !granted && status !== 'denied',
-      ...(this.platform === 'ios' ? { ios: { status: granted ? 2 : 1 } } : {}),
-    };
+    // IosAuthorizationStatus AUTHORIZED 2, DENIED 1; Android's channel importance (AndroidImportance DEFAULT 5, NONE 2).
+    const platform = this.platform === 'ios' ? { ios: { status: granted ? 2 : 1 } } : { android: { importance: granted ? 5 : 2 } };
+    this.permissions = { status, granted, canAskAgain: false, expires: 'never', ...platform };
   }
   rotateToken(token: string): void {
     this.token = token;
