@@ -6,6 +6,7 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
+import { FairSharesService } from '../fair-shares/fair-shares.service';
 import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
 
@@ -35,6 +36,7 @@ describe('SweeperService', () => {
     mocks.get(DeliveriesRepository).completeFinished.mockResolvedValue([]);
     mocks.get(LiveActivityUpdatesRepository).owed.mockResolvedValue([]);
     mocks.get(LiveActivityBroadcastsRepository).owed.mockResolvedValue([]);
+    mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(0);
     return { ...built, sweeps };
   };
 
