@@ -34,8 +34,3 @@ WHERE id IN (
   ORDER BY id
   LIMIT greatest(0, $3 - (SELECT count(*) FROM fair_share_batches WHERE app_id = $1 AND lane = $2 AND queued_at IS NOT NULL)))
 RETURNING notification_id, batch;
-
--- FairSharesRepository.depths
-SELECT app_id, lane, count(*) FILTER (WHERE queued_at IS NOT NULL) AS queued, count(*) FILTER (WHERE queued_at IS NULL) AS held,
-       min(created_at) FILTER (WHERE queued_at IS NULL) AS oldest_held_at
-FROM fair_share_batches GROUP BY app_id, lane;

@@ -2,6 +2,8 @@ import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { DELIVER_QUEUE, deliverJobId } from '../../src/common/queues';
 import { FairSharesService } from '../../src/delivery/fair-shares/fair-shares.service';
+import { LaneDepthSampler } from '../../src/metrics/lane-depth.sampler';
+import { MetricsService } from '../../src/metrics/metrics.service';
 import { bearer } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
 import { seedInstallations } from '../support/providers';
@@ -55,15 +57,18 @@ describe('fair shares between apps and lanes (docs/api.md#fair-sharing)', () => 
       started.push(sent);
     }
     const heldWhilePaused = await lanes();
+    await ctx.get(LaneDepthSampler).sample();
+    const gauge = await ctx.get(MetricsService).registry.getSingleMetric('pns_lane_batches')!.get();
+    const metrics = Object.fromEntries(gauge.values.map(({ labels, value }) => [Object.values(labels).join(','), value]));
     await deliverQueue().resume();
     for (const { id, token } of started) await notificationCompleted(ctx, token, id);
-    return { order: stack.fakes.apns.requests.slice(before).map((r) => r.token), heldWhilePaused };
+    return { order: stack.fakes.apns.requests.slice(before).map((r) => r.token), heldWhilePaused, metrics };
   };
 
   it("serves a second app's send before the first app's backlog ends", async () => {
     const big = await seedInstallations(ctx, a.appId, stack.fakes, 12, 'a-user', 'ios');
     const small = await seedInstallations(ctx, b.appId, stack.fakes, 2, 'b-user', 'ios');
-    const { order, heldWhilePaused } = await deliveredInOrder([
+    const { order, heldWhilePaused, metrics } = await deliveredInOrder([
       () =>
         send(
           a.token,
@@ -82,6 +87,8 @@ describe('fair shares between apps and lanes (docs/api.md#fair-sharing)', () => 
         { lane: 'transactional', queued: 2, held: 0 },
       ]),
     );
+    // The same, summed per lane without app labels (METRICS_APP_LABELS off).
+    expect(metrics).toEqual({ 'transactional,queued': 4, 'transactional,held': 10, 'marketing,queued': 0, 'marketing,held': 0 });
     expect(order).toHaveLength(14);
     const bDevices = new Set(small.map((s) => s.address));
     const lastOfB = Math.max(...small.map((s) => order.indexOf(s.address)));

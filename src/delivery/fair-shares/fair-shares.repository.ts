@@ -13,15 +13,6 @@ export interface LaneBatch {
   batch: number;
 }
 
-export interface LaneDepth {
-  app_id: string;
-  lane: Lane;
-  queued: number;
-  held: number;
-  /** When the oldest held batch was held, or null when none is. */
-  oldest_held_at: Date | null;
-}
-
 const ID = '00000000-0000-4000-8000-000000000000';
 
 /** One app and lane at a time: the window's count and what it lets through are read and changed under this lock. */
@@ -97,17 +88,6 @@ export class FairSharesRepository {
       await tx.query(LOCK_SQL, [appId, lane]);
       return this.release(tx, appId, lane, window);
     });
-  }
-
-  /** Queued and held batches per app and lane, for the metrics. */
-  @GenerateSql({ params: [] })
-  async depths(): Promise<LaneDepth[]> {
-    const rows: (Omit<LaneDepth, 'queued' | 'held'> & { queued: string; held: string })[] = await this.db.query(
-      `SELECT app_id, lane, count(*) FILTER (WHERE queued_at IS NOT NULL) AS queued, count(*) FILTER (WHERE queued_at IS NULL) AS held,
-              min(created_at) FILTER (WHERE queued_at IS NULL) AS oldest_held_at
-       FROM fair_share_batches GROUP BY app_id, lane`,
-    );
-    return rows.map((row) => ({ ...row, queued: Number(row.queued), held: Number(row.held) }));
   }
 
   private async release(tx: EntityManager, appId: string, lane: Lane, window: number): Promise<LaneBatch[]> {
