@@ -2,7 +2,7 @@
  * Fair shares between apps (docs/api.md#fair-sharing, issue 51): app B's send started while app
  * A's broadcast is being delivered, against B's send alone; single-device sends during the
  * broadcast against the same sends idle; and `dueSends` sends due at one instant. Every send is
- * iOS only, timed by its arrivals at the fake APNs (bench/README.md "Fair shares").
+ * iOS only, timed by its arrivals at the fake APNs (bench/README.md "Scenarios", fair-shares).
  */
 import { randomBytes } from 'node:crypto';
 import { quantiles, type Quantiles } from './latency';
