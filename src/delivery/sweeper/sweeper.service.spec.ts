@@ -93,6 +93,13 @@ describe('SweeperService', () => {
     expect(report).toMatchObject({ stuckReset: 3, batchesQueued: 3 });
   });
 
+  it('frees the window places of jobs dead past DELIVERY_STUCK_MS and counts the batches they let through (docs/api.md#fair-sharing)', async () => {
+    const { sut, mocks } = setup();
+    mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(2);
+    expect((await sut.sweep()).batchesQueued).toBe(2);
+    expect(mocks.get(FairSharesService).freeAbandoned).toHaveBeenCalledWith(120);
+  });
+
   it('queues nothing when nothing is owed', async () => {
     const { sut, mocks } = setup();
     expect(await sut.sweep()).toEqual({
