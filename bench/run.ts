@@ -1,9 +1,10 @@
 /**
- * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S --inbox N --inbox-streams N]
+ * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S --inbox N --inbox-streams N --fair-broadcast N]
  * Builds first (see package.json), then measures the built service; see bench/README.md.
  */
 import { join } from 'node:path';
 import { embeddedStartLine, measureEmbeddedStart } from './embedded-start';
+import { fairSharesLines, measureFairShares } from './fair-shares';
 import { FULL, QUICK, runBench, type BenchOptions } from './harness';
 import { table, writeResults } from './report';
 
@@ -43,8 +44,16 @@ async function main(): Promise<void> {
   const started = Date.now();
   const results = await runBench({ ...options, log: (line) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`) });
   const embeddedStart = await measureEmbeddedStart();
-  Object.assign(results, { embeddedStart });
-  process.stdout.write(`${table(results)}\n${embeddedStartLine(embeddedStart)}\n`);
+  // Fair shares (bench/README.md): A's broadcast (0 skips it), B's send and the due sends a tenth of it, 10,000 at most.
+  const argv = process.argv.slice(2);
+  const flag = argv.indexOf('--fair-broadcast');
+  const broadcast = flag >= 0 ? Number(argv[flag + 1]) : argv.includes('--quick') ? 20_000 : 100_000;
+  const log = (line: string) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(0)}s] ${line}\n`);
+  const size = Math.min(10_000, Math.round(broadcast / 10));
+  const fairShares =
+    broadcast > 0 ? await measureFairShares({ broadcast, send: size, singles: argv.includes('--quick') ? 20 : 50, dueSends: size, log }) : undefined;
+  Object.assign(results, { embeddedStart, fairShares });
+  process.stdout.write(`${table(results)}\n${embeddedStartLine(embeddedStart)}\n${fairShares ? `${fairSharesLines(fairShares)}\n` : ''}`);
   process.stdout.write(`\nwritten to ${writeResults(results, out, process.argv.includes('--quick') ? 'quick' : undefined)}\n`);
 }
 

@@ -40,6 +40,8 @@ export interface Stack {
   worker?: ServiceProcess;
   /** The harness's own connection pool (seeding and reading results; never the thing measured). */
   db: Pool;
+  /** Another app like the first (its own id and token, the same fakes' credentials). */
+  addApp(name: string): Promise<{ appId: string; token: string }>;
   startApi(): Promise<void>;
   startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   stopWorker(): Promise<void>;
@@ -100,51 +102,55 @@ export async function startStack(label: string): Promise<Stack> {
   };
   // The real migrations, through the operator command.
   await cli('migrate');
-  const appId: string = (await cli('apps:create', '--name', 'Benchmark')).id;
-  const token: string = (await cli('tokens:create', '--app', appId, '--abilities', '*')).token;
-
   const apnsKey = generateApnsKey();
   apns.addKey(apnsKey);
-  const account = fcm.createServiceAccount(`bench-${appId.slice(0, 8)}`);
+  const account = fcm.createServiceAccount('bench');
   const hmsClient = hms.createClient();
   const vapid = webpush.generateVAPIDKeys();
   web.expectVapidPublicKey(vapid.publicKey);
-  const dir = mkdtempSync(join(tmpdir(), 'pns-bench-'));
-  try {
-    writeFileSync(join(dir, 'AuthKey.p8'), apnsKey.privateKeyPem);
-    writeFileSync(join(dir, 'service-account.json'), JSON.stringify(account));
-    await cli(
-      'apps:credentials',
-      '--app',
-      appId,
-      '--apns-key-file',
-      join(dir, 'AuthKey.p8'),
-      '--apns-key-id',
-      apnsKey.keyId,
-      '--apns-team-id',
-      apnsKey.teamId,
-      '--apns-topic',
-      APNS_TOPIC,
-      '--apns-production',
-      'false',
-      '--fcm-service-account-file',
-      join(dir, 'service-account.json'),
-      '--vapid-subject',
-      'mailto:bench@example.com',
-      '--vapid-public-key',
-      vapid.publicKey,
-      '--vapid-private-key',
-      vapid.privateKey,
-      '--hms-app-id',
-      hmsClient.app_id,
-      '--hms-client-id',
-      hmsClient.client_id,
-      '--hms-client-secret',
-      hmsClient.client_secret,
-    );
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  /** An app with a token holding every ability and credentials for the four fakes (the same keys for every app). */
+  const addApp = async (name: string): Promise<{ appId: string; token: string }> => {
+    const appId: string = (await cli('apps:create', '--name', name)).id;
+    const token: string = (await cli('tokens:create', '--app', appId, '--abilities', '*')).token;
+    const dir = mkdtempSync(join(tmpdir(), 'pns-bench-'));
+    try {
+      writeFileSync(join(dir, 'AuthKey.p8'), apnsKey.privateKeyPem);
+      writeFileSync(join(dir, 'service-account.json'), JSON.stringify(account));
+      await cli(
+        'apps:credentials',
+        '--app',
+        appId,
+        '--apns-key-file',
+        join(dir, 'AuthKey.p8'),
+        '--apns-key-id',
+        apnsKey.keyId,
+        '--apns-team-id',
+        apnsKey.teamId,
+        '--apns-topic',
+        APNS_TOPIC,
+        '--apns-production',
+        'false',
+        '--fcm-service-account-file',
+        join(dir, 'service-account.json'),
+        '--vapid-subject',
+        'mailto:bench@example.com',
+        '--vapid-public-key',
+        vapid.publicKey,
+        '--vapid-private-key',
+        vapid.privateKey,
+        '--hms-app-id',
+        hmsClient.app_id,
+        '--hms-client-id',
+        hmsClient.client_id,
+        '--hms-client-secret',
+        hmsClient.client_secret,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    return { appId, token };
+  };
+  const { appId, token } = await addApp('Benchmark');
 
   // Production defaults for everything else (batch sizes, concurrency, retries, log level).
   const serviceEnv: Record<string, string> = {
@@ -184,6 +190,7 @@ export async function startStack(label: string): Promise<Stack> {
     token,
     apiPort,
     db,
+    addApp,
     async startApi() {
       // Rate limiting off: the benchmark is one token hammering the API on purpose.
       const api = ServiceProcess.start(

@@ -273,6 +273,14 @@ export class EnvironmentVariables {
   @Port()
   METRICS_PORT = 9464;
 
+  /**
+   * Adds an `app` label (the app's id) to the per-lane delivery metrics (docs/operations.md
+   * "Fair shares"): a series per app and lane, so off by default (cardinality).
+   */
+  @Transform(toBool)
+  @IsBoolean({ message: 'must be true or false' })
+  METRICS_APP_LABELS = false;
+
   /** Interface of the metrics listener; unset means every interface, like HOST (see docs/operations.md). */
   @IsOptional()
   @IsIP(undefined, { message: 'must be an IP address (0.0.0.0, ::, 127.0.0.1...)' })
@@ -329,6 +337,7 @@ export const VARIABLES = [
   'DATABASE_POOL_SIZE',
   'DATABASE_PREPARED_STATEMENTS',
   'TOKEN_CACHE',
+  'METRICS_APP_LABELS',
   'DATABASE_CONNECT_TIMEOUT_MS',
   'MIGRATE_ON_START',
   'QUEUE_BACKEND',

@@ -14,6 +14,8 @@ import { DeliveriesService } from './deliver/deliveries.service';
 import { FanOutProcessor } from './fan-out/fan-out.processor';
 import { FanOutRepository } from './fan-out/fan-out.repository';
 import { FanOutService } from './fan-out/fan-out.service';
+import { FairSharesRepository } from './fair-shares/fair-shares.repository';
+import { FairSharesService } from './fair-shares/fair-shares.service';
 import { LiveActivityUpdatesRepository } from './live-activity/live-activity-updates.repository';
 import { LiveActivityBroadcastsRepository } from './live-activity/live-activity-broadcasts.repository';
 import { LiveActivityBroadcasterService } from './live-activity/live-activity-broadcaster.service';
@@ -44,6 +46,8 @@ import { SweeperService } from './sweeper/sweeper.service';
   providers: [
     Clock,
     FanOutService,
+    FairSharesService,
+    FairSharesRepository,
     DeliveriesService,
     OutcomeRecorder,
     StoreOutage,

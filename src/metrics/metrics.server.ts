@@ -3,6 +3,7 @@ import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http
 import { AddressInfo } from 'node:net';
 import { EnvironmentVariables } from '../config/env';
 import { DatabaseSampler } from './database.sampler';
+import { LaneDepthSampler } from './lane-depth.sampler';
 import { MetricsService } from './metrics.service';
 import { QueueDepthSampler } from './queue-depth.sampler';
 
@@ -17,6 +18,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
     private readonly metrics: MetricsService,
     private readonly sampler: QueueDepthSampler,
     private readonly database: DatabaseSampler,
+    private readonly lanes: LaneDepthSampler,
   ) {}
 
   get port(): number | undefined {
@@ -66,7 +68,7 @@ export class MetricsServer implements OnApplicationBootstrap, OnModuleDestroy {
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { Allow: 'GET, HEAD', 'Content-Type': 'text/plain' }).end('method not allowed\n');
     } else if (path === '/metrics') {
-      await Promise.all([this.sampler.sample(), this.database.sample()]);
+      await Promise.all([this.sampler.sample(), this.database.sample(), this.lanes.sample()]);
       const body = await this.metrics.registry.metrics();
       res.writeHead(200, { 'Content-Type': this.metrics.registry.contentType }).end(req.method === 'HEAD' ? undefined : body);
     } else if (path === '/health/live') {

@@ -75,6 +75,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly laneBatches = new Gauge({
+    name: 'pns_lane_batches',
+    help: 'Delivery batches per lane queued in the deliver queue or held behind their app window',
+    labelNames: ['lane', 'state', 'app'] as const,
+    registers: [this.registry],
+  });
+
+  readonly laneOldestHeldAge = new Gauge({
+    name: 'pns_lane_oldest_held_age_seconds',
+    help: 'Seconds the oldest batch held behind its app window has waited, per lane; 0 when none is held',
+    labelNames: ['lane', 'app'] as const,
+    registers: [this.registry],
+  });
+
   readonly queueOldestAge = new Gauge({
     name: 'pns_queue_oldest_job_age_seconds',
     help: 'Seconds the oldest waiting job of each queue has been due; 0 when none waits',

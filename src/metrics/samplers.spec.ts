@@ -3,6 +3,9 @@ import type { Queue } from 'bullmq';
 import type { QueueInspector } from '../queue/queue-inspector';
 import type { DatabasePingRepository } from './database-ping.repository';
 import { DatabaseSampler } from './database.sampler';
+import type { EnvironmentVariables } from '../config/env';
+import type { LaneDepth, LaneDepthRepository } from './lane-depth.repository';
+import { LaneDepthSampler } from './lane-depth.sampler';
 import { MetricsService } from './metrics.service';
 import { QueueDepthSampler } from './queue-depth.sampler';
 
@@ -62,6 +65,47 @@ describe('metrics sampled at scrape', () => {
     expect(await values(metrics, 'pns_queue_jobs')).toEqual({});
     expect(await values(metrics, 'pns_queue_oldest_job_age_seconds')).toEqual({});
     expect(await values(metrics, 'pns_dependency_up')).toEqual({ redis: 0 });
+  });
+
+  describe('lanes (docs/operations.md "Fair shares")', () => {
+    const A = '00000000-0000-4000-8000-00000000000a';
+    const B = '00000000-0000-4000-8000-00000000000b';
+    const depths: LaneDepth[] = [
+      { app_id: A, lane: 'marketing', queued: 32, held: 1968, oldest_held_at: new Date(NOW - 90_000) },
+      { app_id: B, lane: 'marketing', queued: 3, held: 0, oldest_held_at: null },
+      { app_id: B, lane: 'transactional', queued: 2, held: 5, oldest_held_at: new Date(NOW - 4_000) },
+    ];
+    const sampler = (appLabels: boolean, read = () => Promise.resolve(depths)) =>
+      new LaneDepthSampler({ depths: read } as unknown as LaneDepthRepository, metrics, { METRICS_APP_LABELS: appLabels } as EnvironmentVariables);
+
+    it('sums every app per lane, with no app label by default', async () => {
+      await sampler(false).sample(NOW);
+      expect(await values(metrics, 'pns_lane_batches')).toEqual({
+        'transactional,queued': 2,
+        'transactional,held': 5,
+        'marketing,queued': 35,
+        'marketing,held': 1968,
+      });
+      expect(await values(metrics, 'pns_lane_oldest_held_age_seconds')).toEqual({ transactional: 4, marketing: 90 });
+    });
+
+    it('adds a series per app and lane with METRICS_APP_LABELS=true', async () => {
+      await sampler(true).sample(NOW);
+      expect(await values(metrics, 'pns_lane_batches')).toMatchObject({
+        'marketing,queued': 35,
+        [`marketing,queued,${A}`]: 32,
+        [`marketing,held,${A}`]: 1968,
+        [`marketing,held,${B}`]: 0,
+        [`transactional,held,${B}`]: 5,
+      });
+      expect(await values(metrics, 'pns_lane_oldest_held_age_seconds')).toMatchObject({ [`marketing,${A}`]: 90, [`marketing,${B}`]: 0 });
+    });
+
+    it('empties the lane series when the database does not answer', async () => {
+      await sampler(true).sample(NOW);
+      await sampler(true, () => Promise.reject(new Error('ECONNREFUSED'))).sample(NOW);
+      expect(await values(metrics, 'pns_lane_batches')).toEqual({});
+    });
   });
 
   it('reports the database up when it answers, down when it does not', async () => {

@@ -18,6 +18,8 @@ SELECT DISTINCT d.notification_id, d.batch FROM notifications n JOIN deliveries 
 WHERE n.completed_at IS NULL AND n.processing_started_at < now() - make_interval(secs => $1)
   AND d.status = ANY($3::text[]) AND d.updated_at < now() - make_interval(secs => $1)
   AND (d.next_attempt_at IS NULL OR d.next_attempt_at < now() - make_interval(secs => $1))
+  -- A batch held behind its app's window is owed no job yet (docs/api.md#fair-sharing).
+  AND NOT EXISTS (SELECT 1 FROM fair_share_batches f WHERE f.notification_id = d.notification_id AND f.batch = d.batch AND f.queued_at IS NULL)
 LIMIT $2;
 
 -- SweeperRepository.purgeIdempotencyKeys

@@ -106,6 +106,7 @@ describe('docs/api.md (issue #12.7)', () => {
       '## 21. Trying it without devices',
       '### 21.1 Dry runs',
       '### 21.2 Credential checks',
+      '## 23. Fair sharing between apps and between sends',
       '## 24. Topics and preferences',
       '### 24.1 Topics',
       '### 24.2 Preferences',

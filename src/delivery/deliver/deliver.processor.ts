@@ -2,12 +2,16 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { DelayedError, Job } from 'bullmq';
 import { DELIVER_QUEUE, DeliverJob } from '../../common/queues';
 import { env } from '../../config/env';
+import { FairSharesService } from '../fair-shares/fair-shares.service';
 import { DeliveriesService } from './deliveries.service';
 import { workerOptions } from '../../queue/worker-options';
 
 @Processor(DELIVER_QUEUE, workerOptions(DELIVER_QUEUE, () => env().WORKER_CONCURRENCY))
 export class DeliverProcessor extends WorkerHost {
-  constructor(private readonly deliveries: DeliveriesService) {
+  constructor(
+    private readonly deliveries: DeliveriesService,
+    private readonly fairShares: FairSharesService,
+  ) {
     super();
   }
 
@@ -21,6 +25,8 @@ export class DeliverProcessor extends WorkerHost {
       await job.moveToDelayed(Date.now() + result.waitMs, token);
       throw new DelayedError();
     }
+    // Its place in its app's lane goes to the lane's next batch, behind the other apps' (docs/api.md#fair-sharing).
+    await this.fairShares.finished(job.data.notificationId, job.data.batch);
     return result;
   }
 }

@@ -3,6 +3,7 @@ import { CredentialsService } from '../../credentials/credentials.service';
 import { DeliverJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
+import { FairSharesService } from '../fair-shares/fair-shares.service';
 import { ChunkResult } from './chunk-statement';
 import { ChunkParams, FanOutRepository, NotStarted, StartedRow } from './fan-out.repository';
 import { FanOutService, marketingRules } from './fan-out.service';
@@ -63,7 +64,7 @@ function setup() {
   const deliveries = built.mocks.get(DeliveriesRepository);
   deliveries.completeIfDone.mockResolvedValue(false);
   deliveries.pendingBatches.mockResolvedValue([]);
-  return { ...built, fanOuts, deliveries, deliverJobs: built.mocks.get(DeliverJobs) };
+  return { ...built, fanOuts, deliveries, deliverJobs: built.mocks.get(DeliverJobs), fairShares: built.mocks.get(FairSharesService) };
 }
 
 describe('FanOutService', () => {
@@ -75,14 +76,17 @@ describe('FanOutService', () => {
     expect(await sut.fanOut(ID, false)).toEqual({ ran: false, installations: 0, batches: 0, heldUntil: dueAt });
   });
 
-  it('fans out chunk after chunk with the configured platforms, queues each batch, then completes what is done', async () => {
-    const { sut, fanOuts, deliverJobs, deliveries, mocks } = setup();
+  it('fans out chunk after chunk with the configured platforms, offers each batch to its app’s lane, then completes what is done', async () => {
+    const { sut, fanOuts, fairShares, deliveries, mocks } = setup();
     fanOuts.started = startedRow({ options: { platforms: ['ios', 'web'] } });
     fanOuts.chunks = [chunk(), chunk({ batches: [{ batch: 1, due: null }], batchesSoFar: 2 })];
     deliveries.completeIfDone.mockResolvedValue(true);
     expect(await sut.fanOut(ID, false)).toEqual({ ran: true, installations: 4, batches: 2 });
     expect(fanOuts.asked[0]).toMatchObject({ appId: APP, wanted: ['ios', 'web'], configured: ['apns'], silentless: [], cap: null, paceMs: null });
-    expect(deliverJobs.addBatches.mock.calls.map(([batches]) => batches.map((b) => b.batch))).toEqual([[0], [1]]);
+    expect(fairShares.offer.mock.calls).toEqual([
+      [APP, 'transactional', ID, [0]],
+      [APP, 'transactional', ID, [1]],
+    ]);
     expect(mocks.get(CompletionReportService).completed).toHaveBeenCalledWith([ID]);
   });
 
@@ -104,12 +108,26 @@ describe('FanOutService', () => {
     expect(fanOuts.chunks).toHaveLength(1);
   });
 
-  it('queues the batches still owed when a fan-out already done runs again', async () => {
-    const { sut, fanOuts, deliveries, deliverJobs } = setup();
-    fanOuts.started = startedRow({ fanned_out_at: new Date() });
-    deliveries.pendingBatches.mockResolvedValue([{ batch: 3, due: null }]);
+  it('offers again the batches still owed when a fan-out already done runs again; one due later goes as a delayed job', async () => {
+    const { sut, fanOuts, deliveries, deliverJobs, fairShares } = setup();
+    fanOuts.started = startedRow({ fanned_out_at: new Date(), options: { category: 'marketing' } });
+    const later = new Date(Date.now() + 3_600_000);
+    deliveries.pendingBatches.mockResolvedValue([
+      { batch: 3, due: null },
+      { batch: 4, due: later },
+    ]);
     expect(await sut.fanOut(ID, false)).toMatchObject({ ran: false });
-    expect(deliverJobs.addBatches).toHaveBeenCalledWith([{ notificationId: ID, batch: 3, delayMs: 0 }]);
+    expect(fairShares.offer).toHaveBeenCalledWith(APP, 'marketing', ID, [3]);
+    expect(deliverJobs.addBatches.mock.calls[0][0]).toMatchObject([{ notificationId: ID, batch: 4 }]);
+  });
+
+  it('queues a throttled send’s batches as jobs, outside its app’s lanes', async () => {
+    const { sut, fanOuts, deliverJobs, fairShares } = setup();
+    fanOuts.started = startedRow({ options: { throttle_per_minute: 600 } });
+    fanOuts.chunks = [chunk({ finished: true })];
+    await sut.fanOut(ID, false);
+    expect(fairShares.offer).toHaveBeenCalledWith(APP, 'transactional', ID, []);
+    expect(deliverJobs.addBatches).toHaveBeenCalledWith([{ notificationId: ID, batch: 0, delayMs: 0 }]);
   });
 
   it('finishes a small send once, completing it only when this call marked it', async () => {

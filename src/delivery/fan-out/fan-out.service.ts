@@ -8,6 +8,7 @@ import { DeliverJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { Clock } from '../../common/time';
+import { FairSharesService, laneOf } from '../fair-shares/fair-shares.service';
 import { ChunkParams, ChunkResult, FanOutRepository, FilledBatch, StartedRow, wantedPlatforms } from './fan-out.repository';
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
@@ -39,6 +40,7 @@ export class FanOutService {
     private readonly metrics: MetricsService,
     private readonly completions: CompletionReportService,
     private readonly clock: Clock,
+    private readonly fairShares: FairSharesService,
   ) {}
 
   /** `resumed`: the job may have died before queueing a chunk's jobs; `continuing`: back from a planned hold, nothing owed. */
@@ -48,11 +50,11 @@ export class FanOutService {
       return { ran: false, installations: 0, batches: 0, ...(started.missing ? {} : { heldUntil: started.dueAt }) };
     }
     if (started.fanned_out_at) {
-      await this.enqueuePendingBatches(notificationId);
+      await this.enqueuePendingBatches(notificationId, started);
       await this.completeIfDone(notificationId);
       return { ran: false, installations: 0, batches: 0 };
     }
-    if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId);
+    if (resumed || (started.fanout_position > 0 && !continuing)) await this.enqueuePendingBatches(notificationId, started);
 
     const wanted = wantedPlatforms(started.options);
     const configured = await this.credentials.providersForDelivery(started.app_id);
@@ -88,7 +90,7 @@ export class FanOutService {
       installations += chunk.installations;
       batchCount += chunk.batches.length;
       for (const { platform, reason, count } of chunk.skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
-      await this.enqueue(notificationId, chunk.batches);
+      await this.enqueue(notificationId, started, chunk.batches);
       // A throttled send is fanned out a lead ahead of its turns, not all at once; a cancel continues at once.
       const resumeAt =
         paceMs && !chunk.canceled && !chunk.finished
@@ -120,14 +122,27 @@ export class FanOutService {
     if (await this.deliveries.completeIfDone(notificationId)) await this.completions.completed([notificationId]);
   }
 
-  /** Queues a job for every batch that still has rows to send, delayed to its due time; existing job ids make it a no-op. */
-  async enqueuePendingBatches(notificationId: string): Promise<void> {
-    await this.enqueue(notificationId, await this.deliveries.pendingBatches(notificationId));
+  /** Queues a job for every batch that still has rows to send, delayed to its due time; existing job ids and held places make it a no-op. */
+  private async enqueuePendingBatches(notificationId: string, started: StartedRow): Promise<void> {
+    await this.enqueue(notificationId, started, await this.deliveries.pendingBatches(notificationId));
   }
 
-  private enqueue(notificationId: string, batches: FilledBatch[]): Promise<void> {
+  /**
+   * Batches due now take their app's lane (docs/api.md#fair-sharing); those due later (local times) and a
+   * throttled send's, which its pace spreads already and which must never hold up an unthrottled one, go as jobs.
+   */
+  private async enqueue(notificationId: string, started: StartedRow, batches: FilledBatch[]): Promise<void> {
     const now = Date.now();
-    return this.deliverJobs.addBatches(batches.map(({ batch, due }) => ({ notificationId, batch, delayMs: due ? due.getTime() - now : 0 })));
+    const throttled = Boolean(started.options?.throttle_per_minute);
+    const fair = throttled ? [] : batches.filter(({ due }) => !due || due.getTime() <= now);
+    const direct = throttled ? batches : batches.filter(({ due }) => due && due.getTime() > now);
+    await this.fairShares.offer(
+      started.app_id,
+      laneOf(started.options),
+      notificationId,
+      fair.map(({ batch }) => batch),
+    );
+    await this.deliverJobs.addBatches(direct.map(({ batch, due }) => ({ notificationId, batch, delayMs: due ? due.getTime() - now : 0 })));
   }
 }
 

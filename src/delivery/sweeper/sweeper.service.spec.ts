@@ -6,6 +6,7 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
+import { FairSharesService } from '../fair-shares/fair-shares.service';
 import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
 
@@ -35,6 +36,7 @@ describe('SweeperService', () => {
     mocks.get(DeliveriesRepository).completeFinished.mockResolvedValue([]);
     mocks.get(LiveActivityUpdatesRepository).owed.mockResolvedValue([]);
     mocks.get(LiveActivityBroadcastsRepository).owed.mockResolvedValue([]);
+    mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(0);
     return { ...built, sweeps };
   };
 
@@ -89,6 +91,13 @@ describe('SweeperService', () => {
     ]);
     expect(suffix).toMatch(/^s\d+$/);
     expect(report).toMatchObject({ stuckReset: 3, batchesQueued: 3 });
+  });
+
+  it('frees the window places of jobs dead past DELIVERY_STUCK_MS and counts the batches they let through (docs/api.md#fair-sharing)', async () => {
+    const { sut, mocks } = setup();
+    mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(2);
+    expect((await sut.sweep()).batchesQueued).toBe(2);
+    expect(mocks.get(FairSharesService).freeAbandoned).toHaveBeenCalledWith(120);
   });
 
   it('queues nothing when nothing is owed', async () => {

@@ -5,6 +5,7 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
+import { FairSharesService } from '../fair-shares/fair-shares.service';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
 /** Its enqueue may have failed. */
@@ -38,6 +39,7 @@ export class SweeperService {
     private readonly liveActivityJobs: LiveActivityJobs,
     private readonly liveActivityBroadcasts: LiveActivityBroadcastsRepository,
     private readonly liveActivityBroadcastJobs: LiveActivityBroadcastJobs,
+    private readonly fairShares: FairSharesService,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -52,6 +54,8 @@ export class SweeperService {
     };
     const batches = await this.resetStuckDeliveries(report);
     report.batchesQueued = await this.requeueBatches(batches);
+    // Places in apps' windows whose job died after its batch was sent go to the next held batches.
+    report.batchesQueued += await this.fairShares.freeAbandoned(this.config.DELIVERY_STUCK_MS / 1000);
     const completed = await this.deliveries.completeFinished();
     report.completed = completed.length;
     await this.completions.completed(completed);

@@ -1,0 +1,31 @@
+import { Injectable } from '@nestjs/common';
+import { InjectDataSource } from '@nestjs/typeorm';
+import { DataSource } from 'typeorm';
+import { GenerateSql, SqlFile } from '../queries/generate-sql';
+
+export interface LaneDepth {
+  app_id: string;
+  lane: string;
+  queued: number;
+  held: number;
+  /** When the oldest held batch was held, or null when none is. */
+  oldest_held_at: Date | null;
+}
+
+/** What every app's lanes hold (docs/api.md#fair-sharing), for `pns_lane_batches`. */
+@SqlFile('lane-depth.repository.sql')
+@Injectable()
+export class LaneDepthRepository {
+  constructor(@InjectDataSource() private readonly db: DataSource) {}
+
+  /** Rows exist only for batches queued or held, so this reads a small table. */
+  @GenerateSql({ params: [] })
+  async depths(): Promise<LaneDepth[]> {
+    const rows: (Omit<LaneDepth, 'queued' | 'held'> & { queued: string; held: string })[] = await this.db.query(
+      `SELECT app_id, lane, count(*) FILTER (WHERE queued_at IS NOT NULL) AS queued, count(*) FILTER (WHERE queued_at IS NULL) AS held,
+              min(created_at) FILTER (WHERE queued_at IS NULL) AS oldest_held_at
+       FROM fair_share_batches GROUP BY app_id, lane`,
+    );
+    return rows.map((row) => ({ ...row, queued: Number(row.queued), held: Number(row.held) }));
+  }
+}
