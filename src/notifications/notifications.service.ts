@@ -6,7 +6,7 @@ import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { TopicsService } from '../topics/topics.service';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
-import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
+import { fitProblem, oversized, PushContent } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
@@ -18,7 +18,6 @@ import { NewNotification, NotificationRow, NotificationsRepository } from './not
 
 /** An enqueue that Redis does not confirm by then is left to the worker's sweeper. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
-const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push', huawei: 'Huawei Push Kit' } as const;
 
 export interface SendResult {
   status: number;
@@ -227,22 +226,10 @@ export class NotificationsService {
 
   /** Refuses now a payload over a reachable platform's limit, localized variants included (docs/api.md#send, #localization). */
   private async assertFits(appId: string, content: PushContent): Promise<void> {
-    const variants: [PushContent, string][] = [[content, 'notification']];
-    for (const [tag, variant] of localizedVariants(content)) variants.push([variant, `notification.localizations.${tag}`]);
-    const tooLarge = variants.flatMap(([variant, path]) =>
-      targetedPlatforms(variant)
-        .map((platform) => ({ platform, path, size: payloadSize(variant, platform) }))
-        .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]),
-    );
+    const tooLarge = oversized(content);
     if (tooLarge.length === 0) return;
-    const reachable = await this.credentials.platforms(appId);
-    const refused = tooLarge.find(({ platform }) => reachable.includes(platform));
-    if (refused) {
-      throw ValidationFailedError.of(
-        refused.path,
-        `The notification is too large for ${PLATFORM_NAMES[refused.platform]}: its payload would be ${refused.size} bytes, the limit is ${PAYLOAD_LIMITS[refused.platform]}.`,
-      );
-    }
+    const problem = fitProblem(tooLarge, await this.credentials.platforms(appId));
+    if (problem) throw ValidationFailedError.of(problem.path, problem.message);
   }
 
   private positionOf(cursor: string): CursorPosition {

@@ -282,6 +282,16 @@ export class PushClient {
     delete: (key: string, options?: CallOptions) => this.#http.call<NoContent<'Topics_remove'>>({ method: 'DELETE', path: path('topics', key), options }),
   };
 
+  templates = {
+    put: (key: string, body: RequestBody<'Templates_put'>, options?: CallOptions) =>
+      this.#http.call<Success<'Templates_put'>>({ method: 'PUT', path: path('templates', key), body, options }),
+    get: (key: string, options?: CallOptions) => this.#http.call<Success<'Templates_find'>>({ method: 'GET', path: path('templates', key), options }),
+    version: (key: string, version: number, options?: CallOptions) =>
+      this.#http.call<Success<'Templates_version'>>({ method: 'GET', path: path('templates', key, 'versions', String(version)), options }),
+    list: (options?: CallOptions) => this.#http.call<Success<'Templates_list'>>({ method: 'GET', path: 'templates', options }),
+    delete: (key: string, options?: CallOptions) => this.#http.call<NoContent<'Templates_remove'>>({ method: 'DELETE', path: path('templates', key), options }),
+  };
+
   async *#inboxStream(userId: string, options?: CallOptions): AsyncGenerator<InboxStreamEvent> {
     const headers = { accept: 'text/event-stream', ...options?.headers };
     const response = await this.#http.open({ method: 'GET', path: path('users', userId, 'inbox', 'stream'), options: { ...options, headers } });

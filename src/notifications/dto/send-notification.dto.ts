@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { CHANNELS, NOTIFICATION_CATEGORIES, RECIPIENT_KINDS } from '../../common/vocabulary';
 import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
@@ -11,7 +11,6 @@ import {
   In,
   Instant,
   Int,
-  KeyedObjects,
   List,
   Nested,
   NestedList,
@@ -21,7 +20,7 @@ import {
   True,
   WithSiblings,
 } from '../../common/validation/rules';
-import { ATTRIBUTES_TYPE_NAME, checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
+import { ATTRIBUTES_TYPE_NAME, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 import {
   ANDROID_PROXIES,
@@ -36,19 +35,9 @@ import {
   WebOptions,
 } from '../../common/notification-options';
 import { RequiredUnless } from '../../common/validation/framework';
+import { type LocalizedContent, Localizations, reservedDataKey } from '../../common/validation/content-rules';
 
-/**
- * Why a `data` key is reserved, or null: the service puts the first two into every message's data,
- * FCM refuses the others (docs/api.md#notifications). Compared without case, as FCM does.
- */
-export function reservedDataKey(key: string): string | null {
-  const lower = key.toLowerCase();
-  if (lower === 'notification_id' || lower === 'action_url') return 'the service sets it in every message';
-  if (['from', 'message_type', 'collapse_key', 'notification'].includes(lower) || lower.startsWith('google.') || lower.startsWith('gcm.')) {
-    return 'FCM reserves it';
-  }
-  return null;
-}
+export { type LocalizedContent, Localizations, reservedDataKey };
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
@@ -95,21 +84,6 @@ export class RecipientsDto {
   topic?: string;
 }
 
-/** One language's variant of the content (docs/api.md#localization): each field under the default field's rule. */
-const LOCALIZED_FIELDS = {
-  title: checkString({ min: 1, max: 256 }),
-  body: checkString({ min: 1, max: 4000 }),
-  image_url: checkHttpsUrl(2048),
-  action_url: checkLinkUrl(2048),
-};
-
-export interface LocalizedContent {
-  title?: string;
-  body?: string;
-  image_url?: string;
-  action_url?: string;
-}
-
 export class NotificationContentDto {
   @ApiProperty({ example: 'Shipped' })
   @Required()
@@ -133,25 +107,7 @@ export class NotificationContentDto {
     example: { fr: { title: 'Expédiée', body: 'Votre commande est en route' } },
   })
   @Optional()
-  @KeyedObjects({
-    maxKeys: 50,
-    key: /^[A-Za-z0-9-]{2,35}$/,
-    keyMessage: 'The :attribute field name must be a BCP 47 language tag (2 to 35 letters, digits and -).',
-    fields: LOCALIZED_FIELDS,
-    minFields: 1,
-    schema: {
-      type: 'object',
-      maxProperties: 50,
-      // OpenAPI 3.0 has no propertyNames: the keys' rule, for tools that read it.
-      'x-key-pattern': '^[A-Za-z0-9-]{2,35}$',
-      additionalProperties: {
-        type: 'object',
-        minProperties: 1,
-        additionalProperties: false,
-        properties: Object.fromEntries(Object.entries(LOCALIZED_FIELDS).map(([name, check]) => [name, check.schema])),
-      },
-    } as ApiPropertyOptions,
-  })
+  @Localizations()
   localizations?: Record<string, LocalizedContent> | null;
 }
 
