@@ -18,6 +18,7 @@ import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 import { TopicsModule } from '../topics/topics.module';
+import { TemplatesModule } from '../templates/templates.module';
 
 @Module({
   imports: [
@@ -28,6 +29,8 @@ import { TopicsModule } from '../topics/topics.module';
     SmallSendsModule,
     // A send's or count's topic must exist (docs/api.md#topics-and-preferences).
     TopicsModule,
+    // A send from a template takes its texts (docs/api.md#sending-with-a-template).
+    TemplatesModule,
     // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
     BullModule.registerQueueAsync(
       ...[FANOUT_QUEUE, SMALL_SEND_QUEUE].map((name) => ({

@@ -4,6 +4,8 @@ import { NotFoundError, StateConflictError, ValidationFailedError } from '../com
 import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { TopicsService } from '../topics/topics.service';
+import { TemplatesService } from '../templates/templates.service';
+import { liquidErrors } from '../common/liquid';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { fitProblem, oversized, PushContent } from '../delivery/providers/payloads';
@@ -41,6 +43,7 @@ export class NotificationsService {
     private readonly smallSends: SmallSendsService,
     private readonly smallSendJobs: SmallSendJobs,
     private readonly topics: TopicsService,
+    private readonly templates: TemplatesService,
     config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
@@ -49,15 +52,21 @@ export class NotificationsService {
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
     const topic = await this.sendTopic(appId, dto);
+    const template = dto.template ? await this.templates.forSend(appId, dto.template.key, dto.template.version, 'template') : null;
     // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
-    const shown = dto.notification ?? null;
+    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? null);
+    // options.personalize makes an inline notification's texts Liquid (docs/api.md#sending-with-a-template): checked as a template's.
+    if (!template && dto.options?.personalize && shown) {
+      const errors = liquidErrors(shown, 'notification');
+      if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
+    }
     const content: PushContent = {
       id,
       title: shown?.title ?? null,
       body: shown?.body ?? null,
       image_url: shown?.image_url ?? null,
       action_url: shown?.action_url ?? null,
-      data: dto.data ?? null,
+      data: dto.data ?? template?.data ?? null,
       options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
       localizations: shown?.localizations ?? null,
     };
@@ -83,6 +92,8 @@ export class NotificationsService {
       recipient_filter: recipients.filter ?? null,
       send_at: dto.send_at ? new Date(dto.send_at) : null,
       localizations: (content.localizations ?? null) as NotificationRow['localizations'],
+      template: template ? { key: template.key, version: template.version } : null,
+      variables: (template ? dto.template?.variables : dto.variables) ?? null,
     };
     // A send_at in the past means now; the worker checks the time again, so an early job waits.
     const delayMs = notification.send_at ? Math.max(0, notification.send_at.getTime() - Date.now()) : 0;

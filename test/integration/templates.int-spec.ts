@@ -1,4 +1,5 @@
-import { bearer, newApp, newToken } from '../support/factories';
+import { apnsToken, bearer, newApp, newInstallation, newToken } from '../support/factories';
+import { waitFor } from '../support/wait-for';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 
@@ -85,5 +86,86 @@ describe('templates', () => {
     const big = await putTemplate('big', { name: 'Big', notification: { title: 'Big', body }, data: { padding: 'y'.repeat(3000) } }).expect(422);
     expect(Object.keys(big.body.errors)).toEqual(['notification']);
     expect(big.body.errors.notification[0]).toMatch(/^The notification is too large for /);
+  });
+
+  describe('sending (docs/api.md#sending-with-a-template)', () => {
+    const send = (body: Record<string, unknown>) => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body);
+    const read = async (id: string) => (await ctx.http().get(`/api/v1/notifications/${id}`).set(bearer(tenant.token)).expect(200)).body.data;
+    const alertOf = (token: string) => (stack.fakes.apns.requests.find((r) => r.token === token)!.payload as { aps: { alert: unknown } }).aps.alert;
+
+    it('renders each installation its own text, localized first; the Notification names the template', async () => {
+      await putTemplate('welcome', {
+        name: 'Welcome',
+        notification: { title: 'Hi {{ properties.first_name | default: "there" }}', body: '{{ vars.offer | upcase }} for {{ user_id }}' },
+        localizations: { fr: { title: 'Bonjour {{ properties.first_name }}' } },
+      });
+      const [en, fr, bare] = [apnsToken(), apnsToken(), apnsToken()];
+      await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: en, user_id: 'ann', properties: { first_name: 'Ann' } });
+      await newInstallation(ctx, tenant.token, {
+        platform: 'ios',
+        push_token: fr,
+        user_id: 'zoe',
+        device: { locale: 'fr_FR' },
+        properties: { first_name: 'Zoé' },
+      });
+      await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: bare, user_id: 'bob' });
+      const res = await send({ recipients: { user_ids: ['ann', 'zoe', 'bob'] }, template: { key: 'welcome', variables: { offer: 'free shipping' } } }).expect(
+        202,
+      );
+      expect(res.body.data.template).toEqual({ key: 'welcome', version: 1 });
+      expect(res.body.data.notification.title).toBe('Hi {{ properties.first_name | default: "there" }}');
+      await waitFor(async () => (await read(res.body.data.id)).completed_at, 'the send to complete');
+      expect(alertOf(en)).toEqual({ title: 'Hi Ann', body: 'FREE SHIPPING for ann' });
+      expect(alertOf(fr)).toEqual({ title: 'Bonjour Zoé', body: 'FREE SHIPPING for zoe' });
+      expect(alertOf(bare)).toEqual({ title: 'Hi there', body: 'FREE SHIPPING for bob' });
+      expect((await read(res.body.data.id)).statistics).toMatchObject({ accepted: 3, skipped: 0 });
+    });
+
+    it('makes an inline notification Liquid only with options.personalize; an inline send has template null', async () => {
+      const token = apnsToken();
+      await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: token, user_id: 'pat' });
+      const plain = await send({ recipients: { user_ids: ['pat'] }, notification: { title: 'Hi {{ user_id }}', body: 'b' } }).expect(202);
+      expect(plain.body.data.template).toBeNull();
+      await waitFor(async () => (await read(plain.body.data.id)).completed_at, 'the plain send');
+      expect(alertOf(token)).toEqual({ title: 'Hi {{ user_id }}', body: 'b' });
+      stack.fakes.apns.requests.length = 0;
+      const personal = await send({
+        recipients: { user_ids: ['pat'] },
+        notification: { title: 'Hi {{ user_id }}', body: '{{ vars.n | plus: 1 }}' },
+        variables: { n: 41 },
+        options: { personalize: true },
+      }).expect(202);
+      await waitFor(async () => (await read(personal.body.data.id)).completed_at, 'the personalized send');
+      expect(alertOf(token)).toEqual({ title: 'Hi pat', body: '42' });
+    });
+
+    it('skips an installation whose rendering fails as RenderFailed, with the reason in the trace', async () => {
+      await putTemplate('loop', { name: 'Loop', notification: { title: 'T', body: '{% for i in (1..100000000) %}{{ i }}{% endfor %}' } }).expect(201);
+      const token = apnsToken();
+      await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: token, user_id: 'looper' });
+      const res = await send({ recipients: { user_ids: ['looper'] }, template: { key: 'loop' } }).expect(202);
+      await waitFor(async () => (await read(res.body.data.id)).completed_at, 'the send');
+      const trace = await ctx.http().get(`/api/v1/notifications/${res.body.data.id}/deliveries`).set(bearer(tenant.token)).expect(200);
+      expect(trace.body.data).toEqual([expect.objectContaining({ status: 'skipped', reason: 'RenderFailed' })]);
+    });
+
+    it('refuses a template with notification, an unknown key or version, and a personalized text that does not parse', async () => {
+      await putTemplate('known', shipped);
+      const recipients = { user_ids: ['x'] };
+      const both = await send({ recipients, template: { key: 'known' }, notification: { title: 't', body: 'b' } }).expect(422);
+      expect(both.body.errors).toEqual({ template: ['The template field must not be given together with notification.'] });
+      expect((await send({ recipients, template: { key: 'nosuch' } }).expect(422)).body.errors).toEqual({
+        'template.key': ['The template.key field names no template of the app.'],
+      });
+      expect((await send({ recipients, template: { key: 'known', version: 9 } }).expect(422)).body.errors).toEqual({
+        'template.version': ['The template.version field names no version of template known.'],
+      });
+      const broken = await send({ recipients, notification: { title: '{% if %}', body: 'b' }, options: { personalize: true } }).expect(422);
+      expect(Object.keys(broken.body.errors)).toEqual(['notification.title']);
+      // Without personalize the same text is plain and valid.
+      await send({ recipients, notification: { title: '{% if %}', body: 'b' } }).expect(202);
+      const versioned = await send({ recipients, template: { key: 'known', version: 1 } }).expect(202);
+      expect(versioned.body.data.template).toEqual({ key: 'known', version: 1 });
+    });
   });
 });

@@ -284,6 +284,80 @@ export interface paths {
         patch: operations["Preferences_update"];
         trace?: never;
     };
+    "/api/v1/templates/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a template (its latest version)
+         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
+         */
+        get: operations["Templates_find"];
+        /**
+         * Create or change a template
+         * @description **Ability:** `templates:write` (or `*`).
+         *
+         *     Each text must parse as Liquid and fit the payload limits unrendered (a 422 at its path). A change makes a new version; the same content again changes nothing.
+         */
+        put: operations["Templates_put"];
+        post?: never;
+        /**
+         * Delete a template
+         * @description **Ability:** `templates:write` (or `*`).
+         *
+         *     With every version; sends made from it keep their texts, later sends naming it are a 422.
+         */
+        delete: operations["Templates_remove"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's templates
+         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
+         *
+         *     Each at its latest version, by key.
+         */
+        get: operations["Templates_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{key}/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one version of a template
+         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
+         */
+        get: operations["Templates_version"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users/{userId}/inbox": {
         parameters: {
             query?: never;
@@ -562,80 +636,6 @@ export interface paths {
             cookie?: never;
         };
         get: operations["Health_ready"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/templates/{key}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read a template (its latest version)
-         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
-         */
-        get: operations["Templates_find"];
-        /**
-         * Create or change a template
-         * @description **Ability:** `templates:write` (or `*`).
-         *
-         *     Each text must parse as Liquid and fit the payload limits unrendered (a 422 at its path). A change makes a new version; the same content again changes nothing.
-         */
-        put: operations["Templates_put"];
-        post?: never;
-        /**
-         * Delete a template
-         * @description **Ability:** `templates:write` (or `*`).
-         *
-         *     With every version; sends made from it keep their texts, later sends naming it are a 422.
-         */
-        delete: operations["Templates_remove"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/templates": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The app's templates
-         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
-         *
-         *     Each at its latest version, by key.
-         */
-        get: operations["Templates_list"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/templates/{key}/versions/{version}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Read one version of a template
-         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
-         */
-        get: operations["Templates_version"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1137,6 +1137,28 @@ export interface components {
                 };
             } | null;
         };
+        SendTemplateDto: {
+            /**
+             * @description The template key.
+             * @example order_shipped
+             */
+            key: string;
+            /**
+             * @description A version of it; absent: the latest.
+             * @example 2
+             */
+            version?: number;
+            /**
+             * @description Rendered as `vars.*`; at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann",
+             *       "order_id": "42"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
         ApnsOptionsDto: {
             /**
              * @description `aps.interruption-level`.
@@ -1384,6 +1406,11 @@ export interface components {
              *     ]
              */
             channels?: ("push" | "inbox")[];
+            /**
+             * @description Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.
+             * @example true
+             */
+            personalize?: boolean;
         };
         SendNotificationDto: {
             recipients: components["schemas"]["RecipientsDto"];
@@ -1397,6 +1424,17 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time
@@ -1489,6 +1527,12 @@ export interface components {
              */
             inbox_read: number;
         };
+        NotificationTemplateRef: {
+            /** @example order_shipped */
+            key: string;
+            /** @example 2 */
+            version: number;
+        };
         NotificationResource: {
             /** Format: uuid */
             id: string;
@@ -1547,6 +1591,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
         };
         AcceptedMeta: {
             /**
@@ -1640,7 +1686,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`, `RenderFailed`, `PayloadTooLarge`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -1838,6 +1884,98 @@ export interface components {
                 [key: string]: boolean | null;
             };
             channels?: components["schemas"]["ChannelChoicesDto"];
+        };
+        TemplateNotificationDto: {
+            /** @example Hi {{ vars.first_name | default: "there" }} */
+            title: string;
+            /** @example Your order {{ vars.order_id }} is on its way */
+            body: string;
+            /**
+             * Format: uri
+             * @description An absolute https:// URL.
+             * @example https://cdn.example.com/box.png
+             */
+            image_url?: string | null;
+            /**
+             * @description An absolute URL or an app deep link (scheme://...).
+             * @example myapp://orders/{{ vars.order_id }}
+             */
+            action_url?: string | null;
+        };
+        PutTemplateDto: {
+            /**
+             * @description Shown in the dashboard.
+             * @example Order shipped
+             */
+            name: string;
+            notification: components["schemas"]["TemplateNotificationDto"];
+            /**
+             * @description Variants by BCP 47 language tag (at most 50), as a send's `notification.localizations`; each field a Liquid template.
+             * @example {
+             *       "fr": {
+             *         "title": "Bonjour {{ vars.first_name }}"
+             *       }
+             *     }
+             */
+            localizations?: {
+                [key: string]: {
+                    title?: string;
+                    body?: string;
+                    /** Format: uri */
+                    image_url?: string;
+                    action_url?: string;
+                };
+            } | null;
+            /**
+             * @description Custom data, as a send's `data` (at most 4 KiB as JSON); a send's own `data` replaces it.
+             * @example {
+             *       "kind": "shipping"
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+        };
+        TemplateContent: {
+            title: string;
+            body: string;
+            image_url: string | null;
+            action_url: string | null;
+        };
+        TemplateResource: {
+            /** @example order_shipped */
+            key: string;
+            /** @example Order shipped */
+            name: string;
+            notification: components["schemas"]["TemplateContent"];
+            /** @description By language tag, as given. */
+            localizations: Record<string, never> | null;
+            data: Record<string, never> | null;
+            /**
+             * @description This version: 1, then one more with each change.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When version 1 was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TemplateEnvelope: {
+            data: components["schemas"]["TemplateResource"];
+        };
+        TemplateListEnvelope: {
+            /** @description Each template's latest version, by key. */
+            data: components["schemas"]["TemplateResource"][];
+            meta: components["schemas"]["ListMeta"];
         };
         InboxMessageResource: {
             /** Format: uuid */
@@ -2148,98 +2286,6 @@ export interface components {
         };
         BroadcastEnvelope: {
             data: components["schemas"]["BroadcastResource"];
-        };
-        TemplateNotificationDto: {
-            /** @example Hi {{ vars.first_name | default: "there" }} */
-            title: string;
-            /** @example Your order {{ vars.order_id }} is on its way */
-            body: string;
-            /**
-             * Format: uri
-             * @description An absolute https:// URL.
-             * @example https://cdn.example.com/box.png
-             */
-            image_url?: string | null;
-            /**
-             * @description An absolute URL or an app deep link (scheme://...).
-             * @example myapp://orders/{{ vars.order_id }}
-             */
-            action_url?: string | null;
-        };
-        PutTemplateDto: {
-            /**
-             * @description Shown in the dashboard.
-             * @example Order shipped
-             */
-            name: string;
-            notification: components["schemas"]["TemplateNotificationDto"];
-            /**
-             * @description Variants by BCP 47 language tag (at most 50), as a send's `notification.localizations`; each field a Liquid template.
-             * @example {
-             *       "fr": {
-             *         "title": "Bonjour {{ vars.first_name }}"
-             *       }
-             *     }
-             */
-            localizations?: {
-                [key: string]: {
-                    title?: string;
-                    body?: string;
-                    /** Format: uri */
-                    image_url?: string;
-                    action_url?: string;
-                };
-            } | null;
-            /**
-             * @description Custom data, as a send's `data` (at most 4 KiB as JSON); a send's own `data` replaces it.
-             * @example {
-             *       "kind": "shipping"
-             *     }
-             */
-            data?: {
-                [key: string]: unknown;
-            } | null;
-        };
-        TemplateContent: {
-            title: string;
-            body: string;
-            image_url: string | null;
-            action_url: string | null;
-        };
-        TemplateResource: {
-            /** @example order_shipped */
-            key: string;
-            /** @example Order shipped */
-            name: string;
-            notification: components["schemas"]["TemplateContent"];
-            /** @description By language tag, as given. */
-            localizations: Record<string, never> | null;
-            data: Record<string, never> | null;
-            /**
-             * @description This version: 1, then one more with each change.
-             * @example 1
-             */
-            version: number;
-            /**
-             * Format: date-time
-             * @description When version 1 was saved.
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            created_at: string;
-            /**
-             * Format: date-time
-             * @description When this version was saved.
-             * @example 2026-11-22T10:00:00.000Z
-             */
-            updated_at: string;
-        };
-        TemplateEnvelope: {
-            data: components["schemas"]["TemplateResource"];
-        };
-        TemplateListEnvelope: {
-            /** @description Each template's latest version, by key. */
-            data: components["schemas"]["TemplateResource"][];
-            meta: components["schemas"]["ListMeta"];
         };
     };
     responses: never;
@@ -5036,6 +5082,742 @@ export interface operations {
             };
         };
     };
+    Templates_find: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No template with this key (or version) in the calling app. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key is not a template key. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Templates_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutTemplateDto"];
+            };
+        };
+        responses: {
+            /** @description It existed: its latest version, new if anything changed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateEnvelope"];
+                };
+            };
+            /** @description Created: version 1. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token lacks the `templates:write` ability (or `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Templates_remove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token lacks the `templates:write` ability (or `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No template with this key (or version) in the calling app. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key is not a template key. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Templates_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every template of the app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Templates_version: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
+                key: string;
+                /** @description A version number: 1, 2, ... */
+                version: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description That version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No template with this key (or version) in the calling app. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key is not a template key. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     Inbox_list: {
         parameters: {
             query?: {
@@ -7439,742 +8221,6 @@ export interface operations {
                             };
                         };
                     };
-                };
-            };
-        };
-    };
-    Templates_find: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The latest version. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TemplateEnvelope"];
-                };
-            };
-            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Bad Request."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "This action is unauthorized."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No template with this key (or version) in the calling app. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Not Found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request did not arrive whole within Node's request timeout (300 s). */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Timeout."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The key is not a template key. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
-                };
-            };
-            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
-            429: {
-                headers: {
-                    /** @description Seconds until requests are accepted again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Too Many Attempts."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request line and headers are over 16 KiB (a very long URL included). */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Header Fields Too Large."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-            500: {
-                headers: {
-                    /** @description Find the error in the log by this id. */
-                    "X-Error-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Server Error."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    Templates_put: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PutTemplateDto"];
-            };
-        };
-        responses: {
-            /** @description It existed: its latest version, new if anything changed. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TemplateEnvelope"];
-                };
-            };
-            /** @description Created: version 1. */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TemplateEnvelope"];
-                };
-            };
-            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The token lacks the `templates:write` ability (or `*`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "This action is unauthorized."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request did not arrive whole within Node's request timeout (300 s). */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Timeout."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is over 1 MiB. */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Payload Too Large."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The body is not `application/json` (or `application/*+json`). */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unsupported Media Type."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Validation failure. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
-                };
-            };
-            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
-            429: {
-                headers: {
-                    /** @description Seconds until requests are accepted again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Too Many Attempts."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request line and headers are over 16 KiB (a very long URL included). */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Header Fields Too Large."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-            500: {
-                headers: {
-                    /** @description Find the error in the log by this id. */
-                    "X-Error-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Server Error."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    Templates_remove: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
-                key: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Deleted. */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Bad Request."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The token lacks the `templates:write` ability (or `*`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "This action is unauthorized."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No template with this key (or version) in the calling app. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Not Found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request did not arrive whole within Node's request timeout (300 s). */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Timeout."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The key is not a template key. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
-                };
-            };
-            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
-            429: {
-                headers: {
-                    /** @description Seconds until requests are accepted again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Too Many Attempts."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request line and headers are over 16 KiB (a very long URL included). */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Header Fields Too Large."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-            500: {
-                headers: {
-                    /** @description Find the error in the log by this id. */
-                    "X-Error-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Server Error."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    Templates_list: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Every template of the app. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TemplateListEnvelope"];
-                };
-            };
-            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Bad Request."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "This action is unauthorized."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request did not arrive whole within Node's request timeout (300 s). */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Timeout."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
-            429: {
-                headers: {
-                    /** @description Seconds until requests are accepted again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Too Many Attempts."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request line and headers are over 16 KiB (a very long URL included). */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Header Fields Too Large."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-            500: {
-                headers: {
-                    /** @description Find the error in the log by this id. */
-                    "X-Error-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Server Error."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-        };
-    };
-    Templates_version: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description The template key: 1 to 64 of a-z 0-9 _ -, as a topic's. */
-                key: string;
-                /** @description A version number: 1, 2, ... */
-                version: number;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description That version. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TemplateEnvelope"];
-                };
-            };
-            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Bad Request."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Unauthenticated."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "This action is unauthorized."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description No template with this key (or version) in the calling app. */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Not Found"
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request did not arrive whole within Node's request timeout (300 s). */
-            408: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Timeout."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The key is not a template key. */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ValidationErrorResponse"];
-                };
-            };
-            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
-            429: {
-                headers: {
-                    /** @description Seconds until requests are accepted again. */
-                    "Retry-After"?: number;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Too Many Attempts."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description The request line and headers are over 16 KiB (a very long URL included). */
-            431: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Request Header Fields Too Large."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
-                };
-            };
-            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-            500: {
-                headers: {
-                    /** @description Find the error in the log by this id. */
-                    "X-Error-Id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "message": "Server Error."
-                     *     }
-                     */
-                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
         };

@@ -18,6 +18,8 @@ export interface PushContent {
   localizations?: Record<string, LocalizedFields> | null;
   /** The language tag of the localization this content is (contentFor); absent for the send's own text. */
   lang?: string;
+  /** Present when its texts are Liquid to render per installation (docs/api.md#liquid): the send's variables. */
+  personalization?: { variables: Record<string, unknown> | null };
 }
 
 export interface LocalizedFields {

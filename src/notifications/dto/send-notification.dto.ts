@@ -411,6 +411,30 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @List({ min: 1, max: 2, item: checkIn(CHANNELS) })
   channels?: NotificationOptions['channels'];
+  @ApiPropertyOptional({
+    description:
+      "Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.",
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  personalize?: boolean;
+}
+
+/** `template` (docs/api.md#sending-with-a-template): a template of the app, in place of `notification`. */
+export class SendTemplateDto {
+  @ApiProperty({ description: 'The template key.', example: 'order_shipped' })
+  @Required()
+  @rule('topicKey', TOPIC_KEY)
+  key: string;
+  @ApiPropertyOptional({ description: 'A version of it; absent: the latest.', example: 2 })
+  @OptionalNotNull()
+  @Int({ min: 1, max: 2_147_483_647 })
+  version?: number;
+  @ApiPropertyOptional({ description: 'Rendered as `vars.*`; at most 4 KiB as JSON.', example: { first_name: 'Ann', order_id: '42' } })
+  @OptionalNotNull()
+  @PlainObject({ maxBytes: 4096 })
+  variables?: Record<string, unknown>;
 }
 
 export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available or options.widgets is true.';
@@ -419,6 +443,8 @@ export const WIDGETS_PROHIBIT_MESSAGE = 'The :attribute field is prohibited when
 const isWidgets = (body: Record<string, unknown>) => (body.options as NotificationOptionsDto | null | undefined)?.widgets === true;
 /** A silent send (docs/api.md#silent-sends) or a widget push (docs/api.md#widgets) leaves `notification` out. */
 const isSilent = (body: SendNotificationDto) => body.options?.content_available === true || isWidgets(body as unknown as Record<string, unknown>);
+/** A send from a template (docs/api.md#sending-with-a-template) takes its texts from it. */
+const fromTemplate = (body: SendNotificationDto) => body.template !== undefined && body.template !== null;
 const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (isWidgets(body) ? WIDGETS_PROHIBIT_MESSAGE : null));
 
 /** POST /notifications (docs/api.md#send). */
@@ -428,7 +454,7 @@ const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (i
 })
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
-  @RequiredUnless(isSilent, NOTIFICATION_REQUIRED_MESSAGE)
+  @RequiredUnless((body: SendNotificationDto) => isSilent(body) || fromTemplate(body), NOTIFICATION_REQUIRED_MESSAGE)
   @notWithWidgets('notificationNotWithWidgets')
   @Nested(() => NotificationContentDto)
   notification?: NotificationContentDto | null;
@@ -442,6 +468,20 @@ export class SendNotificationDto {
   @PlainObject({ maxBytes: 4096, reservedKey: reservedDataKey })
   @notWithWidgets('dataNotWithWidgets')
   data?: Record<string, unknown> | null;
+  @ApiPropertyOptional({ description: 'A template of the app in place of `notification` (not both).' })
+  @OptionalNotNull()
+  @Nested(() => SendTemplateDto)
+  @WithSiblings('templateNotNotification', (_value, body) =>
+    body.notification !== undefined && body.notification !== null ? 'The :attribute field must not be given together with notification.' : null,
+  )
+  template?: SendTemplateDto;
+  @ApiPropertyOptional({
+    description: "With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.",
+    example: { first_name: 'Ann' },
+  })
+  @OptionalNotNull()
+  @PlainObject({ maxBytes: 4096 })
+  variables?: Record<string, unknown>;
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
   @ApiPropertyOptional({
     description: 'Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.',
