@@ -115,7 +115,7 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // The CLI proves stored credentials with the providers themselves, nothing of the jobs.
   delivery: {
     files:
-      /^delivery\/(providers\/(payloads|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
+      /^delivery\/(providers\/(payloads|personalize|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
     why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management), small sends (the API fans them out, docs/api.md#small-sends) and, for database/, the entity',
     for: { cli: { files: /^delivery\/providers\/[a-z0-9-]+(\.[a-z]+)?\.ts$/, why: 'only delivery/providers/' } },
   },

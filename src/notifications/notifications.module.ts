@@ -18,6 +18,9 @@ import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 import { TopicsModule } from '../topics/topics.module';
+import { PreviewController } from './preview/preview.controller';
+import { PreviewRepository } from './preview/preview.repository';
+import { PreviewService } from './preview/preview.service';
 import { TemplatesModule } from '../templates/templates.module';
 
 @Module({
@@ -40,7 +43,7 @@ import { TemplatesModule } from '../templates/templates.module';
       })),
     ),
   ],
-  controllers: [NotificationsController, AudiencesController],
+  controllers: [PreviewController, NotificationsController, AudiencesController],
   providers: [
     NotificationsService,
     NotificationEventsService,
@@ -51,6 +54,8 @@ import { TemplatesModule } from '../templates/templates.module';
     SmallSendJobs,
     AudiencesService,
     AudiencesRepository,
+    PreviewService,
+    PreviewRepository,
     Clock,
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.

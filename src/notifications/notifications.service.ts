@@ -51,25 +51,7 @@ export class NotificationsService {
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
-    const topic = await this.sendTopic(appId, dto);
-    const template = dto.template ? await this.templates.forSend(appId, dto.template.key, dto.template.version, 'template') : null;
-    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
-    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? null);
-    // options.personalize makes an inline notification's texts Liquid (docs/api.md#sending-with-a-template): checked as a template's.
-    if (!template && dto.options?.personalize && shown) {
-      const errors = liquidErrors(shown, 'notification');
-      if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
-    }
-    const content: PushContent = {
-      id,
-      title: shown?.title ?? null,
-      body: shown?.body ?? null,
-      image_url: shown?.image_url ?? null,
-      action_url: shown?.action_url ?? null,
-      data: dto.data ?? template?.data ?? null,
-      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
-      localizations: shown?.localizations ?? null,
-    };
+    const { content, template } = await this.contentOf(appId, dto, id);
     // The declarative payload's `navigate` is the action_url (docs/api.md#declarative-web-push).
     if (content.options?.web?.declarative && !content.action_url) {
       throw ValidationFailedError.of('notification.action_url', 'The notification.action_url field is required when options.web.declarative is true.');
@@ -126,6 +108,30 @@ export class NotificationsService {
       .catch((error: Error) => this.logger.warn(`Idempotency key of notification ${id} not answered now (${error.message}); it will answer with the send.`));
     await this.enqueue(stored, delayMs);
     return { status: 202, body, replayed: false };
+  }
+
+  /** What a send (or its preview) carries: its template's texts or its own, its data and options (docs/api.md#sending-with-a-template). */
+  async contentOf(appId: string, dto: SendNotificationDto, id: string) {
+    const topic = await this.sendTopic(appId, dto);
+    const template = dto.template ? await this.templates.forSend(appId, dto.template.key, dto.template.version, 'template') : null;
+    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
+    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? null);
+    // options.personalize makes an inline notification's texts Liquid (docs/api.md#sending-with-a-template): checked as a template's.
+    if (!template && dto.options?.personalize && shown) {
+      const errors = liquidErrors(shown, 'notification');
+      if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
+    }
+    const content: PushContent = {
+      id,
+      title: shown?.title ?? null,
+      body: shown?.body ?? null,
+      image_url: shown?.image_url ?? null,
+      action_url: shown?.action_url ?? null,
+      data: dto.data ?? template?.data ?? null,
+      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
+      localizations: shown?.localizations ?? null,
+    };
+    return { content, template };
   }
 
   /** The send's topic (docs/api.md#topics-and-preferences): `recipients.topic` implies `options.topic`; it must exist. */

@@ -120,6 +120,7 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 26.1 Templates',
       '### 26.2 Liquid',
       '### 26.3 Sending with a template',
+      '### 26.4 Preview',
       '## 29. Moving in',
       '### 29.1 `pns import',
       '### 29.2 `pns export',

@@ -168,4 +168,86 @@ describe('templates', () => {
       expect(versioned.body.data.template).toEqual({ key: 'known', version: 1 });
     });
   });
+
+  describe('preview (docs/api.md#preview)', () => {
+    it("answers the payload an installation would receive, rendered with its variables, or every platform's without one", async () => {
+      await putTemplate('promo', {
+        name: 'Promo',
+        notification: { title: 'Hi {{ properties.first_name | default: "there" }}', body: '{{ vars.offer }} on {{ platform }}' },
+        localizations: { fr: { title: 'Salut {{ properties.first_name }}' } },
+      });
+      const id = `preview-${Date.now()}`;
+      await newInstallation(
+        ctx,
+        tenant.token,
+        { platform: 'ios', push_token: apnsToken(), device: { locale: 'fr-FR' }, properties: { first_name: 'Zoé' } },
+        id,
+      );
+      const sender = await newToken(ctx, tenant.appId, ['notifications:send']);
+      const one = await ctx
+        .http()
+        .post('/api/v1/templates/promo/preview')
+        .set(bearer(sender))
+        .send({ installation_id: id, variables: { offer: '10%' } })
+        .expect(200);
+      expect(one.body.data).toEqual({
+        installation_id: id,
+        platforms: [
+          {
+            platform: 'ios',
+            provider: 'apns',
+            payload: { aps: { alert: { title: 'Salut Zoé', body: '10% on ios' } }, notification_id: expect.any(String) },
+            bytes: expect.any(Number),
+            limit: 4096,
+            skip_reason: null,
+            detail: null,
+          },
+        ],
+      });
+      const every = await ctx
+        .http()
+        .post('/api/v1/templates/promo/preview')
+        .set(bearer(sender))
+        .send({ variables: { offer: '5%' } })
+        .expect(200);
+      expect(every.body.data.platforms.map((p: { platform: string }) => p.platform)).toEqual(['ios', 'android', 'web', 'huawei']);
+      expect(every.body.data.platforms[1].payload.message.notification).toEqual({ title: 'Hi there', body: '5% on android' });
+      expect(every.body.data.platforms[2].payload).toMatchObject({ title: 'Hi there', body: '5% on web' });
+      await ctx.http().post('/api/v1/templates/nosuch/preview').set(bearer(sender)).send({}).expect(404);
+      const unknown = await ctx.http().post('/api/v1/templates/promo/preview').set(bearer(sender)).send({ installation_id: 'nobody' }).expect(422);
+      expect(unknown.body.errors).toEqual({ installation_id: ['The installation_id field names no installation of the app.'] });
+    });
+
+    it('previews a send body as it would be sent, with RenderFailed where the delivery would skip', async () => {
+      const res = await ctx
+        .http()
+        .post('/api/v1/notifications/preview')
+        .set(bearer(tenant.token))
+        .send({
+          recipients: { all: true },
+          notification: { title: 'Hi {{ vars.name }}', body: '{% for i in (1..100000000) %}x{% endfor %}' },
+          variables: { name: 'Ann' },
+          options: { personalize: true, platforms: ['android'] },
+        })
+        .expect(200);
+      expect(res.body.data.platforms).toEqual([
+        {
+          platform: 'android',
+          provider: 'fcm',
+          payload: null,
+          bytes: null,
+          limit: 4096,
+          skip_reason: 'RenderFailed',
+          detail: expect.stringContaining('limit'),
+        },
+      ]);
+      const plain = await ctx
+        .http()
+        .post('/api/v1/notifications/preview')
+        .set(bearer(tenant.token))
+        .send({ recipients: { all: true }, notification: { title: 'Hi {{ vars.name }}', body: 'b' }, options: { platforms: ['web'] } })
+        .expect(200);
+      expect(plain.body.data.platforms[0].payload).toMatchObject({ title: 'Hi {{ vars.name }}', body: 'b' });
+    });
+  });
 });

@@ -64,6 +64,50 @@ export interface paths {
         patch: operations["Installations_update"];
         trace?: never;
     };
+    "/api/v1/notifications/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a send
+         * @description **Ability:** `notifications:send` (or `*`).
+         *
+         *     The message each platform would carry (for `installation_id`, as that installation would receive it), without sending. Checked as a send.
+         */
+        post: operations["Preview_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/templates/{key}/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a template's latest version
+         * @description **Ability:** `notifications:send`, `templates:write` (or `*`).
+         *
+         *     Rendered with `variables` (and the installation's, with `installation_id`), without sending.
+         */
+        post: operations["Preview_template"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/notifications": {
         parameters: {
             query?: never;
@@ -1411,6 +1455,90 @@ export interface components {
              * @example true
              */
             personalize?: boolean;
+        };
+        PreviewSendDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
+            /**
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            options?: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * Format: date-time
+             * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            send_at?: string | null;
+            /**
+             * @description Your installation id; absent: every platform the send targets.
+             * @example inst-1
+             */
+            installation_id?: string;
+        };
+        PlatformPreviewResource: {
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description The push service: apns, fcm, web_push, unifiedpush or hms.
+             * @example apns
+             */
+            provider: string;
+            /** @description The body the push service would receive (FCM's and Huawei's `message` without the token); null when the delivery would be skipped. */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its size as the limit counts it; null when it could not be rendered. */
+            bytes: number | null;
+            /** @example 4096 */
+            limit: number;
+            /** @description RenderFailed or PayloadTooLarge, as the delivery would skip it; else null. */
+            skip_reason: string | null;
+            /** @description The renderer's message with RenderFailed; else null. */
+            detail: string | null;
+        };
+        PreviewResource: {
+            /** @example inst-1 */
+            installation_id: string | null;
+            platforms: components["schemas"]["PlatformPreviewResource"][];
+        };
+        PreviewEnvelope: {
+            data: components["schemas"]["PreviewResource"];
+        };
+        PreviewTemplateDto: {
+            /**
+             * @description Your installation id: its platform, locale and properties, as a delivery would use them; absent: every platform, no installation's variables.
+             * @example inst-1
+             */
+            installation_id?: string;
+            /**
+             * @description Rendered as `vars.*`; at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
         };
         SendNotificationDto: {
             recipients: components["schemas"]["RecipientsDto"];
@@ -2945,6 +3073,339 @@ export interface operations {
                 };
             };
             /** @description No installation with this id in the calling app (or it was deleted). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Preview_send: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewSendDto"];
+            };
+        };
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token lacks the `notifications:send` ability (or `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Preview_template: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The template key. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewTemplateDto"];
+            };
+        };
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token has neither `notifications:send` nor `templates:write` (nor `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No template with this key in the calling app. */
             404: {
                 headers: {
                     [name: string]: unknown;
