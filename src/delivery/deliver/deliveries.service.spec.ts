@@ -347,7 +347,7 @@ describe('DeliveriesService', () => {
 
   it('renders a template send per installation after localizing it, skipping RenderFailed and PayloadTooLarge (docs/api.md#liquid)', async () => {
     store.template = { key: 'welcome', version: 1 };
-    store.variables = { greeting: 'Hi', size: 5000 };
+    store.variables = { greeting: 'Hi', big: 'x'.repeat(5000) };
     store.title = '{{ vars.greeting }} {{ properties.first_name | default: user_id }}';
     store.localizations = { fr: { title: 'Bonjour {{ properties.first_name }} ({{ language }}, {{ platform }}, {{ app_version }})' } };
     const personal = (first_name: string | null, user_id = 'u1') => ({ user_id, app_version: '2.1', properties: first_name ? { first_name } : {} });
@@ -361,7 +361,7 @@ describe('DeliveriesService', () => {
     expect(Object.fromEntries(ios.titles)).toEqual({ en: 'Hi Ann', fr: 'Bonjour Zoé (fr, ios, 2.1)', anon: 'Hi user-9' });
 
     // A rendering past a limit, or one whose result is too large, skips that installation only.
-    store.localizations = { de: { title: '{% for i in (1..100000000) %}x{% endfor %}' }, es: { title: '{% for i in (1..vars.size) %}x{% endfor %}' } };
+    store.localizations = { de: { title: '{% for i in (1..100000000) %}x{% endfor %}' }, es: { title: '{{ vars.big }}' } };
     store.rows = [
       row('loop', { locale: 'de', personal: personal('A') }),
       row('big', { locale: 'es', personal: personal('B') }),
