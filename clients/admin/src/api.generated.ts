@@ -815,6 +815,11 @@ export interface components {
              *     ]
              */
             channels?: ("push" | "inbox")[];
+            /**
+             * @description Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.
+             * @example true
+             */
+            personalize?: boolean;
         };
         NotificationStatistics: {
             /**
@@ -867,6 +872,12 @@ export interface components {
              * @example 0
              */
             inbox_read: number;
+        };
+        NotificationTemplateRef: {
+            /** @example order_shipped */
+            key: string;
+            /** @example 2 */
+            version: number;
         };
         NotificationTarget: {
             /**
@@ -944,6 +955,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1083,6 +1096,28 @@ export interface components {
                 };
             } | null;
         };
+        SendTemplateDto: {
+            /**
+             * @description The template key.
+             * @example order_shipped
+             */
+            key: string;
+            /**
+             * @description A version of it; absent: the latest.
+             * @example 2
+             */
+            version?: number;
+            /**
+             * @description Rendered as `vars.*`; at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann",
+             *       "order_id": "42"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
         SendNotificationDto: {
             recipients: components["schemas"]["RecipientsDto"];
             notification?: components["schemas"]["NotificationContentDto"];
@@ -1095,6 +1130,17 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time
@@ -1164,6 +1210,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1207,7 +1255,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`, `RenderFailed`, `PayloadTooLarge`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -1531,6 +1579,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
             /**
              * @example completed
              * @enum {string}

@@ -27,6 +27,7 @@ import { Inbox1766900000000 } from './1766900000000-Inbox';
 import { WidgetsAndProviderIds1767400000000 } from './1767400000000-WidgetsAndProviderIds';
 import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
 import { FairShares1767800000000 } from './1767800000000-FairShares';
+import { Templates1767900000000 } from './1767900000000-Templates';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -59,4 +60,5 @@ export const MIGRATIONS = [
   WidgetsAndProviderIds1767400000000,
   InboxStateIndexes1767600000000,
   FairShares1767800000000,
+  Templates1767900000000,
 ];
