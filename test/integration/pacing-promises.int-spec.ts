@@ -86,7 +86,7 @@ describe('pacing promises (docs/api.md#pacing)', () => {
 
   it('lets through at most the rate plus one batch in any sliding second, batches early, late and given back (simulated clock)', async () => {
     const config = ctx.get(EnvironmentVariables);
-    const limiters = [new PaceLimiter(config), new PaceLimiter(config)];
+    const limiters = [new PaceLimiter(config, ctx.db), new PaceLimiter(config, ctx.db)];
     try {
       // 24,000 a minute: 400 a second, batches of 200 (half a second's worth).
       const perMinute = 24_000;

@@ -224,7 +224,7 @@ describe('pacing (docs/api.md#pacing)', () => {
       // three minutes take a moment. Each batch of a 600-a-minute send (5 messages, every 500 ms)
       // first comes up to 200 ms after its turn, on either process; when told to wait, it comes
       // back up to 20 ms after that (BullMQ's delayed jobs), as the deliver job does.
-      const limiters = [ctx.get(PaceLimiter), new PaceLimiter(ctx.get(EnvironmentVariables))];
+      const limiters = [ctx.get(PaceLimiter), new PaceLimiter(ctx.get(EnvironmentVariables), ctx.db)];
       try {
         const size = throttleBatchSize(600, 500);
         const interval = batchIntervalMs(600, size);
