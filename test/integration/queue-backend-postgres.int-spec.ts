@@ -27,7 +27,7 @@ describe('QUEUE_BACKEND=postgres (docs/api.md#processes)', () => {
   });
 
   it("delivers a send through BullMQ's tables in the prefix's schema", async () => {
-    const installation = await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'pg-user' });
+    await newInstallation(ctx, tenant.token, { platform: 'ios', push_token: apnsToken(), user_id: 'pg-user' });
     const res = await ctx
       .http()
       .post('/api/v1/notifications')
@@ -44,7 +44,7 @@ describe('QUEUE_BACKEND=postgres (docs/api.md#processes)', () => {
   it('counts rate-limit hits for every process in one row, blocks past the limit, then opens a fresh window', async () => {
     let now = Date.UTC(2026, 0, 1);
     const prefix = ctx.get(EnvironmentVariables).QUEUE_PREFIX;
-    expect(ctx.get(SharedThrottlerStorage)).toBeInstanceOf(PostgresThrottlerStorage);
+    expect(ctx.app.get(SharedThrottlerStorage, { strict: false })).toBeInstanceOf(PostgresThrottlerStorage);
     const processes = [0, 1].map(() => new PostgresThrottlerStorage(new RateLimitRepository(ctx.db), prefix, () => now));
     const hit = (i: number) => processes[i % 2].increment('token:t1', 60_000, 3, 30_000, 'default');
 
