@@ -40,7 +40,8 @@ export interface Stack {
   worker?: ServiceProcess;
   /** The harness's own connection pool (seeding and reading results; never the thing measured). */
   db: Pool;
-  startApi(): Promise<void>;
+  startApi(extraEnv?: Record<string, string>): Promise<void>;
+  stopApi(): Promise<void>;
   startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   stopWorker(): Promise<void>;
   /** With the worker stopped: forgets every notification and queued job (the API benchmark's sends). */
@@ -184,10 +185,10 @@ export async function startStack(label: string): Promise<Stack> {
     token,
     apiPort,
     db,
-    async startApi() {
+    async startApi(extraEnv = {}) {
       // Rate limiting off: the benchmark is one token hammering the API on purpose.
       const api = ServiceProcess.start(
-        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' },
+        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0', ...extraEnv },
         undefined,
         profiling('api'),
       );
@@ -205,6 +206,10 @@ export async function startStack(label: string): Promise<Stack> {
       stack.worker = worker;
       await worker.waitForOutput(/Started in worker mode/, 60_000);
       return worker;
+    },
+    async stopApi() {
+      await stack.api?.stop('SIGTERM', 60_000);
+      stack.api = undefined;
     },
     async stopWorker() {
       await stack.worker?.stop('SIGTERM', 60_000);

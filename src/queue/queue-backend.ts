@@ -1,4 +1,4 @@
-import { BackendFactory, createPostgresBackend, PostgresPoolConfig } from 'bullmq';
+import { BackendFactory, createPostgresBackend, PostgresConnection, PostgresPoolConfig, PostgresQueueBackend, QueueBaseOptions } from 'bullmq';
 import type { EnvironmentVariables } from '../config/env';
 import { redisConnectionOptions, RedisConnectionOptions } from '../config/redis-options';
 
@@ -26,8 +26,11 @@ export function queueSchema(prefix: string): string {
   return `${prefix.replace(/[{}]/g, '').replace(/-/g, '_').toLowerCase()}_queues`.replace(/^([^a-z_])/, '_$1').slice(0, 63);
 }
 
-/** A worker's pool serves its jobs' finishing statements; a producer only adds and counts. */
-const POOL_SIZE = { worker: 4, producer: 2 } as const;
+/**
+ * A worker's own pool serves its jobs' fetching and finishing statements (plus its LISTEN
+ * connection); every producer of the process shares one pool (sharedPostgresBackend).
+ */
+const POOL_SIZE = { worker: 2, producer: 4 } as const;
 
 /**
  * BullMQ's pg pool options: the service's database, the queue schema, created or brought up to
@@ -42,6 +45,8 @@ export function postgresQueueConnection(config: BackendSettings, role: 'worker' 
     idleTimeoutMillis: 10_000,
     // A cut database fails a statement within seconds (the worker retries it), rather than hang it.
     connectionTimeoutMillis: 5_000,
+    // Idle pooled connections do not keep a process (or a test file) alive.
+    allowExitOnIdle: true,
     application_name: `push-${config.APP_MODE}-queues`,
   };
 }
@@ -72,7 +77,57 @@ export function queueConnection(config: BackendSettings, role: 'worker' | 'produ
   });
 }
 
+/** One PostgreSQL connection (pool) per process and connection options, held by the producers using it. */
+interface Lease {
+  connection: PostgresConnection;
+  holders: number;
+}
+
+const leases = new Map<string, Lease>();
+
+/** A producer's backend on the shared pool: closing it lets go of the pool, which ends with its last holder. */
+class SharedPostgresQueueBackend extends PostgresQueueBackend {
+  private released = false;
+
+  constructor(
+    private readonly key: string,
+    private readonly lease: Lease,
+    name: string,
+    opts: QueueBaseOptions<PostgresPoolConfig>,
+  ) {
+    super(lease.connection, name, opts, false);
+  }
+
+  override async close(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    if (--this.lease.holders > 0) return;
+    leases.delete(this.key);
+    await this.lease.connection.close();
+  }
+}
+
+/**
+ * BullMQ's PostgreSQL backend with the connections of a process kept few (PostgreSQL's
+ * max_connections is shared by every process): a worker (blocking) has its own pool and LISTEN
+ * connection, as createPostgresBackend makes them; the Queues of the process (every
+ * registerQueue, the inspector, health) share one pool per connection options.
+ */
+export const sharedPostgresBackend = ((name: string, opts: QueueBaseOptions<PostgresPoolConfig>, factoryOpts: { blocking?: boolean; withBlockingConnection?: boolean } = {}) => {
+  if (factoryOpts.blocking || factoryOpts.withBlockingConnection) return createPostgresBackend(name, opts, factoryOpts);
+  const key = JSON.stringify(opts.connection);
+  let lease = leases.get(key);
+  if (!lease) {
+    lease = { connection: new PostgresConnection(opts.connection), holders: 0 };
+    // Without a listener an idle client's error would be thrown; each statement reports its own.
+    lease.connection.on('error', () => undefined);
+    leases.set(key, lease);
+  }
+  lease.holders++;
+  return new SharedPostgresQueueBackend(key, lease, name, opts);
+}) as unknown as BackendFactory;
+
 /** The BullMQ backend factory of the configured backend; undefined is BullMQ's default, Redis. */
 export function queueBackendFactory(config: Pick<EnvironmentVariables, 'QUEUE_BACKEND'>): BackendFactory | undefined {
-  return byBackend<BackendFactory | undefined>(config, { redis: () => undefined, postgres: () => createPostgresBackend as unknown as BackendFactory });
+  return byBackend<BackendFactory | undefined>(config, { redis: () => undefined, postgres: () => sharedPostgresBackend });
 }
