@@ -331,7 +331,11 @@ async function runServiceBench(options: BenchOptions): Promise<BenchResults> {
     });
     log(`delivery: ${Math.round(ours.deliveriesPerSecond)} deliveries/s; again, api and worker on QUEUE_BACKEND=postgres`);
     const oursPostgresQueues = await onQueueBackend(stack, 'postgres', () =>
-      measureDelivery(stack, seeded, { requestUsers: options.requestUsers, timeoutMs: options.timeoutMs, ...(sendOptions ? { body: { options: sendOptions } } : {}) }),
+      measureDelivery(stack, seeded, {
+        requestUsers: options.requestUsers,
+        timeoutMs: options.timeoutMs,
+        ...(sendOptions ? { body: { options: sendOptions } } : {}),
+      }),
     );
     log(`delivery: ${Math.round(oursPostgresQueues.deliveriesPerSecond)} deliveries/s on PostgreSQL queues; again (Redis), iOS only`);
     const oursIos = await measureDelivery(stack, seeded, {

@@ -113,7 +113,11 @@ class SharedPostgresQueueBackend extends PostgresQueueBackend {
  * connection, as createPostgresBackend makes them; the Queues of the process (every
  * registerQueue, the inspector, health) share one pool per connection options.
  */
-export const sharedPostgresBackend = ((name: string, opts: QueueBaseOptions<PostgresPoolConfig>, factoryOpts: { blocking?: boolean; withBlockingConnection?: boolean } = {}) => {
+export const sharedPostgresBackend = ((
+  name: string,
+  opts: QueueBaseOptions<PostgresPoolConfig>,
+  factoryOpts: { blocking?: boolean; withBlockingConnection?: boolean } = {},
+) => {
   if (factoryOpts.blocking || factoryOpts.withBlockingConnection) return createPostgresBackend(name, opts, factoryOpts);
   const key = JSON.stringify(opts.connection);
   let lease = leases.get(key);
