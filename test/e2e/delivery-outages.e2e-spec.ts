@@ -165,13 +165,17 @@ describe('stores cut off in the middle of a send', () => {
   }, 150_000);
 
   // On QUEUE_BACKEND=postgres no process uses Redis: the PostgreSQL cut above is the queues' cut too.
-  (TEST_QUEUE_BACKEND === 'redis' ? it : it.skip)('Redis: the API never answers 500 and is "not ready" while cut; every device reached, few twice', async () => {
-    const result = await sendThroughCut(redis, 'redis-outage');
+  (TEST_QUEUE_BACKEND === 'redis' ? it : it.skip)(
+    'Redis: the API never answers 500 and is "not ready" while cut; every device reached, few twice',
+    async () => {
+      const result = await sendThroughCut(redis, 'redis-outage');
 
-    expectHonestAnswers(result.answers);
-    expect(result.readiness.every((status) => status === 503)).toBe(true);
-    expect(worker.alive).toBe(true);
+      expectHonestAnswers(result.answers);
+      expect(result.readiness.every((status) => status === 503)).toBe(true);
+      expect(worker.alive).toBe(true);
 
-    expectEveryDeviceReached(result, 'Redis');
-  }, 150_000);
+      expectEveryDeviceReached(result, 'Redis');
+    },
+    150_000,
+  );
 });

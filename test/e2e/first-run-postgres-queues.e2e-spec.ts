@@ -63,7 +63,9 @@ describe('setup and npm start with no PostgreSQL or Redis reachable', () => {
       },
     });
     if (setup.code !== 0) throw new Error(`setup failed (${setup.code}):\n${setup.stderr}`);
-    expect(setup.stderr.split('\n').filter((line) => line.startsWith(`No Redis answers at 127.0.0.1:${closedRedis}: recording QUEUE_BACKEND=postgres`))).toHaveLength(1);
+    expect(
+      setup.stderr.split('\n').filter((line) => line.startsWith(`No Redis answers at 127.0.0.1:${closedRedis}: recording QUEUE_BACKEND=postgres`)),
+    ).toHaveLength(1);
     expect(readFileSync(join(workdir, '.env'), 'utf8')).toMatch(/^QUEUE_BACKEND=postgres$/m);
     expect(readFileSync(join(workdir, '.env'), 'utf8')).toMatch(/^DATABASE_URL=embedded$/m);
     const out = JSON.parse(setup.stdout) as { token: { token: string } };

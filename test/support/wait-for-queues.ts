@@ -18,7 +18,7 @@ export function testQueue({ queuePrefix, databaseUrl }: QueueStores, name: strin
   }
   if (!databaseUrl) throw new Error('On QUEUE_BACKEND=postgres a test queue needs the test database (databaseUrl)');
   const config = { DATABASE_URL: databaseUrl, QUEUE_PREFIX: queuePrefix, APP_MODE: 'all', REDIS_URL: TEST_REDIS_URL, QUEUE_BACKEND: 'postgres' } as const;
-  return new Queue(name, { connection: postgresQueueConnection(config, 'producer') as never, prefix: queuePrefix }, queueBackendFactory(config) as never);
+  return new Queue(name, { connection: postgresQueueConnection(config, 'producer'), prefix: queuePrefix }, queueBackendFactory(config) as never);
 }
 
 /** Job states in which a queue still has work to do. */
