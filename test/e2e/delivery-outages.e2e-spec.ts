@@ -76,7 +76,7 @@ describe('stores cut off in the middle of a send', () => {
     );
     const api = ServiceProcess.start({ ...env, APP_MODE: 'api', PORT: String(apiPort) });
     worker = ServiceProcess.start({ ...env, APP_MODE: 'worker' });
-    await Promise.all([api.waitForHttp(apiPort), worker.waitForOutput(/Started in worker mode/)]);
+    await Promise.all([api.waitForHttp(apiPort, '/health/live', 50_000), worker.waitForOutput(/Started in worker mode/, 50_000)]);
   }, 60_000);
 
   const api = (path: string, init: RequestInit = {}) =>
