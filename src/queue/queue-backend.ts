@@ -27,10 +27,10 @@ export function queueSchema(prefix: string): string {
 }
 
 /**
- * A worker's own pool serves its jobs' fetching and finishing statements (plus its LISTEN
+ * A worker's own pool serves its jobs' fetching, finishing and lock statements (plus its LISTEN
  * connection); every producer of the process shares one pool (sharedPostgresBackend).
  */
-const POOL_SIZE = { worker: 2, producer: 4 } as const;
+const POOL_SIZE = { worker: 4, producer: 4 } as const;
 
 /**
  * BullMQ's pg pool options: the service's database, the queue schema, created or brought up to
