@@ -1,7 +1,5 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
-import { InjectDataSource } from '@nestjs/typeorm';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
-import { DataSource } from 'typeorm';
 import { EnvironmentVariables } from '../config/env';
 import { PaceRepository } from './pace.repository';
 import { byBackend, redisWorkerConnection } from './queue-backend';
@@ -91,14 +89,14 @@ export class PaceLimiter implements OnModuleDestroy {
 
   constructor(
     private readonly config: EnvironmentVariables,
-    // Nest always gives it; a bench or test limiter on Redis may leave it out.
-    @InjectDataSource() db?: DataSource,
+    // Provided beside it (delivery.module.ts); a bench or test limiter on Redis may leave it out.
+    @Optional() repository?: PaceRepository,
   ) {
     this.store = byBackend<PaceStore>(config, {
       redis: () => new RedisPaceStore(config),
       postgres: () => {
-        if (!db) throw new Error('PaceLimiter on QUEUE_BACKEND=postgres needs the DataSource');
-        return new PostgresPaceStore(new PaceRepository(db));
+        if (!repository) throw new Error('PaceLimiter on QUEUE_BACKEND=postgres needs its PaceRepository');
+        return new PostgresPaceStore(repository);
       },
     });
   }

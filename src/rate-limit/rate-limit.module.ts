@@ -1,7 +1,5 @@
 import { Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
-import { getDataSourceToken } from '@nestjs/typeorm';
-import { DataSource } from 'typeorm';
 import { EnvironmentVariables } from '../config/env';
 import { byBackend } from '../queue/queue-backend';
 import { RateLimitRepository } from './rate-limit.repository';
@@ -11,13 +9,14 @@ import { PostgresThrottlerStorage, SharedThrottlerStorage } from './shared-throt
 /** The storage of QUEUE_BACKEND: Redis, or table rate_limits in PostgreSQL. */
 @Module({
   providers: [
+    RateLimitRepository,
     {
       provide: SharedThrottlerStorage,
-      inject: [EnvironmentVariables, getDataSourceToken()],
-      useFactory: (config: EnvironmentVariables, db: DataSource): SharedThrottlerStorage =>
+      inject: [EnvironmentVariables, RateLimitRepository],
+      useFactory: (config: EnvironmentVariables, repository: RateLimitRepository): SharedThrottlerStorage =>
         byBackend<SharedThrottlerStorage>(config, {
           redis: () => new RedisThrottlerStorage(config),
-          postgres: () => new PostgresThrottlerStorage(new RateLimitRepository(db), config.QUEUE_PREFIX),
+          postgres: () => new PostgresThrottlerStorage(repository, config.QUEUE_PREFIX),
         }),
     },
   ],

@@ -1,6 +1,7 @@
 import { FANOUT_QUEUE } from '../../src/common/queues';
 import { EnvironmentVariables } from '../../src/config/env';
 import { PaceLimiter } from '../../src/queue/pace-limiter';
+import { PaceRepository } from '../../src/queue/pace.repository';
 import { queueSchema } from '../../src/queue/queue-backend';
 import { RateLimitRepository } from '../../src/rate-limit/rate-limit.repository';
 import { PostgresThrottlerStorage, SharedThrottlerStorage } from '../../src/rate-limit/shared-throttler.storage';
@@ -63,7 +64,7 @@ describe('QUEUE_BACKEND=postgres (docs/api.md#processes)', () => {
 
   it('keeps one pace for every worker: turns follow each other at the rate, and a share given back is reused', async () => {
     const config = ctx.get(EnvironmentVariables);
-    const workers = [ctx.get(PaceLimiter), new PaceLimiter(config, ctx.db)];
+    const workers = [ctx.get(PaceLimiter), new PaceLimiter(config, new PaceRepository(ctx.db))];
     const at = Date.UTC(2026, 0, 1);
     // 600 a minute, batches of 5: a batch's share is 500 ms; the second waits half a share less.
     expect(await workers[0].take('00000000-0000-4000-8000-0000000000aa', 600, 5, at)).toBe(0);
