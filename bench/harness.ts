@@ -146,6 +146,8 @@ export interface BenchResults {
   delivery: {
     /** The send the issue asks for: every installation, all three providers. */
     ours: DeliveryResult;
+    /** The same send with api and worker on QUEUE_BACKEND=postgres (information, no target); absent from older results. */
+    oursPostgresQueues?: DeliveryResult;
     /** The same users again with options.platforms = ["ios"]: APNs only, like the ceiling and the peer. */
     oursIos: DeliveryResult;
     /** The same installations as one broadcast (`recipients.all`, docs/api.md#recipients): the fan-out walks them in PostgreSQL. */
@@ -295,6 +297,22 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
   return results;
 }
 
+/** `run` with api and worker restarted on `backend`'s queues; both back on the default (Redis) after. */
+async function onQueueBackend<T>(stack: Stack, backend: 'redis' | 'postgres', run: () => Promise<T>): Promise<T> {
+  const restart = async (env: Record<string, string>) => {
+    await stack.stopWorker();
+    await stack.stopApi();
+    await stack.startApi(env);
+    await stack.startWorker(env);
+  };
+  await restart({ QUEUE_BACKEND: backend });
+  try {
+    return await run();
+  } finally {
+    await restart({});
+  }
+}
+
 async function runServiceBench(options: BenchOptions): Promise<BenchResults> {
   const { log } = options;
   log('starting fake providers, database, api and worker');
@@ -314,7 +332,15 @@ async function runServiceBench(options: BenchOptions): Promise<BenchResults> {
       timeoutMs: options.timeoutMs,
       ...(sendOptions ? { body: { options: sendOptions } } : {}),
     });
-    log(`delivery: ${Math.round(ours.deliveriesPerSecond)} deliveries/s; again, iOS only`);
+    log(`delivery: ${Math.round(ours.deliveriesPerSecond)} deliveries/s; again, api and worker on QUEUE_BACKEND=postgres`);
+    const oursPostgresQueues = await onQueueBackend(stack, 'postgres', () =>
+      measureDelivery(stack, seeded, {
+        requestUsers: options.requestUsers,
+        timeoutMs: options.timeoutMs,
+        ...(sendOptions ? { body: { options: sendOptions } } : {}),
+      }),
+    );
+    log(`delivery: ${Math.round(oursPostgresQueues.deliveriesPerSecond)} deliveries/s on PostgreSQL queues; again (Redis), iOS only`);
     const oursIos = await measureDelivery(stack, seeded, {
       requestUsers: options.requestUsers,
       timeoutMs: options.timeoutMs,
@@ -391,6 +417,7 @@ async function runServiceBench(options: BenchOptions): Promise<BenchResults> {
       options: { ...options, log: undefined } as unknown as Omit<BenchOptions, 'log'>,
       delivery: {
         ours,
+        oursPostgresQueues,
         oursIos,
         oursBroadcast,
         oursBroadcastIos,

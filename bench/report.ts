@@ -33,6 +33,17 @@ export function table(r: BenchResults): string {
     row('  provider phase (first to last send)', '', fixed(o.providerSeconds)),
     row('  worker CPU seconds / peak RSS MB', '', fixed(o.workerCpuSeconds, 1), int(o.workerPeakRssMb)),
     row(`  accepted / failed / skipped`, '', '', `${o.accepted}/${o.failed}/${o.skipped}`),
+    ...(d.oursPostgresQueues
+      ? [
+          row(
+            'ours, QUEUE_BACKEND=postgres',
+            int(d.oursPostgresQueues.deliveriesPerSecond),
+            fixed(d.oursPostgresQueues.seconds),
+            int(d.oursPostgresQueues.accepted + d.oursPostgresQueues.failed),
+          ),
+          row('  fan-out / provider phase', '', `${fixed(d.oursPostgresQueues.fanoutSeconds)} / ${fixed(d.oursPostgresQueues.providerSeconds)}`),
+        ]
+      : []),
     row('ours, iOS only (platforms: ["ios"])', int(d.oursIos.deliveriesPerSecond), fixed(d.oursIos.seconds), int(d.oursIos.accepted + d.oursIos.failed)),
     row('  fan-out / provider phase', '', `${fixed(d.oursIos.fanoutSeconds)} / ${fixed(d.oursIos.providerSeconds)}`),
     row(
@@ -66,6 +77,7 @@ export function table(r: BenchResults): string {
     'CPU per message, microseconds (whose CPU a delivery costs; see bench/README.md)',
     row('', 'sender', 'fakes', 'PostgreSQL', 'Redis'),
     cpuRow('ours, end to end', o.cpuMicrosPerDelivery),
+    ...(d.oursPostgresQueues ? [cpuRow('ours, QUEUE_BACKEND=postgres', d.oursPostgresQueues.cpuMicrosPerDelivery)] : []),
     cpuRow('ours, iOS only', d.oursIos.cpuMicrosPerDelivery),
     cpuRow('ours, one broadcast', d.oursBroadcast.cpuMicrosPerDelivery),
     cpuRow('ours, iOS broadcast', d.oursBroadcastIos.cpuMicrosPerDelivery),

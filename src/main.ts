@@ -27,12 +27,6 @@ async function bootstrap(): Promise<void> {
     }
     throw error;
   }
-  if (config.QUEUE_BACKEND === 'postgres') {
-    process.stderr.write(
-      'QUEUE_BACKEND=postgres: the PostgreSQL queue backend is not available in this build; set QUEUE_BACKEND=redis (the default) and REDIS_URL.\n',
-    );
-    process.exit(1);
-  }
   const nestLogger = processLogger(config);
   Logger.overrideLogger(nestLogger);
   const logger = new Logger('Main');

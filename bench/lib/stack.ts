@@ -42,7 +42,8 @@ export interface Stack {
   db: Pool;
   /** Another app like the first (its own id and token, the same fakes' credentials). */
   addApp(name: string): Promise<{ appId: string; token: string }>;
-  startApi(): Promise<void>;
+  startApi(extraEnv?: Record<string, string>): Promise<void>;
+  stopApi(): Promise<void>;
   startWorker(extraEnv?: Record<string, string>): Promise<ServiceProcess>;
   stopWorker(): Promise<void>;
   /** With the worker stopped: forgets every notification and queued job (the API benchmark's sends). */
@@ -191,10 +192,10 @@ export async function startStack(label: string): Promise<Stack> {
     apiPort,
     db,
     addApp,
-    async startApi() {
+    async startApi(extraEnv = {}) {
       // Rate limiting off: the benchmark is one token hammering the API on purpose.
       const api = ServiceProcess.start(
-        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0' },
+        { ...serviceEnv, NODE_OPTIONS: deployedNodeOptions('api'), APP_MODE: 'api', PORT: String(apiPort), RATE_LIMIT_PER_MINUTE: '0', ...extraEnv },
         undefined,
         profiling('api'),
       );
@@ -212,6 +213,10 @@ export async function startStack(label: string): Promise<Stack> {
       stack.worker = worker;
       await worker.waitForOutput(/Started in worker mode/, 60_000);
       return worker;
+    },
+    async stopApi() {
+      await stack.api?.stop('SIGTERM', 60_000);
+      stack.api = undefined;
     },
     async stopWorker() {
       await stack.worker?.stop('SIGTERM', 60_000);

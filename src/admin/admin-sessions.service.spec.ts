@@ -1,6 +1,6 @@
 import { HttpStatus } from '@nestjs/common';
 import { newTestService } from '../../test/support/new-test-service';
-import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
+import { SharedThrottlerStorage } from '../rate-limit/shared-throttler.storage';
 import { SESSION_COOKIE, SESSION_SECONDS } from './admin-session';
 import { AdminLoginRefused, AdminSessionsService, LOGIN_BLOCK_MS, LOGIN_FAILURES_ALLOWED, LOGIN_WINDOW_MS } from './admin-sessions.service';
 
@@ -14,8 +14,11 @@ const refusal = async (promise: Promise<unknown>) => {
 /** Operator dashboard logins (docs/operations.md "Operator dashboard"), with the shared failure counter faked. */
 describe('AdminSessionsService', () => {
   const setup = (credentials = { ADMIN_USER: 'ops', ADMIN_PASSWORD: 'correct horse' }) => {
-    const built = newTestService(AdminSessionsService, { env: credentials });
-    const throttle = built.mocks.get(RedisThrottlerStorage);
+    const built = newTestService(AdminSessionsService, {
+      env: credentials,
+      providers: [{ provide: SharedThrottlerStorage, useValue: { blockedFor: jest.fn(), increment: jest.fn() } }],
+    });
+    const throttle = built.mocks.get(SharedThrottlerStorage);
     throttle.blockedFor.mockResolvedValue(0);
     throttle.increment.mockResolvedValue({ totalHits: 1, timeToExpire: 900, isBlocked: false, timeToBlockExpire: 0 });
     return { ...built, throttle };

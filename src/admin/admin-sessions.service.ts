@@ -2,7 +2,7 @@ import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { EnvironmentVariables } from '../config/env';
-import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
+import { SharedThrottlerStorage } from '../rate-limit/shared-throttler.storage';
 import { AdminSession, cookieValue, issueSession, SESSION_COOKIE, SESSION_SECONDS, sessionKey, verifySession } from './admin-session';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
@@ -43,7 +43,7 @@ export class AdminSessionsService {
 
   constructor(
     private readonly config: EnvironmentVariables,
-    private readonly throttle: RedisThrottlerStorage,
+    private readonly throttle: SharedThrottlerStorage,
   ) {
     const { ADMIN_USER: user, ADMIN_PASSWORD: password } = config;
     this.key = user && password ? sessionKey(config.APP_KEY, user, password) : null;
@@ -62,7 +62,7 @@ export class AdminSessionsService {
     return verifySession(this.key, cookieValue(req.headers.cookie, SESSION_COOKIE));
   }
 
-  /** A new session for the right credentials; a client's failures, counted in Redis for every api, block it (429) past the limit. */
+  /** A new session for the right credentials; a client's failures, counted in the shared store (Redis or PostgreSQL) for every api, block it (429) past the limit. */
   async login(authorization: string | undefined, client: string): Promise<{ token: string; session: AdminSession }> {
     if (!this.key) throw new Error('The operator dashboard is off');
     const tracker = `ip:${client}`;

@@ -65,9 +65,7 @@ export async function chooseFirstRunBackends(
   }
   if (noRedis) {
     environment.QUEUE_BACKEND = 'postgres';
-    say(
-      `No Redis answers at ${redis}: recording QUEUE_BACKEND=postgres (queues in PostgreSQL), which this build cannot run yet: \`npm start\` will refuse it until Redis is set up.`,
-    );
+    say(`No Redis answers at ${redis}: recording QUEUE_BACKEND=postgres, the queues, rate limits and pacing in PostgreSQL (no Redis needed).`);
   }
 }
 

@@ -5,6 +5,7 @@ import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs } from '../queue/jobs';
 import { PaceLimiter } from '../queue/pace-limiter';
+import { PaceRepository } from '../queue/pace.repository';
 import { CompletionReportRepository } from './completion-report.repository';
 import { CompletionReportService } from './completion-report.service';
 import { DeliverProcessor } from './deliver/deliver.processor';
@@ -62,6 +63,7 @@ import { SweeperService } from './sweeper/sweeper.service';
     FanoutJobs,
     DeliverJobs,
     PaceLimiter,
+    PaceRepository,
     FanOutProcessor,
     DeliverProcessor,
     SmallSendProcessor,

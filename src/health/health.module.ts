@@ -5,7 +5,7 @@ import { FANOUT_QUEUE } from '../common/queues';
 import { EnvironmentVariables } from '../config/env';
 import { producerConnection } from '../queue/queue.module';
 import { HealthController } from './health.controller';
-import { RedisHealthIndicator } from './redis.health';
+import { QueueHealthIndicator } from './queue.health';
 
 @Module({
   imports: [
@@ -17,6 +17,6 @@ import { RedisHealthIndicator } from './redis.health';
     }),
   ],
   controllers: [HealthController],
-  providers: [RedisHealthIndicator],
+  providers: [QueueHealthIndicator],
 })
 export class HealthModule {}

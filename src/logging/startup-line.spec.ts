@@ -26,6 +26,12 @@ describe('startedLine', () => {
     );
   });
 
+  it('names PostgreSQL as the queue store, and no Redis, with QUEUE_BACKEND=postgres', () => {
+    expect(startedLine({ ...config, QUEUE_BACKEND: 'postgres' }, '1.2.3')).toBe(
+      'Started in api mode on port 3000; version 1.2.3, postgres://db.internal:5432/push, queues in PostgreSQL (queue prefix pns)',
+    );
+  });
+
   it("reads the service's version from the nearest package.json", () => {
     expect(serviceVersion()).toBe((JSON.parse(readFileSync(join(__dirname, '../../package.json'), 'utf8')) as { version: string }).version);
   });

@@ -1,7 +1,8 @@
-import { Injectable, OnModuleDestroy } from '@nestjs/common';
+import { Injectable, OnModuleDestroy, Optional } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { EnvironmentVariables } from '../config/env';
-import { workerConnection } from './queue.module';
+import { PaceRepository } from './pace.repository';
+import { byBackend, redisWorkerConnection } from './queue-backend';
 import { createRedisClient } from './redis-client';
 import { redisStatus } from './redis-status';
 
@@ -23,26 +24,86 @@ return 0
 `;
 
 type PaceRedis = (Redis | Cluster) & {
-  paceTake(key: string, now: number, perMessageMs: number, count: number): Promise<number>;
+  paceTake(key: string, now: number, shareMs: number, count: 1): Promise<number>;
   paceGiveBack(key: string, ms: number): Promise<number>;
 };
 
-/** The pace of throttled sends (docs/api.md#pacing), on its own Redis connection, keys under `<QUEUE_PREFIX>:pace:`. */
-@Injectable()
-export class PaceLimiter implements OnModuleDestroy {
+/** Where the pace is kept: Redis (the scripts above) or PostgreSQL (pace.repository.ts), by QUEUE_BACKEND. */
+interface PaceStore {
+  take(key: string, now: number, share: number): Promise<number>;
+  giveBack(key: string, ms: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+class RedisPaceStore implements PaceStore {
   private readonly redis: PaceRedis;
 
-  constructor(private readonly config: EnvironmentVariables) {
-    this.redis = createRedisClient(workerConnection(config)) as PaceRedis;
+  constructor(config: EnvironmentVariables) {
+    this.redis = createRedisClient(redisWorkerConnection(config)) as PaceRedis;
     this.redis.defineCommand('paceTake', { numberOfKeys: 1, lua: TAKE_SCRIPT });
     this.redis.defineCommand('paceGiveBack', { numberOfKeys: 1, lua: GIVE_BACK_SCRIPT });
     // Without a listener an error event would crash the process.
     this.redis.on('error', (error: Error) => redisStatus.down(error));
   }
 
+  take(key: string, now: number, share: number): Promise<number> {
+    return this.redis.paceTake(key, now, share, 1);
+  }
+
+  async giveBack(key: string, ms: number): Promise<void> {
+    await this.redis.paceGiveBack(key, ms);
+  }
+
+  async close(): Promise<void> {
+    await this.redis.quit().catch(() => this.redis.disconnect());
+  }
+}
+
+const PURGE_EVERY_MS = 60_000;
+
+class PostgresPaceStore implements PaceStore {
+  private purgedAt = 0;
+
+  constructor(private readonly repository: PaceRepository) {}
+
+  async take(key: string, now: number, share: number): Promise<number> {
+    // Redis expires its keys; here the rows of sends paced over an hour ago go once a minute.
+    if (now - this.purgedAt >= PURGE_EVERY_MS) {
+      this.purgedAt = now;
+      await this.repository.purge(now);
+    }
+    return this.repository.take(key, now, share);
+  }
+
+  giveBack(key: string, ms: number): Promise<void> {
+    return this.repository.giveBack(key, ms);
+  }
+
+  async close(): Promise<void> {}
+}
+
+/** The pace of throttled sends (docs/api.md#pacing), shared by every worker: keys `<QUEUE_PREFIX>:pace:<id>`, in Redis or PostgreSQL by QUEUE_BACKEND. */
+@Injectable()
+export class PaceLimiter implements OnModuleDestroy {
+  private readonly store: PaceStore;
+
+  constructor(
+    private readonly config: EnvironmentVariables,
+    // Provided beside it (delivery.module.ts); a bench or test limiter on Redis may leave it out.
+    @Optional() repository?: PaceRepository,
+  ) {
+    this.store = byBackend<PaceStore>(config, {
+      redis: () => new RedisPaceStore(config),
+      postgres: () => {
+        if (!repository) throw new Error('PaceLimiter on QUEUE_BACKEND=postgres needs its PaceRepository');
+        return new PostgresPaceStore(repository);
+      },
+    });
+  }
+
   /** 0 when `count` messages may go now, else the ms until their turn, which is theirs from then on. */
   take(notificationId: string, perMinute: number, count: number, now: number): Promise<number> {
-    return this.redis.paceTake(this.key(notificationId), now, 60_000 / perMinute, count);
+    return this.store.take(this.key(notificationId), now, (60_000 / perMinute) * count);
   }
 
   /** Whether a batch given the turn `turnAt` may still go at `now`: not once half its share late, when it takes a new turn. */
@@ -51,11 +112,11 @@ export class PaceLimiter implements OnModuleDestroy {
   }
 
   async giveBack(notificationId: string, perMinute: number, count: number): Promise<void> {
-    if (count > 0) await this.redis.paceGiveBack(this.key(notificationId), (60_000 / perMinute) * count);
+    if (count > 0) await this.store.giveBack(this.key(notificationId), (60_000 / perMinute) * count);
   }
 
-  async onModuleDestroy(): Promise<void> {
-    await this.redis.quit().catch(() => this.redis.disconnect());
+  onModuleDestroy(): Promise<void> {
+    return this.store.close();
   }
 
   private key(notificationId: string): string {

@@ -2,30 +2,23 @@ import { BullModule } from '@nestjs/bullmq';
 import { Module } from '@nestjs/common';
 import { createIORedisClient, RedisConnection } from 'bullmq';
 import { EnvironmentVariables } from '../config/env';
-import { redisConnectionOptions, RedisConnectionOptions } from '../config/redis-options';
+import { queueConnection } from './queue-backend';
 import { createRedisClient } from './redis-client';
 import { ObservedQueue, ObservedWorker } from './redis-status';
 
-// Every queue @nestjs/bullmq creates reports its errors to redisStatus; set before any registerQueue.
+// Every queue @nestjs/bullmq creates reports its errors to queueStatus and runs on QUEUE_BACKEND; set before any registerQueue.
 BullModule.queueClass = ObservedQueue;
 BullModule.workerClass = ObservedWorker;
-// BullMQ's connections go through this factory, so they are Cluster clients when REDIS_CLUSTER_NODES is set.
+// BullMQ's Redis connections go through this factory, so they are Cluster clients when REDIS_CLUSTER_NODES is set.
 RedisConnection.clientFactory = (options) => createIORedisClient(createRedisClient(options));
 
-type RedisSettings = Pick<EnvironmentVariables, 'REDIS_URL' | 'REDIS_CLUSTER_NODES'>;
+type ConnectionSettings = Parameters<typeof queueConnection>[0];
 
-/** Workers block and retry forever (BullMQ requires maxRetriesPerRequest: null). */
-export const workerConnection = (config: RedisSettings): RedisConnectionOptions => ({
-  ...redisConnectionOptions(config),
-  maxRetriesPerRequest: null,
-});
+/** A worker's connection on the configured backend (queue-backend.ts). */
+export const workerConnection = (config: ConnectionSettings) => queueConnection(config, 'worker');
 
-export const producerConnection = (config: RedisSettings): RedisConnectionOptions => ({
-  ...redisConnectionOptions(config),
-  enableOfflineQueue: false,
-  maxRetriesPerRequest: 1,
-  connectTimeout: 2_000,
-});
+/** A producer's connection: on Redis it fails fast rather than queue commands while disconnected. */
+export const producerConnection = (config: ConnectionSettings) => queueConnection(config, 'producer');
 
 @Module({
   imports: [

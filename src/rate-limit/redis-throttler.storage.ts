@@ -1,10 +1,10 @@
-import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ThrottlerStorage } from '@nestjs/throttler';
+import { Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import type { Cluster, Redis } from 'ioredis';
 import { EnvironmentVariables } from '../config/env';
 import { redisConnectionOptions } from '../config/redis-options';
 import { createRedisClient } from '../queue/redis-client';
 import { redisStatus } from '../queue/redis-status';
+import { SharedThrottlerStorage, ThrottlerStorageRecord } from './shared-throttler.storage';
 
 /** One atomic fixed-window step with blocking. KEYS: hits, blocked; ARGV: window ms, limit, block ms; returns {hits, ms left, blocked, block ms left}. */
 const INCREMENT_SCRIPT = `
@@ -31,7 +31,6 @@ const CONNECT_TIMEOUT_MS = 2_000;
 const WARN_INTERVAL_MS = 60_000;
 
 type IncrementReply = [number, number, number, number];
-type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 type ThrottleRedis = (Redis | Cluster) & {
   throttleIncrement(hitsKey: string, blockKey: string, windowMs: number, limit: number, blockMs: number): Promise<IncrementReply>;
 };
@@ -40,8 +39,7 @@ type ThrottleRedis = (Redis | Cluster) & {
  * @nestjs/throttler storage on Redis (the community one does not support Nest 12), keys under `<QUEUE_PREFIX>:ratelimit:`.
  * When Redis does not answer, requests pass: a rate limiter must not turn a Redis outage into an API outage.
  */
-@Injectable()
-export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, OnModuleDestroy {
+export class RedisThrottlerStorage extends SharedThrottlerStorage implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(RedisThrottlerStorage.name);
   private readonly redis: ThrottleRedis;
   private readonly prefix: string;
@@ -50,6 +48,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage, OnModuleInit, On
   private closing?: Promise<void>;
 
   constructor(private readonly config: EnvironmentVariables) {
+    super();
     this.prefix = `${config.QUEUE_PREFIX}:ratelimit`;
     // Both keys share QUEUE_PREFIX's {hash tag}: one Cluster slot, as the script needs.
     this.redis = createRedisClient({

@@ -185,20 +185,3 @@ describe('setup where nothing answers at the default addresses', () => {
     expect(existsSync(join(dir, '.pns', 'postgres', 'postmaster.pid'))).toBe(false);
   });
 });
-
-describe('QUEUE_BACKEND=postgres', () => {
-  afterAll(() => killAllServices());
-
-  it('is refused at start with one line: this build has no PostgreSQL queue backend', async () => {
-    const service = ServiceProcess.start(
-      serviceEnv(
-        { databaseUrl: 'postgres://postgres@127.0.0.1:1/push_test_none', queuePrefix: `embedded-refused-${process.pid}` },
-        { QUEUE_BACKEND: 'postgres' },
-      ),
-    );
-    expect(await service.exited).toEqual({ code: 1, signal: null });
-    expect(service.stderr).toBe(
-      'QUEUE_BACKEND=postgres: the PostgreSQL queue backend is not available in this build; set QUEUE_BACKEND=redis (the default) and REDIS_URL.\n',
-    );
-  });
-});

@@ -10,10 +10,8 @@ import { runCli, RunResult, TEST_APP_KEY } from '../support/processes';
 import { configureProviders } from '../support/providers';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { waitFor } from '../support/wait-for';
-import { promoteDelayedJobs, waitForQueues } from '../support/wait-for-queues';
+import { promoteDelayedJobs, testQueue, waitForQueues } from '../support/wait-for-queues';
 import { WEBHOOK_QUEUE, webhookJobId } from '../../src/common/queues';
-import { redisOptionsFromUrl } from '../../src/config/redis-options';
-import { TEST_REDIS_URL } from '../support/services';
 import { ReceivedCall, WebhookReceiver } from '../support/webhook-receiver';
 
 jest.setTimeout(120_000);
@@ -260,7 +258,7 @@ describe('webhooks (docs/api.md#webhooks)', () => {
   describe('delivery of calls', () => {
     let queue: Queue;
     beforeAll(() => {
-      queue = new Queue(WEBHOOK_QUEUE, { connection: redisOptionsFromUrl(process.env.REDIS_URL ?? TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      queue = testQueue(ctx, WEBHOOK_QUEUE);
     });
     afterAll(() => queue.close());
 

@@ -9,6 +9,7 @@ import { FanOutService } from '../../src/delivery/fan-out/fan-out.service';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { throttleBatchSize } from '../../src/delivery/fan-out/pacing';
 import { PaceLimiter } from '../../src/queue/pace-limiter';
+import { PaceRepository } from '../../src/queue/pace.repository';
 import { useTestApp } from '../support/create-test-app';
 import { bearer } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
@@ -86,7 +87,7 @@ describe('pacing promises (docs/api.md#pacing)', () => {
 
   it('lets through at most the rate plus one batch in any sliding second, batches early, late and given back (simulated clock)', async () => {
     const config = ctx.get(EnvironmentVariables);
-    const limiters = [new PaceLimiter(config), new PaceLimiter(config)];
+    const limiters = [new PaceLimiter(config, new PaceRepository(ctx.db)), new PaceLimiter(config, new PaceRepository(ctx.db))];
     try {
       // 24,000 a minute: 400 a second, batches of 200 (half a second's worth).
       const perMinute = 24_000;

@@ -10,6 +10,7 @@ import { FanOutService } from '../../src/delivery/fan-out/fan-out.service';
 import { batchIntervalMs, throttleBatchSize } from '../../src/delivery/fan-out/pacing';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { PaceLimiter } from '../../src/queue/pace-limiter';
+import { PaceRepository } from '../../src/queue/pace.repository';
 import { apnsToken, bearer, newInstallation } from '../support/factories';
 import { notificationCompleted, readNotification } from '../support/notifications';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
@@ -224,7 +225,7 @@ describe('pacing (docs/api.md#pacing)', () => {
       // three minutes take a moment. Each batch of a 600-a-minute send (5 messages, every 500 ms)
       // first comes up to 200 ms after its turn, on either process; when told to wait, it comes
       // back up to 20 ms after that (BullMQ's delayed jobs), as the deliver job does.
-      const limiters = [ctx.get(PaceLimiter), new PaceLimiter(ctx.get(EnvironmentVariables))];
+      const limiters = [ctx.get(PaceLimiter), new PaceLimiter(ctx.get(EnvironmentVariables), new PaceRepository(ctx.db))];
       try {
         const size = throttleBatchSize(600, 500);
         const interval = batchIntervalMs(600, size);

@@ -1,11 +1,9 @@
-import { Queue } from 'bullmq';
 import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
-import { redisOptionsFromUrl } from '../../src/config/redis-options';
 import { FanoutJobs } from '../../src/queue/jobs';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { apnsToken, bearer, newApp, newInstallation, newToken } from '../support/factories';
 import { notificationCompleted, readNotification } from '../support/notifications';
-import { TEST_REDIS_URL } from '../support/services';
+import { testQueue } from '../support/wait-for-queues';
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
@@ -47,7 +45,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
    */
   const elapse = async (id: string, sendAt: Date, ms: number): Promise<Date> => {
     await ctx.db.query(`UPDATE notifications SET send_at = send_at - make_interval(secs => $2) WHERE id = $1`, [id, ms / 1000]);
-    const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+    const queue = testQueue(ctx, FANOUT_QUEUE);
     try {
       const job = await queue.getJob(`fanout-${id}`);
       if (job && (await job.getState()) === 'delayed') await job.promote();
@@ -57,7 +55,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
     return new Date(sendAt.getTime() - ms);
   };
   const fanoutState = async (id: string) => {
-    const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+    const queue = testQueue(ctx, FANOUT_QUEUE);
     try {
       return await (await queue.getJob(`fanout-${id}`))?.getState();
     } finally {
@@ -124,7 +122,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       const i = await ios({ user_id: 'early' });
       const sendAt = new Date(Date.now() + 60_000);
       const res = await send({ recipients: { user_ids: ['early'] }, send_at: sendAt.toISOString() });
-      const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      const queue = testQueue(ctx, FANOUT_QUEUE);
       try {
         await (await queue.getJob(`fanout-${res.body.data.id}`))!.remove();
         // Queued to run now: the worker takes it, finds send_at ahead and moves it back to delayed.
@@ -145,7 +143,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       const sendAt = new Date(Date.now() + 60_000);
       const res = await send({ recipients: { user_ids: ['flushed'] }, send_at: sendAt.toISOString() });
       // As after a Redis flush: the delayed fan-out job is gone.
-      const queue = new Queue(FANOUT_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      const queue = testQueue(ctx, FANOUT_QUEUE);
       try {
         const job = await queue.getJob(`fanout-${res.body.data.id}`);
         expect(await job!.getState()).toBe('delayed');
@@ -346,7 +344,7 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
 
       // One delayed job per due time and batch; then, as after a Redis flush, they are gone: the
       // sweeper finds the due rows in PostgreSQL.
-      const queue = new Queue(DELIVER_QUEUE, { connection: redisOptionsFromUrl(TEST_REDIS_URL), prefix: ctx.queuePrefix });
+      const queue = testQueue(ctx, DELIVER_QUEUE);
       try {
         const delayed = (await queue.getDelayed()).filter((job) => job.data.notificationId === id);
         expect(delayed.map((job) => job.data.batch).sort()).toEqual([...new Set(rows.map((r: { batch: number }) => r.batch))].sort());

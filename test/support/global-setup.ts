@@ -1,7 +1,7 @@
 // The template's migrations read the configuration, as the test files do: the same environment.
 import './setup-env';
 import { Redis } from 'ioredis';
-import { TEST_REDIS_URL, withAdminClient } from './services';
+import { TEST_QUEUE_BACKEND, TEST_REDIS_URL, withAdminClient } from './services';
 import { createTemplateDatabase, TEMPLATE_DATABASE_ENV, testDatabaseCreatedAt } from './test-database';
 
 /** No test file runs this long: an older test database was left behind by an interrupted run. */
@@ -35,6 +35,11 @@ export default async function globalSetup(): Promise<void> {
   } catch (error) {
     throw new Error(`PostgreSQL is not reachable (${(error as Error).message}). Start it, e.g. 'docker compose up -d postgres'.`, { cause: error });
   }
+  if (TEST_QUEUE_BACKEND === 'redis') await redisAnswers();
+  process.env[TEMPLATE_DATABASE_ENV] = await createTemplateDatabase();
+}
+
+async function redisAnswers(): Promise<void> {
   const redis = new Redis(TEST_REDIS_URL, { lazyConnect: true, maxRetriesPerRequest: 1, retryStrategy: () => null });
   try {
     await redis.connect();
@@ -44,5 +49,4 @@ export default async function globalSetup(): Promise<void> {
   } finally {
     redis.disconnect();
   }
-  process.env[TEMPLATE_DATABASE_ENV] = await createTemplateDatabase();
 }

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
 import { resolve } from 'node:path';
 import { VARIABLES } from '../../src/config/env';
-import { TEST_REDIS_URL } from './services';
+import { TEST_QUEUE_BACKEND, TEST_REDIS_URL } from './services';
 
 /**
  * Running the BUILT service and CLI (dist/) as child processes, as an operator would. `npm test`
@@ -49,6 +49,7 @@ export function serviceEnv(stores: { databaseUrl: string; queuePrefix: string },
   return {
     DATABASE_URL: stores.databaseUrl,
     REDIS_URL: TEST_REDIS_URL,
+    QUEUE_BACKEND: TEST_QUEUE_BACKEND,
     QUEUE_PREFIX: stores.queuePrefix,
     APP_KEY: TEST_APP_KEY,
     NODE_ENV: 'test',

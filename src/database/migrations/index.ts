@@ -26,6 +26,7 @@ import { NotificationFailureReason1766600000000 } from './1766600000000-Notifica
 import { Inbox1766900000000 } from './1766900000000-Inbox';
 import { WidgetsAndProviderIds1767400000000 } from './1767400000000-WidgetsAndProviderIds';
 import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
+import { QueueLimits1767700000000 } from './1767700000000-QueueLimits';
 import { FairShares1767800000000 } from './1767800000000-FairShares';
 import { Templates1767900000000 } from './1767900000000-Templates';
 
@@ -59,6 +60,7 @@ export const MIGRATIONS = [
   Inbox1766900000000,
   WidgetsAndProviderIds1767400000000,
   InboxStateIndexes1767600000000,
+  QueueLimits1767700000000,
   FairShares1767800000000,
   Templates1767900000000,
 ];
