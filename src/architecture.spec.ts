@@ -40,6 +40,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // app's activities and channels; topics, users and inbox show a user's page and edit topics.
   admin: [
     'apps',
+    'audit',
     'auth',
     'common',
     'config',
@@ -48,12 +49,17 @@ const MAY_IMPORT: Record<string, string[]> = {
     'installations',
     'live-activities',
     'notifications',
+    'operators',
     'queue',
     'rate-limit',
     'topics',
     'users',
     'webhooks',
   ],
+  // Operator accounts, grants, sessions' storage, invitations (docs/api.md#271-operators).
+  operators: ['common', 'config'],
+  // The audit log (docs/api.md#275-audit-log): recorded by admin and the CLI, read by admin and GET /api/v1/audit-log.
+  audit: ['auth', 'common', 'config'],
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
@@ -61,7 +67,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
+  cli: ['apps', 'audit', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'operators', 'sandbox', 'transfer', 'webhooks'],
   // The web SDK served (docs/api.md#web-sdk): @Public() and the 404.
   sdk: ['auth', 'common'],
   // pns import and export (docs/api.md#import): the installations' rules and stored form.
@@ -73,6 +79,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   queries: [
     'admin',
     'apps',
+    'audit',
     'auth',
     'common',
     'config',
@@ -82,6 +89,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'installations',
     'live-activities',
     'notifications',
+    'operators',
     'topics',
     'transfer',
     'webhooks',
