@@ -85,7 +85,18 @@ export class CliModule {
   static forRun(connect: boolean): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule, cliDatabaseModule(connect), AppsModule, AuthModule, CredentialsModule, ProvidersModule, WebhooksModule, TransferModule, OperatorsModule, AuditModule],
+      imports: [
+        ConfigModule,
+        cliDatabaseModule(connect),
+        AppsModule,
+        AuthModule,
+        CredentialsModule,
+        ProvidersModule,
+        WebhooksModule,
+        TransferModule,
+        OperatorsModule,
+        AuditModule,
+      ],
       providers: [CliName, ...CLI_COMMANDS],
     };
   }
