@@ -39,13 +39,13 @@ export function AuditLogPage() {
   return (
     <Page title="Audit log">
       <form className="card form filters" onSubmit={submit} aria-label="Filter the audit log">
-        <label>
-          Who
-          <input type="search" value={draft.actor} onChange={set('actor')} placeholder="e-mail or cli" />
-        </label>
-        <label>
-          Action
-          <select value={draft.action} onChange={set('action')}>
+        <div className="field">
+          <label htmlFor="audit-who">Who</label>
+          <input id="audit-who" type="search" value={draft.actor} onChange={set('actor')} placeholder="e-mail or cli" />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-action">Action</label>
+          <select id="audit-action" value={draft.action} onChange={set('action')}>
             <option value="">any</option>
             {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>
@@ -53,10 +53,10 @@ export function AuditLogPage() {
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          App
-          <select value={draft.app_id} onChange={set('app_id')}>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-app">App</label>
+          <select id="audit-app" value={draft.app_id} onChange={set('app_id')}>
             <option value="">any</option>
             {apps.data?.map((a) => (
               <option key={a.id} value={a.id}>
@@ -64,15 +64,15 @@ export function AuditLogPage() {
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          From
-          <input type="date" value={draft.from} onChange={set('from')} />
-        </label>
-        <label>
-          To
-          <input type="date" value={draft.to} onChange={set('to')} />
-        </label>
+        </div>
+        <div className="field">
+          <label htmlFor="audit-from">From</label>
+          <input id="audit-from" type="date" value={draft.from} onChange={set('from')} />
+        </div>
+        <div className="field">
+          <label htmlFor="audit-to">To</label>
+          <input id="audit-to" type="date" value={draft.to} onChange={set('to')} />
+        </div>
         <button type="submit">Filter</button>
       </form>
       {page.isPending ? <Loading what="the audit log" /> : null}

@@ -64,23 +64,23 @@ export function OperatorsPage() {
     <Page title="Operators">
       <form className="card form" onSubmit={submit} aria-labelledby="invite-title">
         <h2 id="invite-title">Invite an operator</h2>
-        <label>
-          E-mail
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
-        </label>
-        <label>
-          Role
-          <select value={role} onChange={(e) => setRole(e.target.value as OperatorRole)}>
+        <div className="field">
+          <label htmlFor="invite-email">E-mail</label>
+          <input id="invite-email" type="email" required value={email} onChange={(e) => setEmail(e.target.value)} autoComplete="off" />
+        </div>
+        <div className="field">
+          <label htmlFor="invite-role">Role</label>
+          <select id="invite-role" value={role} onChange={(e) => setRole(e.target.value as OperatorRole)}>
             {OPERATOR_ROLES.map((r) => (
               <option key={r} value={r}>
                 {r}
               </option>
             ))}
           </select>
-        </label>
-        <label>
-          For
-          <select value={appId} onChange={(e) => setAppId(e.target.value)}>
+        </div>
+        <div className="field">
+          <label htmlFor="invite-for">For</label>
+          <select id="invite-for" value={appId} onChange={(e) => setAppId(e.target.value)}>
             <option value="">every app</option>
             {apps.data?.map((a) => (
               <option key={a.id} value={a.id}>
@@ -88,7 +88,7 @@ export function OperatorsPage() {
               </option>
             ))}
           </select>
-        </label>
+        </div>
         <button type="submit" disabled={invite.isPending}>
           Invite
         </button>
