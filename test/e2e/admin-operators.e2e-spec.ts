@@ -116,9 +116,8 @@ describe("operator dashboard's operators, sessions and audit log in Chromium (is
     await phone.getByRole('link', { name: 'ana@example.com' }).click();
     await phone.getByRole('heading', { name: 'My sessions', level: 1 }).waitFor();
     await phone.getByText('this one').waitFor();
-    expect(await overflow(phone)).toEqual({ page: 0, outside: [] });
     await shot(phone, 'sessions-phone');
-    await hers.close();
+    expect(await overflow(phone)).toEqual({ page: 0, outside: [] });
   });
 
   it('shows the owner the audit log, filtered by action, and the operators page at 390 px', async () => {
@@ -136,12 +135,12 @@ describe("operator dashboard's operators, sessions and audit log in Chromium (is
     await page.setViewportSize(PHONE);
     await page.getByRole('link', { name: 'Operators', exact: true }).click();
     await page.getByRole('heading', { name: 'Operators', level: 1 }).waitFor();
-    expect(await overflow(page)).toEqual({ page: 0, outside: [] });
     await shot(page, 'operators-phone');
+    expect(await overflow(page)).toEqual({ page: 0, outside: [] });
     await page.getByRole('link', { name: 'Audit log', exact: true }).click();
     await page.getByRole('region', { name: 'Audit log entries' }).waitFor();
-    expect(await overflow(page)).toEqual({ page: 0, outside: [] });
     await shot(page, 'audit-log-phone');
+    expect(await overflow(page)).toEqual({ page: 0, outside: [] });
     await page.setViewportSize(DESKTOP);
   });
 

@@ -80,7 +80,7 @@ export function AuditLogPage() {
       {page.data ? (
         <>
           <TableScroll label="Audit log entries">
-            <table>
+            <table className="data">
               <thead>
                 <tr>
                   <th scope="col">When</th>
@@ -108,9 +108,9 @@ export function AuditLogPage() {
                       <code>{e.action}</code>
                     </td>
                     <td>{appName(e.app_id)}</td>
-                    <td className="wrap">{e.target ?? '–'}</td>
+                    <td className="break">{e.target ?? '–'}</td>
                     <td>{e.address ?? '–'}</td>
-                    <td className="wrap">
+                    <td className="break">
                       <code>{Object.keys(e.details).length ? JSON.stringify(e.details) : ''}</code>
                     </td>
                   </tr>

@@ -104,7 +104,7 @@ export function OperatorsPage() {
             The one-time link for <strong>{link.email}</strong>, shown only now (good for 7 days): send it to them.
           </p>
           <p>
-            <code className="wrap">{link.link}</code>{' '}
+            <code className="break">{link.link}</code>{' '}
             <button type="button" className="link-button" onClick={() => void navigator.clipboard?.writeText(link.link)}>
               Copy
             </button>
@@ -117,7 +117,7 @@ export function OperatorsPage() {
       {operators.isError ? <ErrorNote error={operators.error} /> : null}
       {operators.data ? (
         <TableScroll label="Operators">
-          <table>
+          <table className="data">
             <thead>
               <tr>
                 <th scope="col">E-mail</th>
@@ -138,27 +138,23 @@ export function OperatorsPage() {
                   <td>
                     {operator.grants.map((g) => (
                       <div key={g.app_id ?? 'all'}>
-                        <label>
-                          <span className="visually-hidden">
-                            Role of {operator.email} for {appName(g.app_id)}
-                          </span>
-                          <select
-                            value={g.role}
-                            disabled={!!operator.disabled_at || operator.bootstrap}
-                            onChange={(e) =>
-                              change.mutate({
-                                operator,
-                                grants: operator.grants.map((x) => (x.app_id === g.app_id ? { ...x, role: e.target.value as OperatorRole } : x)),
-                              })
-                            }
-                          >
-                            {OPERATOR_ROLES.map((r) => (
-                              <option key={r} value={r}>
-                                {r}
-                              </option>
-                            ))}
-                          </select>
-                        </label>{' '}
+                        <select
+                          aria-label={`Role of ${operator.email} for ${appName(g.app_id)}`}
+                          value={g.role}
+                          disabled={!!operator.disabled_at || operator.bootstrap}
+                          onChange={(e) =>
+                            change.mutate({
+                              operator,
+                              grants: operator.grants.map((x) => (x.app_id === g.app_id ? { ...x, role: e.target.value as OperatorRole } : x)),
+                            })
+                          }
+                        >
+                          {OPERATOR_ROLES.map((r) => (
+                            <option key={r} value={r}>
+                              {r}
+                            </option>
+                          ))}
+                        </select>{' '}
                         of {appName(g.app_id)}
                       </div>
                     ))}
@@ -173,7 +169,7 @@ export function OperatorsPage() {
                         <button type="button" className="link-button" onClick={() => newLink.mutate(operator)}>
                           New link
                         </button>{' '}
-                        <button type="button" className="link-button danger" onClick={() => disable.mutate(operator)}>
+                        <button type="button" className="danger" onClick={() => disable.mutate(operator)}>
                           Disable
                         </button>
                       </>

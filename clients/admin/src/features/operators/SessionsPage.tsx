@@ -19,7 +19,7 @@ export function SessionsPage() {
       {revoke.error ? <ErrorNote error={revoke.error} /> : null}
       {sessions.data ? (
         <TableScroll label="Sessions">
-          <table>
+          <table className="data">
             <thead>
               <tr>
                 <th scope="col">Opened</th>
@@ -27,9 +27,7 @@ export function SessionsPage() {
                 <th scope="col">Browser</th>
                 <th scope="col">How</th>
                 <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
+                <th scope="col">Actions</th>
               </tr>
             </thead>
             <tbody>
@@ -39,7 +37,7 @@ export function SessionsPage() {
                     <Time iso={s.created_at} />
                   </td>
                   <td>{s.address ?? '–'}</td>
-                  <td className="wrap">{s.user_agent ?? '–'}</td>
+                  <td className="break">{s.user_agent ?? '–'}</td>
                   <td>{s.method}</td>
                   <td>
                     <Time iso={s.expires_at} />
@@ -48,7 +46,7 @@ export function SessionsPage() {
                     {s.current ? (
                       'this one'
                     ) : (
-                      <button type="button" className="link-button danger" onClick={() => revoke.mutate(s.id)}>
+                      <button type="button" className="danger" onClick={() => revoke.mutate(s.id)}>
                         Revoke
                       </button>
                     )}
