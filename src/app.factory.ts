@@ -25,7 +25,7 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   const config = app.get(EnvironmentVariables, { strict: false });
   enableApiCors(app, config.CORS_ALLOWED_ORIGINS);
   const admin = optional(() => app.get(AdminSessionsService, { strict: false }));
-  // An invitation's token, in its body, is its own proof (docs/api.md#271-operators).
+  // An invitation's token, in its body, is its own proof (docs/api.md#operators).
   const adminBody = async (req: { path: string; headers: Record<string, unknown> }) =>
     admin !== null && req.path.startsWith('/admin/api/') && (ADMIN_BODIES_WITHOUT_SESSION.includes(req.path) || (await admin.sessionOf(req as never)) !== null);
   app.use(deferredJsonBody(async (req, res) => (await adminBody(req)) || (await authenticateRequest(req, res)) !== null));

@@ -56,9 +56,9 @@ const MAY_IMPORT: Record<string, string[]> = {
     'users',
     'webhooks',
   ],
-  // Operator accounts, grants, sessions' storage, invitations (docs/api.md#271-operators).
+  // Operator accounts, grants, sessions' storage, invitations (docs/api.md#operators).
   operators: ['common', 'config'],
-  // The audit log (docs/api.md#275-audit-log): recorded by admin and the CLI, read by admin and GET /api/v1/audit-log.
+  // The audit log (docs/api.md#audit-log): recorded by admin and the CLI, read by admin and GET /api/v1/audit-log.
   audit: ['auth', 'common', 'config'],
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts

@@ -17,7 +17,7 @@ import { actorOf } from './admin-sessions.service';
 import { AdminGuard, CurrentSession, NeedsRole, RoleOnSomeApp } from './admin.guard';
 import { OperatorSessionList } from './dto/operators.dto';
 
-/** What every operator may do about themselves (their sessions), and the audit log for owners (docs/api.md#275-audit-log). */
+/** What every operator may do about themselves (their sessions), and the audit log for owners (docs/api.md#audit-log). */
 @InOpenApiDocument(ADMIN_OPENAPI_DOCUMENT)
 @Public()
 @UseGuards(AdminGuard)

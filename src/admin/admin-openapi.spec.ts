@@ -83,7 +83,7 @@ describe("the operator dashboard's OpenAPI document", () => {
       }
       const security = method === 'get' ? [{ [SESSION_SCHEME]: [] }] : [{ [SESSION_SCHEME]: [], [CSRF_SCHEME]: [] }];
       expect({ route, security: operation.security }).toEqual({ route, security });
-      // 403 on every route: the CSRF token on a change, and the role (docs/api.md#273-roles) on all.
+      // 403 on every route: the CSRF token on a change, and the role (docs/api.md#roles) on all.
       expect({ route, has401: '401' in operation.responses, has403: '403' in operation.responses }).toEqual({ route, has401: true, has403: true });
     }
   });

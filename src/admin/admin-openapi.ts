@@ -20,7 +20,7 @@ No bearer token: \`POST /admin/api/session\` with \`Authorization: Basic\` (an o
 password, or the bootstrap ADMIN_USER and ADMIN_PASSWORD) sets the session cookie (HttpOnly,
 SameSite=Strict, 12 hours, revocable), and every POST, PUT and DELETE of a session sends back its
 \`csrf_token\` in \`X-CSRF-Token\`. Each route needs a role (\`x-role\`: viewer, editor or owner) on
-its app, on every app, or (\`x-role-scope: some-app\`) on one app (docs/api.md#273-roles). Answers use the public API's conventions (\`{"data": ...}\`, every
+its app, on every app, or (\`x-role-scope: some-app\`) on one app (docs/api.md#roles). Answers use the public API's conventions (\`{"data": ...}\`, every
 field present, ISO 8601 UTC timestamps, \`{"message": ...}\` errors); every route answers 404 while
 ADMIN_USER and ADMIN_PASSWORD are unset.
 `.trim();
@@ -71,7 +71,7 @@ export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
           : operation.parameters?.some((p) => p.name === 'app')
             ? 'on this app'
             : 'on every app';
-        const noRole = `The operator is not at least ${role} ${scope} (docs/api.md#273-roles)`;
+        const noRole = `The operator is not at least ${role} ${scope} (docs/api.md#roles)`;
         responses['403'] = {
           description: safe
             ? `${noRole}.`

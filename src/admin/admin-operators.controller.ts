@@ -43,7 +43,7 @@ const grantsOf = (dtos: GrantDto[]): Grant[] => {
   });
 };
 
-/** Operator accounts (docs/api.md#271-operators): owners of every app manage them; anyone with an invitation sets a password. */
+/** Operator accounts (docs/api.md#operators): owners of every app manage them; anyone with an invitation sets a password. */
 @InOpenApiDocument(ADMIN_OPENAPI_DOCUMENT)
 @Public()
 @UseGuards(AdminGuard)

@@ -10,7 +10,7 @@ export const SESSION_SECONDS = 12 * 3600;
 
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 
-/** A signed-in operator as the guard sees it: who, and the roles they hold (docs/api.md#273-roles). */
+/** A signed-in operator as the guard sees it: who, and the roles they hold (docs/api.md#roles). */
 export interface SessionOperator {
   id: string;
   email: string;

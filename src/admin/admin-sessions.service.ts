@@ -58,7 +58,7 @@ export const ADMIN_BODIES_WITHOUT_SESSION = ['/admin/api/invitations/accept'];
 const resolved = new WeakMap<object, Promise<AdminSession | null>>();
 
 /**
- * The operator dashboard's logins and sessions (docs/operations.md "Operator dashboard", docs/api.md#271-operators):
+ * The operator dashboard's logins and sessions (docs/operations.md "Operator dashboard", docs/api.md#operators):
  * operators' passwords or the bootstrap ADMIN_USER and ADMIN_PASSWORD, sessions stored (revocable), off without the bootstrap pair.
  */
 @Injectable()

@@ -50,7 +50,7 @@ export const CurrentSession = createParamDecorator((_data: unknown, context: Exe
 
 /**
  * Every /admin/api route: 404 while off, 401 without a session, 403 for a change without its X-CSRF-Token or for an
- * operator without the route's role (docs/api.md#273-roles): for the route's `:app`, for every app, or (RoleOnSomeApp) for one.
+ * operator without the route's role (docs/api.md#roles): for the route's `:app`, for every app, or (RoleOnSomeApp) for one.
  */
 @Injectable()
 export class AdminGuard implements CanActivate {

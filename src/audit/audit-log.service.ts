@@ -62,7 +62,7 @@ export const entryOf = (row: AuditRow): AuditEntry => ({
   details: row.details,
 });
 
-/** The one home of the audit log (docs/api.md#275-audit-log): every change by an operator or the CLI is recorded here. */
+/** The one home of the audit log (docs/api.md#audit-log): every change by an operator or the CLI is recorded here. */
 @Injectable()
 export class AuditLog {
   constructor(private readonly repository: AuditRepository) {}

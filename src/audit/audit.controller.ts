@@ -6,7 +6,7 @@ import { ApiValidationErrors } from '../common/http/api-responses';
 import { AuditLog } from './audit-log.service';
 import { AuditLogQueryDto, AuditPageResource } from './dto/audit-log.dto';
 
-/** The audit log of the token's app (docs/api.md#275-audit-log). */
+/** The audit log of the token's app (docs/api.md#audit-log). */
 @ApiTags('audit-log')
 @Controller('api/v1/audit-log')
 export class AuditController {

@@ -37,7 +37,7 @@ export interface AuditQuery {
 
 const COLUMNS = `id::text, at, actor_kind, actor_id, actor, action, app_id, target, address, details`;
 
-/** The audit log's statements (docs/api.md#275-audit-log). */
+/** The audit log's statements (docs/api.md#audit-log). */
 @Injectable()
 @SqlFile('audit.repository.sql')
 export class AuditRepository {

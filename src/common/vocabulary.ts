@@ -181,11 +181,11 @@ export type LiveActivitySkipReason = (typeof LiveActivitySkipReason)[keyof typeo
 export const CHANNEL_STORAGES = ['none', 'most_recent'] as const;
 export type ChannelStorage = (typeof CHANNEL_STORAGES)[number];
 
-/** An operator's role (docs/api.md#273-roles): a viewer reads; an editor also sends, cancels and manages topics; an owner also apps, credentials, tokens and operators. */
+/** An operator's role (docs/api.md#roles): a viewer reads; an editor also sends, cancels and manages topics; an owner also apps, credentials, tokens and operators. */
 export const OPERATOR_ROLES = ['viewer', 'editor', 'owner'] as const;
 export type OperatorRole = (typeof OPERATOR_ROLES)[number];
 
-/** What the audit log records (docs/api.md#275-audit-log): `<subject>.<verb>`. */
+/** What the audit log records (docs/api.md#audit-log): `<subject>.<verb>`. */
 export const AUDIT_ACTIONS = [
   'session.login',
   'session.logout',

@@ -240,7 +240,7 @@ export class EnvironmentVariables {
   @Int(0)
   RETENTION_DAYS = 30;
 
-  /** Audit log entries older than this many days are deleted (docs/api.md#275-audit-log); 0 keeps them all. */
+  /** Audit log entries older than this many days are deleted (docs/api.md#audit-log); 0 keeps them all. */
   @Int(0)
   AUDIT_LOG_RETENTION_DAYS = 365;
 

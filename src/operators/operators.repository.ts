@@ -56,7 +56,7 @@ const GRANTS = `COALESCE((SELECT json_agg(json_build_object('app_id', g.app_id, 
 const OPERATOR_COLUMNS = `o.id, o.email, o.bootstrap, o.disabled_at, o.created_at, o.password_hash IS NOT NULL AS has_password, ${GRANTS}`;
 const HASH = Buffer.alloc(32, 1);
 
-/** Operators, their grants, sessions and invitations, and the domains OIDC admits (docs/api.md#271-operators). */
+/** Operators, their grants, sessions and invitations, and the domains OIDC admits (docs/api.md#operators). */
 @Injectable()
 @SqlFile('operators.repository.sql')
 export class OperatorsRepository {

@@ -42,7 +42,7 @@ export interface Invitation {
 /** One-way hash of a random token (invitation, session): what the database holds instead of it. */
 export const tokenHash = (token: string) => createHash('sha256').update(token).digest();
 
-/** Operator accounts (docs/api.md#271-operators): the rules; the SQL is OperatorsRepository's. */
+/** Operator accounts (docs/api.md#operators): the rules; the SQL is OperatorsRepository's. */
 @Injectable()
 export class OperatorsService {
   constructor(private readonly repository: OperatorsRepository) {}

@@ -3,7 +3,7 @@ import type { Grant } from './operators.repository';
 
 const rank = (role: OperatorRole) => OPERATOR_ROLES.indexOf(role);
 
-/** The operator's role for an app: its grant for every app or for that app, whichever is higher (docs/api.md#273-roles). */
+/** The operator's role for an app: its grant for every app or for that app, whichever is higher (docs/api.md#roles). */
 export function roleFor(grants: readonly Grant[], appId: string): OperatorRole | null {
   let best: OperatorRole | null = null;
   for (const grant of grants) {

@@ -18,7 +18,7 @@ const NOT_CHANGES = ['DELETE /admin/api/session', 'DELETE /admin/api/sessions/{i
 type Grants = { app_id: string | null; role: 'viewer' | 'editor' | 'owner' }[];
 
 /**
- * Issue 54 item 3 (docs/api.md#273-roles): every route of the dashboard's OpenAPI document
+ * Issue 54 item 3 (docs/api.md#roles): every route of the dashboard's OpenAPI document
  * (clients/admin/openapi.json, so routes other features add are walked too) is called by an
  * operator of each role, for every app and for one app only; the server answers 403 exactly
  * when the route's `x-role` is not held where it applies (its `{app}`, every app, or with

@@ -14,7 +14,7 @@ const DOCUMENT = JSON.parse(readFileSync(resolve(__dirname, '../../clients/admin
 const PASSWORD = 'ana has a long password';
 
 /**
- * Issue 54 items 1 and 5 (docs/api.md#271-operators, docs/api.md#275-audit-log): operators invited
+ * Issue 54 items 1 and 5 (docs/api.md#operators, docs/api.md#audit-log): operators invited
  * by one-time link, their passwords, logins limited per account, sessions listed and revoked,
  * disabling; and the audit log of it all, in the dashboard and `GET /api/v1/audit-log`. Every
  * dashboard answer here is checked against clients/admin/openapi.json.

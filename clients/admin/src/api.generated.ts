@@ -2526,7 +2526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2644,7 +2644,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on every app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2762,7 +2762,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on at least one app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2883,7 +2883,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3013,7 +3013,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3142,7 +3142,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3302,7 +3302,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3434,7 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3566,7 +3566,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3700,7 +3700,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3863,7 +3863,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3993,7 +3993,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4114,7 +4114,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4236,7 +4236,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4394,7 +4394,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4526,7 +4526,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4665,7 +4665,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4792,7 +4792,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4909,7 +4909,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5066,7 +5066,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5224,7 +5224,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5345,7 +5345,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5463,7 +5463,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5583,7 +5583,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5739,7 +5739,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5983,7 +5983,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on at least one app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6102,7 +6102,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6234,7 +6234,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on at least one app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on at least one app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;

@@ -31,7 +31,7 @@ type Answer<K extends keyof AdminService> = AdminService[K] extends (...args: ne
 type WebhookFailures = Awaited<ReturnType<WebhooksService['failures']>>;
 type RecipientKind = OperatorNotification['target']['kind'];
 
-/** A role for one app, or for every app (`app_id` null): docs/api.md#273-roles. */
+/** A role for one app, or for every app (`app_id` null): docs/api.md#roles. */
 export class OperatorGrantResource {
   @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The app, or null for every app.' }) app_id: string | null;
   @ApiProperty({ enum: OPERATOR_ROLES, enumName: 'OperatorRole' }) role: OperatorRole;

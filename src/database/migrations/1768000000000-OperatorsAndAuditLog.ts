@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * Issue 54: operator accounts with roles per app or for every app, their sessions (revocable),
- * one-time invitations, the e-mail domains OIDC may admit, and the audit log (docs/api.md#27-the-console-for-a-team).
+ * one-time invitations, the e-mail domains OIDC may admit, and the audit log (docs/api.md#team-console).
  * Grants and the audit log keep an app's id without a foreign key to a deleted app only where
  * the record must outlive it: the audit log.
  */

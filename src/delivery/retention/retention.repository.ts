@@ -172,7 +172,7 @@ export class RetentionRepository {
     return deleted;
   }
 
-  /** Deletes up to `limit` audit log entries older than `before` (docs/api.md#275-audit-log), oldest first by its time index; how many. */
+  /** Deletes up to `limit` audit log entries older than `before` (docs/api.md#audit-log), oldest first by its time index; how many. */
   @GenerateSql({ params: [AT, 1000] })
   async deleteAuditEntries(before: Date, limit: number): Promise<number> {
     const [, deleted]: [unknown, number] = await this.db.query(

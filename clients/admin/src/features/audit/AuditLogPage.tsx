@@ -12,7 +12,7 @@ const NONE: Filters = { actor: '', action: '', app_id: '', from: '', to: '' };
 const instant = (day: string) => (day ? new Date(`${day}T00:00:00`).toISOString() : undefined);
 const nextDay = (day: string) => (day ? new Date(new Date(`${day}T00:00:00`).getTime() + 86_400_000).toISOString() : undefined);
 
-/** The audit log (docs/api.md#275-audit-log), for owners: newest first, filtered by actor, action, app and days. */
+/** The audit log (docs/api.md#audit-log), for owners: newest first, filtered by actor, action, app and days. */
 export function AuditLogPage() {
   const apps = useQuery({ queryKey: ['apps'], queryFn: api.apps });
   const [draft, setDraft] = useState<Filters>(NONE);

@@ -10,7 +10,7 @@ import { OPERATOR_ROLES } from '../../vocabulary';
 const fullLink = (link: string) => `${window.location.origin}${link}`;
 
 /**
- * Operators (docs/api.md#271-operators), for owners of every app: invite by one-time link (shown
+ * Operators (docs/api.md#operators), for owners of every app: invite by one-time link (shown
  * once), change a role (for every app or one), a new link, disable. The server refuses anyone else.
  */
 export function OperatorsPage() {

@@ -4,7 +4,7 @@ import { ErrorNote, Loading, Page } from '../../components/Page';
 import { TableScroll } from '../../components/TableScroll';
 import { Time } from '../../components/Time';
 
-/** The signed-in operator's live sessions (docs/api.md#271-operators); revoking one ends it at once. */
+/** The signed-in operator's live sessions (docs/api.md#operators); revoking one ends it at once. */
 export function SessionsPage() {
   const client = useQueryClient();
   const sessions = useQuery({ queryKey: ['sessions'], queryFn: api.sessions });

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError, api } from '../../api';
 import { Page } from '../../components/Page';
 
-/** An invitation link (`/admin/invitation#<token>`, docs/api.md#271-operators): sets the operator's password, once; then they log in. */
+/** An invitation link (`/admin/invitation#<token>`, docs/api.md#operators): sets the operator's password, once; then they log in. */
 export function InvitationPage() {
   const token = window.location.hash.slice(1);
   const [password, setPassword] = useState('');
