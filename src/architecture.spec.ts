@@ -42,6 +42,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // app's activities and channels; topics, users and inbox show a user's page and edit topics.
   admin: [
     'apps',
+    'audit',
     'auth',
     'common',
     'config',
@@ -50,12 +51,17 @@ const MAY_IMPORT: Record<string, string[]> = {
     'installations',
     'live-activities',
     'notifications',
+    'operators',
     'queue',
     'rate-limit',
     'topics',
     'users',
     'webhooks',
   ],
+  // Operator accounts, grants, sessions' storage, invitations (docs/api.md#operators).
+  operators: ['common', 'config'],
+  // The audit log (docs/api.md#audit-log): recorded by admin and the CLI, read by admin and GET /api/v1/audit-log.
+  audit: ['auth', 'common', 'config'],
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
@@ -77,7 +83,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   ],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
+  cli: ['apps', 'audit', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'operators', 'sandbox', 'transfer', 'webhooks'],
   // The web SDK served (docs/api.md#web-sdk): @Public() and the 404.
   sdk: ['auth', 'common'],
   // pns import and export (docs/api.md#import): the installations' rules and stored form.
@@ -89,6 +95,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   queries: [
     'admin',
     'apps',
+    'audit',
     'auth',
     'common',
     'config',
@@ -99,6 +106,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'live-activities',
     'notifications',
     'templates',
+    'operators',
     'topics',
     'transfer',
     'webhooks',

@@ -19,7 +19,9 @@ import { ADMIN_ROUTE, adminQueuesDoor } from './admin-auth.middleware';
 import { adminApiNoStore, adminPages, adminPagesDir } from './admin-pages.middleware';
 import { AdminSessionsModule } from './admin-sessions.module';
 import { AdminSessionsService } from './admin-sessions.service';
+import { AdminAccountController } from './admin-account.controller';
 import { AdminController } from './admin.controller';
+import { AdminOperatorsController } from './admin-operators.controller';
 import { AdminGuard } from './admin.guard';
 import { AdminRepository } from './admin.repository';
 import { AdminService } from './admin.service';
@@ -50,7 +52,7 @@ import { AdminService } from './admin.service';
       }),
     }),
   ],
-  controllers: [AdminController],
+  controllers: [AdminController, AdminOperatorsController, AdminAccountController],
   providers: [AdminService, AdminRepository, AdminGuard],
   exports: [AdminSessionsModule],
 })

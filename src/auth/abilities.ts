@@ -10,6 +10,7 @@ export const ABILITIES = [
   'templates:write',
   'users:manage',
   'users:self',
+  'audit:read',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 export const ALL_ABILITIES = '*';

@@ -24,6 +24,8 @@ const EXPORTS: Record<string, unknown> = {
   PERMISSIONS: vocabulary.PERMISSIONS,
   REASON_EXPLANATIONS: vocabulary.REASON_EXPLANATIONS,
   FILTER_OPS_BY_FIELD: OPS_BY_FIELD,
+  OPERATOR_ROLES: vocabulary.OPERATOR_ROLES,
+  AUDIT_ACTIONS: vocabulary.AUDIT_ACTIONS,
 };
 
 const TYPES = `export type Platform = (typeof PLATFORMS)[number];

@@ -1,6 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
-import { ApiError, type Session, api, setCsrfToken } from './api';
+import { ApiError, type Session, api, everywhere, setCsrfToken } from './api';
 import { ErrorNote, Loading } from './components/Page';
 import { AppsPage } from './features/apps/AppsPage';
 import { InstallationsPage } from './features/installations/InstallationsPage';
@@ -9,6 +9,10 @@ import { NotificationPage } from './features/notifications/NotificationPage';
 import { NotificationsPage } from './features/notifications/NotificationsPage';
 import { SendTestPage } from './features/notifications/SendTestPage';
 import { OverviewPage } from './features/overview/OverviewPage';
+import { AuditLogPage } from './features/audit/AuditLogPage';
+import { OperatorsPage } from './features/operators/OperatorsPage';
+import { SessionsPage } from './features/operators/SessionsPage';
+import { InvitationPage } from './features/session/InvitationPage';
 import { LoginPage } from './features/session/LoginPage';
 import { TopicsPage } from './features/topics/TopicsPage';
 import { UserPage, UsersPage } from './features/users/UserPage';
@@ -19,6 +23,9 @@ function Routes({ path }: { path: string }) {
   let params: Record<string, string> | null;
   if (path === '/') return <OverviewPage />;
   if (path === '/apps') return <AppsPage />;
+  if (path === '/operators') return <OperatorsPage />;
+  if (path === '/sessions') return <SessionsPage />;
+  if (path === '/audit-log') return <AuditLogPage />;
   if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/send', path))) return <SendTestPage appId={params.app} />;
   if ((params = match('/apps/:app/installations', path))) return <InstallationsPage key={params.app} appId={params.app} />;
@@ -52,6 +59,8 @@ export function App() {
     [client],
   );
 
+  // An invitation link works without a session: it sets the password to log in with.
+  if (path === '/invitation') return <InvitationPage />;
   if (session.isPending) return <Loading what="the dashboard" />;
   if (session.isError) return <ErrorNote error={session.error} />;
   if (!session.data) {
@@ -89,6 +98,20 @@ export function App() {
                 Apps
               </Link>
             </li>
+            {everywhere(session.data, 'owner') ? (
+              <>
+                <li>
+                  <Link to="/operators" aria-current={path === '/operators' ? 'page' : undefined}>
+                    Operators
+                  </Link>
+                </li>
+                <li>
+                  <Link to="/audit-log" aria-current={path === '/audit-log' ? 'page' : undefined}>
+                    Audit log
+                  </Link>
+                </li>
+              </>
+            ) : null}
             {appId ? (
               <>
                 <li>
@@ -126,7 +149,9 @@ export function App() {
           </ul>
         </nav>
         <span className="session">
-          {session.data.user}{' '}
+          <Link to="/sessions" aria-current={path === '/sessions' ? 'page' : undefined}>
+            {session.data.user}
+          </Link>{' '}
           <button type="button" className="link-button" onClick={() => void logout()}>
             Log out
           </button>

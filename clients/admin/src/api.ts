@@ -36,6 +36,12 @@ export type TopicRequest = Schemas['PutTopicDto'];
 export type Preferences = Schemas['PreferencesResource'];
 export type InboxMessage = Schemas['InboxMessageResource'];
 export type InboxState = NonNullable<Query<'Admin_inbox'>['state']>;
+export type Operator = Schemas['OperatorResourceDto'];
+export type Grant = Schemas['OperatorGrantResource'];
+export type OperatorRole = Grant['role'];
+export type OperatorSession = Schemas['OperatorSessionResource'];
+export type AuditEntry = Schemas['AuditEntryResource'];
+export type AuditQuery = Query<'AdminAccount_auditLog'>;
 
 /** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
@@ -111,6 +117,24 @@ export const api = {
     call<Answer<'Admin_preferences'>>('GET', `/apps/${enc(appId)}/users/${enc(userId)}/preferences`).then((r) => r.data),
   inbox: (appId: string, userId: string, params: Query<'Admin_inbox'>) =>
     call<Answer<'Admin_inbox'>>('GET', `/apps/${enc(appId)}/users/${enc(userId)}/inbox${query(params)}`),
+  operators: () => call<Answer<'AdminOperators_list'>>('GET', '/operators').then((r) => r.data),
+  createOperator: (email: string, grants: { app_id?: string | null; role: OperatorRole }[]) =>
+    call<Answer<'AdminOperators_create', 201>>('POST', '/operators', { body: { email, grants } }),
+  setGrants: (id: string, grants: { app_id?: string | null; role: OperatorRole }[]) =>
+    call<Answer<'AdminOperators_setGrants'>>('PUT', `/operators/${enc(id)}/grants`, { body: { grants } }).then((r) => r.data),
+  invite: (id: string) => call<Answer<'AdminOperators_invite', 201>>('POST', `/operators/${enc(id)}/invitation`).then((r) => r.data),
+  disableOperator: (id: string) => call<Answer<'AdminOperators_disable'>>('POST', `/operators/${enc(id)}/disable`).then((r) => r.data),
+  acceptInvitation: (token: string, password: string) =>
+    call<Answer<'AdminOperators_accept'>>('POST', '/invitations/accept', { body: { token, password } }).then((r) => r.data),
+  sessions: () => call<Answer<'AdminAccount_sessions'>>('GET', '/sessions').then((r) => r.data),
+  revokeSession: (id: string) => call<void>('DELETE', `/sessions/${enc(id)}`),
+  auditLog: (params: AuditQuery) => call<Answer<'AdminAccount_auditLog'>>('GET', `/audit-log${query(params)}`),
+};
+
+/** Whether the session's grants give `role` on every app (the operators, the audit log of everything). */
+export const everywhere = (session: Session, role: OperatorRole) => {
+  const rank = ['viewer', 'editor', 'owner'];
+  return session.grants.some((g) => g.app_id === null && rank.indexOf(g.role) >= rank.indexOf(role));
 };
 
 function enc(value: string) {

@@ -29,6 +29,7 @@ import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexe
 import { QueueLimits1767700000000 } from './1767700000000-QueueLimits';
 import { FairShares1767800000000 } from './1767800000000-FairShares';
 import { Templates1767900000000 } from './1767900000000-Templates';
+import { OperatorsAndAuditLog1768000000000 } from './1768000000000-OperatorsAndAuditLog';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   QueueLimits1767700000000,
   FairShares1767800000000,
   Templates1767900000000,
+  OperatorsAndAuditLog1768000000000,
 ];

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { ApiError, type Session, api } from '../../api';
 import { Page } from '../../components/Page';
 
-/** The login form: ADMIN_USER and ADMIN_PASSWORD, checked by the server, which sets the session cookie. */
+/** The login form: an operator's e-mail and password (or the bootstrap ADMIN_USER and ADMIN_PASSWORD), checked by the server, which sets the session cookie. */
 export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) {
   const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
@@ -16,8 +16,8 @@ export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) 
     try {
       onLogin(await api.login(user, password));
     } catch (caught) {
-      if (caught instanceof ApiError && caught.status === 401) setError('Wrong user name or password.');
-      else if (caught instanceof ApiError && caught.status === 429) setError('Too many failed logins from here. Try again later.');
+      if (caught instanceof ApiError && caught.status === 401) setError('Wrong e-mail, user name or password.');
+      else if (caught instanceof ApiError && caught.status === 429) setError('Too many failed logins from here or for this account. Try again later.');
       else setError(caught instanceof Error ? caught.message : 'Login failed.');
     } finally {
       setBusy(false);
@@ -27,10 +27,10 @@ export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) 
   return (
     <main className="login">
       <Page title="Log in to Push admin" focusHeading={false}>
-        <p className="muted">The operator credentials: ADMIN_USER and ADMIN_PASSWORD of the service.</p>
+        <p className="muted">Your e-mail and password (an invitation link sets it), or the service's ADMIN_USER and ADMIN_PASSWORD.</p>
         <form onSubmit={(event) => void submit(event)} className="form narrow" noValidate>
           <div className="field">
-            <label htmlFor="login-user">User name</label>
+            <label htmlFor="login-user">E-mail or user name</label>
             <input id="login-user" name="username" autoComplete="username" autoFocus value={user} onChange={(e) => setUser(e.target.value)} required />
           </div>
           <div className="field">
