@@ -25,6 +25,7 @@ import { HmsCredentials1767200000000 } from './1767200000000-HmsCredentials';
 import { NotificationFailureReason1766600000000 } from './1766600000000-NotificationFailureReason';
 import { Inbox1766900000000 } from './1766900000000-Inbox';
 import { WidgetsAndProviderIds1767400000000 } from './1767400000000-WidgetsAndProviderIds';
+import { InstallationDays1768100000000 } from './1768100000000-InstallationDays';
 import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   Inbox1766900000000,
   WidgetsAndProviderIds1767400000000,
   InboxStateIndexes1767600000000,
+  InstallationDays1768100000000,
 ];
