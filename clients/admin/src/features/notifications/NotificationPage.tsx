@@ -59,6 +59,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
       <Trace
         appId={appId}
         id={id}
+        send={n}
         live={!settled(n)}
         revision={`${n.status}:${n.statistics.installations}:${n.statistics.accepted + n.statistics.failed + n.statistics.skipped}`}
       />
