@@ -3,7 +3,7 @@ import { INestApplication, LoggerService, Type } from '@nestjs/common';
 import type { Express } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoLogger } from 'nestjs-pino';
-import { AdminSessionsService } from './admin/admin-sessions.service';
+import { ADMIN_BODIES_WITHOUT_SESSION, AdminSessionsService } from './admin/admin-sessions.service';
 import { authenticateRequest } from './auth/request-authentication';
 import { answerClientErrors } from './common/http/client-errors';
 import { enableApiCors } from './common/http/cors';
@@ -25,9 +25,10 @@ export function configureHttpApp(app: INestApplication): INestApplication {
   const config = app.get(EnvironmentVariables, { strict: false });
   enableApiCors(app, config.CORS_ALLOWED_ORIGINS);
   const admin = optional(() => app.get(AdminSessionsService, { strict: false }));
-  const adminSession = (req: { path: string; headers: Record<string, unknown> }) =>
-    admin !== null && req.path.startsWith('/admin/api/') && admin.sessionOf(req as never) !== null;
-  app.use(deferredJsonBody(async (req, res) => adminSession(req) || (await authenticateRequest(req, res)) !== null));
+  // An invitation's token, in its body, is its own proof (docs/api.md#271-operators).
+  const adminBody = async (req: { path: string; headers: Record<string, unknown> }) =>
+    admin !== null && req.path.startsWith('/admin/api/') && (ADMIN_BODIES_WITHOUT_SESSION.includes(req.path) || (await admin.sessionOf(req as never)) !== null);
+  app.use(deferredJsonBody(async (req, res) => (await adminBody(req)) || (await authenticateRequest(req, res)) !== null));
   setupOpenApi(app, () => WebPushHosts.fromSetting(config.WEB_PUSH_ALLOWED_HOSTS).endpointPattern());
   limitSlowClients(app.getHttpServer() as Server, config);
   answerClientErrors(app.getHttpServer() as Server);

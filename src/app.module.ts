@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { AdminModule } from './admin/admin.module';
 import { AbilitiesGuard } from './auth/abilities.guard';
+import { AuditApiModule } from './audit/audit.module';
 import { AuthModule } from './auth/auth.module';
 import { AllExceptionsFilter } from './common/http/all-exceptions.filter';
 import { RequestBodyGuard } from './common/http/request-body.guard';
@@ -37,6 +38,7 @@ import { CoreModule, WorkerModule } from './worker.module';
     UsersModule,
     TopicsModule,
     SdkModule,
+    AuditApiModule,
   ],
   providers: [
     // First: with migrations pending even the token lookup would fail.

@@ -41,6 +41,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   // auth's tokens and delivery's credential check serve the owners' app pages, as the CLI's commands.
   admin: [
     'apps',
+    'audit',
     'auth',
     'common',
     'config',
@@ -50,12 +51,17 @@ const MAY_IMPORT: Record<string, string[]> = {
     'installations',
     'live-activities',
     'notifications',
+    'operators',
     'queue',
     'rate-limit',
     'topics',
     'users',
     'webhooks',
   ],
+  // Operator accounts, grants, sessions' storage, invitations (docs/api.md#271-operators).
+  operators: ['common', 'config'],
+  // The audit log (docs/api.md#275-audit-log): recorded by admin and the CLI, read by admin and GET /api/v1/audit-log.
+  audit: ['auth', 'common', 'config'],
   // webhooks seals its signing secrets with credentials' secret box, builds its bodies with the
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
@@ -63,7 +69,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
-  cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
+  cli: ['apps', 'audit', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'operators', 'sandbox', 'transfer', 'webhooks'],
   // The web SDK served (docs/api.md#web-sdk): @Public() and the 404.
   sdk: ['auth', 'common'],
   // pns import and export (docs/api.md#import): the installations' rules and stored form.
@@ -75,6 +81,7 @@ const MAY_IMPORT: Record<string, string[]> = {
   queries: [
     'admin',
     'apps',
+    'audit',
     'auth',
     'common',
     'config',
@@ -84,6 +91,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'installations',
     'live-activities',
     'notifications',
+    'operators',
     'topics',
     'transfer',
     'webhooks',

@@ -15,7 +15,8 @@ describe('adminCredentialsMatch', () => {
 });
 
 describe('adminQueuesDoor', () => {
-  const run = (enabled: boolean, session: { csrf: string } | null, method = 'GET', headers: Record<string, string> = {}) => {
+  const OWNER = [{ app_id: null, role: 'owner' }];
+  const run = async (enabled: boolean, session: { csrf: string; grants?: object[] } | null, method = 'GET', headers: Record<string, string> = {}) => {
     const res = {
       statusCode: 200,
       headers: {} as Record<string, string>,
@@ -35,25 +36,45 @@ describe('adminQueuesDoor', () => {
       send: jest.fn(),
     };
     const next = jest.fn();
-    const sessions = { enabled, sessionOf: () => session } as unknown as AdminSessionsService;
+    const sessions = {
+      enabled,
+      sessionOf: async () => session && { ...session, operator: { grants: session.grants ?? OWNER } },
+    } as unknown as AdminSessionsService;
     const req = { method, path: '/api/queues', headers, header: (name: string) => headers[name.toLowerCase()], accepts: () => 'json' };
+    const done = new Promise<void>((resolve) => {
+      res.json = function (body: unknown) {
+        this.body = body;
+        resolve();
+        return this;
+      };
+      next.mockImplementation(() => resolve());
+    });
     adminQueuesDoor(sessions)(req as unknown as Request, res as unknown as Response, next as NextFunction);
+    await done;
     return { res, next };
   };
 
-  it('is off (404) without the dashboard, 401 without a session, 403 for a change without the CSRF token', () => {
-    expect(run(false, { csrf: 't' }).res.statusCode).toBe(404);
-    expect(run(true, null, 'GET', { authorization: basic('ops:pass') }).res).toMatchObject({ statusCode: 401, body: { message: 'Unauthenticated.' } });
-    expect(run(true, { csrf: 't' }, 'PUT').res.statusCode).toBe(403);
-    expect(run(true, { csrf: 't' }, 'POST', { 'x-csrf-token': 'other' }).res.statusCode).toBe(403);
+  it('is off (404) without the dashboard, 401 without a session, 403 for a change without the CSRF token', async () => {
+    expect((await run(false, { csrf: 't' })).res.statusCode).toBe(404);
+    expect((await run(true, null, 'GET', { authorization: basic('ops:pass') })).res).toMatchObject({ statusCode: 401, body: { message: 'Unauthenticated.' } });
+    expect((await run(true, { csrf: 't' }, 'PUT')).res.statusCode).toBe(403);
+    expect((await run(true, { csrf: 't' }, 'POST', { 'x-csrf-token': 'other' })).res.statusCode).toBe(403);
   });
 
-  it('lets a session through, with the CSRF token for a change, under a same-origin CSP', () => {
-    const read = run(true, { csrf: 't' });
+  it('lets a session through, with the CSRF token for a change, under a same-origin CSP', async () => {
+    const read = await run(true, { csrf: 't' });
     expect(read.next).toHaveBeenCalled();
     expect(read.res.headers['content-security-policy']).toContain("default-src 'self'");
     expect(read.res.headers['x-frame-options']).toBe('DENY');
-    expect(run(true, { csrf: 't' }, 'PUT', { 'x-csrf-token': 't' }).next).toHaveBeenCalled();
+    expect((await run(true, { csrf: 't' }, 'PUT', { 'x-csrf-token': 't' })).next).toHaveBeenCalled();
+  });
+
+  it("shows every app's queues to a viewer of every app, and lets only an owner of every app change them", async () => {
+    const viewer = [{ app_id: null, role: 'viewer' }];
+    const oneApp = [{ app_id: '00000000-0000-4000-8000-0000000000a1', role: 'owner' }];
+    expect((await run(true, { csrf: 't', grants: viewer })).next).toHaveBeenCalled();
+    expect((await run(true, { csrf: 't', grants: viewer }, 'PUT', { 'x-csrf-token': 't' })).res.statusCode).toBe(403);
+    expect((await run(true, { csrf: 't', grants: oneApp })).res.statusCode).toBe(403);
   });
 });
 

@@ -3,7 +3,7 @@ import { DocumentBuilder, OpenAPIObject } from '@nestjs/swagger';
 import { errorContent, scanOpenApiDocument } from '../common/http/openapi';
 import { SESSION_COOKIE } from './admin-session';
 import { SAFE_METHODS } from './admin-session';
-import { NO_SESSION_EXTENSION } from './admin.guard';
+import { NO_SESSION_EXTENSION, ROLE_EXTENSION, ROLE_SCOPE_EXTENSION } from './admin.guard';
 
 export const ADMIN_OPENAPI_DOCUMENT = 'admin';
 export const SESSION_SCHEME = 'session';
@@ -16,9 +16,11 @@ The operator dashboard's own API (docs/operations.md "Operator dashboard"), call
 clients/admin/openapi.json, from which the dashboard's types are generated
 (\`npm run openapi:admin\`); it is not served.
 
-No bearer token: \`POST /admin/api/session\` with \`Authorization: Basic\` sets the session cookie
-(HttpOnly, SameSite=Strict, 12 hours), and every POST, PUT and DELETE of a session sends back its
-\`csrf_token\` in \`X-CSRF-Token\`. Answers use the public API's conventions (\`{"data": ...}\`, every
+No bearer token: \`POST /admin/api/session\` with \`Authorization: Basic\` (an operator's e-mail and
+password, or the bootstrap ADMIN_USER and ADMIN_PASSWORD) sets the session cookie (HttpOnly,
+SameSite=Strict, 12 hours, revocable), and every POST, PUT and DELETE of a session sends back its
+\`csrf_token\` in \`X-CSRF-Token\`. Each route needs a role (\`x-role\`: viewer, editor or owner) on
+its app, on every app, or (\`x-role-scope: some-app\`) on one app (docs/api.md#273-roles). Answers use the public API's conventions (\`{"data": ...}\`, every
 field present, ISO 8601 UTC timestamps, \`{"message": ...}\` errors); every route answers 404 while
 ADMIN_USER and ADMIN_PASSWORD are unset.
 `.trim();
@@ -38,7 +40,11 @@ export function buildAdminOpenApiDocument(app: INestApplication): OpenAPIObject 
   return describeSessionGuard(scanOpenApiDocument(app, config, ADMIN_OPENAPI_DOCUMENT));
 }
 
-type Operation = { security?: Record<string, string[]>[]; responses: Record<string, { description: string; content?: unknown }> } & Record<string, unknown>;
+type Operation = {
+  security?: Record<string, string[]>[];
+  parameters?: { name: string }[];
+  responses: Record<string, { description: string; content?: unknown }>;
+} & Record<string, unknown>;
 
 /** What AdminGuard answers on every operation: 404 while off, 401 without a session, 403 without its CSRF token. */
 export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
@@ -59,11 +65,19 @@ export function describeSessionGuard(document: OpenAPIObject): OpenAPIObject {
           description: 'No valid session cookie (logged out, expired, or the credentials changed).',
           content: errorContent('Unauthenticated.'),
         };
-        if (!safe)
-          responses['403'] = {
-            description: `No \`${CSRF_HEADER_NAME}\` header with the session's CSRF token.`,
-            content: errorContent('This action is unauthorized.'),
-          };
+        const role = operation[ROLE_EXTENSION] as string;
+        const scope = operation[ROLE_SCOPE_EXTENSION]
+          ? 'on at least one app'
+          : operation.parameters?.some((p) => p.name === 'app')
+            ? 'on this app'
+            : 'on every app';
+        const noRole = `The operator is not at least ${role} ${scope} (docs/api.md#273-roles)`;
+        responses['403'] = {
+          description: safe
+            ? `${noRole}.`
+            : `No \`${CSRF_HEADER_NAME}\` header with the session's CSRF token, or: ${noRole.charAt(0).toLowerCase()}${noRole.slice(1)}.`,
+          content: errorContent('This action is unauthorized.'),
+        };
       }
       responses['500'] = {
         description: 'Anything unexpected; the details are only in the log, under the `X-Error-Id` header.',

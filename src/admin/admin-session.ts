@@ -1,41 +1,43 @@
 import { createHash, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Grant } from '../operators/operators.repository';
 
-// `<expiry s>.<CSRF token>.<MAC>`, the MAC under a key from APP_KEY and the admin credentials: stateless, and changing
-// either ends every session. The CSRF token comes back in X-CSRF-Token.
+// The cookie holds a random token; the database holds its HMAC under a key from APP_KEY and the
+// bootstrap credentials, so changing either ends every session, and a stolen table opens none.
+// The CSRF token comes back in X-CSRF-Token.
 export const SESSION_COOKIE = 'pns_admin';
 export const CSRF_HEADER = 'x-csrf-token';
 export const SESSION_SECONDS = 12 * 3600;
 
-const TOKEN = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+const TOKEN = /^[A-Za-z0-9_-]{43}$/;
+
+/** A signed-in operator as the guard sees it: who, and the roles they hold (docs/api.md#273-roles). */
+export interface SessionOperator {
+  id: string;
+  email: string;
+  grants: Grant[];
+}
 
 export interface AdminSession {
+  id: string;
   csrf: string;
   expiresAt: Date;
+  operator: SessionOperator;
 }
 
 export function sessionKey(appKey: string, user: string, password: string): Buffer {
   const salt = createHash('sha256').update(`${user}\0${password}`).digest();
-  return Buffer.from(hkdfSync('sha256', Buffer.from(appKey, 'base64'), salt, 'pns admin session v1', 32));
+  return Buffer.from(hkdfSync('sha256', Buffer.from(appKey, 'base64'), salt, 'pns admin session v2', 32));
 }
 
-const mac = (key: Buffer, payload: string) => createHmac('sha256', key).update(payload).digest('base64url');
-
-export function issueSession(key: Buffer, now = Date.now()): { token: string; session: AdminSession } {
-  const expires = Math.floor(now / 1000) + SESSION_SECONDS;
-  const csrf = randomBytes(16).toString('base64url');
-  const payload = `${expires}.${csrf}`;
-  return { token: `${payload}.${mac(key, payload)}`, session: { csrf, expiresAt: new Date(expires * 1000) } };
+/** A new session's cookie token and CSRF token. */
+export function newSessionTokens(): { token: string; csrf: string } {
+  return { token: randomBytes(32).toString('base64url'), csrf: randomBytes(16).toString('base64url') };
 }
 
-/** Null when malformed, forged or expired. */
-export function verifySession(key: Buffer, token: string | undefined, now = Date.now()): AdminSession | null {
-  const match = token ? TOKEN.exec(token) : null;
-  if (!match) return null;
-  const [, expires, csrf, given] = match;
-  const expected = Buffer.from(mac(key, `${expires}.${csrf}`));
-  if (!timingSafeEqual(Buffer.from(given), expected)) return null;
-  if (Number(expires) * 1000 <= now) return null;
-  return { csrf, expiresAt: new Date(Number(expires) * 1000) };
+/** What the database stores for a cookie token; null for anything not shaped like one. */
+export function sessionLookup(key: Buffer, token: string | undefined): Buffer | null {
+  if (!token || !TOKEN.test(token)) return null;
+  return createHmac('sha256', key).update(token).digest();
 }
 
 export function cookieValue(header: string | undefined, name: string): string | undefined {

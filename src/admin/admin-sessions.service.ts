@@ -1,26 +1,36 @@
 import { HttpException, HttpStatus, Injectable } from '@nestjs/common';
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import type { AuditActor } from '../audit/audit-log.service';
+import { AuditLog } from '../audit/audit-log.service';
 import { EnvironmentVariables } from '../config/env';
+import { OperatorsRepository } from '../operators/operators.repository';
+import { OperatorsService } from '../operators/operators.service';
 import { RedisThrottlerStorage } from '../rate-limit/redis-throttler.storage';
-import { AdminSession, cookieValue, issueSession, SESSION_COOKIE, SESSION_SECONDS, sessionKey, verifySession } from './admin-session';
+import { AdminSession, cookieValue, newSessionTokens, SESSION_COOKIE, SESSION_SECONDS, sessionKey, sessionLookup } from './admin-session';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();
 /** Compares digests, so neither the length nor the content of the secret leaks through timing. */
 const same = (given: string, expected: string) => timingSafeEqual(digest(given), digest(expected));
 
-/** Whether an `Authorization: Basic` header carries the credentials; both halves always compared, so timing tells nothing. */
-export function adminCredentialsMatch(authorization: string | undefined, user: string, password: string): boolean {
+/** The user and password of an `Authorization: Basic` header, or null. */
+export function basicCredentials(authorization: string | undefined): { user: string; password: string } | null {
   const [scheme, encoded] = (authorization ?? '').split(' ');
-  if (scheme?.toLowerCase() !== 'basic' || !encoded) return false;
+  if (scheme?.toLowerCase() !== 'basic' || !encoded) return null;
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  const userOk = colon >= 0 && same(decoded.slice(0, colon), user);
-  const passwordOk = colon >= 0 && same(decoded.slice(colon + 1), password);
+  return colon < 0 ? null : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+/** Whether an `Authorization: Basic` header carries the credentials; both halves always compared, so timing tells nothing. */
+export function adminCredentialsMatch(authorization: string | undefined, user: string, password: string): boolean {
+  const given = basicCredentials(authorization);
+  const userOk = given !== null && same(given.user, user);
+  const passwordOk = given !== null && same(given.password, password);
   return userOk && passwordOk;
 }
 
-/** Failed logins per client address and window before its logins are refused for the block time. */
+/** Failed logins per client address, and per account, in a window before its logins are refused for the block time. */
 export const LOGIN_FAILURES_ALLOWED = 10;
 export const LOGIN_WINDOW_MS = 15 * 60_000;
 export const LOGIN_BLOCK_MS = 15 * 60_000;
@@ -36,7 +46,21 @@ export class AdminLoginRefused extends HttpException {
   }
 }
 
-/** The operator dashboard's logins and signed session cookies (docs/operations.md "Operator dashboard"); off without ADMIN_USER and ADMIN_PASSWORD. */
+/** Where a login comes from: the socket's address (not X-Forwarded-For, which a client could vary) and its browser. */
+export interface LoginOrigin {
+  address: string;
+  userAgent: string | null;
+}
+
+/** The routes without a session whose JSON body is read: the token inside is their proof. */
+export const ADMIN_BODIES_WITHOUT_SESSION = ['/admin/api/invitations/accept'];
+
+const resolved = new WeakMap<object, Promise<AdminSession | null>>();
+
+/**
+ * The operator dashboard's logins and sessions (docs/operations.md "Operator dashboard", docs/api.md#271-operators):
+ * operators' passwords or the bootstrap ADMIN_USER and ADMIN_PASSWORD, sessions stored (revocable), off without the bootstrap pair.
+ */
 @Injectable()
 export class AdminSessionsService {
   private readonly key: Buffer | null;
@@ -44,6 +68,9 @@ export class AdminSessionsService {
   constructor(
     private readonly config: EnvironmentVariables,
     private readonly throttle: RedisThrottlerStorage,
+    private readonly operators: OperatorsService,
+    private readonly repository: OperatorsRepository,
+    private readonly audit: AuditLog,
   ) {
     const { ADMIN_USER: user, ADMIN_PASSWORD: password } = config;
     this.key = user && password ? sessionKey(config.APP_KEY, user, password) : null;
@@ -53,25 +80,73 @@ export class AdminSessionsService {
     return this.key !== null;
   }
 
-  get user(): string {
-    return this.config.ADMIN_USER ?? '';
+  /** The live session of the request's cookie; asked once per request however many times it is called. */
+  sessionOf(req: Pick<IncomingMessage, 'headers'>): Promise<AdminSession | null> {
+    let session = resolved.get(req);
+    if (!session) {
+      session = this.lookUp(cookieValue(req.headers.cookie, SESSION_COOKIE));
+      resolved.set(req, session);
+    }
+    return session;
   }
 
-  sessionOf(req: Pick<IncomingMessage, 'headers'>): AdminSession | null {
-    if (!this.key) return null;
-    return verifySession(this.key, cookieValue(req.headers.cookie, SESSION_COOKIE));
+  private async lookUp(token: string | undefined): Promise<AdminSession | null> {
+    const hash = this.key && sessionLookup(this.key, token);
+    if (!hash) return null;
+    const row = await this.repository.session(hash);
+    if (!row) return null;
+    return { id: row.id, csrf: row.csrf, expiresAt: row.expires_at, operator: { id: row.operator_id, email: row.email, grants: row.grants } };
   }
 
-  /** A new session for the right credentials; a client's failures, counted in Redis for every api, block it (429) past the limit. */
-  async login(authorization: string | undefined, client: string): Promise<{ token: string; session: AdminSession }> {
+  /**
+   * A new session for an operator's e-mail and password, or the bootstrap credentials; failures are counted in Redis
+   * for every api, per address and per account, and block either (429) past the limit.
+   */
+  async login(authorization: string | undefined, origin: LoginOrigin): Promise<{ token: string; session: AdminSession }> {
     if (!this.key) throw new Error('The operator dashboard is off');
-    const tracker = `ip:${client}`;
-    const blockedMs = await this.throttle.blockedFor(tracker, THROTTLER);
+    const given = basicCredentials(authorization);
+    const trackers = [`ip:${origin.address}`, ...(given ? [`account:${given.user.toLowerCase()}`] : [])];
+    const blockedMs = Math.max(...(await Promise.all(trackers.map((t) => this.throttle.blockedFor(t, THROTTLER)))));
     if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
-    if (adminCredentialsMatch(authorization, this.config.ADMIN_USER!, this.config.ADMIN_PASSWORD!)) return issueSession(this.key);
-    const counted = await this.throttle.increment(tracker, LOGIN_WINDOW_MS, LOGIN_FAILURES_ALLOWED, LOGIN_BLOCK_MS, THROTTLER);
-    if (counted.isBlocked) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, counted.timeToBlockExpire);
+    const operatorId = await this.authenticate(authorization);
+    if (operatorId) return this.open(operatorId, 'password', origin);
+    const counted = await Promise.all(trackers.map((t) => this.throttle.increment(t, LOGIN_WINDOW_MS, LOGIN_FAILURES_ALLOWED, LOGIN_BLOCK_MS, THROTTLER)));
+    const blocked = counted.filter((c) => c.isBlocked);
+    if (blocked.length) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.max(...blocked.map((c) => c.timeToBlockExpire)));
     throw new AdminLoginRefused(HttpStatus.UNAUTHORIZED);
+  }
+
+  private async authenticate(authorization: string | undefined): Promise<string | null> {
+    if (adminCredentialsMatch(authorization, this.config.ADMIN_USER!, this.config.ADMIN_PASSWORD!)) return this.operators.bootstrap(this.config.ADMIN_USER!);
+    const given = basicCredentials(authorization);
+    if (!given) return null;
+    return (await this.operators.withPassword(given.user, given.password))?.id ?? null;
+  }
+
+  /** Opens a session for an operator who proved who they are (password or OIDC), and records the login. */
+  async open(operatorId: string, method: 'password' | 'oidc', origin: LoginOrigin, now = new Date()): Promise<{ token: string; session: AdminSession }> {
+    if (!this.key) throw new Error('The operator dashboard is off');
+    const { token, csrf } = newSessionTokens();
+    const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + SESSION_SECONDS * 1000);
+    const id = await this.repository.insertSession({
+      operatorId,
+      tokenHash: sessionLookup(this.key, token)!,
+      csrf,
+      method,
+      address: origin.address,
+      userAgent: origin.userAgent?.slice(0, 512) ?? null,
+      expiresAt,
+    });
+    const row = (await this.repository.session(sessionLookup(this.key, token)!))!;
+    const session: AdminSession = { id, csrf, expiresAt, operator: { id: operatorId, email: row.email, grants: row.grants } };
+    await this.audit.record(actorOf(session, origin.address), { action: 'session.login', target: row.email, details: { method } });
+    return { token, session };
+  }
+
+  /** Ends the request's own session. */
+  async close(session: AdminSession, address: string): Promise<void> {
+    await this.repository.revokeSession(session.id, session.operator.id);
+    await this.audit.record(actorOf(session, address), { action: 'session.logout', target: session.operator.email });
   }
 
   /** The Set-Cookie value of a session (null token: the cookie cleared). */
@@ -81,3 +156,11 @@ export class AdminSessionsService {
     return [`${SESSION_COOKIE}=${token ?? ''}`, ...attributes].join('; ');
   }
 }
+
+/** The audit log's actor for a change made in a session. */
+export const actorOf = (session: AdminSession, address: string | null): AuditActor => ({
+  kind: 'operator',
+  id: session.operator.id,
+  label: session.operator.email,
+  address,
+});

@@ -20,10 +20,12 @@ import { PreferencesEnvelope } from '../topics/dto/preferences.dto';
 import { PutTopicDto, TopicEnvelope } from '../topics/dto/topic.dto';
 import { TOPIC_KEY_SCHEMA, TopicKeyPipe } from '../topics/topic-key.pipe';
 import { UserIdPipe } from '../users/user-access';
+import { AuditLog } from '../audit/audit-log.service';
+import { appsReached } from '../operators/roles';
 import type { AdminSession } from './admin-session';
-import { AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
+import { actorOf, AdminLoginRefused, AdminSessionsService } from './admin-sessions.service';
 import { ADMIN_OPENAPI_DOCUMENT } from './admin-openapi';
-import { AdminGuard, NeedsRole, WithoutSession } from './admin.guard';
+import { AdminGuard, CurrentSession, NeedsRole, RoleOnSomeApp, WithoutSession } from './admin.guard';
 import { AdminService } from './admin.service';
 import { AdminBrowseInstallationsDto, AdminDeliveriesQueryDto, AdminInstallationsQueryDto, AdminNotificationsQueryDto } from './dto/admin-queries.dto';
 import {
@@ -50,6 +52,10 @@ const USER = ApiParam({ name: 'user', description: 'The user id (1 to 255 charac
 const NO_APP = 'No such app.';
 const NO_NOTIFICATION = 'No such app, or no notification with this id in it.';
 
+/** The socket's peer: what the login limit counts and the audit log records (X-Forwarded-For is the client's to choose). */
+export const peerAddress = (req: Request): string => req.socket.remoteAddress ?? 'unknown';
+export const loginOrigin = (req: Request) => ({ address: peerAddress(req), userAgent: req.headers['user-agent'] ?? null });
+
 /** The dashboard's API (docs/operations.md "Operator dashboard"), in its own OpenAPI document; AdminGuard checks the session. */
 @InOpenApiDocument(ADMIN_OPENAPI_DOCUMENT)
 @Public()
@@ -59,14 +65,18 @@ export class AdminController {
   constructor(
     private readonly admin: AdminService,
     private readonly sessions: AdminSessionsService,
+    private readonly audit: AuditLog,
   ) {}
 
   /** Logs in with `Authorization: Basic` (the login form sends it); sets the session cookie. */
   @Post('session')
   @HttpCode(200)
   @WithoutSession()
-  @ApiOperation({ summary: 'Log in', description: 'With ADMIN_USER and ADMIN_PASSWORD as `Authorization: Basic`; no body.' })
-  @ApiHeader({ name: 'Authorization', required: true, description: '`Basic ` and base64 of `user:password` (UTF-8).', schema: { type: 'string' } })
+  @ApiOperation({
+    summary: 'Log in',
+    description: "An operator's e-mail and password, or the bootstrap ADMIN_USER and ADMIN_PASSWORD, as `Authorization: Basic`; no body.",
+  })
+  @ApiHeader({ name: 'Authorization', required: true, description: '`Basic ` and base64 of `email:password` (UTF-8).', schema: { type: 'string' } })
   @ApiOkResponse({
     description: 'Logged in: the session cookie is set.',
     type: AdminSessionEnvelope,
@@ -74,7 +84,7 @@ export class AdminController {
   })
   @ApiUnauthorizedResponse({ description: 'Wrong credentials (each failure is counted).', type: ErrorResponse, example: { message: 'Unauthenticated.' } })
   @ApiTooManyRequestsResponse({
-    description: 'Too many failed logins from this address: refused, even with the right credentials, until Retry-After.',
+    description: 'Too many failed logins from this address or for this account: refused, even with the right credentials, until Retry-After.',
     type: ErrorResponse,
     example: { message: 'Too Many Attempts.' },
     headers: { 'Retry-After': { description: 'Seconds until logins are accepted again.', schema: { type: 'integer' } } },
@@ -82,7 +92,7 @@ export class AdminController {
   async login(@Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<AdminSessionEnvelope> {
     try {
       // The socket's address, not X-Forwarded-For, which a client could vary to dodge the count.
-      const { token, session } = await this.sessions.login(req.headers.authorization, req.socket.remoteAddress ?? 'unknown');
+      const { token, session } = await this.sessions.login(req.headers.authorization, loginOrigin(req));
       res.setHeader('Set-Cookie', this.sessions.cookie(token, req.secure));
       return { data: this.sessionResource(session) };
     } catch (error) {
@@ -99,21 +109,30 @@ export class AdminController {
   @WithoutSession()
   @ApiOperation({ summary: 'The current session' })
   @ApiOkResponse({ description: 'The session of the cookie sent, or `data: null`.', type: AdminSessionOrNoneEnvelope })
-  session(@Req() req: Request): AdminSessionOrNoneEnvelope {
-    const session = this.sessions.sessionOf(req);
+  async session(@Req() req: Request): Promise<AdminSessionOrNoneEnvelope> {
+    const session = await this.sessions.sessionOf(req);
     return { data: session ? this.sessionResource(session) : null };
   }
 
   private sessionResource(session: AdminSession): AdminSessionResource {
-    return { user: this.sessions.user, csrf_token: session.csrf, expires_at: session.expiresAt.toISOString() };
+    const { operator } = session;
+    return {
+      user: operator.email,
+      operator_id: operator.id,
+      grants: operator.grants,
+      csrf_token: session.csrf,
+      expires_at: session.expiresAt.toISOString(),
+    };
   }
 
   @Delete('session')
   @NeedsRole('viewer')
+  @RoleOnSomeApp()
   @HttpCode(204)
-  @ApiOperation({ summary: 'Log out', description: 'Clears the session cookie.' })
+  @ApiOperation({ summary: 'Log out', description: 'Ends this session and clears its cookie.' })
   @ApiNoContentResponse({ description: 'Logged out.', headers: { 'Set-Cookie': { description: 'The cleared session cookie.', schema: { type: 'string' } } } })
-  logout(@Req() req: Request, @Res({ passthrough: true }) res: Response): void {
+  async logout(@Req() req: Request, @Res({ passthrough: true }) res: Response, @CurrentSession() session: AdminSession): Promise<void> {
+    await this.sessions.close(session, peerAddress(req));
     res.setHeader('Set-Cookie', this.sessions.cookie(null, req.secure));
   }
 
@@ -127,13 +146,14 @@ export class AdminController {
 
   @Get('apps')
   @NeedsRole('viewer')
+  @RoleOnSomeApp()
   @ApiOperation({
-    summary: 'Every app',
+    summary: 'Every app the operator may see',
     description: 'With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.',
   })
-  @ApiOkResponse({ description: 'Every app, oldest first.', type: AdminAppList })
-  async apps(): Promise<AdminAppList> {
-    return { data: await this.admin.listApps() };
+  @ApiOkResponse({ description: 'Every app the operator has a role for, oldest first.', type: AdminAppList })
+  async apps(@CurrentSession() session: AdminSession): Promise<AdminAppList> {
+    return { data: await this.admin.listApps(appsReached(session.operator.grants)) };
   }
 
   @Get('apps/:app')
@@ -173,8 +193,20 @@ export class AdminController {
   @ApiAcceptedResponse({ description: 'Stored and queued.', type: OperatorNotificationEnvelope })
   @ApiJsonBodyErrors()
   @ApiNotFound(NO_APP)
-  async send(@Param('app') appId: string, @Body() dto: SendNotificationDto, @Req() req: Request): Promise<OperatorNotificationEnvelope> {
-    return { data: await this.admin.send(appId, dto, req.body) };
+  async send(
+    @Param('app') appId: string,
+    @Body() dto: SendNotificationDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<OperatorNotificationEnvelope> {
+    const data = await this.admin.send(appId, dto, req.body);
+    await this.audit.record(actorOf(session, peerAddress(req)), {
+      action: 'notification.send',
+      appId,
+      target: data.id,
+      details: { title: dto.notification?.title ?? null },
+    });
+    return { data };
   }
 
   @Get('apps/:app/notifications/:id')
@@ -214,8 +246,15 @@ export class AdminController {
   @ApiOkResponse({ description: 'The notification, `canceled_at` set.', type: OperatorNotificationEnvelope })
   @ApiNotFound(NO_NOTIFICATION)
   @ApiConflict('The notification had completed before the cancel.', 'This notification has already completed.')
-  async cancel(@Param('app') appId: string, @Param('id') id: string): Promise<OperatorNotificationEnvelope> {
-    return { data: await this.admin.cancel(appId, id) };
+  async cancel(
+    @Param('app') appId: string,
+    @Param('id') id: string,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<OperatorNotificationEnvelope> {
+    const data = await this.admin.cancel(appId, id);
+    await this.audit.record(actorOf(session, peerAddress(req)), { action: 'notification.cancel', appId, target: id });
+    return { data };
   }
 
   @Post('apps/:app/installations/browse')
@@ -288,8 +327,16 @@ export class AdminController {
   @ApiOkResponse({ description: 'The topic as stored.', type: TopicEnvelope })
   @ApiJsonBodyErrors()
   @ApiNotFound(NO_APP)
-  async putTopic(@Param('app') appId: string, @Param('key', TopicKeyPipe) key: string, @Body() dto: PutTopicDto): Promise<TopicEnvelope> {
-    return { data: (await this.admin.putTopic(appId, key, dto)).topic };
+  async putTopic(
+    @Param('app') appId: string,
+    @Param('key', TopicKeyPipe) key: string,
+    @Body() dto: PutTopicDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<TopicEnvelope> {
+    const { topic } = await this.admin.putTopic(appId, key, dto);
+    await this.audit.record(actorOf(session, peerAddress(req)), { action: 'topic.put', appId, target: key, details: { name: topic.name } });
+    return { data: topic };
   }
 
   @Delete('apps/:app/topics/:key')
@@ -301,8 +348,14 @@ export class AdminController {
   @ApiNoContentResponse({ description: 'Deleted.' })
   @ApiValidationErrors('The key is not a topic key.')
   @ApiNotFound('No such app, or no topic with this key in it.')
-  async deleteTopic(@Param('app') appId: string, @Param('key', TopicKeyPipe) key: string): Promise<void> {
+  async deleteTopic(
+    @Param('app') appId: string,
+    @Param('key', TopicKeyPipe) key: string,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<void> {
     await this.admin.deleteTopic(appId, key);
+    await this.audit.record(actorOf(session, peerAddress(req)), { action: 'topic.delete', appId, target: key });
   }
 
   @Get('apps/:app/users/:user/preferences')

@@ -21,7 +21,9 @@ import { ADMIN_ROUTE, adminQueuesDoor } from './admin-auth.middleware';
 import { adminApiNoStore, adminPages, adminPagesDir } from './admin-pages.middleware';
 import { AdminSessionsModule } from './admin-sessions.module';
 import { AdminSessionsService } from './admin-sessions.service';
+import { AdminAccountController } from './admin-account.controller';
 import { AdminController } from './admin.controller';
+import { AdminOperatorsController } from './admin-operators.controller';
 import { AnalyticsController } from './analytics/analytics.controller';
 import { AnalyticsRepository } from './analytics/analytics.repository';
 import { AnalyticsService } from './analytics/analytics.service';
@@ -59,7 +61,7 @@ import { AdminService } from './admin.service';
       }),
     }),
   ],
-  controllers: [AdminController, AppsConsoleController, AnalyticsController],
+  controllers: [AdminController, AdminOperatorsController, AdminAccountController, AppsConsoleController, AnalyticsController],
   providers: [AdminService, AdminRepository, AdminGuard, AppsConsoleService, AnalyticsService, AnalyticsRepository],
   exports: [AdminSessionsModule],
 })

@@ -81,20 +81,23 @@ export class AdminService {
   ) {}
 
   /** Every app with its installations by platform, configured providers (no secret), 24 h sends and settings. */
-  async listApps() {
+  /** Every app, or (`only`) those listed. */
+  async listApps(only: readonly string[] | null = null) {
     const [apps, installations, recent] = await Promise.all([this.apps.list(), this.installations.countByApp(), this.notifications.countRecent(24)]);
     return Promise.all(
-      apps.map(async (app) => {
-        const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0, huawei: 0 };
-        const [{ apns, fcm, web_push, hms }, withSettings] = await Promise.all([this.credentials.summary(app.id), this.apps.settings(app.id)]);
-        return {
-          ...app,
-          installations: { ...counts, total: PLATFORMS.reduce((sum, p) => sum + counts[p], 0) },
-          credentials: { apns, fcm, web_push, hms },
-          notifications_24h: recent.get(app.id) ?? 0,
-          settings: withSettings?.settings ?? NO_SETTINGS,
-        };
-      }),
+      apps
+        .filter((app) => only === null || only.includes(app.id))
+        .map(async (app) => {
+          const counts = installations.get(app.id) ?? { ios: 0, android: 0, web: 0, huawei: 0 };
+          const [{ apns, fcm, web_push, hms }, withSettings] = await Promise.all([this.credentials.summary(app.id), this.apps.settings(app.id)]);
+          return {
+            ...app,
+            installations: { ...counts, total: PLATFORMS.reduce((sum, p) => sum + counts[p], 0) },
+            credentials: { apns, fcm, web_push, hms },
+            notifications_24h: recent.get(app.id) ?? 0,
+            settings: withSettings?.settings ?? NO_SETTINGS,
+          };
+        }),
     );
   }
 

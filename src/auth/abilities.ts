@@ -9,6 +9,7 @@ export const ABILITIES = [
   'topics:write',
   'users:manage',
   'users:self',
+  'audit:read',
 ] as const;
 export type Ability = (typeof ABILITIES)[number];
 export const ALL_ABILITIES = '*';

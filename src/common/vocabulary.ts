@@ -180,3 +180,42 @@ export type LiveActivitySkipReason = (typeof LiveActivitySkipReason)[keyof typeo
 /** A broadcast channel's `message-storage-policy` 0 or 1 (docs/api.md#live-activity-channels). */
 export const CHANNEL_STORAGES = ['none', 'most_recent'] as const;
 export type ChannelStorage = (typeof CHANNEL_STORAGES)[number];
+
+/** An operator's role (docs/api.md#273-roles): a viewer reads; an editor also sends, cancels and manages topics; an owner also apps, credentials, tokens and operators. */
+export const OPERATOR_ROLES = ['viewer', 'editor', 'owner'] as const;
+export type OperatorRole = (typeof OPERATOR_ROLES)[number];
+
+/** What the audit log records (docs/api.md#275-audit-log): `<subject>.<verb>`. */
+export const AUDIT_ACTIONS = [
+  'session.login',
+  'session.logout',
+  'session.revoke',
+  'notification.send',
+  'notification.cancel',
+  'topic.put',
+  'topic.delete',
+  'operator.create',
+  'operator.update',
+  'operator.disable',
+  'operator.invite',
+  'operator.accept',
+  'domain.allow',
+  'domain.remove',
+  'app.create',
+  'app.delete',
+  'app.settings',
+  'app.identity_secret',
+  'app_key.rotate',
+  'credentials.set',
+  'credentials.remove',
+  'token.create',
+  'token.revoke',
+  'webhook.create',
+  'webhook.delete',
+  'installations.import',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who made a change: an operator in the dashboard, the CLI at the server, or an API token. */
+export const AUDIT_ACTOR_KINDS = ['operator', 'cli', 'token'] as const;
+export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];

@@ -610,6 +610,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The app's audit log
+         * @description **Ability:** `audit:read` (or `*`).
+         *
+         *     Changes to the token's app by operators and the CLI, newest first, filtered; `app_id` may only name the token's app.
+         */
+        get: operations["Audit_list"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2074,6 +2096,48 @@ export interface components {
         };
         BroadcastEnvelope: {
             data: components["schemas"]["BroadcastResource"];
+        };
+        /** @enum {string} */
+        AuditAction: "session.login" | "session.logout" | "session.revoke" | "notification.send" | "notification.cancel" | "topic.put" | "topic.delete" | "operator.create" | "operator.update" | "operator.disable" | "operator.invite" | "operator.accept" | "domain.allow" | "domain.remove" | "app.create" | "app.delete" | "app.settings" | "app.identity_secret" | "app_key.rotate" | "credentials.set" | "credentials.remove" | "token.create" | "token.revoke" | "webhook.create" | "webhook.delete" | "installations.import";
+        /** @enum {string} */
+        AuditActorKind: "operator" | "cli" | "token";
+        AuditActorResource: {
+            kind: components["schemas"]["AuditActorKind"];
+            /**
+             * Format: uuid
+             * @description The operator's or token's id; null for the CLI.
+             */
+            id: string | null;
+            /** @description The e-mail, the token name or `cli (<system user>)`. */
+            label: string;
+        };
+        AuditEntryResource: {
+            /** @description Increasing with time. */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+            actor: components["schemas"]["AuditActorResource"];
+            action: components["schemas"]["AuditAction"];
+            /** Format: uuid */
+            app_id: string | null;
+            /** @description What was changed: a notification id, a topic key, an e-mail... */
+            target: string | null;
+            /** @description The request's peer address; null for the CLI. */
+            address: string | null;
+            /** @description What else was said about it; never a secret. */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditPageMeta: {
+            next_cursor: string | null;
+        };
+        AuditPageResource: {
+            data: components["schemas"]["AuditEntryResource"][];
+            meta: components["schemas"]["AuditPageMeta"];
         };
     };
     responses: never;
@@ -7410,6 +7474,151 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Audit_list: {
+        parameters: {
+            query?: {
+                /** @description Entries whose actor (e-mail, token name, `cli (user)`) contains this, in any case. */
+                actor?: string | null;
+                action?: components["schemas"]["AuditAction"];
+                /** @description One app's entries. */
+                app_id?: string | null;
+                /** @description Entries at or after this instant. */
+                from?: string | null;
+                /** @description Entries before this instant. */
+                to?: string | null;
+                /** @description The previous page's `meta.next_cursor`. */
+                cursor?: string | null;
+                /** @description Entries per page, at most. */
+                limit?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPageResource"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `Authorization: Bearer` token, or an unknown, revoked or expired one. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The token lacks the `audit:read` ability (or `*`). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad filter, `cursor` or `limit`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The token used up its requests for this minute (RATE_LIMIT_PER_MINUTE, shared by all API processes). */
+            429: {
+                headers: {
+                    /** @description Seconds until requests are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    /** @description Find the error in the log by this id. */
+                    "X-Error-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

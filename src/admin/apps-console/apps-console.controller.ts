@@ -1,11 +1,16 @@
-import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, UseGuards } from '@nestjs/common';
+import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { ApiBody, ApiCreatedResponse, ApiOkResponse, ApiOperation, ApiParam } from '@nestjs/swagger';
+import type { Request } from 'express';
+import { AuditChange, AuditLog } from '../../audit/audit-log.service';
 import { Public } from '../../auth/auth.decorators';
 import { NotFoundError } from '../../common/errors';
 import { ApiJsonBodyErrors, ApiNotFound, ApiValidationErrors } from '../../common/http/api-responses';
 import { InOpenApiDocument } from '../../common/http/openapi';
 import { ADMIN_OPENAPI_DOCUMENT } from '../admin-openapi';
-import { AdminGuard, NeedsRole } from '../admin.guard';
+import { peerAddress } from '../admin.controller';
+import type { AdminSession } from '../admin-session';
+import { actorOf } from '../admin-sessions.service';
+import { AdminGuard, CurrentSession, NeedsRole } from '../admin.guard';
 import { AppsConsoleService, providerNamed } from './apps-console.service';
 import {
   AppCreatedEnvelope,
@@ -44,15 +49,25 @@ const STORED = 'The credentials now stored, without their secrets.';
 @UseGuards(AdminGuard)
 @Controller('admin/api/apps')
 export class AppsConsoleController {
-  constructor(private readonly console: AppsConsoleService) {}
+  constructor(
+    private readonly console: AppsConsoleService,
+    private readonly audit: AuditLog,
+  ) {}
+
+  /** Every change goes to the audit log (docs/api.md#275-audit-log), with what identifies it and never a secret. */
+  private record(req: Request, session: AdminSession, change: AuditChange): Promise<void> {
+    return this.audit.record(actorOf(session, peerAddress(req)), change);
+  }
 
   @Post()
   @NeedsRole('owner')
   @ApiOperation({ summary: 'Create an app' })
   @ApiCreatedResponse({ description: 'The new app.', type: AppCreatedEnvelope })
   @ApiJsonBodyErrors()
-  async createApp(@Body() dto: CreateAppDto): Promise<AppCreatedEnvelope> {
-    return { data: await this.console.createApp(dto.name) };
+  async createApp(@Body() dto: CreateAppDto, @Req() req: Request, @CurrentSession() session: AdminSession): Promise<AppCreatedEnvelope> {
+    const data = await this.console.createApp(dto.name);
+    await this.record(req, session, { action: 'app.create', appId: data.id, target: data.id, details: { name: data.name } });
+    return { data };
   }
 
   @Get(':app/credentials')
@@ -72,9 +87,16 @@ export class AppsConsoleController {
   @ApiOkResponse({ description: STORED, type: CredentialsSummaryEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async putApns(@Param('app') appId: string, @Body() dto: PutApnsDto): Promise<CredentialsSummaryEnvelope> {
+  async putApns(
+    @Param('app') appId: string,
+    @Body() dto: PutApnsDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<CredentialsSummaryEnvelope> {
     const apns = { privateKey: dto.private_key, keyId: dto.key_id, teamId: dto.team_id, topic: dto.topic, production: dto.environment === 'production' };
-    return { data: await this.console.setCredentials(appId, { apns }, 'private_key') };
+    const data = await this.console.setCredentials(appId, { apns }, 'private_key');
+    await this.record(req, session, { action: 'credentials.set', appId, target: 'apns', details: { ...data.apns } });
+    return { data };
   }
 
   @Put(':app/credentials/fcm')
@@ -84,8 +106,15 @@ export class AppsConsoleController {
   @ApiOkResponse({ description: STORED, type: CredentialsSummaryEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async putFcm(@Param('app') appId: string, @Body() dto: PutFcmDto): Promise<CredentialsSummaryEnvelope> {
-    return { data: await this.console.setCredentials(appId, { fcm: { serviceAccount: dto.service_account } }, 'service_account') };
+  async putFcm(
+    @Param('app') appId: string,
+    @Body() dto: PutFcmDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<CredentialsSummaryEnvelope> {
+    const data = await this.console.setCredentials(appId, { fcm: { serviceAccount: dto.service_account } }, 'service_account');
+    await this.record(req, session, { action: 'credentials.set', appId, target: 'fcm', details: { ...data.fcm } });
+    return { data };
   }
 
   @Put(':app/credentials/web-push')
@@ -98,9 +127,16 @@ export class AppsConsoleController {
   @ApiOkResponse({ description: STORED, type: CredentialsSummaryEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async putWebPush(@Param('app') appId: string, @Body() dto: PutWebPushDto): Promise<CredentialsSummaryEnvelope> {
+  async putWebPush(
+    @Param('app') appId: string,
+    @Body() dto: PutWebPushDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<CredentialsSummaryEnvelope> {
     const vapid = { subject: dto.subject, publicKey: dto.public_key ?? undefined, privateKey: dto.private_key ?? undefined };
-    return { data: await this.console.setCredentials(appId, { vapid }, 'public_key') };
+    const data = await this.console.setCredentials(appId, { vapid }, 'public_key');
+    await this.record(req, session, { action: 'credentials.set', appId, target: 'web-push', details: { ...data.web_push } });
+    return { data };
   }
 
   @Put(':app/credentials/hms')
@@ -110,9 +146,16 @@ export class AppsConsoleController {
   @ApiOkResponse({ description: STORED, type: CredentialsSummaryEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async putHms(@Param('app') appId: string, @Body() dto: PutHmsDto): Promise<CredentialsSummaryEnvelope> {
+  async putHms(
+    @Param('app') appId: string,
+    @Body() dto: PutHmsDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<CredentialsSummaryEnvelope> {
     const hms = { appId: dto.app_id, clientId: dto.client_id, clientSecret: dto.client_secret };
-    return { data: await this.console.setCredentials(appId, { hms }, 'client_secret') };
+    const data = await this.console.setCredentials(appId, { hms }, 'client_secret');
+    await this.record(req, session, { action: 'credentials.set', appId, target: 'hms', details: { ...data.hms } });
+    return { data };
   }
 
   @Delete(':app/credentials/:provider')
@@ -122,10 +165,17 @@ export class AppsConsoleController {
   @ApiParam({ name: 'provider', enum: PROVIDER_NAMES })
   @ApiOkResponse({ description: STORED, type: CredentialsSummaryEnvelope })
   @ApiNotFound('No such app or provider.')
-  async removeCredentials(@Param('app') appId: string, @Param('provider') name: string): Promise<CredentialsSummaryEnvelope> {
+  async removeCredentials(
+    @Param('app') appId: string,
+    @Param('provider') name: string,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<CredentialsSummaryEnvelope> {
     const provider = providerNamed(name);
     if (!provider) throw new NotFoundError();
-    return { data: await this.console.removeCredentials(appId, provider) };
+    const data = await this.console.removeCredentials(appId, provider);
+    await this.record(req, session, { action: 'credentials.remove', appId, target: name });
+    return { data };
   }
 
   @Post(':app/credentials/check')
@@ -161,8 +211,15 @@ export class AppsConsoleController {
   @ApiCreatedResponse({ description: 'The new token, shown this once.', type: NewTokenEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async createToken(@Param('app') appId: string, @Body() dto: CreateTokenDto): Promise<NewTokenEnvelope> {
-    return { data: await this.console.createToken(appId, dto) };
+  async createToken(
+    @Param('app') appId: string,
+    @Body() dto: CreateTokenDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<NewTokenEnvelope> {
+    const data = await this.console.createToken(appId, dto);
+    await this.record(req, session, { action: 'token.create', appId, target: data.id, details: { name: data.name, abilities: data.abilities } });
+    return { data };
   }
 
   @Delete(':app/tokens/:id')
@@ -172,8 +229,15 @@ export class AppsConsoleController {
   @ApiParam({ name: 'id', format: 'uuid', description: 'The token id.' })
   @ApiOkResponse({ description: 'The revoked token.', type: TokenEnvelope })
   @ApiNotFound('No such app, or no token with this id in it.')
-  async revokeToken(@Param('app') appId: string, @Param('id') id: string): Promise<TokenEnvelope> {
-    return { data: await this.console.revokeToken(appId, id) };
+  async revokeToken(
+    @Param('app') appId: string,
+    @Param('id') id: string,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<TokenEnvelope> {
+    const data = await this.console.revokeToken(appId, id);
+    await this.record(req, session, { action: 'token.revoke', appId, target: id, details: { name: data.name } });
+    return { data };
   }
 
   @Get(':app/webhooks')
@@ -193,8 +257,15 @@ export class AppsConsoleController {
   @ApiCreatedResponse({ description: 'The new webhook with its signing secret, shown this once.', type: NewWebhookEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async createWebhook(@Param('app') appId: string, @Body() dto: CreateWebhookDto): Promise<NewWebhookEnvelope> {
-    return { data: await this.console.createWebhook(appId, dto.url, dto.events) };
+  async createWebhook(
+    @Param('app') appId: string,
+    @Body() dto: CreateWebhookDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<NewWebhookEnvelope> {
+    const data = await this.console.createWebhook(appId, dto.url, dto.events);
+    await this.record(req, session, { action: 'webhook.create', appId, target: data.id, details: { url: data.url, events: data.events } });
+    return { data };
   }
 
   @Delete(':app/webhooks/:id')
@@ -204,8 +275,15 @@ export class AppsConsoleController {
   @ApiParam({ name: 'id', format: 'uuid', description: 'The webhook id.' })
   @ApiOkResponse({ description: 'The deleted webhook.', type: WebhookEnvelope })
   @ApiNotFound('No such app, or no webhook with this id in it.')
-  async deleteWebhook(@Param('app') appId: string, @Param('id') id: string): Promise<WebhookEnvelope> {
-    return { data: await this.console.deleteWebhook(appId, id) };
+  async deleteWebhook(
+    @Param('app') appId: string,
+    @Param('id') id: string,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<WebhookEnvelope> {
+    const data = await this.console.deleteWebhook(appId, id);
+    await this.record(req, session, { action: 'webhook.delete', appId, target: id, details: { url: data.url } });
+    return { data };
   }
 
   @Get(':app/settings')
@@ -225,7 +303,14 @@ export class AppsConsoleController {
   @ApiOkResponse({ description: 'The settings now.', type: AppSettingsEnvelope })
   @ApiNotFound(NO_APP)
   @ApiJsonBodyErrors()
-  async updateSettings(@Param('app') appId: string, @Body() dto: PatchSettingsDto): Promise<AppSettingsEnvelope> {
-    return { data: await this.console.updateSettings(appId, dto) };
+  async updateSettings(
+    @Param('app') appId: string,
+    @Body() dto: PatchSettingsDto,
+    @Req() req: Request,
+    @CurrentSession() session: AdminSession,
+  ): Promise<AppSettingsEnvelope> {
+    const data = await this.console.updateSettings(appId, dto);
+    await this.record(req, session, { action: 'app.settings', appId, details: { ...data.settings } });
+    return { data };
   }
 }

@@ -1,3 +1,4 @@
+import { OPERATOR_ROLES, type OperatorRole } from '../../common/vocabulary';
 import { ApiProperty } from '@nestjs/swagger';
 import type { AppSummary } from '../../apps/apps.service';
 import type { AppSettings } from '../../apps/app-settings';
@@ -30,8 +31,16 @@ type Answer<K extends keyof AdminService> = AdminService[K] extends (...args: ne
 type WebhookFailures = Awaited<ReturnType<WebhooksService['failures']>>;
 type RecipientKind = OperatorNotification['target']['kind'];
 
+/** A role for one app, or for every app (`app_id` null): docs/api.md#273-roles. */
+export class OperatorGrantResource {
+  @ApiProperty({ type: String, format: 'uuid', nullable: true, description: 'The app, or null for every app.' }) app_id: string | null;
+  @ApiProperty({ enum: OPERATOR_ROLES, enumName: 'OperatorRole' }) role: OperatorRole;
+}
+
 export class AdminSessionResource {
-  @ApiProperty({ description: 'ADMIN_USER.', example: 'ops' }) user: string;
+  @ApiProperty({ description: "The operator's e-mail (ADMIN_USER for the bootstrap owner).", example: 'ops@example.com' }) user: string;
+  @ApiProperty({ format: 'uuid' }) operator_id: string;
+  @ApiProperty({ type: () => [OperatorGrantResource], description: "The operator's roles: what the dashboard offers them." }) grants: OperatorGrantResource[];
   @ApiProperty({ description: 'Sent back in `X-CSRF-Token` on every POST, PUT and DELETE of this session.' }) csrf_token: string;
   @ApiProperty({ ...TIMESTAMP, description: 'When the session cookie stops being accepted.' }) expires_at: string;
 }

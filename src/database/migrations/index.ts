@@ -27,6 +27,7 @@ import { Inbox1766900000000 } from './1766900000000-Inbox';
 import { WidgetsAndProviderIds1767400000000 } from './1767400000000-WidgetsAndProviderIds';
 import { InstallationDays1768100000000 } from './1768100000000-InstallationDays';
 import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
+import { OperatorsAndAuditLog1768000000000 } from './1768000000000-OperatorsAndAuditLog';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -58,5 +59,6 @@ export const MIGRATIONS = [
   Inbox1766900000000,
   WidgetsAndProviderIds1767400000000,
   InboxStateIndexes1767600000000,
+  OperatorsAndAuditLog1768000000000,
   InstallationDays1768100000000,
 ];

@@ -16,6 +16,7 @@ const ABILITIES = [
   'topics:write',
   'users:manage',
   'users:self',
+  'audit:read',
 ] as const satisfies readonly Ability[];
 
 const WEBHOOK_EVENTS = ['notification.completed', 'notification.canceled', 'installation.invalidated', 'inbox.read'] as const satisfies readonly EventType[];
