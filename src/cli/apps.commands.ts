@@ -1,11 +1,15 @@
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { parseFrequencyCap, parseInboxDays, parseOnOff, parseQuietHours } from '../apps/app-settings';
 import { AppsService } from '../apps/apps.service';
+import { AuditLog, cliActor } from '../audit/audit-log.service';
 import { CliError, printJson } from './cli-error';
 
 @Command({ name: 'apps:create', description: 'Create an app (a tenant)' })
 export class AppsCreateCommand extends CommandRunner {
-  constructor(private readonly apps: AppsService) {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
@@ -13,6 +17,7 @@ export class AppsCreateCommand extends CommandRunner {
     const name = options.name.trim();
     if (name.length === 0 || name.length > 255) throw new CliError('--name must be 1 to 255 characters');
     const app = await this.apps.create(name);
+    await this.audit.record(cliActor(), { action: 'app.create', appId: app.id, target: app.name });
     printJson({ id: app.id, name: app.name });
   }
 
@@ -35,13 +40,17 @@ export class AppsListCommand extends CommandRunner {
 
 @Command({ name: 'apps:delete', description: 'Delete an app and all its tokens, credentials, installations and notifications' })
 export class AppsDeleteCommand extends CommandRunner {
-  constructor(private readonly apps: AppsService) {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { id: string }): Promise<void> {
     const deleted = await this.apps.delete(options.id);
     if (!deleted) throw new CliError(`App ${options.id} not found`);
+    await this.audit.record(cliActor(), { action: 'app.delete', appId: options.id, target: options.id, details: { ...deleted } });
     printJson(deleted);
   }
 
@@ -62,7 +71,10 @@ function option<T>(parse: () => T): T {
 /** Changes the given settings and prints them all (docs/api.md "App settings"); without options, only prints. */
 @Command({ name: 'apps:settings', description: "Show or change an app's settings (frequency cap, quiet hours, identity verification, inbox days)" })
 export class AppsSettingsCommand extends CommandRunner {
-  constructor(private readonly apps: AppsService) {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
@@ -80,6 +92,7 @@ export class AppsSettingsCommand extends CommandRunner {
     };
     const app = Object.keys(change).length > 0 ? await this.apps.updateSettings(options.app, change) : await this.apps.settings(options.app);
     if (!app) throw new CliError(`App ${options.app} not found`);
+    if (Object.keys(change).length > 0) await this.audit.record(cliActor(), { action: 'app.settings', appId: options.app, details: change });
     printJson(app);
   }
 
@@ -111,13 +124,20 @@ export class AppsSettingsCommand extends CommandRunner {
 
 @Command({ name: 'apps:identity-secret', description: "Print, rotate or revoke an app's identity verification secret" })
 export class AppsIdentitySecretCommand extends CommandRunner {
-  constructor(private readonly apps: AppsService) {
+  constructor(
+    private readonly apps: AppsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { app: string; rotate?: boolean; revokePrevious?: boolean }): Promise<void> {
     const result = await this.apps.identitySecret(options.app, { rotate: options.rotate, revokePrevious: options.revokePrevious });
     if (!result) throw new CliError(`App ${options.app} not found`);
+    if (options.rotate || options.revokePrevious) {
+      const details = { rotate: options.rotate === true, revoke_previous: options.revokePrevious === true };
+      await this.audit.record(cliActor(), { action: 'app.identity_secret', appId: options.app, details });
+    }
     printJson(result);
   }
 

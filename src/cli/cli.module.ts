@@ -13,6 +13,9 @@ import { CliError } from './cli-error';
 import { CredentialsCheckCommand } from './credentials-check.command';
 import { AppKeyRotateCommand, AppsCredentialsCommand, AppsCredentialsRemoveCommand } from './credentials.command';
 import { MigrateCommand, SetupCommand } from './setup.commands';
+import { OperatorsCreateCommand, OperatorsDisableCommand, OperatorsListCommand } from './operators.commands';
+import { AuditModule } from '../audit/audit.module';
+import { OperatorsModule } from '../operators/operators.module';
 import { TokensCreateCommand, TokensListCommand, TokensRevokeCommand } from './tokens.commands';
 import { WebhooksCreateCommand, WebhooksDeleteCommand, WebhooksListCommand } from './webhooks.commands';
 import { WebhooksModule } from '../webhooks/webhooks.module';
@@ -71,6 +74,9 @@ export const CLI_COMMANDS: Type[] = [
   SandboxCommand,
   ImportCommand,
   ExportCommand,
+  OperatorsCreateCommand,
+  OperatorsListCommand,
+  OperatorsDisableCommand,
 ];
 
 @Module({})
@@ -79,7 +85,18 @@ export class CliModule {
   static forRun(connect: boolean): DynamicModule {
     return {
       module: CliModule,
-      imports: [ConfigModule, cliDatabaseModule(connect), AppsModule, AuthModule, CredentialsModule, ProvidersModule, WebhooksModule, TransferModule],
+      imports: [
+        ConfigModule,
+        cliDatabaseModule(connect),
+        AppsModule,
+        AuthModule,
+        CredentialsModule,
+        ProvidersModule,
+        WebhooksModule,
+        TransferModule,
+        OperatorsModule,
+        AuditModule,
+      ],
       providers: [CliName, ...CLI_COMMANDS],
     };
   }

@@ -5,6 +5,7 @@ import { type ProviderId } from '../common/vocabulary';
 import { CredentialsError } from '../credentials/provider-credentials';
 import { WebhookError } from '../webhooks/webhook-rules';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import { AuditLog, cliActor } from '../audit/audit-log.service';
 import { CliError, printJson } from './cli-error';
 import { parseProviderName } from './credentials-check.command';
 
@@ -56,14 +57,20 @@ function readInputFile(flag: string, path: string): string {
   description: "Set an app's APNs / FCM / Web Push / Huawei credentials and print them (never the secrets)",
 })
 export class AppsCredentialsCommand extends CommandRunner {
-  constructor(private readonly credentials: CredentialsService) {
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: CredentialsOptions): Promise<void> {
     const input = this.input(options);
     try {
-      printJson(await this.credentials.update(options.app, input));
+      const summary = await this.credentials.update(options.app, input);
+      const providers = Object.keys(input);
+      if (providers.length > 0) await this.audit.record(cliActor(), { action: 'credentials.set', appId: options.app, details: { providers } });
+      printJson(summary);
     } catch (error) {
       if (error instanceof CredentialsError) throw new CliError(error.message);
       throw error;
@@ -182,13 +189,18 @@ export class AppsCredentialsCommand extends CommandRunner {
 /** Later sends skip the platform as NoCredentials (workers see it within 30 s); a new VAPID pair means every browser resubscribes. */
 @Command({ name: 'apps:credentials:remove', description: "Remove one provider's credentials of an app (apns, fcm, web-push or hms)" })
 export class AppsCredentialsRemoveCommand extends CommandRunner {
-  constructor(private readonly credentials: CredentialsService) {
+  constructor(
+    private readonly credentials: CredentialsService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { app: string; provider: ProviderId }): Promise<void> {
     try {
-      printJson(await this.credentials.remove(options.app, options.provider));
+      const summary = await this.credentials.remove(options.app, options.provider);
+      await this.audit.record(cliActor(), { action: 'credentials.remove', appId: options.app, target: options.provider });
+      printJson(summary);
     } catch (error) {
       if (error instanceof CredentialsError) throw new CliError(error.message);
       throw error;
@@ -215,6 +227,7 @@ export class AppKeyRotateCommand extends CommandRunner {
   constructor(
     private readonly credentials: CredentialsService,
     private readonly webhooks: WebhooksService,
+    private readonly audit: AuditLog,
   ) {
     super();
   }
@@ -227,6 +240,7 @@ export class AppKeyRotateCommand extends CommandRunner {
     try {
       const totals = await this.credentials.rotateAppKey();
       const webhooks = await this.webhooks.rotateAppKey();
+      await this.audit.record(cliActor(), { action: 'app_key.rotate', details: { resealed: totals.resealed + webhooks.resealed } });
       printJson({
         apps: totals.apps,
         secrets: totals.secrets + webhooks.secrets,

@@ -3,6 +3,7 @@ import { AppsService } from '../apps/apps.service';
 import { ABILITIES, ALL_ABILITIES, isKnownAbility } from '../auth/abilities';
 import { TokensService } from '../auth/tokens.service';
 import { isUuid } from '../common/uuid';
+import { AuditLog, cliActor } from '../audit/audit-log.service';
 import { CliError, printJson } from './cli-error';
 
 @Command({ name: 'tokens:create', description: 'Create an API token; it is shown only this once' })
@@ -10,6 +11,7 @@ export class TokensCreateCommand extends CommandRunner {
   constructor(
     private readonly apps: AppsService,
     private readonly tokens: TokensService,
+    private readonly audit: AuditLog,
   ) {
     super();
   }
@@ -22,6 +24,8 @@ export class TokensCreateCommand extends CommandRunner {
       name: options.name,
       expiresInDays: options.expiresInDays,
     });
+    const details = { token_id: token.id, abilities: token.abilities, expires_at: token.expires_at };
+    await this.audit.record(cliActor(), { action: 'token.create', appId: options.app, target: token.name ?? token.id, details });
     printJson({ id: token.id, token: token.token, abilities: token.abilities, name: token.name, expires_at: token.expires_at });
   }
 
@@ -86,13 +90,17 @@ export class TokensListCommand extends CommandRunner {
 
 @Command({ name: 'tokens:revoke', description: 'Revoke a token at once' })
 export class TokensRevokeCommand extends CommandRunner {
-  constructor(private readonly tokens: TokensService) {
+  constructor(
+    private readonly tokens: TokensService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { id: string }): Promise<void> {
     const token = isUuid(options.id) ? await this.tokens.revoke(options.id) : null;
     if (!token) throw new CliError(`Token ${options.id} not found`);
+    await this.audit.record(cliActor(), { action: 'token.revoke', appId: token.app_id, target: token.name ?? token.id, details: { token_id: token.id } });
     printJson(token);
   }
 

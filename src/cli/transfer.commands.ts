@@ -1,10 +1,12 @@
 import { createReadStream, existsSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { AppsService } from '../apps/apps.service';
 import { isUuid } from '../common/uuid';
 import { ExportService } from '../transfer/export.service';
 import { IMPORT_FORMATS, type ImportFormat } from '../transfer/import-formats';
 import { ImportRefused, ImportService, ImportSummary } from '../transfer/import.service';
+import { AuditLog, cliActor } from '../audit/audit-log.service';
 import { CliError, printJson } from './cli-error';
 
 /** `pns import` (docs/api.md#import): the summary on stdout, progress on stderr. */
@@ -17,6 +19,7 @@ export class ImportCommand extends CommandRunner {
   constructor(
     private readonly apps: AppsService,
     private readonly importer: ImportService,
+    private readonly audit: AuditLog,
   ) {
     super();
   }
@@ -32,7 +35,12 @@ export class ImportCommand extends CommandRunner {
       );
     };
     try {
-      printJson(await this.importer.import(options.app, options.from, createReadStream(file), { dryRun: options.dryRun === true, onProgress: progress }));
+      const summary = await this.importer.import(options.app, options.from, createReadStream(file), { dryRun: options.dryRun === true, onProgress: progress });
+      if (!options.dryRun) {
+        const details = { from: options.from, read: summary.read, created: summary.created, updated: summary.updated, skipped: summary.skipped_count };
+        await this.audit.record(cliActor(), { action: 'installations.import', appId: options.app, target: basename(file), details });
+      }
+      printJson(summary);
     } catch (error) {
       if (error instanceof ImportRefused) throw new CliError(`${file}: ${error.message}`);
       throw error;

@@ -2,6 +2,7 @@ import { Command, CommandRunner, Option } from 'nest-commander';
 import { WEBHOOK_EVENT_TYPES } from '../common/webhook-events';
 import { WebhookError } from '../webhooks/webhook-rules';
 import { WebhooksService } from '../webhooks/webhooks.service';
+import { AuditLog, cliActor } from '../audit/audit-log.service';
 import { CliError, printJson } from './cli-error';
 
 /** The operator's mistakes (bad URL, unknown event or app) are one line on stderr, exit 1. */
@@ -17,12 +18,17 @@ async function asCliErrors<T>(work: () => Promise<T>): Promise<T> {
 /** docs/api.md#webhooks: prints the new webhook with its signing secret, shown only this once. */
 @Command({ name: 'webhooks:create', description: 'Create a webhook; its signing secret is shown only this once' })
 export class WebhooksCreateCommand extends CommandRunner {
-  constructor(private readonly webhooks: WebhooksService) {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { app: string; url: string; events: string }): Promise<void> {
-    printJson(await asCliErrors(() => this.webhooks.create(options.app, options.url, options.events)));
+    const webhook = await asCliErrors(() => this.webhooks.create(options.app, options.url, options.events));
+    await this.audit.record(cliActor(), { action: 'webhook.create', appId: options.app, target: options.url, details: { events: options.events } });
+    printJson(webhook);
   }
 
   @Option({ flags: '--app <id>', description: 'app id', required: true })
@@ -60,12 +66,17 @@ export class WebhooksListCommand extends CommandRunner {
 /** Deletes a webhook with the messages still owed to it: no call to it starts afterwards. */
 @Command({ name: 'webhooks:delete', description: 'Delete a webhook; calls to it stop' })
 export class WebhooksDeleteCommand extends CommandRunner {
-  constructor(private readonly webhooks: WebhooksService) {
+  constructor(
+    private readonly webhooks: WebhooksService,
+    private readonly audit: AuditLog,
+  ) {
     super();
   }
 
   async run(_params: string[], options: { id: string }): Promise<void> {
-    printJson(await asCliErrors(() => this.webhooks.delete(options.id)));
+    const deleted = await asCliErrors(() => this.webhooks.delete(options.id));
+    await this.audit.record(cliActor(), { action: 'webhook.delete', target: options.id });
+    printJson(deleted);
   }
 
   @Option({ flags: '--id <id>', description: 'webhook id', required: true })

@@ -240,6 +240,10 @@ export class EnvironmentVariables {
   @Int(0)
   RETENTION_DAYS = 30;
 
+  /** Audit log entries older than this many days are deleted (docs/api.md#275-audit-log); 0 keeps them all. */
+  @Int(0)
+  AUDIT_LOG_RETENTION_DAYS = 365;
+
   /**
    * Calls of one webhook event before it is given up (docs/api.md#webhooks): 5 s after the first, then
    * each wait five times the last, so the default 8 spread over about a day.
@@ -358,6 +362,7 @@ export const VARIABLES = [
   'SWEEP_INTERVAL_MS',
   'DELIVERY_STUCK_MS',
   'RETENTION_DAYS',
+  'AUDIT_LOG_RETENTION_DAYS',
   'WEBHOOK_MAX_ATTEMPTS',
   'WEBHOOK_FIRST_RETRY_MS',
   'WEBHOOK_CONCURRENCY',

@@ -139,10 +139,11 @@ export class OperatorsRepository {
   }
 
   /** Uses an invitation once and sets its operator's password: the operator's id when it was valid (unused, unexpired, operator enabled). */
-  @GenerateSql({ params: [HASH, '$argon2id$...'], answers: [[{ operator_id: ID }]] })
+  @GenerateSql({ params: [HASH, '$argon2id$...'], answers: [[[{ operator_id: ID }], 1]] })
   acceptInvitation(tokenHash: Buffer, passwordHash: string): Promise<string | null> {
     return this.db.transaction(async (manager) => {
-      const rows: { operator_id: string }[] = await manager.query(
+      // TypeORM answers an UPDATE with [rows, count].
+      const [rows]: [{ operator_id: string }[], number] = await manager.query(
         `UPDATE operator_invitations i SET used_at = now()
          FROM operators o
          WHERE i.token_hash = $1 AND i.used_at IS NULL AND i.expires_at > now() AND o.id = i.operator_id AND o.disabled_at IS NULL
@@ -200,11 +201,11 @@ export class OperatorsRepository {
 
   @GenerateSql({ params: [OTHER_ID, ID] })
   async revokeSession(sessionId: string, operatorId: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      `UPDATE operator_sessions SET revoked_at = now() WHERE id = $1 AND operator_id = $2 AND revoked_at IS NULL RETURNING id`,
+    const [, count]: [unknown, number] = await this.db.query(
+      `UPDATE operator_sessions SET revoked_at = now() WHERE id = $1 AND operator_id = $2 AND revoked_at IS NULL`,
       [sessionId, operatorId],
     );
-    return rows.length > 0;
+    return count > 0;
   }
 
   @GenerateSql({ params: [] })
@@ -225,7 +226,7 @@ export class OperatorsRepository {
 
   @GenerateSql({ params: ['example.com'] })
   async removeDomain(domain: string): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(`DELETE FROM operator_domains WHERE domain = lower($1) RETURNING domain`, [domain]);
-    return rows.length > 0;
+    const [, count]: [unknown, number] = await this.db.query(`DELETE FROM operator_domains WHERE domain = lower($1)`, [domain]);
+    return count > 0;
   }
 }

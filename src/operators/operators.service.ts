@@ -56,6 +56,11 @@ export class OperatorsService {
     return row && operatorResource(row);
   }
 
+  async findByEmail(email: string): Promise<OperatorResource | null> {
+    const row = await this.repository.findByEmail(email);
+    return row && operatorResource(row);
+  }
+
   /** A new operator with its grants and a one-time invitation (`path#token`) to set a password. */
   async create(email: string, grants: Grant[], now = new Date()): Promise<{ operator: OperatorResource; invitation: Invitation }> {
     const id = await this.repository.insert(email, grants);

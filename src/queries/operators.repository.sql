@@ -67,7 +67,7 @@ SELECT id, method, address, user_agent, created_at, expires_at, revoked_at FROM 
 WHERE operator_id = $1 AND revoked_at IS NULL AND expires_at > now() ORDER BY created_at DESC, id LIMIT 100;
 
 -- OperatorsRepository.revokeSession
-UPDATE operator_sessions SET revoked_at = now() WHERE id = $1 AND operator_id = $2 AND revoked_at IS NULL RETURNING id;
+UPDATE operator_sessions SET revoked_at = now() WHERE id = $1 AND operator_id = $2 AND revoked_at IS NULL;
 
 -- OperatorsRepository.domains
 SELECT domain, role, created_at FROM operator_domains ORDER BY domain;
@@ -79,4 +79,4 @@ SELECT role FROM operator_domains WHERE domain = lower($1);
 INSERT INTO operator_domains (domain, role) VALUES (lower($1), $2) ON CONFLICT (domain) DO UPDATE SET role = $2;
 
 -- OperatorsRepository.removeDomain
-DELETE FROM operator_domains WHERE domain = lower($1) RETURNING domain;
+DELETE FROM operator_domains WHERE domain = lower($1);

@@ -57,6 +57,9 @@ SELECT ctid FROM live_activity_broadcasts WHERE status <> $3 AND updated_at < $1
 -- RetentionRepository.deleteExpiredInboxMessages
 DELETE FROM inbox_messages WHERE id IN (SELECT id FROM inbox_messages WHERE expires_at <= $1 ORDER BY expires_at LIMIT $2);
 
+-- RetentionRepository.deleteAuditEntries
+DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2);
+
 -- RetentionRepository.deleteMarketingReceipts
 DELETE FROM marketing_receipts WHERE ctid = ANY(ARRAY(SELECT ctid FROM marketing_receipts WHERE accepted_at < $1 LIMIT $2));
 

@@ -172,6 +172,16 @@ export class RetentionRepository {
     return deleted;
   }
 
+  /** Deletes up to `limit` audit log entries older than `before` (docs/api.md#275-audit-log), oldest first by its time index; how many. */
+  @GenerateSql({ params: [AT, 1000] })
+  async deleteAuditEntries(before: Date, limit: number): Promise<number> {
+    const [, deleted]: [unknown, number] = await this.db.query(
+      `DELETE FROM audit_log WHERE id IN (SELECT id FROM audit_log WHERE at < $1 ORDER BY at LIMIT $2)`,
+      [before, limit],
+    );
+    return deleted;
+  }
+
   /** Deletes up to `limit` marketing receipts older than `before` (docs/api.md#pacing); how many. No time index: rows are appended in time order. */
   @GenerateSql({ params: [AT, 1000] })
   async deleteMarketingReceipts(before: Date, limit: number): Promise<number> {

@@ -16,14 +16,15 @@ const ALL = ['2026-10-05', '2026-10-12', '2026-10-19', '2026-10-26', '2026-11-02
 
 /** Data lifecycle rules (docs/api.md#data-lifecycle), with the retention statements faked. */
 describe('RetentionService', () => {
-  const setup = (retentionDays: number, partitions = ALL) => {
-    const built = newTestService(RetentionService, { env: { RETENTION_DAYS: retentionDays } });
+  const setup = (retentionDays: number, partitions = ALL, auditDays = 365) => {
+    const built = newTestService(RetentionService, { env: { RETENTION_DAYS: retentionDays, AUDIT_LOG_RETENTION_DAYS: auditDays } });
     const repository = built.mocks.get(RetentionRepository);
     repository.partitions.mockImplementation(async (table) => weeks(table, partitions));
     repository.deleteMarketingReceipts.mockResolvedValue(0);
     repository.deleteFinishedWebhookMessages.mockResolvedValue(0);
     repository.deleteFinishedBroadcasts.mockResolvedValue(0);
     repository.deleteUncovered.mockResolvedValue(0);
+    repository.deleteAuditEntries.mockResolvedValue(0);
     return { sut: built.sut, repository };
   };
 
@@ -104,5 +105,15 @@ describe('RetentionService', () => {
     repository.deleteMarketingReceipts.mockResolvedValueOnce(5000).mockResolvedValueOnce(5000).mockResolvedValueOnce(12);
     expect((await sut.run(NOW)).marketingReceiptsDeleted).toBe(10_012);
     expect(repository.deleteMarketingReceipts).toHaveBeenCalledTimes(3);
+  });
+
+  it('deletes audit log entries older than AUDIT_LOG_RETENTION_DAYS whatever RETENTION_DAYS, and none with 0', async () => {
+    const { sut, repository } = setup(0);
+    repository.deleteAuditEntries.mockResolvedValueOnce(3);
+    expect((await sut.run(NOW)).auditEntriesDeleted).toBe(3);
+    expect(repository.deleteAuditEntries).toHaveBeenCalledWith(new Date(NOW.getTime() - 365 * 86_400_000), 5000);
+    const kept = setup(0, ALL, 0);
+    expect((await kept.sut.run(NOW)).auditEntriesDeleted).toBe(0);
+    expect(kept.repository.deleteAuditEntries).not.toHaveBeenCalled();
   });
 });

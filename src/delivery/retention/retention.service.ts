@@ -24,6 +24,7 @@ export interface RetentionReport {
   broadcastsDeleted: number;
   marketingReceiptsDeleted: number;
   inboxMessagesDeleted: number;
+  auditEntriesDeleted: number;
 }
 
 /** Data lifecycle (docs/api.md#data-lifecycle): completed notifications past RETENTION_DAYS go by week, partitions dropped. */
@@ -48,6 +49,7 @@ export class RetentionService {
       broadcastsDeleted: 0,
       marketingReceiptsDeleted: 0,
       inboxMessagesDeleted: 0,
+      auditEntriesDeleted: 0,
     };
     if (this.config.RETENTION_DAYS > 0) await this.purge(now, report);
     // Counters, not records: past the longest cap window they count for nothing.
@@ -57,6 +59,10 @@ export class RetentionService {
     );
     // Each app's inbox days set its messages' expiry when they were stored, whatever RETENTION_DAYS.
     report.inboxMessagesDeleted = await this.deleteInStatements('expired inbox messages', (limit) => this.repository.deleteExpiredInboxMessages(now, limit));
+    if (this.config.AUDIT_LOG_RETENTION_DAYS > 0) {
+      const auditBefore = retentionCutoff(now, this.config.AUDIT_LOG_RETENTION_DAYS);
+      report.auditEntriesDeleted = await this.deleteInStatements('audit log entries', (limit) => this.repository.deleteAuditEntries(auditBefore, limit));
+    }
     return report;
   }
 
