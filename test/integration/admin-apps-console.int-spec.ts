@@ -5,6 +5,7 @@ import { Writable } from 'node:stream';
 import { AnalyticsService, TRACE_CSV_COLUMNS } from '../../src/admin/analytics/analytics.service';
 import { CredentialsService } from '../../src/credentials/credentials.service';
 import { InstallationDaysService } from '../../src/delivery/installation-days/installation-days.service';
+import { OperatorsService } from '../../src/operators/operators.service';
 import { DeliveryTraceService } from '../../src/notifications/trace/delivery-trace.service';
 import { generateApnsKey } from '../fakes';
 import { bearer } from '../support/factories';
@@ -269,6 +270,50 @@ describe("operator dashboard's app pages and analytics (issue 54 items 4, 6)", (
     ]) {
       expect({ route, role: roles.get(route) }).toEqual({ route, role: 'viewer' });
     }
+  });
+
+  it('keeps credentials and tokens from an editor, reading or changing; the audit log has each change and no secret', async () => {
+    const operators = ctx.get(OperatorsService);
+    const { invitation } = await operators.create('editor@example.com', [{ app_id: null, role: 'editor' }]);
+    await operators.acceptInvitation(invitation.link.split('#')[1], 'a password for the editor');
+    const login = await ctx.http().post('/admin/api/session').set('Authorization', basic('editor@example.com', 'a password for the editor')).expect(200);
+    const editor = { cookie: (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0], csrf: login.body.data.csrf_token as string };
+    const as = (method: 'get' | 'post' | 'put' | 'delete' | 'patch', url: string) =>
+      ctx.http()[method](url).set('Cookie', editor.cookie).set('X-CSRF-Token', editor.csrf);
+    const path = `/admin/api/apps/${shop.appId}`;
+    for (const [method, url, body] of [
+      ['get', `${path}/credentials`],
+      ['put', `${path}/credentials/hms`, { app_id: '1', client_id: '2', client_secret: 'x' }],
+      ['post', `${path}/credentials/check`, {}],
+      ['get', `${path}/tokens`],
+      ['post', `${path}/tokens`, { abilities: ['*'] }],
+      ['get', `${path}/webhooks`],
+      ['get', `${path}/settings`],
+      ['patch', `${path}/settings`, { inbox_days: 5 }],
+      ['post', '/admin/api/apps', { name: 'By an editor' }],
+    ] as const) {
+      const res = await as(method, url).send(body as object);
+      expect({ method, url, status: res.status }).toEqual({ method, url, status: 403 });
+    }
+    // Analytics are for every operator.
+    expect((await as('get', `${path}/analytics`)).status).toBe(200);
+
+    const audit = await get('/admin/api/audit-log?limit=100').expect(200);
+    const actions = (audit.body.data as { action: string }[]).map((entry) => entry.action);
+    for (const action of [
+      'app.create',
+      'credentials.set',
+      'credentials.remove',
+      'token.create',
+      'token.revoke',
+      'webhook.create',
+      'webhook.delete',
+      'app.settings',
+    ]) {
+      expect(actions).toContain(action);
+    }
+    const text = JSON.stringify(audit.body);
+    expect(text).not.toMatch(/PRIVATE KEY|pns_[A-Za-z0-9]{43}|whsec_/);
   });
 
   describe('analytics', () => {
