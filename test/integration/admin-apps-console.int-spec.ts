@@ -292,7 +292,7 @@ describe("operator dashboard's app pages and analytics (issue 54 items 4, 6)", (
       ['patch', `${path}/settings`, { inbox_days: 5 }],
       ['post', '/admin/api/apps', { name: 'By an editor' }],
     ] as const) {
-      const res = await as(method, url).send(body as object);
+      const res = await as(method, url).send(body);
       expect({ method, url, status: res.status }).toEqual({ method, url, status: 403 });
     }
     // Analytics are for every operator.
