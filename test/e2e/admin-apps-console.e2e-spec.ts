@@ -42,6 +42,13 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
   const foreignRequests: string[] = [];
   const consoleErrors: string[] = [];
   const answerProblems: Promise<string | null>[] = [];
+  /** In-page navigation, as the dashboard's links do: no unload cuts off an answer the watch is reading. */
+  const go = (path: string) =>
+    page.evaluate((to) => {
+      const w = globalThis as any;
+      w.history.pushState(null, '', to);
+      w.dispatchEvent(new w.Event('pns-admin:navigate'));
+    }, `/admin${path}`);
   const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
   const api = async (path: string, body?: unknown) => {
     const res = await fetch(`${origin}/api/v1${path}`, {
@@ -166,16 +173,13 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
       ['ann-pixel', 'android'],
       ['ann-browser', 'web'],
     ] as const) {
+      const { endpoint, keys } = fakes.web.createSubscription();
+      const subscription = { endpoint, keys };
       const body =
         platform === 'web'
-          ? {
-              installation_id: id,
-              platform,
-              user_id: 'ann',
-              web_push_subscription: { endpoint: fakes.web.createSubscription().endpoint, keys: fakes.web.createSubscription().keys },
-            }
-          : { installation_id: id, platform, user_id: 'ann', push_token: platform === 'ios' ? 'a'.repeat(64) : `fcm-${id}`, permission: 'granted' };
-      const res = await fetch(`${origin}/api/v1/installations`, {
+          ? { platform, user_id: 'ann', web_push_subscription: subscription, permission: 'granted' }
+          : { platform, user_id: 'ann', push_token: platform === 'ios' ? 'a'.repeat(64) : `fcm-${id}`, permission: 'granted' };
+      const res = await fetch(`${origin}/api/v1/installations/${id}`, {
         method: 'PUT',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: JSON.stringify(body),
@@ -205,7 +209,7 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
     await shot('analytics-1-desktop');
 
     // The Live Activity start's page: its Android and web rows say why, not options.platforms.
-    await page.goto(`${origin}/admin/apps/${appId}/notifications/${live.body.data.id}`);
+    await go(`/apps/${appId}/notifications/${live.body.data.id}`);
     await page.getByRole('heading', { name: 'Funnel by platform' }).waitFor();
     await page.getByRole('table', { name: 'Funnel by platform' }).waitFor();
     const csv = await page.evaluate(async (url) => (await fetch(url)).text(), `/admin/api/apps/${appId}/notifications/${live.body.data.id}/trace.csv`);
@@ -217,7 +221,7 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
   });
 
   it('labels dry runs, names time zones, and keeps each notification row short with its status in view at 390 px', async () => {
-    await page.goto(`${origin}/admin/apps/${appId}`);
+    await go(`/apps/${appId}`);
     const dryRow = page.getByRole('row', { name: /Trying the sale/ });
     await dryRow.getByText('dry run').waitFor();
     expect(
@@ -231,7 +235,6 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
     await shot('walk-2-list-desktop');
 
     await page.setViewportSize(PHONE);
-    await page.reload();
     await dryRow.getByText('dry run').waitFor();
     const box = (await dryRow.boundingBox())!;
     expect(box.height).toBeLessThan(110);
@@ -243,10 +246,10 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
     expect(scroll).toBeLessThanOrEqual(0);
     await shot('walk-3-list-phone');
 
-    await page.goto(`${origin}/admin/apps/${appId}/settings`);
+    await go(`/apps/${appId}/settings`);
     await page.getByRole('heading', { name: 'Settings of Garden Shop', level: 1 }).waitFor();
     await shot('apps-3-settings-phone');
-    await page.goto(`${origin}/admin/apps/${appId}/analytics`);
+    await go(`/apps/${appId}/analytics`);
     await page.getByRole('table', { name: 'Numbers of sends' }).waitFor();
     await shot('analytics-2-phone');
     const scrollAnalytics = await page.evaluate(

@@ -162,9 +162,11 @@ function ApnsForm({ appId, onStored }: { appId: string; onStored: OnStored }) {
   const { save, done } = useCredentialsForm(appId, 'apns', onStored);
   const [key, setKey] = useState('');
   const [draft, setDraft] = useState({ key_id: '', team_id: '', topic: '', environment: 'production' as 'production' | 'sandbox' });
-  const submit = (event: FormEvent) => {
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    save.mutate({ private_key: key, ...draft });
+    const form = event.currentTarget;
+    // The key leaves the page once stored: the file input and its text are cleared.
+    save.mutate({ private_key: key, ...draft }, { onSuccess: () => (form.reset(), setKey('')) });
   };
   return (
     <form className="form card" onSubmit={submit} aria-labelledby="apns-title">
@@ -201,19 +203,22 @@ function ApnsForm({ appId, onStored }: { appId: string; onStored: OnStored }) {
 
 function FcmForm({ appId, onStored }: { appId: string; onStored: OnStored }) {
   const { save, done } = useCredentialsForm(appId, 'fcm', onStored);
-  const [account, setAccount] = useState('');
-  const submit = (event: FormEvent) => {
+  const [file, setFile] = useState('');
+  const [pasted, setPasted] = useState('');
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    save.mutate({ service_account: account });
+    const form = event.currentTarget;
+    // The file's text is never shown; pasted or uploaded, it leaves the page once stored.
+    save.mutate({ service_account: pasted || file }, { onSuccess: () => (form.reset(), setFile(''), setPasted('')) });
   };
   return (
     <form className="form card" onSubmit={submit} aria-labelledby="fcm-title">
       <h3 id="fcm-title">{PROVIDER_LABELS.fcm}</h3>
       <Field id="fcm-file" label="Service account (JSON key file)">
-        <input id="fcm-file" type="file" accept=".json,application/json" onChange={(e) => void readFileText(e.target.files?.[0]).then(setAccount)} />
+        <input id="fcm-file" type="file" accept=".json,application/json" onChange={(e) => void readFileText(e.target.files?.[0]).then(setFile)} />
       </Field>
       <Field id="fcm-paste" label="or paste it">
-        <textarea id="fcm-paste" rows={3} className="mono" value={account} onChange={(e) => setAccount(e.target.value)} />
+        <textarea id="fcm-paste" rows={3} className="mono" value={pasted} onChange={(e) => setPasted(e.target.value)} />
       </Field>
       <button type="submit" disabled={save.isPending}>
         Save service account
@@ -230,7 +235,7 @@ function WebPushForm({ appId, onStored, current }: { appId: string; onStored: On
   const [keys, setKeys] = useState({ public_key: '', private_key: '' });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate(mode === 'generate' ? { subject } : { subject, ...keys });
+    save.mutate(mode === 'generate' ? { subject } : { subject, ...keys }, { onSuccess: () => setKeys({ public_key: '', private_key: '' }) });
   };
   return (
     <form className="form card" onSubmit={submit} aria-labelledby="vapid-title">
@@ -277,7 +282,7 @@ function HmsForm({ appId, onStored }: { appId: string; onStored: OnStored }) {
   const [draft, setDraft] = useState({ app_id: '', client_id: '', client_secret: '' });
   const submit = (event: FormEvent) => {
     event.preventDefault();
-    save.mutate(draft);
+    save.mutate(draft, { onSuccess: () => setDraft({ ...draft, client_secret: '' }) });
   };
   return (
     <form className="form card" onSubmit={submit} aria-labelledby="hms-title">
