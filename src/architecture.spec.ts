@@ -39,7 +39,8 @@ const MAY_IMPORT: Record<string, string[]> = {
   // The operator dashboard reuses the features' services (never their repositories' SQL twice);
   // auth for @Public() (its own session guard replaces the bearer token); rate-limit's Redis
   // storage counts failed logins; webhooks tells the webhook failures; live-activities lists an
-  // app's activities and channels; topics, users and inbox show a user's page and edit topics.
+  // app's activities and channels; topics, users and inbox show a user's page and edit topics;
+  // auth's tokens and delivery's credential check serve the owners' app pages, as the CLI's commands.
   admin: [
     'apps',
     'audit',
@@ -47,6 +48,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'common',
     'config',
     'credentials',
+    'delivery',
     'inbox',
     'installations',
     'live-activities',
@@ -123,8 +125,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // The CLI proves stored credentials with the providers themselves, nothing of the jobs.
   delivery: {
     files:
-      /^delivery\/(providers\/(payloads|personalize|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
-    why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management), small sends (the API fans them out, docs/api.md#small-sends) and, for database/, the entity',
+      /^delivery\/(providers\/(payloads|personalize|live-activity-payload|apns\.provider|providers\.module|credentials-check\.service)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
+    why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management; the dashboard checks credentials), small sends (the API fans them out, docs/api.md#small-sends) and, for database/, the entity',
     for: { cli: { files: /^delivery\/providers\/[a-z0-9-]+(\.[a-z]+)?\.ts$/, why: 'only delivery/providers/' } },
   },
   // notifications reads the platform list and relates its events to installations; no installation logic.
@@ -155,7 +157,7 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
 };
 
 /** delivery's job folders; providers/ speaks the push services' protocols and imports none of them. */
-const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity)\//;
+const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity|installation-days)\//;
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
 const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^common\/sql\/(bounded|listen)\.ts$|^queries\//;

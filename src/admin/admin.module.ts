@@ -4,6 +4,8 @@ import { BULL_BOARD_ADAPTER, type BullBoardInstance, BullBoardModule, BullBoardM
 import { Inject, MiddlewareConsumer, Module, NestModule, OnModuleInit } from '@nestjs/common';
 import type { Express } from 'express';
 import { AppsModule } from '../apps/apps.module';
+import { AuthModule } from '../auth/auth.module';
+import { ProvidersModule } from '../delivery/providers/providers.module';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { InboxModule } from '../inbox/inbox.module';
 import { InstallationsModule } from '../installations/installations.module';
@@ -22,6 +24,11 @@ import { AdminSessionsService } from './admin-sessions.service';
 import { AdminAccountController } from './admin-account.controller';
 import { AdminController } from './admin.controller';
 import { AdminOperatorsController } from './admin-operators.controller';
+import { AnalyticsController } from './analytics/analytics.controller';
+import { AnalyticsRepository } from './analytics/analytics.repository';
+import { AnalyticsService } from './analytics/analytics.service';
+import { AppsConsoleController } from './apps-console/apps-console.controller';
+import { AppsConsoleService } from './apps-console/apps-console.service';
 import { AdminGuard } from './admin.guard';
 import { AdminRepository } from './admin.repository';
 import { AdminService } from './admin.service';
@@ -30,6 +37,8 @@ import { AdminService } from './admin.service';
 @Module({
   imports: [
     AppsModule,
+    AuthModule,
+    ProvidersModule,
     CredentialsModule,
     InboxModule,
     InstallationsModule,
@@ -52,8 +61,8 @@ import { AdminService } from './admin.service';
       }),
     }),
   ],
-  controllers: [AdminController, AdminOperatorsController, AdminAccountController],
-  providers: [AdminService, AdminRepository, AdminGuard],
+  controllers: [AdminController, AdminOperatorsController, AdminAccountController, AppsConsoleController, AnalyticsController],
+  providers: [AdminService, AdminRepository, AdminGuard, AppsConsoleService, AnalyticsService, AnalyticsRepository],
   exports: [AdminSessionsModule],
 })
 export class AdminModule implements OnModuleInit, NestModule {

@@ -1,9 +1,8 @@
-import { Inject } from '@nestjs/common';
 import { Command, CommandRunner, Option } from 'nest-commander';
 import { AppsService } from '../apps/apps.service';
-import { PROVIDER_CLI_NAMES, PROVIDER_IDS, PROVIDER_OF, type ProviderId } from '../common/vocabulary';
+import { PROVIDER_CLI_NAMES, PROVIDER_IDS, type ProviderId } from '../common/vocabulary';
 import { CredentialsService } from '../credentials/credentials.service';
-import { PUSH_PROVIDERS, PushProvider } from '../delivery/providers/push-provider';
+import { CredentialsCheckService } from '../delivery/providers/credentials-check.service';
 import { CliError, printJson } from './cli-error';
 
 export function parseProviderName(value: string): ProviderId {
@@ -24,7 +23,7 @@ export class CredentialsCheckCommand extends CommandRunner {
   constructor(
     private readonly apps: AppsService,
     private readonly credentials: CredentialsService,
-    @Inject(PUSH_PROVIDERS) private readonly providers: PushProvider[],
+    private readonly checks: CredentialsCheckService,
   ) {
     super();
   }
@@ -32,15 +31,11 @@ export class CredentialsCheckCommand extends CommandRunner {
   async run(_params: string[], options: { app: string; provider?: ProviderId }): Promise<void> {
     if (!(await this.apps.find(options.app))) throw new CliError(`App ${options.app} not found`);
     const stored = await this.credentials.forDelivery(options.app);
-    const wanted = this.providers.filter((provider) => options.provider === undefined || PROVIDER_OF[provider.platform] === options.provider);
-    const configured = wanted.filter((provider) => provider.configured(stored));
-    if (configured.length === 0) {
+    const results = await this.checks.check(stored, options.provider);
+    if (results.length === 0) {
       const which = options.provider === undefined ? 'provider' : PROVIDER_CLI_NAMES[options.provider];
       throw new CliError(`App ${options.app} has no ${which} credentials: set them with apps:credentials`);
     }
-    const results = await Promise.all(
-      configured.map(async (provider) => ({ provider: PROVIDER_CLI_NAMES[PROVIDER_OF[provider.platform]], ...(await provider.check(stored)) })),
-    );
     printJson(results);
     if (results.some((result) => !result.ok)) process.exitCode = 1;
   }

@@ -66,7 +66,7 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.Deleted]: 'The installation was deleted between the fan-out and the attempt.',
   [SkipReason.NoToken]: 'The installation has no push token or subscription yet.',
   [SkipReason.NoCredentials]: 'The app has no credentials for this platform’s push service.',
-  [SkipReason.PlatformExcluded]: 'The send’s options.platforms left this platform out.',
+  [SkipReason.PlatformExcluded]: 'The send left this platform out: its options.platforms, or a Live Activity start or widget push, which reach iOS only.',
   [SkipReason.SilentNotSupported]: 'A silent send: browsers must show every push, so web installations are left out.',
   [SkipReason.Canceled]: 'The notification was cancelled before this delivery was attempted.',
   [SkipReason.FrequencyCapped]: 'A marketing send: the installation had already had the app’s frequency cap of marketing messages in its window.',

@@ -3,6 +3,7 @@ import { AppCredentials } from '../credentials/app-credentials.entity';
 import { Delivery } from '../delivery/delivery.entity';
 import { DeliveryMinute } from '../delivery/delivery-minute.entity';
 import { MarketingReceipt } from '../delivery/marketing-receipt.entity';
+import { InstallationDay } from '../delivery/installation-days/installation-day.entity';
 import { FanOutAudienceChunk } from '../delivery/fanout-audience.entity';
 import { NotificationEvent } from '../notifications/events/notification-event.entity';
 import { ApiToken } from '../auth/api-token.entity';
@@ -42,4 +43,5 @@ export const ENTITIES = [
   UserChannelPreferences,
   InboxMessage,
   TemplateVersion,
+  InstallationDay,
 ];

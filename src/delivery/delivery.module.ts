@@ -24,6 +24,8 @@ import { LiveActivitySenderService } from './live-activity/live-activity-sender.
 import { LiveActivityProcessor } from './live-activity/live-activity.processor';
 import { OutcomeRecorder } from './deliver/outcome-recorder';
 import { ProvidersModule } from './providers/providers.module';
+import { InstallationDaysRepository } from './installation-days/installation-days.repository';
+import { InstallationDaysService } from './installation-days/installation-days.service';
 import { RetentionRepository } from './retention/retention.repository';
 import { RetentionService } from './retention/retention.service';
 import { SweeperProcessor } from './sweeper/sweeper.processor';
@@ -54,6 +56,8 @@ import { SweeperService } from './sweeper/sweeper.service';
     StoreOutage,
     SweeperService,
     RetentionService,
+    InstallationDaysService,
+    InstallationDaysRepository,
     CompletionReportService,
     CompletionReportRepository,
     FanOutRepository,

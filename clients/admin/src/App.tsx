@@ -2,6 +2,8 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect } from 'react';
 import { ApiError, type Session, api, everywhere, setCsrfToken } from './api';
 import { ErrorNote, Loading } from './components/Page';
+import { AnalyticsPage } from './features/analytics/AnalyticsPage';
+import { AppSettingsPage } from './features/app-settings/AppSettingsPage';
 import { AppsPage } from './features/apps/AppsPage';
 import { InstallationsPage } from './features/installations/InstallationsPage';
 import { LiveActivitiesPage } from './features/live-activities/LiveActivitiesPage';
@@ -33,6 +35,8 @@ function Routes({ path }: { path: string }) {
   if ((params = match('/apps/:app/users/:user', path))) return <UserPage key={`${params.app}/${params.user}`} appId={params.app} userId={params.user} />;
   if ((params = match('/apps/:app/topics', path))) return <TopicsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/live-activities', path))) return <LiveActivitiesPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/analytics', path))) return <AnalyticsPage key={params.app} appId={params.app} />;
+  if ((params = match('/apps/:app/settings', path))) return <AppSettingsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/notifications/:id', path))) return <NotificationPage key={params.id} appId={params.app} id={params.id} />;
   return (
     <p role="alert">
@@ -140,8 +144,18 @@ export function App() {
                   </Link>
                 </li>
                 <li>
+                  <Link to={`/apps/${appId}/analytics`} aria-current={path === `/apps/${appId}/analytics` ? 'page' : undefined}>
+                    Analytics
+                  </Link>
+                </li>
+                <li>
                   <Link to={`/apps/${appId}/send`} aria-current={path === `/apps/${appId}/send` ? 'page' : undefined}>
                     Send a test
+                  </Link>
+                </li>
+                <li>
+                  <Link to={`/apps/${appId}/settings`} aria-current={path === `/apps/${appId}/settings` ? 'page' : undefined}>
+                    Settings
                   </Link>
                 </li>
               </>

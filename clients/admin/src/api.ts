@@ -42,6 +42,16 @@ export type OperatorRole = Grant['role'];
 export type OperatorSession = Schemas['OperatorSessionResource'];
 export type AuditEntry = Schemas['AuditEntryResource'];
 export type AuditQuery = Query<'AdminAccount_auditLog'>;
+export type CredentialsSummary = Schemas['CredentialsSummaryResource'];
+export type CredentialCheck = Schemas['CredentialCheckResource'];
+export type ApiToken = Schemas['TokenResource'];
+export type NewApiToken = Schemas['NewTokenResource'];
+export type Webhook = Schemas['WebhookResource'];
+export type NewWebhook = Schemas['NewWebhookResource'];
+export type AppSettings = Schemas['AppSettingsResource'];
+export type SettingsChange = Schemas['PatchSettingsDto'];
+export type PlatformFunnel = Schemas['PlatformFunnel'];
+export type AppAnalytics = Schemas['AppAnalytics'];
 
 /** A refused call: its status, message and, for a 422, the errors per field (docs/api.md#errors). */
 export class ApiError extends Error {
@@ -129,6 +139,33 @@ export const api = {
   sessions: () => call<Answer<'AdminAccount_sessions'>>('GET', '/sessions').then((r) => r.data),
   revokeSession: (id: string) => call<void>('DELETE', `/sessions/${enc(id)}`),
   auditLog: (params: AuditQuery) => call<Answer<'AdminAccount_auditLog'>>('GET', `/audit-log${query(params)}`),
+
+  // An app's owner pages (docs/api.md#apps-and-credentials-in-the-dashboard).
+  createApp: (name: string) => call<Answer<'AppsConsole_createApp', 201>>('POST', '/apps', { body: { name } }).then((r) => r.data),
+  credentials: (appId: string) => call<Answer<'AppsConsole_credentials'>>('GET', `/apps/${enc(appId)}/credentials`).then((r) => r.data),
+  putCredentials: (appId: string, provider: 'apns' | 'fcm' | 'web-push' | 'hms', body: object) =>
+    call<Answer<'AppsConsole_putApns'>>('PUT', `/apps/${enc(appId)}/credentials/${provider}`, { body }).then((r) => r.data),
+  removeCredentials: (appId: string, provider: string) =>
+    call<Answer<'AppsConsole_removeCredentials'>>('DELETE', `/apps/${enc(appId)}/credentials/${enc(provider)}`).then((r) => r.data),
+  checkCredentials: (appId: string) => call<Answer<'AppsConsole_check'>>('POST', `/apps/${enc(appId)}/credentials/check`, { body: {} }).then((r) => r.data),
+  tokens: (appId: string) => call<Answer<'AppsConsole_tokens'>>('GET', `/apps/${enc(appId)}/tokens`).then((r) => r.data),
+  createToken: (appId: string, body: Schemas['CreateTokenDto']) =>
+    call<Answer<'AppsConsole_createToken', 201>>('POST', `/apps/${enc(appId)}/tokens`, { body }).then((r) => r.data),
+  revokeToken: (appId: string, id: string) => call<Answer<'AppsConsole_revokeToken'>>('DELETE', `/apps/${enc(appId)}/tokens/${enc(id)}`).then((r) => r.data),
+  webhooks: (appId: string) => call<Answer<'AppsConsole_webhooks'>>('GET', `/apps/${enc(appId)}/webhooks`).then((r) => r.data),
+  createWebhook: (appId: string, body: Schemas['CreateWebhookDto']) =>
+    call<Answer<'AppsConsole_createWebhook', 201>>('POST', `/apps/${enc(appId)}/webhooks`, { body }).then((r) => r.data),
+  deleteWebhook: (appId: string, id: string) =>
+    call<Answer<'AppsConsole_deleteWebhook'>>('DELETE', `/apps/${enc(appId)}/webhooks/${enc(id)}`).then((r) => r.data),
+  settings: (appId: string) => call<Answer<'AppsConsole_settings'>>('GET', `/apps/${enc(appId)}/settings`).then((r) => r.data),
+  updateSettings: (appId: string, body: SettingsChange) =>
+    call<Answer<'AppsConsole_updateSettings'>>('PATCH', `/apps/${enc(appId)}/settings`, { body }).then((r) => r.data),
+
+  // Analytics (docs/api.md#analytics).
+  analytics: (appId: string, days: number) => call<Answer<'Analytics_app'>>('GET', `/apps/${enc(appId)}/analytics${query({ days })}`).then((r) => r.data),
+  funnel: (appId: string, id: string) => call<Answer<'Analytics_funnel'>>('GET', `/apps/${enc(appId)}/notifications/${enc(id)}/funnel`).then((r) => r.data),
+  /** A link, not a call: the browser downloads the CSV with the session cookie. */
+  traceCsvUrl: (appId: string, id: string) => `${BASE}/apps/${enc(appId)}/notifications/${enc(id)}/trace.csv`,
 };
 
 /** Whether the session's grants give `role` on every app (the operators, the audit log of everything). */

@@ -14,7 +14,7 @@ describe('format', () => {
 
   it('writes times in the given zone, UTC on hover', () => {
     const iso = '2026-11-24T10:05:00.000Z';
-    expect(formatTime(iso, 'en-US', 'America/New_York')).toBe('Nov 24, 2026, 5:05:00 AM');
+    expect(formatTime(iso, 'en-US', 'America/New_York')).toBe('Nov 24, 2026, 5:05:00 AM EST');
     expect(formatMinute(iso, 'en-GB', 'Europe/Paris')).toBe('11:05');
     expect(formatUtc(iso)).toBe('2026-11-24 10:05:00 UTC');
     expect(formatTimeOfDay(iso, 'en-US', 'Asia/Tokyo')).toBe('7:05:00 PM');

@@ -12,8 +12,9 @@ export function formatRate(part: number, whole: number, locale?: string): string
   return new Intl.NumberFormat(locale, { style: 'percent', maximumFractionDigits: 1 }).format(part / whole);
 }
 
+/** A date and time in the viewer's zone, the zone named: "Nov 24, 2026, 5:05:00 AM EST". */
 export function formatTime(iso: string, locale?: string, timeZone?: string): string {
-  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'medium', timeZone }).format(new Date(iso));
+  return new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeStyle: 'long', timeZone }).format(new Date(iso));
 }
 
 /** The time of day in the viewer's zone, to the second: "3:32:56 AM". */

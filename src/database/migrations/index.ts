@@ -25,6 +25,7 @@ import { HmsCredentials1767200000000 } from './1767200000000-HmsCredentials';
 import { NotificationFailureReason1766600000000 } from './1766600000000-NotificationFailureReason';
 import { Inbox1766900000000 } from './1766900000000-Inbox';
 import { WidgetsAndProviderIds1767400000000 } from './1767400000000-WidgetsAndProviderIds';
+import { InstallationDays1768100000000 } from './1768100000000-InstallationDays';
 import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
 import { QueueLimits1767700000000 } from './1767700000000-QueueLimits';
 import { FairShares1767800000000 } from './1767800000000-FairShares';
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   FairShares1767800000000,
   Templates1767900000000,
   OperatorsAndAuditLog1768000000000,
+  InstallationDays1768100000000,
 ];

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { WebPushHosts } from '../../common/web-push-hosts';
 import { EnvironmentVariables } from '../../config/env';
 import { ApnsProvider } from './apns.provider';
+import { CredentialsCheckService } from './credentials-check.service';
 import { FcmProvider } from './fcm.provider';
 import { HmsProvider } from './hms.provider';
 import { PUSH_PROVIDERS, PushProvider } from './push-provider';
@@ -22,12 +23,13 @@ import { WebPushProvider } from './web-push.provider';
     FcmProvider,
     WebPushProvider,
     HmsProvider,
+    CredentialsCheckService,
     {
       provide: PUSH_PROVIDERS,
       useFactory: (apns: ApnsProvider, fcm: FcmProvider, web: WebPushProvider, hms: HmsProvider): PushProvider[] => [apns, fcm, web, hms],
       inject: [ApnsProvider, FcmProvider, WebPushProvider, HmsProvider],
     },
   ],
-  exports: [ApnsProvider, FcmProvider, WebPushProvider, HmsProvider, PUSH_PROVIDERS],
+  exports: [ApnsProvider, FcmProvider, WebPushProvider, HmsProvider, PUSH_PROVIDERS, CredentialsCheckService],
 })
 export class ProvidersModule {}

@@ -3,12 +3,16 @@ import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common'
 import { Job, Queue } from 'bullmq';
 import { MAINTENANCE_QUEUE } from '../../common/queues';
 import { EnvironmentVariables } from '../../config/env';
+import { InstallationDaysService } from '../installation-days/installation-days.service';
 import { RetentionService } from '../retention/retention.service';
 import { SweeperService } from './sweeper.service';
 import { workerOptions } from '../../queue/worker-options';
 
 const RETENTION_EVERY_MS = 60 * 60 * 1000;
 const RETENTION_JOB = 'retention';
+/** Today's installation counts, written again each hour (delivery/installation-days/). */
+const INSTALLATION_DAYS_JOB = 'installation-days';
+const INSTALLATION_DAYS_EVERY_MS = 60 * 60 * 1000;
 
 /** BullMQ job schedulers on the maintenance queue, one job at a time across workers. */
 @Processor(MAINTENANCE_QUEUE, workerOptions(MAINTENANCE_QUEUE, () => 1))
@@ -19,6 +23,7 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
   constructor(
     private readonly sweeper: SweeperService,
     private readonly retention: RetentionService,
+    private readonly installationDays: InstallationDaysService,
     @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
     private readonly config: EnvironmentVariables,
   ) {
@@ -41,11 +46,13 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
 
   async process(job: Job) {
     if (job.name === RETENTION_JOB) return this.retention.run();
+    if (job.name === INSTALLATION_DAYS_JOB) return this.installationDays.snapshot();
     return this.sweeper.sweep();
   }
 
   private async schedule(): Promise<void> {
     await this.queue.upsertJobScheduler('sweeper', { every: this.config.SWEEP_INTERVAL_MS }, { name: 'sweep' });
     await this.queue.upsertJobScheduler(RETENTION_JOB, { every: RETENTION_EVERY_MS }, { name: RETENTION_JOB });
+    await this.queue.upsertJobScheduler(INSTALLATION_DAYS_JOB, { every: INSTALLATION_DAYS_EVERY_MS }, { name: INSTALLATION_DAYS_JOB });
   }
 }

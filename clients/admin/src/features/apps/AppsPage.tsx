@@ -1,16 +1,41 @@
-import { useQuery } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { type FormEvent, useState } from 'react';
 import { type AppSummary, api } from '../../api';
 import { ErrorNote, Loading, Page } from '../../components/Page';
 import { TableScroll } from '../../components/TableScroll';
 import { formatNumber } from '../../format';
-import { Link } from '../../router';
+import { Refusal } from '../app-settings/AppSettingsPage';
+import { Link, navigate } from '../../router';
 import { PROVIDER_LABELS } from '../../vocabulary';
 
 /** Every app: installations by platform, which providers are configured (never a secret), sends in the last 24 hours, its settings. */
 export function AppsPage() {
   const apps = useQuery({ queryKey: ['apps'], queryFn: api.apps });
   return (
-    <Page title="Apps">{apps.isPending ? <Loading what="apps" /> : apps.isError ? <ErrorNote error={apps.error} /> : <AppsTable apps={apps.data} />}</Page>
+    <Page title="Apps">
+      {apps.isPending ? <Loading what="apps" /> : apps.isError ? <ErrorNote error={apps.error} /> : <AppsTable apps={apps.data} />}
+      <CreateApp />
+    </Page>
+  );
+}
+
+/** Owners create an app here, then set its credentials on its settings page. */
+function CreateApp() {
+  const [name, setName] = useState('');
+  const create = useMutation({ mutationFn: () => api.createApp(name), onSuccess: (app) => navigate(`/apps/${app.id}/settings`) });
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    create.mutate();
+  };
+  return (
+    <form className="inline-form create-app" onSubmit={submit} aria-label="Create an app">
+      <label htmlFor="new-app-name">New app</label>
+      <input id="new-app-name" value={name} onChange={(e) => setName(e.target.value)} maxLength={255} required />
+      <button type="submit" disabled={create.isPending}>
+        Create app
+      </button>
+      {create.isError ? <Refusal error={create.error} /> : null}
+    </form>
   );
 }
 
@@ -18,7 +43,7 @@ export function AppsTable({ apps }: { apps: AppSummary[] }) {
   if (apps.length === 0)
     return (
       <p>
-        No apps yet. Create one with <code>npx pns apps:create --name NAME</code>.
+        No apps yet. Create one below, or with <code>npx pns apps:create --name NAME</code>.
       </p>
     );
   return (

@@ -9,6 +9,7 @@ import { TableScroll } from '../../components/TableScroll';
 import { describeTarget, formatMinute, formatNumber, formatRate, funnel } from '../../format';
 import { Link } from '../../router';
 import { FINAL_NOTIFICATION_STATUSES } from '../../vocabulary';
+import { PlatformFunnels } from '../analytics/AnalyticsPage';
 import { Reason, Trace } from './Trace';
 
 /** A notification: content, options and schedule, statistics (numbers and charts), and a cancel button while it can be cancelled. */
@@ -56,9 +57,11 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
         <Schedule n={n} />
       </div>
       <Statistics n={n} />
+      <PlatformFunnels appId={appId} id={id} revision={`${n.status}:${n.statistics.accepted}:${n.statistics.opened}`} />
       <Trace
         appId={appId}
         id={id}
+        send={n}
         live={!settled(n)}
         revision={`${n.status}:${n.statistics.installations}:${n.statistics.accepted + n.statistics.failed + n.statistics.skipped}`}
       />

@@ -91,7 +91,7 @@ export function NotificationsPage({ appId }: { appId: string }) {
       ) : (
         <>
           <TableScroll label="Notifications table">
-            <table className="data">
+            <table className="data notification-list">
               <caption className="visually-hidden">Notifications, newest first</caption>
               <thead>
                 <tr>
@@ -116,16 +116,21 @@ export function NotificationsPage({ appId }: { appId: string }) {
                 {rows.map((n) => (
                   <tr key={n.id}>
                     <NotificationCells appId={appId} n={n} />
-                    <td>{n.send_at ? <Time iso={n.send_at} /> : <span className="muted">at once</span>}</td>
-                    <td>{describeTarget(n.target)}</td>
-                    <td>
+                    <td className={n.send_at ? 'cell-send-at' : 'cell-send-at phone-hide'}>
+                      {n.send_at ? <Time iso={n.send_at} /> : <span className="muted">at once</span>}
+                    </td>
+                    <td className="phone-hide">{describeTarget(n.target)}</td>
+                    <td className="cell-status">
                       <NotificationBadge n={n} />
                     </td>
-                    <td className="num">{formatNumber(n.statistics.accepted)}</td>
-                    <td className="num">{formatNumber(n.statistics.failed)}</td>
-                    <td className="num">{formatNumber(n.statistics.skipped)}</td>
-                    <td>
+                    <td className="num phone-hide">{formatNumber(n.statistics.accepted)}</td>
+                    <td className="num phone-hide">{formatNumber(n.statistics.failed)}</td>
+                    <td className="num phone-hide">{formatNumber(n.statistics.skipped)}</td>
+                    <td className="phone-hide">
                       <FunnelSteps statistics={n.statistics} compact />
+                    </td>
+                    <td className="phone-only cell-counts">
+                      {formatNumber(n.statistics.accepted)} accepted · {formatNumber(n.statistics.failed)} failed · {formatNumber(n.statistics.skipped)} skipped
                     </td>
                   </tr>
                 ))}

@@ -7,14 +7,15 @@ import { Time } from '../../components/Time';
 import { TableScroll } from '../../components/TableScroll';
 import { formatNumber } from '../../format';
 import { Link } from '../../router';
-import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus, REASON_EXPLANATIONS } from '../../vocabulary';
+import { COMMON_REASONS, DELIVERY_STATUSES, type DeliveryStatus } from '../../vocabulary';
+import { reasonMeaning, type SendKind } from './reasons';
 
 /**
  * The per-installation trace of a notification (docs/api.md#delivery-trace), filtered by status and reason.
  * Pages are appended; they are read again whenever `revision` (the notification's progress) changes. A filtered page looks at a bounded stretch of the deliveries, so it can come
  * back short, even empty, with more to look at: the button then says so.
  */
-export function Trace({ appId, id, live, revision }: { appId: string; id: string; live: boolean; revision?: string }) {
+export function Trace({ appId, id, live, revision, send }: { appId: string; id: string; live: boolean; revision?: string; send?: SendKind }) {
   const [filters, setFilters] = useState<{ status: DeliveryStatus | ''; reason: string }>({ status: '', reason: '' });
   const [status, setStatus] = useState<DeliveryStatus | ''>('');
   const [reason, setReason] = useState('');
@@ -119,7 +120,7 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
                         <StatusBadge status={d.status} />
                       </td>
                       <td className="reason">
-                        <Reason reason={d.reason} />
+                        <Reason reason={d.reason} send={send} />
                       </td>
                       <td className="num">{formatNumber(d.attempts)}</td>
                       <td className="mono">{d.provider_message_id ?? '–'}</td>
@@ -160,14 +161,10 @@ export function Trace({ appId, id, live, revision }: { appId: string; id: string
   );
 }
 
-/**
- * A reason code, and what it means in plain words when the vocabulary knows it, by the whole reason
- * or its first word (`ENOTFOUND api.push.apple.com`, `HTTP 502`); a provider's rarer words are shown as they are.
- */
-export function Reason({ reason }: { reason: string | null }) {
+/** A reason code, and what it means in plain words for this send (reasons.ts); a provider's rarer words are shown as they are. */
+export function Reason({ reason, send }: { reason: string | null; send?: SendKind }) {
   if (reason === null) return <>–</>;
-  const explanations: Record<string, string> = REASON_EXPLANATIONS;
-  const meaning = explanations[reason] ?? explanations[reason.split(' ')[0]];
+  const meaning = reasonMeaning(reason, send);
   return (
     <>
       <span className="mono">{reason}</span>

@@ -211,6 +211,7 @@ describe('NotificationsPage (issue 31 item 11)', () => {
     window.history.replaceState(null, '', `/admin/apps/${APP}`);
     const older = notification({
       id: '6f1c2b1e-0000-4000-8000-0000000000bb',
+      dry_run: true,
       notification: { title: 'All failed', body: 'b', image_url: null, action_url: null, localizations: null },
       status: 'completed',
       outcome: 'failed',
@@ -225,6 +226,13 @@ describe('NotificationsPage (issue 31 item 11)', () => {
     renderWithQueries(<NotificationsPage appId={APP} />);
     const failedRow = await screen.findByRole('row', { name: /All failed/ });
     expect(within(failedRow).getByText('all failed', { selector: '.badge' })).toBeTruthy();
+    // Issue 54 item 7: a dry run is labelled in the list; the other send is not.
+    expect(within(failedRow).getByText('dry run', { selector: '.badge' })).toBeTruthy();
+    expect(within(screen.getByRole('row', { name: /Spring sale/ })).queryByText('dry run')).toBeNull();
+    // Times name their zone (issue 54 item 7): "…, 9:00:00 AM UTC" in the test's zone.
+    expect(within(failedRow).getAllByRole('cell')[0].textContent).toMatch(/\d{1,2}:\d{2}:\d{2}\s?[AP]M [A-Z]{3}|GMT|UTC/);
+    // On a phone the outcomes are one line beside the status (styles.css, table.notification-list).
+    expect(within(failedRow).getByText('0 accepted · 2 failed · 0 skipped')).toBeTruthy();
     expect(
       within(failedRow)
         .getAllByRole('cell')
