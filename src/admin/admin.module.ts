@@ -20,6 +20,7 @@ import { adminApiNoStore, adminPages, adminPagesDir } from './admin-pages.middle
 import { AdminSessionsModule } from './admin-sessions.module';
 import { AdminSessionsService } from './admin-sessions.service';
 import { AdminController } from './admin.controller';
+import { ComposerController } from './composer/composer.controller';
 import { AdminGuard } from './admin.guard';
 import { AdminRepository } from './admin.repository';
 import { AdminService } from './admin.service';
@@ -50,7 +51,7 @@ import { AdminService } from './admin.service';
       }),
     }),
   ],
-  controllers: [AdminController],
+  controllers: [AdminController, ComposerController],
   providers: [AdminService, AdminRepository, AdminGuard],
   exports: [AdminSessionsModule],
 })

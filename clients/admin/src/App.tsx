@@ -3,11 +3,11 @@ import { useEffect } from 'react';
 import { ApiError, type Session, api, setCsrfToken } from './api';
 import { ErrorNote, Loading } from './components/Page';
 import { AppsPage } from './features/apps/AppsPage';
+import { ComposerPage } from './features/composer/ComposerPage';
 import { InstallationsPage } from './features/installations/InstallationsPage';
 import { LiveActivitiesPage } from './features/live-activities/LiveActivitiesPage';
 import { NotificationPage } from './features/notifications/NotificationPage';
 import { NotificationsPage } from './features/notifications/NotificationsPage';
-import { SendTestPage } from './features/notifications/SendTestPage';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { LoginPage } from './features/session/LoginPage';
 import { TopicsPage } from './features/topics/TopicsPage';
@@ -20,7 +20,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/') return <OverviewPage />;
   if (path === '/apps') return <AppsPage />;
   if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
-  if ((params = match('/apps/:app/send', path))) return <SendTestPage appId={params.app} />;
+  if ((params = match('/apps/:app/send', path))) return <ComposerPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/installations', path))) return <InstallationsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/users', path))) return <UsersPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/users/:user', path))) return <UserPage key={`${params.app}/${params.user}`} appId={params.app} userId={params.user} />;
@@ -118,7 +118,7 @@ export function App() {
                 </li>
                 <li>
                   <Link to={`/apps/${appId}/send`} aria-current={path === `/apps/${appId}/send` ? 'page' : undefined}>
-                    Send a test
+                    Compose
                   </Link>
                 </li>
               </>

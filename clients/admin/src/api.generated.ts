@@ -314,6 +314,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/apps/{app}/audiences/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count an audience
+         * @description As `POST /api/v1/audiences/count` (docs/api.md#count-an-audience): any recipients kind, validated as a send’s.
+         */
+        post: operations["Composer_countAudience"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1882,6 +1902,12 @@ export interface components {
         InboxPage: {
             data: components["schemas"]["InboxMessageResource"][];
             meta: components["schemas"]["InboxPageMeta"];
+        };
+        CountAudienceDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+        };
+        AudienceCountEnvelope: {
+            data: components["schemas"]["AudienceCount"];
         };
     };
     responses: never;
@@ -4212,6 +4238,177 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_countAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountAudienceDto"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudienceCountEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The count ran past AUDIENCE_STATEMENT_TIMEOUT_MS (docs/api.md#count-an-audience). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The audience took longer than 10000 ms to evaluate and was stopped: narrow the filter, or try again later."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

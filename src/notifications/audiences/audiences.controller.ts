@@ -53,7 +53,7 @@ export class AudiencesController {
 }
 
 /** Aborts when the client hangs up before its answer is sent: its statement is then cancelled. */
-function clientGone(res: Response): AbortSignal {
+export function clientGone(res: Response): AbortSignal {
   const gone = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) gone.abort();
