@@ -110,13 +110,14 @@ function wordsOf(path: string, field: string | null): string {
 
 /** The API's message in the form's words: "The <path> field" becomes "The <words>", other mentions of a field's path its words. */
 export function inFormWords(path: string, message: string, field: string | null): string {
+  if (!field) return message;
   const words = wordsOf(path, field);
   const escaped = path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return message
+    .replace(/^Exactly one of recipients\..* is required\.$/, 'Choose whom to send to.')
     .replace(new RegExp(`\\b[Tt]he ${escaped} field\\b`, 'g'), `The ${words}`)
     .replace(new RegExp(`\\b${escaped}\\b`, 'g'), words)
-    .replace(/\bThe recipients field\b/g, 'The audience')
-    .replace(/\bExactly one of recipients\.[^.]* is required\./, 'Choose whom to send to.');
+    .replace(/\bThe recipients field\b/g, 'The audience');
 }
 
 /** The 422's errors by the form's fields, in its words; what fits no field goes above the form. */
