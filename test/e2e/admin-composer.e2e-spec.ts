@@ -63,7 +63,9 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
   };
   /** iOS installations seen within the last 7 days, with controls only. */
   const buildAudience = async () => {
-    await count().filter({ hasText: `${(IOS + ANDROID).toLocaleString('en-US')} installations` }).waitFor();
+    await count()
+      .filter({ hasText: `${(IOS + ANDROID).toLocaleString('en-US')} installations` })
+      .waitFor();
     await page.getByRole('button', { name: 'Add condition' }).click();
     await page.getByLabel('Field 1').selectOption({ label: 'platform' });
     await page.getByLabel('Comparison 1').selectOption({ label: 'is one of' });
@@ -73,7 +75,9 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
     await page.getByLabel('Comparison 2').selectOption({ label: 'within the last' });
     await page.getByLabel('Value 2').fill('7');
     await page.getByLabel('Unit 2').selectOption({ label: 'days' });
-    await count().filter({ hasText: /^1,100 installations · 1,100 can receive it · 1,100 users/ }).waitFor();
+    await count()
+      .filter({ hasText: /^1,100 installations · 1,100 can receive it · 1,100 users/ })
+      .waitFor();
   };
 
   beforeAll(async () => {

@@ -100,7 +100,7 @@ export interface paths {
         get: operations["Admin_notifications"];
         put?: never;
         /**
-         * Send a test
+         * Send a notification
          * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
          */
         post: operations["Admin_send"];

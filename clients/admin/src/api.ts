@@ -56,11 +56,7 @@ export const setCsrfToken = (token: string | null) => {
 
 const BASE = '/admin/api';
 
-async function call<T>(
-  method: string,
-  path: string,
-  options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {},
-): Promise<T> {
+async function call<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;

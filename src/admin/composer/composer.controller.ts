@@ -4,9 +4,9 @@ import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableRe
 import { Public } from '../../auth/auth.decorators';
 import { AudienceTimedOutError } from '../../common/errors';
 import { ApiJsonBodyErrors, ApiNotFound, ErrorResponse } from '../../common/http/api-responses';
+import { clientGone } from '../../common/http/client-gone';
 import { InOpenApiDocument } from '../../common/http/openapi';
 import { AudienceCountEnvelope, CountAudienceDto } from '../../notifications/dto/count-audience.dto';
-import { clientGone } from '../../notifications/audiences/audiences.controller';
 import { AudiencesService } from '../../notifications/audiences/audiences.service';
 import { ADMIN_OPENAPI_DOCUMENT } from '../admin-openapi';
 import { AdminGuard, NeedsRole } from '../admin.guard';
@@ -43,11 +43,7 @@ export class ComposerController {
     type: ErrorResponse,
     example: { message: new AudienceTimedOutError(10000).message },
   })
-  async countAudience(
-    @Param('app') appId: string,
-    @Body() dto: CountAudienceDto,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<AudienceCountEnvelope> {
+  async countAudience(@Param('app') appId: string, @Body() dto: CountAudienceDto, @Res({ passthrough: true }) res: Response): Promise<AudienceCountEnvelope> {
     await this.admin.app(appId);
     // The composer asks again as the audience changes and drops the older question: its statement stops.
     return { data: await this.audiences.count(appId, dto.recipients, clientGone(res)) };

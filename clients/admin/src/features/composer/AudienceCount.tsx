@@ -7,7 +7,7 @@ import type { Recipients } from './draft';
 /** The count's query: the composer reads it again (cached) when it asks to confirm. */
 export const countQuery = (appId: string, recipients: Recipients) => ({
   queryKey: ['audience-count', appId, JSON.stringify(recipients)],
-  queryFn: ({ signal }: { signal: AbortSignal }) => api.countAudience(appId, recipients as never, signal),
+  queryFn: ({ signal }: { signal: AbortSignal }) => api.countAudience(appId, recipients, signal),
   retry: false,
   staleTime: 10_000,
 });

@@ -6,7 +6,7 @@ import { formatNumber } from '../../format';
 import { navigate } from '../../router';
 import { PLATFORMS, type Platform } from '../../vocabulary';
 import { AudienceCountLine, countQuery, countable } from './AudienceCount';
-import { AUDIENCE_KINDS, type AudienceKind, CONFIRM_ABOVE, type Draft, emptyDraft, isProblem, type Recipients, recipientsOf, sendBodyOf } from './draft';
+import { AUDIENCE_KINDS, audienceComplete, CONFIRM_ABOVE, type Draft, emptyDraft, isProblem, type Recipients, recipientsOf, sendBodyOf } from './draft';
 import { placeErrors } from './errors';
 import { Field, type FieldProps } from './Field';
 import { FilterBuilder } from './FilterBuilder';
@@ -70,8 +70,15 @@ export function ComposerPage({ appId }: { appId: string }) {
     // An empty list or no topic: the server says what is missing, next to the field.
     if (!countable(target)) return send.mutate(made.body);
     setChecking(true);
-    const count = await client.fetchQuery(countQuery(appId, target)).catch(() => null);
-    setChecking(false);
+    let count: AudienceCount | null = null;
+    try {
+      count = await client.fetchQuery(countQuery(appId, target));
+    } catch (error) {
+      // A refused audience is shown on its fields, and nothing is sent.
+      if (error instanceof ApiError && error.status === 422) return setCountErrors(error.errors);
+    } finally {
+      setChecking(false);
+    }
     // Not counted (a timeout): it may be large, so it is asked too.
     if (count !== null && count.installations <= CONFIRM_ABOVE) send.mutate(made.body);
     else setPending({ body: made.body, count });
@@ -87,7 +94,7 @@ export function ComposerPage({ appId }: { appId: string }) {
     </Field>
   );
   const text = (id: string, key: keyof Draft, extra: Record<string, unknown> = {}, hint?: string) =>
-    field(id, (p) => <input {...p} {...extra} value={draft[key] as string} onChange={(e) => set({ [key]: e.target.value } as Partial<Draft>)} />, hint);
+    field(id, (p) => <input {...p} {...extra} value={draft[key] as string} onChange={(e) => set({ [key]: e.target.value })} />, hint);
 
   return (
     <Page title={app.data ? `Compose for ${app.data.name}` : 'Compose'}>
@@ -113,7 +120,7 @@ export function ComposerPage({ appId }: { appId: string }) {
                     name="audience-kind"
                     value={kind}
                     checked={audience.kind === kind}
-                    onChange={() => set({ audience: { ...audience, kind: kind as AudienceKind } })}
+                    onChange={() => set({ audience: { ...audience, kind } })}
                   />{' '}
                   {KIND_WORDS[kind]}
                 </label>
@@ -163,7 +170,7 @@ export function ComposerPage({ appId }: { appId: string }) {
                 {errors.audience.join(' ')}
               </p>
             ) : null}
-            <AudienceCountLine appId={appId} recipients={isProblem(recipients) ? null : recipients} onErrors={setCountErrors} />
+            <AudienceCountLine appId={appId} recipients={isProblem(recipients) || !audienceComplete(audience) ? null : recipients} onErrors={setCountErrors} />
           </fieldset>
 
           <fieldset className="card">
@@ -174,12 +181,23 @@ export function ComposerPage({ appId }: { appId: string }) {
               </p>
             ) : null}
             {text('title', 'title', { maxLength: 256 })}
-            {field('body', (p) => <textarea {...p} rows={3} value={draft.body} onChange={(e) => set({ body: e.target.value })} />)}
+            {field('body', (p) => (
+              <textarea {...p} rows={3} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
+            ))}
             {text('image_url', 'imageUrl', { type: 'url', inputMode: 'url', placeholder: 'https://cdn.example.com/picture.png' }, 'A public https:// address.')}
             {text('action_url', 'actionUrl', { inputMode: 'url', placeholder: 'https://… or myapp://…' }, 'A web address or an app link.')}
             {field(
               'data',
-              (p) => <textarea {...p} rows={3} className="mono" placeholder='{"order_id": "42"}' value={draft.data} onChange={(e) => set({ data: e.target.value })} />,
+              (p) => (
+                <textarea
+                  {...p}
+                  rows={3}
+                  className="mono"
+                  placeholder='{"order_id": "42"}'
+                  value={draft.data}
+                  onChange={(e) => set({ data: e.target.value })}
+                />
+              ),
               'Handed to the app on the device, not shown.',
             )}
           </fieldset>
@@ -213,16 +231,20 @@ export function ComposerPage({ appId }: { appId: string }) {
                 <option value="marketing">marketing: frequency cap and quiet hours apply</option>
               </select>
             ))}
-            {field('topic', (p) => (
-              <select {...p} value={draft.optionsTopic} onChange={(e) => set({ optionsTopic: e.target.value })}>
-                <option value="">none</option>
-                {(topics.data ?? []).map((t) => (
-                  <option key={t.key} value={t.key}>
-                    {t.name} ({t.key})
-                  </option>
-                ))}
-              </select>
-            ), 'Only users subscribed to it receive the send.')}
+            {field(
+              'topic',
+              (p) => (
+                <select {...p} value={draft.optionsTopic} onChange={(e) => set({ optionsTopic: e.target.value })}>
+                  <option value="">none</option>
+                  {(topics.data ?? []).map((t) => (
+                    <option key={t.key} value={t.key}>
+                      {t.name} ({t.key})
+                    </option>
+                  ))}
+                </select>
+              ),
+              'Only users subscribed to it receive the send.',
+            )}
             {field('priority', (p) => (
               <select {...p} value={draft.priority} onChange={(e) => set({ priority: e.target.value as Draft['priority'] })}>
                 <option value="">high (the default)</option>

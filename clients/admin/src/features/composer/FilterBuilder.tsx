@@ -25,7 +25,8 @@ const UNITS = [
   ['d', 'days'],
 ] as const;
 
-const opWords = (field: FilterField, op: FilterOp) => (isTimeField(field) ? TIME_OP_WORDS[op] : field === 'tags' ? TAG_OP_WORDS[op] : undefined) ?? OP_WORDS[op];
+const opWords = (field: FilterField, op: FilterOp) =>
+  (isTimeField(field) ? TIME_OP_WORDS[op] : field === 'tags' ? TAG_OP_WORDS[op] : undefined) ?? OP_WORDS[op];
 
 /** An instant as the viewer's wall-clock time for a datetime-local field; text that is not one as it is. */
 function localInput(value: string): string {
@@ -243,7 +244,15 @@ function ValueControl({ row, n, invalid, onChange }: { row: ConditionRow; n: num
     );
   }
   if (isTimeField(row.field)) {
-    return <input aria-label={label} type="datetime-local" value={localInput(row.value)} aria-invalid={invalid} onChange={(e) => onChange({ value: e.target.value })} />;
+    return (
+      <input
+        aria-label={label}
+        type="datetime-local"
+        value={localInput(row.value)}
+        aria-invalid={invalid}
+        onChange={(e) => onChange({ value: e.target.value })}
+      />
+    );
   }
   if (row.field === 'properties') {
     const type = row.type ?? 'auto';
@@ -278,7 +287,7 @@ function ValueControl({ row, n, invalid, onChange }: { row: ConditionRow; n: num
     ? row.field === 'language'
       ? 'fr, de'
       : 'a, b, c'
-    : { app_version: '4.2', language: 'fr', tags: 'vip', user_id: 'user-1' }[row.field as string] ?? 'value';
+    : ({ app_version: '4.2', language: 'fr', tags: 'vip', user_id: 'user-1' }[row.field as string] ?? 'value');
   return (
     <input
       aria-label={label}

@@ -54,7 +54,7 @@ export function PlatformFieldsSection({ draft, set, errors }: { draft: Draft; se
     const id = platform === 'apns' && (name === 'badge' || name === 'sound') ? name : `${platform}.${name}`;
     const fields: PlatformFields = draft[platform];
     const value = fields[name] ?? '';
-    const update = (next: string) => set({ [platform]: { ...fields, [name]: next } } as Partial<Draft>);
+    const update = (next: string) => set({ [platform]: { ...fields, [name]: next } });
     const props = {
       id: `compose-${id}`,
       'aria-invalid': errors[id] ? true : undefined,
@@ -83,7 +83,8 @@ export function PlatformFieldsSection({ draft, set, errors }: { draft: Draft; se
       </Field>
     );
   };
-  const opened = (platform: Platform) => Object.keys(errors).some((id) => id.startsWith(`${platform}.`)) || (platform === 'apns' && (!!errors.badge || !!errors.sound));
+  const opened = (platform: Platform) =>
+    Object.keys(errors).some((id) => id.startsWith(`${platform}.`)) || (platform === 'apns' && (!!errors.badge || !!errors.sound));
   return (
     <fieldset className="card">
       <legend>Platform fields</legend>

@@ -8,8 +8,12 @@ import { ComposerPage } from './ComposerPage';
 const APP = '11111111-1111-4111-8111-111111111111';
 const count = (installations: number) => ({
   status: 200,
-  body: { data: { installations, sendable: installations - 1, users: Math.ceil(installations / 2), platforms: { ios: installations, android: 0, web: 0, huawei: 0 } } },
+  body: {
+    data: { installations, sendable: installations - 1, users: Math.ceil(installations / 2), platforms: { ios: installations, android: 0, web: 0, huawei: 0 } },
+  },
 });
+/** The count is asked a moment after the last change: longer than waitFor's default on a busy machine. */
+const SETTLED = { timeout: 10_000 };
 const appRoutes = {
   [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
   [`GET /admin/api/apps/${APP}/topics`]: () => ({ status: 200, body: { data: [] } }),
@@ -39,7 +43,7 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     });
     renderWithQueries(<ComposerPage appId={APP} />);
     const status = screen.getByRole('status', { name: 'Audience count' });
-    await waitFor(() => expect(status.textContent).toMatch(/^5,000 installations · 4,999 can receive it · 2,500 users/));
+    await waitFor(() => expect(status.textContent).toMatch(/^5,000 installations · 4,999 can receive it · 2,500 users/), SETTLED);
     await userEvent.click(screen.getByRole('button', { name: 'Add condition' }));
     // platform: "is one of" ticks choices; no JSON typed.
     await userEvent.selectOptions(screen.getByLabelText('Comparison 1'), 'in');
@@ -49,8 +53,13 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     await userEvent.selectOptions(screen.getByLabelText('Field 2'), 'last_seen_at');
     await userEvent.selectOptions(screen.getByLabelText('Comparison 2'), 'within_last');
     await userEvent.type(screen.getByLabelText('Value 2'), '7');
-    await waitFor(() => expect(status.textContent).toMatch(/^1,500 installations/));
-    const filter = { and: [{ field: 'platform', op: 'in', value: ['ios'] }, { field: 'last_seen_at', op: 'within_last', value: '7d' }] };
+    await waitFor(() => expect(status.textContent).toMatch(/^1,500 installations/), SETTLED);
+    const filter = {
+      and: [
+        { field: 'platform', op: 'in', value: ['ios'] },
+        { field: 'last_seen_at', op: 'within_last', value: '7d' },
+      ],
+    };
     expect(counted.at(-1)).toEqual({ filter });
 
     await userEvent.type(screen.getByLabelText('Title'), 'Sale');
@@ -90,7 +99,7 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     await userEvent.type(screen.getByLabelText('User ids'), 'alice, bob');
     await userEvent.type(screen.getByLabelText('Message'), 'Hello');
     await userEvent.type(screen.getByLabelText('Image URL (optional)'), 'http://example.com/a.png');
-    await waitFor(() => expect(screen.getByRole('status', { name: 'Audience count' }).textContent).toMatch(/^2 installations/));
+    await waitFor(() => expect(screen.getByRole('status', { name: 'Audience count' }).textContent).toMatch(/^2 installations/), SETTLED);
     await userEvent.click(screen.getByRole('button', { name: 'Send' }));
     const title = screen.getByLabelText('Title');
     await waitFor(() => expect(title.getAttribute('aria-invalid')).toBe('true'));
@@ -123,18 +132,18 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     await userEvent.selectOptions(screen.getByLabelText('Field 1'), 'app_version');
     await userEvent.selectOptions(screen.getByLabelText('Comparison 1'), 'gte');
     await userEvent.type(screen.getByLabelText('Value 1'), 'latest');
-    const error = await screen.findByText('The value of condition 1 must be a version such as 4.2.');
+    const error = await screen.findByText('The value of condition 1 must be a version such as 4.2.', undefined, SETTLED);
     expect(error.id).toBe('compose-condition-0-error');
     expect(screen.getByRole('group', { name: 'Condition 1' }).getAttribute('aria-describedby')).toBe('compose-condition-0-error');
     expect(screen.getByRole('status', { name: 'Audience count' }).textContent).toBe('Not counted: see the audience’s fields.');
     // JSON stays available, and comes back to the controls.
     await userEvent.click(screen.getByRole('button', { name: 'Edit as JSON' }));
-    const json = screen.getByLabelText(/^Filter \(JSON/) as HTMLTextAreaElement;
+    const json = screen.getByLabelText<HTMLTextAreaElement>(/^Filter \(JSON/);
     expect(JSON.parse(json.value)).toEqual({ field: 'app_version', op: 'gte', value: 'latest' });
     await userEvent.clear(json);
     await userEvent.type(json, '{{"field": "language", "op": "eq", "value": "fr"}');
     await userEvent.click(screen.getByRole('button', { name: 'Use the controls' }));
-    expect((screen.getByLabelText('Field 1') as HTMLSelectElement).value).toBe('language');
-    expect((screen.getByLabelText('Value 1') as HTMLInputElement).value).toBe('fr');
+    expect(screen.getByLabelText<HTMLSelectElement>('Field 1').value).toBe('language');
+    expect(screen.getByLabelText<HTMLInputElement>('Value 1').value).toBe('fr');
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../installations/conditions';
-import { type Draft, emptyAudience, emptyDraft, recipientsOf, sendBodyOf } from './draft';
+import { audienceComplete, type Draft, emptyAudience, emptyDraft, recipientsOf, sendBodyOf } from './draft';
 
 const draft = (patch: Partial<Draft>): Draft => ({ ...emptyDraft(), title: 'Hi', body: 'There', ...patch });
 
@@ -78,6 +78,26 @@ describe('the composer’s audience', () => {
   });
 });
 
+describe('the composer’s count', () => {
+  it('waits for every condition to be built to the end', () => {
+    const rows = (...r: Partial<import('../installations/conditions').ConditionRow>[]) => ({
+      ...emptyAudience(),
+      rows: r.map((x) => ({ field: 'platform' as const, key: '', op: 'eq' as const, value: '', ...x })),
+    });
+    expect(audienceComplete(rows())).toBe(true);
+    expect(audienceComplete(rows({ value: 'ios' }))).toBe(true);
+    expect(audienceComplete(rows({ value: '' }))).toBe(false);
+    expect(audienceComplete(rows({ op: 'in', values: [] }))).toBe(false);
+    expect(audienceComplete(rows({ op: 'in', values: ['web'] }))).toBe(true);
+    expect(audienceComplete(rows({ field: 'last_seen_at', op: 'within_last', value: 'd' }))).toBe(false);
+    expect(audienceComplete(rows({ field: 'last_seen_at', op: 'within_last', value: '7d' }))).toBe(true);
+    expect(audienceComplete(rows({ field: 'properties', key: '', op: 'exists' }))).toBe(false);
+    expect(audienceComplete(rows({ field: 'properties', key: 'plan', op: 'exists' }))).toBe(true);
+    // JSON is the server's to judge.
+    expect(audienceComplete({ ...rows({ value: '' }), json: '{' })).toBe(true);
+  });
+});
+
 describe('the composer’s send body', () => {
   it('is the API’s body with only what was filled in', () => {
     expect(sendBodyOf(draft({}))).toEqual({ body: { recipients: { all: true }, notification: { title: 'Hi', body: 'There' } } });
@@ -103,7 +123,10 @@ describe('the composer’s send body', () => {
         apns: { subtitle: 'Today only', badge: '3', sound: 'default', interruption_level: 'time-sensitive', relevance_score: '0.5', thread_id: '' },
         android: { channel_id: 'sales', color: '#FF5722', direct_boot_ok: 'true', bandwidth_constrained_ok: 'false' },
         web: { require_interaction: 'true', tag: 'sale' },
-        webButtons: [{ action: 'shop', title: 'Shop now', url: '' }, { action: '', title: '', url: '' }],
+        webButtons: [
+          { action: 'shop', title: 'Shop now', url: '' },
+          { action: '', title: '', url: '' },
+        ],
       }),
     );
     expect(made).toEqual({

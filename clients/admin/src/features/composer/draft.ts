@@ -1,5 +1,5 @@
 import type { Platform } from '../../vocabulary';
-import { type Combinator, type ConditionRow, type FilterNode, filterOf } from '../installations/conditions';
+import { type Combinator, type ConditionRow, complete, type FilterNode, filterOf } from '../installations/conditions';
 
 /** Whom a send goes to: the recipients kinds of docs/api.md#recipients, `topic` of docs/api.md#topics. */
 export const AUDIENCE_KINDS = ['filter', 'user_ids', 'installation_ids', 'tags', 'topic', 'all'] as const;
@@ -76,12 +76,7 @@ export const emptyDraft = (): Draft => ({
 });
 
 export type Recipients =
-  | { user_ids: string[] }
-  | { installation_ids: string[] }
-  | { tags: string[] }
-  | { topic: string }
-  | { filter: FilterNode }
-  | { all: true };
+  { user_ids: string[] } | { installation_ids: string[] } | { tags: string[] } | { topic: string } | { filter: FilterNode } | { all: true };
 
 /** A mistake found before asking the server, on the field it belongs to (the ids of errors.ts). */
 export interface LocalProblem {
@@ -116,6 +111,9 @@ export function recipientsOf(audience: Audience): Recipients | LocalProblem {
   }
 }
 
+/** Whether the audience is worth counting: every condition built to the end (a half-typed one is not asked about). */
+export const audienceComplete = (audience: Audience) => audience.kind !== 'filter' || audience.json !== null || audience.rows.every(complete);
+
 export const isProblem = (value: object): value is LocalProblem => 'field' in value && 'message' in value;
 
 /** An integer as typed, or the problem with it. */
@@ -125,7 +123,15 @@ function integer(text: string, field: string, words: string): number | LocalProb
 }
 
 /** The platform fields as the API takes them: true/false for the switches, numbers for the numeric ones. */
-const BOOLEAN_FIELDS = new Set(['bandwidth_constrained_ok', 'restricted_satellite_ok', 'direct_boot_ok', 'require_interaction', 'silent', 'renotify', 'declarative']);
+const BOOLEAN_FIELDS = new Set([
+  'bandwidth_constrained_ok',
+  'restricted_satellite_ok',
+  'direct_boot_ok',
+  'require_interaction',
+  'silent',
+  'renotify',
+  'declarative',
+]);
 function platformObject(fields: PlatformFields): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = {};
   for (const [key, text] of Object.entries(fields)) {

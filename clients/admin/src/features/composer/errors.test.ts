@@ -55,7 +55,11 @@ describe('the composer’s errors', () => {
 
   it('turns the recipients rule into a plain request', () => {
     const placed = placeErrors(
-      { recipients: ['Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter, recipients.all or recipients.topic is required.'] },
+      {
+        recipients: [
+          'Exactly one of recipients.user_ids, recipients.installation_ids, recipients.tags, recipients.filter, recipients.all or recipients.topic is required.',
+        ],
+      },
       0,
     );
     expect(placed.fields.audience).toEqual(['Choose whom to send to.']);

@@ -66,6 +66,15 @@ export function conditionOf(row: ConditionRow): FilterNode {
   return { field, op: row.op, value };
 }
 
+/** Whether a row says all it needs: a property's name, a value, or at least one choice ticked. */
+export function complete(row: ConditionRow): boolean {
+  if (row.field === 'properties' && !row.key.trim()) return false;
+  if (takesNoValue(row.op)) return true;
+  if (takesList(row.op) && CHOICES[row.field]) return (row.values ?? []).length > 0;
+  if (takesDuration(row.op)) return /^\d+[mhd]$/.test(row.value);
+  return row.value.trim() !== '';
+}
+
 /** The rows joined by and/or; null without a row (every installation). */
 export function filterOf(rows: ConditionRow[], combinator: Combinator): FilterNode | null {
   if (rows.length === 0) return null;
@@ -107,5 +116,5 @@ export function rowsOf(filter: unknown): { rows: ConditionRow[]; combinator: Com
   }
   if (Object.keys(filter).length !== 1 || !Array.isArray(joined.nodes)) return null;
   const rows = joined.nodes.map(rowOf);
-  return rows.every((row) => row !== null) ? { rows: rows as ConditionRow[], combinator: joined.combinator } : null;
+  return rows.every((row) => row !== null) ? { rows, combinator: joined.combinator } : null;
 }
