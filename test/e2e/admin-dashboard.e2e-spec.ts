@@ -380,7 +380,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     const title = page.getByLabel('Title', { exact: true });
     await page.locator('#compose-title-error').waitFor();
     await expect(title.getAttribute('aria-invalid')).resolves.toBe('true');
-    await expect(page.locator('#compose-title-error').textContent()).resolves.toBe('The title is required.');
+    await expect(page.locator('#compose-title-error').textContent()).resolves.toBe('The title must not be empty.');
     await shot('7-send-errors');
 
     await title.fill('Test from the dashboard');

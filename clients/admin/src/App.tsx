@@ -39,7 +39,9 @@ export function App() {
   const { path } = useLocation();
   const session = useQuery({ queryKey: ['session'], queryFn: api.session, staleTime: Infinity });
 
-  useEffect(() => setCsrfToken(session.data?.csrf_token ?? null), [session.data]);
+  // Set while rendering, not in an effect: a page's own effects run first, and one that posts on
+  // opening (the composer's count) must already send the token.
+  setCsrfToken(session.data?.csrf_token ?? null);
   // A session that ended (expired, credentials changed) shows the login form again.
   useEffect(
     () =>
