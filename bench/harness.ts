@@ -5,6 +5,7 @@ import { CONNECTIONS, measureApi, type HttpResult, type RawResult } from './api'
 import { rssBytes, type CpuUse } from './lib/cpu';
 import { measureClient, measureDelivery, type DeliveryResult, type RateResult } from './delivery';
 import { measureInbox, type InboxResult } from './inbox';
+import { measureTemplatePair, type TemplatePair } from './templates';
 import { measureLatency, type LatencyResult } from './latency';
 import { measurePacedSend, type PacedSendResult } from './paced-send';
 import { seedInstallations, type Seeded } from './lib/seed';
@@ -151,6 +152,8 @@ export interface BenchResults {
     oursBroadcast: DeliveryResult;
     /** The broadcast with options.platforms = ["ios"]: what Parse Server's platform-wide push does. */
     oursBroadcastIos: DeliveryResult;
+    /** A broadcast from a one-variable template against the same plain, alternating (bench/templates.ts, docs/api.md#liquid). */
+    templates?: TemplatePair;
     ceiling: RateResult;
     peer: RateResult;
     oursOverCeiling: number;
@@ -326,7 +329,9 @@ async function runServiceBench(options: BenchOptions): Promise<BenchResults> {
       broadcast: true,
       body: { options: { platforms: ['ios'] } },
     });
-    log(`delivery: iOS broadcast ${Math.round(oursBroadcastIos.deliveriesPerSecond)} deliveries/s; a throttled send at ${options.pacedPerMinute}/min`);
+    log(`delivery: iOS broadcast ${Math.round(oursBroadcastIos.deliveriesPerSecond)} deliveries/s; a template broadcast against a plain one`);
+    const templates = await measureTemplatePair(stack, seeded, { rounds: 1, timeoutMs: options.timeoutMs, log });
+    log(`templates: template / plain CPU per delivery ${templates.ratio.toFixed(3)}; a throttled send at ${options.pacedPerMinute}/min`);
     const paced = await measurePacedSend(stack, seeded, { users: options.pacedUsers, perMinute: options.pacedPerMinute, timeoutMs: options.timeoutMs });
     log(`paced: at most ${paced.mostInASecond} in a sliding second (bound ${paced.bound}); ceiling: ${options.installations} requests over bare HTTP/2`);
     const clientParams = { sessions: options.ceilingSessions, streams: options.ceilingStreams, chunkSize: 1000 };
@@ -389,6 +394,7 @@ async function runServiceBench(options: BenchOptions): Promise<BenchResults> {
         oursIos,
         oursBroadcast,
         oursBroadcastIos,
+        templates,
         ceiling,
         peer,
         oursOverCeiling: ours.deliveriesPerSecond / ceiling.perSecond,
@@ -517,6 +523,16 @@ export function targets(r: BenchResults): Target[] {
     met: ratio(ios, peer) <= 1.3,
     detail: `${int(ios)}/${int(peer)} us (worker + PostgreSQL + Redis / @parse/node-apn); ${int(d.oursIos.deliveriesPerSecond)} vs ${int(d.peer.perSecond)}/s`,
   });
+  if (d.templates) {
+    const pair = d.templates;
+    t.push({
+      name: 'CPU per delivery, one-variable template / plain',
+      target: '<= 1.15',
+      value: pair.ratio,
+      met: pair.ratio <= 1.15,
+      detail: `${int(pair.templateCpuMicros)}/${int(pair.plainCpuMicros)} us, broadcast of ${int(pair.deliveries)}; worker peak RSS ${int(pair.templatePeakRssMb)} vs ${int(pair.plainPeakRssMb)} MB`,
+    });
+  }
   if (r.paced) {
     const p = r.paced;
     t.push({

@@ -15,6 +15,7 @@ import { NotificationsModule } from './notifications/notifications.module';
 import { RateLimitModule } from './rate-limit/rate-limit.module';
 import { TokenThrottlerGuard } from './rate-limit/token-throttler.guard';
 import { SdkModule } from './sdk/sdk.module';
+import { TemplatesModule } from './templates/templates.module';
 import { TopicsModule } from './topics/topics.module';
 import { UsersModule } from './users/users.module';
 import { CoreModule, WorkerModule } from './worker.module';
@@ -36,6 +37,7 @@ import { CoreModule, WorkerModule } from './worker.module';
     AdminModule,
     UsersModule,
     TopicsModule,
+    TemplatesModule,
     SdkModule,
   ],
   providers: [

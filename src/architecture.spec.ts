@@ -23,7 +23,9 @@ const MAY_IMPORT: Record<string, string[]> = {
   users: ['apps', 'auth', 'common', 'config'],
   // Topics and preferences; per-user routes through users/user-access.ts.
   topics: ['apps', 'auth', 'common', 'config', 'users'],
-  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery', 'topics'],
+  // Templates (docs/api.md#templates): the key rule is a topic's; a template must fit the app's platforms (credentials, delivery's payload builders).
+  templates: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'topics'],
+  notifications: ['apps', 'auth', 'common', 'config', 'credentials', 'installations', 'metrics', 'queue', 'delivery', 'templates', 'topics'],
   delivery: ['common', 'config', 'credentials', 'metrics', 'queue'],
   // The inbox API (docs/api.md#inbox): its list cursors are the notification list's (list-cursor.ts).
   inbox: ['apps', 'auth', 'common', 'config', 'notifications', 'users'],
@@ -58,7 +60,21 @@ const MAY_IMPORT: Record<string, string[]> = {
   // notification and installation resource mappers (the public resources, nothing more), counts
   // its calls in metrics and queues them through queue/jobs.ts.
   webhooks: ['apps', 'common', 'config', 'credentials', 'inbox', 'installations', 'metrics', 'notifications', 'queue'],
-  database: ['apps', 'auth', 'common', 'config', 'credentials', 'delivery', 'inbox', 'installations', 'live-activities', 'notifications', 'topics', 'webhooks'],
+  database: [
+    'apps',
+    'auth',
+    'common',
+    'config',
+    'credentials',
+    'delivery',
+    'inbox',
+    'installations',
+    'live-activities',
+    'notifications',
+    'templates',
+    'topics',
+    'webhooks',
+  ],
   // setup --sandbox stores the credentials a running sandbox prints (its SandboxInfo type);
   // delivery: only its providers, which `credentials:check` asks (docs/api.md#credentials-check).
   cli: ['apps', 'auth', 'common', 'config', 'credentials', 'database', 'delivery', 'sandbox', 'transfer', 'webhooks'],
@@ -82,6 +98,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'installations',
     'live-activities',
     'notifications',
+    'templates',
     'topics',
     'transfer',
     'webhooks',
@@ -98,7 +115,7 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // The CLI proves stored credentials with the providers themselves, nothing of the jobs.
   delivery: {
     files:
-      /^delivery\/(providers\/(payloads|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
+      /^delivery\/(providers\/(payloads|personalize|live-activity-payload|apns\.provider|providers\.module)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
     why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management), small sends (the API fans them out, docs/api.md#small-sends) and, for database/, the entity',
     for: { cli: { files: /^delivery\/providers\/[a-z0-9-]+(\.[a-z]+)?\.ts$/, why: 'only delivery/providers/' } },
   },

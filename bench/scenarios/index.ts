@@ -19,6 +19,7 @@ export const SCENARIOS: Record<string, string> = {
   inbox: 'a 1M broadcast with the inbox channel: store rate vs provider rate, worker RSS; 1,000 streams on one api (docs/api.md#inbox)',
   sandbox: "a send through `pns sandbox` against the bench's own fakes: at least 80% of their rate (issue 33)",
   import: 'pns import of a 1M-line OneSignal export, then again: lines/s (>= 5,000), RSS flat, the re-run changes nothing (docs/api.md#import)',
+  templates: 'a broadcast from a one-variable template against the same plain: CPU per delivery (<= 1.15x), worker RSS (docs/api.md#liquid)',
   huawei: 'a Huawei send against an FCM send of as many installations: at least 80% of its rate (issue 55, docs/api.md#huawei)',
 };
 

@@ -7,6 +7,7 @@ export const ABILITIES = [
   'events:write',
   'installations:identify',
   'topics:write',
+  'templates:write',
   'users:manage',
   'users:self',
 ] as const;

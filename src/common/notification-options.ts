@@ -95,6 +95,8 @@ export interface NotificationOptions {
   widgets?: boolean;
   /** `["push"]` when absent; with `inbox`, one inbox message per user reached (docs/api.md#inbox). */
   channels?: Channel[];
+  /** An inline notification's texts are Liquid, rendered per installation (docs/api.md#sending-with-a-template). */
+  personalize?: boolean;
 }
 
 /** Whether a send goes to the devices, and to the inbox (docs/api.md#inbox). */

@@ -38,12 +38,16 @@ export interface NotificationRow {
   fanout_audience: number | null;
   recipient_kind: RecipientKind;
   tags: string[] | null;
+  /** The template it was sent from (docs/api.md#sending-with-a-template), or null. */
+  template: { key: string; version: number } | null;
+  /** The send's variables, rendered as `vars` (docs/api.md#liquid), or null. */
+  variables: Record<string, unknown> | null;
 }
 
 /** The stored row's columns the worker sends from (DeliveriesRepository.content, a small send's job). */
 export type NotificationContentRow = Pick<
   NotificationRow,
-  'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations'
+  'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations' | 'template' | 'variables'
 >;
 
 /** The content columns of a stored row (what the worker sends from). */
@@ -58,17 +62,32 @@ export const contentOf = (row: NotificationContentRow): NotificationContentRow =
   data: row.data,
   options: row.options,
   localizations: row.localizations,
+  template: row.template,
+  variables: row.variables,
 });
 
 /** The columns of NotificationRow, as statements that answer it select them. */
 export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags`;
+  stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables`;
 
 /** The columns a send writes: the stored row's, with the recipients' lists and filter (named as the columns). */
 export type NewNotification = Pick<
   NotificationRow,
-  'id' | 'app_id' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'recipient_kind' | 'tags' | 'send_at' | 'localizations'
+  | 'id'
+  | 'app_id'
+  | 'title'
+  | 'body'
+  | 'image_url'
+  | 'action_url'
+  | 'data'
+  | 'options'
+  | 'recipient_kind'
+  | 'tags'
+  | 'send_at'
+  | 'localizations'
+  | 'template'
+  | 'variables'
 > & {
   user_ids: string[];
   installation_ids: string[] | null;

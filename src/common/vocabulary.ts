@@ -28,6 +28,8 @@ export const SkipReason = {
   NoWidgetToken: 'NoWidgetToken',
   Unsubscribed: 'Unsubscribed',
   PushDisabled: 'PushDisabled',
+  RenderFailed: 'RenderFailed',
+  PayloadTooLarge: 'PayloadTooLarge',
 } as const;
 export type SkipReason = (typeof SkipReason)[keyof typeof SkipReason];
 export const SKIP_REASONS = Object.values(SkipReason);
@@ -74,6 +76,8 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [SkipReason.Unsubscribed]: 'The send’s topic: the installation’s user is not subscribed to it (their choice, or the topic’s default).',
   [SkipReason.PushDisabled]: 'A marketing send: the installation’s user turned push off in their preferences (channels.push).',
   [SkipReason.QuietHours]: 'A marketing send held for the app’s quiet hours on the device’s clock, and its ttl ran out before they ended.',
+  [SkipReason.RenderFailed]:
+    'A template or personalized send: its Liquid could not be rendered for this installation (an error, or past the time or size limit).',
   [FailureReason.ApnsNotConfigured]: 'The APNs credentials could not be used when it was attempted.',
   [FailureReason.FcmNotConfigured]: 'The FCM credentials could not be used when it was attempted.',
   [FailureReason.VapidNotConfigured]: 'The Web Push (VAPID) keys could not be used when it was attempted.',
@@ -85,7 +89,8 @@ export const REASON_EXPLANATIONS: Record<string, string> = {
   [FailureReason.EndpointNotAllowed]: 'The subscription’s endpoint is not a known browser push service (WEB_PUSH_ALLOWED_HOSTS).',
   [FailureReason.PrivateAddress]: 'The subscription’s endpoint resolves to a private address, which is never called.',
   [FailureReason.InvalidProviderKey]: 'The push service refused the app’s key or certificate.',
-  [FailureReason.PayloadTooLarge]: 'The message is larger than the push service accepts.',
+  [FailureReason.PayloadTooLarge]:
+    'The message is larger than the push service accepts (skipped: a template or personalized send, too large once rendered for this installation).',
   [NotificationFailureReason.AudienceTimedOut]:
     'The filter’s audience took longer than AUDIENCE_STATEMENT_TIMEOUT_MS to find, so nothing was sent: simplify the filter, or send it again later.',
   BadDeviceToken: 'APNs: the device token is not valid for this app and environment (sandbox or production).',

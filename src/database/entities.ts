@@ -15,6 +15,7 @@ import { Notification } from '../notifications/notification.entity';
 import { WebhookMessage } from '../webhooks/webhook-message.entity';
 import { Webhook } from '../webhooks/webhook.entity';
 import { Topic, TopicSubscription, UserChannelPreferences } from '../topics/topic.entity';
+import { TemplateVersion } from '../templates/template.entity';
 
 /** Every entity, listed once for Nest and for the TypeORM CLI. */
 export const ENTITIES = [
@@ -40,4 +41,5 @@ export const ENTITIES = [
   TopicSubscription,
   UserChannelPreferences,
   InboxMessage,
+  TemplateVersion,
 ];

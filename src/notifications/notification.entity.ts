@@ -138,4 +138,12 @@ export class Notification {
   /** json (not jsonb) keeps the keys' request order, which the matching rule uses (docs/api.md#localization). */
   @Column({ type: 'json', nullable: true })
   localizations: Record<string, unknown> | null;
+
+  /** The template a send used (docs/api.md#sending-with-a-template): `{key, version}`, or null. */
+  @Column({ type: 'jsonb', nullable: true })
+  template: { key: string; version: number } | null;
+
+  /** A template's or personalized send's `variables`, rendered as `vars.*` (docs/api.md#liquid); null otherwise. */
+  @Column({ type: 'jsonb', nullable: true })
+  variables: Record<string, unknown> | null;
 }

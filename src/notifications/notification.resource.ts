@@ -36,6 +36,7 @@ export function toNotificationResource(row: NotificationResourceRow) {
     send_at: iso(row.send_at),
     canceled_at: iso(row.canceled_at),
     failure_reason: row.failure_reason,
+    template: row.template ?? null,
   };
 }
 

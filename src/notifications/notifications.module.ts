@@ -18,6 +18,10 @@ import { NotificationsController } from './notifications.controller';
 import { NotificationsRepository } from './notifications.repository';
 import { NotificationsService } from './notifications.service';
 import { TopicsModule } from '../topics/topics.module';
+import { PreviewController } from './preview/preview.controller';
+import { PreviewRepository } from './preview/preview.repository';
+import { PreviewService } from './preview/preview.service';
+import { TemplatesModule } from '../templates/templates.module';
 
 @Module({
   imports: [
@@ -28,6 +32,8 @@ import { TopicsModule } from '../topics/topics.module';
     SmallSendsModule,
     // A send's or count's topic must exist (docs/api.md#topics-and-preferences).
     TopicsModule,
+    // A send from a template takes its texts (docs/api.md#sending-with-a-template).
+    TemplatesModule,
     // The API's producer fails fast while Redis is away instead of buffering: the sweeper catches up.
     BullModule.registerQueueAsync(
       ...[FANOUT_QUEUE, SMALL_SEND_QUEUE].map((name) => ({
@@ -37,7 +43,7 @@ import { TopicsModule } from '../topics/topics.module';
       })),
     ),
   ],
-  controllers: [NotificationsController, AudiencesController],
+  controllers: [PreviewController, NotificationsController, AudiencesController],
   providers: [
     NotificationsService,
     NotificationEventsService,
@@ -48,6 +54,8 @@ import { TopicsModule } from '../topics/topics.module';
     SmallSendJobs,
     AudiencesService,
     AudiencesRepository,
+    PreviewService,
+    PreviewRepository,
     Clock,
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.

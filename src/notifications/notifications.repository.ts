@@ -23,10 +23,10 @@ const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id
 
 /** A send's row (NewNotification, by column), and under an Idempotency-Key the key's link to it (docs/api.md#idempotency). */
 const INSERT = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
+         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables)
        VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
          :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-         :localizations::json, :recipient_filter::jsonb)
+         :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb)
        RETURNING ${NOTIFICATION_COLUMNS}`;
 const INSERT_SQL = compile(INSERT);
 const INSERT_FOR_KEY_SQL = compile(`WITH linked AS (

@@ -4,9 +4,11 @@ import { NotFoundError, StateConflictError, ValidationFailedError } from '../com
 import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { TopicsService } from '../topics/topics.service';
+import { TemplatesService } from '../templates/templates.service';
+import { liquidErrors } from '../common/liquid';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
-import { localizedVariants, PAYLOAD_LIMITS, payloadSize, PushContent, targetedPlatforms } from '../delivery/providers/payloads';
+import { fitProblem, oversized, PushContent } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
@@ -18,7 +20,6 @@ import { NewNotification, NotificationRow, NotificationsRepository } from './not
 
 /** An enqueue that Redis does not confirm by then is left to the worker's sweeper. */
 const ENQUEUE_TIMEOUT_MS = 2_000;
-const PLATFORM_NAMES = { ios: 'APNs', android: 'FCM', web: 'Web Push', huawei: 'Huawei Push Kit' } as const;
 
 export interface SendResult {
   status: number;
@@ -42,6 +43,7 @@ export class NotificationsService {
     private readonly smallSends: SmallSendsService,
     private readonly smallSendJobs: SmallSendJobs,
     private readonly topics: TopicsService,
+    private readonly templates: TemplatesService,
     config: EnvironmentVariables,
   ) {
     this.cursorKey = cursorKey(config.APP_KEY);
@@ -49,19 +51,7 @@ export class NotificationsService {
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
-    const topic = await this.sendTopic(appId, dto);
-    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
-    const shown = dto.notification ?? null;
-    const content: PushContent = {
-      id,
-      title: shown?.title ?? null,
-      body: shown?.body ?? null,
-      image_url: shown?.image_url ?? null,
-      action_url: shown?.action_url ?? null,
-      data: dto.data ?? null,
-      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
-      localizations: shown?.localizations ?? null,
-    };
+    const { content, template } = await this.contentOf(appId, dto, id);
     // The declarative payload's `navigate` is the action_url (docs/api.md#declarative-web-push).
     if (content.options?.web?.declarative && !content.action_url) {
       throw ValidationFailedError.of('notification.action_url', 'The notification.action_url field is required when options.web.declarative is true.');
@@ -84,6 +74,8 @@ export class NotificationsService {
       recipient_filter: recipients.filter ?? null,
       send_at: dto.send_at ? new Date(dto.send_at) : null,
       localizations: (content.localizations ?? null) as NotificationRow['localizations'],
+      template: template ? { key: template.key, version: template.version } : null,
+      variables: (template ? dto.template?.variables : dto.variables) ?? null,
     };
     // A send_at in the past means now; the worker checks the time again, so an early job waits.
     const delayMs = notification.send_at ? Math.max(0, notification.send_at.getTime() - Date.now()) : 0;
@@ -116,6 +108,30 @@ export class NotificationsService {
       .catch((error: Error) => this.logger.warn(`Idempotency key of notification ${id} not answered now (${error.message}); it will answer with the send.`));
     await this.enqueue(stored, delayMs);
     return { status: 202, body, replayed: false };
+  }
+
+  /** What a send (or its preview) carries: its template's texts or its own, its data and options (docs/api.md#sending-with-a-template). */
+  async contentOf(appId: string, dto: SendNotificationDto, id: string) {
+    const topic = await this.sendTopic(appId, dto);
+    const template = dto.template ? await this.templates.forSend(appId, dto.template.key, dto.template.version, 'template') : null;
+    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
+    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? null);
+    // options.personalize makes an inline notification's texts Liquid (docs/api.md#sending-with-a-template): checked as a template's.
+    if (!template && dto.options?.personalize && shown) {
+      const errors = liquidErrors(shown, 'notification');
+      if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
+    }
+    const content: PushContent = {
+      id,
+      title: shown?.title ?? null,
+      body: shown?.body ?? null,
+      image_url: shown?.image_url ?? null,
+      action_url: shown?.action_url ?? null,
+      data: dto.data ?? template?.data ?? null,
+      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
+      localizations: shown?.localizations ?? null,
+    };
+    return { content, template };
   }
 
   /** The send's topic (docs/api.md#topics-and-preferences): `recipients.topic` implies `options.topic`; it must exist. */
@@ -227,22 +243,10 @@ export class NotificationsService {
 
   /** Refuses now a payload over a reachable platform's limit, localized variants included (docs/api.md#send, #localization). */
   private async assertFits(appId: string, content: PushContent): Promise<void> {
-    const variants: [PushContent, string][] = [[content, 'notification']];
-    for (const [tag, variant] of localizedVariants(content)) variants.push([variant, `notification.localizations.${tag}`]);
-    const tooLarge = variants.flatMap(([variant, path]) =>
-      targetedPlatforms(variant)
-        .map((platform) => ({ platform, path, size: payloadSize(variant, platform) }))
-        .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]),
-    );
+    const tooLarge = oversized(content);
     if (tooLarge.length === 0) return;
-    const reachable = await this.credentials.platforms(appId);
-    const refused = tooLarge.find(({ platform }) => reachable.includes(platform));
-    if (refused) {
-      throw ValidationFailedError.of(
-        refused.path,
-        `The notification is too large for ${PLATFORM_NAMES[refused.platform]}: its payload would be ${refused.size} bytes, the limit is ${PAYLOAD_LIMITS[refused.platform]}.`,
-      );
-    }
+    const problem = fitProblem(tooLarge, await this.credentials.platforms(appId));
+    if (problem) throw ValidationFailedError.of(problem.path, problem.message);
   }
 
   private positionOf(cursor: string): CursorPosition {

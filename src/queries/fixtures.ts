@@ -30,6 +30,8 @@ export const NOTIFICATION: NewNotification = {
   recipient_filter: null,
   send_at: null,
   localizations: null,
+  template: null,
+  variables: null,
 };
 
 /** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */

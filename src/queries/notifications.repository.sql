@@ -2,31 +2,31 @@
 
 -- NotificationsRepository.insert
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables)
      VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
        :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-       :localizations::json, :recipient_filter::jsonb)
+       :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables;
 
 -- NotificationsRepository.insert (under a key)
 WITH linked AS (
   UPDATE idempotency_keys SET notification_id = :id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
 )
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables)
      VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
        :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-       :localizations::json, :recipient_filter::jsonb)
+       :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables;
 
 -- NotificationsRepository.find
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags FROM notifications WHERE app_id = $1 AND id = $2;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables FROM notifications WHERE app_id = $1 AND id = $2;
 
 -- NotificationsRepository.cancel
 WITH marked AS (
@@ -71,12 +71,12 @@ SELECT id, completed FROM finished;
 
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags FROM notifications WHERE app_id = $1 AND id = $2;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables FROM notifications WHERE app_id = $1 AND id = $2;
 
 -- NotificationsRepository.list
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
      WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
        AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)
@@ -89,7 +89,7 @@ SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 
 -- NotificationsRepository.lastForInstallation
 SELECT n.id, n.app_id, n.title, n.body, n.image_url, n.action_url, n.data, n.options, n.target_users,
 n.stat_users, n.stat_installations, n.stat_accepted, n.stat_received, n.stat_displayed, n.stat_opened, n.stat_failed, n.stat_skipped,
-n.stat_inbox_stored, n.stat_inbox_read, n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at, n.failure_reason, n.localizations, n.fanned_out_at, n.fanout_audience, n.recipient_kind, n.tags, d.status AS delivery_status, d.reason AS delivery_reason,
+n.stat_inbox_stored, n.stat_inbox_read, n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at, n.failure_reason, n.localizations, n.fanned_out_at, n.fanout_audience, n.recipient_kind, n.tags, n.template, n.variables, d.status AS delivery_status, d.reason AS delivery_reason,
             d.updated_at AS delivery_updated_at
      FROM (SELECT * FROM notifications WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $3) n
      JOIN deliveries d ON d.notification_id = n.id AND d.installation_id = $2 AND d.notification_started_at = n.processing_started_at

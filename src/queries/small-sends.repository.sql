@@ -98,17 +98,17 @@ counts AS (
 ),
 stored AS (
   INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-    recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
+    recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables,
     processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
   SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
     :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-    :localizations::json, :recipient_filter::jsonb,
+    :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb,
     now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
     CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables
 )
 SELECT c.*, stored.*,
   CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
@@ -217,17 +217,17 @@ counts AS (
 ),
 stored AS (
   INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-    recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
+    recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables,
     processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
   SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
     :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-    :localizations::json, :recipient_filter::jsonb,
+    :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb,
     now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
     CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables
 ),
 linked AS (
   UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
@@ -339,17 +339,17 @@ counts AS (
 ),
 stored AS (
   INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-    recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
+    recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables,
     processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
   SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
     :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-    :localizations::json, :recipient_filter::jsonb,
+    :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb,
     now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
     CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables
 )
 SELECT c.*, stored.*,
   CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,

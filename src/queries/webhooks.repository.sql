@@ -34,7 +34,7 @@ UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING bo
 -- WebhooksRepository.notification
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped, stat_inbox_stored, stat_inbox_read,
-created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience FROM notifications WHERE id = $1;
+created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables FROM notifications WHERE id = $1;
 
 -- WebhooksRepository.inboxMessage
 SELECT id, notification_id, user_id, title, body, image_url, action_url, data, topic, created_at, read_at, archived_at, expires_at FROM inbox_messages WHERE id = $1;

@@ -89,6 +89,8 @@ class InMemoryMessages implements Pick<
       localizations: null,
       fanned_out_at: at,
       fanout_audience: null,
+      template: null,
+      variables: null,
     };
   }
 

@@ -257,6 +257,9 @@ export class PushClient {
       pages((cursor) => this.notifications.list({ ...query, cursor }, options)),
     cancel: (id: string, options?: CallOptions) =>
       this.#http.call<Success<'Notifications_cancel'>>({ method: 'POST', path: path('notifications', id, 'cancel'), options, repeatable: true }),
+    /** POST .../preview: what each platform (or `installation_id`) would receive, without sending. */
+    preview: (body: RequestBody<'Preview_send'>, options?: CallOptions) =>
+      this.#http.call<Success<'Preview_send'>>({ method: 'POST', path: 'notifications/preview', body, options, repeatable: true }),
     /** POST .../events: a client event (received, displayed, opened) of an installation. */
     recordEvent: (id: string, body: RequestBody<'Notifications_recordEvent'>, options?: CallOptions) =>
       this.#http.call<Success<'Notifications_recordEvent'>>({ method: 'POST', path: path('notifications', id, 'events'), body, options, repeatable: true }),
@@ -280,6 +283,18 @@ export class PushClient {
     get: (key: string, options?: CallOptions) => this.#http.call<Success<'Topics_find'>>({ method: 'GET', path: path('topics', key), options }),
     list: (options?: CallOptions) => this.#http.call<Success<'Topics_list'>>({ method: 'GET', path: 'topics', options }),
     delete: (key: string, options?: CallOptions) => this.#http.call<NoContent<'Topics_remove'>>({ method: 'DELETE', path: path('topics', key), options }),
+  };
+
+  templates = {
+    put: (key: string, body: RequestBody<'Templates_put'>, options?: CallOptions) =>
+      this.#http.call<Success<'Templates_put'>>({ method: 'PUT', path: path('templates', key), body, options }),
+    get: (key: string, options?: CallOptions) => this.#http.call<Success<'Templates_find'>>({ method: 'GET', path: path('templates', key), options }),
+    version: (key: string, version: number, options?: CallOptions) =>
+      this.#http.call<Success<'Templates_version'>>({ method: 'GET', path: path('templates', key, 'versions', String(version)), options }),
+    list: (options?: CallOptions) => this.#http.call<Success<'Templates_list'>>({ method: 'GET', path: 'templates', options }),
+    delete: (key: string, options?: CallOptions) => this.#http.call<NoContent<'Templates_remove'>>({ method: 'DELETE', path: path('templates', key), options }),
+    preview: (key: string, body: RequestBody<'Preview_template'>, options?: CallOptions) =>
+      this.#http.call<Success<'Preview_template'>>({ method: 'POST', path: path('templates', key, 'preview'), body, options, repeatable: true }),
   };
 
   async *#inboxStream(userId: string, options?: CallOptions): AsyncGenerator<InboxStreamEvent> {

@@ -26,6 +26,7 @@ import { NotificationFailureReason1766600000000 } from './1766600000000-Notifica
 import { Inbox1766900000000 } from './1766900000000-Inbox';
 import { WidgetsAndProviderIds1767400000000 } from './1767400000000-WidgetsAndProviderIds';
 import { InboxStateIndexes1767600000000 } from './1767600000000-InboxStateIndexes';
+import { Templates1767900000000 } from './1767900000000-Templates';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -57,4 +58,5 @@ export const MIGRATIONS = [
   Inbox1766900000000,
   WidgetsAndProviderIds1767400000000,
   InboxStateIndexes1767600000000,
+  Templates1767900000000,
 ];

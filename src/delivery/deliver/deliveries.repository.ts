@@ -13,6 +13,7 @@ import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
 import { MAX_BADGE, PushContent } from '../providers/payloads';
+import { needsRendering } from '../providers/personalize';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { AT, ID, OTHER_ID } from '../../queries/fixtures';
 
@@ -32,6 +33,8 @@ export interface ClaimedRow {
   start_token: string | null;
   /** For a widget push: the installation's WidgetKit push token (docs/api.md#widgets); else null. */
   widget_token: string | null;
+  /** For a send to render (docs/api.md#liquid): what the installation gives its variables; else null. */
+  personal: { user_id: string | null; app_version: string | null; properties: Record<string, unknown> | null } | null;
 }
 
 /** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
@@ -44,8 +47,10 @@ export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
 /** What a provider needs of a notification, from its stored row. */
 export const pushContent = (row: NotificationContentRow): PushContent => {
-  const { app_id: _app, processing_started_at: _start, ...content } = contentOf(row);
-  return content;
+  const { app_id: _app, processing_started_at: _start, template, variables, ...content } = contentOf(row);
+  // Decided once per notification (docs/api.md#liquid): a send without Liquid is sent as before.
+  const liquid = (template !== null || content.options?.personalize === true) && needsRendering(content);
+  return liquid ? { ...content, personalization: { variables } } : content;
 };
 
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
@@ -86,7 +91,9 @@ const claimed = `claimed AS (
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
       i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token,
-      CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token
+      CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token,
+      CASE WHEN :personalize::boolean THEN jsonb_build_object('user_id', i.user_id, 'app_version', i.device ->> 'app_version', 'properties', i.properties) END
+        AS personal
   )`;
 
 /** docs/api.md#badge-arithmetic: set or add (within 0..:max_badge) on live iOS rows; an increment on the first attempt only. */
@@ -106,7 +113,7 @@ const CLAIM = compile(`
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
     CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
       ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
-      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token
+      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token, c.personal
   FROM claimed c`);
 
 export const CLAIM_SQL = CLAIM.text;
@@ -119,6 +126,7 @@ export function claimParams(
   badge: BadgeChange,
   startType: string | null,
   widgets = false,
+  personalize = false,
 ): unknown[] {
   const [startedFrom, startedTo] = startedSpan([startedAt]);
   return valuesOf(CLAIM, {
@@ -135,6 +143,7 @@ export function claimParams(
     max_badge: MAX_BADGE,
     start_type: startType,
     widgets,
+    personalize,
   });
 }
 
@@ -282,12 +291,13 @@ export class DeliveriesRepository {
     badge: BadgeChange = NO_BADGE_CHANGE,
     startType: string | null = null,
     widgets = false,
+    personalize = false,
   ): Promise<ClaimedRow[]> {
     const { rows } = await preparedQuery<ClaimedRow>(
       this.db,
       'deliveries_claim',
       CLAIM_SQL,
-      claimParams(notificationId, startedAt, batch, reclaim, badge, startType, widgets),
+      claimParams(notificationId, startedAt, batch, reclaim, badge, startType, widgets, personalize),
     );
     return rows;
   }
@@ -311,7 +321,7 @@ export class DeliveriesRepository {
   @GenerateSql({ params: [ID] })
   async content(notificationId: string): Promise<NotificationContentRow | undefined> {
     const [row] = await this.db.query<NotificationContentRow[]>(
-      `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations FROM notifications WHERE id = $1`,
+      `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations, template, variables FROM notifications WHERE id = $1`,
       [notificationId],
     );
     return row;

@@ -29,6 +29,11 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   rows: ClaimedRow[] = [];
   localizations: NotificationContentRow['localizations'] = null;
   options: PushContent['options'] = null;
+  title = 'T';
+  template: NotificationContentRow['template'] = null;
+  variables: NotificationContentRow['variables'] = null;
+  /** What claim was asked to read for rendering (docs/api.md#liquid). */
+  personalizeAsked: boolean[] = [];
   leftoversCanceled: number[] = [];
   recorded = new Map<string, RecordedOutcome>();
   invalidations: Invalidation[] = [];
@@ -38,7 +43,8 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
   claims = 0;
   unreachableFor = 0;
 
-  async claim(): Promise<ClaimedRow[]> {
+  async claim(...args: Parameters<DeliveriesRepository['claim']>): Promise<ClaimedRow[]> {
+    this.personalizeAsked.push(args[7] === true);
     this.claims++;
     if (this.unreachableFor > 0 && this.unreachableFor--) throw unreachable();
     const claimed = this.rows.map((row) => ({ ...row, attempts: row.attempts + 1 }));
@@ -61,13 +67,15 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
       id: notificationId,
       app_id: 'app-1',
       processing_started_at: new Date(0),
-      title: 'T',
+      title: this.title,
       body: 'B',
       image_url: null,
       action_url: null,
       data: null,
       options: this.options,
       localizations: this.localizations,
+      template: this.template,
+      variables: this.variables,
     };
   }
 
@@ -109,6 +117,7 @@ const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
   badge: null,
   start_token: null,
   widget_token: null,
+  personal: null,
   ...extra,
 });
 
@@ -336,6 +345,43 @@ describe('DeliveriesService', () => {
     expect(Object.fromEntries(ios.titles)).toEqual({ fr: 'Bonjour', pt: 'Olá', de: 'T', none: 'T' });
   });
 
+  it('renders a template send per installation after localizing it, skipping RenderFailed and PayloadTooLarge (docs/api.md#liquid)', async () => {
+    store.template = { key: 'welcome', version: 1 };
+    store.variables = { greeting: 'Hi', size: 5000 };
+    store.title = '{{ vars.greeting }} {{ properties.first_name | default: user_id }}';
+    store.localizations = { fr: { title: 'Bonjour {{ properties.first_name }} ({{ language }}, {{ platform }}, {{ app_version }})' } };
+    const personal = (first_name: string | null, user_id = 'u1') => ({ user_id, app_version: '2.1', properties: first_name ? { first_name } : {} });
+    store.rows = [
+      row('en', { personal: personal('Ann') }),
+      row('fr', { locale: 'fr_CA', personal: personal('Zoé') }),
+      row('anon', { personal: personal(null, 'user-9') }),
+    ];
+    await service.deliverBatch(NOTIFICATION, 0);
+    expect(store.personalizeAsked).toEqual([true]);
+    expect(Object.fromEntries(ios.titles)).toEqual({ en: 'Hi Ann', fr: 'Bonjour Zoé (fr, ios, 2.1)', anon: 'Hi user-9' });
+
+    // A rendering past a limit, or one whose result is too large, skips that installation only.
+    store.localizations = { de: { title: '{% for i in (1..100000000) %}x{% endfor %}' }, es: { title: '{% for i in (1..vars.size) %}x{% endfor %}' } };
+    store.rows = [
+      row('loop', { locale: 'de', personal: personal('A') }),
+      row('big', { locale: 'es', personal: personal('B') }),
+      row('ok', { personal: personal('C') }),
+    ];
+    ios.titles.clear();
+    await service.deliverBatch('7f1c2d3e-4b5a-4c6d-8e7f-9a0b1c2d3e4f', 0);
+    expect(store.recorded.get('loop')).toEqual({ status: 'skipped', reason: 'RenderFailed', nextAttemptAt: null });
+    expect(store.recorded.get('big')).toEqual({ status: 'skipped', reason: 'PayloadTooLarge', nextAttemptAt: null });
+    expect(Object.fromEntries(ios.titles)).toEqual({ ok: 'Hi C' });
+  });
+
+  it('leaves a send without a template or options.personalize as it is: {{ is plain text and nothing extra is read', async () => {
+    store.title = 'Hi {{ vars.name }}';
+    store.rows = [row('a', { personal: null })];
+    await service.deliverBatch(NOTIFICATION, 0);
+    expect(store.personalizeAsked).toEqual([false]);
+    expect(ios.titles.get('a')).toBe('Hi {{ vars.name }}');
+  });
+
   it('does nothing when the batch has nothing to claim (a duplicate job), but skips what a cancel left', async () => {
     expect(await service.deliverBatch(NOTIFICATION, 0)).toEqual({ sent: 0 });
     expect(store.recorded.size).toBe(0);
@@ -375,8 +421,8 @@ describe('DeliveriesService', () => {
     // The claim fails once; then the first writes fail too.
     store.unreachableFor = 1;
     const claimed = store.claim.bind(store);
-    store.claim = async () => {
-      const rows = await claimed();
+    store.claim = async (...args) => {
+      const rows = await claimed(...args);
       store.unreachableFor = 3;
       return rows;
     };

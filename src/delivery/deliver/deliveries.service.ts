@@ -14,7 +14,9 @@ import { Clock } from '../../common/time';
 import { throttleBatchSize } from '../throttle';
 import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, pushContent, RecordedOutcome } from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
-import { contentFor, isBackground, isDryRun, PushContent } from '../providers/payloads';
+import { contentFor, isBackground, isDryRun, PAYLOAD_LIMITS, payloadSize, PushContent } from '../providers/payloads';
+import { rendered } from '../providers/personalize';
+import { LiquidRenderError } from '../../common/liquid';
 import { DeliveryOutcome, PUSH_PROVIDERS, PushProvider } from '../providers/push-provider';
 import { retryDelayMs } from './retry-policy';
 import { StoreOutage } from './store-outage';
@@ -42,6 +44,23 @@ export function badgeChange(content: PushContent): BadgeChange {
   if (options.badge !== undefined) return { set: options.badge, add: 0 };
   if (options.badge_increment !== undefined) return { set: null, add: options.badge_increment };
   return NO_BADGE_CHANGE;
+}
+
+/** `content` rendered for the claimed installation, or why it is skipped (docs/api.md#liquid). */
+export function personalizedFor(content: PushContent, variables: Record<string, unknown> | null, row: ClaimedRow): PushContent | Skipped {
+  let out: PushContent;
+  try {
+    out = rendered(content, variables, {
+      ...(row.personal ?? { user_id: null, app_version: null, properties: null }),
+      locale: row.locale,
+      platform: row.platform,
+    });
+  } catch (error) {
+    if (error instanceof LiquidRenderError) return { status: 'skipped', reason: SkipReason.RenderFailed, nextAttemptAt: null };
+    throw error;
+  }
+  if (payloadSize(out, row.platform) > PAYLOAD_LIMITS[row.platform]) return { status: 'skipped', reason: SkipReason.PayloadTooLarge, nextAttemptAt: null };
+  return out;
 }
 
 /** Sends one batch: claims its due rows, sends them with bounded concurrency, and hands each outcome to the OutcomeRecorder. */
@@ -105,6 +124,7 @@ export class DeliveriesService {
         badge,
         content.options?.live_activity?.attributes_type ?? null,
         content.options?.widgets === true,
+        content.personalization !== undefined,
       ),
     );
     if (throttle) await this.pace.giveBack(notificationId, throttle, share - claimed.length);
@@ -163,10 +183,13 @@ export class DeliveriesService {
     const pushProvider = pushProviderOf(row.platform, row.web_push_subscription !== null);
     const provider = this.byProvider.get(pushProvider);
     if (!provider || !isConfigured(credentials, pushProvider)) return { status: 'skipped', reason: SkipReason.NoCredentials, nextAttemptAt: null };
+    const localized = contentFor(content, row.locale);
+    // Localized first, then rendered for this installation (docs/api.md#liquid).
+    const built = content.personalization ? personalizedFor(localized, content.personalization.variables, row) : localized;
+    if ('status' in built) return built;
     const dryRun = isDryRun(content);
     if (dryRun && !provider.validatesDryRun) return DRY_RUN;
     const started = performance.now();
-    const built = contentFor(content, row.locale);
     let outcome = await provider.send(credentials, built, {
       installationId: row.installation_id,
       pushToken,

@@ -208,11 +208,11 @@ const progress = `progress AS (
 /** A small send's notification (docs/api.md#small-sends), started now, with what `progress` would move. */
 const stored = `stored AS (
     INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-      recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter,
+      recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables,
       processing_started_at, fanout_position, fanout_batches, fanout_cursor, stat_users, stat_installations, stat_skipped, stat_inbox_stored)
     SELECT :notification_id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
       :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-      :localizations::json, :recipient_filter::jsonb,
+      :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb,
       now(), :advanced::int, c.batches_used, CASE WHEN :walked::boolean THEN c.last_installation_id END,
       CASE WHEN :count_users::boolean THEN c.users ELSE 0 END, c.installations, c.skipped, c.inbox_stored
     FROM counts c

@@ -18,6 +18,8 @@ export interface PushContent {
   localizations?: Record<string, LocalizedFields> | null;
   /** The language tag of the localization this content is (contentFor); absent for the send's own text. */
   lang?: string;
+  /** Present when its texts are Liquid to render per installation (docs/api.md#liquid): the send's variables. */
+  personalization?: { variables: Record<string, unknown> | null };
 }
 
 export interface LocalizedFields {
@@ -430,6 +432,30 @@ export function payloadSize(content: PushContent, platform: Platform): number {
       // Huawei counts the message body but its tokens.
       return Buffer.byteLength(JSON.stringify(hmsMessage(content)));
   }
+}
+
+/** Each targeted platform whose limit `content` or one of its localizations passes (docs/api.md#send), with the field path to blame under `path`. */
+export function oversized(content: PushContent, path = 'notification'): { platform: Platform; path: string; size: number }[] {
+  const variants: [PushContent, string][] = [[content, path]];
+  for (const [tag, variant] of localizedVariants(content)) variants.push([variant, `${path}.localizations.${tag}`]);
+  return variants.flatMap(([variant, at]) =>
+    targetedPlatforms(variant)
+      .map((platform) => ({ platform, path: at, size: payloadSize(variant, platform) }))
+      .filter(({ platform, size }) => size > PAYLOAD_LIMITS[platform]),
+  );
+}
+
+const PROVIDER_NAMES: Record<Platform, string> = { ios: 'APNs', android: 'FCM', web: 'Web Push', huawei: 'Huawei Push Kit' };
+
+/** The first of `tooLarge` (oversized) on a platform the app can reach, as the 422's path and message; null when none. */
+export function fitProblem(tooLarge: ReturnType<typeof oversized>, reachable: readonly Platform[]): { path: string; message: string } | null {
+  const refused = tooLarge.find(({ platform }) => reachable.includes(platform));
+  if (!refused) return null;
+  const limit = PAYLOAD_LIMITS[refused.platform];
+  return {
+    path: refused.path,
+    message: `The notification is too large for ${PROVIDER_NAMES[refused.platform]}: its payload would be ${refused.size} bytes, the limit is ${limit}.`,
+  };
 }
 
 /** Platforms that cannot deliver a push that shows nothing (docs/api.md#silent-sends). */

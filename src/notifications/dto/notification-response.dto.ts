@@ -80,6 +80,17 @@ export class NotificationResource {
     example: null,
   })
   failure_reason: string | null;
+  @ApiProperty({
+    type: () => NotificationTemplateRef,
+    nullable: true,
+    description: 'The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification.',
+  })
+  template: NotificationTemplateRef | null;
+}
+
+export class NotificationTemplateRef {
+  @ApiProperty({ type: String, example: 'order_shipped' }) key: string;
+  @ApiProperty({ type: 'integer', example: 2 }) version: number;
 }
 
 export class AcceptedMeta {

@@ -1,4 +1,4 @@
-import { ApiProperty, ApiPropertyOptional, ApiPropertyOptions } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Platform, PLATFORMS } from '../../installations/installation.entity';
 import { CHANNELS, NOTIFICATION_CATEGORIES, RECIPIENT_KINDS } from '../../common/vocabulary';
 import { AudienceFilter, type FilterNode } from '../../common/audience-filter';
@@ -11,7 +11,6 @@ import {
   In,
   Instant,
   Int,
-  KeyedObjects,
   List,
   Nested,
   NestedList,
@@ -21,7 +20,7 @@ import {
   True,
   WithSiblings,
 } from '../../common/validation/rules';
-import { ATTRIBUTES_TYPE_NAME, checkHttpsUrl, checkLinkUrl, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
+import { ATTRIBUTES_TYPE_NAME, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
 import {
   ANDROID_PROXIES,
@@ -36,19 +35,9 @@ import {
   WebOptions,
 } from '../../common/notification-options';
 import { RequiredUnless } from '../../common/validation/framework';
+import { type LocalizedContent, Localizations, reservedDataKey } from '../../common/validation/content-rules';
 
-/**
- * Why a `data` key is reserved, or null: the service puts the first two into every message's data,
- * FCM refuses the others (docs/api.md#notifications). Compared without case, as FCM does.
- */
-export function reservedDataKey(key: string): string | null {
-  const lower = key.toLowerCase();
-  if (lower === 'notification_id' || lower === 'action_url') return 'the service sets it in every message';
-  if (['from', 'message_type', 'collapse_key', 'notification'].includes(lower) || lower.startsWith('google.') || lower.startsWith('gcm.')) {
-    return 'FCM reserves it';
-  }
-  return null;
-}
+export { type LocalizedContent, Localizations, reservedDataKey };
 
 // Types, bounds and patterns in the OpenAPI document come from the validation rules
 // (common/validation/); @ApiProperty here adds only descriptions and examples.
@@ -95,21 +84,6 @@ export class RecipientsDto {
   topic?: string;
 }
 
-/** One language's variant of the content (docs/api.md#localization): each field under the default field's rule. */
-const LOCALIZED_FIELDS = {
-  title: checkString({ min: 1, max: 256 }),
-  body: checkString({ min: 1, max: 4000 }),
-  image_url: checkHttpsUrl(2048),
-  action_url: checkLinkUrl(2048),
-};
-
-export interface LocalizedContent {
-  title?: string;
-  body?: string;
-  image_url?: string;
-  action_url?: string;
-}
-
 export class NotificationContentDto {
   @ApiProperty({ example: 'Shipped' })
   @Required()
@@ -133,25 +107,7 @@ export class NotificationContentDto {
     example: { fr: { title: 'Expédiée', body: 'Votre commande est en route' } },
   })
   @Optional()
-  @KeyedObjects({
-    maxKeys: 50,
-    key: /^[A-Za-z0-9-]{2,35}$/,
-    keyMessage: 'The :attribute field name must be a BCP 47 language tag (2 to 35 letters, digits and -).',
-    fields: LOCALIZED_FIELDS,
-    minFields: 1,
-    schema: {
-      type: 'object',
-      maxProperties: 50,
-      // OpenAPI 3.0 has no propertyNames: the keys' rule, for tools that read it.
-      'x-key-pattern': '^[A-Za-z0-9-]{2,35}$',
-      additionalProperties: {
-        type: 'object',
-        minProperties: 1,
-        additionalProperties: false,
-        properties: Object.fromEntries(Object.entries(LOCALIZED_FIELDS).map(([name, check]) => [name, check.schema])),
-      },
-    } as ApiPropertyOptions,
-  })
+  @Localizations()
   localizations?: Record<string, LocalizedContent> | null;
 }
 
@@ -455,6 +411,30 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @List({ min: 1, max: 2, item: checkIn(CHANNELS) })
   channels?: NotificationOptions['channels'];
+  @ApiPropertyOptional({
+    description:
+      "Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.",
+    example: true,
+  })
+  @OptionalNotNull()
+  @Bool()
+  personalize?: boolean;
+}
+
+/** `template` (docs/api.md#sending-with-a-template): a template of the app, in place of `notification`. */
+export class SendTemplateDto {
+  @ApiProperty({ description: 'The template key.', example: 'order_shipped' })
+  @Required()
+  @rule('topicKey', TOPIC_KEY)
+  key: string;
+  @ApiPropertyOptional({ description: 'A version of it; absent: the latest.', example: 2 })
+  @OptionalNotNull()
+  @Int({ min: 1, max: 2_147_483_647 })
+  version?: number;
+  @ApiPropertyOptional({ description: 'Rendered as `vars.*`; at most 4 KiB as JSON.', example: { first_name: 'Ann', order_id: '42' } })
+  @OptionalNotNull()
+  @PlainObject({ maxBytes: 4096 })
+  variables?: Record<string, unknown>;
 }
 
 export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available or options.widgets is true.';
@@ -463,6 +443,8 @@ export const WIDGETS_PROHIBIT_MESSAGE = 'The :attribute field is prohibited when
 const isWidgets = (body: Record<string, unknown>) => (body.options as NotificationOptionsDto | null | undefined)?.widgets === true;
 /** A silent send (docs/api.md#silent-sends) or a widget push (docs/api.md#widgets) leaves `notification` out. */
 const isSilent = (body: SendNotificationDto) => body.options?.content_available === true || isWidgets(body as unknown as Record<string, unknown>);
+/** A send from a template (docs/api.md#sending-with-a-template) takes its texts from it. */
+const fromTemplate = (body: SendNotificationDto) => body.template !== undefined && body.template !== null;
 const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (isWidgets(body) ? WIDGETS_PROHIBIT_MESSAGE : null));
 
 /** POST /notifications (docs/api.md#send). */
@@ -472,7 +454,7 @@ const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (i
 })
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
-  @RequiredUnless(isSilent, NOTIFICATION_REQUIRED_MESSAGE)
+  @RequiredUnless((body: SendNotificationDto) => isSilent(body) || fromTemplate(body), NOTIFICATION_REQUIRED_MESSAGE)
   @notWithWidgets('notificationNotWithWidgets')
   @Nested(() => NotificationContentDto)
   notification?: NotificationContentDto | null;
@@ -486,6 +468,20 @@ export class SendNotificationDto {
   @PlainObject({ maxBytes: 4096, reservedKey: reservedDataKey })
   @notWithWidgets('dataNotWithWidgets')
   data?: Record<string, unknown> | null;
+  @ApiPropertyOptional({ description: 'A template of the app in place of `notification` (not both).' })
+  @OptionalNotNull()
+  @Nested(() => SendTemplateDto)
+  @WithSiblings('templateNotNotification', (_value, body) =>
+    body.notification !== undefined && body.notification !== null ? 'The :attribute field must not be given together with notification.' : null,
+  )
+  template?: SendTemplateDto;
+  @ApiPropertyOptional({
+    description: "With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.",
+    example: { first_name: 'Ann' },
+  })
+  @OptionalNotNull()
+  @PlainObject({ maxBytes: 4096 })
+  variables?: Record<string, unknown>;
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
   @ApiPropertyOptional({
     description: 'Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.',
