@@ -10,6 +10,7 @@ import { InstallationsModule } from '../installations/installations.module';
 import { LiveActivitiesModule } from '../live-activities/live-activities.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { RateLimitStorageModule } from '../rate-limit/rate-limit.module';
+import { TemplatesModule } from '../templates/templates.module';
 import { TopicsModule } from '../topics/topics.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { EnvironmentVariables } from '../config/env';
@@ -35,6 +36,7 @@ import { AdminService } from './admin.service';
     LiveActivitiesModule,
     NotificationsModule,
     RateLimitStorageModule,
+    TemplatesModule,
     TopicsModule,
     WebhooksModule,
     QueueInspectorModule,

@@ -334,6 +334,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/api/apps/{app}/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's templates
+         * @description As `GET /api/v1/templates` (docs/api.md#templates): each at its latest version, by key.
+         */
+        get: operations["Composer_templateList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/apps/{app}/notifications/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a send
+         * @description As `POST /api/v1/notifications/preview` (docs/api.md#preview): the message each platform would carry, for `installation_id` if given.
+         */
+        post: operations["Composer_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -835,6 +875,11 @@ export interface components {
              *     ]
              */
             channels?: ("push" | "inbox")[];
+            /**
+             * @description Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.
+             * @example true
+             */
+            personalize?: boolean;
         };
         NotificationStatistics: {
             /**
@@ -887,6 +932,12 @@ export interface components {
              * @example 0
              */
             inbox_read: number;
+        };
+        NotificationTemplateRef: {
+            /** @example order_shipped */
+            key: string;
+            /** @example 2 */
+            version: number;
         };
         NotificationTarget: {
             /**
@@ -964,6 +1015,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1103,6 +1156,28 @@ export interface components {
                 };
             } | null;
         };
+        SendTemplateDto: {
+            /**
+             * @description The template key.
+             * @example order_shipped
+             */
+            key: string;
+            /**
+             * @description A version of it; absent: the latest.
+             * @example 2
+             */
+            version?: number;
+            /**
+             * @description Rendered as `vars.*`; at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann",
+             *       "order_id": "42"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
         SendNotificationDto: {
             recipients: components["schemas"]["RecipientsDto"];
             notification?: components["schemas"]["NotificationContentDto"];
@@ -1115,6 +1190,17 @@ export interface components {
             data?: {
                 [key: string]: unknown;
             } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time
@@ -1184,6 +1270,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1227,7 +1315,7 @@ export interface components {
              */
             status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
             /**
-             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`, `RenderFailed`, `PayloadTooLarge`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
              * @example null
              */
             reason: string | null;
@@ -1551,6 +1639,8 @@ export interface components {
              * @example null
              */
             failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1908,6 +1998,116 @@ export interface components {
         };
         AudienceCountEnvelope: {
             data: components["schemas"]["AudienceCount"];
+        };
+        TemplateContent: {
+            title: string;
+            body: string;
+            image_url: string | null;
+            action_url: string | null;
+        };
+        TemplateResource: {
+            /** @example order_shipped */
+            key: string;
+            /** @example Order shipped */
+            name: string;
+            notification: components["schemas"]["TemplateContent"];
+            /** @description By language tag, as given. */
+            localizations: Record<string, never> | null;
+            data: Record<string, never> | null;
+            /**
+             * @description This version: 1, then one more with each change.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When version 1 was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        ListMeta: {
+            /** @description Always null: every template of the app, in one page. */
+            next_cursor: string | null;
+        };
+        TemplateListEnvelope: {
+            /** @description Each template's latest version, by key. */
+            data: components["schemas"]["TemplateResource"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        PreviewSendDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
+            /**
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            options?: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * Format: date-time
+             * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            send_at?: string | null;
+            /**
+             * @description Your installation id; absent: every platform the send targets.
+             * @example inst-1
+             */
+            installation_id?: string;
+        };
+        PlatformPreviewResource: {
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description The push service: apns, fcm, web_push, unifiedpush or hms.
+             * @example apns
+             */
+            provider: string;
+            /** @description The body the push service would receive (FCM's and Huawei's `message` without the token); null when the delivery would be skipped. */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its size as the limit counts it; null when it could not be rendered. */
+            bytes: number | null;
+            /** @example 4096 */
+            limit: number;
+            /** @description RenderFailed or PayloadTooLarge, as the delivery would skip it; else null. */
+            skip_reason: string | null;
+            /** @description The renderer's message with RenderFailed; else null. */
+            detail: string | null;
+        };
+        PreviewResource: {
+            /** @example inst-1 */
+            installation_id: string | null;
+            platforms: components["schemas"]["PlatformPreviewResource"][];
+        };
+        PreviewEnvelope: {
+            data: components["schemas"]["PreviewResource"];
         };
     };
     responses: never;
@@ -4409,6 +4609,270 @@ export interface operations {
                     /**
                      * @example {
                      *       "message": "The audience took longer than 10000 ms to evaluate and was stopped: narrow the filter, or try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_templateList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every template of the app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewSendDto"];
+            };
+        };
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];

@@ -28,6 +28,8 @@ export type Installation = Schemas['InstallationResource'];
 export type BrowseRequest = Schemas['AdminBrowseInstallationsDto'];
 export type AudienceCount = Schemas['AudienceCount'];
 export type CountRequest = Schemas['CountAudienceDto'];
+export type PreviewRequest = Schemas['PreviewSendDto'];
+export type PlatformPreview = Schemas['PlatformPreviewResource'];
 export type Delivery = Schemas['OperatorDeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
@@ -103,6 +105,9 @@ export const api = {
   /** `signal`: a count no longer wanted is dropped, and the server stops its statement. */
   countAudience: (appId: string, recipients: CountRequest['recipients'], signal?: AbortSignal) =>
     call<Answer<'Composer_countAudience'>>('POST', `/apps/${enc(appId)}/audiences/count`, { body: { recipients }, signal }).then((r) => r.data),
+  templates: (appId: string) => call<Answer<'Composer_templateList'>>('GET', `/apps/${enc(appId)}/templates`).then((r) => r.data),
+  preview: (appId: string, body: PreviewRequest) =>
+    call<Answer<'Composer_preview'>>('POST', `/apps/${enc(appId)}/notifications/preview`, { body }).then((r) => r.data),
   browseInstallations: (appId: string, body: BrowseRequest) =>
     call<Answer<'Admin_browseInstallations'>>('POST', `/apps/${enc(appId)}/installations/browse`, { body }),
   deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>

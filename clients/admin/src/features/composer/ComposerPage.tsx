@@ -12,6 +12,7 @@ import { Field, type FieldProps } from './Field';
 import { FilterBuilder } from './FilterBuilder';
 import { PlatformFieldsSection } from './PlatformFields';
 import { Preview } from './Preview';
+import { ServerPreview } from './ServerPreview';
 import { CHOICE_WORDS, KIND_WORDS } from './words';
 
 /** What the send button waits for: the operator to confirm a large audience. */
@@ -31,6 +32,7 @@ export function ComposerPage({ appId }: { appId: string }) {
   const client = useQueryClient();
   const app = useQuery({ queryKey: ['app', appId], queryFn: () => api.app(appId) });
   const topics = useQuery({ queryKey: ['topics', appId], queryFn: () => api.topics(appId) });
+  const templates = useQuery({ queryKey: ['templates', appId], queryFn: () => api.templates(appId) });
   const [draft, setDraft] = useState<Draft>(emptyDraft);
   const [local, setLocal] = useState<Record<string, string[]>>({});
   const [countErrors, setCountErrors] = useState<Record<string, string[]>>({});
@@ -180,12 +182,56 @@ export function ComposerPage({ appId }: { appId: string }) {
                 {errors.content.join(' ')}
               </p>
             ) : null}
-            {text('title', 'title', { maxLength: 256 })}
-            {field('body', (p) => (
-              <textarea {...p} rows={3} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
-            ))}
-            {text('image_url', 'imageUrl', { type: 'url', inputMode: 'url', placeholder: 'https://cdn.example.com/picture.png' }, 'A public https:// address.')}
-            {text('action_url', 'actionUrl', { inputMode: 'url', placeholder: 'https://… or myapp://…' }, 'A web address or an app link.')}
+            <div className="kinds" role="radiogroup" aria-label="Texts">
+              <label className="choice">
+                <input type="radio" name="source" checked={draft.source === 'inline'} onChange={() => set({ source: 'inline' })} /> Written here
+              </label>
+              <label className="choice">
+                <input type="radio" name="source" checked={draft.source === 'template'} onChange={() => set({ source: 'template' })} /> From a template
+              </label>
+            </div>
+            {draft.source === 'template' ? (
+              <>
+                {field('template', (p) => (
+                  <select {...p} value={draft.templateKey} onChange={(e) => set({ templateKey: e.target.value })}>
+                    <option value="">choose a template…</option>
+                    {(templates.data ?? []).map((t) => (
+                      <option key={t.key} value={t.key}>
+                        {t.name} ({t.key}, version {t.version})
+                      </option>
+                    ))}
+                  </select>
+                ))}
+                {field(
+                  'variables',
+                  (p) => (
+                    <textarea
+                      {...p}
+                      rows={3}
+                      className="mono"
+                      placeholder='{"first_name": "Ann"}'
+                      value={draft.variables}
+                      onChange={(e) => set({ variables: e.target.value })}
+                    />
+                  ),
+                  'Filled in as {{ vars.name }} in the template’s texts.',
+                )}
+              </>
+            ) : (
+              <>
+                {text('title', 'title', { maxLength: 256 })}
+                {field('body', (p) => (
+                  <textarea {...p} rows={3} value={draft.body} onChange={(e) => set({ body: e.target.value })} />
+                ))}
+                {text(
+                  'image_url',
+                  'imageUrl',
+                  { type: 'url', inputMode: 'url', placeholder: 'https://cdn.example.com/picture.png' },
+                  'A public https:// address.',
+                )}
+                {text('action_url', 'actionUrl', { inputMode: 'url', placeholder: 'https://… or myapp://…' }, 'A web address or an app link.')}
+              </>
+            )}
             {field(
               'data',
               (p) => (
@@ -263,6 +309,7 @@ export function ComposerPage({ appId }: { appId: string }) {
 
         <aside className="composer-side" aria-label="Preview">
           <Preview draft={draft} appName={app.data?.name ?? 'Your app'} />
+          <ServerPreview appId={appId} draft={draft} />
         </aside>
 
         <div className="composer-actions">

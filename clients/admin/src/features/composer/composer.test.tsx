@@ -17,6 +17,24 @@ const SETTLED = { timeout: 10_000 };
 const appRoutes = {
   [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
   [`GET /admin/api/apps/${APP}/topics`]: () => ({ status: 200, body: { data: [] } }),
+  [`GET /admin/api/apps/${APP}/templates`]: () => ({
+    status: 200,
+    body: {
+      data: [
+        {
+          key: 'order_shipped',
+          name: 'Order shipped',
+          notification: { title: 'Hi {{ vars.first_name }}', body: 'On its way', image_url: null, action_url: null },
+          localizations: null,
+          data: null,
+          version: 2,
+          created_at: '2026-11-24T10:00:00.000Z',
+          updated_at: '2026-11-25T10:00:00.000Z',
+        },
+      ],
+      meta: { next_cursor: null },
+    },
+  }),
 };
 
 afterEach(() => {
@@ -145,5 +163,47 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     await userEvent.click(screen.getByRole('button', { name: 'Use the controls' }));
     expect(screen.getByLabelText<HTMLSelectElement>('Field 1').value).toBe('language');
     expect(screen.getByLabelText<HTMLInputElement>('Value 1').value).toBe('fr');
+  });
+
+  it('picks a template, fills its variables in, and previews it as an installation receives it', async () => {
+    let previewed: unknown;
+    fakeFetch({
+      ...appRoutes,
+      [`POST /admin/api/apps/${APP}/audiences/count`]: () => count(3),
+      [`POST /admin/api/apps/${APP}/notifications/preview`]: (init) => {
+        previewed = JSON.parse(init.body as string);
+        return {
+          status: 200,
+          body: {
+            data: {
+              installation_id: 'inst-1',
+              platforms: [
+                {
+                  platform: 'ios',
+                  provider: 'apns',
+                  payload: { aps: { alert: { title: 'Hi Ann', body: 'On its way' } } },
+                  bytes: 60,
+                  limit: 4096,
+                  skip_reason: null,
+                  detail: null,
+                },
+              ],
+            },
+          },
+        };
+      },
+    });
+    renderWithQueries(<ComposerPage appId={APP} />);
+    await userEvent.click(screen.getByLabelText('From a template'));
+    expect(screen.queryByLabelText('Title')).toBeNull();
+    await userEvent.selectOptions(await screen.findByLabelText('Template'), 'order_shipped');
+    expect(screen.getByRole('option', { name: 'Order shipped (order_shipped, version 2)' })).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Variables (JSON, optional)'), '{{"first_name": "Ann"}');
+    await userEvent.type(screen.getByLabelText('Installation id (optional)'), 'inst-1');
+    await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
+    const payload = await screen.findByRole('figure', { name: 'Payload for ios' });
+    expect(payload.textContent).toContain('"title": "Hi Ann"');
+    expect(payload.textContent).toContain('60 of 4,096 bytes');
+    expect(previewed).toEqual({ recipients: { all: true }, template: { key: 'order_shipped', variables: { first_name: 'Ann' } }, installation_id: 'inst-1' });
   });
 });

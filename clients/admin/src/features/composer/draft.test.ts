@@ -155,6 +155,16 @@ describe('the composer’s send body', () => {
     });
   });
 
+  it('sends a template with its variables in place of the texts', () => {
+    expect(sendBodyOf(draft({ source: 'template', templateKey: 'order_shipped', variables: '{"first_name": "Ann"}' }))).toEqual({
+      body: { recipients: { all: true }, template: { key: 'order_shipped', variables: { first_name: 'Ann' } } },
+    });
+    expect(sendBodyOf(draft({ source: 'template', templateKey: 'welcome' }))).toEqual({ body: { recipients: { all: true }, template: { key: 'welcome' } } });
+    expect(sendBodyOf(draft({ source: 'template', templateKey: 'welcome', variables: '"Ann"' }))).toEqual({
+      problems: [{ field: 'variables', message: 'The variables must be a JSON object, such as {"first_name": "Ann"}.' }],
+    });
+  });
+
   it('finds what cannot be sent before asking: data that is not an object, numbers that are not whole', () => {
     expect(sendBodyOf(draft({ data: '[1, 2]', ttl: '1.5', throttle: 'fast' }))).toEqual({
       problems: [

@@ -28,6 +28,10 @@ export interface WebButton {
 /** Everything the composer holds, as typed; `sendBodyOf` makes the API's body of it. */
 export interface Draft {
   audience: Audience;
+  /** Texts written here, or a template's (docs/api.md#templates) filled in with `variables` (JSON text). */
+  source: 'inline' | 'template';
+  templateKey: string;
+  variables: string;
   title: string;
   body: string;
   imageUrl: string;
@@ -54,6 +58,9 @@ export const emptyAudience = (): Audience => ({ kind: 'filter', list: '', topic:
 
 export const emptyDraft = (): Draft => ({
   audience: emptyAudience(),
+  source: 'inline',
+  templateKey: '',
+  variables: '',
   title: '',
   body: '',
   imageUrl: '',
@@ -192,22 +199,37 @@ export function sendBodyOf(draft: Draft): { body: Record<string, unknown> } | { 
   if (android) options.android = android;
   if (web || buttons.length) options.web = { ...web, ...(buttons.length ? { actions: buttons } : {}) };
 
+  let variables: unknown;
+  if (draft.source === 'template' && draft.variables.trim()) {
+    try {
+      variables = JSON.parse(draft.variables);
+      if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw new Error('not an object');
+    } catch {
+      problems.push({ field: 'variables', message: 'The variables must be a JSON object, such as {"first_name": "Ann"}.' });
+    }
+  }
+
   if (problems.length) return { problems };
-  const notification = {
-    title: draft.title,
-    body: draft.body,
-    ...(draft.imageUrl.trim() ? { image_url: draft.imageUrl.trim() } : {}),
-    ...(draft.actionUrl.trim() ? { action_url: draft.actionUrl.trim() } : {}),
-  };
+  const content =
+    draft.source === 'template' ? { template: { key: draft.templateKey, ...(variables !== undefined ? { variables } : {}) } } : { notification: inline(draft) };
   return {
     body: {
       recipients,
-      notification,
+      ...content,
       ...(data !== undefined ? { data } : {}),
       // The field's wall-clock time is the viewer's; the API takes an instant.
       ...(draft.sendAt ? { send_at: new Date(draft.sendAt).toISOString() } : {}),
       ...(Object.keys(options).length ? { options } : {}),
     },
+  };
+}
+
+function inline(draft: Draft) {
+  return {
+    title: draft.title,
+    body: draft.body,
+    ...(draft.imageUrl.trim() ? { image_url: draft.imageUrl.trim() } : {}),
+    ...(draft.actionUrl.trim() ? { action_url: draft.actionUrl.trim() } : {}),
   };
 }
 

@@ -20,6 +20,9 @@ describe('the composer’s errors', () => {
     expect(fieldOfPath('options.apns.thread_id', 0)).toBe('apns.thread_id');
     expect(fieldOfPath('options.web.actions.0.title', 0)).toBe('web.actions');
     expect(fieldOfPath('options.live_activity', 0)).toBeNull();
+    expect(fieldOfPath('template.key', 0)).toBe('template');
+    expect(fieldOfPath('template', 0)).toBe('template');
+    expect(fieldOfPath('template.variables', 0)).toBe('variables');
   });
 
   it('says it in the form’s words, not the request’s paths', () => {

@@ -14,6 +14,8 @@ export interface FieldName {
 /** Every field of the composer a path can land on, by its id. */
 export const FIELD_NAMES: Record<string, FieldName> = {
   audience: { label: 'Audience', words: 'audience' },
+  template: { label: 'Template', words: 'template' },
+  variables: { label: 'Variables (JSON, optional)', words: 'variables' },
   title: { label: 'Title', words: 'title' },
   body: { label: 'Message', words: 'message' },
   image_url: { label: 'Image URL (optional)', words: 'image URL' },
@@ -76,6 +78,7 @@ export function fieldOfPath(path: string, filterRows: number): string | null {
     return parts.length === 2 && FIELD_NAMES[parts[1]] ? parts[1] : 'content';
   }
   if (parts[0] === 'data') return 'data';
+  if (parts[0] === 'template') return parts[1] === 'variables' ? 'variables' : 'template';
   if (parts[0] === 'send_at') return 'send_at';
   if (parts[0] === 'options' && parts[1]) {
     if ((parts[1] === 'apns' || parts[1] === 'android' || parts[1] === 'web') && parts[2]) {
