@@ -52,6 +52,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'notifications',
     'queue',
     'rate-limit',
+    'templates',
     'topics',
     'users',
     'webhooks',
