@@ -56,6 +56,7 @@ const MAY_IMPORT: Record<string, string[]> = {
     'operators',
     'queue',
     'rate-limit',
+    'templates',
     'topics',
     'users',
     'webhooks',

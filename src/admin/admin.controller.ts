@@ -180,12 +180,12 @@ export class AdminController {
     return this.admin.listNotifications(appId, { ...query, limit: query.limit === undefined ? 20 : Number(query.limit) });
   }
 
-  /** Send a test: the API's send request body, validated by the same DTO and service. */
+  /** The composer's send: the API's send request body, validated by the same DTO and service. */
   @Post('apps/:app/notifications')
   @NeedsRole('editor')
   @HttpCode(202)
   @ApiOperation({
-    summary: 'Send a test',
+    summary: 'Send a notification',
     description: 'The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.',
   })
   @APP

@@ -12,6 +12,7 @@ import { InstallationsModule } from '../installations/installations.module';
 import { LiveActivitiesModule } from '../live-activities/live-activities.module';
 import { NotificationsModule } from '../notifications/notifications.module';
 import { RateLimitStorageModule } from '../rate-limit/rate-limit.module';
+import { TemplatesModule } from '../templates/templates.module';
 import { TopicsModule } from '../topics/topics.module';
 import { WebhooksModule } from '../webhooks/webhooks.module';
 import { EnvironmentVariables } from '../config/env';
@@ -29,6 +30,7 @@ import { AnalyticsRepository } from './analytics/analytics.repository';
 import { AnalyticsService } from './analytics/analytics.service';
 import { AppsConsoleController } from './apps-console/apps-console.controller';
 import { AppsConsoleService } from './apps-console/apps-console.service';
+import { ComposerController } from './composer/composer.controller';
 import { AdminGuard } from './admin.guard';
 import { AdminRepository } from './admin.repository';
 import { AdminService } from './admin.service';
@@ -45,6 +47,7 @@ import { AdminService } from './admin.service';
     LiveActivitiesModule,
     NotificationsModule,
     RateLimitStorageModule,
+    TemplatesModule,
     TopicsModule,
     WebhooksModule,
     QueueInspectorModule,
@@ -61,7 +64,7 @@ import { AdminService } from './admin.service';
       }),
     }),
   ],
-  controllers: [AdminController, AdminOperatorsController, AdminAccountController, AppsConsoleController, AnalyticsController],
+  controllers: [AdminController, AdminOperatorsController, AdminAccountController, AppsConsoleController, AnalyticsController, ComposerController],
   providers: [AdminService, AdminRepository, AdminGuard, AppsConsoleService, AnalyticsService, AnalyticsRepository],
   exports: [AdminSessionsModule],
 })

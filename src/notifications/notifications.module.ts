@@ -60,6 +60,6 @@ import { TemplatesModule } from '../templates/templates.module';
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
   // Live Activity updates take an Idempotency-Key as sends do (live-activities/).
-  exports: [NotificationsService, DeliveryTraceService, AudiencesService, IdempotencyModule],
+  exports: [NotificationsService, DeliveryTraceService, AudiencesService, PreviewService, IdempotencyModule],
 })
 export class NotificationsModule {}

@@ -16,7 +16,7 @@ import { WebhooksService } from '../../src/webhooks/webhooks.service';
  * Issue 16: the operator dashboard at /admin, in Debian's Chromium, against the built service
  * (APP_MODE=all: the api serving the pages and the worker delivering to the loopback providers).
  * As an operator would: log in, find the app, find the notification, read its numbers, look up an
- * installation, send a test and see it complete, cancel a scheduled one. No request may leave the
+ * installation, send from the composer and see it complete, cancel a scheduled one. No request may leave the
  * service's origin and the console must stay free of errors (but the one 422 the test provokes).
  * Screenshots of each page go to test/artifacts/admin/ (ignored by git).
  */
@@ -371,19 +371,20 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       .waitFor();
   });
 
-  it('sends a test: errors next to the fields, then the sent notification completes', async () => {
-    await page.getByRole('link', { name: 'Send a test' }).click();
-    await page.getByRole('textbox', { name: 'User id' }).fill('alice');
-    await page.getByLabel('Body').fill('Is this thing on?');
+  it('sends from the composer: errors next to the fields, then the sent notification completes', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Compose' }).click();
+    await page.getByLabel('Users by id').check();
+    await page.getByLabel('User ids').fill('alice');
+    await page.getByLabel('Message', { exact: true }).fill('Is this thing on?');
     await page.getByRole('button', { name: 'Send' }).click();
-    const title = page.getByLabel('Title');
-    await page.locator('#title-error').waitFor();
+    const title = page.getByLabel('Title', { exact: true });
+    await page.locator('#compose-title-error').waitFor();
     await expect(title.getAttribute('aria-invalid')).resolves.toBe('true');
-    await expect(page.locator('#title-error').textContent()).resolves.toMatch(/title/i);
+    await expect(page.locator('#compose-title-error').textContent()).resolves.toBe('The title must not be empty.');
     await shot('7-send-errors');
 
     await title.fill('Test from the dashboard');
-    await page.getByLabel('URL to open (optional)').fill('https://shop.example.com/sale');
+    await page.getByLabel('Link to open (optional)').fill('https://shop.example.com/sale');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('heading', { name: 'Test from the dashboard', level: 1 }).waitFor();
     await page.locator('.page-actions .badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
@@ -395,12 +396,18 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await shot('8-test-sent');
   });
 
-  it('sends a test to an audience filter: the vip installations only', async () => {
-    await page.getByRole('link', { name: 'Send a test' }).click();
-    await page.getByLabel('an audience filter').check();
-    await page.getByLabel('Filter (JSON)').fill('{"field": "tags", "op": "contains", "value": "vip"}');
-    await page.getByLabel('Title').fill('For our vips');
-    await page.getByLabel('Body').fill('Early access');
+  it('sends to an audience filter built with controls: the vip installations only', async () => {
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Compose' }).click();
+    await page.getByRole('button', { name: 'Add condition' }).click();
+    await page.getByLabel('Field 1').selectOption({ label: 'tags' });
+    await page.getByLabel('Comparison 1').selectOption({ label: 'include' });
+    await page.getByLabel('Value 1').fill('vip');
+    await page
+      .getByRole('status', { name: 'Audience count' })
+      .filter({ hasText: /^1 installations/ })
+      .waitFor();
+    await page.getByLabel('Title', { exact: true }).fill('For our vips');
+    await page.getByLabel('Message', { exact: true }).fill('Early access');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('heading', { name: 'For our vips', level: 1 }).waitFor();
     await page.locator('.page-actions .badge', { hasText: 'completed' }).waitFor({ timeout: 20_000 });
@@ -445,18 +452,18 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await shot('10-overview-skipped');
   });
 
-  it('sends a test to a tag, scheduled for tomorrow (issue 31 item 14)', async () => {
+  it('sends to a tag, scheduled for tomorrow (issue 31 item 14)', async () => {
     await page.getByRole('link', { name: 'Apps', exact: true }).click();
     await page.getByRole('link', { name: 'Acme Shop' }).click();
-    await page.getByRole('link', { name: 'Send a test' }).first().click();
-    await page.getByLabel('tags', { exact: true }).check();
-    await page.getByLabel('Tags (separated by commas or spaces)').fill('beta');
-    await page.getByLabel('Title').fill('Beta preview');
-    await page.getByLabel('Body').fill('Tomorrow morning');
+    await page.getByRole('link', { name: 'New notification' }).click();
+    await page.getByLabel('Installations with tags').check();
+    await page.getByLabel('Tags', { exact: true }).fill('beta');
+    await page.getByLabel('Title', { exact: true }).fill('Beta preview');
+    await page.getByLabel('Message', { exact: true }).fill('Tomorrow morning');
     const tomorrow = new Date(Date.now() + 86_400_000);
     // The field takes the viewer's wall-clock time (Paris here): YYYY-MM-DDTHH:MM.
     const local = new Intl.DateTimeFormat('sv-SE', { timeZone: 'Europe/Paris', dateStyle: 'short', timeStyle: 'short' }).format(tomorrow).replace(' ', 'T');
-    await page.getByLabel('Send at (your time zone, optional)').fill(local);
+    await page.getByLabel('Send at (your time zone)').fill(local);
     await shot('11-send-tags-scheduled');
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByRole('heading', { name: 'Beta preview', level: 1 }).waitFor();
@@ -502,7 +509,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
       ['notification', `/admin/apps/${shop.appId}/notifications/${ids.sale}`, 'Spring sale'],
       ['installations', `/admin/apps/${shop.appId}/installations?user_id=alice`, 'Installations'],
       ['live-activities', `/admin/apps/${shop.appId}/live-activities`, 'Live Activities of Acme Shop'],
-      ['send', `/admin/apps/${shop.appId}/send`, 'Send a test from Acme Shop'],
+      ['send', `/admin/apps/${shop.appId}/send`, 'Compose for Acme Shop'],
       ['missing', '/admin/no/such/page', ''],
     ];
     for (const width of [390, 1280]) {

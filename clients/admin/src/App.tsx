@@ -5,11 +5,11 @@ import { ErrorNote, Loading } from './components/Page';
 import { AnalyticsPage } from './features/analytics/AnalyticsPage';
 import { AppSettingsPage } from './features/app-settings/AppSettingsPage';
 import { AppsPage } from './features/apps/AppsPage';
+import { ComposerPage } from './features/composer/ComposerPage';
 import { InstallationsPage } from './features/installations/InstallationsPage';
 import { LiveActivitiesPage } from './features/live-activities/LiveActivitiesPage';
 import { NotificationPage } from './features/notifications/NotificationPage';
 import { NotificationsPage } from './features/notifications/NotificationsPage';
-import { SendTestPage } from './features/notifications/SendTestPage';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { AuditLogPage } from './features/audit/AuditLogPage';
 import { OperatorsPage } from './features/operators/OperatorsPage';
@@ -29,7 +29,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/sessions') return <SessionsPage />;
   if (path === '/audit-log') return <AuditLogPage />;
   if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
-  if ((params = match('/apps/:app/send', path))) return <SendTestPage appId={params.app} />;
+  if ((params = match('/apps/:app/send', path))) return <ComposerPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/installations', path))) return <InstallationsPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/users', path))) return <UsersPage key={params.app} appId={params.app} />;
   if ((params = match('/apps/:app/users/:user', path))) return <UserPage key={`${params.app}/${params.user}`} appId={params.app} userId={params.user} />;
@@ -50,7 +50,9 @@ export function App() {
   const { path } = useLocation();
   const session = useQuery({ queryKey: ['session'], queryFn: api.session, staleTime: Infinity });
 
-  useEffect(() => setCsrfToken(session.data?.csrf_token ?? null), [session.data]);
+  // Set while rendering, not in an effect: a page's own effects run first, and one that posts on
+  // opening (the composer's count) must already send the token.
+  setCsrfToken(session.data?.csrf_token ?? null);
   // A session that ended (expired, credentials changed) shows the login form again.
   useEffect(
     () =>
@@ -150,7 +152,7 @@ export function App() {
                 </li>
                 <li>
                   <Link to={`/apps/${appId}/send`} aria-current={path === `/apps/${appId}/send` ? 'page' : undefined}>
-                    Send a test
+                    Compose
                   </Link>
                 </li>
                 <li>

@@ -27,6 +27,9 @@ export type InstallationLookup = Schemas['InstallationLookup'];
 export type Installation = Schemas['InstallationResource'];
 export type BrowseRequest = Schemas['AdminBrowseInstallationsDto'];
 export type AudienceCount = Schemas['AudienceCount'];
+export type CountRequest = Schemas['CountAudienceDto'];
+export type PreviewRequest = Schemas['PreviewSendDto'];
+export type PlatformPreview = Schemas['PlatformPreviewResource'];
 export type Delivery = Schemas['OperatorDeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
 export type SendRequest = Schemas['SendNotificationDto'];
@@ -71,7 +74,7 @@ export const setCsrfToken = (token: string | null) => {
 
 const BASE = '/admin/api';
 
-async function call<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string> } = {}): Promise<T> {
+async function call<T>(method: string, path: string, options: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal } = {}): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
   if (options.body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
@@ -80,6 +83,7 @@ async function call<T>(method: string, path: string, options: { body?: unknown; 
     headers,
     body: options.body === undefined ? undefined : JSON.stringify(options.body),
     credentials: 'same-origin',
+    signal: options.signal,
   });
   if (res.status === 204) return undefined as T;
   const json = (await res.json().catch(() => null)) as { message?: string; errors?: Record<string, string[]> } | null;
@@ -114,6 +118,12 @@ export const api = {
   send: (appId: string, body: SendRequest) => call<Answer<'Admin_send', 202>>('POST', `/apps/${enc(appId)}/notifications`, { body }).then((r) => r.data),
   installations: (appId: string, params: Query<'Admin_installations'>) =>
     call<Answer<'Admin_installations'>>('GET', `/apps/${enc(appId)}/installations${query(params)}`).then((r) => r.data),
+  /** `signal`: a count no longer wanted is dropped, and the server stops its statement. */
+  countAudience: (appId: string, recipients: CountRequest['recipients'], signal?: AbortSignal) =>
+    call<Answer<'Composer_countAudience'>>('POST', `/apps/${enc(appId)}/audiences/count`, { body: { recipients }, signal }).then((r) => r.data),
+  templates: (appId: string) => call<Answer<'Composer_templateList'>>('GET', `/apps/${enc(appId)}/templates`).then((r) => r.data),
+  preview: (appId: string, body: PreviewRequest) =>
+    call<Answer<'Composer_preview'>>('POST', `/apps/${enc(appId)}/notifications/preview`, { body }).then((r) => r.data),
   browseInstallations: (appId: string, body: BrowseRequest) =>
     call<Answer<'Admin_browseInstallations'>>('POST', `/apps/${enc(appId)}/installations/browse`, { body }),
   deliveries: (appId: string, id: string, params: Query<'Admin_deliveries'>) =>

@@ -5,6 +5,7 @@ import type { AuthContext } from '../../auth/auth-context';
 import { CurrentAuth, RequireAbilities } from '../../auth/auth.decorators';
 import { AudienceTimedOutError } from '../../common/errors';
 import { ApiJsonBodyErrors, ErrorResponse } from '../../common/http/api-responses';
+import { clientGone } from '../../common/http/client-gone';
 import { AudiencesService } from './audiences.service';
 import { AudienceCountEnvelope, CountAudienceDto } from '../dto/count-audience.dto';
 
@@ -50,13 +51,4 @@ export class AudiencesController {
   async count(@CurrentAuth() auth: AuthContext, @Body() dto: CountAudienceDto, @Res({ passthrough: true }) res: Response): Promise<AudienceCountEnvelope> {
     return { data: await this.audiences.count(auth.appId, dto.recipients, clientGone(res)) };
   }
-}
-
-/** Aborts when the client hangs up before its answer is sent: its statement is then cancelled. */
-function clientGone(res: Response): AbortSignal {
-  const gone = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) gone.abort();
-  });
-  return gone.signal;
 }

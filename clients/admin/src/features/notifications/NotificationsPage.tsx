@@ -59,7 +59,7 @@ export function NotificationsPage({ appId }: { appId: string }) {
       actions={
         <>
           <Link className="button" to={`/apps/${appId}/send`}>
-            Send a test
+            New notification
           </Link>
           <Link className="button secondary" to={`/apps/${appId}/installations`}>
             Look up an installation

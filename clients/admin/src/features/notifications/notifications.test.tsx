@@ -5,8 +5,6 @@ import { setCsrfToken } from '../../api';
 import { fakeFetch, renderWithQueries } from '../../testing/render';
 import { NotificationPage } from './NotificationPage';
 import { NotificationsPage } from './NotificationsPage';
-import { fieldErrors } from './sendErrors';
-import { SendTestPage } from './SendTestPage';
 import { Trace } from './Trace';
 
 const APP = '6f1c2b1e-0000-4000-8000-000000000001';
@@ -48,26 +46,6 @@ afterEach(() => {
   vi.unstubAllGlobals();
   vi.restoreAllMocks();
   setCsrfToken(null);
-});
-
-describe('fieldErrors', () => {
-  it('puts request paths on the form fields and keeps the rest', () => {
-    expect(
-      fieldErrors({
-        'recipients.user_ids.0': ['The recipients.user_ids.0 field must not be empty.'],
-        'notification.title': ['The notification.title field is required.'],
-        'notification.action_url': ['Bad URL.'],
-        options: ['Something else.'],
-      }),
-    ).toEqual({
-      fields: {
-        recipient: ['The recipients.user_ids.0 field must not be empty.'],
-        title: ['The notification.title field is required.'],
-        url: ['Bad URL.'],
-      },
-      other: ['Something else.'],
-    });
-  });
 });
 
 describe('NotificationPage', () => {
@@ -264,80 +242,6 @@ describe('NotificationsPage (issue 31 item 11)', () => {
     expect(lists()[0]).toBe(`/admin/api/apps/${APP}/notifications?limit=20`);
     await waitFor(() => expect(lists()).toContain(`/admin/api/apps/${APP}/notifications?before=${encodeURIComponent(before)}&limit=20`));
     expect(await within(screen.getByRole('navigation', { name: 'Pages' })).findByText(/^Page 1 from .* back: notifications 1–2/)).toBeTruthy();
-  });
-});
-
-describe('SendTestPage', () => {
-  it('sends to tags, at a time and at local time: the API body (issue 31 item 14)', async () => {
-    let sent: unknown;
-    fakeFetch({
-      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
-      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
-        sent = JSON.parse(init.body as string);
-        return {
-          status: 422,
-          body: {
-            message: 'The send_at field must not be more than 30 days in the future.',
-            errors: { send_at: ['The send_at field must not be more than 30 days in the future.'] },
-          },
-        };
-      },
-    });
-    renderWithQueries(<SendTestPage appId={APP} />);
-    await userEvent.click(screen.getByLabelText('tags'));
-    await userEvent.type(screen.getByLabelText('Tags (separated by commas or spaces)'), 'vip, beta  early');
-    await userEvent.type(screen.getByLabelText('Title'), 'Hi');
-    await userEvent.type(screen.getByLabelText('Body'), 'There');
-    await userEvent.type(screen.getByLabelText('Send at (your time zone, optional)'), '2026-12-01T09:30');
-    await userEvent.type(screen.getByLabelText('At each device’s local time (HH:MM, optional)'), '08:15');
-    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
-    const sendAt = screen.getByLabelText('Send at (your time zone, optional)');
-    await waitFor(() => expect(sendAt.getAttribute('aria-invalid')).toBe('true'));
-    expect(sent).toEqual({
-      recipients: { tags: ['vip', 'beta', 'early'] },
-      notification: { title: 'Hi', body: 'There' },
-      send_at: new Date(2026, 11, 1, 9, 30).toISOString(),
-      options: { local_time: '08:15' },
-    });
-  });
-
-  it('sends a dry run: options.dry_run, and the button says so (issue 31 item 14)', async () => {
-    let sent: unknown;
-    fakeFetch({
-      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
-      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
-        sent = JSON.parse(init.body as string);
-        return { status: 422, body: { message: 'The title field is required.', errors: { 'notification.title': ['The title field is required.'] } } };
-      },
-    });
-    renderWithQueries(<SendTestPage appId={APP} />);
-    await userEvent.type(screen.getByLabelText('User id'), 'user-1');
-    await userEvent.type(screen.getByLabelText('Body'), 'There');
-    await userEvent.click(screen.getByLabelText('Dry run'));
-    await userEvent.click(screen.getByRole('button', { name: 'Dry-run' }));
-    await waitFor(() => expect(sent).toEqual({ recipients: { user_ids: ['user-1'] }, notification: { title: '', body: 'There' }, options: { dry_run: true } }));
-  });
-
-  it('sends the API request body and shows the 422 errors next to their fields', async () => {
-    let sent: unknown;
-    fakeFetch({
-      [`GET /admin/api/apps/${APP}`]: () => ({ status: 200, body: { data: { id: APP, name: 'Shop', created_at: '2026-11-24T10:00:00.000Z' } } }),
-      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
-        sent = JSON.parse(init.body as string);
-        return {
-          status: 422,
-          body: { message: 'The notification.title field is required.', errors: { 'notification.title': ['The notification.title field is required.'] } },
-        };
-      },
-    });
-    renderWithQueries(<SendTestPage appId={APP} />);
-    await userEvent.type(screen.getByLabelText('User id'), 'alice');
-    await userEvent.type(screen.getByLabelText('Body'), 'Hello');
-    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
-    const title = screen.getByLabelText('Title');
-    await waitFor(() => expect(title.getAttribute('aria-invalid')).toBe('true'));
-    expect(document.getElementById(title.getAttribute('aria-describedby')!)!.textContent).toBe('The notification.title field is required.');
-    expect(sent).toEqual({ recipients: { user_ids: ['alice'] }, notification: { title: '', body: 'Hello' } });
   });
 });
 
