@@ -101,7 +101,7 @@ export interface paths {
         get: operations["Admin_notifications"];
         put?: never;
         /**
-         * Send a test
+         * Send a notification
          * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
          */
         post: operations["Admin_send"];
@@ -823,6 +823,66 @@ export interface paths {
         get: operations["Analytics_traceCsv"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/apps/{app}/audiences/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count an audience
+         * @description As `POST /api/v1/audiences/count` (docs/api.md#count-an-audience): any recipients kind, validated as a send’s.
+         */
+        post: operations["Composer_countAudience"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/apps/{app}/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's templates
+         * @description As `GET /api/v1/templates` (docs/api.md#templates): each at its latest version, by key.
+         */
+        get: operations["Composer_templateList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/apps/{app}/notifications/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a send
+         * @description As `POST /api/v1/notifications/preview` (docs/api.md#preview): the message each platform would carry, for `installation_id` if given.
+         */
+        post: operations["Composer_preview"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2767,7 +2827,7 @@ export interface components {
         };
         CreateTokenDto: {
             /** @description The token's abilities; `*` for all. */
-            abilities: ("installations:write" | "installations:read" | "notifications:send" | "notifications:read" | "events:write" | "installations:identify" | "topics:write" | "users:manage" | "users:self" | "audit:read" | "*")[];
+            abilities: ("installations:write" | "installations:read" | "notifications:send" | "notifications:read" | "events:write" | "installations:identify" | "topics:write" | "templates:write" | "users:manage" | "users:self" | "audit:read" | "*")[];
             /**
              * @description A label, at most 255 characters.
              * @example backend
@@ -2948,6 +3008,122 @@ export interface components {
         PlatformFunnelList: {
             /** @description One entry per platform the send has deliveries on. */
             data: components["schemas"]["PlatformFunnel"][];
+        };
+        CountAudienceDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+        };
+        AudienceCountEnvelope: {
+            data: components["schemas"]["AudienceCount"];
+        };
+        TemplateContent: {
+            title: string;
+            body: string;
+            image_url: string | null;
+            action_url: string | null;
+        };
+        TemplateResource: {
+            /** @example order_shipped */
+            key: string;
+            /** @example Order shipped */
+            name: string;
+            notification: components["schemas"]["TemplateContent"];
+            /** @description By language tag, as given. */
+            localizations: Record<string, never> | null;
+            data: Record<string, never> | null;
+            /**
+             * @description This version: 1, then one more with each change.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When version 1 was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        ListMeta: {
+            /** @description Always null: every template of the app, in one page. */
+            next_cursor: string | null;
+        };
+        TemplateListEnvelope: {
+            /** @description Each template's latest version, by key. */
+            data: components["schemas"]["TemplateResource"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        PreviewSendDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
+            /**
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            options?: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * Format: date-time
+             * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            send_at?: string | null;
+            /**
+             * @description Your installation id; absent: every platform the send targets.
+             * @example inst-1
+             */
+            installation_id?: string;
+        };
+        PlatformPreviewResource: {
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description The push service: apns, fcm, web_push, unifiedpush or hms.
+             * @example apns
+             */
+            provider: string;
+            /** @description The body the push service would receive (FCM's and Huawei's `message` without the token); null when the delivery would be skipped. */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its size as the limit counts it; null when it could not be rendered. */
+            bytes: number | null;
+            /** @example 4096 */
+            limit: number;
+            /** @description RenderFailed or PayloadTooLarge, as the delivery would skip it; else null. */
+            skip_reason: string | null;
+            /** @description The renderer's message with RenderFailed; else null. */
+            detail: string | null;
+        };
+        PreviewResource: {
+            /** @example inst-1 */
+            installation_id: string | null;
+            platforms: components["schemas"]["PlatformPreviewResource"][];
+        };
+        PreviewEnvelope: {
+            data: components["schemas"]["PreviewResource"];
         };
     };
     responses: never;
@@ -3572,7 +3748,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7211,7 +7387,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7331,7 +7507,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7488,7 +7664,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7645,7 +7821,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7802,7 +7978,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7961,7 +8137,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8086,7 +8262,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8216,7 +8392,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8336,7 +8512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8496,7 +8672,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8617,7 +8793,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8737,7 +8913,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8897,7 +9073,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9018,7 +9194,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9138,7 +9314,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#273-roles). */
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9299,7 +9475,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9431,7 +9607,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9554,7 +9730,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on this app (docs/api.md#273-roles). */
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9594,6 +9770,455 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_countAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountAudienceDto"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudienceCountEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The count ran past AUDIENCE_STATEMENT_TIMEOUT_MS (docs/api.md#count-an-audience). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The audience took longer than 10000 ms to evaluate and was stopped: narrow the filter, or try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_templateList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every template of the app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewSendDto"];
+            };
+        };
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
             /** @description The request line and headers are over 16 KiB (a very long URL included). */

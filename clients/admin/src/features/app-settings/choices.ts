@@ -14,6 +14,7 @@ const ABILITIES = [
   'notifications:read',
   'events:write',
   'topics:write',
+  'templates:write',
   'users:manage',
   'users:self',
   'audit:read',
