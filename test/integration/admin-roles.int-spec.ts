@@ -13,7 +13,14 @@ const DOCUMENT = JSON.parse(readFileSync(resolve(__dirname, '../../clients/admin
 const MISSING = '0b6f2f3e-6b1c-4d3a-9a57-2f8d9c1e4b10';
 const RANK = ['viewer', 'editor', 'owner'];
 /** Not changes: an operator's own sessions (log out, revoke one), and reads sent as POST for their body. */
-const NOT_CHANGES = ['DELETE /admin/api/session', 'DELETE /admin/api/sessions/{id}', 'POST /admin/api/apps/{app}/installations/browse'];
+/** Routes a viewer may call that change nothing: logging out, ending their own session, and reads sent as POST (a body too rich for a query). */
+const NOT_CHANGES = [
+  'DELETE /admin/api/session',
+  'DELETE /admin/api/sessions/{id}',
+  'POST /admin/api/apps/{app}/installations/browse',
+  'POST /admin/api/apps/{app}/audiences/count',
+  'POST /admin/api/apps/{app}/notifications/preview',
+];
 
 type Grants = { app_id: string | null; role: 'viewer' | 'editor' | 'owner' }[];
 
