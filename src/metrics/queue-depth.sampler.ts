@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { Queue } from 'bullmq';
+import { EnvironmentVariables } from '../config/env';
 import { QueueInspector } from '../queue/queue-inspector';
 import { MetricsService } from './metrics.service';
 
@@ -14,7 +15,11 @@ interface QueueSample {
   oldestDueAt?: number;
 }
 
-/** Job counts and the oldest waiting job's age on scrape; emptied when Redis does not answer, so an `absent()` alert can fire. */
+/**
+ * Job counts and the oldest waiting job's age on scrape; emptied when the queue store does not answer, so an `absent()`
+ * alert can fire. Redis's `pns_dependency_up` comes from here; with QUEUE_BACKEND=postgres the store is the database,
+ * which DatabaseSampler reports, and no Redis series is written.
+ */
 @Injectable()
 export class QueueDepthSampler {
   private readonly logger = new Logger(QueueDepthSampler.name);
@@ -22,7 +27,12 @@ export class QueueDepthSampler {
   constructor(
     private readonly inspector: QueueInspector,
     private readonly metrics: MetricsService,
+    private readonly config: EnvironmentVariables,
   ) {}
+
+  private storeUp(up: 0 | 1): void {
+    if (this.config.QUEUE_BACKEND === 'redis') this.metrics.dependencyUp.set({ dependency: 'redis' }, up);
+  }
 
   async sample(now = Date.now()): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -30,18 +40,18 @@ export class QueueDepthSampler {
       const samples = await Promise.race([
         Promise.all(this.inspector.sampled().map((queue) => sampleQueue(queue))),
         new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`no answer from Redis within ${SAMPLE_TIMEOUT_MS} ms`)), SAMPLE_TIMEOUT_MS);
+          timer = setTimeout(() => reject(new Error(`no answer from the queue store within ${SAMPLE_TIMEOUT_MS} ms`)), SAMPLE_TIMEOUT_MS);
         }),
       ]);
       for (const { name, counts, oldestDueAt } of samples) {
         for (const state of QUEUE_STATES) this.metrics.queueDepth.set({ queue: name, state }, counts[state] ?? 0);
         this.metrics.queueOldestAge.set({ queue: name }, oldestDueAt === undefined ? 0 : Math.max(0, now - oldestDueAt) / 1000);
       }
-      this.metrics.dependencyUp.set({ dependency: 'redis' }, 1);
+      this.storeUp(1);
     } catch (error) {
       this.metrics.queueDepth.reset();
       this.metrics.queueOldestAge.reset();
-      this.metrics.dependencyUp.set({ dependency: 'redis' }, 0);
+      this.storeUp(0);
       this.logger.warn(`Could not sample queue depth: ${(error as Error).message}`);
     } finally {
       clearTimeout(timer);

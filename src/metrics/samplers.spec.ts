@@ -20,6 +20,7 @@ const queue = (name: string, waiting: number, oldest?: { timestamp: number; dela
   }) as unknown as Queue;
 
 const inspecting = (queues: Queue[]) => ({ sampled: () => queues }) as unknown as QueueInspector;
+const onRedis = { QUEUE_BACKEND: 'redis' } as EnvironmentVariables;
 
 async function values(metrics: MetricsService, name: string): Promise<Record<string, number>> {
   const metric = await metrics.registry.getSingleMetric(name)!.get();
@@ -41,7 +42,7 @@ describe('metrics sampled at scrape', () => {
       queue('live-activity', 1, { timestamp: NOW - 600_000, delay: 540_000 }),
       queue('webhook', 0),
     ];
-    await new QueueDepthSampler(inspecting(queues), metrics).sample(NOW);
+    await new QueueDepthSampler(inspecting(queues), metrics, onRedis).sample(NOW);
 
     expect(await values(metrics, 'pns_queue_oldest_job_age_seconds')).toEqual({ deliver: 120, 'live-activity': 60, webhook: 0 });
     expect(await values(metrics, 'pns_queue_jobs')).toMatchObject({
@@ -54,17 +55,31 @@ describe('metrics sampled at scrape', () => {
   });
 
   it('empties the queue series and reports Redis down when Redis does not answer', async () => {
-    await new QueueDepthSampler(inspecting([queue('deliver', 3, { timestamp: NOW - 1_000, delay: 0 })]), metrics).sample(NOW);
+    await new QueueDepthSampler(inspecting([queue('deliver', 3, { timestamp: NOW - 1_000, delay: 0 })]), metrics, onRedis).sample(NOW);
     const failing = {
       name: 'deliver',
       getJobCounts: () => Promise.reject(new Error('ECONNREFUSED')),
       getWaiting: () => Promise.resolve([]),
     } as unknown as Queue;
-    await new QueueDepthSampler(inspecting([failing]), metrics).sample(NOW);
+    await new QueueDepthSampler(inspecting([failing]), metrics, onRedis).sample(NOW);
 
     expect(await values(metrics, 'pns_queue_jobs')).toEqual({});
     expect(await values(metrics, 'pns_queue_oldest_job_age_seconds')).toEqual({});
     expect(await values(metrics, 'pns_dependency_up')).toEqual({ redis: 0 });
+  });
+
+  it('writes no Redis series with QUEUE_BACKEND=postgres: the queue store is the database, which its own sampler reports', async () => {
+    const onPostgres = { QUEUE_BACKEND: 'postgres' } as EnvironmentVariables;
+    await new QueueDepthSampler(inspecting([queue('deliver', 3, { timestamp: NOW - 1_000, delay: 0 })]), metrics, onPostgres).sample(NOW);
+    expect(await values(metrics, 'pns_queue_jobs')).toMatchObject({ 'deliver,waiting': 3 });
+    const failing = {
+      name: 'deliver',
+      getJobCounts: () => Promise.reject(new Error('ECONNREFUSED')),
+      getWaiting: () => Promise.resolve([]),
+    } as unknown as Queue;
+    await new QueueDepthSampler(inspecting([failing]), metrics, onPostgres).sample(NOW);
+    expect(await values(metrics, 'pns_queue_jobs')).toEqual({});
+    expect(await values(metrics, 'pns_dependency_up')).toEqual({});
   });
 
   describe('lanes (docs/operations.md "Fair shares")', () => {
