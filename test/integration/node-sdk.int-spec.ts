@@ -5,6 +5,7 @@ import { PushApiError, PushClient } from '../../clients/node/src/index';
 import { apnsToken, installationId } from '../support/factories';
 import { notificationCompleted } from '../support/notifications';
 import { AllModule } from '../../src/app.module';
+import { AuditLog, cliActor } from '../../src/audit/audit-log.service';
 import { useTestApp } from '../support/create-test-app';
 import { startFakeProviders, type FakeProviders } from '../support/providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
@@ -107,6 +108,32 @@ describe('the server SDK against the running service (docs/api.md#server-sdk)', 
     const updated = await push.users.preferences.update(userId, { topics: { [key]: false } });
     expect(updated.data.topics[key]).toEqual({ subscribed: false, source: 'user' });
     expect(await push.topics.delete(key)).toBeUndefined();
+  });
+
+  it('saves a template in versions, reads, lists, previews and deletes it', async () => {
+    const key = `welcome-${randomUUID().slice(0, 8)}`;
+    const first = await push.templates.put(key, { name: 'Welcome', notification: { title: 'Hi {{ vars.name }}', body: 'Welcome' } });
+    expect(first.data).toMatchObject({ key, version: 1 });
+    expect((await push.templates.put(key, { name: 'Welcome', notification: { title: 'Hello {{ vars.name }}', body: 'Welcome' } })).data.version).toBe(2);
+    expect((await push.templates.get(key)).data.notification.title).toBe('Hello {{ vars.name }}');
+    expect((await push.templates.version(key, 1)).data.notification.title).toBe('Hi {{ vars.name }}');
+    expect((await push.templates.list()).data.map((template) => template.key)).toContain(key);
+    const preview = await push.templates.preview(key, { variables: { name: 'Ada' } });
+    expect(JSON.stringify(preview.data.platforms)).toContain('Hello Ada');
+    expect(await push.templates.delete(key)).toBeUndefined();
+    await expect(push.templates.get(key)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("reads and iterates the app's audit log", async () => {
+    const audit = ctx.app.get(AuditLog);
+    const target = `sdk-${randomUUID()}`;
+    for (const action of ['topic.put', 'topic.delete'] as const) await audit.record(cliActor(), { action, appId: tenant.appId, target });
+    const page = await push.auditLog.list({ limit: 1 });
+    expect(page.data).toHaveLength(1);
+    expect(page.meta.next_cursor).not.toBeNull();
+    const mine: string[] = [];
+    for await (const entry of push.auditLog.iterate({ limit: 1 })) if (entry.target === target) mine.push(entry.action);
+    expect(mine).toEqual(['topic.delete', 'topic.put']);
   });
 
   it("lists, iterates, marks, reads all of and streams a user's inbox", async () => {

@@ -297,6 +297,14 @@ export class PushClient {
       this.#http.call<Success<'Preview_template'>>({ method: 'POST', path: path('templates', key, 'preview'), body, options, repeatable: true }),
   };
 
+  auditLog = {
+    /** GET /api/v1/audit-log (`audit:read`): changes to the token's app by operators and the CLI, newest first. */
+    list: (query?: Query<'Audit_list'>, options?: CallOptions) => this.#http.call<Success<'Audit_list'>>({ method: 'GET', path: 'audit-log', query, options }),
+    /** Every entry matching `query`, newest first, following `next_cursor`. */
+    iterate: (query: Omit<Query<'Audit_list'>, 'cursor'> = {}, options?: CallOptions): AsyncGenerator<Item<'Audit_list'>> =>
+      pages((cursor) => this.auditLog.list({ ...query, cursor }, options)),
+  };
+
   async *#inboxStream(userId: string, options?: CallOptions): AsyncGenerator<InboxStreamEvent> {
     const headers = { accept: 'text/event-stream', ...options?.headers };
     const response = await this.#http.open({ method: 'GET', path: path('users', userId, 'inbox', 'stream'), options: { ...options, headers } });
