@@ -146,8 +146,10 @@ describe('pacing (docs/api.md#pacing)', () => {
       expect(job.data.pausedUntil).toBeGreaterThan(Date.now() + 5_000);
       expect(await trace(id)).toHaveLength(30);
       // The counts show the whole audience from the start; the trace, what the fan-out wrote so far.
+      // Turns go on meanwhile (one a second), so some of those 30 may have been delivered already.
       const notification = await readNotification(ctx, tenant.token, id);
-      expect(notification.statistics).toMatchObject({ installations: 300, accepted: 0, failed: 0, skipped: 0 });
+      expect(notification.statistics).toMatchObject({ installations: 300, failed: 0, skipped: 0 });
+      expect(notification.statistics.accepted).toBeLessThanOrEqual(30);
 
       // Come back (as the job would ten seconds later): one more chunk, and a pause until the next is a lead away.
       const more = await ctx.get(FanOutService).fanOut(id, false, true);
