@@ -181,6 +181,7 @@ describe('npm run bench, at a tiny size', () => {
     expect(names).toEqual([
       ...(WITH_PARSE ? PARSE_TARGETS : []),
       'CPU per APNs delivery / bare client',
+      'CPU per delivery, one-variable template / plain',
       'paced send, most in a sliding second / bound',
       ...LATENCY_TARGETS,
       'fan-out peak RSS (MB)',

@@ -173,7 +173,7 @@ describe('on a three-node Redis Cluster, with a hash-tagged QUEUE_PREFIX', () =>
   it('reports Redis ready', async () => {
     const ready = await call('/health/ready');
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { info: Record<string, { status: string }> }).info.redis).toEqual({ status: 'up' });
+    expect(((await ready.json()) as { info: Record<string, { status: string }> }).info.redis).toEqual({ status: 'up', backend: 'redis' });
   });
 
   it('delivers a send to the fake providers: every installation accepted, through queues in the cluster', async () => {
