@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -6,8 +6,9 @@ import { ApiModule } from '../../src/app.module';
 import { generateApnsKey } from '../fakes';
 import { launchChromium } from '../support/chromium';
 import { useTestApp } from '../support/create-test-app';
+import { DASHBOARD_SCREENSHOTS, startDashboardService, logInToDashboard } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
-import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
+import { killAllServices, waitUntil } from '../support/processes';
 import { APNS_TOPIC, type FakeProviders, startFakeProviders } from '../support/providers';
 
 /**
@@ -19,8 +20,6 @@ import { APNS_TOPIC, type FakeProviders, startFakeProviders } from '../support/p
  */
 jest.setTimeout(180_000);
 
-const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
-const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -49,7 +48,7 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
       w.history.pushState(null, '', to);
       w.dispatchEvent(new w.Event('pns-admin:navigate'));
     }, `/admin${path}`);
-  const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => page.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
   const api = async (path: string, body?: unknown) => {
     const res = await fetch(`${origin}/api/v1${path}`, {
       method: body === undefined ? 'GET' : 'POST',
@@ -60,32 +59,14 @@ describe("operator dashboard's app settings and analytics in Chromium (issue 54)
   };
 
   beforeAll(async () => {
-    if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const service = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...fakes.env,
-        APP_MODE: 'all',
-        PORT: String(port),
-        ADMIN_USER: ADMIN.user,
-        ADMIN_PASSWORD: ADMIN.password,
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
-      }),
-    );
-    await service.waitForHttp(port);
+    origin = await startDashboardService(ctx, { ...fakes.env });
 
     browser = await launchChromium();
     context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await context.newPage();
     watchDashboardPage(page, origin, { foreignRequests, consoleErrors, answerProblems });
-    await page.goto(`${origin}/admin`);
-    await page.getByLabel('User name').fill(ADMIN.user);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logInToDashboard(page, origin);
   });
 
   afterAll(async () => {

@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, type TestTenant } from '../support/factories';
+import { DASHBOARD_SCREENSHOTS, startDashboardService, logInToDashboard } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
-import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess } from '../support/processes';
+import { killAllServices } from '../support/processes';
 import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 
 /**
@@ -18,8 +18,6 @@ import { configureProviders, type FakeProviders, seedInstallations, startFakePro
  */
 jest.setTimeout(240_000);
 
-const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
-const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 /** iOS installations seeded straight into the database: more than the 1,000 that need a confirmation. */
@@ -43,7 +41,7 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
   const consoleErrors: string[] = [];
   const answerProblems: Promise<string | null>[] = [];
 
-  const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => page.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
   /** How far the page scrolls sideways, and what sticks out past the right edge. */
   const overflow = () =>
     page.evaluate(() => {
@@ -81,36 +79,18 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     shop = await newApp(ctx, 'Acme Shop');
     await configureProviders(ctx, shop.appId, fakes);
     await seedInstallations(ctx, shop.appId, fakes, IOS, 'ios-user', 'ios');
     await seedInstallations(ctx, shop.appId, fakes, ANDROID, 'android-user', 'android');
 
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const service = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...fakes.env,
-        APP_MODE: 'all',
-        PORT: String(port),
-        ADMIN_USER: ADMIN.user,
-        ADMIN_PASSWORD: ADMIN.password,
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
-      }),
-    );
-    await service.waitForHttp(port);
+    origin = await startDashboardService(ctx, { ...fakes.env });
 
     browser = await launchChromium();
     const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });
     page = await context.newPage();
     watchDashboardPage(page, origin, { foreignRequests, consoleErrors, answerProblems });
-    await page.goto(`${origin}/admin`);
-    await page.getByLabel('User name').fill(ADMIN.user);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logInToDashboard(page, origin);
     await page.getByRole('link', { name: 'Apps', exact: true }).click();
     await page.getByRole('link', { name: 'Acme Shop' }).click();
   });
@@ -188,7 +168,7 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
     const dialog = page.getByRole('alertdialog', { name: 'Send to 1,100 installations?' });
     await dialog.waitFor();
     await expect(overflow()).resolves.toEqual({ page: 0, outside: [] });
-    await dialog.screenshot({ path: resolve(SCREENSHOTS, 'composer-6-confirm-390.png') });
+    await dialog.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, 'composer-6-confirm-390.png') });
     await dialog.getByRole('button', { name: 'Go back' }).click();
     await page.setViewportSize(DESKTOP);
   });

@@ -1,4 +1,3 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
@@ -6,8 +5,9 @@ import { ApiModule } from '../../src/app.module';
 import { AppsService } from '../../src/apps/apps.service';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
+import { DASHBOARD_ADMIN, DASHBOARD_SCREENSHOTS, startDashboardService } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
-import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
+import { killAllServices, waitUntil } from '../support/processes';
 import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
 import { WebhookReceiver } from '../support/webhook-receiver';
 import { WebhooksService } from '../../src/webhooks/webhooks.service';
@@ -22,8 +22,6 @@ import { WebhooksService } from '../../src/webhooks/webhooks.service';
  */
 jest.setTimeout(120_000);
 
-const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
-const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
 const SEEDED = 12;
 
 describe('operator dashboard in Chromium (issue 16)', () => {
@@ -61,7 +59,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     });
     return { status: res.status, body: (await res.json()) as { data: Record<string, any> } };
   };
-  const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => page.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
   /**
    * How a page fits its viewport: how far the page scrolls sideways, the tables not in a scrolling
    * box, how far each box reaches past the right edge, and what else sticks out.
@@ -86,9 +84,6 @@ describe('operator dashboard in Chromium (issue 16)', () => {
   const figure = (label: string) => page.locator('.figure', { has: page.locator('dt', { hasText: new RegExp(`^${label}$`, 'i') }) }).locator('.figure-value');
 
   beforeAll(async () => {
-    if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
-
     shop = await newApp(ctx, 'Acme Shop');
     internal = await newApp(ctx, 'Internal tools');
     // Caps and quiet hours for marketing sends (docs/api.md#pacing); the sends below are transactional.
@@ -102,22 +97,12 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await ctx.get(WebhooksService).create(shop.appId, receiver.url('/down'), 'notification.completed');
     await newInstallation(ctx, shop.token, { user_id: 'alice', tags: ['beta', 'vip'], device: { model: 'iPhone16,1', locale: 'fr-FR' } }, 'alice-iphone');
 
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const service = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...fakes.env,
-        APP_MODE: 'all',
-        PORT: String(port),
-        ADMIN_USER: ADMIN.user,
-        ADMIN_PASSWORD: ADMIN.password,
-        WEBHOOK_MAX_ATTEMPTS: '1',
-        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
-        APNS_CHANNELS_URL: fakes.apns.baseUrl,
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
-      }),
-    );
-    await service.waitForHttp(port);
+    origin = await startDashboardService(ctx, {
+      ...fakes.env,
+      WEBHOOK_MAX_ATTEMPTS: '1',
+      WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+      APNS_CHANNELS_URL: fakes.apns.baseUrl,
+    });
 
     // Sends as the app's back end would: a broadcast with a French variant, one to alice, one for tomorrow.
     const sale = await api('/notifications', {
@@ -181,9 +166,9 @@ describe('operator dashboard in Chromium (issue 16)', () => {
 
   it('logs in, then shows the overview: deliveries per minute and the queues', async () => {
     // With the keyboard alone: the user name field has the focus, Tab goes to the password, Enter logs in.
-    await page.keyboard.type(ADMIN.user);
+    await page.keyboard.type(DASHBOARD_ADMIN.user);
     await page.keyboard.press('Tab');
-    await page.keyboard.type(ADMIN.password);
+    await page.keyboard.type(DASHBOARD_ADMIN.password);
     await page.keyboard.press('Enter');
     await page.getByRole('heading', { name: 'Apps', level: 1 }).waitFor();
     const cookie = (await context.cookies()).find((c) => c.name === 'pns_admin')!;
@@ -522,7 +507,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
         const layout = await layoutOf(phone);
         expect({ name, width, ...layout }).toEqual({ name, width, page: 0, unboxed: 0, boxes: layout.boxes.map(() => expect.any(Number)), outside: [] });
         for (const overhang of layout.boxes) expect(overhang).toBeLessThanOrEqual(0);
-        await phone.screenshot({ path: resolve(SCREENSHOTS, `12-${width}-${name}.png`), fullPage: true });
+        await phone.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `12-${width}-${name}.png`), fullPage: true });
       }
     }
     // The login form, without a session.
@@ -531,7 +516,7 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     await door.goto(`${origin}/admin`);
     await door.getByRole('heading', { name: 'Log in to Push admin' }).waitFor();
     await expect(layoutOf(door)).resolves.toEqual({ page: 0, unboxed: 0, boxes: [], outside: [] });
-    await door.screenshot({ path: resolve(SCREENSHOTS, '12-390-login.png'), fullPage: true });
+    await door.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, '12-390-login.png'), fullPage: true });
     await visitor.close();
     // On a phone each notification is a two-line card (admin-apps-console.e2e measures its height): the
     // table fits its box, with no sideways scroll.
@@ -567,14 +552,14 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     const login = (password: string) =>
       fetch(`${origin}/admin/api/session`, {
         method: 'POST',
-        headers: { authorization: `Basic ${Buffer.from(`${ADMIN.user}:${password}`).toString('base64')}` },
+        headers: { authorization: `Basic ${Buffer.from(`${DASHBOARD_ADMIN.user}:${password}`).toString('base64')}` },
       });
     // One failure was counted by the first test.
     for (let i = 0; i < 9; i++) expect((await login('wrong')).status).toBe(401);
     const blocked = await login('wrong');
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
-    expect((await login(ADMIN.password)).status).toBe(429);
+    expect((await login(DASHBOARD_ADMIN.password)).status).toBe(429);
   });
 
   it('is off (404, like any unknown route) without ADMIN_USER and ADMIN_PASSWORD', async () => {

@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ApiModule } from '../../src/app.module';
 import { launchChromium } from '../support/chromium';
 import { useTestApp } from '../support/create-test-app';
+import { DASHBOARD_ADMIN, DASHBOARD_SCREENSHOTS, logInToDashboard } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
 import { newApp } from '../support/factories';
 import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess } from '../support/processes';
@@ -17,8 +18,6 @@ import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess } from '../
  */
 jest.setTimeout(180_000);
 
-const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
-const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -33,7 +32,7 @@ describe("operator dashboard's operators, sessions and audit log in Chromium (is
   const foreignRequests: string[] = [];
   const consoleErrors: string[] = [];
   const answerProblems: Promise<string | null>[] = [];
-  const shot = (target: Page, name: string) => target.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = (target: Page, name: string) => target.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
   const overflow = (target: Page) =>
     target.evaluate(() => {
       const doc = (globalThis as any).document;
@@ -48,23 +47,21 @@ describe("operator dashboard's operators, sessions and audit log in Chromium (is
 
   beforeAll(async () => {
     if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    mkdirSync(DASHBOARD_SCREENSHOTS, { recursive: true });
     await newApp(ctx, 'Acme Shop');
     await newApp(ctx, 'Other app');
     const port = await freePort();
     origin = `http://127.0.0.1:${port}`;
-    const service = ServiceProcess.start(serviceEnv(ctx, { APP_MODE: 'api', PORT: String(port), ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password }));
+    const service = ServiceProcess.start(
+      serviceEnv(ctx, { APP_MODE: 'api', PORT: String(port), ADMIN_USER: DASHBOARD_ADMIN.user, ADMIN_PASSWORD: DASHBOARD_ADMIN.password }),
+    );
     await service.waitForHttp(port);
 
     browser = await launchChromium();
     context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });
     page = await context.newPage();
     watchDashboardPage(page, origin, { foreignRequests, consoleErrors, answerProblems });
-    await page.goto(`${origin}/admin`);
-    await page.getByLabel('User name').fill(ADMIN.user);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logInToDashboard(page, origin);
   });
 
   afterAll(async () => {

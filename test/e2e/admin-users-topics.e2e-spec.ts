@@ -1,12 +1,12 @@
-import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
+import { DASHBOARD_SCREENSHOTS, startDashboardService, logInToDashboard } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
-import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess, waitUntil } from '../support/processes';
+import { killAllServices, waitUntil } from '../support/processes';
 import { type FakeProviders, startFakeProviders } from '../support/providers';
 
 /**
@@ -17,8 +17,6 @@ import { type FakeProviders, startFakeProviders } from '../support/providers';
  */
 jest.setTimeout(120_000);
 
-const SCREENSHOTS = resolve(ROOT, 'test/artifacts/admin');
-const ADMIN = { user: 'ops', password: 'correct horse battery staple' };
 const DESKTOP = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -49,7 +47,7 @@ describe("operator dashboard's users and topics in Chromium (issue 52 item 5)", 
     });
     return { status: res.status, body: (await res.json()) as { data: any } };
   };
-  const shot = (name: string) => page.screenshot({ path: resolve(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const shot = (name: string) => page.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
   /** How far the page scrolls sideways, and what sticks out past the right edge outside a table's scrolling box. */
   const overflow = () =>
     page.evaluate(() => {
@@ -65,27 +63,13 @@ describe("operator dashboard's users and topics in Chromium (issue 52 item 5)", 
   const inboxRows = () => page.getByRole('region', { name: 'Inbox messages' }).locator('tbody tr');
 
   beforeAll(async () => {
-    if (!existsSync(resolve(ROOT, 'dist/admin/index.html'))) throw new Error('dist/admin is missing: run `npm run build` first');
-    mkdirSync(SCREENSHOTS, { recursive: true });
     shop = await newApp(ctx, 'Acme Shop');
     other = await newApp(ctx, 'Other app');
     await newInstallation(ctx, shop.token, { user_id: 'alice', device: { model: 'iPhone16,1', locale: 'en-GB' } }, 'alice-iphone');
     await newInstallation(ctx, shop.token, { user_id: 'bob' }, 'bob-pixel');
     await newInstallation(ctx, other.token, { user_id: 'alice' }, 'alice-elsewhere');
 
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    const service = ServiceProcess.start(
-      serviceEnv(ctx, {
-        ...fakes.env,
-        APP_MODE: 'all',
-        PORT: String(port),
-        ADMIN_USER: ADMIN.user,
-        ADMIN_PASSWORD: ADMIN.password,
-        NODE_EXTRA_CA_CERTS: process.env.NODE_EXTRA_CA_CERTS ?? `${ROOT}/test/fakes/certs/ca.pem`,
-      }),
-    );
-    await service.waitForHttp(port);
+    origin = await startDashboardService(ctx, { ...fakes.env });
 
     // The shop's back end: two topics, alice says no to promotions, messages for alice and bob in the inbox.
     expect((await api(shop, '/topics/promotions', { name: 'Promotions', description: 'Sales, at most weekly.', default: 'subscribed' }, 'PUT')).status).toBe(
@@ -115,11 +99,7 @@ describe("operator dashboard's users and topics in Chromium (issue 52 item 5)", 
     page = await context.newPage();
     watchDashboardPage(page, origin, { foreignRequests, consoleErrors, answerProblems });
 
-    await page.goto(`${origin}/admin`);
-    await page.getByLabel('User name').fill(ADMIN.user);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Log in' }).click();
-    await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+    await logInToDashboard(page, origin);
   });
 
   afterAll(async () => {
