@@ -21,6 +21,15 @@ export interface FanoutJob {
   small?: true;
 }
 
+/**
+ * Sends due at an instant (docs/api.md#due-sends): one job per instant on the fan-out queue, which
+ * claims every due send in groups, app by app, whatever instant it was queued for.
+ */
+export interface DueSendsJob {
+  /** The instant (epoch ms) it was queued for; informative, the claim takes whatever is due. */
+  dueAt: number;
+}
+
 export interface DeliverJob {
   notificationId: string;
   batch: number;
@@ -50,6 +59,7 @@ export interface LiveActivityBroadcastJob {
 }
 
 export const FANOUT_JOB = 'fanout';
+export const DUE_SENDS_JOB = 'due-sends';
 export const DELIVER_JOB = 'deliver';
 export const WEBHOOK_JOB = 'webhook';
 export const LIVE_ACTIVITY_JOB = 'live-activity';
@@ -57,6 +67,8 @@ export const LIVE_ACTIVITY_BROADCAST_JOB = 'live-activity-broadcast';
 
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;
+/** One job per due instant; a `suffix` makes a fresh one (the sweeper's), as the instant's own may sit completed. */
+export const dueSendsJobId = (dueAt: number, suffix?: string) => `due-${dueAt}${suffix ? `-${suffix}` : ''}`;
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;
 export const liveActivityJobId = (updateId: string, attempt: number) => `live-activity-${updateId}-${attempt}`;

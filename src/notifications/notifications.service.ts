@@ -151,9 +151,10 @@ export class NotificationsService {
     return stored ?? { row: await this.notifications.insert(notification, key ?? undefined) };
   }
 
-  /** Queues what follows a stored send: a small send's batches, else its fan-out job. */
+  /** Queues what follows a stored send: a small send's batches, else the job of its due instant (docs/api.md#due-sends), else its fan-out job. */
   private async enqueue(stored: StoredSend | { row: NotificationRow }, delayMs: number): Promise<void> {
     if ('batches' in stored) await this.queueSmallSend(stored);
+    else if (delayMs > 0 && stored.row.send_at) await this.enqueueDue(stored.row.id, stored.row.send_at);
     else await this.enqueueFanout(stored.row.id, delayMs);
   }
 
@@ -261,6 +262,11 @@ export class NotificationsService {
   /** Never fails the committed send: the job id is deterministic and the sweeper queues what no job holds. */
   private async enqueueFanout(notificationId: string, delayMs = 0): Promise<void> {
     await this.withinEnqueueTimeout(notificationId, () => this.fanoutJobs.add(notificationId, delayMs));
+  }
+
+  /** One job per due instant, however many sends it holds (docs/api.md#due-sends); a lost one is the sweeper's. */
+  private async enqueueDue(notificationId: string, sendAt: Date): Promise<void> {
+    await this.withinEnqueueTimeout(notificationId, () => this.fanoutJobs.addDue(sendAt.getTime()));
   }
 
   /** A cancelled notification's held fan-out runs now (the sweeper does it too, should Redis be away). */

@@ -1,7 +1,7 @@
 -- Written by `npm run sql:sync` (src/queries/sync-sql.ts) from the @GenerateSql cases of src/delivery/sweeper/sweeper.repository.ts; do not edit.
 
 -- SweeperRepository.unfannedNotifications
-SELECT id FROM notifications
+SELECT id, (send_at IS NOT NULL AND processing_started_at IS NULL AND canceled_at IS NULL) AS claimable FROM notifications
 WHERE completed_at IS NULL AND fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1 / 1000.0)
   AND (send_at IS NULL OR send_at < now() - make_interval(secs => $1 / 1000.0) OR canceled_at IS NOT NULL)
 ORDER BY created_at LIMIT $2;

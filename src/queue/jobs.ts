@@ -7,6 +7,9 @@ import {
   DELIVER_QUEUE,
   DeliverJob,
   deliverJobId,
+  DUE_SENDS_JOB,
+  DueSendsJob,
+  dueSendsJobId,
   FANOUT_JOB,
   LIVE_ACTIVITY_BROADCAST_JOB,
   LIVE_ACTIVITY_JOB,
@@ -29,6 +32,29 @@ import {
 @Injectable()
 export class FanoutJobs {
   constructor(@InjectQueue(FANOUT_QUEUE) private readonly queue: Queue<FanoutJob>) {}
+
+  /** Fan-outs of several notifications due now, queued in their order with one call (DueSendsService). */
+  async addMany(notificationIds: readonly string[]): Promise<void> {
+    if (notificationIds.length === 0) return;
+    await this.queue.addBulk(
+      notificationIds.map((notificationId) => ({ name: FANOUT_JOB, data: { notificationId }, opts: { jobId: fanoutJobId(notificationId) } })),
+    );
+  }
+
+  /**
+   * The job that claims the sends due at `dueAt` (docs/api.md#due-sends), delayed until then: one per
+   * instant, however many sends it holds; `suffix` queues a fresh one (the sweeper, a drain that goes on).
+   */
+  addDue(dueAt: number, suffix?: string): Promise<Job<DueSendsJob>> {
+    const queue = this.queue as unknown as Queue<DueSendsJob>;
+    const delay = dueAt - Date.now();
+    return queue.add(DUE_SENDS_JOB, { dueAt }, { jobId: dueSendsJobId(dueAt, suffix), ...(delay > 0 ? { delay } : {}) });
+  }
+
+  /** The due-sends job of an instant, if any. */
+  findDue(dueAt: number): Promise<Job<DueSendsJob> | undefined> {
+    return (this.queue as unknown as Queue<DueSendsJob>).getJob(dueSendsJobId(dueAt));
+  }
 
   /** A notification's fan-out, once per job id; `delayMs` holds it to send_at, `small` only finishes it (docs/api.md#small-sends). */
   add(notificationId: string, delayMs = 0, small = false): Promise<Job<FanoutJob>> {
@@ -87,6 +113,18 @@ export class SmallSendJobs {
     if (batches.length === 0) return;
     await this.queue.addBulk(
       batches.map((batch) => ({ name: DELIVER_JOB, data: { notificationId, batch, carried }, opts: { jobId: deliverJobId(notificationId, batch) } })),
+    );
+  }
+
+  /** Batches of several small sends due now (docs/api.md#due-sends) in one call; their jobs read the notification. */
+  async addMany(batches: readonly { notificationId: string; batch: number }[]): Promise<void> {
+    if (batches.length === 0) return;
+    await this.queue.addBulk(
+      batches.map(({ notificationId, batch }) => ({
+        name: DELIVER_JOB,
+        data: { notificationId, batch },
+        opts: { jobId: deliverJobId(notificationId, batch) },
+      })),
     );
   }
 }

@@ -231,6 +231,24 @@ export class FanOutRepository {
     }
   }
 
+  /**
+   * Fans out a list send (user or installation ids, at most `params.chunkSize`) whole, in the caller's
+   * transaction: its one chunk, then its end (docs/api.md#due-sends). The chunks written; none when
+   * it was fanned out already.
+   */
+  @GenerateSql({
+    params: [ID, { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null, topic: null, marketing: false }],
+    answers: [locked('user_ids'), [chunkDone], locked('user_ids', [])],
+  })
+  async fanOutListIn(notificationId: string, params: ChunkParams, manager: EntityManager = this.db.manager): Promise<ChunkResult[]> {
+    const chunks: ChunkResult[] = [];
+    for (let chunk = await this.chunkIn(manager, notificationId, params, false); chunk; chunk = await this.chunkIn(manager, notificationId, params, false)) {
+      chunks.push(chunk);
+      if (chunk.finished) break;
+    }
+    return chunks;
+  }
+
   private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams, relisted: boolean): Promise<ChunkResult | null> {
     // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
     const [n]: LockedNotification[] = await manager.query(

@@ -7,7 +7,11 @@ import { NotificationOptions } from '../../common/notification-options';
  * installation ids. Anything paced or timed (a throttle, a local time, a marketing send's caps
  * and quiet hours, a send_at still ahead) goes through the fan-out job.
  */
-export function isSmallSend(send: NewNotification, max: number, now: number): boolean {
+export function isSmallSend(
+  send: Pick<NewNotification, 'recipient_kind' | 'user_ids' | 'installation_ids' | 'send_at' | 'options'>,
+  max: number,
+  now: number,
+): boolean {
   const ids = smallSendIds(send);
   const options: NotificationOptions | null = send.options;
   return (

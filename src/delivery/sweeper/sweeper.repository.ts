@@ -18,17 +18,20 @@ export interface BatchRef {
 export class SweeperRepository {
   constructor(@InjectDataSource() private readonly db: DataSource) {}
 
-  /** Unfinished, unfanned notifications accepted and due (docs/api.md#scheduling; cancelled: at once) over `olderThanMs` ago; oldest first. */
+  /**
+   * Unfinished, unfanned notifications accepted and due (docs/api.md#scheduling; cancelled: at once) over
+   * `olderThanMs` ago; oldest first. `claimable`: a scheduled send no claim has started, which a due-sends
+   * job takes (docs/api.md#due-sends).
+   */
   @GenerateSql({ params: [60_000, 100] })
-  async unfannedNotifications(olderThanMs: number, limit: number): Promise<string[]> {
-    const rows: { id: string }[] = await this.db.query(
-      `SELECT id FROM notifications
+  async unfannedNotifications(olderThanMs: number, limit: number): Promise<{ id: string; claimable: boolean }[]> {
+    return this.db.query(
+      `SELECT id, (send_at IS NOT NULL AND processing_started_at IS NULL AND canceled_at IS NULL) AS claimable FROM notifications
        WHERE completed_at IS NULL AND fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1 / 1000.0)
          AND (send_at IS NULL OR send_at < now() - make_interval(secs => $1 / 1000.0) OR canceled_at IS NOT NULL)
        ORDER BY created_at LIMIT $2`,
       [olderThanMs, limit],
     );
-    return rows.map((r) => r.id);
   }
 
   /** Rows "sending" for longer than `stuckSeconds`, pending again; the batches they belong to. */

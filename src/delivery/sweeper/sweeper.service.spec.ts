@@ -50,7 +50,7 @@ describe('SweeperService', () => {
       active: job('active'),
       waiting: job('waiting'),
     };
-    sweeps.unfannedNotifications.mockResolvedValue([...Object.keys(jobs), 'lost']);
+    sweeps.unfannedNotifications.mockResolvedValue([...Object.keys(jobs), 'lost'].map((id) => ({ id, claimable: false })));
     const fanouts = mocks.get(FanoutJobs);
     fanouts.find.mockImplementation(async (id: string) => jobs[id as keyof typeof jobs]?.handle);
 
@@ -65,7 +65,23 @@ describe('SweeperService', () => {
       waiting: [],
     });
     expect(fanouts.add.mock.calls).toEqual([['completed'], ['lost']]);
+    expect(fanouts.addDue).not.toHaveBeenCalled();
     expect(report.fanoutsQueued).toBe(4);
+  });
+
+  it('queues one due-sends job, under a fresh id, for the scheduled sends no claim took (docs/api.md#due-sends)', async () => {
+    const { sut, mocks, sweeps } = setup();
+    sweeps.unfannedNotifications.mockResolvedValue([
+      { id: 'due-1', claimable: true },
+      { id: 'due-2', claimable: true },
+    ]);
+    const report = await sut.sweep();
+    const fanouts = mocks.get(FanoutJobs);
+    expect(fanouts.addDue).toHaveBeenCalledTimes(1);
+    const [dueAt, suffix] = fanouts.addDue.mock.calls[0];
+    expect(suffix).toBe(`s${dueAt}`);
+    expect(fanouts.find).not.toHaveBeenCalled();
+    expect(report.fanoutsQueued).toBe(2);
   });
 
   it('puts deliveries stuck "sending" past DELIVERY_STUCK_MS back, and queues their batches and the overdue ones once each, under fresh job ids', async () => {

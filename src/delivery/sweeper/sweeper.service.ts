@@ -87,7 +87,15 @@ export class SweeperService {
 
   private async requeueFanouts(): Promise<number> {
     let queued = 0;
-    for (const id of await this.sweeps.unfannedNotifications(UNQUEUED_AFTER_MS, SWEEP_LIMIT)) {
+    const unfanned = await this.sweeps.unfannedNotifications(UNQUEUED_AFTER_MS, SWEEP_LIMIT);
+    // Scheduled sends no claim took (their instant's job lost, or still draining): one more due-sends job claims them all.
+    const claimable = unfanned.filter((row) => row.claimable).length;
+    if (claimable > 0) {
+      const now = Date.now();
+      await this.fanoutJobs.addDue(now, `s${now}`);
+      queued += claimable;
+    }
+    for (const { id } of unfanned.filter((row) => !row.claimable)) {
       const job = await this.fanoutJobs.find(id);
       const state = job ? await job.getState() : 'missing';
       if (state === 'failed') {
