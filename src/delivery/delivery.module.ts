@@ -6,6 +6,7 @@ import { CredentialsModule } from '../credentials/credentials.module';
 import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs, SmallSendJobs } from '../queue/jobs';
 import { DueSendsRepository } from './due-sends/due-sends.repository';
 import { DueSendsService } from './due-sends/due-sends.service';
+import { DueSendsDrain } from './fan-out/due-sends-drain';
 import { PaceLimiter } from '../queue/pace-limiter';
 import { PaceRepository } from '../queue/pace.repository';
 import { CompletionReportRepository } from './completion-report.repository';
@@ -70,6 +71,7 @@ import { SweeperService } from './sweeper/sweeper.service';
     DeliverJobs,
     SmallSendJobs,
     DueSendsService,
+    { provide: DueSendsDrain, useExisting: DueSendsService },
     DueSendsRepository,
     PaceLimiter,
     PaceRepository,

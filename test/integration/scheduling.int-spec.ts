@@ -1,4 +1,4 @@
-import { DELIVER_QUEUE, FANOUT_QUEUE } from '../../src/common/queues';
+import { DELIVER_QUEUE, dueSendsJobId, FANOUT_QUEUE } from '../../src/common/queues';
 import { FanoutJobs } from '../../src/queue/jobs';
 import { nextLocalTime } from '../../src/delivery/fan-out/local-time';
 import { apnsToken, bearer, newApp, newInstallation, newToken } from '../support/factories';
@@ -47,17 +47,21 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
     await ctx.db.query(`UPDATE notifications SET send_at = send_at - make_interval(secs => $2) WHERE id = $1`, [id, ms / 1000]);
     const queue = testQueue(ctx, FANOUT_QUEUE);
     try {
-      const job = await queue.getJob(`fanout-${id}`);
-      if (job && (await job.getState()) === 'delayed') await job.promote();
+      // Its instant's due-sends job (docs/api.md#due-sends), and a fan-out job of its own if a test queued one.
+      for (const jobId of [dueSendsJobId(sendAt.getTime()), `fanout-${id}`]) {
+        const job = await queue.getJob(jobId);
+        if (job && (await job.getState()) === 'delayed') await job.promote();
+      }
     } finally {
       await queue.close();
     }
     return new Date(sendAt.getTime() - ms);
   };
-  const fanoutState = async (id: string) => {
+  /** The state of a job on the fan-out queue: `fanout-<id>`, or `due-<ms>` (docs/api.md#due-sends). */
+  const fanoutState = async (jobId: string) => {
     const queue = testQueue(ctx, FANOUT_QUEUE);
     try {
-      return await (await queue.getJob(`fanout-${id}`))?.getState();
+      return await (await queue.getJob(jobId))?.getState();
     } finally {
       await queue.close();
     }
@@ -104,8 +108,9 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       const res = await send({ recipients: { user_ids: ['later'] }, send_at: sendAt.toISOString() });
       expect(res.status).toBe(202);
       expect(res.body.data).toMatchObject({ send_at: sendAt.toISOString(), processing_started_at: null, canceled_at: null });
-      // Until send_at: the fan-out job waits, and there is no fan-out, no delivery row, no message.
-      expect(await fanoutState(res.body.data.id)).toBe('delayed');
+      // Until send_at: its instant's due-sends job waits (no fan-out job of its own), and there is no fan-out, no delivery row, no message.
+      expect(await fanoutState(dueSendsJobId(sendAt.getTime()))).toBe('delayed');
+      expect(await fanoutState(`fanout-${res.body.data.id}`)).toBeUndefined();
       expect((await read(res.body.data.id)).processing_started_at).toBeNull();
       expect(await deliveries(res.body.data.id)).toEqual([]);
       expect(apnsRequests(i.push_token)).toEqual([]);
@@ -124,7 +129,6 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       const res = await send({ recipients: { user_ids: ['early'] }, send_at: sendAt.toISOString() });
       const queue = testQueue(ctx, FANOUT_QUEUE);
       try {
-        await (await queue.getJob(`fanout-${res.body.data.id}`))!.remove();
         // Queued to run now: the worker takes it, finds send_at ahead and moves it back to delayed.
         await ctx.get(FanoutJobs).add(res.body.data.id);
         await waitFor(async () => (await (await queue.getJob(`fanout-${res.body.data.id}`))?.getState()) === 'delayed', 'the job to wait again');
@@ -142,10 +146,10 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
       const i = await ios({ user_id: 'flushed' });
       const sendAt = new Date(Date.now() + 60_000);
       const res = await send({ recipients: { user_ids: ['flushed'] }, send_at: sendAt.toISOString() });
-      // As after a Redis flush: the delayed fan-out job is gone.
+      // As after a Redis flush: the delayed due-sends job of its instant is gone.
       const queue = testQueue(ctx, FANOUT_QUEUE);
       try {
-        const job = await queue.getJob(`fanout-${res.body.data.id}`);
+        const job = await queue.getJob(dueSendsJobId(sendAt.getTime()));
         expect(await job!.getState()).toBe('delayed');
         await job!.remove();
       } finally {

@@ -9,6 +9,7 @@ import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { ChunkParams, ChunkResult, FanOutRepository, wantedPlatforms } from '../fan-out/fan-out.repository';
 import { SILENTLESS } from '../providers/payloads';
+import { DueSendsDrain } from '../fan-out/due-sends-drain';
 import { planDueGroup } from './due-plan';
 import { ClaimedDueSend, DueSendsRepository } from './due-sends.repository';
 
@@ -31,7 +32,7 @@ export interface DueSendsReport {
  * transaction and their batches queued in one call, the others queued as fan-out jobs in one call.
  */
 @Injectable()
-export class DueSendsService {
+export class DueSendsService implements DueSendsDrain {
   private readonly logger = new Logger(DueSendsService.name);
   /** Sends per group; a test sets it smaller. */
   groupSize = DUE_SENDS_GROUP;

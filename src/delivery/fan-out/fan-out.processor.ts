@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { DelayedError, Job } from 'bullmq';
 import { DUE_SENDS_JOB, DueSendsJob, FANOUT_QUEUE, FanoutJob } from '../../common/queues';
 import { FanoutJobs } from '../../queue/jobs';
-import { DueSendsService } from '../due-sends/due-sends.service';
+import { DueSendsDrain } from './due-sends-drain';
 import { MetricsService } from '../../metrics/metrics.service';
 import { FanOutService } from './fan-out.service';
 import { workerOptions } from '../../queue/worker-options';
@@ -16,7 +16,7 @@ export class FanOutProcessor extends WorkerHost {
   constructor(
     private readonly fanOut: FanOutService,
     private readonly metrics: MetricsService,
-    private readonly dueSends: DueSendsService,
+    private readonly dueSends: DueSendsDrain,
     private readonly fanoutJobs: FanoutJobs,
   ) {
     super();
