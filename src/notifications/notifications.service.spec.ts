@@ -91,13 +91,20 @@ describe('NotificationsService', () => {
       expect(JSON.parse(result.body)).toMatchObject({ data: { id: notification.id }, meta: { accepted: true } });
     });
 
-    it('holds a send_at ahead: its fan-out job is delayed until then', async () => {
+    it('holds a send_at ahead: the job of its instant waits until then, no fan-out job of its own (docs/api.md#due-sends)', async () => {
       const { sut, fanoutJobs } = setup();
       const at = new Date(Date.now() + 60_000);
       await sut.send(APP, send({ send_at: at.toISOString() }), {});
-      const delay = fanoutJobs.add.mock.calls[0][1]!;
-      expect(delay).toBeGreaterThan(55_000);
-      expect(delay).toBeLessThanOrEqual(60_000);
+      await sut.send(APP, send({ send_at: at.toISOString() }), {});
+      expect(fanoutJobs.addDue.mock.calls).toEqual([[at.getTime()], [at.getTime()]]);
+      expect(fanoutJobs.add).not.toHaveBeenCalled();
+    });
+
+    it('queues a send_at already past as a send due now', async () => {
+      const { sut, fanoutJobs, notifications } = setup();
+      await sut.send(APP, send({ send_at: '2020-01-01T00:00:00Z' }), {});
+      expect(fanoutJobs.add).toHaveBeenCalledWith(notifications.inserted[0].notification.id, 0);
+      expect(fanoutJobs.addDue).not.toHaveBeenCalled();
     });
 
     it('queues a small send’s batches with the notification, and no fan-out job', async () => {
