@@ -1,7 +1,7 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
 import { randomUUID } from 'node:crypto';
-import { DELIVER_QUEUE, FANOUT_QUEUE, fanoutJobId, SMALL_SEND_QUEUE } from '../../src/common/queues';
+import { DELIVER_QUEUE, dueSendsJobId, FANOUT_QUEUE, fanoutJobId, SMALL_SEND_QUEUE } from '../../src/common/queues';
 import { apnsToken, bearer, newInstallation } from '../support/factories';
 import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
 import { notificationCompleted } from '../support/notifications';
@@ -226,10 +226,16 @@ describe('small sends (docs/api.md#small-sends)', () => {
     ['a marketing send (caps and quiet hours)', { recipients: { user_ids: ['a'] }, options: { category: 'marketing' } }],
     ['a throttled send', { recipients: { user_ids: ['a'] }, options: { throttle_per_minute: 600 } }],
     ['a send at a local time', { recipients: { user_ids: ['a'] }, options: { local_time: '09:00' } }],
-    ['a send_at ahead', { recipients: { user_ids: ['a'] }, send_at: new Date(Date.now() + 3_600_000).toISOString() }],
     ['a tag', { recipients: { tags: ['vip'] } }],
   ])('leaves %s to the fan-out job', async (_name, body) => {
     const id = await send(body);
     expect((await fanoutJob(id))?.data).toEqual({ notificationId: id });
+  });
+
+  it('leaves a send_at ahead to the job of its instant, which fans it out as a small send when due (docs/api.md#due-sends)', async () => {
+    const at = new Date(Date.now() + 3_600_000);
+    const id = await send({ recipients: { user_ids: ['a'] }, send_at: at.toISOString() });
+    expect(await fanoutJob(id)).toBeUndefined();
+    expect((await queue(FANOUT_QUEUE).getJob(dueSendsJobId(at.getTime())))?.data).toEqual({ dueAt: at.getTime() });
   });
 });
