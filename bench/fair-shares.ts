@@ -145,7 +145,7 @@ export async function measureFairShares(options: FairSharesOptions): Promise<Fai
     // Sends due at one instant: POSTed ahead of it, each to one device.
     const dueUsers = Array.from({ length: options.dueSends }, (_, n) => options.singles * 2 + 1 + n);
     // Far enough ahead that the POSTs end before it on a loaded machine (the figure counts from the instant).
-    const dueAt = Date.now() + 15_000 + options.dueSends * 30;
+    const dueAt = Date.now() + 15_000 + options.dueSends * 15;
     let next = 0;
     await Promise.all(
       Array.from({ length: 32 }, async () => {

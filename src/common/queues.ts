@@ -40,6 +40,11 @@ export interface DeliverJob {
   carried?: CarriedContent;
 }
 
+/** A due-sends group's small sends' batches (docs/api.md#due-sends), one job on `deliver-small`, delivered a few at a time. */
+export interface DueBatchesJob {
+  batches: { notificationId: string; batch: number }[];
+}
+
 /** The stored row's content columns as JSON (its start as ISO text): a small send's job carries them. */
 export type CarriedContent = Omit<NotificationContentRow, 'processing_started_at'> & { processing_started_at: string };
 
@@ -61,6 +66,7 @@ export interface LiveActivityBroadcastJob {
 export const FANOUT_JOB = 'fanout';
 export const DUE_SENDS_JOB = 'due-sends';
 export const DELIVER_JOB = 'deliver';
+export const DUE_BATCHES_JOB = 'deliver-due';
 export const WEBHOOK_JOB = 'webhook';
 export const LIVE_ACTIVITY_JOB = 'live-activity';
 export const LIVE_ACTIVITY_BROADCAST_JOB = 'live-activity-broadcast';
@@ -70,6 +76,8 @@ export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}
 /** One job per due instant; a `suffix` makes a fresh one (the sweeper's), as the instant's own may sit completed. */
 export const dueSendsJobId = (dueAt: number, suffix?: string) => `due-${dueAt}${suffix ? `-${suffix}` : ''}`;
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
+/** A group's batches: named by its first, so queueing the same group again is a no-op. */
+export const dueBatchesJobId = (first: { notificationId: string; batch: number }) => `deliver-due-${first.notificationId}-${first.batch}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;
 export const liveActivityJobId = (updateId: string, attempt: number) => `live-activity-${updateId}-${attempt}`;
 export const liveActivityBroadcastJobId = (broadcastId: string, attempt: number) => `live-activity-broadcast-${broadcastId}-${attempt}`;

@@ -7,6 +7,9 @@ import {
   DELIVER_QUEUE,
   DeliverJob,
   deliverJobId,
+  DUE_BATCHES_JOB,
+  DueBatchesJob,
+  dueBatchesJobId,
   DUE_SENDS_JOB,
   DueSendsJob,
   dueSendsJobId,
@@ -116,16 +119,14 @@ export class SmallSendJobs {
     );
   }
 
-  /** Batches of several small sends due now (docs/api.md#due-sends) in one call; their jobs read the notification. */
-  async addMany(batches: readonly { notificationId: string; batch: number }[]): Promise<void> {
+  /**
+   * The batches of a due-sends group's small sends (docs/api.md#due-sends) as one job, which delivers
+   * them a few at a time: one job per group, not one per send. Its batches read their notification.
+   */
+  async addGroup(batches: readonly { notificationId: string; batch: number }[]): Promise<void> {
     if (batches.length === 0) return;
-    await this.queue.addBulk(
-      batches.map(({ notificationId, batch }) => ({
-        name: DELIVER_JOB,
-        data: { notificationId, batch },
-        opts: { jobId: deliverJobId(notificationId, batch) },
-      })),
-    );
+    const queue = this.queue as unknown as Queue<DueBatchesJob>;
+    await queue.add(DUE_BATCHES_JOB, { batches: [...batches] }, { jobId: dueBatchesJobId(batches[0]) });
   }
 }
 

@@ -29,7 +29,7 @@ export interface DueSendsReport {
 /**
  * Sends due at an instant (docs/api.md#due-sends): claimed in groups, app by app, with `FOR UPDATE
  * SKIP LOCKED` (any number of jobs and workers share them); small ones fanned out in the group's
- * transaction and their batches queued in one call, the others queued as fan-out jobs in one call.
+ * transaction and their batches queued as one job, the others queued as fan-out jobs in one call.
  */
 @Injectable()
 export class DueSendsService implements DueSendsDrain {
@@ -90,7 +90,7 @@ export class DueSendsService implements DueSendsDrain {
     });
     for (const { platform, reason, count } of skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
     // Committed first: a worker killed before these leaves rows the sweeper queues (overdue batches, unfanned sends).
-    await this.smallSendJobs.addMany(batches);
+    await this.smallSendJobs.addGroup(batches);
     await this.fanoutJobs.addMany(fanouts);
     for (const id of nothingToSend) {
       if (await this.deliveries.completeIfDone(id)) await this.completions.completed([id]);
