@@ -1,4 +1,4 @@
-import { FANOUT_QUEUE, dueSendsJobId } from '../../src/common/queues';
+import { DUE_BATCHES_JOB, DueBatchesJob, dueSendsJobId, FANOUT_QUEUE, SMALL_SEND_QUEUE } from '../../src/common/queues';
 import { DueSendsRepository } from '../../src/delivery/due-sends/due-sends.repository';
 import { DueSendsService } from '../../src/delivery/due-sends/due-sends.service';
 import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
@@ -70,6 +70,17 @@ describe('sends due at one instant (docs/api.md#due-sends)', () => {
       await queue.close();
     }
     expect(deliveredOnce(users)).toEqual(users.map(() => 1));
+    // Their batches went as one deliver-due job per group, none as a job of its own.
+    const small = testQueue(ctx, SMALL_SEND_QUEUE);
+    try {
+      const jobs = await small.getJobs(['completed', 'active', 'waiting']);
+      const grouped = jobs.filter((job) => job.name === DUE_BATCHES_JOB && (job.data as DueBatchesJob).batches.some((b) => ids.includes(b.notificationId)));
+      expect(grouped.length).toBeGreaterThanOrEqual(5);
+      expect(grouped.flatMap((job) => (job.data as DueBatchesJob).batches.map((b) => b.notificationId)).sort()).toEqual([...ids].sort());
+      expect(jobs.filter((job) => job.name !== DUE_BATCHES_JOB && ids.includes((job.data as { notificationId?: string }).notificationId ?? ''))).toEqual([]);
+    } finally {
+      await small.close();
+    }
     const rows = await ctx.db.query(
       `SELECT count(*)::int AS n, count(*) FILTER (WHERE d.status = 'accepted')::int AS accepted FROM deliveries d WHERE d.notification_id = ANY($1)`,
       [ids],
