@@ -1538,15 +1538,6 @@ SELECT c.*,
      FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
 FROM counts c;
 
-SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
-  fanout_cursor AS cursor, canceled_at IS NOT NULL AS canceled, tags, recipient_filter AS filter, processing_started_at AS started_at,
-  fanout_audience_chunks AS audience_chunks, fanout_audience AS audience,
-  CASE recipient_kind
-    WHEN $3::text THEN user_ids[fanout_position + 1 : fanout_position + $2]
-    WHEN $4::text THEN installation_ids[fanout_position + 1 : fanout_position + $2]
-  END AS ids
-FROM notifications WHERE id = $1 FOR UPDATE;
-
 UPDATE notifications SET fanned_out_at = now() WHERE id = $1;
 
 -- FanOutRepository.finishSmallSend

@@ -238,18 +238,26 @@ export class FanOutRepository {
    */
   @GenerateSql({
     params: [ID, { ...CHUNK, dueTimes: undefined, cap: null, paceMs: null, topic: null, marketing: false }],
-    answers: [locked('user_ids'), [chunkDone], locked('user_ids', [])],
+    answers: [locked('user_ids'), [chunkDone]],
   })
   async fanOutListIn(notificationId: string, params: ChunkParams, manager: EntityManager = this.db.manager): Promise<ChunkResult[]> {
     const chunks: ChunkResult[] = [];
-    for (let chunk = await this.chunkIn(manager, notificationId, params, false); chunk; chunk = await this.chunkIn(manager, notificationId, params, false)) {
+    const next = () => this.chunkIn(manager, notificationId, params, false, true);
+    for (let chunk = await next(); chunk; chunk = await next()) {
       chunks.push(chunk);
       if (chunk.finished) break;
     }
     return chunks;
   }
 
-  private async chunkIn(manager: EntityManager, notificationId: string, params: ChunkParams, relisted: boolean): Promise<ChunkResult | null> {
+  /** `endsShortList`: a list chunk that took fewer ids than a chunk holds used the list up, and marks it fanned out in its own transaction. */
+  private async chunkIn(
+    manager: EntityManager,
+    notificationId: string,
+    params: ChunkParams,
+    relisted: boolean,
+    endsShortList = false,
+  ): Promise<ChunkResult | null> {
     // The row lock serialises fan-outs of one notification, should two ever run, and a cancel.
     const [n]: LockedNotification[] = await manager.query(
       `SELECT recipient_kind AS kind, fanout_position AS position, fanout_batches AS batches, fanned_out_at,
@@ -306,7 +314,8 @@ export class FanOutRepository {
     );
     const [r] = await manager.query<[ChunkRow]>(statement.text, values);
     if (n.kind === 'filter') await this.unstage(manager, notificationId, n.position);
-    const finished = walked ? r.found < params.chunkSize : n.kind === 'filter' && n.position + 1 >= n.audience_chunks!;
+    const listUsedUp = endsShortList && !walked && n.kind !== 'filter' && n.ids!.length < params.chunkSize;
+    const finished = walked ? r.found < params.chunkSize : (n.kind === 'filter' && n.position + 1 >= n.audience_chunks!) || listUsedUp;
     if (finished) await this.finish(manager, notificationId, n.kind);
     return chunkResult(n.kind, n.batches, n.canceled, r, finished);
   }
