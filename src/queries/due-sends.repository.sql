@@ -2,15 +2,15 @@
 
 -- DueSendsRepository.group
 WITH ranked AS (
-  SELECT id, send_at, row_number() OVER (PARTITION BY app_id ORDER BY send_at, id) AS turn
+  SELECT id, send_at, created_at, row_number() OVER (PARTITION BY app_id ORDER BY send_at, created_at, id) AS turn
   FROM notifications
   WHERE completed_at IS NULL AND fanned_out_at IS NULL AND processing_started_at IS NULL AND canceled_at IS NULL
     AND send_at <= now()
 ), picked AS (
   SELECT n.id, r.turn FROM notifications n
-  JOIN (SELECT id, turn, send_at FROM ranked ORDER BY turn, send_at, id LIMIT $1 * 4) r ON r.id = n.id
+  JOIN (SELECT id, turn, send_at, created_at FROM ranked ORDER BY turn, send_at, created_at, id LIMIT $1 * 4) r ON r.id = n.id
   WHERE n.processing_started_at IS NULL AND n.canceled_at IS NULL AND n.fanned_out_at IS NULL
-  ORDER BY r.turn, r.send_at, r.id
+  ORDER BY r.turn, r.send_at, r.created_at, r.id
   LIMIT $1
   FOR UPDATE OF n SKIP LOCKED
 ), claimed AS (
