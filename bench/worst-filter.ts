@@ -43,6 +43,10 @@ export interface WorstFilterResult {
   countsLeftRunning: number;
   /** Seconds from A's clients stopping to the last of its count statements ending. */
   countsEndedSeconds: number;
+  /** pg_stat_activity every 500 ms while B was measured busy: A's count statements running (mean, most) and client connections (most; the harness pool's few included). */
+  countStatementsMean: number;
+  countStatementsMax: number;
+  connectionsMax: number;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -123,8 +127,27 @@ export async function measureWorstFilter(options: WorstFilterOptions): Promise<W
     })();
     // Until every client has hung up once: the pool and PostgreSQL are as busy as A can make them.
     await sleep(hangUpMs + 500);
+    // The database's view meanwhile, every 500 ms: count statements running, and all client connections.
+    const sessions = { samples: 0, countsMax: 0, countsSum: 0, connectionsMax: 0 };
+    const sampler = (async () => {
+      while (running) {
+        const {
+          rows: [row],
+        } = await stack.db.query<{ counts: number; connections: number }>(
+          `SELECT count(*) FILTER (WHERE state = 'active' AND query LIKE '%GROUPING SETS%')::int AS counts,
+             count(*) FILTER (WHERE backend_type = 'client backend')::int AS connections
+           FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        );
+        sessions.samples++;
+        sessions.countsSum += row.counts;
+        sessions.countsMax = Math.max(sessions.countsMax, row.counts);
+        sessions.connectionsMax = Math.max(sessions.connectionsMax, row.connections);
+        await sleep(500);
+      }
+    })();
     const busy = await measureB(stack, b.token, options.seconds);
     running = false;
+    await sampler;
     await Promise.all([...hostile, ready]);
     log(`worst filter: B during A's counts p50 ${busy.p50.toFixed(1)} ms, p99 ${busy.p99.toFixed(1)} ms; A ${JSON.stringify(aAnswers)}`);
     // What A left running in PostgreSQL: counts whose clients are gone (each should have been
@@ -153,6 +176,9 @@ export async function measureWorstFilter(options: WorstFilterOptions): Promise<W
       aAnswers,
       countsLeftRunning: left.n,
       countsEndedSeconds,
+      countStatementsMean: sessions.countsSum / Math.max(1, sessions.samples),
+      countStatementsMax: sessions.countsMax,
+      connectionsMax: sessions.connectionsMax,
     };
   } finally {
     await stack.stop();
@@ -208,6 +234,6 @@ export function worstFilterLines(r: WorstFilterResult): string {
     `  /health/ready: ${r.readyAsked - r.readyNot200} of ${r.readyAsked} answered 200${aim(r.readyNot200 === 0)}; A's counts: ${Object.entries(r.aAnswers)
       .map(([k, v]) => `${v} ${k}`)
       .join(', ')}`,
-    `  A's count statements still running 1 s after its clients stopped: ${r.countsLeftRunning}; the last ended ${r.countsEndedSeconds.toFixed(1)} s after`,
+    `  A's count statements meanwhile: ${r.countStatementsMean.toFixed(1)} running on average, at most ${r.countStatementsMax} (client connections at most ${r.connectionsMax}, the harness's few included); still running 1 s after its clients stopped: ${r.countsLeftRunning}, the last ended ${r.countsEndedSeconds.toFixed(1)} s after`,
   ].join('\n');
 }
