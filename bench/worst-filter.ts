@@ -44,7 +44,7 @@ export interface WorstFilterResult {
   countsLeftRunning: number;
   /** Seconds from A's clients stopping to the last of its count statements ending. */
   countsEndedSeconds: number;
-  /** pg_stat_activity every 500 ms while B was measured busy: A's count statements running (mean, most) and client connections (most; the harness pool's few included). */
+  /** pg_stat_activity every 500 ms while B was measured busy: backends running A's count statement (mean, most; parallel workers included) and client connections (most; the harness pool's few included). */
   countStatementsMean: number;
   countStatementsMax: number;
   connectionsMax: number;
