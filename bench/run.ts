@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S --inbox N --inbox-streams N --fair-broadcast N]
+ * npm run bench [-- --quick] [-- --installations N --users N --memory N --api-seconds S --no-parse --parse-timeout S --inbox N --inbox-streams N --fair-broadcast N --worst-filter N]
  * Builds first (see package.json), then measures the built service; see bench/README.md.
  */
 import { join } from 'node:path';
@@ -7,6 +7,7 @@ import { embeddedStartLine, measureEmbeddedStart } from './embedded-start';
 import { fairSharesLines, measureFairShares } from './fair-shares';
 import { FULL, QUICK, runBench, type BenchOptions } from './harness';
 import { table, writeResults } from './report';
+import { measureWorstFilter, worstFilterLines } from './worst-filter';
 
 function parseArgs(argv: string[]): Omit<BenchOptions, 'log'> & { out: string } {
   const options = { ...(argv.includes('--quick') ? QUICK : FULL), out: join(__dirname, 'results') };
@@ -52,8 +53,15 @@ async function main(): Promise<void> {
   const size = Math.min(10_000, Math.round(broadcast / 10));
   const fairShares =
     broadcast > 0 ? await measureFairShares({ broadcast, send: size, singles: argv.includes('--quick') ? 20 : 50, dueSends: size, log }) : undefined;
-  Object.assign(results, { embeddedStart, fairShares });
-  process.stdout.write(`${table(results)}\n${embeddedStartLine(embeddedStart)}\n${fairShares ? `${fairSharesLines(fairShares)}\n` : ''}`);
+  // The worst filter the validator accepts (bench/worst-filter.ts): 1,000,000 installations, 50,000 with --quick, 0 skips it.
+  const worstFlag = argv.indexOf('--worst-filter');
+  const worstInstallations = worstFlag >= 0 ? Number(argv[worstFlag + 1]) : argv.includes('--quick') ? 50_000 : 1_000_000;
+  const worstFilter =
+    worstInstallations > 0 ? await measureWorstFilter({ installations: worstInstallations, seconds: argv.includes('--quick') ? 5 : 15, log }) : undefined;
+  Object.assign(results, { embeddedStart, fairShares, worstFilter });
+  process.stdout.write(
+    `${table(results)}\n${embeddedStartLine(embeddedStart)}\n${fairShares ? `${fairSharesLines(fairShares)}\n` : ''}${worstFilter ? `${worstFilterLines(worstFilter)}\n` : ''}`,
+  );
   process.stdout.write(`\nwritten to ${writeResults(results, out, process.argv.includes('--quick') ? 'quick' : undefined)}\n`);
 }
 

@@ -10,6 +10,8 @@ export interface TemplatePair {
   templateCpuMicros: number;
   /** Template over plain, the medians' ratio: docs/api.md#liquid promises at most 1.15. */
   ratio: number;
+  /** Each round's template over its plain send: how far the machine moved the figure. */
+  roundRatios: number[];
   plainPeakRssMb: number;
   templatePeakRssMb: number;
   deliveries: number;
@@ -17,7 +19,12 @@ export interface TemplatePair {
 
 const KEY = 'bench_one_variable';
 const cpuOf = (r: DeliveryResult) => r.cpuMicrosPerDelivery.service + r.cpuMicrosPerDelivery.postgres + r.cpuMicrosPerDelivery.redis;
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+/** The middle value; of an even count, the mean of the two middle ones. */
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 /**
  * A broadcast of the same text plain and from a one-variable template (docs/api.md#liquid), on one
@@ -63,6 +70,7 @@ export async function measureTemplatePair(
     plainCpuMicros: plainCpu,
     templateCpuMicros: templateCpu,
     ratio: templateCpu / plainCpu,
+    roundRatios: templated.map((t, i) => cpuOf(t) / cpuOf(plain[i])),
     plainPeakRssMb: Math.max(...plain.map((r) => r.workerPeakRssMb)),
     templatePeakRssMb: Math.max(...templated.map((r) => r.workerPeakRssMb)),
     deliveries: templated[0].accepted + templated[0].failed,

@@ -8,7 +8,9 @@
  *   2. EXPLAIN (ANALYZE, BUFFERS) of the count statement (AudiencesRepository.count, as the API runs
  *      it) for an equality on a property, a range on app_version (with the migration's index on
  *      app_version_key(), then without it, to say what the range costs without one), within_last on last_seen_at, an or of tags
- *      a three-condition filter and the worst filter the validator accepts; the median of 5 runs of each;
+ *      a three-condition filter; the median of 5 runs of each; then the candidates for the worst
+ *      filter the validator accepts (bench/worst-filter-shapes.ts), one count each on the other
+ *      app's tenth, and the chosen one (WORST_FILTER) as the others, median of 3;
  *   3. the fan-out (FanOutRepository.nextChunk, the worker's own statements, chunks of 5,000) of a
  *      tag send and of filter sends, in installations per second, and the chunks each took; then,
  *      like for like, the three-condition filter against a tag given to exactly its installations,
@@ -22,13 +24,15 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { clientDataSource } from '../lib/client-data-source';
 import type { DataSource } from 'typeorm';
-import { FILTER_LIMITS, FilterNode, filterProblems } from '../../src/common/audience-filter';
+import type { FilterNode } from '../../src/common/audience-filter';
 import { compileFilter } from '../../src/common/audience-sql';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
 import { AudiencesRepository } from '../../src/notifications/audiences/audiences.repository';
 import { TEST_APP_KEY } from '../../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
 import { argValue } from '../lib/args';
+import { SELECTED_TAG, seedAudience } from '../lib/audience-seed';
+import { WORST_CANDIDATES, WORST_FILTER_LABEL } from '../worst-filter-shapes';
 import type { EnvironmentVariables } from '../../src/config/env';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
@@ -55,15 +59,6 @@ async function captured(call: (db: DataSource) => Promise<unknown>): Promise<{ s
 
 const CONFIG = { AUDIENCE_STATEMENT_TIMEOUT_MS: 600_000 } as EnvironmentVariables;
 
-/**
- * The tag the seeding gives to exactly the installations the three-condition filter selects
- * (android, app_version >= 4.2, a French locale), in SQL on the seed's n; checked before use. Given
- * by a later UPDATE, it would move those rows together into the table's last pages, and a tag send
- * would read 1,238 pages where the filter's matches lie on thousands (bench/HISTORY.md "Audiences").
- */
-const SELECTED_TAG = 'selected';
-const SELECTED_BY_N = `n % 20 BETWEEN 10 AND 16 AND n / 3 % 12 IN (2, 3) AND n % 2 = 1 AND n / 7 % 13 >= 2`;
-
 const c = (field: string, op: string, value?: unknown) => (value === undefined ? { field, op } : { field, op, value }) as FilterNode;
 
 const FILTERS: Record<string, FilterNode> = {
@@ -76,22 +71,6 @@ const FILTERS: Record<string, FilterNode> = {
     and: [c('platform', 'eq', 'ios'), c('properties.plan', 'eq', 'pro'), c('last_seen_at', 'not_within_last', '7d')],
   },
 };
-
-/**
- * The costliest filter the validator accepts (issue 51, Measured 3): 50 conditions, 5 of them on
- * app_version, under a `not` that makes them one `or` no index serves, each true for every
- * installation so that every one is checked on every row.
- */
-const WORST = 'worst filter the validator accepts (not of 50, 5 on app_version)';
-FILTERS[WORST] = {
-  not: {
-    and: [
-      { and: Array.from({ length: FILTER_LIMITS.computed }, (_, k) => c('app_version', 'gt', `0.${k}`)) },
-      ...[20, 20, 5].map((n, g) => ({ and: Array.from({ length: n }, (_, k) => c('properties.plan', 'gt', `a${g}${k}`)) })),
-    ],
-  },
-};
-if (filterProblems(FILTERS[WORST]).length > 0) throw new Error(`${WORST}: refused by the validator`);
 
 async function main() {
   const name = testDatabaseName('bench_audiences');
@@ -109,21 +88,7 @@ async function main() {
       [appId, INSTALLATIONS],
       [otherId, Math.round(INSTALLATIONS / 10)],
     ] as const) {
-      await client.query(
-        `INSERT INTO installations (app_id, installation_id, platform, push_token, user_id, permission, registered_at, last_seen_at, device, tags, properties)
-         SELECT $1, 'inst-' || n, CASE WHEN n % 20 < 10 THEN 'ios' WHEN n % 20 < 17 THEN 'android' ELSE 'web' END,
-           md5(n::text) || md5((-n)::text), 'user-' || (n / 2), CASE WHEN n % 50 = 0 THEN 'denied' ELSE 'granted' END,
-           now() - (n % 700) * interval '1 day', now() - (hashint4(n) & 65535) * interval '2 minutes',
-           jsonb_build_object('app_version', (3 + n % 2)::text || '.' || (n / 7 % 13)::text || '.' || (n % 5)::text,
-             'locale', (ARRAY['en_US','en_GB','fr_FR','fr_CA','de_DE','es_ES','it_IT','pt_BR','nl_NL','ja_JP','zh_CN','pl_PL'])[1 + n / 3 % 12],
-             'timezone', 'Europe/Paris'),
-           CASE WHEN n % 100 = 0 THEN '{beta,vip}'::text[] WHEN n % 20 = 1 THEN '{beta}'::text[] ELSE '{}'::text[] END
-             || CASE WHEN ${SELECTED_BY_N} THEN ARRAY['${SELECTED_TAG}'] ELSE '{}'::text[] END,
-           jsonb_build_object('plan', CASE WHEN n % 20 = 3 THEN 'team' WHEN n % 4 = 0 THEN 'pro' ELSE 'free' END,
-             'purchases', n % 17, 'last_purchase_at', 1764115200 - (hashint4(n + 7) & 8388607), 'city', 'city-' || (n % 300))
-         FROM generate_series(1, $2) AS n`,
-        [app, count],
-      );
+      for (let first = 1; first <= count; first += 200_000) await seedAudience(client, app, Math.min(200_000, count - first + 1), first);
     }
     await client.query('VACUUM ANALYZE installations');
     log(`installations in ${ms(start).toFixed(0)} ms`);
@@ -138,12 +103,12 @@ async function main() {
     out();
     out(`Relation sizes: ${sizes.map((s) => `${s.relname} ${s.size}`).join(', ')}`);
     const repository = new AudiencesRepository(db, CONFIG);
-    const countOf = async (label: string, filter: FilterNode) => {
+    const countOf = async (label: string, filter: FilterNode, runs = 5) => {
       const { sql, params } = await captured((d) => new AudiencesRepository(d, CONFIG).count(appId, { kind: 'filter', filter, now: new Date() }));
       const plan = (await client.query(`EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) ${sql}`, params)).rows.map((r: Record<string, string>) => r['QUERY PLAN']);
       const times: number[] = [];
       let rows: Awaited<ReturnType<AudiencesRepository['count']>> = [];
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < runs; i++) {
         const t = process.hrtime.bigint();
         rows = await repository.count(appId, { kind: 'filter', filter, now: new Date() });
         times.push(ms(t));
@@ -151,15 +116,30 @@ async function main() {
       times.sort((a, b) => a - b);
       const total = rows.find((r) => r.platform === null);
       out();
+      const median = times[Math.floor(runs / 2)];
       out(
-        `## ${label}: ${total?.installations ?? 0} installations, count median ${times[2].toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[4].toFixed(0)})`,
+        `## ${label}: ${total?.installations ?? 0} installations, count median ${median.toFixed(0)} ms (min ${times[0].toFixed(0)}, max ${times[runs - 1].toFixed(0)})`,
       );
       out('```');
       for (const line of plan) out(line);
       out('```');
-      log(`${label}: ${times[2].toFixed(0)} ms`);
+      log(`${label}: ${median.toFixed(0)} ms`);
     };
     for (const [label, filter] of Object.entries(FILTERS)) await countOf(label, filter);
+    // The worst filter's candidates (bench/worst-filter-shapes.ts), once each on the other app's
+    // tenth: which condition costs most when every one is checked on every row.
+    out();
+    out(`## Candidates for the worst filter the validator accepts, one count each on the other app's ${Math.round(INSTALLATIONS / 10).toLocaleString('en')}`);
+    out();
+    out('| filter | ms |');
+    out('|---|---|');
+    for (const [label, filter] of Object.entries(WORST_CANDIDATES)) {
+      const t = process.hrtime.bigint();
+      await repository.count(otherId, { kind: 'filter', filter, now: new Date() });
+      out(`| ${label}${label === WORST_FILTER_LABEL ? ' (WORST_FILTER)' : ''} | ${ms(t).toFixed(0)} |`);
+      log(`candidate ${label}: ${ms(t).toFixed(0)} ms`);
+    }
+    await countOf(`worst filter the validator accepts: ${WORST_FILTER_LABEL}`, WORST_CANDIDATES[WORST_FILTER_LABEL], 3);
     await client.query(`DROP INDEX installations_app_version_idx`);
     await client.query('ANALYZE installations');
     out();

@@ -20,6 +20,7 @@ export const SCENARIOS: Record<string, string> = {
   sandbox: "a send through `pns sandbox` against the bench's own fakes: at least 80% of their rate (issue 33)",
   import: 'pns import of a 1M-line OneSignal export, then again: lines/s (>= 5,000), RSS flat, the re-run changes nothing (docs/api.md#import)',
   'fair-shares': "app B's send during app A's broadcast, single-device sends during it, sends due at one instant (docs/api.md#fair-sharing)",
+  'worst-filter': "the worst filter the validator accepts: its count on 1M installations (aim <= 1 s), another app's p99 while 24 clients count it (issue 51)",
   templates: 'a broadcast from a one-variable template against the same plain: CPU per delivery (<= 1.15x), worker RSS (docs/api.md#liquid)',
   huawei: 'a Huawei send against an FCM send of as many installations: at least 80% of its rate (issue 55, docs/api.md#huawei)',
 };

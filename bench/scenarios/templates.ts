@@ -29,7 +29,7 @@ async function main(): Promise<void> {
         `templates: ${pair.deliveries} deliveries a send, ${pair.rounds} rounds (medians)`,
         `  plain CPU per delivery     ${pair.plainCpuMicros.toFixed(1)} us, worker peak RSS ${pair.plainPeakRssMb.toFixed(0)} MB`,
         `  template CPU per delivery  ${pair.templateCpuMicros.toFixed(1)} us, worker peak RSS ${pair.templatePeakRssMb.toFixed(0)} MB`,
-        `  template / plain           ${pair.ratio.toFixed(3)} (target <= 1.15)`,
+        `  template / plain           ${pair.ratio.toFixed(3)} (target <= 1.15); each round ${pair.roundRatios.map((r) => r.toFixed(3)).join(', ')}`,
       ].join('\n') + '\n',
     );
   } finally {
