@@ -8,6 +8,8 @@ import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers'
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
 import { WebhookReceiver } from '../support/webhook-receiver';
+import { testQueue } from '../support/wait-for-queues';
+import { abDecisionJobId, MAINTENANCE_QUEUE } from '../../src/common/queues';
 
 /** Contract 26 (docs/api.md#variants, docs/api.md#a-b-test-with-a-winner): variants, the sample, the decision, the rest. */
 describe('variants and A/B tests', () => {
@@ -276,6 +278,25 @@ describe('variants and A/B tests', () => {
       expect(await decider().decideDue()).toContain(id);
       expect((await readNotification(ctx, tenant.token, id)).ab_test.winner).toBe('short');
       await notificationCompleted(ctx, tenant.token, id);
+    });
+
+    it('is decided by its delayed job on the maintenance queue', async () => {
+      const devices = await audience('job', 10);
+      const res = await send({ recipients: { user_ids: [...new Set(devices.map((d) => d.user))] }, variants, options: { ab_test: abTest } });
+      const id = res.body.data.id;
+      await sampleDone(id);
+      const queue = testQueue(ctx, MAINTENANCE_QUEUE);
+      try {
+        const job = await queue.getJob(abDecisionJobId(id));
+        expect(await job?.getState()).toBe('delayed');
+        // As if winner_after passed: the stored due time moves back, and the job runs now.
+        await ctx.db.query(`UPDATE notifications SET ab_due_at = now() - interval '1 second' WHERE id = $1`, [id]);
+        await job!.promote();
+      } finally {
+        await queue.close();
+      }
+      const done = await notificationCompleted(ctx, tenant.token, id);
+      expect(done.ab_test).toMatchObject({ phase: 'done', winner: 'short' });
     });
 
     it('cancelled in its sample phase: never decided, the rest skipped as Canceled and never sent', async () => {
