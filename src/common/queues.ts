@@ -78,6 +78,9 @@ export const dueSendsJobId = (dueAt: number, suffix?: string) => `due-${dueAt}${
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
 /** A group's batches: named by its first, so queueing the same group again is a no-op. */
 export const dueBatchesJobId = (first: { notificationId: string; batch: number }) => `deliver-due-${first.notificationId}-${first.batch}`;
+/** An A/B test's decision (docs/api.md#a-b-test-with-a-winner), a delayed job on the maintenance queue. */
+export const AB_DECISION_JOB = 'ab-decision';
+export const abDecisionJobId = (notificationId: string) => `ab-decision-${notificationId}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;
 export const liveActivityJobId = (updateId: string, attempt: number) => `live-activity-${updateId}-${attempt}`;
 export const liveActivityBroadcastJobId = (broadcastId: string, attempt: number) => `live-activity-broadcast-${broadcastId}-${attempt}`;

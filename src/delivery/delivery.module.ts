@@ -3,10 +3,12 @@ import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, LIVE_ACTIVITY_QUEUE, MAINTENANCE_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
 import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
-import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs, SmallSendJobs } from '../queue/jobs';
+import { AbDecisionJobs, DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs, SmallSendJobs } from '../queue/jobs';
 import { DueSendsRepository } from './due-sends/due-sends.repository';
 import { DueSendsService } from './due-sends/due-sends.service';
 import { DueSendsDrain } from './fan-out/due-sends-drain';
+import { AbTestsRepository } from './ab-tests/ab-tests.repository';
+import { AbTestsService } from './ab-tests/ab-tests.service';
 import { PaceLimiter } from '../queue/pace-limiter';
 import { PaceRepository } from '../queue/pace.repository';
 import { CompletionReportRepository } from './completion-report.repository';
@@ -73,6 +75,9 @@ import { SweeperService } from './sweeper/sweeper.service';
     DueSendsService,
     { provide: DueSendsDrain, useExisting: DueSendsService },
     DueSendsRepository,
+    AbDecisionJobs,
+    AbTestsService,
+    AbTestsRepository,
     PaceLimiter,
     PaceRepository,
     FanOutProcessor,
