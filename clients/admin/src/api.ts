@@ -29,6 +29,7 @@ export type BrowseRequest = Schemas['AdminBrowseInstallationsDto'];
 export type AudienceCount = Schemas['AudienceCount'];
 export type CountRequest = Schemas['CountAudienceDto'];
 export type PreviewRequest = Schemas['PreviewSendDto'];
+export type Template = Schemas['TemplateListEnvelope']['data'][number];
 export type PlatformPreview = Schemas['PlatformPreviewResource'];
 export type Delivery = Schemas['OperatorDeliveryEntry'];
 export type Overview = Schemas['AdminOverview'];
