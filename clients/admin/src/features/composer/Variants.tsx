@@ -60,10 +60,7 @@ export function VariantsEditor({ draft, set, errors, templates }: { draft: Draft
           field(id(part), errors, (p) => <input {...p} {...extra} value={v[key]} onChange={(e) => change(i, { [key]: e.target.value })} />);
         return (
           <fieldset key={i} className="variant" aria-describedby={errors[whole] ? `compose-${whole}-error` : undefined}>
-            <legend>
-              Variant {i + 1}
-              {v.key.trim() ? <span className="mono"> {v.key.trim()}</span> : null}
-            </legend>
+            <legend>{`Variant ${i + 1}${v.key.trim() ? `: ${v.key.trim()}` : ''}`}</legend>
             {errors[whole] ? (
               <p id={`compose-${whole}-error`} className="field-error">
                 {errors[whole].join(' ')}
@@ -73,7 +70,9 @@ export function VariantsEditor({ draft, set, errors, templates }: { draft: Draft
               {field(
                 id('key'),
                 errors,
-                (p) => <input {...p} maxLength={16} spellCheck={false} value={v.key} onChange={(e) => change(i, { key: e.target.value })} />,
+                (p) => (
+                  <input {...p} maxLength={16} spellCheck={false} value={v.key} onChange={(e) => change(i, { key: e.target.value })} />
+                ),
                 'a-z, 0-9 and _; shown in the statistics.',
               )}
               {field(
@@ -171,8 +170,7 @@ export function AbTestSection({ draft, set, errors }: { draft: Draft; set: Set; 
     <fieldset className="card" aria-describedby={errors.ab_test ? 'compose-ab_test-error' : undefined}>
       <legend>A/B test</legend>
       <label className="choice">
-        <input type="checkbox" checked={ab.on} onChange={(e) => change({ on: e.target.checked })} /> Test on a sample first, then send the winner to
-        the rest
+        <input type="checkbox" checked={ab.on} onChange={(e) => change({ on: e.target.checked })} /> Test on a sample first, then send the winner to the rest
       </label>
       {errors.ab_test ? (
         <p id="compose-ab_test-error" className="field-error">
@@ -185,7 +183,15 @@ export function AbTestSection({ draft, set, errors }: { draft: Draft; set: Set; 
             'ab_test.sample_percent',
             errors,
             (p) => (
-              <input {...p} type="number" min={1} max={50} inputMode="numeric" value={ab.samplePercent} onChange={(e) => change({ samplePercent: e.target.value })} />
+              <input
+                {...p}
+                type="number"
+                min={1}
+                max={50}
+                inputMode="numeric"
+                value={ab.samplePercent}
+                onChange={(e) => change({ samplePercent: e.target.value })}
+              />
             ),
             '1 to 50: this share of the audience gets the variants, split by weight.',
           )}

@@ -191,13 +191,17 @@ describe('the composer’s send body', () => {
         data: { campaign: 'spring' },
       },
     });
-    const on = sendBodyOf(draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '20', winnerAfter: '90', unit: 'm', metric: 'displayed' } }));
+    const on = sendBodyOf(
+      draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '20', winnerAfter: '90', unit: 'm', metric: 'displayed' } }),
+    );
     expect('body' in on && on.body.options).toEqual({ ab_test: { sample_percent: 20, winner_after: '90m', metric: 'displayed' } });
     expect('body' in on && 'notification' in on.body).toBe(false);
     // Variants switched back to one text: no A/B test goes with it.
-    expect(sendBodyOf(draft({ source: 'inline', variants, abTest: { on: true, samplePercent: '20', winnerAfter: '4', unit: 'h', metric: 'opened' } }))).toEqual({
-      body: { recipients: { all: true }, notification: { title: 'Hi', body: 'There' } },
-    });
+    expect(sendBodyOf(draft({ source: 'inline', variants, abTest: { on: true, samplePercent: '20', winnerAfter: '4', unit: 'h', metric: 'opened' } }))).toEqual(
+      {
+        body: { recipients: { all: true }, notification: { title: 'Hi', body: 'There' } },
+      },
+    );
   });
 
   it('finds a variant’s or the A/B test’s mistakes before asking, on their fields', () => {
@@ -205,7 +209,9 @@ describe('the composer’s send body', () => {
       { ...emptyVariant(0), weight: 'half', title: 'A' },
       { ...emptyVariant(1), source: 'template' as const, templateKey: 'sale', variables: '[1]' },
     ];
-    expect(sendBodyOf(draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '12.5', winnerAfter: '4', unit: 'h', metric: 'opened' } }))).toEqual({
+    expect(
+      sendBodyOf(draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '12.5', winnerAfter: '4', unit: 'h', metric: 'opened' } })),
+    ).toEqual({
       problems: [
         { field: 'variant.0.weight', message: 'The weight of variant 1 must be a whole number.' },
         { field: 'variant.1.variables', message: 'The variables of variant 2 must be a JSON object, such as {"first_name": "Ann"}.' },
@@ -216,7 +222,10 @@ describe('the composer’s send body', () => {
 
   it('previews a variant as the send it is alone; the sample is the audience times the percent', () => {
     const variants = [emptyVariant(0), { ...emptyVariant(1), title: 'B title', body: 'B body' }];
-    const shown = variantDraft(draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '10', winnerAfter: '4', unit: 'h', metric: 'opened' } }), 1);
+    const shown = variantDraft(
+      draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '10', winnerAfter: '4', unit: 'h', metric: 'opened' } }),
+      1,
+    );
     expect(sendBodyOf(shown)).toEqual({ body: { recipients: { all: true }, notification: { title: 'B title', body: 'B body' } } });
     // Not variants: the draft itself.
     const plain = draft({});

@@ -95,7 +95,12 @@ export function VariantsSection({ n }: { n: NotificationDetail }) {
                   <tr key={v.key}>
                     <th scope="row" className="mono">
                       {v.key}
-                      {ab?.winner === v.key ? <span className="badge"> winner</span> : null}
+                      {ab?.winner === v.key ? (
+                        <>
+                          {' '}
+                          <span className="badge">winner</span>
+                        </>
+                      ) : null}
                     </th>
                     <td className="num">
                       {formatNumber(v.weight)}
