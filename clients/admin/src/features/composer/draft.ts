@@ -265,7 +265,7 @@ export function sendBodyOf(draft: Draft): { body: Record<string, unknown> } | { 
       const after = integer(draft.abTest.winnerAfter, 'ab_test.winner_after', 'waiting time');
       if (typeof sample !== 'number') problems.push(sample);
       if (typeof after !== 'number') problems.push(after);
-      options.ab_test = { sample_percent: sample, winner_after: `${after}${draft.abTest.unit}`, metric: draft.abTest.metric };
+      else options.ab_test = { sample_percent: sample, winner_after: `${after}${draft.abTest.unit}`, metric: draft.abTest.metric };
     }
   } else {
     const made = contentOf(draft, 'variables', 'variables');

@@ -100,7 +100,7 @@ const dotted = (path: string) => path.replace(/\[(\d+)\]/g, '.$1');
 function variantFieldOf(index: number, rest: string[]): string {
   const [head, inner] = rest;
   if (head === 'key' || head === 'weight') return variantField(index, head);
-  if (head === 'notification' && inner && VARIANT_PARTS[inner] && rest.length === 2) return variantField(index, inner as keyof typeof VARIANT_PARTS);
+  if (head === 'notification' && inner && VARIANT_PARTS[inner] && rest.length === 2) return variantField(index, inner);
   if (head === 'template') return variantField(index, inner === 'variables' ? 'variables' : 'template');
   return variantField(index);
 }
