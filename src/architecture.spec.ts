@@ -158,7 +158,7 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
 };
 
 /** delivery's job folders; providers/ speaks the push services' protocols and imports none of them. */
-const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity|installation-days)\//;
+const DELIVERY_JOB = /^delivery\/(fan-out|deliver|sweeper|retention|live-activity|installation-days|ab-tests)\//;
 
 /** Files allowed to reach the database driver directly (every SQL statement lives in a repository). */
 const DATABASE_ACCESS = /(\.repository|\.entity)\.ts$|^database\/|^cli\/|^cli\.ts$|^common\/prepared-query\.ts$|^common\/sql\/(bounded|listen)\.ts$|^queries\//;

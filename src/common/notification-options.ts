@@ -97,6 +97,17 @@ export interface NotificationOptions {
   channels?: Channel[];
   /** An inline notification's texts are Liquid, rendered per installation (docs/api.md#sending-with-a-template). */
   personalize?: boolean;
+  /** With `variants`: a sample first, the winner to the rest (docs/api.md#a-b-test-with-a-winner). */
+  ab_test?: AbTestOptions;
+}
+
+/** `options.ab_test` (docs/api.md#a-b-test-with-a-winner). */
+export interface AbTestOptions {
+  /** 1..50: the share of the audience in the sample. */
+  sample_percent: number;
+  /** `<n>m` or `<n>h`, 5 minutes to 72 hours after the sample's fan-out began. */
+  winner_after: string;
+  metric: 'opened' | 'displayed';
 }
 
 /** Whether a send goes to the devices, and to the inbox (docs/api.md#inbox). */

@@ -1,5 +1,6 @@
 import type { NotificationOptions } from './notification-options';
 import type { RecipientKind } from './vocabulary';
+import type { StoredVariant } from './variants';
 
 /**
  * A `notifications` row as the API stores and reads it (every column but the lists of ids): the
@@ -42,12 +43,31 @@ export interface NotificationRow {
   template: { key: string; version: number } | null;
   /** The send's variables, rendered as `vars` (docs/api.md#liquid), or null. */
   variables: Record<string, unknown> | null;
+  /** The send's variants (docs/api.md#variants), or null. */
+  variants: StoredVariant[] | null;
+  /** An A/B test's stored phase (`sample`, `winner`), or null without a test (docs/api.md#a-b-test-with-a-winner). */
+  ab_phase: string | null;
+  ab_due_at: Date | null;
+  ab_winner: string | null;
+  ab_decided_at: Date | null;
 }
 
 /** The stored row's columns the worker sends from (DeliveriesRepository.content, a small send's job). */
 export type NotificationContentRow = Pick<
   NotificationRow,
-  'id' | 'app_id' | 'processing_started_at' | 'title' | 'body' | 'image_url' | 'action_url' | 'data' | 'options' | 'localizations' | 'template' | 'variables'
+  | 'id'
+  | 'app_id'
+  | 'processing_started_at'
+  | 'title'
+  | 'body'
+  | 'image_url'
+  | 'action_url'
+  | 'data'
+  | 'options'
+  | 'localizations'
+  | 'template'
+  | 'variables'
+  | 'variants'
 >;
 
 /** The content columns of a stored row (what the worker sends from). */
@@ -64,12 +84,14 @@ export const contentOf = (row: NotificationContentRow): NotificationContentRow =
   localizations: row.localizations,
   template: row.template,
   variables: row.variables,
+  variants: row.variants ?? null,
 });
 
 /** The columns of NotificationRow, as statements that answer it select them. */
 export const NOTIFICATION_ROW_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-  stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables`;
+  stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+  variants, ab_phase, ab_due_at, ab_winner, ab_decided_at`;
 
 /** The columns a send writes: the stored row's, with the recipients' lists and filter (named as the columns). */
 export type NewNotification = Pick<
@@ -88,6 +110,8 @@ export type NewNotification = Pick<
   | 'localizations'
   | 'template'
   | 'variables'
+  | 'variants'
+  | 'ab_phase'
 > & {
   user_ids: string[];
   installation_ids: string[] | null;

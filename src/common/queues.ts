@@ -58,6 +58,9 @@ export const LIVE_ACTIVITY_BROADCAST_JOB = 'live-activity-broadcast';
 /** BullMQ ids must not contain ':' nor be all digits; a re-enqueue with the same id is a no-op. */
 export const fanoutJobId = (notificationId: string) => `fanout-${notificationId}`;
 export const deliverJobId = (notificationId: string, batch: number, suffix?: string) => `deliver-${notificationId}-${batch}${suffix ? `-${suffix}` : ''}`;
+/** An A/B test's decision (docs/api.md#a-b-test-with-a-winner), a delayed job on the maintenance queue. */
+export const AB_DECISION_JOB = 'ab-decision';
+export const abDecisionJobId = (notificationId: string) => `ab-decision-${notificationId}`;
 export const webhookJobId = (messageId: string, attempt: number) => `webhook-${messageId}-${attempt}`;
 export const liveActivityJobId = (updateId: string, attempt: number) => `live-activity-${updateId}-${attempt}`;
 export const liveActivityBroadcastJobId = (broadcastId: string, attempt: number) => `live-activity-broadcast-${broadcastId}-${attempt}`;

@@ -1,5 +1,11 @@
 /** Webhook event types (docs/api.md#webhooks) and the outbox insert, written in the transaction of the change it reports. */
-export const WEBHOOK_EVENT_TYPES = ['notification.completed', 'notification.canceled', 'installation.invalidated', 'inbox.read'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'notification.completed',
+  'notification.canceled',
+  'installation.invalidated',
+  'inbox.read',
+  'notification.ab_test_decided',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 
 /** An INSERT of one `webhook_messages` row per endpoint of the subject's app that asked for `type`, for use as a data-modifying CTE. */

@@ -55,6 +55,10 @@ export class Delivery {
   @Column({ name: 'provider_message_id', type: 'varchar', length: 255, nullable: true })
   providerMessageId: string | null;
 
+  /** Its variant (docs/api.md#variants): the index in the notification's `variants`; null for a send without, or one held for an A/B test's winner. */
+  @Column({ type: 'smallint', nullable: true })
+  variant: number | null;
+
   @UpdateDateColumn({ name: 'updated_at', type: 'timestamptz' })
   updatedAt: Date;
 }

@@ -3,7 +3,9 @@ import { Module } from '@nestjs/common';
 import { DELIVER_QUEUE, FANOUT_QUEUE, LIVE_ACTIVITY_QUEUE, MAINTENANCE_QUEUE, SMALL_SEND_QUEUE } from '../common/queues';
 import { Clock } from '../common/time';
 import { CredentialsModule } from '../credentials/credentials.module';
-import { DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs } from '../queue/jobs';
+import { AbDecisionJobs, DeliverJobs, FanoutJobs, LiveActivityBroadcastJobs, LiveActivityJobs } from '../queue/jobs';
+import { AbTestsRepository } from './ab-tests/ab-tests.repository';
+import { AbTestsService } from './ab-tests/ab-tests.service';
 import { PaceLimiter } from '../queue/pace-limiter';
 import { PaceRepository } from '../queue/pace.repository';
 import { CompletionReportRepository } from './completion-report.repository';
@@ -66,6 +68,9 @@ import { SweeperService } from './sweeper/sweeper.service';
     RetentionRepository,
     FanoutJobs,
     DeliverJobs,
+    AbDecisionJobs,
+    AbTestsService,
+    AbTestsRepository,
     PaceLimiter,
     PaceRepository,
     FanOutProcessor,

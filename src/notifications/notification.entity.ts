@@ -12,6 +12,7 @@ export type { NotificationOptions };
 @Index('notifications_app_id_created_at_idx', ['appId', 'createdAt', 'id'])
 @Index('notifications_unfinished_idx', ['createdAt'], { where: 'completed_at IS NULL' })
 @Index('notifications_processing_started_at_idx', ['processingStartedAt'])
+@Index('notifications_ab_due_idx', ['abDueAt'], { where: "ab_phase = 'sample'" })
 export class Notification {
   @PrimaryGeneratedColumn('uuid')
   id: string;
@@ -146,4 +147,23 @@ export class Notification {
   /** A template's or personalized send's `variables`, rendered as `vars.*` (docs/api.md#liquid); null otherwise. */
   @Column({ type: 'jsonb', nullable: true })
   variables: Record<string, unknown> | null;
+
+  /** A send's variants (docs/api.md#variants), their templates resolved: `[{key, weight, notification, template, variables}]`; null without. */
+  @Column({ type: 'jsonb', nullable: true })
+  variants: unknown[] | null;
+
+  /** An A/B test's phase (docs/api.md#a-b-test-with-a-winner): `sample` until decided, then `winner`; null without a test. */
+  @Column({ name: 'ab_phase', type: 'varchar', length: 8, nullable: true })
+  abPhase: string | null;
+
+  /** When the test is decided: the fan-out's start plus `winner_after`; null until the fan-out starts. */
+  @Column({ name: 'ab_due_at', type: 'timestamptz', nullable: true })
+  abDueAt: Date | null;
+
+  /** The winning variant's key, once decided. */
+  @Column({ name: 'ab_winner', type: 'varchar', length: 16, nullable: true })
+  abWinner: string | null;
+
+  @Column({ name: 'ab_decided_at', type: 'timestamptz', nullable: true })
+  abDecidedAt: Date | null;
 }

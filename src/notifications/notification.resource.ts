@@ -1,8 +1,10 @@
 import { iso } from '../common/time';
 import type { NotificationRow } from './notifications.repository';
+import type { VariantFigures } from '../common/variant-statistics';
+import { abPhaseShown } from '../common/variants';
 
-/** What the resource is made of: a notifications row; whom it targeted is not part of it. */
-export type NotificationResourceRow = Omit<NotificationRow, 'recipient_kind' | 'tags'>;
+/** What the resource is made of: a notifications row, with its variants' figures when read with them; whom it targeted is not part of it. */
+export type NotificationResourceRow = Omit<NotificationRow, 'recipient_kind' | 'tags'> & { variant_statistics?: VariantFigures[] | null };
 
 export function toNotificationResource(row: NotificationResourceRow) {
   return {
@@ -37,7 +39,36 @@ export function toNotificationResource(row: NotificationResourceRow) {
     canceled_at: iso(row.canceled_at),
     failure_reason: row.failure_reason,
     template: row.template ?? null,
+    variants: variantsOf(row),
+    ab_test: row.ab_phase
+      ? { phase: abPhaseShown(row.ab_phase, row.completed_at)!, winner: row.ab_winner ?? null, decided_at: iso(row.ab_decided_at ?? null) }
+      : null,
   };
+}
+
+/** docs/api.md#variants: each variant with its statistics (5.2), 0 where none of its rows were read. */
+function variantsOf(row: NotificationResourceRow) {
+  if (!row.variants) return null;
+  const figures = new Map((row.variant_statistics ?? []).map((f) => [f.variant, f]));
+  return row.variants.map((variant, index) => {
+    const f = figures.get(index);
+    return {
+      key: variant.key,
+      weight: variant.weight,
+      statistics: {
+        users: f?.users ?? 0,
+        installations: f?.installations ?? 0,
+        accepted: f?.accepted ?? 0,
+        received: f?.received ?? 0,
+        displayed: f?.displayed ?? 0,
+        opened: f?.opened ?? 0,
+        failed: f?.failed ?? 0,
+        skipped: f?.skipped ?? 0,
+        inbox_stored: 0,
+        inbox_read: 0,
+      },
+    };
+  });
 }
 
 export type NotificationResource = ReturnType<typeof toNotificationResource>;

@@ -8,6 +8,7 @@ import { insertValues, type NewNotification, NOTIFICATION_ROW_COLUMNS, type Noti
 import { compile, valuesOf } from '../common/sql/named';
 import { DeliveryStatus } from '../common/vocabulary';
 import { webhookOutboxInsert } from '../common/webhook-events';
+import { variantStatisticsSql } from '../common/variant-statistics';
 import type { EventType } from './events/notification-event.entity';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
 import { AT, ID, NOTIFICATION, OTHER_ID } from '../queries/fixtures';
@@ -19,14 +20,14 @@ const NOTIFICATION_COLUMNS = NOTIFICATION_ROW_COLUMNS;
 /** How often a cancel that met a deadlock runs (NotificationsRepository.cancel). */
 const CANCEL_ATTEMPTS = 5;
 
-const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE app_id = $1 AND id = $2`;
+const FIND_SQL = `SELECT ${NOTIFICATION_COLUMNS}, ${variantStatisticsSql('n')} FROM notifications n WHERE app_id = $1 AND id = $2`;
 
 /** A send's row (NewNotification, by column), and under an Idempotency-Key the key's link to it (docs/api.md#idempotency). */
 const INSERT = `INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables)
+         recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables, variants, ab_phase)
        VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
          :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-         :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb)
+         :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb, :variants::jsonb, :ab_phase::text)
        RETURNING ${NOTIFICATION_COLUMNS}`;
 const INSERT_SQL = compile(INSERT);
 const INSERT_FOR_KEY_SQL = compile(`WITH linked AS (
@@ -114,7 +115,7 @@ export class NotificationsRepository {
   ): Promise<(NotificationRow & { created_at_micros: string })[]> {
     // The title filter walks the (app_id, created_at, id) index newest first until it has a page.
     return this.db.query(
-      `SELECT ${NOTIFICATION_COLUMNS}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+      `SELECT ${NOTIFICATION_COLUMNS}, ${variantStatisticsSql('n')}, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications n
        WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
          AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
          AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)

@@ -43,6 +43,9 @@ class InMemoryNotifications implements Pick<NotificationsRepository, 'insert' | 
 function stored(n: NewNotification, startedAt: Date | null): NotificationRow {
   return {
     ...n,
+    ab_due_at: null,
+    ab_winner: null,
+    ab_decided_at: null,
     target_users: n.user_ids.length,
     stat_users: 0,
     stat_installations: 0,

@@ -13,6 +13,7 @@ import { MetricsService } from '../metrics/metrics.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
+import type { StoredVariant } from '../common/variants';
 import { IdempotencyService, keyInProgress, requestHash } from './idempotency/idempotency.service';
 import { CursorPosition, cursorKey, decodeCursor, encodeCursor, InvalidCursorError } from './list-cursor';
 import { NotificationResource, toNotificationResource } from './notification.resource';
@@ -51,12 +52,14 @@ export class NotificationsService {
 
   async send(appId: string, dto: SendNotificationDto, rawBody: unknown, idempotencyKey?: string): Promise<SendResult> {
     const id = randomUUID();
-    const { content, template } = await this.contentOf(appId, dto, id);
+    const variants = await this.variantsOf(appId, dto);
+    const { content, template } = await this.contentOf(appId, dto, id, variants);
     // The declarative payload's `navigate` is the action_url (docs/api.md#declarative-web-push).
     if (content.options?.web?.declarative && !content.action_url) {
       throw ValidationFailedError.of('notification.action_url', 'The notification.action_url field is required when options.web.declarative is true.');
     }
     await this.assertFits(appId, content);
+    for (const [index, variant] of (variants ?? []).entries()) await this.assertFits(appId, { ...content, ...variant.notification }, `variants.${index}.`);
     const recipients = dto.recipients;
     const notification: NewNotification = {
       id,
@@ -76,6 +79,8 @@ export class NotificationsService {
       localizations: (content.localizations ?? null) as NotificationRow['localizations'],
       template: template ? { key: template.key, version: template.version } : null,
       variables: (template ? dto.template?.variables : dto.variables) ?? null,
+      variants,
+      ab_phase: dto.options?.ab_test ? 'sample' : null,
     };
     // A send_at in the past means now; the worker checks the time again, so an early job waits.
     const delayMs = notification.send_at ? Math.max(0, notification.send_at.getTime() - Date.now()) : 0;
@@ -111,11 +116,11 @@ export class NotificationsService {
   }
 
   /** What a send (or its preview) carries: its template's texts or its own, its data and options (docs/api.md#sending-with-a-template). */
-  async contentOf(appId: string, dto: SendNotificationDto, id: string) {
+  async contentOf(appId: string, dto: SendNotificationDto, id: string, variants: StoredVariant[] | null = null) {
     const topic = await this.sendTopic(appId, dto);
     const template = dto.template ? await this.templates.forSend(appId, dto.template.key, dto.template.version, 'template') : null;
-    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null.
-    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? null);
+    // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null; with variants, the first one's (docs/api.md#variants).
+    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? variants?.[0].notification ?? null);
     // options.personalize makes an inline notification's texts Liquid (docs/api.md#sending-with-a-template): checked as a template's.
     if (!template && dto.options?.personalize && shown) {
       const errors = liquidErrors(shown, 'notification');
@@ -132,6 +137,50 @@ export class NotificationsService {
       localizations: shown?.localizations ?? null,
     };
     return { content, template };
+  }
+
+  /**
+   * A send's variants (docs/api.md#variants), each template resolved to its texts, and what they
+   * cannot go with refused (docs/api.md#a-b-test-with-a-winner); null without variants.
+   */
+  async variantsOf(appId: string, dto: SendNotificationDto): Promise<StoredVariant[] | null> {
+    const options = dto.options ?? undefined;
+    if (options?.ab_test && !dto.variants) throw ValidationFailedError.of('options.ab_test', 'The options.ab_test field requires variants.');
+    if (!dto.variants) return null;
+    const refused = (['content_available', 'widgets', 'live_activity'] as const).find((name) => options?.[name] !== undefined);
+    if (refused) throw ValidationFailedError.of('variants', `The variants field must not be given together with options.${refused}.`);
+    if (options?.channels?.includes('inbox'))
+      throw ValidationFailedError.of('variants', 'The variants field must not be given together with the inbox channel.');
+    for (const name of ['local_time', 'throttle_per_minute'] as const) {
+      if (options?.ab_test && options[name] !== undefined) {
+        throw ValidationFailedError.of('options.ab_test', `The options.ab_test field must not be given together with options.${name}.`);
+      }
+    }
+    const variants: StoredVariant[] = [];
+    for (const [index, variant] of dto.variants.entries()) {
+      const path = `variants.${index}`;
+      const template = variant.template ? await this.templates.forSend(appId, variant.template.key, variant.template.version, `${path}.template`) : null;
+      const shown = template ? { ...template.notification, localizations: template.localizations } : variant.notification!;
+      // An inline variant's texts are Liquid with options.personalize, as the send's own (docs/api.md#liquid).
+      if (!template && options?.personalize) {
+        const errors = liquidErrors(shown, `${path}.notification`);
+        if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
+      }
+      variants.push({
+        key: variant.key,
+        weight: variant.weight,
+        notification: {
+          title: shown.title ?? null,
+          body: shown.body ?? null,
+          image_url: shown.image_url ?? null,
+          action_url: shown.action_url ?? null,
+          localizations: (shown.localizations ?? null) as StoredVariant['notification']['localizations'],
+        },
+        template: template ? { key: template.key, version: template.version } : null,
+        variables: (template ? variant.template?.variables : dto.variables) ?? null,
+      });
+    }
+    return variants;
   }
 
   /** The send's topic (docs/api.md#topics-and-preferences): `recipients.topic` implies `options.topic`; it must exist. */
@@ -242,11 +291,11 @@ export class NotificationsService {
   }
 
   /** Refuses now a payload over a reachable platform's limit, localized variants included (docs/api.md#send, #localization). */
-  private async assertFits(appId: string, content: PushContent): Promise<void> {
+  private async assertFits(appId: string, content: PushContent, prefix = ''): Promise<void> {
     const tooLarge = oversized(content);
     if (tooLarge.length === 0) return;
     const problem = fitProblem(tooLarge, await this.credentials.platforms(appId));
-    if (problem) throw ValidationFailedError.of(problem.path, problem.message);
+    if (problem) throw ValidationFailedError.of(`${prefix}${problem.path}`, problem.message);
   }
 
   private positionOf(cursor: string): CursorPosition {

@@ -12,7 +12,7 @@ WITH claimed AS (
     AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
   RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
     i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token,
-    CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token,
+    CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token, d.variant,
     CASE WHEN :personalize::boolean THEN jsonb_build_object('user_id', i.user_id, 'app_version', i.device ->> 'app_version', 'properties', i.properties) END
       AS personal
 ), badged AS (
@@ -27,7 +27,8 @@ WITH claimed AS (
 SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
   CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
     ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
-    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token, c.personal
+    (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token, c.personal,
+  c.variant
 FROM claimed c;
 
 -- DeliveriesRepository.recordOutcomes
@@ -92,11 +93,13 @@ WITH outcome AS (
 SELECT id, completed FROM finished;
 
 -- DeliveriesRepository.content
-SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations, template, variables FROM notifications WHERE id = $1;
+SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations, template, variables, variants
+FROM notifications WHERE id = $1;
 
 -- DeliveriesRepository.pendingBatches
 SELECT batch, max(next_attempt_at) AS due FROM deliveries d
-WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1) AND d.status = ANY($2::text[]) GROUP BY batch;
+WHERE d.notification_id = $1 AND d.notification_started_at = (SELECT processing_started_at FROM notifications WHERE id = $1) AND d.status = ANY($2::text[])
+  AND d.next_attempt_at IS DISTINCT FROM 'infinity'::timestamptz GROUP BY batch;
 
 -- DeliveriesRepository.cancelLeftovers
 WITH canceled AS (

@@ -5,15 +5,16 @@ SELECT processing_started_at::text AS started_at FROM notifications WHERE id = $
 
 -- DeliveryTraceRepository.page
 SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts, p.provider_message_id,
-       p.scheduled_for, p.next_attempt_at, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
+       p.scheduled_for, p.next_attempt_at, p.variant, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
        i.device ->> 'locale' AS locale
 FROM (
   SELECT s.*, (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) AS matches
   FROM (
     SELECT d.*, row_number() OVER (ORDER BY d.installation_id) AS scanned
     FROM (
-      SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.provider_message_id, d.scheduled_for, d.next_attempt_at,
-        d.updated_at
+      SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.provider_message_id, d.scheduled_for,
+        NULLIF(d.next_attempt_at, 'infinity') AS next_attempt_at, d.updated_at,
+        CASE WHEN d.variant IS NOT NULL THEN (SELECT n.variants -> d.variant::int ->> 'key' FROM notifications n WHERE n.id = $1) END AS variant
       FROM deliveries d
       WHERE d.notification_id = $1 AND d.notification_started_at = $2::timestamptz AND d.installation_id > $3::uuid
       ORDER BY d.installation_id

@@ -32,6 +32,8 @@ export const NOTIFICATION: NewNotification = {
   localizations: null,
   template: null,
   variables: null,
+  variants: null,
+  ab_phase: null,
 };
 
 /** A filter with a condition of each kind of SQL (docs/api.md#audience-filters). */

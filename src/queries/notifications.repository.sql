@@ -2,31 +2,49 @@
 
 -- NotificationsRepository.insert
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables, variants, ab_phase)
      VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
        :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-       :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb)
+       :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb, :variants::jsonb, :ab_phase::text)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at;
 
 -- NotificationsRepository.insert (under a key)
 WITH linked AS (
   UPDATE idempotency_keys SET notification_id = :id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
 )
 INSERT INTO notifications (id, app_id, title, body, image_url, action_url, data, options, user_ids, target_users,
-       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables)
+       recipient_kind, installation_ids, tags, send_at, localizations, recipient_filter, template, variables, variants, ab_phase)
      VALUES (:id::uuid, :app_id::uuid, :title::text, :body::text, :image_url::text, :action_url::text, :data::jsonb, :options::jsonb,
        :user_ids::text[], :target_users::int, :recipient_kind::text, :installation_ids::text[], :tags::text[], :send_at::timestamptz,
-       :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb)
+       :localizations::json, :recipient_filter::jsonb, :template::jsonb, :variables::jsonb, :variants::jsonb, :ab_phase::text)
      RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at;
 
 -- NotificationsRepository.find
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables FROM notifications WHERE app_id = $1 AND id = $2;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, CASE WHEN n.variants IS NOT NULL THEN (
+  SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.variant), '[]'::jsonb) FROM (
+    SELECT d.variant, count(DISTINCT d.user_id)::int AS users, count(*)::int AS installations,
+      count(*) FILTER (WHERE d.status = 'accepted')::int AS accepted,
+      count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+      count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped,
+      COALESCE(sum(e.received), 0)::int AS received, COALESCE(sum(e.displayed), 0)::int AS displayed, COALESCE(sum(e.opened), 0)::int AS opened
+    FROM deliveries d
+    LEFT JOIN (
+      SELECT installation_id, count(*) FILTER (WHERE type = 'received') AS received, count(*) FILTER (WHERE type = 'displayed') AS displayed,
+        count(*) FILTER (WHERE type = 'opened') AS opened
+      FROM notification_events WHERE notification_id = n.id AND notification_started_at = n.processing_started_at GROUP BY installation_id
+    ) e ON e.installation_id = d.installation_id
+    WHERE d.notification_id = n.id AND d.notification_started_at = n.processing_started_at AND d.variant IS NOT NULL
+    GROUP BY d.variant) s
+) END AS variant_statistics FROM notifications n WHERE app_id = $1 AND id = $2;
 
 -- NotificationsRepository.cancel
 WITH marked AS (
@@ -71,12 +89,44 @@ SELECT id, completed FROM finished;
 
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables FROM notifications WHERE app_id = $1 AND id = $2;
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, CASE WHEN n.variants IS NOT NULL THEN (
+  SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.variant), '[]'::jsonb) FROM (
+    SELECT d.variant, count(DISTINCT d.user_id)::int AS users, count(*)::int AS installations,
+      count(*) FILTER (WHERE d.status = 'accepted')::int AS accepted,
+      count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+      count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped,
+      COALESCE(sum(e.received), 0)::int AS received, COALESCE(sum(e.displayed), 0)::int AS displayed, COALESCE(sum(e.opened), 0)::int AS opened
+    FROM deliveries d
+    LEFT JOIN (
+      SELECT installation_id, count(*) FILTER (WHERE type = 'received') AS received, count(*) FILTER (WHERE type = 'displayed') AS displayed,
+        count(*) FILTER (WHERE type = 'opened') AS opened
+      FROM notification_events WHERE notification_id = n.id AND notification_started_at = n.processing_started_at GROUP BY installation_id
+    ) e ON e.installation_id = d.installation_id
+    WHERE d.notification_id = n.id AND d.notification_started_at = n.processing_started_at AND d.variant IS NOT NULL
+    GROUP BY d.variant) s
+) END AS variant_statistics FROM notifications n WHERE app_id = $1 AND id = $2;
 
 -- NotificationsRepository.list
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, CASE WHEN n.variants IS NOT NULL THEN (
+  SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.variant), '[]'::jsonb) FROM (
+    SELECT d.variant, count(DISTINCT d.user_id)::int AS users, count(*)::int AS installations,
+      count(*) FILTER (WHERE d.status = 'accepted')::int AS accepted,
+      count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+      count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped,
+      COALESCE(sum(e.received), 0)::int AS received, COALESCE(sum(e.displayed), 0)::int AS displayed, COALESCE(sum(e.opened), 0)::int AS opened
+    FROM deliveries d
+    LEFT JOIN (
+      SELECT installation_id, count(*) FILTER (WHERE type = 'received') AS received, count(*) FILTER (WHERE type = 'displayed') AS displayed,
+        count(*) FILTER (WHERE type = 'opened') AS opened
+      FROM notification_events WHERE notification_id = n.id AND notification_started_at = n.processing_started_at GROUP BY installation_id
+    ) e ON e.installation_id = d.installation_id
+    WHERE d.notification_id = n.id AND d.notification_started_at = n.processing_started_at AND d.variant IS NOT NULL
+    GROUP BY d.variant) s
+) END AS variant_statistics, (extract(epoch FROM created_at) * 1000000)::bigint::text AS created_at_micros FROM notifications n
      WHERE app_id = $1 AND ($2::bigint IS NULL OR (created_at, id) < ('epoch'::timestamptz + $2::bigint * interval '1 microsecond', $3::uuid))
        AND ($5::text IS NULL OR strpos(lower(title), lower($5::text)) > 0)
        AND ($6::timestamptz IS NULL OR created_at < $6::timestamptz)
@@ -89,7 +139,8 @@ SELECT app_id, count(*)::int AS count FROM notifications WHERE created_at >= $1 
 -- NotificationsRepository.lastForInstallation
 SELECT n.id, n.app_id, n.title, n.body, n.image_url, n.action_url, n.data, n.options, n.target_users,
 n.stat_users, n.stat_installations, n.stat_accepted, n.stat_received, n.stat_displayed, n.stat_opened, n.stat_failed, n.stat_skipped,
-n.stat_inbox_stored, n.stat_inbox_read, n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at, n.failure_reason, n.localizations, n.fanned_out_at, n.fanout_audience, n.recipient_kind, n.tags, n.template, n.variables, d.status AS delivery_status, d.reason AS delivery_reason,
+n.stat_inbox_stored, n.stat_inbox_read, n.created_at, n.processing_started_at, n.completed_at, n.send_at, n.canceled_at, n.failure_reason, n.localizations, n.fanned_out_at, n.fanout_audience, n.recipient_kind, n.tags, n.template, n.variables,
+n.variants, n.ab_phase, n.ab_due_at, n.ab_winner, n.ab_decided_at, d.status AS delivery_status, d.reason AS delivery_reason,
             d.updated_at AS delivery_updated_at
      FROM (SELECT * FROM notifications WHERE app_id = $1 ORDER BY created_at DESC, id DESC LIMIT $3) n
      JOIN deliveries d ON d.notification_id = n.id AND d.installation_id = $2 AND d.notification_started_at = n.processing_started_at

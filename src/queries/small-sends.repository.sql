@@ -22,32 +22,37 @@ WITH chosen AS (
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
+    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due, t.held ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
-  SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+  SELECT due, held, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due, held
 ),
 group_offsets AS (
-  SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+  SELECT due, held, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST, held) - batches)::int AS first_batch FROM due_groups
 ),
 placed AS (
-  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch, n.variant, n.held,
     CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
       ELSE GREATEST(n.due, now() + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due AND g.held = n.held,
     LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
-  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at, variant)
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
-    n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
+    n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -108,7 +113,8 @@ stored AS (
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at
 )
 SELECT c.*, stored.*,
   CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
@@ -116,7 +122,8 @@ SELECT c.*, stored.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted
+           WHERE status <> :status_skipped::text AND next_attempt_at IS DISTINCT FROM 'infinity'::timestamptz GROUP BY batch) b) AS batches
 FROM counts c, stored;
 
 -- SmallSendsRepository.store (user_ids, under a key)
@@ -141,32 +148,37 @@ WITH chosen AS (
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
+    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due, t.held ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
-  SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+  SELECT due, held, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due, held
 ),
 group_offsets AS (
-  SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+  SELECT due, held, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST, held) - batches)::int AS first_batch FROM due_groups
 ),
 placed AS (
-  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch, n.variant, n.held,
     CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
       ELSE GREATEST(n.due, now() + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due AND g.held = n.held,
     LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
-  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at, variant)
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
-    n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
+    n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -227,7 +239,8 @@ stored AS (
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at
 ),
 linked AS (
   UPDATE idempotency_keys SET notification_id = :notification_id::uuid WHERE app_id = :app_id::uuid AND key = :idempotency_key::text
@@ -238,7 +251,8 @@ SELECT c.*, stored.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted
+           WHERE status <> :status_skipped::text AND next_attempt_at IS DISTINCT FROM 'infinity'::timestamptz GROUP BY batch) b) AS batches
 FROM counts c, stored;
 
 -- SmallSendsRepository.store (installation_ids)
@@ -263,32 +277,37 @@ WITH chosen AS (
 ),
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
-    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+    COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
+    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
   SELECT t.*, CASE WHEN t.skip_reason IS NULL
-    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
+    THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due, t.held ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
   FROM targets t
 ),
 due_groups AS (
-  SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+  SELECT due, held, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due, held
 ),
 group_offsets AS (
-  SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+  SELECT due, held, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST, held) - batches)::int AS first_batch FROM due_groups
 ),
 placed AS (
-  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+  SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch, n.variant, n.held,
     CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
       ELSE GREATEST(n.due, now() + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
-  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+  FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due AND g.held = n.held,
     LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
 ),
 inserted AS (
-  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+  INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at, variant)
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
-    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
-    n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+    CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
+    n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -349,7 +368,8 @@ stored AS (
   FROM counts c
   RETURNING id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
-stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at
 )
 SELECT c.*, stored.*,
   CASE WHEN c.inbox_stored > 0 THEN (SELECT 1 FROM pg_notify(:inbox_channel::text,
@@ -357,5 +377,6 @@ SELECT c.*, stored.*,
   (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
      SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
   (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
+     FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted
+           WHERE status <> :status_skipped::text AND next_attempt_at IS DISTINCT FROM 'infinity'::timestamptz GROUP BY batch) b) AS batches
 FROM counts c, stored;

@@ -34,7 +34,23 @@ UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING bo
 -- WebhooksRepository.notification
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
 stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped, stat_inbox_stored, stat_inbox_read,
-created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables FROM notifications WHERE id = $1;
+created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables,
+variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, CASE WHEN n.variants IS NOT NULL THEN (
+  SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.variant), '[]'::jsonb) FROM (
+    SELECT d.variant, count(DISTINCT d.user_id)::int AS users, count(*)::int AS installations,
+      count(*) FILTER (WHERE d.status = 'accepted')::int AS accepted,
+      count(*) FILTER (WHERE d.status = 'failed')::int AS failed,
+      count(*) FILTER (WHERE d.status = 'skipped')::int AS skipped,
+      COALESCE(sum(e.received), 0)::int AS received, COALESCE(sum(e.displayed), 0)::int AS displayed, COALESCE(sum(e.opened), 0)::int AS opened
+    FROM deliveries d
+    LEFT JOIN (
+      SELECT installation_id, count(*) FILTER (WHERE type = 'received') AS received, count(*) FILTER (WHERE type = 'displayed') AS displayed,
+        count(*) FILTER (WHERE type = 'opened') AS opened
+      FROM notification_events WHERE notification_id = n.id AND notification_started_at = n.processing_started_at GROUP BY installation_id
+    ) e ON e.installation_id = d.installation_id
+    WHERE d.notification_id = n.id AND d.notification_started_at = n.processing_started_at AND d.variant IS NOT NULL
+    GROUP BY d.variant) s
+) END AS variant_statistics FROM notifications n WHERE id = $1;
 
 -- WebhooksRepository.inboxMessage
 SELECT id, notification_id, user_id, title, body, image_url, action_url, data, topic, created_at, read_at, archived_at, expires_at FROM inbox_messages WHERE id = $1;

@@ -2,6 +2,9 @@ import { InjectQueue } from '@nestjs/bullmq';
 import { Injectable } from '@nestjs/common';
 import { Job, JobsOptions, Queue } from 'bullmq';
 import {
+  AB_DECISION_JOB,
+  abDecisionJobId,
+  MAINTENANCE_QUEUE,
   CarriedContent,
   DELIVER_JOB,
   DELIVER_QUEUE,
@@ -74,6 +77,16 @@ export class DeliverJobs {
   addRetry(notificationId: string, batch: number, attempt: number, delayMs: number): Promise<Job<DeliverJob>> {
     const opts: JobsOptions = { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, delayMs) };
     return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
+  }
+}
+
+/** A/B tests' decisions (docs/api.md#a-b-test-with-a-winner): one delayed job per test on the maintenance queue; the sweeper decides what it misses. */
+@Injectable()
+export class AbDecisionJobs {
+  constructor(@InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue) {}
+
+  add(notificationId: string, delayMs: number): Promise<Job> {
+    return this.queue.add(AB_DECISION_JOB, { notificationId }, { jobId: abDecisionJobId(notificationId), delay: Math.max(0, delayMs) });
   }
 }
 

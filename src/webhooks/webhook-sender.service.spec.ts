@@ -63,6 +63,11 @@ class InMemoryMessages implements Pick<
     return {
       id: NOTIFICATION,
       app_id: 'app',
+      variants: null,
+      ab_phase: null,
+      ab_due_at: null,
+      ab_winner: null,
+      ab_decided_at: null,
       title: 'T',
       body: 'B',
       image_url: null,

@@ -8,6 +8,7 @@ import { WEBHOOK_FINISHED, WEBHOOK_OWED } from '../common/webhook-events';
 import { AT, ID, OTHER_ID } from '../queries/fixtures';
 import { INBOX_MESSAGE_COLUMNS, type InboxMessageRow } from '../inbox/inbox-message.resource';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
+import { variantStatisticsSql } from '../common/variant-statistics';
 
 const GIVEN_UP: WebhookMessageStatus = 'failed';
 
@@ -56,7 +57,8 @@ const WEBHOOK_COLUMNS = 'id, app_id, url, events, created_at';
 
 const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
   stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped, stat_inbox_stored, stat_inbox_read,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables`;
+  created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables,
+  variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, ${variantStatisticsSql('n')}`;
 
 const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
   permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags,
@@ -143,7 +145,7 @@ export class WebhooksRepository {
 
   @GenerateSql({ params: [ID] })
   async notification(id: string): Promise<NotificationSubject | undefined> {
-    const [row] = await this.db.query<NotificationSubject[]>(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications WHERE id = $1`, [id]);
+    const [row] = await this.db.query<NotificationSubject[]>(`SELECT ${NOTIFICATION_COLUMNS} FROM notifications n WHERE id = $1`, [id]);
     return row;
   }
 

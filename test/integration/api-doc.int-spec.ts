@@ -122,6 +122,8 @@ describe('docs/api.md (issue #12.7)', () => {
       '### 26.2 Liquid',
       '### 26.3 Sending with a template',
       '### 26.4 Preview',
+      '### 26.5 Variants',
+      '### 26.6 A/B test with a winner',
       '## 27. The console for a team',
       '### 27.1 Operators',
       '### 27.2 OIDC sign-in',

@@ -1225,6 +1225,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        VariantDto: {
+            /**
+             * @description Its name: 1 to 16 of a-z, 0-9 and _, unique in the send.
+             * @example short
+             */
+            key: string;
+            /**
+             * @description Its share of the audience, relative to the others (1 to 100).
+             * @example 50
+             */
+            weight: number;
+            /** @description Its texts (as `notification`); or give `template`. */
+            notification?: components["schemas"]["NotificationContentDto"];
+            /** @description A template of the app (as `template`); or give `notification`. */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
         ApnsOptionsDto: {
             /**
              * @description `aps.interruption-level`.
@@ -1387,6 +1403,24 @@ export interface components {
             /** @description A broadcast channel id (iOS 18) the started activities listen to; without it each gets an update token. */
             channel_id?: string;
         };
+        AbTestDto: {
+            /**
+             * @description The share of the audience (1 to 50 %) sent first, split by weight.
+             * @example 10
+             */
+            sample_percent: number;
+            /**
+             * @description When the winner is decided, after the sample's fan-out began: `<n>m` or `<n>h`, 5 minutes to 72 hours.
+             * @example 4h
+             */
+            winner_after: string;
+            /**
+             * @description What the winner has the most of, per accepted message.
+             * @example opened
+             * @enum {string}
+             */
+            metric: "opened" | "displayed";
+        };
         NotificationOptionsDto: {
             /**
              * @description Seconds the providers keep trying to reach an offline device.
@@ -1477,6 +1511,8 @@ export interface components {
              * @example true
              */
             personalize?: boolean;
+            /** @description With `variants`: an A/B test (docs/api.md#a-b-test-with-a-winner). A sample is sent first, split by weight; at `winner_after` the variant with the highest metric per accepted message goes to everyone else. */
+            ab_test?: components["schemas"]["AbTestDto"];
         };
         PreviewSendDto: {
             recipients: components["schemas"]["RecipientsDto"];
@@ -1501,6 +1537,8 @@ export interface components {
             variables?: {
                 [key: string]: unknown;
             };
+            /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
+            variants?: components["schemas"]["VariantDto"][];
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time
@@ -1585,6 +1623,8 @@ export interface components {
             variables?: {
                 [key: string]: unknown;
             };
+            /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
+            variants?: components["schemas"]["VariantDto"][];
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time
@@ -1683,6 +1723,33 @@ export interface components {
             /** @example 2 */
             version: number;
         };
+        NotificationVariant: {
+            /** @example short */
+            key: string;
+            /** @example 50 */
+            weight: number;
+            /** @description As the notification's, for this variant's installations (inbox counts are 0: variants do not go to the inbox). */
+            statistics: components["schemas"]["NotificationStatistics"];
+        };
+        NotificationAbTest: {
+            /**
+             * @description `sample`: only the sample is sent; `winner`: decided, the winner goes to everyone else; `done`: the notification has completed (or was cancelled).
+             * @example sample
+             * @enum {string}
+             */
+            phase: "sample" | "winner" | "done";
+            /**
+             * @description The winning variant's key, once decided.
+             * @example null
+             */
+            winner: string | null;
+            /**
+             * Format: date-time
+             * @description When the winner was decided.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            decided_at: string | null;
+        };
         NotificationResource: {
             /** Format: uuid */
             id: string;
@@ -1743,6 +1810,10 @@ export interface components {
             failure_reason: string | null;
             /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
             template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
         };
         AcceptedMeta: {
             /**
@@ -1885,6 +1956,11 @@ export interface components {
              * @example null
              */
             opened_action: string | null;
+            /**
+             * @description Its variant's key (docs/api.md#variants); null for a send without variants, and for a delivery held for an A/B test's winner.
+             * @example null
+             */
+            variant: string | null;
         };
         DeliveryPage: {
             data: components["schemas"]["DeliveryEntry"][];

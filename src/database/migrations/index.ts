@@ -31,6 +31,7 @@ import { QueueLimits1767700000000 } from './1767700000000-QueueLimits';
 import { FairShares1767800000000 } from './1767800000000-FairShares';
 import { Templates1767900000000 } from './1767900000000-Templates';
 import { OperatorsAndAuditLog1768000000000 } from './1768000000000-OperatorsAndAuditLog';
+import { Variants1768400000000 } from './1768400000000-Variants';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   Templates1767900000000,
   OperatorsAndAuditLog1768000000000,
   InstallationDays1768100000000,
+  Variants1768400000000,
 ];

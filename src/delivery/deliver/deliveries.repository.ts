@@ -12,6 +12,7 @@ import { contentOf, type NotificationContentRow } from '../../common/notificatio
 import { ownPartition } from '../../common/sql/own-partition';
 import { DeliveryStatus, STILL_TO_SEND } from '../../common/vocabulary';
 import { webhookOutboxInsert } from '../../common/webhook-events';
+import { HELD_SQL, type StoredVariant } from '../../common/variants';
 import { MAX_BADGE, PushContent } from '../providers/payloads';
 import { needsRendering } from '../providers/personalize';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
@@ -35,6 +36,8 @@ export interface ClaimedRow {
   widget_token: string | null;
   /** For a send to render (docs/api.md#liquid): what the installation gives its variables; else null. */
   personal: { user_id: string | null; app_version: string | null; properties: Record<string, unknown> | null } | null;
+  /** Its variant's index in the notification's `variants` (docs/api.md#variants); null for a send without. */
+  variant: number | null;
 }
 
 /** What a send does to the badge counts of its iOS installations: set them, add to them, or nothing. */
@@ -47,11 +50,21 @@ export const NO_BADGE_CHANGE: BadgeChange = { set: null, add: 0 };
 
 /** What a provider needs of a notification, from its stored row. */
 export const pushContent = (row: NotificationContentRow): PushContent => {
-  const { app_id: _app, processing_started_at: _start, template, variables, ...content } = contentOf(row);
+  const { app_id: _app, processing_started_at: _start, template, variables, variants: _variants, ...content } = contentOf(row);
   // Decided once per notification (docs/api.md#liquid): a send without Liquid is sent as before.
   const liquid = (template !== null || content.options?.personalize === true) && needsRendering(content);
   return liquid ? { ...content, personalization: { variables } } : content;
 };
+
+/**
+ * What each variant's rows carry (docs/api.md#variants): the send's data and options with the
+ * variant's texts, rendered as its template's or as the send's (options.personalize); null for a
+ * send without variants. Built once per notification.
+ */
+export const variantContents = (row: NotificationContentRow): PushContent[] | null =>
+  row.variants?.map((variant: StoredVariant) =>
+    pushContent({ ...row, ...variant.notification, template: variant.template, variables: variant.variables, variants: null }),
+  ) ?? null;
 
 /** What a delivery row becomes after an attempt ("pending" again when it is retried). */
 export interface RecordedOutcome {
@@ -91,7 +104,7 @@ const claimed = `claimed AS (
       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.id = :notification_id AND n.canceled_at IS NOT NULL)
     RETURNING d.installation_id, d.attempts, i.platform, i.push_token, i.web_push_subscription, i.deleted_at, i.invalidated_at,
       i.device ->> 'locale' AS locale, i.live_activity_start_tokens ->> :start_type::text AS start_token,
-      CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token,
+      CASE WHEN :widgets::boolean THEN i.widget_push_token END AS widget_token, d.variant,
       CASE WHEN :personalize::boolean THEN jsonb_build_object('user_id', i.user_id, 'app_version', i.device ->> 'app_version', 'properties', i.properties) END
         AS personal
   )`;
@@ -113,7 +126,8 @@ const CLAIM = compile(`
   SELECT c.installation_id, c.attempts, c.platform, c.push_token, c.web_push_subscription, c.deleted_at, c.invalidated_at, c.locale,
     CASE WHEN c.platform = :ios::text AND (:badge_set::int IS NOT NULL OR :badge_add::int <> 0) THEN COALESCE(
       ((SELECT jsonb_object_agg(n.installation_id, n.badge) FROM badged n) ->> c.installation_id::text)::int,
-      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token, c.personal
+      (SELECT k.badge FROM installation_badges k WHERE k.installation_id = c.installation_id), 0) END AS badge, c.start_token, c.widget_token, c.personal,
+    c.variant
   FROM claimed c`);
 
 export const CLAIM_SQL = CLAIM.text;
@@ -321,18 +335,20 @@ export class DeliveriesRepository {
   @GenerateSql({ params: [ID] })
   async content(notificationId: string): Promise<NotificationContentRow | undefined> {
     const [row] = await this.db.query<NotificationContentRow[]>(
-      `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations, template, variables FROM notifications WHERE id = $1`,
+      `SELECT id, app_id, processing_started_at, title, body, image_url, action_url, data, options, localizations, template, variables, variants
+       FROM notifications WHERE id = $1`,
       [notificationId],
     );
     return row;
   }
 
-  /** Batches of the notification that still have rows to send, and when the last of them is due (null: now). */
+  /** Batches of the notification that still have rows to send, and when the last of them is due (null: now); not those held for an A/B test's winner. */
   @GenerateSql({ params: [ID] })
   async pendingBatches(notificationId: string): Promise<{ batch: number; due: Date | null }[]> {
     return this.db.query(
       `SELECT batch, max(next_attempt_at) AS due FROM deliveries d
-       WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status = ANY($2::text[]) GROUP BY batch`,
+       WHERE d.notification_id = $1 AND ${ownPartition('d', '$1')} AND d.status = ANY($2::text[])
+         AND d.next_attempt_at IS DISTINCT FROM ${HELD_SQL} GROUP BY batch`,
       [notificationId, STILL_TO_SEND],
     );
   }

@@ -67,6 +67,7 @@ class InMemoryDeliveries implements Pick<DeliveriesRepository, 'claim' | 'record
       id: notificationId,
       app_id: 'app-1',
       processing_started_at: new Date(0),
+      variants: null,
       title: this.title,
       body: 'B',
       image_url: null,
@@ -106,6 +107,7 @@ class ScriptedProvider implements Omit<PushProvider, 'check'> {
 }
 
 const row = (id: string, extra: Partial<ClaimedRow> = {}): ClaimedRow => ({
+  variant: null,
   installation_id: id,
   attempts: 0,
   platform: 'ios',

@@ -12,7 +12,16 @@ import { DeliverJobs } from '../../queue/jobs';
 import { PaceLimiter } from '../../queue/pace-limiter';
 import { Clock } from '../../common/time';
 import { throttleBatchSize } from '../throttle';
-import { BadgeChange, ClaimedRow, DeliveriesRepository, Invalidation, NO_BADGE_CHANGE, pushContent, RecordedOutcome } from './deliveries.repository';
+import {
+  BadgeChange,
+  ClaimedRow,
+  DeliveriesRepository,
+  Invalidation,
+  NO_BADGE_CHANGE,
+  pushContent,
+  RecordedOutcome,
+  variantContents,
+} from './deliveries.repository';
 import { OutcomeRecorder } from './outcome-recorder';
 import { contentFor, isBackground, isDryRun, PAYLOAD_LIMITS, payloadSize, PushContent } from '../providers/payloads';
 import { rendered } from '../providers/personalize';
@@ -104,6 +113,7 @@ export class DeliveriesService {
     if (!notification || !startedAt) return { sent: 0 };
     const appId = notification.app_id;
     const content = pushContent(notification);
+    const variants = variantContents(notification);
     const badge = badgeChange(content);
     // A throttled send takes a batch's share of its rate first, and gives back what the batch did not use.
     const throttle = content.options?.throttle_per_minute;
@@ -124,7 +134,7 @@ export class DeliveriesService {
         badge,
         content.options?.live_activity?.attributes_type ?? null,
         content.options?.widgets === true,
-        content.personalization !== undefined,
+        content.personalization !== undefined || (variants ?? []).some((variant) => variant.personalization !== undefined),
       ),
     );
     if (throttle) await this.pace.giveBack(notificationId, throttle, share - claimed.length);
@@ -143,7 +153,8 @@ export class DeliveriesService {
     await mapLimit(claimed, this.config.DELIVERY_CONCURRENCY, async (row) => {
       if (this.outage.active) await this.outage.over();
       await this.outcomes.room();
-      const outcome = await this.sendOne(credentials, content, row);
+      // A row sends its variant's texts (docs/api.md#variants).
+      const outcome = await this.sendOne(credentials, variants && row.variant !== null ? (variants[row.variant] ?? content) : content, row);
       const final = this.finalize(row, outcome);
       if (final.nextAttemptAt) retryDue = Math.max(retryDue, final.nextAttemptAt.getTime());
       writes.add(

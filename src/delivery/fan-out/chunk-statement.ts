@@ -7,6 +7,7 @@ import { compile, NamedSql, valuesOf } from '../../common/sql/named';
 import { DeliveryStatus, Permission, RecipientKind, SkipReason } from '../../common/vocabulary';
 import { INBOX_NOTIFY_CHANNEL } from '../../common/inbox-notify';
 import { ChunkDueTimes } from './pacing';
+import { HELD_SQL, inSampleSql, variantSql } from '../../common/variants';
 
 /** The chunk statement's one builder, for the fan-out job and small sends (docs/decisions/0015-one-chunk-statement-two-callers.md). */
 
@@ -84,43 +85,56 @@ const chosen = (where: string) => `chosen AS (
     ${where}
   )`;
 
-/** Each one's due time: its zone's, else the fallback; skipped as QuietHours when quiet hours outlast its ttl. */
+/** Not in an A/B test's sample (docs/api.md#a-b-test-with-a-winner): held for the winner; always false for other sends. */
+const HELD = `CASE WHEN :sample_percent::int IS NULL THEN false
+        ELSE NOT (${inSampleSql(':notification_id::text', 'c.user_id', 'c.installation_id', ':sample_percent::int')}) END`;
+
+/** Its variant's index (docs/api.md#variants): null for a send without variants, and for a row held for the winner. */
+const VARIANT = `CASE WHEN :variant_total::int IS NULL THEN NULL WHEN ${HELD} THEN NULL
+        ELSE ${variantSql(':notification_id::text', 'c.user_id', 'c.installation_id', ':variant_total::int', ':variant_thresholds::int[]')} END`;
+
+/** Each one's due time: its zone's, else the fallback; skipped as QuietHours when quiet hours outlast its ttl; its variant, or held. */
 const targets = `targets AS (
     SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
-      COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason
+      COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
+      ${VARIANT} AS variant, ${HELD} AS held
     FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
   )`;
 
 const numbered = `numbered AS (
     SELECT t.*, CASE WHEN t.skip_reason IS NULL
-      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
+      THEN (row_number() OVER (PARTITION BY t.skip_reason IS NULL, t.due, t.held ORDER BY t.platform, t.id) - 1) / :batch_size END AS local_batch
     FROM targets t
   )`;
 
 const dueGroups = `due_groups AS (
-    SELECT due, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due
+    SELECT due, held, max(local_batch) + 1 AS batches FROM numbered WHERE skip_reason IS NULL GROUP BY due, held
   )`;
 
-/** Batch numbers continue from the notification's batches so far, one due time after the other. */
+/** Batch numbers continue from the notification's batches so far, one due time after the other; rows held for a winner in batches of their own. */
 const groupOffsets = `group_offsets AS (
-    SELECT due, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST) - batches)::int AS first_batch FROM due_groups
+    SELECT due, held, batches, (sum(batches) OVER (ORDER BY due NULLS FIRST, held) - batches)::int AS first_batch FROM due_groups
   )`;
 
 /** Each one's batch; a throttled send's batch k is due no earlier than k turns of :pace_ms after the start (docs/api.md#pacing). */
 const placed = (startedAt: string) => `placed AS (
-    SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch,
+    SELECT n.id, n.platform, n.user_id, n.skip_reason, b.batch, n.variant, n.held,
       CASE WHEN :pace_ms::float8 IS NULL OR n.skip_reason IS NOT NULL THEN n.due
         ELSE GREATEST(n.due, ${startedAt} + make_interval(secs => b.batch * :pace_ms::float8 / 1000)) END AS due
-    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due,
+    FROM numbered n LEFT JOIN group_offsets g ON n.skip_reason IS NULL AND g.due IS NOT DISTINCT FROM n.due AND g.held = n.held,
       LATERAL (SELECT COALESCE(:batches_so_far + g.first_batch + n.local_batch, -1) AS batch) b
   )`;
 
-/** Each installation once per notification: `ON CONFLICT` only when `relisted` (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md). */
+/**
+ * Each installation once per notification: `ON CONFLICT` only when `relisted` (docs/decisions/0013-fan-out-chunks-insert-without-on-conflict.md).
+ * A row held for an A/B test's winner waits "scheduled" with no due time of its own (HELD_SQL) until the decision releases it.
+ */
 const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
-    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at)
+    INSERT INTO deliveries (notification_id, installation_id, notification_started_at, platform, user_id, batch, status, reason, scheduled_for, next_attempt_at, variant)
     SELECT :notification_id, n.id, ${startedAt}, n.platform, n.user_id, n.batch,
-      CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
-      n.skip_reason, n.due, CASE WHEN n.skip_reason IS NULL AND n.due > now() THEN n.due END
+      CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
+      n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
+      CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN ${HELD_SQL} WHEN n.due > now() THEN n.due END, n.variant
     FROM placed n WHERE :push::boolean${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
     RETURNING installation_id, status, batch, next_attempt_at, platform, reason
   )`;
@@ -230,7 +244,8 @@ const report = (stores: boolean) => `SELECT c.*,${stores ? ' stored.*,' : ''}
     (SELECT COALESCE(jsonb_agg(s), '[]'::jsonb) FROM (
        SELECT platform, reason, count(*)::int AS count FROM inserted WHERE status = :status_skipped::text GROUP BY platform, reason) s) AS skipped_by_reason,
     (SELECT COALESCE(json_agg(json_build_object('batch', batch, 'due', due)), '[]')
-       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted WHERE status <> :status_skipped::text GROUP BY batch) b) AS batches
+       FROM (SELECT batch, max(next_attempt_at) AS due FROM inserted
+             WHERE status <> :status_skipped::text AND next_attempt_at IS DISTINCT FROM ${HELD_SQL} GROUP BY batch) b) AS batches
   FROM counts c${stores ? ', stored' : ''}`;
 
 /** The notification's processing start, its rows' partition key: read from its row, or now() when the statement stores it. */
@@ -323,10 +338,20 @@ export interface ChunkValues {
   topic: string | null;
   /** A marketing send (docs/api.md#pacing): users who turned push off are skipped. */
   marketing: boolean;
+  /** A send with variants (docs/api.md#variants): the weights' sum and running totals, and an A/B test's sample share; null without. */
+  variants: ChunkVariants | null;
 }
 
-/** A stored notification's values but its id and app, which the chunk's own name (notification_id, app_id). */
-const withoutKeys = ({ id: _id, app_id: _appId, ...rest }: NewNotification & { target_users: number }) => rest;
+export interface ChunkVariants {
+  total: number;
+  /** variantThresholds(weights). */
+  thresholds: number[];
+  /** An A/B test's `sample_percent` while its sample is fanned out; null without a test. */
+  samplePercent: number | null;
+}
+
+/** A stored notification's values but its id and app, which the chunk's own name (notification_id, app_id), and its variants, which a small send never has. */
+const withoutKeys = ({ id: _id, app_id: _appId, variants: _variants, ab_phase: _ab, ...rest }: NewNotification & { target_users: number }) => rest;
 
 export function chunkStatementValues(
   statement: NamedSql,
@@ -359,6 +384,9 @@ export function chunkStatementValues(
     inbox_channel: INBOX_NOTIFY_CHANNEL,
     topic: v.topic,
     is_marketing: v.marketing,
+    variant_total: v.variants?.total ?? null,
+    variant_thresholds: v.variants?.thresholds ?? null,
+    sample_percent: v.variants?.samplePercent ?? null,
     ...WORDS,
     ...targetValues(target),
     ...(store && withoutKeys(store.notification)),

@@ -19,12 +19,14 @@ import {
   chunkStatement,
   chunkStatementValues,
   ChunkTargetValues,
+  ChunkVariants,
   chunkZonesStatement,
   chunkZonesValues,
   FilledBatch,
 } from './chunk-statement';
 import { GenerateSql, GenerateSqlCase, SqlFile } from '../../queries/generate-sql';
 import { AT, FILTER, ID, OTHER_ID, cases } from '../../queries/fixtures';
+import type { StoredVariant } from '../../common/variants';
 
 export type { ChunkResult, FilledBatch };
 export { wantedPlatforms } from './chunk-statement';
@@ -56,6 +58,10 @@ export interface StartedRow {
   frequency_cap_hours: number | null;
   quiet_hours_start: string | null;
   quiet_hours_end: string | null;
+  /** Its variants (docs/api.md#variants) and A/B test's phase and due decision, null without. */
+  variants: StoredVariant[] | null;
+  ab_phase: string | null;
+  ab_due_at: Date | null;
 }
 
 /** Why start() did not start: the notification does not exist, or is held until its send_at. */
@@ -83,6 +89,8 @@ export interface ChunkParams {
   topic: string | null;
   /** A marketing send (docs/api.md#pacing). */
   marketing: boolean;
+  /** Its variants and A/B sample (docs/api.md#variants); null without. */
+  variants?: ChunkVariants | null;
   /** How long a filter's audience may take to find (AUDIENCE_STATEMENT_TIMEOUT_MS), else AudienceTimedOutError. */
   audienceTimeoutMs: number;
 }
@@ -209,6 +217,7 @@ export class FanOutRepository {
        WHERE n.id = $1 AND a.id = n.app_id
          AND (n.send_at IS NULL OR n.send_at <= now() OR n.canceled_at IS NOT NULL OR n.processing_started_at IS NOT NULL)
        RETURNING n.app_id, n.options, n.title IS NULL AS silent, n.fanout_position, n.fanned_out_at, n.send_at, n.processing_started_at, GREATEST(n.created_at, n.send_at) AS reference_at,
+         n.variants, n.ab_phase, n.ab_due_at,
          a.frequency_cap_max, a.frequency_cap_hours, a.quiet_hours_start, a.quiet_hours_end`,
       [notificationId],
     );
@@ -283,6 +292,7 @@ export class FanOutRepository {
         channels: params.channels ?? { push: true, inbox: false },
         topic: params.topic,
         marketing: params.marketing,
+        variants: params.variants ?? null,
       },
       target,
     );

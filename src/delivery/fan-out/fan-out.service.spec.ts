@@ -31,6 +31,9 @@ class InMemoryFanOuts implements Pick<FanOutRepository, 'start' | 'nextChunk' | 
 }
 
 const startedRow = (over: Partial<StartedRow> = {}): StartedRow => ({
+  variants: null,
+  ab_phase: null,
+  ab_due_at: null,
   app_id: APP,
   options: null,
   silent: false,

@@ -13,6 +13,9 @@ import { ChunkParams, ChunkResult, FanOutRepository, FilledBatch, StartedRow, wa
 import { batchIntervalMs, dueTimes, fanOutResumesAt, QuietWindow, throttleBatchSize, throttleChunkSize } from './pacing';
 import { SILENTLESS } from '../providers/payloads';
 import { channelsOf } from '../../common/notification-options';
+import { variantThresholds } from '../../common/variants';
+import { AbTestsService } from '../ab-tests/ab-tests.service';
+import type { ChunkVariants } from './chunk-statement';
 
 /** Targets per transaction: bounds memory and lock time whatever the send's size. */
 const CHUNK_SIZE = 5000;
@@ -41,6 +44,7 @@ export class FanOutService {
     private readonly completions: CompletionReportService,
     private readonly clock: Clock,
     private readonly fairShares: FairSharesService,
+    private readonly abTests: AbTestsService,
   ) {}
 
   /** `resumed`: the job may have died before queueing a chunk's jobs; `continuing`: back from a planned hold, nothing owed. */
@@ -66,6 +70,8 @@ export class FanOutService {
     const paceMs = throttle ? batchIntervalMs(throttle, batchSize) : null;
     const localTime = options.local_time;
     const rules = { now: new Date(this.clock.now()), reference: started.reference_at, localTime, fixedDue: started.send_at, quiet, ttl: options.ttl };
+    // An A/B test's decision is due winner_after from this start (docs/api.md#a-b-test-with-a-winner): stored, then queued.
+    if (started.ab_phase !== null) await this.abTests.scheduleDecision(notificationId, started);
 
     let installations = 0;
     let batchCount = 0;
@@ -84,6 +90,7 @@ export class FanOutService {
         channels: channelsOf(started.options),
         topic: options.topic ?? null,
         marketing: options.category === 'marketing',
+        variants: chunkVariants(started),
         audienceTimeoutMs: this.config.AUDIENCE_STATEMENT_TIMEOUT_MS,
       });
       if (!chunk) break;
@@ -144,6 +151,17 @@ export class FanOutService {
     );
     await this.deliverJobs.addBatches(direct.map(({ batch, due }) => ({ notificationId, batch, delayMs: due ? due.getTime() - now : 0 })));
   }
+}
+
+/** The chunk's part of variants (docs/api.md#variants): decided once per notification, null (no cost) for a send without. */
+export function chunkVariants(started: Pick<StartedRow, 'variants' | 'options'>): ChunkVariants | null {
+  if (!started.variants) return null;
+  const weights = started.variants.map((variant) => variant.weight);
+  return {
+    total: weights.reduce((sum, weight) => sum + weight, 0),
+    thresholds: variantThresholds(weights),
+    samplePercent: started.options?.ab_test?.sample_percent ?? null,
+  };
 }
 
 /** The app's frequency cap and quiet hours for a marketing send (docs/api.md#pacing); null each otherwise or when off. */

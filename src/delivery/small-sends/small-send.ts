@@ -5,7 +5,7 @@ import { NotificationOptions } from '../../common/notification-options';
 /**
  * A small send (docs/api.md#small-sends): transactional, due now, to at most `max` user or
  * installation ids. Anything paced or timed (a throttle, a local time, a marketing send's caps
- * and quiet hours, a send_at still ahead) goes through the fan-out job.
+ * and quiet hours, a send_at still ahead) and any send with variants go through the fan-out job.
  */
 export function isSmallSend(send: NewNotification, max: number, now: number): boolean {
   const ids = smallSendIds(send);
@@ -17,7 +17,9 @@ export function isSmallSend(send: NewNotification, max: number, now: number): bo
     (send.send_at === null || send.send_at.getTime() <= now) &&
     options?.category !== 'marketing' &&
     options?.local_time === undefined &&
-    options?.throttle_per_minute === undefined
+    options?.throttle_per_minute === undefined &&
+    // A send with variants takes the fan-out job: its rows are assigned there (docs/api.md#variants).
+    send.variants === null
   );
 }
 

@@ -29,6 +29,7 @@ const SMALL_CHUNK: Parameters<SmallSendsRepository['store']>[1] = {
   channels: { push: true, inbox: true },
   topic: null,
   marketing: false,
+  variants: null,
 };
 
 /** A small send's statement (docs/api.md#small-sends): the notification, its rows, its key's link. */

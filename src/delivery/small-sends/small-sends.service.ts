@@ -70,6 +70,7 @@ export class SmallSendsService {
           channels: channelsOf(notification.options),
           topic: notification.options?.topic ?? null,
           marketing: notification.options?.category === 'marketing',
+          variants: null,
         },
         ids,
         key,

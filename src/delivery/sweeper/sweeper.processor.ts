@@ -1,7 +1,8 @@
 import { InjectQueue, Processor, WorkerHost } from '@nestjs/bullmq';
 import { Logger, OnApplicationBootstrap, OnModuleDestroy } from '@nestjs/common';
 import { Job, Queue } from 'bullmq';
-import { MAINTENANCE_QUEUE } from '../../common/queues';
+import { AB_DECISION_JOB, MAINTENANCE_QUEUE } from '../../common/queues';
+import { AbTestsService } from '../ab-tests/ab-tests.service';
 import { EnvironmentVariables } from '../../config/env';
 import { InstallationDaysService } from '../installation-days/installation-days.service';
 import { RetentionService } from '../retention/retention.service';
@@ -24,6 +25,7 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
     private readonly sweeper: SweeperService,
     private readonly retention: RetentionService,
     private readonly installationDays: InstallationDaysService,
+    private readonly abTests: AbTestsService,
     @InjectQueue(MAINTENANCE_QUEUE) private readonly queue: Queue,
     private readonly config: EnvironmentVariables,
   ) {
@@ -47,7 +49,11 @@ export class SweeperProcessor extends WorkerHost implements OnApplicationBootstr
   async process(job: Job) {
     if (job.name === RETENTION_JOB) return this.retention.run();
     if (job.name === INSTALLATION_DAYS_JOB) return this.installationDays.snapshot();
-    return this.sweeper.sweep();
+    if (job.name === AB_DECISION_JOB) return this.abTests.decideDue();
+    // Each sweep also decides A/B tests whose job was lost (docs/api.md#a-b-test-with-a-winner).
+    const report = await this.sweeper.sweep();
+    await this.abTests.decideDue();
+    return report;
   }
 
   private async schedule(): Promise<void> {

@@ -7,6 +7,7 @@ import type { DeliveryResource as MappedDelivery } from '../trace/delivery.resou
 import { EVENT_TYPES, type EventType } from '../events/notification-event.entity';
 import type { NotificationResource as MappedNotification } from '../notification.resource';
 import { NotificationOptionsDto } from './send-notification.dto';
+import { AB_PHASES, type AbPhase } from '../../common/variants';
 
 // OpenAPI shapes of what toNotificationResource() returns: every field present, unset ones null.
 
@@ -86,6 +87,36 @@ export class NotificationResource {
     description: 'The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification.',
   })
   template: NotificationTemplateRef | null;
+  @ApiProperty({
+    type: () => [NotificationVariant],
+    nullable: true,
+    description: "The send's variants with their statistics (docs/api.md#variants); null when none.",
+  })
+  variants: NotificationVariant[] | null;
+  @ApiProperty({ type: () => NotificationAbTest, nullable: true, description: 'The A/B test (docs/api.md#a-b-test-with-a-winner); null without one.' })
+  ab_test: NotificationAbTest | null;
+}
+
+export class NotificationVariant {
+  @ApiProperty({ type: String, example: 'short' }) key: string;
+  @ApiProperty({ type: 'integer', example: 50 }) weight: number;
+  @ApiProperty({
+    type: () => NotificationStatistics,
+    description: "As the notification's, for this variant's installations (inbox counts are 0: variants do not go to the inbox).",
+  })
+  statistics: NotificationStatistics;
+}
+
+export class NotificationAbTest {
+  @ApiProperty({
+    enum: AB_PHASES,
+    description:
+      '`sample`: only the sample is sent; `winner`: decided, the winner goes to everyone else; `done`: the notification has completed (or was cancelled).',
+    example: 'sample',
+  })
+  phase: AbPhase;
+  @ApiProperty({ type: String, nullable: true, description: "The winning variant's key, once decided.", example: null }) winner: string | null;
+  @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the winner was decided.' }) decided_at: string | null;
 }
 
 export class NotificationTemplateRef {
@@ -134,6 +165,8 @@ export type NotificationDocMatches = [
   Expect<SameKeys<NotificationResource, MappedNotification>>,
   Expect<SameKeys<NotificationContentResource, MappedNotification['notification']>>,
   Expect<SameKeys<NotificationStatistics, MappedNotification['statistics']>>,
+  Expect<SameKeys<NotificationVariant, NonNullable<MappedNotification['variants']>[number]>>,
+  Expect<SameKeys<NotificationAbTest, NonNullable<MappedNotification['ab_test']>>>,
 ];
 
 export class DeliveryEntry {
@@ -176,6 +209,13 @@ export class DeliveryEntry {
   @ApiProperty({ ...TIMESTAMP, nullable: true, description: 'When the installation reported `opened`.' }) opened_at: string | null;
   @ApiProperty({ type: String, nullable: true, description: 'The web action button that was clicked, as the `opened` event reported it.', example: null })
   opened_action: string | null;
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: "Its variant's key (docs/api.md#variants); null for a send without variants, and for a delivery held for an A/B test's winner.",
+    example: null,
+  })
+  variant: string | null;
 }
 
 export class DeliveryPage {

@@ -22,6 +22,8 @@ import {
 } from '../../common/validation/rules';
 import { ATTRIBUTES_TYPE_NAME, HttpsUrl, LinkUrl, TAG, TOPIC_KEY } from '../../common/validation/domain-rules';
 import { NotificationOptions } from '../notification.entity';
+import type { AbTestOptions } from '../../common/notification-options';
+import { AB_METRICS, AB_SAMPLE_PERCENT, VARIANT_KEY, VARIANT_WEIGHT, VARIANTS_MAX, VARIANTS_MIN, winnerAfterMs } from '../../common/variants';
 import {
   ANDROID_PROXIES,
   ANDROID_VISIBILITIES,
@@ -283,6 +285,27 @@ export class LiveActivityStartOptionsDto implements LiveActivityStartOptions {
   channel_id?: string;
 }
 
+/** `options.ab_test` (docs/api.md#a-b-test-with-a-winner). */
+export class AbTestDto implements AbTestOptions {
+  @ApiProperty({ description: 'The share of the audience (1 to 50 %) sent first, split by weight.', example: 10 })
+  @Required()
+  @Int(AB_SAMPLE_PERCENT)
+  sample_percent: number;
+  @ApiProperty({ description: "When the winner is decided, after the sample's fan-out began: `<n>m` or `<n>h`, 5 minutes to 72 hours.", example: '4h' })
+  @Required()
+  @Str({ min: 2, max: 6 })
+  @WithSiblings('winnerAfter', (value) =>
+    typeof value === 'string' && winnerAfterMs(value) === null
+      ? 'The :attribute field must be a duration of minutes or hours (such as 30m or 4h), from 5 minutes to 72 hours.'
+      : null,
+  )
+  winner_after: string;
+  @ApiProperty({ enum: AB_METRICS, description: 'What the winner has the most of, per accepted message.', example: 'opened' })
+  @Required()
+  @In(AB_METRICS)
+  metric: AbTestOptions['metric'];
+}
+
 // JSON Schema 3.0 cannot say "not both" without `not`: the rule, for tools that read it.
 @DescribeObject({
   'x-exclusive': [
@@ -419,6 +442,13 @@ export class NotificationOptionsDto implements NotificationOptions {
   @OptionalNotNull()
   @Bool()
   personalize?: boolean;
+  @ApiPropertyOptional({
+    description:
+      'With `variants`: an A/B test (docs/api.md#a-b-test-with-a-winner). A sample is sent first, split by weight; at `winner_after` the variant with the highest metric per accepted message goes to everyone else.',
+  })
+  @OptionalNotNull()
+  @Nested(() => AbTestDto)
+  ab_test?: AbTestDto;
 }
 
 /** `template` (docs/api.md#sending-with-a-template): a template of the app, in place of `notification`. */
@@ -437,6 +467,31 @@ export class SendTemplateDto {
   variables?: Record<string, unknown>;
 }
 
+export const VARIANT_CONTENT_MESSAGE = 'Each variant needs exactly one of notification or template.';
+
+/** One of `variants` (docs/api.md#variants): its own notification or a template, in place of the send's. */
+export class VariantDto {
+  @ApiProperty({ description: 'Its name: 1 to 16 of a-z, 0-9 and _, unique in the send.', example: 'short' })
+  @Required()
+  @Str({ min: 1, max: 16, pattern: VARIANT_KEY, patternMessage: 'The :attribute field may contain only a-z, 0-9 and _.' })
+  key: string;
+  @ApiProperty({ description: 'Its share of the audience, relative to the others (1 to 100).', example: 50 })
+  @Required()
+  @Int(VARIANT_WEIGHT)
+  weight: number;
+  @ApiPropertyOptional({ description: 'Its texts (as `notification`); or give `template`.' })
+  @RequiredUnless((variant: VariantDto) => variant.template !== undefined && variant.template !== null, VARIANT_CONTENT_MESSAGE)
+  @Nested(() => NotificationContentDto)
+  notification?: NotificationContentDto;
+  @ApiPropertyOptional({ description: 'A template of the app (as `template`); or give `notification`.' })
+  @OptionalNotNull()
+  @Nested(() => SendTemplateDto)
+  @WithSiblings('variantTemplateNotNotification', (_value, variant) =>
+    variant.notification !== undefined && variant.notification !== null ? 'The :attribute field must not be given together with notification.' : null,
+  )
+  template?: SendTemplateDto;
+}
+
 export const NOTIFICATION_REQUIRED_MESSAGE = 'The notification field is required unless options.content_available or options.widgets is true.';
 export const WIDGETS_PROHIBIT_MESSAGE = 'The :attribute field is prohibited when options.widgets is true: a widget push carries only content-changed.';
 
@@ -445,6 +500,17 @@ const isWidgets = (body: Record<string, unknown>) => (body.options as Notificati
 const isSilent = (body: SendNotificationDto) => body.options?.content_available === true || isWidgets(body as unknown as Record<string, unknown>);
 /** A send from a template (docs/api.md#sending-with-a-template) takes its texts from it. */
 const fromTemplate = (body: SendNotificationDto) => body.template !== undefined && body.template !== null;
+/** A send with variants (docs/api.md#variants) takes its texts from them. */
+const withVariants = (body: SendNotificationDto) => Array.isArray(body.variants);
+/** Variants stand in place of notification and template, with unique keys. */
+function variantsProblem(value: unknown, body: Record<string, unknown>): string | null {
+  if (!Array.isArray(value)) return null; // the list rule reports it
+  if ((body.notification ?? null) !== null || (body.template ?? null) !== null) {
+    return 'The :attribute field must not be given together with notification or template.';
+  }
+  const keys = value.map((variant: { key?: unknown }) => variant?.key).filter((key) => typeof key === 'string');
+  return new Set(keys).size < keys.length ? 'The :attribute field must not name a variant key twice.' : null;
+}
 const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (isWidgets(body) ? WIDGETS_PROHIBIT_MESSAGE : null));
 
 /** POST /notifications (docs/api.md#send). */
@@ -454,7 +520,7 @@ const notWithWidgets = (name: string) => WithSiblings(name, (_value, body) => (i
 })
 export class SendNotificationDto {
   @RequiredNaming('user_ids') @Nested(() => RecipientsDto) @ExactlyOneOf(RECIPIENT_KINDS, RECIPIENTS_MESSAGE) recipients: RecipientsDto;
-  @RequiredUnless((body: SendNotificationDto) => isSilent(body) || fromTemplate(body), NOTIFICATION_REQUIRED_MESSAGE)
+  @RequiredUnless((body: SendNotificationDto) => isSilent(body) || fromTemplate(body) || withVariants(body), NOTIFICATION_REQUIRED_MESSAGE)
   @notWithWidgets('notificationNotWithWidgets')
   @Nested(() => NotificationContentDto)
   notification?: NotificationContentDto | null;
@@ -482,6 +548,14 @@ export class SendNotificationDto {
   @OptionalNotNull()
   @PlainObject({ maxBytes: 4096 })
   variables?: Record<string, unknown>;
+  @ApiPropertyOptional({
+    description:
+      'In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants).',
+  })
+  @OptionalNotNull()
+  @NestedList(() => VariantDto, { min: VARIANTS_MIN, max: VARIANTS_MAX })
+  @WithSiblings('variantsAlone', (value, body) => variantsProblem(value, body))
+  variants?: VariantDto[];
   @Optional() @Nested(() => NotificationOptionsDto) options?: NotificationOptionsDto | null;
   @ApiPropertyOptional({
     description: 'Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.',

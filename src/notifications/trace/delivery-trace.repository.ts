@@ -18,7 +18,9 @@ export interface TraceRow {
   /** The provider's id of the accepted message (docs/api.md#provider-message-ids). */
   provider_message_id: string | null;
   scheduled_for: Date | null;
-  /** When a row still to send is due: its scheduled time, or its next retry. */
+  /** Its variant's key (docs/api.md#variants); null for a send without, and for a row held for an A/B test's winner. */
+  variant: string | null;
+  /** When a row still to send is due: its scheduled time, or its next retry (null while held for an A/B test's winner). */
   next_attempt_at: Date | null;
   updated_at: Date;
   received_at: Date | null;
@@ -47,15 +49,16 @@ export interface TraceQuery {
 // The trace (docs/api.md#delivery-trace): a page is a range scan of the primary key from the cursor, in one partition; no sort, no OFFSET.
 export const TRACE_PAGE_SQL = `
   SELECT p.installation_id AS position, i.installation_id, p.user_id, p.platform, p.status, p.reason, p.attempts, p.provider_message_id,
-         p.scheduled_for, p.next_attempt_at, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
+         p.scheduled_for, p.next_attempt_at, p.variant, p.updated_at, ev.received_at, ev.displayed_at, ev.opened_at, ev.opened_action, p.matches, p.scanned::int AS scanned,
          i.device ->> 'locale' AS locale
   FROM (
     SELECT s.*, (($4::text IS NULL OR s.status = $4::text) AND ($7::text IS NULL OR s.reason = $7::text)) AS matches
     FROM (
       SELECT d.*, row_number() OVER (ORDER BY d.installation_id) AS scanned
       FROM (
-        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.provider_message_id, d.scheduled_for, d.next_attempt_at,
-          d.updated_at
+        SELECT d.installation_id, d.user_id, d.platform, d.status, d.reason, d.attempts, d.provider_message_id, d.scheduled_for,
+          NULLIF(d.next_attempt_at, 'infinity') AS next_attempt_at, d.updated_at,
+          CASE WHEN d.variant IS NOT NULL THEN (SELECT n.variants -> d.variant::int ->> 'key' FROM notifications n WHERE n.id = $1) END AS variant
         FROM deliveries d
         WHERE d.notification_id = $1 AND d.notification_started_at = $2::timestamptz AND d.installation_id > $3::uuid
         ORDER BY d.installation_id

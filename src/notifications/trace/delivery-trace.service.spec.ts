@@ -12,6 +12,7 @@ const STARTED = '2026-11-24 02:00:00.123456+00';
 const position = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
 const row = (n: number, status: TraceRow['status'] = 'accepted'): TraceRow => ({
   position: position(n),
+  variant: null,
   installation_id: `inst-${n}`,
   user_id: `user-${n}`,
   platform: 'ios',

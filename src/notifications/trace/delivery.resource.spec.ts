@@ -3,6 +3,7 @@ import { operatorDelivery, toDeliveryResource } from './delivery.resource';
 
 const row = (fields: Partial<TraceRow>): TraceRow => ({
   position: '00000000-0000-4000-8000-000000000001',
+  variant: null,
   installation_id: 'inst-1',
   user_id: 'user-1',
   platform: 'ios',

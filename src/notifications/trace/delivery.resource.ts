@@ -19,6 +19,7 @@ export function toDeliveryResource(row: TraceRow) {
     displayed_at: iso(row.displayed_at),
     opened_at: iso(row.opened_at),
     opened_action: row.opened_action,
+    variant: row.variant ?? null,
   };
 }
 
