@@ -975,7 +975,7 @@ export interface components {
              * @example notification.completed
              * @enum {string}
              */
-            type: "notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read";
+            type: "notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read" | "notification.ab_test_decided";
             /**
              * Format: uuid
              * @description The notification or installation the event is about.
@@ -1319,6 +1319,24 @@ export interface components {
             /** @description A broadcast channel id (iOS 18) the started activities listen to; without it each gets an update token. */
             channel_id?: string;
         };
+        AbTestDto: {
+            /**
+             * @description The share of the audience (1 to 50 %) sent first, split by weight.
+             * @example 10
+             */
+            sample_percent: number;
+            /**
+             * @description When the winner is decided, after the sample's fan-out began: `<n>m` or `<n>h`, 5 minutes to 72 hours.
+             * @example 4h
+             */
+            winner_after: string;
+            /**
+             * @description What the winner has the most of, per accepted message.
+             * @example opened
+             * @enum {string}
+             */
+            metric: "opened" | "displayed";
+        };
         NotificationOptionsDto: {
             /**
              * @description Seconds the providers keep trying to reach an offline device.
@@ -1409,6 +1427,8 @@ export interface components {
              * @example true
              */
             personalize?: boolean;
+            /** @description With `variants`: an A/B test (docs/api.md#a-b-test-with-a-winner). A sample is sent first, split by weight; at `winner_after` the variant with the highest metric per accepted message goes to everyone else. */
+            ab_test?: components["schemas"]["AbTestDto"];
         };
         NotificationStatistics: {
             /**
@@ -1467,6 +1487,33 @@ export interface components {
             key: string;
             /** @example 2 */
             version: number;
+        };
+        NotificationVariant: {
+            /** @example short */
+            key: string;
+            /** @example 50 */
+            weight: number;
+            /** @description As the notification's, for this variant's installations (inbox counts are 0: variants do not go to the inbox). */
+            statistics: components["schemas"]["NotificationStatistics"];
+        };
+        NotificationAbTest: {
+            /**
+             * @description `sample`: only the sample is sent; `winner`: decided, the winner goes to everyone else; `done`: the notification has completed (or was cancelled).
+             * @example sample
+             * @enum {string}
+             */
+            phase: "sample" | "winner" | "done";
+            /**
+             * @description The winning variant's key, once decided.
+             * @example null
+             */
+            winner: string | null;
+            /**
+             * Format: date-time
+             * @description When the winner was decided.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            decided_at: string | null;
         };
         NotificationTarget: {
             /**
@@ -1546,6 +1593,10 @@ export interface components {
             failure_reason: string | null;
             /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
             template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1707,6 +1758,22 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        VariantDto: {
+            /**
+             * @description Its name: 1 to 16 of a-z, 0-9 and _, unique in the send.
+             * @example short
+             */
+            key: string;
+            /**
+             * @description Its share of the audience, relative to the others (1 to 100).
+             * @example 50
+             */
+            weight: number;
+            /** @description Its texts (as `notification`); or give `template`. */
+            notification?: components["schemas"]["NotificationContentDto"];
+            /** @description A template of the app (as `template`); or give `notification`. */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
         SendNotificationDto: {
             recipients: components["schemas"]["RecipientsDto"];
             notification?: components["schemas"]["NotificationContentDto"];
@@ -1730,6 +1797,8 @@ export interface components {
             variables?: {
                 [key: string]: unknown;
             };
+            /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
+            variants?: components["schemas"]["VariantDto"][];
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time
@@ -1801,6 +1870,10 @@ export interface components {
             failure_reason: string | null;
             /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
             template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -1893,6 +1966,11 @@ export interface components {
              * @example null
              */
             opened_action: string | null;
+            /**
+             * @description Its variant's key (docs/api.md#variants); null for a send without variants, and for a delivery held for an A/B test's winner.
+             * @example null
+             */
+            variant: string | null;
             /**
              * Format: date-time
              * @description When a delivery still to send is next attempted (its time, or its next retry); else null.
@@ -2170,6 +2248,10 @@ export interface components {
             failure_reason: string | null;
             /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
             template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
             /**
              * @example completed
              * @enum {string}
@@ -2897,7 +2979,7 @@ export interface components {
              * @example https://example.com/hooks/push
              */
             url: string;
-            events: ("notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read")[];
+            events: ("notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read" | "notification.ab_test_decided")[];
         };
         NewWebhookResource: {
             /** Format: uuid */
@@ -3080,6 +3162,8 @@ export interface components {
             variables?: {
                 [key: string]: unknown;
             };
+            /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
+            variants?: components["schemas"]["VariantDto"][];
             options?: components["schemas"]["NotificationOptionsDto"] | null;
             /**
              * Format: date-time

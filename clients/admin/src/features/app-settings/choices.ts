@@ -20,7 +20,13 @@ const ABILITIES = [
   'audit:read',
 ] as const satisfies readonly Ability[];
 
-const WEBHOOK_EVENTS = ['notification.completed', 'notification.canceled', 'installation.invalidated', 'inbox.read'] as const satisfies readonly EventType[];
+const WEBHOOK_EVENTS = [
+  'notification.completed',
+  'notification.canceled',
+  'installation.invalidated',
+  'inbox.read',
+  'notification.ab_test_decided',
+] as const satisfies readonly EventType[];
 
 type Missing<All, Listed> = [Exclude<All, Listed>] extends [never] ? readonly Listed[] : { missing: Exclude<All, Listed> };
 

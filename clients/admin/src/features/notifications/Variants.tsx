@@ -1,26 +1,15 @@
-import type { NotificationDetail, Statistics } from '../../api';
+import type { NotificationAbTest, NotificationDetail, NotificationVariant } from '../../api';
 import { TableScroll } from '../../components/TableScroll';
 import { Time } from '../../components/Time';
 import { formatNumber, formatRate } from '../../format';
 
-/** One variant of a send and how it did (docs/api.md#variants). */
-export interface VariantResult {
-  key: string;
-  weight: number;
-  statistics: Statistics;
-}
+export type VariantResult = NotificationVariant;
+export type AbTestState = NotificationAbTest;
 
-/** Where an A/B test is (docs/api.md#a-b-test-with-a-winner). */
-export interface AbTestState {
-  phase: 'sample' | 'winner' | 'done';
-  winner: string | null;
-  decided_at: string | null;
-}
-
-/** A notification read null-safely for the variants and the A/B test: absent on a server without them. */
-type WithVariants = NotificationDetail & { variants?: VariantResult[] | null; ab_test?: AbTestState | null };
-export const variantsOf = (n: NotificationDetail): VariantResult[] => (n as WithVariants).variants ?? [];
-export const abTestOf = (n: NotificationDetail): AbTestState | null => (n as WithVariants).ab_test ?? null;
+/** Read null-safely: a server from before variants (docs/api.md#variants) leaves both out. */
+type MaybeVariants = Omit<NotificationDetail, 'variants' | 'ab_test'> & { variants?: VariantResult[] | null; ab_test?: AbTestState | null };
+export const variantsOf = (n: NotificationDetail): VariantResult[] => (n as MaybeVariants).variants ?? [];
+export const abTestOf = (n: NotificationDetail): AbTestState | null => (n as MaybeVariants).ab_test ?? null;
 
 const PHASE_WORDS: Record<AbTestState['phase'], string> = {
   sample: 'the variants went to a sample; the winner is picked later',
