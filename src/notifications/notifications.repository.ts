@@ -59,7 +59,8 @@ export class NotificationsRepository {
   @GenerateSql({ params: [NOTIFICATION] })
   @GenerateSql({ name: 'under a key', params: [NOTIFICATION, 'key'] })
   async insert(notification: NewNotification, key?: string): Promise<NotificationRow> {
-    const values = insertValues(notification);
+    // node-postgres sends a JS array as a PostgreSQL array: the jsonb array of variants goes as JSON text.
+    const values = { ...insertValues(notification), variants: notification.variants === null ? null : JSON.stringify(notification.variants) };
     const { rows } =
       key === undefined
         ? await preparedQuery<NotificationRow>(this.db, 'notifications_insert', INSERT_SQL.text, valuesOf(INSERT_SQL, values))

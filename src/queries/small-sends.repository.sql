@@ -24,9 +24,9 @@ targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
     CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
-      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -150,9 +150,9 @@ targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
     CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
-      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (
@@ -279,9 +279,9 @@ targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
     CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
-      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+      ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
+      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
 ),
 numbered AS (

@@ -156,11 +156,33 @@ describe('variants and A/B tests', () => {
       .post(`/api/v1/notifications/${id}/events`)
       .set(bearer(tenant.token))
       .send({ installation_id: opener.installation, type: 'opened' })
-      .expect(201);
+      .expect(202);
     const after = await readNotification(ctx, tenant.token, id);
     const openerVariant = variantOf(id, subjectOf(opener.user, opener.installation), weights);
     expect(after.variants[openerVariant].statistics.opened).toBe(1);
     expect(after.variants[1 - openerVariant].statistics.opened).toBe(0);
+  });
+
+  it('takes a variant from a template, rendered per installation', async () => {
+    const writer = await newToken(ctx, tenant.appId, ['templates:write']);
+    await ctx
+      .http()
+      .put('/api/v1/templates/greeting')
+      .set(bearer(writer))
+      .send({ name: 'Greeting', notification: { title: 'Hi {{ vars.name }}', body: 'From the template' }, localizations: null, data: null })
+      .expect(201);
+    const devices = await audience('tpl', 10);
+    const res = await send({
+      recipients: { user_ids: [...new Set(devices.map((d) => d.user))] },
+      variants: [variants[0], { key: 'tpl', weight: 50, template: { key: 'greeting', variables: { name: 'Ann' } } }],
+    });
+    expect(res.status).toBe(202);
+    const id = res.body.data.id;
+    await notificationCompleted(ctx, tenant.token, id);
+    for (const d of devices) {
+      const index = variantOf(id, subjectOf(d.user, d.installation), [50, 50]);
+      expect(titlesSent(d.token)).toEqual([index === 0 ? 'Sale' : 'Hi Ann']);
+    }
   });
 
   describe('the A/B test', () => {
@@ -212,7 +234,7 @@ describe('variants and A/B tests', () => {
           .post(`/api/v1/notifications/${id}/events`)
           .set(bearer(tenant.token))
           .send({ installation_id: opener.installation, type: 'opened' })
-          .expect(201);
+          .expect(202);
       }
       const winner = opener ? 'long' : 'short';
       expect(await decider().decideDue(later())).toEqual([id]);
@@ -237,7 +259,12 @@ describe('variants and A/B tests', () => {
       const res = await send({ recipients: { user_ids: [...new Set(devices.map((d) => d.user))] }, variants, options: { ab_test: abTest } });
       const id = res.body.data.id;
       await sampleDone(id);
-      expect(await decider().decideDue(later())).toEqual([id]);
+      // Due winner_after after the fan-out began, stored: a decider started later (a restart) finds it once it is past.
+      const [stored] = await ctx.db.query(`SELECT processing_started_at, ab_due_at FROM notifications WHERE id = $1`, [id]);
+      expect(stored.ab_due_at.getTime() - stored.processing_started_at.getTime()).toBe(5 * 60_000);
+      expect(await decider().decideDue()).not.toContain(id);
+      await ctx.db.query(`UPDATE notifications SET ab_due_at = now() - interval '1 second' WHERE id = $1`, [id]);
+      expect(await decider().decideDue()).toContain(id);
       expect((await readNotification(ctx, tenant.token, id)).ab_test.winner).toBe('short');
       await notificationCompleted(ctx, tenant.token, id);
     });
@@ -248,7 +275,8 @@ describe('variants and A/B tests', () => {
       const id = res.body.data.id;
       await sampleDone(id);
       await ctx.http().post(`/api/v1/notifications/${id}/cancel`).set(bearer(tenant.token)).expect(200);
-      expect(await decider().decideDue(later())).toEqual([]);
+      expect(await decider().decideDue(later())).not.toContain(id);
+      expect(await decider().decide(id, later())).toBe(false);
       const done = await notificationCompleted(ctx, tenant.token, id);
       expect(done.ab_test).toEqual({ phase: 'done', winner: null, decided_at: null });
       const rest = devices.filter((d) => !inSample(id, subjectOf(d.user, d.installation), 30));

@@ -141,6 +141,7 @@ describe('delivery trace: GET /api/v1/notifications/{id}/deliveries (docs/api.md
           'status',
           'updated_at',
           'user_id',
+          'variant',
         ].sort(),
       );
       expect(e.user_id).toBe(user);

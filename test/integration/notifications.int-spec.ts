@@ -42,6 +42,8 @@ describe('sending notifications (docs/api.md#send, docs/api.md#notification-reso
       dry_run: false,
       target_users: 3,
       template: null,
+      variants: null,
+      ab_test: null,
       statistics: { users: 0, installations: 0, accepted: 0, received: 0, displayed: 0, opened: 0, failed: 0, skipped: 0, inbox_stored: 0, inbox_read: 0 },
       created_at: expect.stringMatching(ISO_MS),
       // A small send (three users): fanned out by the API before the 202 (docs/api.md#small-sends).

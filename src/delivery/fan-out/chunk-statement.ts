@@ -87,11 +87,11 @@ const chosen = (where: string) => `chosen AS (
 
 /** Not in an A/B test's sample (docs/api.md#a-b-test-with-a-winner): held for the winner; always false for other sends. */
 const HELD = `CASE WHEN :sample_percent::int IS NULL THEN false
-        ELSE NOT (${inSampleSql(':notification_id::text', 'c.user_id', 'c.installation_id', ':sample_percent::int')}) END`;
+        ELSE NOT (${inSampleSql(':notification_id::uuid::text', 'c.user_id', 'c.installation_id', ':sample_percent::int')}) END`;
 
 /** Its variant's index (docs/api.md#variants): null for a send without variants, and for a row held for the winner. */
 const VARIANT = `CASE WHEN :variant_total::int IS NULL THEN NULL WHEN ${HELD} THEN NULL
-        ELSE ${variantSql(':notification_id::text', 'c.user_id', 'c.installation_id', ':variant_total::int', ':variant_thresholds::int[]')} END`;
+        ELSE ${variantSql(':notification_id::uuid::text', 'c.user_id', 'c.installation_id', ':variant_total::int', ':variant_thresholds::int[]')} END`;
 
 /** Each one's due time: its zone's, else the fallback; skipped as QuietHours when quiet hours outlast its ttl; its variant, or held. */
 const targets = `targets AS (
