@@ -36,7 +36,6 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
   let origin: string;
   let browser: Browser;
   let page: Page;
-  let notificationUrl: string;
   const foreignRequests: string[] = [];
   const consoleErrors: string[] = [];
   const answerProblems: Promise<string | null>[] = [];
@@ -133,9 +132,8 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
     const dialog = confirmDialog();
     await dialog.getByText(/after 4 hours, the variant with the most opens/).waitFor();
     await dialog.getByRole('button', { name: 'Send to 1,100 installations' }).click();
-    const variants = page.getByRole('region', { name: 'Variants' });
+    const variants = page.getByRole('region', { name: 'Variants', exact: true });
     await variants.waitFor();
-    notificationUrl = page.url();
     await variants.locator('.badge', { hasText: /^sample$/ }).waitFor();
     await variants.getByText('not picked yet').waitFor();
     await variants.getByRole('row', { name: /^a / }).waitFor();
@@ -152,17 +150,19 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
     expect(sample).toBeGreaterThan(0);
     expect(sample).toBeLessThan(INSTALLATIONS / 2);
     await shot('composer-ab-4-notification-1280');
+    await variants.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, 'composer-ab-4-variants-1280.png') });
   });
 
   it('fits a 390 px phone: the variants, the A/B settings, the confirmation and the notification page', async () => {
     await page.setViewportSize(PHONE);
-    await page.goto(notificationUrl);
+    // Still on the notification's page: resized, not reloaded (a reload would drop the page's polls mid-answer).
     await page
-      .getByRole('region', { name: 'Variants' })
+      .getByRole('region', { name: 'Variants', exact: true })
       .locator('.badge', { hasText: /^sample$/ })
       .waitFor();
     await expect(overflow()).resolves.toEqual({ page: 0, outside: [] });
     await shot('composer-ab-5-notification-390');
+    await page.getByRole('region', { name: 'Variants', exact: true }).screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, 'composer-ab-5-variants-390.png') });
     await openComposer();
     await composeAbTest('4', 'hours');
     await expect(overflow()).resolves.toEqual({ page: 0, outside: [] });

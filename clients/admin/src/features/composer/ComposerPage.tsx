@@ -330,19 +330,18 @@ export function ComposerPage({ appId }: { appId: string }) {
         </div>
 
         <aside className="composer-side" aria-label="Preview">
-          {draft.source === 'variants' ? (
-            <div className="kinds card" role="radiogroup" aria-label="Variant shown">
-              <span className="label">Show&nbsp;</span>
-              {draft.variants.map((v, i) => (
-                <label key={i} className="choice">
-                  <input type="radio" name="variant-shown" checked={Math.min(shown, draft.variants.length - 1) === i} onChange={() => setShown(i)} /> Variant{' '}
-                  {i + 1}
-                  {v.key.trim() ? ` (${v.key.trim()})` : ''}
-                </label>
-              ))}
-            </div>
-          ) : null}
-          <Preview draft={variantDraft(draft, Math.min(shown, draft.variants.length - 1))} appName={app.data?.name ?? 'Your app'} />
+          <Preview draft={variantDraft(draft, Math.min(shown, draft.variants.length - 1))} appName={app.data?.name ?? 'Your app'}>
+            {draft.source === 'variants' ? (
+              <div className="kinds variant-shown" role="radiogroup" aria-label="Variant shown">
+                {draft.variants.map((v, i) => (
+                  <label key={i} className="choice">
+                    <input type="radio" name="variant-shown" checked={Math.min(shown, draft.variants.length - 1) === i} onChange={() => setShown(i)} />{' '}
+                    {`Variant ${i + 1}${v.key.trim() ? ` (${v.key.trim()})` : ''}`}
+                  </label>
+                ))}
+              </div>
+            ) : null}
+          </Preview>
           <ServerPreview appId={appId} draft={variantDraft(draft, Math.min(shown, draft.variants.length - 1))} />
         </aside>
 
