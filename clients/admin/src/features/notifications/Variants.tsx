@@ -55,7 +55,7 @@ export function VariantsSection({ n }: { n: NotificationDetail }) {
       ) : null}
       {variants.length > 0 ? (
         <TableScroll label="Variants table">
-          <table className="data fits">
+          <table className="data fits variant-figures">
             <caption className="visually-hidden">Variants of this notification</caption>
             <thead>
               <tr>
