@@ -105,6 +105,7 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
     await preview.getByRole('radiogroup', { name: 'Variant shown' }).getByLabel('Variant 2 (b)').check();
     await preview.getByRole('figure', { name: 'On iOS' }).getByText('Half price, today only').waitFor();
     await expect(preview.getByRole('figure', { name: 'On iOS' }).getByText('Spring sale').count()).resolves.toBe(0);
+    await page.getByText(/About 110 of the 1,100 installations counted\.$/).waitFor();
     await shot('composer-ab-1-variants-1280');
   });
 
@@ -167,6 +168,7 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
     await composeAbTest('4', 'hours');
     await expect(overflow()).resolves.toEqual({ page: 0, outside: [] });
     await shot('composer-ab-6-variants-390');
+    await page.getByRole('group', { name: 'A/B test' }).screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, 'composer-ab-6-ab-test-390.png') });
     await page.getByRole('button', { name: 'Send' }).click();
     const dialog = confirmDialog();
     await dialog.getByText(/^A\/B test: about 110 installations/).waitFor();

@@ -64,6 +64,10 @@ export function ComposerPage({ appId }: { appId: string }) {
   };
   const audience = draft.audience;
   const recipients = recipientsOf(audience);
+  const countTarget = isProblem(recipients) || !audienceComplete(audience) ? null : recipients;
+  // The live count's answer for this audience, read from its cache (never asked from here): the A/B test's sample is a share of it.
+  const audienceCount = useQuery({ ...countQuery(appId, countable(countTarget) ? countTarget : { all: true }), enabled: false });
+  const installations = countable(countTarget) && audienceCount.data ? audienceCount.data.installations : null;
   const filterRows = audience.kind === 'filter' && audience.json === null ? audience.rows.length : 0;
 
   const sent = send.error instanceof ApiError && send.error.status === 422 ? placeErrors(send.error.errors, filterRows) : { fields: {}, other: [] };
@@ -187,7 +191,7 @@ export function ComposerPage({ appId }: { appId: string }) {
                 {errors.audience.join(' ')}
               </p>
             ) : null}
-            <AudienceCountLine appId={appId} recipients={isProblem(recipients) || !audienceComplete(audience) ? null : recipients} onErrors={setCountErrors} />
+            <AudienceCountLine appId={appId} recipients={countTarget} onErrors={setCountErrors} />
           </fieldset>
 
           <fieldset className="card">
@@ -268,7 +272,7 @@ export function ComposerPage({ appId }: { appId: string }) {
             )}
           </fieldset>
 
-          {draft.source === 'variants' ? <AbTestSection draft={draft} set={set} errors={errors} /> : null}
+          {draft.source === 'variants' ? <AbTestSection draft={draft} set={set} errors={errors} installations={installations} /> : null}
 
           <fieldset className="card">
             <legend>When</legend>

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import type { Template } from '../../api';
 import { formatNumber } from '../../format';
-import { AB_METRICS, type AbTestDraft, type Draft, emptyVariant, MAX_VARIANTS, MIN_VARIANTS, type VariantDraft, WINNER_UNITS } from './draft';
+import { AB_METRICS, type AbTestDraft, type Draft, emptyVariant, MAX_VARIANTS, MIN_VARIANTS, sampleOf, type VariantDraft, WINNER_UNITS } from './draft';
 import { variantField } from './errors';
 import { Field, type FieldProps } from './Field';
 
@@ -163,8 +163,13 @@ const METRIC_WORDS: Record<AbTestDraft['metric'], string> = { opened: 'opens', d
  * variants first; after the wait, the variant with the most opens (or displays) per accepted message
  * goes to everyone else.
  */
-export function AbTestSection({ draft, set, errors }: { draft: Draft; set: Set; errors: Errors }) {
+export function AbTestSection({ draft, set, errors, installations }: { draft: Draft; set: Set; errors: Errors; installations: number | null }) {
   const ab = draft.abTest;
+  const percent = Number(ab.samplePercent);
+  const sample =
+    installations !== null && Number.isInteger(percent) && percent >= 1 && percent <= 50
+      ? `About ${formatNumber(sampleOf(installations, percent))} of the ${formatNumber(installations)} installations counted.`
+      : '1 to 50.';
   const change = (patch: Partial<AbTestDraft>) => set({ abTest: { ...ab, ...patch } });
   return (
     <fieldset className="card" aria-describedby={errors.ab_test ? 'compose-ab_test-error' : undefined}>
@@ -193,7 +198,7 @@ export function AbTestSection({ draft, set, errors }: { draft: Draft; set: Set; 
                 onChange={(e) => change({ samplePercent: e.target.value })}
               />
             ),
-            '1 to 50: this share of the audience gets the variants, split by weight.',
+            `This share of the audience gets the variants first, split by weight. ${sample}`,
           )}
           <Field id="ab_test.winner_after" errors={errors['ab_test.winner_after']} as="group">
             <span className="duration">

@@ -267,6 +267,8 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     await userEvent.selectOptions(screen.getByLabelText('The winner is the variant with the most'), 'displayed');
 
     await waitFor(() => expect(screen.getByRole('status', { name: 'Audience count' }).textContent).toMatch(/^2,000 installations/), SETTLED);
+    // The sample as a share of the live count, before anything is sent.
+    expect(document.getElementById('compose-ab_test.sample_percent-hint')!.textContent).toMatch(/About 300 of the 2,000 installations counted\.$/);
     await userEvent.click(screen.getByRole('button', { name: 'Send' }));
     const dialog = await screen.findByRole('alertdialog', { name: 'Send to 2,000 installations?' });
     expect(within(dialog).getByText(/^A\/B test:/).textContent).toBe(
