@@ -31,7 +31,7 @@ describe('webhook rules (docs/api.md#webhooks)', () => {
     it('refuses an unknown type and an empty list', () => {
       expect(() => parseEvents('notification.completed,notification.sent')).toThrow(
         new WebhookError(
-          'Unknown event "notification.sent": --events takes notification.completed, notification.canceled, installation.invalidated, inbox.read',
+          'Unknown event "notification.sent": --events takes notification.completed, notification.canceled, installation.invalidated, inbox.read, notification.ab_test_decided',
         ),
       );
       expect(() => parseEvents(' , ')).toThrow(WebhookError);

@@ -125,7 +125,7 @@ describe('webhooks (docs/api.md#webhooks)', () => {
       [
         'an unknown event',
         ['--events', 'notification.completed,notification.opened'],
-        /^Unknown event "notification.opened": --events takes notification.completed, notification.canceled, installation.invalidated, inbox.read\n$/,
+        /^Unknown event "notification.opened": --events takes notification.completed, notification.canceled, installation.invalidated, inbox.read, notification.ab_test_decided\n$/,
       ],
       ['no event', ['--events', ','], /^--events must name at least one of/],
       ['an unknown app', ['--app', randomUUID()], /^App [0-9a-f-]{36} not found\n$/],

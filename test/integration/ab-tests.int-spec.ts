@@ -7,12 +7,19 @@ import { notificationCompleted, readNotification, traceByInstallation } from '..
 import { useAppWithFakeProviders } from '../support/use-app-with-fake-providers';
 import { useTenantWithProviders } from '../support/use-tenant-with-providers';
 import { waitFor } from '../support/wait-for';
+import { WebhookReceiver } from '../support/webhook-receiver';
+import { testQueue } from '../support/wait-for-queues';
+import { abDecisionJobId, MAINTENANCE_QUEUE } from '../../src/common/queues';
 
 /** Contract 26 (docs/api.md#variants, docs/api.md#a-b-test-with-a-winner): variants, the sample, the decision, the rest. */
 describe('variants and A/B tests', () => {
-  const stack = useAppWithFakeProviders();
+  // The webhook receiver listens on loopback (docs/api.md#managing-webhooks).
+  const stack = useAppWithFakeProviders({ WEBHOOK_ALLOWED_HOSTS: '127.0.0.1' });
   const { ctx } = stack;
   const tenant = useTenantWithProviders(stack, 'Variants');
+  const receiver = new WebhookReceiver();
+  beforeAll(() => receiver.start());
+  afterAll(() => receiver.stop());
 
   const send = (body: Record<string, unknown>) => ctx.http().post('/api/v1/notifications').set(bearer(tenant.token)).send(body);
   const variants = [
@@ -199,7 +206,7 @@ describe('variants and A/B tests', () => {
     const later = () => new Date(Date.now() + 6 * 60_000);
 
     it('sends the sample split by weight, decides once for the highest metric, and sends the winner to everyone else once', async () => {
-      await ctx.get(WebhooksService).create(tenant.appId, 'https://shop.example.com/hooks/ab', 'notification.ab_test_decided');
+      await ctx.get(WebhooksService).create(tenant.appId, receiver.url('/hooks/ab'), 'notification.ab_test_decided');
       const devices = await audience('ab', 60);
       const res = await send({ recipients: { user_ids: [...new Set(devices.map((d) => d.user))] }, variants, options: { ab_test: abTest } });
       expect(res.status).toBe(202);
@@ -250,8 +257,12 @@ describe('variants and A/B tests', () => {
       const trace = await traceByInstallation(ctx, tenant.token, id);
       for (const d of rest) expect(trace[d.installation].variant).toBe(winner);
 
-      const events = await ctx.db.query(`SELECT type FROM webhook_messages WHERE subject_id = $1`, [id]);
-      expect(events.map((e: { type: string }) => e.type)).toContain('notification.ab_test_decided');
+      // The webhook is called with the Notification, its winner set.
+      const call = await waitFor(
+        async () => receiver.calls.map((c) => JSON.parse(c.body)).find((b) => b.type === 'notification.ab_test_decided' && b.data.id === id) ?? null,
+        'the notification.ab_test_decided webhook',
+      );
+      expect(call.data.ab_test).toMatchObject({ winner, decided_at: expect.stringMatching(/Z$/) });
     });
 
     it('gives a tie to the first listed variant', async () => {
@@ -267,6 +278,25 @@ describe('variants and A/B tests', () => {
       expect(await decider().decideDue()).toContain(id);
       expect((await readNotification(ctx, tenant.token, id)).ab_test.winner).toBe('short');
       await notificationCompleted(ctx, tenant.token, id);
+    });
+
+    it('is decided by its delayed job on the maintenance queue', async () => {
+      const devices = await audience('job', 10);
+      const res = await send({ recipients: { user_ids: [...new Set(devices.map((d) => d.user))] }, variants, options: { ab_test: abTest } });
+      const id = res.body.data.id;
+      await sampleDone(id);
+      const queue = testQueue(ctx, MAINTENANCE_QUEUE);
+      try {
+        const job = await queue.getJob(abDecisionJobId(id));
+        expect(await job?.getState()).toBe('delayed');
+        // As if winner_after passed: the stored due time moves back, and the job runs now.
+        await ctx.db.query(`UPDATE notifications SET ab_due_at = now() - interval '1 second' WHERE id = $1`, [id]);
+        await job!.promote();
+      } finally {
+        await queue.close();
+      }
+      const done = await notificationCompleted(ctx, tenant.token, id);
+      expect(done.ab_test).toMatchObject({ phase: 'done', winner: 'short' });
     });
 
     it('cancelled in its sample phase: never decided, the rest skipped as Canceled and never sent', async () => {

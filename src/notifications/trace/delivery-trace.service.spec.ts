@@ -177,6 +177,7 @@ describe('delivery trace (docs/api.md#delivery-trace)', () => {
         displayed_at: '2026-11-24T02:00:03.000Z',
         opened_at: '2026-11-24T02:00:04.000Z',
         opened_action: 'track',
+        variant: null,
       },
     ]);
   });
