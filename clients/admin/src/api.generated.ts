@@ -4,10374 +4,10335 @@
  */
 
 export interface paths {
-  '/admin/api/session': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The current session */
+        get: operations["Admin_session"];
+        put?: never;
+        /**
+         * Log in
+         * @description An operator's e-mail and password, or the bootstrap ADMIN_USER and ADMIN_PASSWORD, as `Authorization: Basic`; no body.
+         */
+        post: operations["Admin_login"];
+        /**
+         * Log out
+         * @description Ends this session and clears its cookie.
+         */
+        delete: operations["Admin_logout"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** The current session */
-    get: operations['Admin_session'];
-    put?: never;
-    /**
-     * Log in
-     * @description An operator's e-mail and password, or the bootstrap ADMIN_USER and ADMIN_PASSWORD, as `Authorization: Basic`; no body.
-     */
-    post: operations['Admin_login'];
-    /**
-     * Log out
-     * @description Ends this session and clears its cookie.
-     */
-    delete: operations['Admin_logout'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/overview': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The overview
+         * @description Outcomes per minute of the last hour, queue depths and webhook failures of the last day.
+         */
+        get: operations["Admin_overview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The overview
-     * @description Outcomes per minute of the last hour, queue depths and webhook failures of the last day.
-     */
-    get: operations['Admin_overview'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every app the operator may see
+         * @description With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.
+         */
+        get: operations["Admin_apps"];
+        put?: never;
+        /** Create an app */
+        post: operations["AppsConsole_createApp"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Every app the operator may see
-     * @description With its live installations by platform, its credentials (no secret) and its sends of the last 24 hours.
-     */
-    get: operations['Admin_apps'];
-    put?: never;
-    /** Create an app */
-    post: operations['AppsConsole_createApp'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An app */
+        get: operations["Admin_app"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /** An app */
-    get: operations['Admin_app'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's notifications
+         * @description Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.
+         */
+        get: operations["Admin_notifications"];
+        put?: never;
+        /**
+         * Send a notification
+         * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
+         */
+        post: operations["Admin_send"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's notifications
-     * @description Newest first, cursor paginated, optionally those whose title contains `search` and those created before `before`.
-     */
-    get: operations['Admin_notifications'];
-    put?: never;
-    /**
-     * Send a notification
-     * @description The body of `POST /api/v1/notifications` (docs/api.md#send), with its validation and payload size checks.
-     */
-    post: operations['Admin_send'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification
+         * @description With its outcomes per minute.
+         */
+        get: operations["Admin_notification"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A notification
-     * @description With its outcomes per minute.
-     */
-    get: operations['Admin_notification'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}/deliveries': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A notification's deliveries
+         * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason, each entry with its next attempt and localization.
+         */
+        get: operations["Admin_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A notification's deliveries
-     * @description The delivery trace of `GET /api/v1/notifications/{id}/deliveries` (docs/api.md#delivery-trace), also filtered by reason, each entry with its next attempt and localization.
-     */
-    get: operations['Admin_deliveries'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a notification
+         * @description As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.
+         */
+        post: operations["Admin_cancel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Cancel a notification
-     * @description As `POST /api/v1/notifications/{id}/cancel` (docs/api.md#scheduling). No body.
-     */
-    post: operations['Admin_cancel'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/installations/browse': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/installations/browse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Browse installations
+         * @description A page of live installations in installation_id order, matching `filter` (docs/api.md#audience-filters); the count on the first page.
+         */
+        post: operations["Admin_browseInstallations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Browse installations
-     * @description A page of live installations in installation_id order, matching `filter` (docs/api.md#audience-filters); the count on the first page.
-     */
-    post: operations['Admin_browseInstallations'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/installations': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/installations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Look installations up
+         * @description By `installation_id` or by `user_id` (one of the two), each with the latest notifications that targeted it.
+         */
+        get: operations["Admin_installations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Look installations up
-     * @description By `installation_id` or by `user_id` (one of the two), each with the latest notifications that targeted it.
-     */
-    get: operations['Admin_installations'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/live-activities': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/live-activities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's Live Activities
+         * @description Its newest activities, each with its newest update, and its broadcast channels, each with its newest broadcast (docs/api.md#live-activities).
+         */
+        get: operations["Admin_liveActivities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's Live Activities
-     * @description Its newest activities, each with its newest update, and its broadcast channels, each with its newest broadcast (docs/api.md#live-activities).
-     */
-    get: operations['Admin_liveActivities'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/topics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/topics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's topics
+         * @description By key (docs/api.md#topics), each with `subscribers`: the users a `recipients.topic` send would reach now (null when that count timed out).
+         */
+        get: operations["Admin_topics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's topics
-     * @description By key (docs/api.md#topics), each with `subscribers`: the users a `recipients.topic` send would reach now (null when that count timed out).
-     */
-    get: operations['Admin_topics'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/topics/{key}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/topics/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or replace a topic
+         * @description As `PUT /api/v1/topics/{key}` (docs/api.md#topics), at most 100 per app; 200 whether it was new or not (the page knows).
+         */
+        put: operations["Admin_putTopic"];
+        post?: never;
+        /**
+         * Delete a topic
+         * @description As `DELETE /api/v1/topics/{key}`: the users' choices for it go with it.
+         */
+        delete: operations["Admin_deleteTopic"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /**
-     * Create or replace a topic
-     * @description As `PUT /api/v1/topics/{key}` (docs/api.md#topics), at most 100 per app; 200 whether it was new or not (the page knows).
-     */
-    put: operations['Admin_putTopic'];
-    post?: never;
-    /**
-     * Delete a topic
-     * @description As `DELETE /api/v1/topics/{key}`: the users' choices for it go with it.
-     */
-    delete: operations['Admin_deleteTopic'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/users/{user}/preferences': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/users/{user}/preferences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's preferences
+         * @description As `GET /api/v1/users/{user_id}/preferences` (docs/api.md#preferences): every topic of the app, with the defaults filled in.
+         */
+        get: operations["Admin_preferences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A user's preferences
-     * @description As `GET /api/v1/users/{user_id}/preferences` (docs/api.md#preferences): every topic of the app, with the defaults filled in.
-     */
-    get: operations['Admin_preferences'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/users/{user}/inbox': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/users/{user}/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A user's inbox
+         * @description As `GET /api/v1/users/{user_id}/inbox` (docs/api.md#inbox): newest first, cursor paginated, `meta.unread` the unread count.
+         */
+        get: operations["Admin_inbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A user's inbox
-     * @description As `GET /api/v1/users/{user_id}/inbox` (docs/api.md#inbox): newest first, cursor paginated, `meta.unread` the unread count.
-     */
-    get: operations['Admin_inbox'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/operators': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every operator
+         * @description Oldest first, disabled ones too; never a password or a token.
+         */
+        get: operations["AdminOperators_list"];
+        put?: never;
+        /**
+         * Invite an operator
+         * @description Creates the account with its roles and answers a one-time link (shown once) with which the operator sets a password.
+         */
+        post: operations["AdminOperators_create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * Every operator
-     * @description Oldest first, disabled ones too; never a password or a token.
-     */
-    get: operations['AdminOperators_list'];
-    put?: never;
-    /**
-     * Invite an operator
-     * @description Creates the account with its roles and answers a one-time link (shown once) with which the operator sets a password.
-     */
-    post: operations['AdminOperators_create'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/operators/{id}/grants': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/operators/{id}/grants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Change an operator's roles
+         * @description Replaces every grant of the operator.
+         */
+        put: operations["AdminOperators_setGrants"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /**
-     * Change an operator's roles
-     * @description Replaces every grant of the operator.
-     */
-    put: operations['AdminOperators_setGrants'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/operators/{id}/invitation': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/operators/{id}/invitation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new invitation link
+         * @description For an operator who lost theirs, or to reset a password; earlier links keep working until they expire.
+         */
+        post: operations["AdminOperators_invite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * A new invitation link
-     * @description For an operator who lost theirs, or to reset a password; earlier links keep working until they expire.
-     */
-    post: operations['AdminOperators_invite'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/operators/{id}/disable': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/operators/{id}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable an operator
+         * @description At once: their sessions end, and they can no longer log in.
+         */
+        post: operations["AdminOperators_disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Disable an operator
-     * @description At once: their sessions end, and they can no longer log in.
-     */
-    post: operations['AdminOperators_disable'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/operator-domains': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/operator-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The e-mail domains OIDC admits
+         * @description An unknown e-mail of one of them gets an account with its role on its first OIDC sign-in.
+         */
+        get: operations["AdminOperators_domains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The e-mail domains OIDC admits
-     * @description An unknown e-mail of one of them gets an account with its role on its first OIDC sign-in.
-     */
-    get: operations['AdminOperators_domains'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/operator-domains/{domain}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/operator-domains/{domain}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Admit an e-mail domain
+         * @description Or change its role.
+         */
+        put: operations["AdminOperators_allowDomain"];
+        post?: never;
+        /**
+         * Stop admitting an e-mail domain
+         * @description Operators it admitted keep their accounts.
+         */
+        delete: operations["AdminOperators_removeDomain"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /**
-     * Admit an e-mail domain
-     * @description Or change its role.
-     */
-    put: operations['AdminOperators_allowDomain'];
-    post?: never;
-    /**
-     * Stop admitting an e-mail domain
-     * @description Operators it admitted keep their accounts.
-     */
-    delete: operations['AdminOperators_removeDomain'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/invitations/accept': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation
+         * @description Sets the password of the invited operator; each link works once. Then log in.
+         */
+        post: operations["AdminOperators_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Accept an invitation
-     * @description Sets the password of the invited operator; each link works once. Then log in.
-     */
-    post: operations['AdminOperators_accept'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/sessions': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * My sessions
+         * @description The signed-in operator's live sessions, newest first (at most 100).
+         */
+        get: operations["AdminAccount_sessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * My sessions
-     * @description The signed-in operator's live sessions, newest first (at most 100).
-     */
-    get: operations['AdminAccount_sessions'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/sessions/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke one of my sessions
+         * @description Its cookie stops working at once, in every api process.
+         */
+        delete: operations["AdminAccount_revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Revoke one of my sessions
-     * @description Its cookie stops working at once, in every api process.
-     */
-    delete: operations['AdminAccount_revoke'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/audit-log': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/audit-log": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log
+         * @description Newest first, filtered. An owner of every app sees every entry; an owner of some apps sees those apps' entries only (not logins or operators).
+         */
+        get: operations["AdminAccount_auditLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * The audit log
-     * @description Newest first, filtered. An owner of every app sees every entry; an owner of some apps sees those apps' entries only (not logins or operators).
-     */
-    get: operations['AdminAccount_auditLog'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's credentials
+         * @description What is stored of each provider, never a secret; null for none.
+         */
+        get: operations["AppsConsole_credentials"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's credentials
-     * @description What is stored of each provider, never a secret; null for none.
-     */
-    get: operations['AppsConsole_credentials'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials/apns': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials/apns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store the APNs key
+         * @description The `.p8` key with its key id, team id, topic and environment; replaces the APNs credentials.
+         */
+        put: operations["AppsConsole_putApns"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /**
-     * Store the APNs key
-     * @description The `.p8` key with its key id, team id, topic and environment; replaces the APNs credentials.
-     */
-    put: operations['AppsConsole_putApns'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials/fcm': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials/fcm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store the FCM service account
+         * @description The service-account JSON key file; replaces the FCM credentials.
+         */
+        put: operations["AppsConsole_putFcm"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /**
-     * Store the FCM service account
-     * @description The service-account JSON key file; replaces the FCM credentials.
-     */
-    put: operations['AppsConsole_putFcm'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials/web-push': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials/web-push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Store or generate the VAPID keys
+         * @description With both keys: that pair. With neither: the stored pair is kept, or a new one generated. The public key is answered, the private never.
+         */
+        put: operations["AppsConsole_putWebPush"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /**
-     * Store or generate the VAPID keys
-     * @description With both keys: that pair. With neither: the stored pair is kept, or a new one generated. The public key is answered, the private never.
-     */
-    put: operations['AppsConsole_putWebPush'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials/hms': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials/hms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** Store the Huawei Push Kit credentials */
+        put: operations["AppsConsole_putHms"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    /** Store the Huawei Push Kit credentials */
-    put: operations['AppsConsole_putHms'];
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials/{provider}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials/{provider}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a provider's credentials
+         * @description Later sends skip its platforms as NoCredentials.
+         */
+        delete: operations["AppsConsole_removeCredentials"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Remove a provider's credentials
-     * @description Later sends skip its platforms as NoCredentials.
-     */
-    delete: operations['AppsConsole_removeCredentials'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/credentials/check': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/credentials/check": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the credentials
+         * @description As `credentials:check` (docs/api.md#credentials-check): each stored provider proved, no device reached.
+         */
+        post: operations["AppsConsole_check"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Check the credentials
-     * @description As `credentials:check` (docs/api.md#credentials-check): each stored provider proved, no device reached.
-     */
-    post: operations['AppsConsole_check'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/tokens': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's API tokens
+         * @description Never the token itself (only its hash is stored).
+         */
+        get: operations["AppsConsole_tokens"];
+        put?: never;
+        /**
+         * Create an API token
+         * @description The token is in this answer only.
+         */
+        post: operations["AppsConsole_createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's API tokens
-     * @description Never the token itself (only its hash is stored).
-     */
-    get: operations['AppsConsole_tokens'];
-    put?: never;
-    /**
-     * Create an API token
-     * @description The token is in this answer only.
-     */
-    post: operations['AppsConsole_createToken'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/tokens/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description At once, in every api process.
+         */
+        delete: operations["AppsConsole_revokeToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Revoke an API token
-     * @description At once, in every api process.
-     */
-    delete: operations['AppsConsole_revokeToken'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/webhooks': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's webhooks
+         * @description Never their signing secrets.
+         */
+        get: operations["AppsConsole_webhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description Its signing secret is in this answer only (docs/api.md#webhooks).
+         */
+        post: operations["AppsConsole_createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's webhooks
-     * @description Never their signing secrets.
-     */
-    get: operations['AppsConsole_webhooks'];
-    put?: never;
-    /**
-     * Create a webhook
-     * @description Its signing secret is in this answer only (docs/api.md#webhooks).
-     */
-    post: operations['AppsConsole_createWebhook'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/webhooks/{id}': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Calls to it stop.
+         */
+        delete: operations["AppsConsole_deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    post?: never;
-    /**
-     * Delete a webhook
-     * @description Calls to it stop.
-     */
-    delete: operations['AppsConsole_deleteWebhook'];
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/settings': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An app's settings */
+        get: operations["AppsConsole_settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change an app's settings
+         * @description Only those given (docs/api.md#app-settings); null turns a cap or quiet hours off.
+         */
+        patch: operations["AppsConsole_updateSettings"];
+        trace?: never;
     };
-    /** An app's settings */
-    get: operations['AppsConsole_settings'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    /**
-     * Change an app's settings
-     * @description Only those given (docs/api.md#app-settings); null turns a cap or quiet hours off.
-     */
-    patch: operations['AppsConsole_updateSettings'];
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/analytics': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/analytics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's analytics
+         * @description Per UTC day: installations by platform and permission, sends and their outcomes; and the opened rate by category.
+         */
+        get: operations["Analytics_app"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's analytics
-     * @description Per UTC day: installations by platform and permission, sends and their outcomes; and the opened rate by category.
-     */
-    get: operations['Analytics_app'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}/funnel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}/funnel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A send's funnel by platform
+         * @description accepted → received → displayed → opened per platform, from its deliveries.
+         */
+        get: operations["Analytics_funnel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A send's funnel by platform
-     * @description accepted → received → displayed → opened per platform, from its deliveries.
-     */
-    get: operations['Analytics_funnel'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/{id}/trace.csv': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/{id}/trace.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A send's trace as CSV
+         * @description Every delivery, one line each, in the trace’s order (docs/api.md#delivery-trace).
+         */
+        get: operations["Analytics_traceCsv"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * A send's trace as CSV
-     * @description Every delivery, one line each, in the trace’s order (docs/api.md#delivery-trace).
-     */
-    get: operations['Analytics_traceCsv'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/audiences/count': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/audiences/count": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Count an audience
+         * @description As `POST /api/v1/audiences/count` (docs/api.md#count-an-audience): any recipients kind, validated as a send’s.
+         */
+        post: operations["Composer_countAudience"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Count an audience
-     * @description As `POST /api/v1/audiences/count` (docs/api.md#count-an-audience): any recipients kind, validated as a send’s.
-     */
-    post: operations['Composer_countAudience'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/templates': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/templates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An app's templates
+         * @description As `GET /api/v1/templates` (docs/api.md#templates): each at its latest version, by key.
+         */
+        get: operations["Composer_templateList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    /**
-     * An app's templates
-     * @description As `GET /api/v1/templates` (docs/api.md#templates): each at its latest version, by key.
-     */
-    get: operations['Composer_templateList'];
-    put?: never;
-    post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/admin/api/apps/{app}/notifications/preview': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
+    "/admin/api/apps/{app}/notifications/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a send
+         * @description As `POST /api/v1/notifications/preview` (docs/api.md#preview): the message each platform would carry, for `installation_id` if given.
+         */
+        post: operations["Composer_preview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
     };
-    get?: never;
-    put?: never;
-    /**
-     * Preview a send
-     * @description As `POST /api/v1/notifications/preview` (docs/api.md#preview): the message each platform would carry, for `installation_id` if given.
-     */
-    post: operations['Composer_preview'];
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-  schemas: {
-    /** @enum {string} */
-    OperatorRole: 'viewer' | 'editor' | 'owner';
-    OperatorGrantResource: {
-      /**
-       * Format: uuid
-       * @description The app, or null for every app.
-       */
-      app_id: string | null;
-      role: components['schemas']['OperatorRole'];
-    };
-    AdminSessionResource: {
-      /**
-       * @description The operator's e-mail (ADMIN_USER for the bootstrap owner).
-       * @example ops@example.com
-       */
-      user: string;
-      /** Format: uuid */
-      operator_id: string;
-      /** @description The operator's roles: what the dashboard offers them. */
-      grants: components['schemas']['OperatorGrantResource'][];
-      /** @description Sent back in `X-CSRF-Token` on every POST, PUT and DELETE of this session. */
-      csrf_token: string;
-      /**
-       * Format: date-time
-       * @description When the session cookie stops being accepted.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string;
-    };
-    AdminSessionEnvelope: {
-      data: components['schemas']['AdminSessionResource'];
-    };
-    ErrorResponse: {
-      /**
-       * @description The API's fixed message for the status.
-       * @example Not Found
-       */
-      message: string;
-    };
-    AdminSessionOrNoneEnvelope: {
-      /** @description null without a valid session: the page shows its login form. */
-      data: components['schemas']['AdminSessionResource'] | null;
-    };
-    MinutePointResource: {
-      /**
-       * Format: date-time
-       * @description The start of the minute.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      minute: string;
-      accepted: number;
-      failed: number;
-      skipped: number;
-      /** @description Deliveries that became pending again, to be retried. */
-      retried: number;
-    };
-    QueueJobCounts: {
-      waiting: number;
-      active: number;
-      delayed: number;
-      prioritized: number;
-      failed: number;
-    };
-    QueueDepth: {
-      /**
-       * @example deliver
-       * @enum {string}
-       */
-      name: 'fanout' | 'deliver' | 'deliver-small' | 'webhook';
-      counts: components['schemas']['QueueJobCounts'];
-    };
-    WebhookTrouble: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      app_id: string;
-      /** @example https://example.com/hooks/push */
-      url: string;
-      /**
-       * @example notification.completed
-       * @enum {string}
-       */
-      type: 'notification.completed' | 'notification.canceled' | 'installation.invalidated' | 'inbox.read' | 'notification.ab_test_decided';
-      /**
-       * Format: uuid
-       * @description The notification or installation the event is about.
-       */
-      subject_id: string;
-      /**
-       * @description `failed`: given up; `pending`: being retried.
-       * @enum {string}
-       */
-      status: 'pending' | 'failed';
-      attempts: number;
-      /** @description Why the last attempt failed: the status code or the network error. */
-      last_error: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When it was given up; null while retried.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      finished_at: string | null;
-    };
-    WebhookTroubles: {
-      /**
-       * @description The window of `failed`, in hours.
-       * @example 24
-       */
-      hours: number;
-      /** @description Messages given up within the window. */
-      failed: number;
-      /** @description Messages being retried now. */
-      retrying: number;
-      /** @description The latest of them, newest first. */
-      recent: components['schemas']['WebhookTrouble'][];
-    };
-    AdminOverview: {
-      /** @description Every minute of the last hour, every app together, oldest first. */
-      minutes: components['schemas']['MinutePointResource'][];
-      /** @description Job counts per queue; null when Redis did not answer in time. */
-      queues: components['schemas']['QueueDepth'][] | null;
-      webhooks: components['schemas']['WebhookTroubles'];
-    };
-    AdminOverviewEnvelope: {
-      data: components['schemas']['AdminOverview'];
-    };
-    InstallationCounts: {
-      /** @description Live (not deleted) iOS installations. */
-      ios: number;
-      /** @description Live Android installations. */
-      android: number;
-      /** @description Live web installations. */
-      web: number;
-      /** @description Live Huawei installations. */
-      huawei: number;
-      total: number;
-    };
-    ApnsSummary: {
-      key_id: string;
-      team_id: string;
-      /** @description The bundle id. */
-      topic: string;
-      /** @description Production APNs, else the sandbox. */
-      production: boolean;
-    };
-    FcmSummary: {
-      project_id: string;
-      client_email: string;
-    };
-    WebPushSummary: {
-      /** @description The VAPID subject (mailto: or https:). */
-      subject: string;
-      /** @description The VAPID public key (base64url). */
-      public_key: string;
-    };
-    HmsSummary: {
-      /** @description The app id of AppGallery Connect. */
-      app_id: string;
-      /** @description The OAuth 2.0 client id. */
-      client_id: string;
-    };
-    AppCredentials: {
-      apns: components['schemas']['ApnsSummary'] | null;
-      fcm: components['schemas']['FcmSummary'] | null;
-      web_push: components['schemas']['WebPushSummary'] | null;
-      /** @description Huawei Push Kit. */
-      hms: components['schemas']['HmsSummary'] | null;
-    };
-    FrequencyCapDto: {
-      /** @example 3 */
-      max: number;
-      /** @example 24 */
-      hours: number;
-    };
-    QuietHoursDto: {
-      /** @example 22:00 */
-      start: string;
-      /** @example 07:00 */
-      end: string;
-    };
-    AppSettingsDto: {
-      /** @description At most `max` marketing sends per installation within `hours` (docs/api.md#pacing); null when off. */
-      frequency_cap?: components['schemas']['FrequencyCapDto'] | null;
-      /** @description Marketing sends wait out this window on the installation's own clock (docs/api.md#pacing); null when off. */
-      quiet_hours?: components['schemas']['QuietHoursDto'] | null;
-      /** @description Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification"). */
-      identity_verification: boolean;
-      /**
-       * @description Days an inbox message is kept (docs/api.md#inbox).
-       * @example 90
-       */
-      inbox_days: number;
-    };
-    AdminAppSummary: {
-      /** Format: uuid */
-      id: string;
-      /** @example My app */
-      name: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      installations: components['schemas']['InstallationCounts'];
-      credentials: components['schemas']['AppCredentials'];
-      /** @description Notifications created in the last 24 hours. */
-      notifications_24h: number;
-      /** @description Frequency cap, quiet hours (docs/api.md#pacing) and identity verification. */
-      settings: components['schemas']['AppSettingsDto'];
-    };
-    AdminAppList: {
-      data: components['schemas']['AdminAppSummary'][];
-    };
-    AppResource: {
-      /** Format: uuid */
-      id: string;
-      /** @example My app */
-      name: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    AppEnvelope: {
-      data: components['schemas']['AppResource'];
-    };
-    NotificationContentResource: {
-      /**
-       * @description Null for a silent send without `notification`.
-       * @example Shipped
-       */
-      title: string | null;
-      /**
-       * @description Null for a silent send without `notification`.
-       * @example Your order is on its way
-       */
-      body: string | null;
-      /** @example https://cdn.example.com/box.png */
-      image_url: string | null;
-      /** @example myapp://orders/42 */
-      action_url: string | null;
-      /**
-       * @description The variants by language tag, as sent (docs/api.md#localization); null when none.
-       * @example {
-       *       "fr": {
-       *         "title": "Expédiée"
-       *       }
-       *     }
-       */
-      localizations: {
-        [key: string]: {
-          title?: string;
-          body?: string;
-          image_url?: string;
-          action_url?: string;
+    schemas: {
+        /** @enum {string} */
+        OperatorRole: "viewer" | "editor" | "owner";
+        OperatorGrantResource: {
+            /**
+             * Format: uuid
+             * @description The app, or null for every app.
+             */
+            app_id: string | null;
+            role: components["schemas"]["OperatorRole"];
         };
-      } | null;
-    };
-    ApnsOptionsDto: {
-      /**
-       * @description `aps.interruption-level`.
-       * @example time-sensitive
-       * @enum {string}
-       */
-      interruption_level?: 'passive' | 'active' | 'time-sensitive' | 'critical';
-      /**
-       * @description `aps.relevance-score`: how the summary ranks it.
-       * @example 0.8
-       */
-      relevance_score?: number;
-      /**
-       * @description `aps.thread-id`: groups notifications.
-       * @example order-42
-       */
-      thread_id?: string;
-      /**
-       * @description `aps.category`: one of the app's registered categories, with its buttons.
-       * @example ORDER_UPDATE
-       */
-      category?: string;
-      /**
-       * @description `aps.target-content-id`: the window to bring forward.
-       * @example orders
-       */
-      target_content_id?: string;
-      /**
-       * @description `aps.alert.subtitle`.
-       * @example Order 42
-       */
-      subtitle?: string;
-    };
-    AndroidOptionsDto: {
-      /** @example orders */
-      channel_id?: string;
-      /**
-       * @description Replaces an earlier notification with the same tag.
-       * @example order-42
-       */
-      tag?: string;
-      /** @example #FF5722 */
-      color?: string;
-      /** @example ic_stat_order */
-      icon?: string;
-      /** @example OPEN_ORDER */
-      click_action?: string;
-      /**
-       * @description Sent in upper case.
-       * @example private
-       * @enum {string}
-       */
-      visibility?: 'private' | 'public' | 'secret';
-      /**
-       * @description FCM `android.notification.proxy` (Android 12+), sent in upper case.
-       * @example if_priority_lowered
-       * @enum {string}
-       */
-      proxy?: 'allow' | 'deny' | 'if_priority_lowered';
-      /**
-       * @description FCM `android.bandwidth_constrained_ok`: may be delivered while the device is in bandwidth constrained mode.
-       * @example true
-       */
-      bandwidth_constrained_ok?: boolean;
-      /**
-       * @description FCM `android.restricted_satellite_ok`: may be delivered while the device is on a restricted satellite network.
-       * @example true
-       */
-      restricted_satellite_ok?: boolean;
-      /**
-       * @description FCM `android.direct_boot_ok`: delivered to the app while the device is in direct boot mode.
-       * @example true
-       */
-      direct_boot_ok?: boolean;
-    };
-    WebActionDto: {
-      /**
-       * @description Reported as `action` with the `opened` event.
-       * @example track
-       */
-      action: string;
-      /** @example Track */
-      title: string;
-      /**
-       * @description Opened by a click on the button; else `notification.action_url`.
-       * @example https://shop.example.com/orders/42
-       */
-      url?: string;
-    };
-    WebOptionsDto: {
-      /**
-       * Format: uri
-       * @example https://cdn.example.com/icon.png
-       */
-      icon?: string;
-      /**
-       * Format: uri
-       * @description The small monochrome image.
-       * @example https://cdn.example.com/badge.png
-       */
-      badge?: string;
-      /** @example order-42 */
-      tag?: string;
-      /** @example false */
-      require_interaction?: boolean;
-      /**
-       * @description Alert again when replacing a notification with the same `tag` (requires `tag`).
-       * @example true
-       */
-      renotify?: boolean;
-      /** @example false */
-      silent?: boolean;
-      /**
-       * @description The `Urgency` header; overrides the one `priority` implies.
-       * @example low
-       * @enum {string}
-       */
-      urgency?: 'very-low' | 'low' | 'normal' | 'high';
-      /** @description One or two buttons. */
-      actions?: components['schemas']['WebActionDto'][];
-      /**
-       * @description Sends web installations the declarative payload (docs/api.md#declarative-web-push), which Safari 18.4+ shows without a service worker: `notification.action_url` becomes its `navigate` and is then required; `options.badge` its `app_badge`, `silent` its own.
-       * @example true
-       */
-      declarative?: boolean;
-    };
-    LiveActivityStartOptionsDto: {
-      /**
-       * @description The Swift ActivityAttributes type to start; installations holding a start token for it receive it.
-       * @example DeliveryAttributes
-       */
-      attributes_type: string;
-      /**
-       * @description The static attributes of the activity, as your Swift type decodes them.
-       * @example {
-       *       "order_id": "42"
-       *     }
-       */
-      attributes: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Its first ContentState.
-       * @example {
-       *       "status": "preparing",
-       *       "eta_minutes": 20
-       *     }
-       */
-      content_state: {
-        [key: string]: unknown;
-      };
-      /**
-       * Format: date-time
-       * @description ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101.
-       * @example 2026-11-22T11:00:00.000Z
-       */
-      stale_date?: string;
-      /** @example 0.5 */
-      relevance_score?: number;
-      /** @description A broadcast channel id (iOS 18) the started activities listen to; without it each gets an update token. */
-      channel_id?: string;
-    };
-    AbTestDto: {
-      /**
-       * @description The share of the audience (1 to 50 %) sent first, split by weight.
-       * @example 10
-       */
-      sample_percent: number;
-      /**
-       * @description When the winner is decided, after the sample's fan-out began: `<n>m` or `<n>h`, 5 minutes to 72 hours.
-       * @example 4h
-       */
-      winner_after: string;
-      /**
-       * @description What the winner has the most of, per accepted message.
-       * @example opened
-       * @enum {string}
-       */
-      metric: 'opened' | 'displayed';
-    };
-    NotificationOptionsDto: {
-      /**
-       * @description Seconds the providers keep trying to reach an offline device.
-       * @example 3600
-       */
-      ttl?: number;
-      /**
-       * @example high
-       * @enum {string}
-       */
-      priority?: 'high' | 'normal';
-      /**
-       * @description Replaces an earlier notification with the same id on the device; defaults to the notification id.
-       * @example order-42
-       */
-      collapse_id?: string;
-      /**
-       * @description iOS app icon badge.
-       * @example 1
-       */
-      badge?: number;
-      /**
-       * @description iOS: added to the installation's badge count when its message is built (never below 0); not with `badge`.
-       * @example 1
-       */
-      badge_increment?: number;
-      /** @example default */
-      sound?: string;
-      /**
-       * @description Only these platforms; all when absent.
-       * @example [
-       *       "ios",
-       *       "android"
-       *     ]
-       */
-      platforms?: ('ios' | 'android' | 'web' | 'huawei')[];
-      /**
-       * @description Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).
-       * @example 09:00
-       */
-      local_time?: string;
-      /**
-       * @description A background push: without `notification`, nothing is shown (web installations are skipped as SilentNotSupported).
-       * @example true
-       */
-      content_available?: boolean;
-      /**
-       * @description Pace the send: at most this many messages reach the providers per minute, spread evenly within each minute; the send completes later accordingly and can be cancelled midway.
-       * @example 6000
-       */
-      throttle_per_minute?: number;
-      /**
-       * @description `transactional` (the default) or `marketing`: the app's frequency cap and quiet hours apply to marketing sends only (docs/api.md#pacing).
-       * @example marketing
-       * @enum {string}
-       */
-      category?: 'transactional' | 'marketing';
-      /**
-       * @description Labels the send with a topic of the app (docs/api.md#topics-and-preferences): users not subscribed to it get nothing (skipped as Unsubscribed). The topic must exist; recipients.topic implies it (and must then name the same).
-       * @example promotions
-       */
-      topic?: string;
-      /**
-       * @description Everything but the delivery: validation, fan-out, trace, statistics and webhooks. FCM validates each message (`validate_only`); nothing reaches a device, and every delivery that would have been sent ends skipped as DryRun.
-       * @example true
-       */
-      dry_run?: boolean;
-      apns?: components['schemas']['ApnsOptionsDto'];
-      android?: components['schemas']['AndroidOptionsDto'];
-      web?: components['schemas']['WebOptionsDto'];
-      /** @description Starts a Live Activity (iOS) on each installation holding a push-to-start token for its type (docs/api.md#live-activity-starts); needs `notification`. */
-      live_activity?: components['schemas']['LiveActivityStartOptionsDto'];
-      /**
-       * @description A WidgetKit push (docs/api.md#widgets): without `notification` or `data`, each iOS installation holding a `widget_push_token` reloads its widgets; iOS installations without one are skipped as NoWidgetToken, the other platforms as PlatformExcluded.
-       * @example true
-       */
-      widgets?: boolean;
-      /**
-       * @description Where the send goes: `push` (the devices) and/or `inbox` (one inbox message per user reached, docs/api.md#inbox). `["push"]` when absent; `["inbox"]` alone pushes nothing.
-       * @example [
-       *       "push",
-       *       "inbox"
-       *     ]
-       */
-      channels?: ('push' | 'inbox')[];
-      /**
-       * @description Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.
-       * @example true
-       */
-      personalize?: boolean;
-      /** @description With `variants`: an A/B test (docs/api.md#a-b-test-with-a-winner). A sample is sent first, split by weight; at `winner_after` the variant with the highest metric per accepted message goes to everyone else. */
-      ab_test?: components['schemas']['AbTestDto'];
-    };
-    NotificationStatistics: {
-      /**
-       * @description Target users with at least one installation in the app.
-       * @example 2
-       */
-      users: number;
-      /**
-       * @description Installations of those users when the fan-out ran; a throttled send's whole audience from its start (docs/api.md#pacing).
-       * @example 3
-       */
-      installations: number;
-      /**
-       * @description Messages the provider accepted.
-       * @example 0
-       */
-      accepted: number;
-      /**
-       * @description Installations that reported `received`.
-       * @example 0
-       */
-      received: number;
-      /**
-       * @description Installations that reported `displayed`.
-       * @example 0
-       */
-      displayed: number;
-      /**
-       * @description Installations that reported `opened`.
-       * @example 0
-       */
-      opened: number;
-      /**
-       * @description Failed for good (including invalidated tokens).
-       * @example 0
-       */
-      failed: number;
-      /**
-       * @description Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).
-       * @example 0
-       */
-      skipped: number;
-      /**
-       * @description Inbox messages stored, one per user (docs/api.md#inbox); 0 without the inbox channel.
-       * @example 0
-       */
-      inbox_stored: number;
-      /**
-       * @description Of those, messages their user has read.
-       * @example 0
-       */
-      inbox_read: number;
-    };
-    NotificationTemplateRef: {
-      /** @example order_shipped */
-      key: string;
-      /** @example 2 */
-      version: number;
-    };
-    NotificationVariant: {
-      /** @example short */
-      key: string;
-      /** @example 50 */
-      weight: number;
-      /** @description As the notification's, for this variant's installations (inbox counts are 0: variants do not go to the inbox). */
-      statistics: components['schemas']['NotificationStatistics'];
-    };
-    NotificationAbTest: {
-      /**
-       * @description `sample`: only the sample is sent; `winner`: decided, the winner goes to everyone else; `done`: the notification has completed (or was cancelled).
-       * @example sample
-       * @enum {string}
-       */
-      phase: 'sample' | 'winner' | 'done';
-      /**
-       * @description The winning variant's key, once decided.
-       * @example null
-       */
-      winner: string | null;
-      /**
-       * Format: date-time
-       * @description When the winner was decided.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      decided_at: string | null;
-    };
-    NotificationTarget: {
-      /**
-       * @description The recipients key the send used.
-       * @example user_ids
-       * @enum {string}
-       */
-      kind: 'user_ids' | 'installation_ids' | 'tags' | 'filter' | 'all' | 'topic';
-      /**
-       * @description Distinct user ids sent to, for `user_ids`; else null.
-       * @example 2
-       */
-      users: number | null;
-      /**
-       * @description The tags, for `tags`; else null.
-       * @example null
-       */
-      tags: string[] | null;
-    };
-    OperatorNotificationResource: {
-      /** Format: uuid */
-      id: string;
-      notification: components['schemas']['NotificationContentResource'];
-      /**
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      options: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * @description A dry run (`options.dry_run`): nothing was delivered.
-       * @example false
-       */
-      dry_run: boolean;
-      /**
-       * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
-       * @example 2
-       */
-      target_users: number;
-      statistics: components['schemas']['NotificationStatistics'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When the fan-out began.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      processing_started_at: string | null;
-      /**
-       * Format: date-time
-       * @description When every installation was accepted, failed or skipped.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description The fan-out starts no earlier than this; null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      send_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the notification was cancelled.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      canceled_at: string | null;
-      /**
-       * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
-       * @example null
-       */
-      failure_reason: string | null;
-      /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
-      template: components['schemas']['NotificationTemplateRef'] | null;
-      /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
-      variants: components['schemas']['NotificationVariant'][] | null;
-      /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
-      ab_test: components['schemas']['NotificationAbTest'] | null;
-      /**
-       * @example completed
-       * @enum {string}
-       */
-      status: 'scheduled' | 'sending' | 'completed' | 'canceled';
-      /**
-       * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
-       * @example delivered
-       * @enum {string|null}
-       */
-      outcome: 'delivered' | 'partly_failed' | 'failed' | 'nothing_sent' | null;
-      /** @description It has neither completed nor been cancelled yet. */
-      cancelable: boolean;
-      target: components['schemas']['NotificationTarget'];
-    };
-    PageMeta: {
-      /** @description Pass as `cursor` for the next page; null on the last page. */
-      next_cursor: string | null;
-    };
-    OperatorNotificationPage: {
-      data: components['schemas']['OperatorNotificationResource'][];
-      meta: components['schemas']['PageMeta'];
-    };
-    ValidationErrorResponse: {
-      /**
-       * @description The first error, and how many more there are.
-       * @example The notification.title field is required. (and 1 more error)
-       */
-      message: string;
-      /**
-       * @description Messages per dotted snake_case request path (`installation_id` for the path parameter, `idempotency_key` for the header, `body` for the body as a whole).
-       * @example {
-       *       "notification.title": [
-       *         "The notification.title field is required."
-       *       ],
-       *       "recipients.user_ids.3": [
-       *         "The recipients.user_ids.3 field must not be empty."
-       *       ]
-       *     }
-       */
-      errors: {
-        [key: string]: string[];
-      };
-    };
-    RecipientsDto: {
-      /**
-       * @description Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.
-       * @example [
-       *       "user-1",
-       *       "user-2"
-       *     ]
-       */
-      user_ids?: string[];
-      /**
-       * @description Installation ids (yours, 1 to 255 characters each); duplicates are collapsed, ids the app does not know are ignored.
-       * @example [
-       *       "inst-1"
-       *     ]
-       */
-      installation_ids?: string[];
-      /**
-       * @description Installations carrying at least one of these tags.
-       * @example [
-       *       "beta"
-       *     ]
-       */
-      tags?: string[];
-      /**
-       * @description Installations that match this audience filter (docs/api.md#audience-filters).
-       * @example {
-       *       "and": [
-       *         {
-       *           "field": "platform",
-       *           "op": "eq",
-       *           "value": "android"
-       *         },
-       *         {
-       *           "field": "app_version",
-       *           "op": "gte",
-       *           "value": "4.2"
-       *         },
-       *         {
-       *           "field": "language",
-       *           "op": "eq",
-       *           "value": "fr"
-       *         }
-       *       ]
-       *     }
-       */
-      filter?: {
-        [key: string]: unknown;
-      };
-      /**
-       * @description Every installation of the app.
-       * @example true
-       * @enum {boolean}
-       */
-      all?: true;
-      /**
-       * @description The installations of the users subscribed to this topic (docs/api.md#topics-and-preferences); implies options.topic. The topic must exist.
-       * @example promotions
-       */
-      topic?: string;
-    };
-    NotificationContentDto: {
-      /** @example Shipped */
-      title: string;
-      /** @example Your order is on its way */
-      body: string;
-      /**
-       * Format: uri
-       * @description An absolute https:// URL.
-       * @example https://cdn.example.com/box.png
-       */
-      image_url?: string | null;
-      /**
-       * @description An absolute URL or an app deep link (scheme://...).
-       * @example myapp://orders/42
-       */
-      action_url?: string | null;
-      /**
-       * @description Variants by BCP 47 language tag (at most 50). Each installation gets the best match for its `device.locale`; a field the variant lacks comes from the default fields.
-       * @example {
-       *       "fr": {
-       *         "title": "Expédiée",
-       *         "body": "Votre commande est en route"
-       *       }
-       *     }
-       */
-      localizations?: {
-        [key: string]: {
-          title?: string;
-          body?: string;
-          /** Format: uri */
-          image_url?: string;
-          action_url?: string;
+        AdminSessionResource: {
+            /**
+             * @description The operator's e-mail (ADMIN_USER for the bootstrap owner).
+             * @example ops@example.com
+             */
+            user: string;
+            /** Format: uuid */
+            operator_id: string;
+            /** @description The operator's roles: what the dashboard offers them. */
+            grants: components["schemas"]["OperatorGrantResource"][];
+            /** @description Sent back in `X-CSRF-Token` on every POST, PUT and DELETE of this session. */
+            csrf_token: string;
+            /**
+             * Format: date-time
+             * @description When the session cookie stops being accepted.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
         };
-      } | null;
-    };
-    SendTemplateDto: {
-      /**
-       * @description The template key.
-       * @example order_shipped
-       */
-      key: string;
-      /**
-       * @description A version of it; absent: the latest.
-       * @example 2
-       */
-      version?: number;
-      /**
-       * @description Rendered as `vars.*`; at most 4 KiB as JSON.
-       * @example {
-       *       "first_name": "Ann",
-       *       "order_id": "42"
-       *     }
-       */
-      variables?: {
-        [key: string]: unknown;
-      };
-    };
-    VariantDto: {
-      /**
-       * @description Its name: 1 to 16 of a-z, 0-9 and _, unique in the send.
-       * @example short
-       */
-      key: string;
-      /**
-       * @description Its share of the audience, relative to the others (1 to 100).
-       * @example 50
-       */
-      weight: number;
-      /** @description Its texts (as `notification`); or give `template`. */
-      notification?: components['schemas']['NotificationContentDto'];
-      /** @description A template of the app (as `template`); or give `notification`. */
-      template?: components['schemas']['SendTemplateDto'];
-    };
-    SendNotificationDto: {
-      recipients: components['schemas']['RecipientsDto'];
-      notification?: components['schemas']['NotificationContentDto'];
-      /**
-       * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data?: {
-        [key: string]: unknown;
-      } | null;
-      /** @description A template of the app in place of `notification` (not both). */
-      template?: components['schemas']['SendTemplateDto'];
-      /**
-       * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
-       * @example {
-       *       "first_name": "Ann"
-       *     }
-       */
-      variables?: {
-        [key: string]: unknown;
-      };
-      /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
-      variants?: components['schemas']['VariantDto'][];
-      options?: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * Format: date-time
-       * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
-       * @example 2026-12-01T09:00:00.000Z
-       */
-      send_at?: string | null;
-    };
-    OperatorNotificationEnvelope: {
-      data: components['schemas']['OperatorNotificationResource'];
-    };
-    NotificationDetailResource: {
-      /** Format: uuid */
-      id: string;
-      notification: components['schemas']['NotificationContentResource'];
-      /**
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      options: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * @description A dry run (`options.dry_run`): nothing was delivered.
-       * @example false
-       */
-      dry_run: boolean;
-      /**
-       * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
-       * @example 2
-       */
-      target_users: number;
-      statistics: components['schemas']['NotificationStatistics'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When the fan-out began.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      processing_started_at: string | null;
-      /**
-       * Format: date-time
-       * @description When every installation was accepted, failed or skipped.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description The fan-out starts no earlier than this; null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      send_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the notification was cancelled.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      canceled_at: string | null;
-      /**
-       * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
-       * @example null
-       */
-      failure_reason: string | null;
-      /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
-      template: components['schemas']['NotificationTemplateRef'] | null;
-      /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
-      variants: components['schemas']['NotificationVariant'][] | null;
-      /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
-      ab_test: components['schemas']['NotificationAbTest'] | null;
-      /**
-       * @example completed
-       * @enum {string}
-       */
-      status: 'scheduled' | 'sending' | 'completed' | 'canceled';
-      /**
-       * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
-       * @example delivered
-       * @enum {string|null}
-       */
-      outcome: 'delivered' | 'partly_failed' | 'failed' | 'nothing_sent' | null;
-      /** @description It has neither completed nor been cancelled yet. */
-      cancelable: boolean;
-      target: components['schemas']['NotificationTarget'];
-      /** @description Only the minutes with outcomes, oldest first. */
-      minutes: components['schemas']['MinutePointResource'][];
-    };
-    NotificationDetailEnvelope: {
-      data: components['schemas']['NotificationDetailResource'];
-    };
-    OperatorDeliveryEntry: {
-      /**
-       * @description The client's installation id; kept after the installation is deleted.
-       * @example 3f1c-device-install
-       */
-      installation_id: string;
-      /**
-       * @description The installation's user when the fan-out considered it.
-       * @example user-1
-       */
-      user_id: string | null;
-      /**
-       * @example ios
-       * @enum {string}
-       */
-      platform: 'ios' | 'android' | 'web' | 'huawei';
-      /**
-       * @description `scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.
-       * @example accepted
-       * @enum {string}
-       */
-      status: 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
-      /**
-       * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`, `RenderFailed`, `PayloadTooLarge`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
-       * @example null
-       */
-      reason: string | null;
-      /**
-       * @description Provider attempts so far.
-       * @example 1
-       */
-      attempts: number;
-      /**
-       * @description The provider's id of the accepted message, what a support ticket with the provider asks for: APNs' `apns-id` (then a space and `apns-unique-id` when Apple returns one), FCM's message `name`, Huawei's `requestId`, a Web Push service's `Location`; null until accepted, and when the provider gave none.
-       * @example projects/my-project/messages/0:1700000000000000%abc123
-       */
-      provider_message_id: string | null;
-      /**
-       * Format: date-time
-       * @description When it is due (its local time or the send_at); null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      scheduled_for: string | null;
-      /**
-       * Format: date-time
-       * @description When its status last changed.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-      /**
-       * Format: date-time
-       * @description When the installation reported `received`.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      received_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the installation reported `displayed`.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      displayed_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the installation reported `opened`.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      opened_at: string | null;
-      /**
-       * @description The web action button that was clicked, as the `opened` event reported it.
-       * @example null
-       */
-      opened_action: string | null;
-      /**
-       * @description Its variant's key (docs/api.md#variants); null for a send without variants, and for a delivery held for an A/B test's winner.
-       * @example null
-       */
-      variant: string | null;
-      /**
-       * Format: date-time
-       * @description When a delivery still to send is next attempted (its time, or its next retry); else null.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      next_attempt_at: string | null;
-      /**
-       * @description The `localizations` key the installation's device.locale picks (docs/api.md#localization); null: the default content.
-       * @example fr
-       */
-      localization: string | null;
-    };
-    OperatorDeliveryPage: {
-      data: components['schemas']['OperatorDeliveryEntry'][];
-      meta: components['schemas']['PageMeta'];
-    };
-    AdminBrowseInstallationsDto: {
-      /**
-       * @description docs/api.md#audience-filters; absent: every live installation.
-       * @example {
-       *       "and": [
-       *         {
-       *           "field": "platform",
-       *           "op": "eq",
-       *           "value": "android"
-       *         },
-       *         {
-       *           "field": "app_version",
-       *           "op": "gte",
-       *           "value": "4.2"
-       *         },
-       *         {
-       *           "field": "language",
-       *           "op": "eq",
-       *           "value": "fr"
-       *         }
-       *       ]
-       *     }
-       */
-      filter?: {
-        [key: string]: unknown;
-      } | null;
-      /** @description The previous page's `meta.next_cursor`: the installation_id to continue after. */
-      cursor?: string | null;
-      /**
-       * @description Installations per page, at most.
-       * @default 50
-       */
-      limit: number | null;
-    };
-    DeviceResource: {
-      /** @example 1.4.0 */
-      app_version: string | null;
-      /** @example 18.1 */
-      os_version: string | null;
-      /** @example iPhone16,1 */
-      model: string | null;
-      /** @example en_GB */
-      locale: string | null;
-      /** @example Europe/London */
-      timezone: string | null;
-    };
-    InstallationResource: {
-      /**
-       * Format: uuid
-       * @description Server id of the installation record.
-       */
-      id: string;
-      /**
-       * @description The client's own stable identifier.
-       * @example 3f1c-device-install
-       */
-      installation_id: string;
-      /**
-       * @example ios
-       * @enum {string}
-       */
-      platform: 'ios' | 'android' | 'web' | 'huawei';
-      /**
-       * @description The push service that reaches it (docs/api.md#push-provider): `apns`, `fcm`, `web_push`, `unifiedpush` (Android with a UnifiedPush distributor) or `hms`.
-       * @example apns
-       * @enum {string}
-       */
-      push_provider: 'apns' | 'fcm' | 'web_push' | 'unifiedpush' | 'hms';
-      /**
-       * @example granted
-       * @enum {string}
-       */
-      permission: 'granted' | 'denied' | 'unknown';
-      device: components['schemas']['DeviceResource'];
-      /** @example user-1 */
-      user_id: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      registered_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      last_seen_at: string;
-      /**
-       * Format: date-time
-       * @description When `user_id` last really changed.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      identifier_updated_at: string | null;
-      /**
-       * Format: date-time
-       * @description When `permission` last really changed.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      permission_updated_at: string | null;
-      /**
-       * Format: date-time
-       * @description When a provider reported the token invalid; cleared by a new token.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      invalidated_at: string | null;
-      /**
-       * @description The provider's reason, e.g. `Unregistered`.
-       * @example null
-       */
-      invalid_reason: string | null;
-      /**
-       * @description Sorted, without duplicates; `[]` when none.
-       * @example [
-       *       "beta",
-       *       "plan:pro"
-       *     ]
-       */
-      tags: string[];
-      /**
-       * @description Typed values by key (docs/api.md#properties); `{}` when none.
-       * @example {
-       *       "plan": "pro",
-       *       "purchases": 3
-       *     }
-       */
-      properties: {
-        [key: string]: string | number | boolean;
-      };
-      /**
-       * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
-       * @example 0
-       */
-      badge: number | null;
-      /**
-       * @description The ActivityAttributes types it holds push-to-start tokens for, sorted (docs/api.md#live-activity-start-tokens); `[]` when none.
-       * @example [
-       *       "DeliveryAttributes"
-       *     ]
-       */
-      live_activity_types: string[];
-      /**
-       * @description Whether it holds a WidgetKit push token (docs/api.md#widgets); the token itself is write-only.
-       * @example false
-       */
-      has_widget_token: boolean;
-    };
-    AudiencePlatforms: {
-      /** @example 1200 */
-      ios: number;
-      /** @example 3400 */
-      android: number;
-      /** @example 0 */
-      web: number;
-      /** @example 0 */
-      huawei: number;
-    };
-    AudienceCount: {
-      /**
-       * @description Live installations the recipients select.
-       * @example 4600
-       */
-      installations: number;
-      /**
-       * @description Of these, those a send would deliver to: not denied, not invalidated, with a token.
-       * @example 4420
-       */
-      sendable: number;
-      /**
-       * @description Distinct user ids among the installations.
-       * @example 3900
-       */
-      users: number;
-      /** @description The installations by platform. */
-      platforms: components['schemas']['AudiencePlatforms'];
-    };
-    InstallationBrowseMeta: {
-      /** @description Give it as `cursor` for the next page; null on the last. */
-      next_cursor: string | null;
-      /** @description docs/api.md#count-an-audience, on the first page only (no `cursor`). */
-      count: components['schemas']['AudienceCount'] | null;
-    };
-    InstallationBrowsePage: {
-      data: components['schemas']['InstallationResource'][];
-      meta: components['schemas']['InstallationBrowseMeta'];
-    };
-    InstallationDelivery: {
-      /**
-       * @example accepted
-       * @enum {string}
-       */
-      status: 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped';
-      /**
-       * @description Why skipped or failed, as the delivery trace shows it; else null.
-       * @example null
-       */
-      reason: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-    };
-    InstallationNotification: {
-      /** Format: uuid */
-      id: string;
-      notification: components['schemas']['NotificationContentResource'];
-      /**
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      options: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * @description A dry run (`options.dry_run`): nothing was delivered.
-       * @example false
-       */
-      dry_run: boolean;
-      /**
-       * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
-       * @example 2
-       */
-      target_users: number;
-      statistics: components['schemas']['NotificationStatistics'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When the fan-out began.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      processing_started_at: string | null;
-      /**
-       * Format: date-time
-       * @description When every installation was accepted, failed or skipped.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      completed_at: string | null;
-      /**
-       * Format: date-time
-       * @description The fan-out starts no earlier than this; null for an immediate send.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      send_at: string | null;
-      /**
-       * Format: date-time
-       * @description When the notification was cancelled.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      canceled_at: string | null;
-      /**
-       * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
-       * @example null
-       */
-      failure_reason: string | null;
-      /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
-      template: components['schemas']['NotificationTemplateRef'] | null;
-      /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
-      variants: components['schemas']['NotificationVariant'][] | null;
-      /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
-      ab_test: components['schemas']['NotificationAbTest'] | null;
-      /**
-       * @example completed
-       * @enum {string}
-       */
-      status: 'scheduled' | 'sending' | 'completed' | 'canceled';
-      /**
-       * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
-       * @example delivered
-       * @enum {string|null}
-       */
-      outcome: 'delivered' | 'partly_failed' | 'failed' | 'nothing_sent' | null;
-      /** @description It has neither completed nor been cancelled yet. */
-      cancelable: boolean;
-      target: components['schemas']['NotificationTarget'];
-      delivery: components['schemas']['InstallationDelivery'];
-    };
-    InstallationLookup: {
-      installation: components['schemas']['InstallationResource'];
-      /** @description Newest first, among the app's latest notifications. */
-      notifications: components['schemas']['InstallationNotification'][];
-    };
-    InstallationLookupList: {
-      data: components['schemas']['InstallationLookup'][];
-    };
-    LastLiveActivityUpdate: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * @description Its number among the activity's updates, in the order the API accepted them (1 first).
-       * @example 3
-       */
-      seq: number;
-      /**
-       * @example update
-       * @enum {string}
-       */
-      event: 'update' | 'end';
-      /**
-       * @example accepted
-       * @enum {string}
-       */
-      status: 'pending' | 'accepted' | 'failed' | 'skipped';
-      /**
-       * @description `Superseded`, `ActivityEnded`, or APNs' reason when it failed.
-       * @example null
-       */
-      reason: string | null;
-      /**
-       * Format: date-time
-       * @description When the API accepted it: `aps.timestamp` is this instant in seconds.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When its status was last set.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-    };
-    AdminLiveActivity: {
-      /**
-       * @description The activity's id, yours (ActivityKit's `Activity.id`).
-       * @example B2C4D6E8-order-42
-       */
-      activity_id: string;
-      /**
-       * @description The installation it runs on.
-       * @example 3f1c-device-install
-       */
-      installation_id: string;
-      /** @example DeliveryAttributes */
-      attributes_type: string;
-      /**
-       * @description `ended` after an `end`, a DELETE, or APNs refusing its token.
-       * @example active
-       * @enum {string}
-       */
-      status: 'active' | 'ended';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      ended_at: string | null;
-      /**
-       * @description APNs' reason when it refused the token, e.g. `Unregistered`.
-       * @example null
-       */
-      invalid_reason: string | null;
-      /** @description Its newest update; null before the first. */
-      last_update: components['schemas']['LastLiveActivityUpdate'] | null;
-    };
-    BroadcastResource: {
-      /**
-       * Format: uuid
-       * @description The broadcast, readable at `GET .../updates/{id}`.
-       */
-      id: string;
-      /** @example dHN0LXNyY2gtY2hubA== */
-      channel_id: string;
-      /**
-       * @example update
-       * @enum {string}
-       */
-      event: 'update' | 'end';
-      /**
-       * @description `pending` until APNs accepts it (`accepted`) or it fails (`failed`: refused, or 429/5xx until the attempts ran out).
-       * @example pending
-       * @enum {string}
-       */
-      status: 'pending' | 'accepted' | 'failed';
-      /**
-       * @description APNs' reason for the last refusal or retry.
-       * @example null
-       */
-      reason: string | null;
-      /**
-       * @description Requests made to APNs so far.
-       * @example 0
-       */
-      attempts: number;
-      /**
-       * Format: date-time
-       * @description When the API accepted it: `aps.timestamp` is this instant in seconds.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    AdminChannel: {
-      /**
-       * @description APNs' channel id (`apns-channel-id`): what the app passes to ActivityKit and sends use as `channel_id`.
-       * @example dHN0LXNyY2gtY2hubA==
-       */
-      id: string;
-      /**
-       * @example none
-       * @enum {string}
-       */
-      storage: 'none' | 'most_recent';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /** @description Its newest broadcast, as `GET .../updates/{id}` answers it; null before the first. */
-      last_broadcast: components['schemas']['BroadcastResource'] | null;
-    };
-    AdminLiveActivities: {
-      /** @description The newest `limit` activities, newest first. */
-      activities: components['schemas']['AdminLiveActivity'][];
-      /** @description Every broadcast channel, newest first, each with its newest broadcast. */
-      channels: components['schemas']['AdminChannel'][];
-      /**
-       * @description The most activities listed.
-       * @example 100
-       */
-      limit: number;
-    };
-    AdminLiveActivitiesEnvelope: {
-      data: components['schemas']['AdminLiveActivities'];
-    };
-    AdminTopic: {
-      /** @example promotions */
-      key: string;
-      /** @example Promotions */
-      name: string;
-      /** @example Offers and sales, at most once a week. */
-      description: string | null;
-      /**
-       * @example subscribed
-       * @enum {string}
-       */
-      default: 'subscribed' | 'unsubscribed';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-      /**
-       * @description The users a `recipients.topic` send would reach now (the audience count of docs/api.md#count-an-audience); null when it timed out.
-       * @example 1200
-       */
-      subscribers: number | null;
-    };
-    AdminTopicList: {
-      /** @description By key. */
-      data: components['schemas']['AdminTopic'][];
-    };
-    PutTopicDto: {
-      /**
-       * @description Shown to users.
-       * @example Promotions
-       */
-      name: string;
-      /**
-       * @description Shown to users; absent or null for none.
-       * @example Offers and sales, at most once a week.
-       */
-      description?: string | null;
-      /**
-       * @description Whether a user who never chose is subscribed.
-       * @example subscribed
-       * @enum {string}
-       */
-      default: 'subscribed' | 'unsubscribed';
-    };
-    TopicResource: {
-      /** @example promotions */
-      key: string;
-      /** @example Promotions */
-      name: string;
-      /** @example Offers and sales, at most once a week. */
-      description: string | null;
-      /**
-       * @example subscribed
-       * @enum {string}
-       */
-      default: 'subscribed' | 'unsubscribed';
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-    };
-    TopicEnvelope: {
-      data: components['schemas']['TopicResource'];
-    };
-    ChannelsResource: {
-      /** @example true */
-      push: boolean;
-      /** @example true */
-      inbox: boolean;
-    };
-    PreferencesResource: {
-      /** @example user-1 */
-      user_id: string;
-      /**
-       * @description Every topic of the app, by key.
-       * @example {
-       *       "promotions": {
-       *         "subscribed": false,
-       *         "source": "user"
-       *       },
-       *       "orders": {
-       *         "subscribed": true,
-       *         "source": "default"
-       *       }
-       *     }
-       */
-      topics: {
-        [key: string]: {
-          subscribed: boolean;
-          /** @enum {string} */
-          source: 'default' | 'user';
+        AdminSessionEnvelope: {
+            data: components["schemas"]["AdminSessionResource"];
         };
-      };
-      channels: components['schemas']['ChannelsResource'];
-    };
-    PreferencesEnvelope: {
-      data: components['schemas']['PreferencesResource'];
-    };
-    InboxMessageResource: {
-      /** Format: uuid */
-      id: string;
-      /**
-       * Format: uuid
-       * @description The send that stored it.
-       */
-      notification_id: string;
-      /** @example user-1 */
-      user_id: string;
-      /**
-       * @description The send's title, in the user's language (docs/api.md#localization).
-       * @example Shipped
-       */
-      title: string | null;
-      /** @example Your order is on its way */
-      body: string | null;
-      /** @example https://cdn.example.com/box.png */
-      image_url: string | null;
-      /** @example myapp://orders/42 */
-      action_url: string | null;
-      /**
-       * @example {
-       *       "order_id": "42"
-       *     }
-       */
-      data: {
-        [key: string]: unknown;
-      } | null;
-      /**
-       * @description The send's `options.topic`, null without one.
-       * @example null
-       */
-      topic: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When it was first read; null while unread.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      read_at: string | null;
-      /**
-       * Format: date-time
-       * @description When it was archived; null in the inbox.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      archived_at: string | null;
-      /**
-       * Format: date-time
-       * @description `created_at` plus the app's inbox days; then it disappears.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string;
-    };
-    InboxPageMeta: {
-      /** @description Pass as `cursor` for the next page; null on the last page. */
-      next_cursor: string | null;
-      /**
-       * @description The user's unread messages (not archived, not expired).
-       * @example 3
-       */
-      unread: number;
-    };
-    InboxPage: {
-      data: components['schemas']['InboxMessageResource'][];
-      meta: components['schemas']['InboxPageMeta'];
-    };
-    OperatorResourceDto: {
-      /** Format: uuid */
-      id: string;
-      /** @example ana@example.com */
-      email: string;
-      grants: components['schemas']['OperatorGrantResource'][];
-      /** @description The ADMIN_USER login. */
-      bootstrap: boolean;
-      /** @description Whether a password was set (an invitation accepted); OIDC operators need none. */
-      password_set: boolean;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      disabled_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    OperatorList: {
-      data: components['schemas']['OperatorResourceDto'][];
-    };
-    GrantDto: {
-      /**
-       * Format: uuid
-       * @description The app; absent or null for every app.
-       */
-      app_id?: string | null;
-      role: components['schemas']['OperatorRole'];
-    };
-    CreateOperatorDto: {
-      /** @example ana@example.com */
-      email: string;
-      grants: components['schemas']['GrantDto'][];
-    };
-    InvitationResource: {
-      /** @description The one-time link, without the origin: `/admin/invitation#<token>`. Shown once; good for 7 days. */
-      link: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string;
-    };
-    CreatedOperatorEnvelope: {
-      data: components['schemas']['OperatorResourceDto'];
-      invitation: components['schemas']['InvitationResource'];
-    };
-    SetGrantsDto: {
-      grants: components['schemas']['GrantDto'][];
-    };
-    OperatorEnvelope: {
-      data: components['schemas']['OperatorResourceDto'];
-    };
-    InvitationEnvelope: {
-      data: components['schemas']['InvitationResource'];
-    };
-    DomainResource: {
-      /** @example example.com */
-      domain: string;
-      role: components['schemas']['OperatorRole'];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    DomainList: {
-      data: components['schemas']['DomainResource'][];
-    };
-    AllowDomainDto: {
-      /** @description The role, for every app, of an operator this domain admits. */
-      role: components['schemas']['OperatorRole'];
-    };
-    DomainEnvelope: {
-      data: components['schemas']['DomainResource'];
-    };
-    AcceptInvitationDto: {
-      /** @description The part of the invitation link after `#`. */
-      token: string;
-      /** @description The new password: 12 to 200 characters. */
-      password: string;
-    };
-    OperatorSessionResource: {
-      /** Format: uuid */
-      id: string;
-      /** @enum {string} */
-      method: 'password' | 'oidc';
-      /** @description The address it was opened from. */
-      address: string | null;
-      user_agent: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string;
-      /** @description The session of this request. */
-      current: boolean;
-    };
-    OperatorSessionList: {
-      data: components['schemas']['OperatorSessionResource'][];
-    };
-    /** @enum {string} */
-    AuditAction:
-      | 'session.login'
-      | 'session.logout'
-      | 'session.revoke'
-      | 'notification.send'
-      | 'notification.cancel'
-      | 'topic.put'
-      | 'topic.delete'
-      | 'operator.create'
-      | 'operator.update'
-      | 'operator.disable'
-      | 'operator.invite'
-      | 'operator.accept'
-      | 'domain.allow'
-      | 'domain.remove'
-      | 'app.create'
-      | 'app.delete'
-      | 'app.settings'
-      | 'app.identity_secret'
-      | 'app_key.rotate'
-      | 'credentials.set'
-      | 'credentials.remove'
-      | 'token.create'
-      | 'token.revoke'
-      | 'webhook.create'
-      | 'webhook.delete'
-      | 'installations.import';
-    /** @enum {string} */
-    AuditActorKind: 'operator' | 'cli' | 'token';
-    AuditActorResource: {
-      kind: components['schemas']['AuditActorKind'];
-      /**
-       * Format: uuid
-       * @description The operator's or token's id; null for the CLI.
-       */
-      id: string | null;
-      /** @description The e-mail, the token name or `cli (<system user>)`. */
-      label: string;
-    };
-    AuditEntryResource: {
-      /** @description Increasing with time. */
-      id: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      at: string;
-      actor: components['schemas']['AuditActorResource'];
-      action: components['schemas']['AuditAction'];
-      /** Format: uuid */
-      app_id: string | null;
-      /** @description What was changed: a notification id, a topic key, an e-mail... */
-      target: string | null;
-      /** @description The request's peer address; null for the CLI. */
-      address: string | null;
-      /** @description What else was said about it; never a secret. */
-      details: {
-        [key: string]: unknown;
-      };
-    };
-    AuditPageMeta: {
-      next_cursor: string | null;
-    };
-    AuditPageResource: {
-      data: components['schemas']['AuditEntryResource'][];
-      meta: components['schemas']['AuditPageMeta'];
-    };
-    CreateAppDto: {
-      /**
-       * @description Display name, 1 to 255 characters.
-       * @example Shop
-       */
-      name: string;
-    };
-    AppCreatedResource: {
-      /** Format: uuid */
-      id: string;
-      /** @example Shop */
-      name: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    AppCreatedEnvelope: {
-      data: components['schemas']['AppCreatedResource'];
-    };
-    ApnsSummaryDto: {
-      key_id: string;
-      team_id: string;
-      topic: string;
-      production: boolean;
-    };
-    FcmSummaryDto: {
-      project_id: string;
-      client_email: string;
-    };
-    WebPushSummaryDto: {
-      subject: string;
-      /** @description The VAPID public key (base64url) the web SDK subscribes with. */
-      public_key: string;
-    };
-    HmsSummaryDto: {
-      app_id: string;
-      client_id: string;
-    };
-    CredentialsSummaryResource: {
-      /** Format: uuid */
-      app_id: string;
-      apns: components['schemas']['ApnsSummaryDto'] | null;
-      fcm: components['schemas']['FcmSummaryDto'] | null;
-      web_push: components['schemas']['WebPushSummaryDto'] | null;
-      hms: components['schemas']['HmsSummaryDto'] | null;
-    };
-    CredentialsSummaryEnvelope: {
-      data: components['schemas']['CredentialsSummaryResource'];
-    };
-    PutApnsDto: {
-      /** @description The text of the `.p8` file (a PKCS#8 PEM EC P-256 key); sealed when stored, never answered. */
-      private_key: string;
-      /**
-       * @description The 10-character Key ID.
-       * @example ABC123DEFG
-       */
-      key_id: string;
-      /**
-       * @description The 10-character Team ID.
-       * @example DEF123GHIJ
-       */
-      team_id: string;
-      /**
-       * @description The iOS app's bundle id (`apns-topic`).
-       * @example com.example.app
-       */
-      topic: string;
-      /**
-       * @description Which APNs the key sends to.
-       * @enum {string}
-       */
-      environment: 'production' | 'sandbox';
-    };
-    PutFcmDto: {
-      /** @description The text of the Firebase service-account JSON key file; sealed when stored, never answered. */
-      service_account: string;
-    };
-    PutWebPushDto: {
-      /**
-       * @description A `mailto:` or `https:` contact for push services.
-       * @example mailto:ops@example.com
-       */
-      subject: string;
-      /** @description An existing VAPID public key (base64url), with `private_key`; both absent: the pair kept, or one generated. */
-      public_key?: string | null;
-      /** @description Its private key (base64url); sealed when stored, never answered. */
-      private_key?: string | null;
-    };
-    PutHmsDto: {
-      /**
-       * @description The Huawei app id (AppGallery Connect).
-       * @example 104567890
-       */
-      app_id: string;
-      /**
-       * @description The OAuth 2.0 client id of the app's project.
-       * @example 104567890
-       */
-      client_id: string;
-      /** @description That client's secret; sealed when stored, never answered. */
-      client_secret: string;
-    };
-    CheckCredentialsDto: {
-      /**
-       * @description Only this provider; absent: every one stored.
-       * @enum {string|null}
-       */
-      provider?: 'apns' | 'fcm' | 'web-push' | 'hms' | null;
-    };
-    CredentialCheckResource: {
-      /** @enum {string} */
-      provider: 'apns' | 'fcm' | 'web-push' | 'hms';
-      ok: boolean;
-      /** @description What was proved, or what the provider answered (docs/api.md#credentials-check). */
-      detail: string;
-    };
-    CredentialCheckList: {
-      data: components['schemas']['CredentialCheckResource'][];
-    };
-    TokenResource: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      app_id: string;
-      name: string | null;
-      abilities: string[];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      revoked_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      last_used_at: string | null;
-    };
-    TokenList: {
-      data: components['schemas']['TokenResource'][];
-    };
-    CreateTokenDto: {
-      /** @description The token's abilities; `*` for all. */
-      abilities: (
-        | 'installations:write'
-        | 'installations:read'
-        | 'notifications:send'
-        | 'notifications:read'
-        | 'events:write'
-        | 'installations:identify'
-        | 'topics:write'
-        | 'templates:write'
-        | 'users:manage'
-        | 'users:self'
-        | 'audit:read'
-        | '*'
-      )[];
-      /**
-       * @description A label, at most 255 characters.
-       * @example backend
-       */
-      name?: string | null;
-      /**
-       * @description Expiry in whole days from now; absent: never.
-       * @example 90
-       */
-      expires_in_days?: number | null;
-    };
-    NewTokenResource: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      app_id: string;
-      name: string | null;
-      abilities: string[];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      expires_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      revoked_at: string | null;
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      last_used_at: string | null;
-      /** @description The token itself: shown in this answer only, never again (only its hash is stored). */
-      token: string;
-    };
-    NewTokenEnvelope: {
-      data: components['schemas']['NewTokenResource'];
-    };
-    TokenEnvelope: {
-      data: components['schemas']['TokenResource'];
-    };
-    WebhookResource: {
-      /** Format: uuid */
-      id: string;
-      /** Format: uuid */
-      app_id: string;
-      url: string;
-      events: string[];
-      /**
-       * Format: date-time
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-    };
-    WebhookList: {
-      data: components['schemas']['WebhookResource'][];
-    };
-    CreateWebhookDto: {
-      /**
-       * @description The http:// or https:// URL events are POSTed to.
-       * @example https://example.com/hooks/push
-       */
-      url: string;
-      events: ('notification.completed' | 'notification.canceled' | 'installation.invalidated' | 'inbox.read' | 'notification.ab_test_decided')[];
-    };
-    NewWebhookResource: {
-      /** Format: uuid */
-      id: string;
-      url: string;
-      events: string[];
-      /** @description The signing secret (Standard Webhooks): shown in this answer only, never again. */
-      secret: string;
-    };
-    NewWebhookEnvelope: {
-      data: components['schemas']['NewWebhookResource'];
-    };
-    WebhookEnvelope: {
-      data: components['schemas']['WebhookResource'];
-    };
-    AppSettingsResource: {
-      /** Format: uuid */
-      id: string;
-      name: string;
-      settings: components['schemas']['AppSettingsDto'];
-    };
-    AppSettingsEnvelope: {
-      data: components['schemas']['AppSettingsResource'];
-    };
-    FrequencyCapInput: {
-      /** @example 3 */
-      max: number;
-      /** @example 24 */
-      hours: number;
-    };
-    QuietHoursInput: {
-      /** @example 22:00 */
-      start: string;
-      /** @example 07:00 */
-      end: string;
-    };
-    PatchSettingsDto: {
-      frequency_cap?: components['schemas']['FrequencyCapInput'] | null;
-      quiet_hours?: components['schemas']['QuietHoursInput'] | null;
-      identity_verification?: boolean;
-      inbox_days?: number;
-    };
-    InstallationDayEntry: {
-      /**
-       * Format: date
-       * @example 2026-11-22
-       */
-      day: string;
-      /** @enum {string} */
-      platform: 'ios' | 'android' | 'web' | 'huawei';
-      /** @enum {string} */
-      permission: 'granted' | 'denied' | 'unknown';
-      /** @description Live installations, as last counted that day. */
-      installations: number;
-    };
-    SendDayEntry: {
-      /**
-       * Format: date
-       * @example 2026-11-22
-       */
-      day: string;
-      /** @description Sends created that UTC day (dry runs left out). */
-      sends: number;
-      accepted: number;
-      failed: number;
-      skipped: number;
-      opened: number;
-    };
-    CategoryEntry: {
-      /** @enum {string} */
-      category: 'transactional' | 'marketing';
-      sends: number;
-      accepted: number;
-      opened: number;
-      /** @description opened / accepted; null with nothing accepted. */
-      opened_rate: number | null;
-    };
-    AppAnalytics: {
-      /**
-       * Format: date
-       * @description The first day covered.
-       * @example 2026-11-22
-       */
-      since: string;
-      /** @description Per day, platform and permission; a day the worker did not count is absent. */
-      installations: components['schemas']['InstallationDayEntry'][];
-      /** @description Days without a send are absent. */
-      sends: components['schemas']['SendDayEntry'][];
-      categories: components['schemas']['CategoryEntry'][];
-    };
-    AppAnalyticsEnvelope: {
-      data: components['schemas']['AppAnalytics'];
-    };
-    PlatformFunnel: {
-      /** @enum {string} */
-      platform: 'ios' | 'android' | 'web' | 'huawei';
-      /** @description The send's deliveries on this platform. */
-      deliveries: number;
-      accepted: number;
-      failed: number;
-      skipped: number;
-      /** @description Deliveries whose device reported it received (or later displayed or opened) the push. */
-      received: number;
-      /** @description Displayed (or opened). */
-      displayed: number;
-      opened: number;
-    };
-    PlatformFunnelList: {
-      /** @description One entry per platform the send has deliveries on. */
-      data: components['schemas']['PlatformFunnel'][];
-    };
-    CountAudienceDto: {
-      recipients: components['schemas']['RecipientsDto'];
-    };
-    AudienceCountEnvelope: {
-      data: components['schemas']['AudienceCount'];
-    };
-    TemplateContent: {
-      title: string;
-      body: string;
-      image_url: string | null;
-      action_url: string | null;
-    };
-    TemplateResource: {
-      /** @example order_shipped */
-      key: string;
-      /** @example Order shipped */
-      name: string;
-      notification: components['schemas']['TemplateContent'];
-      /** @description By language tag, as given. */
-      localizations: Record<string, never> | null;
-      data: Record<string, never> | null;
-      /**
-       * @description This version: 1, then one more with each change.
-       * @example 1
-       */
-      version: number;
-      /**
-       * Format: date-time
-       * @description When version 1 was saved.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      created_at: string;
-      /**
-       * Format: date-time
-       * @description When this version was saved.
-       * @example 2026-11-22T10:00:00.000Z
-       */
-      updated_at: string;
-    };
-    ListMeta: {
-      /** @description Always null: every template of the app, in one page. */
-      next_cursor: string | null;
-    };
-    TemplateListEnvelope: {
-      /** @description Each template's latest version, by key. */
-      data: components['schemas']['TemplateResource'][];
-      meta: components['schemas']['ListMeta'];
-    };
-    PreviewSendDto: {
-      recipients: components['schemas']['RecipientsDto'];
-      notification?: components['schemas']['NotificationContentDto'];
-      /**
-       * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
-       * @example {
-       *       "order_id": 42
-       *     }
-       */
-      data?: {
-        [key: string]: unknown;
-      } | null;
-      /** @description A template of the app in place of `notification` (not both). */
-      template?: components['schemas']['SendTemplateDto'];
-      /**
-       * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
-       * @example {
-       *       "first_name": "Ann"
-       *     }
-       */
-      variables?: {
-        [key: string]: unknown;
-      };
-      /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
-      variants?: components['schemas']['VariantDto'][];
-      options?: components['schemas']['NotificationOptionsDto'] | null;
-      /**
-       * Format: date-time
-       * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
-       * @example 2026-12-01T09:00:00.000Z
-       */
-      send_at?: string | null;
-      /**
-       * @description Your installation id; absent: every platform the send targets.
-       * @example inst-1
-       */
-      installation_id?: string;
-    };
-    PlatformPreviewResource: {
-      /**
-       * @example ios
-       * @enum {string}
-       */
-      platform: 'ios' | 'android' | 'web' | 'huawei';
-      /**
-       * @description The push service: apns, fcm, web_push, unifiedpush or hms.
-       * @example apns
-       */
-      provider: string;
-      /** @description The body the push service would receive (FCM's and Huawei's `message` without the token); null when the delivery would be skipped. */
-      payload: {
-        [key: string]: unknown;
-      } | null;
-      /** @description Its size as the limit counts it; null when it could not be rendered. */
-      bytes: number | null;
-      /** @example 4096 */
-      limit: number;
-      /** @description RenderFailed or PayloadTooLarge, as the delivery would skip it; else null. */
-      skip_reason: string | null;
-      /** @description The renderer's message with RenderFailed; else null. */
-      detail: string | null;
-    };
-    PreviewResource: {
-      /** @example inst-1 */
-      installation_id: string | null;
-      platforms: components['schemas']['PlatformPreviewResource'][];
-    };
-    PreviewEnvelope: {
-      data: components['schemas']['PreviewResource'];
-    };
-  };
-  responses: never;
-  parameters: never;
-  requestBodies: never;
-  headers: never;
-  pathItems: never;
+        ErrorResponse: {
+            /**
+             * @description The API's fixed message for the status.
+             * @example Not Found
+             */
+            message: string;
+        };
+        AdminSessionOrNoneEnvelope: {
+            /** @description null without a valid session: the page shows its login form. */
+            data: components["schemas"]["AdminSessionResource"] | null;
+        };
+        MinutePointResource: {
+            /**
+             * Format: date-time
+             * @description The start of the minute.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            minute: string;
+            accepted: number;
+            failed: number;
+            skipped: number;
+            /** @description Deliveries that became pending again, to be retried. */
+            retried: number;
+        };
+        QueueJobCounts: {
+            waiting: number;
+            active: number;
+            delayed: number;
+            prioritized: number;
+            failed: number;
+        };
+        QueueDepth: {
+            /**
+             * @example deliver
+             * @enum {string}
+             */
+            name: "fanout" | "deliver" | "deliver-small" | "webhook";
+            counts: components["schemas"]["QueueJobCounts"];
+        };
+        WebhookTrouble: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            app_id: string;
+            /** @example https://example.com/hooks/push */
+            url: string;
+            /**
+             * @example notification.completed
+             * @enum {string}
+             */
+            type: "notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read" | "notification.ab_test_decided";
+            /**
+             * Format: uuid
+             * @description The notification or installation the event is about.
+             */
+            subject_id: string;
+            /**
+             * @description `failed`: given up; `pending`: being retried.
+             * @enum {string}
+             */
+            status: "pending" | "failed";
+            attempts: number;
+            /** @description Why the last attempt failed: the status code or the network error. */
+            last_error: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was given up; null while retried.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            finished_at: string | null;
+        };
+        WebhookTroubles: {
+            /**
+             * @description The window of `failed`, in hours.
+             * @example 24
+             */
+            hours: number;
+            /** @description Messages given up within the window. */
+            failed: number;
+            /** @description Messages being retried now. */
+            retrying: number;
+            /** @description The latest of them, newest first. */
+            recent: components["schemas"]["WebhookTrouble"][];
+        };
+        AdminOverview: {
+            /** @description Every minute of the last hour, every app together, oldest first. */
+            minutes: components["schemas"]["MinutePointResource"][];
+            /** @description Job counts per queue; null when Redis did not answer in time. */
+            queues: components["schemas"]["QueueDepth"][] | null;
+            webhooks: components["schemas"]["WebhookTroubles"];
+        };
+        AdminOverviewEnvelope: {
+            data: components["schemas"]["AdminOverview"];
+        };
+        InstallationCounts: {
+            /** @description Live (not deleted) iOS installations. */
+            ios: number;
+            /** @description Live Android installations. */
+            android: number;
+            /** @description Live web installations. */
+            web: number;
+            /** @description Live Huawei installations. */
+            huawei: number;
+            total: number;
+        };
+        ApnsSummary: {
+            key_id: string;
+            team_id: string;
+            /** @description The bundle id. */
+            topic: string;
+            /** @description Production APNs, else the sandbox. */
+            production: boolean;
+        };
+        FcmSummary: {
+            project_id: string;
+            client_email: string;
+        };
+        WebPushSummary: {
+            /** @description The VAPID subject (mailto: or https:). */
+            subject: string;
+            /** @description The VAPID public key (base64url). */
+            public_key: string;
+        };
+        HmsSummary: {
+            /** @description The app id of AppGallery Connect. */
+            app_id: string;
+            /** @description The OAuth 2.0 client id. */
+            client_id: string;
+        };
+        AppCredentials: {
+            apns: components["schemas"]["ApnsSummary"] | null;
+            fcm: components["schemas"]["FcmSummary"] | null;
+            web_push: components["schemas"]["WebPushSummary"] | null;
+            /** @description Huawei Push Kit. */
+            hms: components["schemas"]["HmsSummary"] | null;
+        };
+        FrequencyCapDto: {
+            /** @example 3 */
+            max: number;
+            /** @example 24 */
+            hours: number;
+        };
+        QuietHoursDto: {
+            /** @example 22:00 */
+            start: string;
+            /** @example 07:00 */
+            end: string;
+        };
+        AppSettingsDto: {
+            /** @description At most `max` marketing sends per installation within `hours` (docs/api.md#pacing); null when off. */
+            frequency_cap?: components["schemas"]["FrequencyCapDto"] | null;
+            /** @description Marketing sends wait out this window on the installation's own clock (docs/api.md#pacing); null when off. */
+            quiet_hours?: components["schemas"]["QuietHoursDto"] | null;
+            /** @description Whether setting `user_id` needs `user_id_hash` (docs/api.md "Identity verification"). */
+            identity_verification: boolean;
+            /**
+             * @description Days an inbox message is kept (docs/api.md#inbox).
+             * @example 90
+             */
+            inbox_days: number;
+        };
+        AdminAppSummary: {
+            /** Format: uuid */
+            id: string;
+            /** @example My app */
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            installations: components["schemas"]["InstallationCounts"];
+            credentials: components["schemas"]["AppCredentials"];
+            /** @description Notifications created in the last 24 hours. */
+            notifications_24h: number;
+            /** @description Frequency cap, quiet hours (docs/api.md#pacing) and identity verification. */
+            settings: components["schemas"]["AppSettingsDto"];
+        };
+        AdminAppList: {
+            data: components["schemas"]["AdminAppSummary"][];
+        };
+        AppResource: {
+            /** Format: uuid */
+            id: string;
+            /** @example My app */
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AppEnvelope: {
+            data: components["schemas"]["AppResource"];
+        };
+        NotificationContentResource: {
+            /**
+             * @description Null for a silent send without `notification`.
+             * @example Shipped
+             */
+            title: string | null;
+            /**
+             * @description Null for a silent send without `notification`.
+             * @example Your order is on its way
+             */
+            body: string | null;
+            /** @example https://cdn.example.com/box.png */
+            image_url: string | null;
+            /** @example myapp://orders/42 */
+            action_url: string | null;
+            /**
+             * @description The variants by language tag, as sent (docs/api.md#localization); null when none.
+             * @example {
+             *       "fr": {
+             *         "title": "Expédiée"
+             *       }
+             *     }
+             */
+            localizations: {
+                [key: string]: {
+                    title?: string;
+                    body?: string;
+                    image_url?: string;
+                    action_url?: string;
+                };
+            } | null;
+        };
+        ApnsOptionsDto: {
+            /**
+             * @description `aps.interruption-level`.
+             * @example time-sensitive
+             * @enum {string}
+             */
+            interruption_level?: "passive" | "active" | "time-sensitive" | "critical";
+            /**
+             * @description `aps.relevance-score`: how the summary ranks it.
+             * @example 0.8
+             */
+            relevance_score?: number;
+            /**
+             * @description `aps.thread-id`: groups notifications.
+             * @example order-42
+             */
+            thread_id?: string;
+            /**
+             * @description `aps.category`: one of the app's registered categories, with its buttons.
+             * @example ORDER_UPDATE
+             */
+            category?: string;
+            /**
+             * @description `aps.target-content-id`: the window to bring forward.
+             * @example orders
+             */
+            target_content_id?: string;
+            /**
+             * @description `aps.alert.subtitle`.
+             * @example Order 42
+             */
+            subtitle?: string;
+        };
+        AndroidOptionsDto: {
+            /** @example orders */
+            channel_id?: string;
+            /**
+             * @description Replaces an earlier notification with the same tag.
+             * @example order-42
+             */
+            tag?: string;
+            /** @example #FF5722 */
+            color?: string;
+            /** @example ic_stat_order */
+            icon?: string;
+            /** @example OPEN_ORDER */
+            click_action?: string;
+            /**
+             * @description Sent in upper case.
+             * @example private
+             * @enum {string}
+             */
+            visibility?: "private" | "public" | "secret";
+            /**
+             * @description FCM `android.notification.proxy` (Android 12+), sent in upper case.
+             * @example if_priority_lowered
+             * @enum {string}
+             */
+            proxy?: "allow" | "deny" | "if_priority_lowered";
+            /**
+             * @description FCM `android.bandwidth_constrained_ok`: may be delivered while the device is in bandwidth constrained mode.
+             * @example true
+             */
+            bandwidth_constrained_ok?: boolean;
+            /**
+             * @description FCM `android.restricted_satellite_ok`: may be delivered while the device is on a restricted satellite network.
+             * @example true
+             */
+            restricted_satellite_ok?: boolean;
+            /**
+             * @description FCM `android.direct_boot_ok`: delivered to the app while the device is in direct boot mode.
+             * @example true
+             */
+            direct_boot_ok?: boolean;
+        };
+        WebActionDto: {
+            /**
+             * @description Reported as `action` with the `opened` event.
+             * @example track
+             */
+            action: string;
+            /** @example Track */
+            title: string;
+            /**
+             * @description Opened by a click on the button; else `notification.action_url`.
+             * @example https://shop.example.com/orders/42
+             */
+            url?: string;
+        };
+        WebOptionsDto: {
+            /**
+             * Format: uri
+             * @example https://cdn.example.com/icon.png
+             */
+            icon?: string;
+            /**
+             * Format: uri
+             * @description The small monochrome image.
+             * @example https://cdn.example.com/badge.png
+             */
+            badge?: string;
+            /** @example order-42 */
+            tag?: string;
+            /** @example false */
+            require_interaction?: boolean;
+            /**
+             * @description Alert again when replacing a notification with the same `tag` (requires `tag`).
+             * @example true
+             */
+            renotify?: boolean;
+            /** @example false */
+            silent?: boolean;
+            /**
+             * @description The `Urgency` header; overrides the one `priority` implies.
+             * @example low
+             * @enum {string}
+             */
+            urgency?: "very-low" | "low" | "normal" | "high";
+            /** @description One or two buttons. */
+            actions?: components["schemas"]["WebActionDto"][];
+            /**
+             * @description Sends web installations the declarative payload (docs/api.md#declarative-web-push), which Safari 18.4+ shows without a service worker: `notification.action_url` becomes its `navigate` and is then required; `options.badge` its `app_badge`, `silent` its own.
+             * @example true
+             */
+            declarative?: boolean;
+        };
+        LiveActivityStartOptionsDto: {
+            /**
+             * @description The Swift ActivityAttributes type to start; installations holding a start token for it receive it.
+             * @example DeliveryAttributes
+             */
+            attributes_type: string;
+            /**
+             * @description The static attributes of the activity, as your Swift type decodes them.
+             * @example {
+             *       "order_id": "42"
+             *     }
+             */
+            attributes: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Its first ContentState.
+             * @example {
+             *       "status": "preparing",
+             *       "eta_minutes": 20
+             *     }
+             */
+            content_state: {
+                [key: string]: unknown;
+            };
+            /**
+             * Format: date-time
+             * @description ISO 8601 with Z or a ±hh:mm offset; a real instant from 2000-01-01T00:00:00Z to before 2101.
+             * @example 2026-11-22T11:00:00.000Z
+             */
+            stale_date?: string;
+            /** @example 0.5 */
+            relevance_score?: number;
+            /** @description A broadcast channel id (iOS 18) the started activities listen to; without it each gets an update token. */
+            channel_id?: string;
+        };
+        AbTestDto: {
+            /**
+             * @description The share of the audience (1 to 50 %) sent first, split by weight.
+             * @example 10
+             */
+            sample_percent: number;
+            /**
+             * @description When the winner is decided, after the sample's fan-out began: `<n>m` or `<n>h`, 5 minutes to 72 hours.
+             * @example 4h
+             */
+            winner_after: string;
+            /**
+             * @description What the winner has the most of, per accepted message.
+             * @example opened
+             * @enum {string}
+             */
+            metric: "opened" | "displayed";
+        };
+        NotificationOptionsDto: {
+            /**
+             * @description Seconds the providers keep trying to reach an offline device.
+             * @example 3600
+             */
+            ttl?: number;
+            /**
+             * @example high
+             * @enum {string}
+             */
+            priority?: "high" | "normal";
+            /**
+             * @description Replaces an earlier notification with the same id on the device; defaults to the notification id.
+             * @example order-42
+             */
+            collapse_id?: string;
+            /**
+             * @description iOS app icon badge.
+             * @example 1
+             */
+            badge?: number;
+            /**
+             * @description iOS: added to the installation's badge count when its message is built (never below 0); not with `badge`.
+             * @example 1
+             */
+            badge_increment?: number;
+            /** @example default */
+            sound?: string;
+            /**
+             * @description Only these platforms; all when absent.
+             * @example [
+             *       "ios",
+             *       "android"
+             *     ]
+             */
+            platforms?: ("ios" | "android" | "web" | "huawei")[];
+            /**
+             * @description Deliver at this wall-clock time (24-hour HH:MM) in each installation's device.timezone (UTC when missing or invalid), at its first occurrence at or after send_at (or acceptance).
+             * @example 09:00
+             */
+            local_time?: string;
+            /**
+             * @description A background push: without `notification`, nothing is shown (web installations are skipped as SilentNotSupported).
+             * @example true
+             */
+            content_available?: boolean;
+            /**
+             * @description Pace the send: at most this many messages reach the providers per minute, spread evenly within each minute; the send completes later accordingly and can be cancelled midway.
+             * @example 6000
+             */
+            throttle_per_minute?: number;
+            /**
+             * @description `transactional` (the default) or `marketing`: the app's frequency cap and quiet hours apply to marketing sends only (docs/api.md#pacing).
+             * @example marketing
+             * @enum {string}
+             */
+            category?: "transactional" | "marketing";
+            /**
+             * @description Labels the send with a topic of the app (docs/api.md#topics-and-preferences): users not subscribed to it get nothing (skipped as Unsubscribed). The topic must exist; recipients.topic implies it (and must then name the same).
+             * @example promotions
+             */
+            topic?: string;
+            /**
+             * @description Everything but the delivery: validation, fan-out, trace, statistics and webhooks. FCM validates each message (`validate_only`); nothing reaches a device, and every delivery that would have been sent ends skipped as DryRun.
+             * @example true
+             */
+            dry_run?: boolean;
+            apns?: components["schemas"]["ApnsOptionsDto"];
+            android?: components["schemas"]["AndroidOptionsDto"];
+            web?: components["schemas"]["WebOptionsDto"];
+            /** @description Starts a Live Activity (iOS) on each installation holding a push-to-start token for its type (docs/api.md#live-activity-starts); needs `notification`. */
+            live_activity?: components["schemas"]["LiveActivityStartOptionsDto"];
+            /**
+             * @description A WidgetKit push (docs/api.md#widgets): without `notification` or `data`, each iOS installation holding a `widget_push_token` reloads its widgets; iOS installations without one are skipped as NoWidgetToken, the other platforms as PlatformExcluded.
+             * @example true
+             */
+            widgets?: boolean;
+            /**
+             * @description Where the send goes: `push` (the devices) and/or `inbox` (one inbox message per user reached, docs/api.md#inbox). `["push"]` when absent; `["inbox"]` alone pushes nothing.
+             * @example [
+             *       "push",
+             *       "inbox"
+             *     ]
+             */
+            channels?: ("push" | "inbox")[];
+            /**
+             * @description Makes `notification`'s texts Liquid (docs/api.md#liquid), rendered for each installation with the send's `variables`; without it `{{` is plain text.
+             * @example true
+             */
+            personalize?: boolean;
+            /** @description With `variants`: an A/B test (docs/api.md#a-b-test-with-a-winner). A sample is sent first, split by weight; at `winner_after` the variant with the highest metric per accepted message goes to everyone else. */
+            ab_test?: components["schemas"]["AbTestDto"];
+        };
+        NotificationStatistics: {
+            /**
+             * @description Target users with at least one installation in the app.
+             * @example 2
+             */
+            users: number;
+            /**
+             * @description Installations of those users when the fan-out ran; a throttled send's whole audience from its start (docs/api.md#pacing).
+             * @example 3
+             */
+            installations: number;
+            /**
+             * @description Messages the provider accepted.
+             * @example 0
+             */
+            accepted: number;
+            /**
+             * @description Installations that reported `received`.
+             * @example 0
+             */
+            received: number;
+            /**
+             * @description Installations that reported `displayed`.
+             * @example 0
+             */
+            displayed: number;
+            /**
+             * @description Installations that reported `opened`.
+             * @example 0
+             */
+            opened: number;
+            /**
+             * @description Failed for good (including invalidated tokens).
+             * @example 0
+             */
+            failed: number;
+            /**
+             * @description Not attempted (permission denied, invalidated, no token, platform filtered, silent on the web, no credentials, cancelled).
+             * @example 0
+             */
+            skipped: number;
+            /**
+             * @description Inbox messages stored, one per user (docs/api.md#inbox); 0 without the inbox channel.
+             * @example 0
+             */
+            inbox_stored: number;
+            /**
+             * @description Of those, messages their user has read.
+             * @example 0
+             */
+            inbox_read: number;
+        };
+        NotificationTemplateRef: {
+            /** @example order_shipped */
+            key: string;
+            /** @example 2 */
+            version: number;
+        };
+        NotificationVariant: {
+            /** @example short */
+            key: string;
+            /** @example 50 */
+            weight: number;
+            /** @description As the notification's, for this variant's installations (inbox counts are 0: variants do not go to the inbox). */
+            statistics: components["schemas"]["NotificationStatistics"];
+        };
+        NotificationAbTest: {
+            /**
+             * @description `sample`: only the sample is sent; `winner`: decided, the winner goes to everyone else; `done`: the notification has completed (or was cancelled).
+             * @example sample
+             * @enum {string}
+             */
+            phase: "sample" | "winner" | "done";
+            /**
+             * @description The winning variant's key, once decided.
+             * @example null
+             */
+            winner: string | null;
+            /**
+             * Format: date-time
+             * @description When the winner was decided.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            decided_at: string | null;
+        };
+        NotificationTarget: {
+            /**
+             * @description The recipients key the send used.
+             * @example user_ids
+             * @enum {string}
+             */
+            kind: "user_ids" | "installation_ids" | "tags" | "filter" | "all" | "topic";
+            /**
+             * @description Distinct user ids sent to, for `user_ids`; else null.
+             * @example 2
+             */
+            users: number | null;
+            /**
+             * @description The tags, for `tags`; else null.
+             * @example null
+             */
+            tags: string[] | null;
+        };
+        OperatorNotificationResource: {
+            /** Format: uuid */
+            id: string;
+            notification: components["schemas"]["NotificationContentResource"];
+            /**
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description A dry run (`options.dry_run`): nothing was delivered.
+             * @example false
+             */
+            dry_run: boolean;
+            /**
+             * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
+             * @example 2
+             */
+            target_users: number;
+            statistics: components["schemas"]["NotificationStatistics"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the fan-out began.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When every installation was accepted, failed or skipped.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description The fan-out starts no earlier than this; null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            send_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was cancelled.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
+             * @example null
+             */
+            failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
+            /** @description It has neither completed nor been cancelled yet. */
+            cancelable: boolean;
+            target: components["schemas"]["NotificationTarget"];
+        };
+        PageMeta: {
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+        };
+        OperatorNotificationPage: {
+            data: components["schemas"]["OperatorNotificationResource"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        ValidationErrorResponse: {
+            /**
+             * @description The first error, and how many more there are.
+             * @example The notification.title field is required. (and 1 more error)
+             */
+            message: string;
+            /**
+             * @description Messages per dotted snake_case request path (`installation_id` for the path parameter, `idempotency_key` for the header, `body` for the body as a whole).
+             * @example {
+             *       "notification.title": [
+             *         "The notification.title field is required."
+             *       ],
+             *       "recipients.user_ids.3": [
+             *         "The recipients.user_ids.3 field must not be empty."
+             *       ]
+             *     }
+             */
+            errors: {
+                [key: string]: string[];
+            };
+        };
+        RecipientsDto: {
+            /**
+             * @description Your user ids (1 to 255 characters each); duplicates are collapsed. Every eligible installation of these users receives the notification.
+             * @example [
+             *       "user-1",
+             *       "user-2"
+             *     ]
+             */
+            user_ids?: string[];
+            /**
+             * @description Installation ids (yours, 1 to 255 characters each); duplicates are collapsed, ids the app does not know are ignored.
+             * @example [
+             *       "inst-1"
+             *     ]
+             */
+            installation_ids?: string[];
+            /**
+             * @description Installations carrying at least one of these tags.
+             * @example [
+             *       "beta"
+             *     ]
+             */
+            tags?: string[];
+            /**
+             * @description Installations that match this audience filter (docs/api.md#audience-filters).
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            };
+            /**
+             * @description Every installation of the app.
+             * @example true
+             * @enum {boolean}
+             */
+            all?: true;
+            /**
+             * @description The installations of the users subscribed to this topic (docs/api.md#topics-and-preferences); implies options.topic. The topic must exist.
+             * @example promotions
+             */
+            topic?: string;
+        };
+        NotificationContentDto: {
+            /** @example Shipped */
+            title: string;
+            /** @example Your order is on its way */
+            body: string;
+            /**
+             * Format: uri
+             * @description An absolute https:// URL.
+             * @example https://cdn.example.com/box.png
+             */
+            image_url?: string | null;
+            /**
+             * @description An absolute URL or an app deep link (scheme://...).
+             * @example myapp://orders/42
+             */
+            action_url?: string | null;
+            /**
+             * @description Variants by BCP 47 language tag (at most 50). Each installation gets the best match for its `device.locale`; a field the variant lacks comes from the default fields.
+             * @example {
+             *       "fr": {
+             *         "title": "Expédiée",
+             *         "body": "Votre commande est en route"
+             *       }
+             *     }
+             */
+            localizations?: {
+                [key: string]: {
+                    title?: string;
+                    body?: string;
+                    /** Format: uri */
+                    image_url?: string;
+                    action_url?: string;
+                };
+            } | null;
+        };
+        SendTemplateDto: {
+            /**
+             * @description The template key.
+             * @example order_shipped
+             */
+            key: string;
+            /**
+             * @description A version of it; absent: the latest.
+             * @example 2
+             */
+            version?: number;
+            /**
+             * @description Rendered as `vars.*`; at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann",
+             *       "order_id": "42"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+        };
+        VariantDto: {
+            /**
+             * @description Its name: 1 to 16 of a-z, 0-9 and _, unique in the send.
+             * @example short
+             */
+            key: string;
+            /**
+             * @description Its share of the audience, relative to the others (1 to 100).
+             * @example 50
+             */
+            weight: number;
+            /** @description Its texts (as `notification`); or give `template`. */
+            notification?: components["schemas"]["NotificationContentDto"];
+            /** @description A template of the app (as `template`); or give `notification`. */
+            template?: components["schemas"]["SendTemplateDto"];
+        };
+        SendNotificationDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
+            /**
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
+            variants?: components["schemas"]["VariantDto"][];
+            options?: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * Format: date-time
+             * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            send_at?: string | null;
+        };
+        OperatorNotificationEnvelope: {
+            data: components["schemas"]["OperatorNotificationResource"];
+        };
+        NotificationDetailResource: {
+            /** Format: uuid */
+            id: string;
+            notification: components["schemas"]["NotificationContentResource"];
+            /**
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description A dry run (`options.dry_run`): nothing was delivered.
+             * @example false
+             */
+            dry_run: boolean;
+            /**
+             * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
+             * @example 2
+             */
+            target_users: number;
+            statistics: components["schemas"]["NotificationStatistics"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the fan-out began.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When every installation was accepted, failed or skipped.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description The fan-out starts no earlier than this; null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            send_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was cancelled.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
+             * @example null
+             */
+            failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
+            /** @description It has neither completed nor been cancelled yet. */
+            cancelable: boolean;
+            target: components["schemas"]["NotificationTarget"];
+            /** @description Only the minutes with outcomes, oldest first. */
+            minutes: components["schemas"]["MinutePointResource"][];
+        };
+        NotificationDetailEnvelope: {
+            data: components["schemas"]["NotificationDetailResource"];
+        };
+        OperatorDeliveryEntry: {
+            /**
+             * @description The client's installation id; kept after the installation is deleted.
+             * @example 3f1c-device-install
+             */
+            installation_id: string;
+            /**
+             * @description The installation's user when the fan-out considered it.
+             * @example user-1
+             */
+            user_id: string | null;
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description `scheduled`: waiting for its local time; `pending`: due, or waiting for a retry; `sending`: a provider is being asked; then `accepted`, `failed` or `skipped`.
+             * @example accepted
+             * @enum {string}
+             */
+            status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
+            /**
+             * @description Why skipped (`PermissionDenied`, `Invalidated`, `Deleted`, `NoToken`, `NoCredentials`, `PlatformExcluded`, `SilentNotSupported`, `Canceled`, `FrequencyCapped`, `QuietHours`, `DryRun`, `NoLiveActivityToken`, `NoWidgetToken`, `Unsubscribed`, `PushDisabled`, `RenderFailed`, `PayloadTooLarge`) or failed (the provider's reason, e.g. `BadDeviceToken`, `UNREGISTERED`); for a pending retry, the last retryable reason; else null.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description Provider attempts so far.
+             * @example 1
+             */
+            attempts: number;
+            /**
+             * @description The provider's id of the accepted message, what a support ticket with the provider asks for: APNs' `apns-id` (then a space and `apns-unique-id` when Apple returns one), FCM's message `name`, Huawei's `requestId`, a Web Push service's `Location`; null until accepted, and when the provider gave none.
+             * @example projects/my-project/messages/0:1700000000000000%abc123
+             */
+            provider_message_id: string | null;
+            /**
+             * Format: date-time
+             * @description When it is due (its local time or the send_at); null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            scheduled_for: string | null;
+            /**
+             * Format: date-time
+             * @description When its status last changed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @description When the installation reported `received`.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            received_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the installation reported `displayed`.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            displayed_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the installation reported `opened`.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            opened_at: string | null;
+            /**
+             * @description The web action button that was clicked, as the `opened` event reported it.
+             * @example null
+             */
+            opened_action: string | null;
+            /**
+             * @description Its variant's key (docs/api.md#variants); null for a send without variants, and for a delivery held for an A/B test's winner.
+             * @example null
+             */
+            variant: string | null;
+            /**
+             * Format: date-time
+             * @description When a delivery still to send is next attempted (its time, or its next retry); else null.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            next_attempt_at: string | null;
+            /**
+             * @description The `localizations` key the installation's device.locale picks (docs/api.md#localization); null: the default content.
+             * @example fr
+             */
+            localization: string | null;
+        };
+        OperatorDeliveryPage: {
+            data: components["schemas"]["OperatorDeliveryEntry"][];
+            meta: components["schemas"]["PageMeta"];
+        };
+        AdminBrowseInstallationsDto: {
+            /**
+             * @description docs/api.md#audience-filters; absent: every live installation.
+             * @example {
+             *       "and": [
+             *         {
+             *           "field": "platform",
+             *           "op": "eq",
+             *           "value": "android"
+             *         },
+             *         {
+             *           "field": "app_version",
+             *           "op": "gte",
+             *           "value": "4.2"
+             *         },
+             *         {
+             *           "field": "language",
+             *           "op": "eq",
+             *           "value": "fr"
+             *         }
+             *       ]
+             *     }
+             */
+            filter?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description The previous page's `meta.next_cursor`: the installation_id to continue after. */
+            cursor?: string | null;
+            /**
+             * @description Installations per page, at most.
+             * @default 50
+             */
+            limit: number | null;
+        };
+        DeviceResource: {
+            /** @example 1.4.0 */
+            app_version: string | null;
+            /** @example 18.1 */
+            os_version: string | null;
+            /** @example iPhone16,1 */
+            model: string | null;
+            /** @example en_GB */
+            locale: string | null;
+            /** @example Europe/London */
+            timezone: string | null;
+        };
+        InstallationResource: {
+            /**
+             * Format: uuid
+             * @description Server id of the installation record.
+             */
+            id: string;
+            /**
+             * @description The client's own stable identifier.
+             * @example 3f1c-device-install
+             */
+            installation_id: string;
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description The push service that reaches it (docs/api.md#push-provider): `apns`, `fcm`, `web_push`, `unifiedpush` (Android with a UnifiedPush distributor) or `hms`.
+             * @example apns
+             * @enum {string}
+             */
+            push_provider: "apns" | "fcm" | "web_push" | "unifiedpush" | "hms";
+            /**
+             * @example granted
+             * @enum {string}
+             */
+            permission: "granted" | "denied" | "unknown";
+            device: components["schemas"]["DeviceResource"];
+            /** @example user-1 */
+            user_id: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            registered_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_seen_at: string;
+            /**
+             * Format: date-time
+             * @description When `user_id` last really changed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            identifier_updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When `permission` last really changed.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            permission_updated_at: string | null;
+            /**
+             * Format: date-time
+             * @description When a provider reported the token invalid; cleared by a new token.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            invalidated_at: string | null;
+            /**
+             * @description The provider's reason, e.g. `Unregistered`.
+             * @example null
+             */
+            invalid_reason: string | null;
+            /**
+             * @description Sorted, without duplicates; `[]` when none.
+             * @example [
+             *       "beta",
+             *       "plan:pro"
+             *     ]
+             */
+            tags: string[];
+            /**
+             * @description Typed values by key (docs/api.md#properties); `{}` when none.
+             * @example {
+             *       "plan": "pro",
+             *       "purchases": 3
+             *     }
+             */
+            properties: {
+                [key: string]: string | number | boolean;
+            };
+            /**
+             * @description iOS badge count (docs/api.md#badge-arithmetic); null on other platforms.
+             * @example 0
+             */
+            badge: number | null;
+            /**
+             * @description The ActivityAttributes types it holds push-to-start tokens for, sorted (docs/api.md#live-activity-start-tokens); `[]` when none.
+             * @example [
+             *       "DeliveryAttributes"
+             *     ]
+             */
+            live_activity_types: string[];
+            /**
+             * @description Whether it holds a WidgetKit push token (docs/api.md#widgets); the token itself is write-only.
+             * @example false
+             */
+            has_widget_token: boolean;
+        };
+        AudiencePlatforms: {
+            /** @example 1200 */
+            ios: number;
+            /** @example 3400 */
+            android: number;
+            /** @example 0 */
+            web: number;
+            /** @example 0 */
+            huawei: number;
+        };
+        AudienceCount: {
+            /**
+             * @description Live installations the recipients select.
+             * @example 4600
+             */
+            installations: number;
+            /**
+             * @description Of these, those a send would deliver to: not denied, not invalidated, with a token.
+             * @example 4420
+             */
+            sendable: number;
+            /**
+             * @description Distinct user ids among the installations.
+             * @example 3900
+             */
+            users: number;
+            /** @description The installations by platform. */
+            platforms: components["schemas"]["AudiencePlatforms"];
+        };
+        InstallationBrowseMeta: {
+            /** @description Give it as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+            /** @description docs/api.md#count-an-audience, on the first page only (no `cursor`). */
+            count: components["schemas"]["AudienceCount"] | null;
+        };
+        InstallationBrowsePage: {
+            data: components["schemas"]["InstallationResource"][];
+            meta: components["schemas"]["InstallationBrowseMeta"];
+        };
+        InstallationDelivery: {
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped";
+            /**
+             * @description Why skipped or failed, as the delivery trace shows it; else null.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        InstallationNotification: {
+            /** Format: uuid */
+            id: string;
+            notification: components["schemas"]["NotificationContentResource"];
+            /**
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            options: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * @description A dry run (`options.dry_run`): nothing was delivered.
+             * @example false
+             */
+            dry_run: boolean;
+            /**
+             * @description Distinct user ids in the request; for the other recipient kinds, distinct users of the installations the fan-out found (0 until it ran).
+             * @example 2
+             */
+            target_users: number;
+            statistics: components["schemas"]["NotificationStatistics"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When the fan-out began.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            processing_started_at: string | null;
+            /**
+             * Format: date-time
+             * @description When every installation was accepted, failed or skipped.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            completed_at: string | null;
+            /**
+             * Format: date-time
+             * @description The fan-out starts no earlier than this; null for an immediate send.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            send_at: string | null;
+            /**
+             * Format: date-time
+             * @description When the notification was cancelled.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            canceled_at: string | null;
+            /**
+             * @description Why the send failed as a whole before any delivery (docs/api.md#notification-resource): AudienceTimedOut; null otherwise.
+             * @example null
+             */
+            failure_reason: string | null;
+            /** @description The template it was sent from (docs/api.md#sending-with-a-template); null for an inline notification. */
+            template: components["schemas"]["NotificationTemplateRef"] | null;
+            /** @description The send's variants with their statistics (docs/api.md#variants); null when none. */
+            variants: components["schemas"]["NotificationVariant"][] | null;
+            /** @description The A/B test (docs/api.md#a-b-test-with-a-winner); null without one. */
+            ab_test: components["schemas"]["NotificationAbTest"] | null;
+            /**
+             * @example completed
+             * @enum {string}
+             */
+            status: "scheduled" | "sending" | "completed" | "canceled";
+            /**
+             * @description How it went, once completed (else null): `delivered`, every attempt accepted; `partly_failed`, some failed; `failed`, every attempt failed; `nothing_sent`, nothing attempted (all skipped, or no installation).
+             * @example delivered
+             * @enum {string|null}
+             */
+            outcome: "delivered" | "partly_failed" | "failed" | "nothing_sent" | null;
+            /** @description It has neither completed nor been cancelled yet. */
+            cancelable: boolean;
+            target: components["schemas"]["NotificationTarget"];
+            delivery: components["schemas"]["InstallationDelivery"];
+        };
+        InstallationLookup: {
+            installation: components["schemas"]["InstallationResource"];
+            /** @description Newest first, among the app's latest notifications. */
+            notifications: components["schemas"]["InstallationNotification"][];
+        };
+        InstallationLookupList: {
+            data: components["schemas"]["InstallationLookup"][];
+        };
+        LastLiveActivityUpdate: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * @description Its number among the activity's updates, in the order the API accepted them (1 first).
+             * @example 3
+             */
+            seq: number;
+            /**
+             * @example update
+             * @enum {string}
+             */
+            event: "update" | "end";
+            /**
+             * @example accepted
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "failed" | "skipped";
+            /**
+             * @description `Superseded`, `ActivityEnded`, or APNs' reason when it failed.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * Format: date-time
+             * @description When the API accepted it: `aps.timestamp` is this instant in seconds.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When its status was last set.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        AdminLiveActivity: {
+            /**
+             * @description The activity's id, yours (ActivityKit's `Activity.id`).
+             * @example B2C4D6E8-order-42
+             */
+            activity_id: string;
+            /**
+             * @description The installation it runs on.
+             * @example 3f1c-device-install
+             */
+            installation_id: string;
+            /** @example DeliveryAttributes */
+            attributes_type: string;
+            /**
+             * @description `ended` after an `end`, a DELETE, or APNs refusing its token.
+             * @example active
+             * @enum {string}
+             */
+            status: "active" | "ended";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            ended_at: string | null;
+            /**
+             * @description APNs' reason when it refused the token, e.g. `Unregistered`.
+             * @example null
+             */
+            invalid_reason: string | null;
+            /** @description Its newest update; null before the first. */
+            last_update: components["schemas"]["LastLiveActivityUpdate"] | null;
+        };
+        BroadcastResource: {
+            /**
+             * Format: uuid
+             * @description The broadcast, readable at `GET .../updates/{id}`.
+             */
+            id: string;
+            /** @example dHN0LXNyY2gtY2hubA== */
+            channel_id: string;
+            /**
+             * @example update
+             * @enum {string}
+             */
+            event: "update" | "end";
+            /**
+             * @description `pending` until APNs accepts it (`accepted`) or it fails (`failed`: refused, or 429/5xx until the attempts ran out).
+             * @example pending
+             * @enum {string}
+             */
+            status: "pending" | "accepted" | "failed";
+            /**
+             * @description APNs' reason for the last refusal or retry.
+             * @example null
+             */
+            reason: string | null;
+            /**
+             * @description Requests made to APNs so far.
+             * @example 0
+             */
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the API accepted it: `aps.timestamp` is this instant in seconds.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AdminChannel: {
+            /**
+             * @description APNs' channel id (`apns-channel-id`): what the app passes to ActivityKit and sends use as `channel_id`.
+             * @example dHN0LXNyY2gtY2hubA==
+             */
+            id: string;
+            /**
+             * @example none
+             * @enum {string}
+             */
+            storage: "none" | "most_recent";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /** @description Its newest broadcast, as `GET .../updates/{id}` answers it; null before the first. */
+            last_broadcast: components["schemas"]["BroadcastResource"] | null;
+        };
+        AdminLiveActivities: {
+            /** @description The newest `limit` activities, newest first. */
+            activities: components["schemas"]["AdminLiveActivity"][];
+            /** @description Every broadcast channel, newest first, each with its newest broadcast. */
+            channels: components["schemas"]["AdminChannel"][];
+            /**
+             * @description The most activities listed.
+             * @example 100
+             */
+            limit: number;
+        };
+        AdminLiveActivitiesEnvelope: {
+            data: components["schemas"]["AdminLiveActivities"];
+        };
+        AdminTopic: {
+            /** @example promotions */
+            key: string;
+            /** @example Promotions */
+            name: string;
+            /** @example Offers and sales, at most once a week. */
+            description: string | null;
+            /**
+             * @example subscribed
+             * @enum {string}
+             */
+            default: "subscribed" | "unsubscribed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+            /**
+             * @description The users a `recipients.topic` send would reach now (the audience count of docs/api.md#count-an-audience); null when it timed out.
+             * @example 1200
+             */
+            subscribers: number | null;
+        };
+        AdminTopicList: {
+            /** @description By key. */
+            data: components["schemas"]["AdminTopic"][];
+        };
+        PutTopicDto: {
+            /**
+             * @description Shown to users.
+             * @example Promotions
+             */
+            name: string;
+            /**
+             * @description Shown to users; absent or null for none.
+             * @example Offers and sales, at most once a week.
+             */
+            description?: string | null;
+            /**
+             * @description Whether a user who never chose is subscribed.
+             * @example subscribed
+             * @enum {string}
+             */
+            default: "subscribed" | "unsubscribed";
+        };
+        TopicResource: {
+            /** @example promotions */
+            key: string;
+            /** @example Promotions */
+            name: string;
+            /** @example Offers and sales, at most once a week. */
+            description: string | null;
+            /**
+             * @example subscribed
+             * @enum {string}
+             */
+            default: "subscribed" | "unsubscribed";
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        TopicEnvelope: {
+            data: components["schemas"]["TopicResource"];
+        };
+        ChannelsResource: {
+            /** @example true */
+            push: boolean;
+            /** @example true */
+            inbox: boolean;
+        };
+        PreferencesResource: {
+            /** @example user-1 */
+            user_id: string;
+            /**
+             * @description Every topic of the app, by key.
+             * @example {
+             *       "promotions": {
+             *         "subscribed": false,
+             *         "source": "user"
+             *       },
+             *       "orders": {
+             *         "subscribed": true,
+             *         "source": "default"
+             *       }
+             *     }
+             */
+            topics: {
+                [key: string]: {
+                    subscribed: boolean;
+                    /** @enum {string} */
+                    source: "default" | "user";
+                };
+            };
+            channels: components["schemas"]["ChannelsResource"];
+        };
+        PreferencesEnvelope: {
+            data: components["schemas"]["PreferencesResource"];
+        };
+        InboxMessageResource: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The send that stored it.
+             */
+            notification_id: string;
+            /** @example user-1 */
+            user_id: string;
+            /**
+             * @description The send's title, in the user's language (docs/api.md#localization).
+             * @example Shipped
+             */
+            title: string | null;
+            /** @example Your order is on its way */
+            body: string | null;
+            /** @example https://cdn.example.com/box.png */
+            image_url: string | null;
+            /** @example myapp://orders/42 */
+            action_url: string | null;
+            /**
+             * @example {
+             *       "order_id": "42"
+             *     }
+             */
+            data: {
+                [key: string]: unknown;
+            } | null;
+            /**
+             * @description The send's `options.topic`, null without one.
+             * @example null
+             */
+            topic: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When it was first read; null while unread.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            read_at: string | null;
+            /**
+             * Format: date-time
+             * @description When it was archived; null in the inbox.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            archived_at: string | null;
+            /**
+             * Format: date-time
+             * @description `created_at` plus the app's inbox days; then it disappears.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        InboxPageMeta: {
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            next_cursor: string | null;
+            /**
+             * @description The user's unread messages (not archived, not expired).
+             * @example 3
+             */
+            unread: number;
+        };
+        InboxPage: {
+            data: components["schemas"]["InboxMessageResource"][];
+            meta: components["schemas"]["InboxPageMeta"];
+        };
+        OperatorResourceDto: {
+            /** Format: uuid */
+            id: string;
+            /** @example ana@example.com */
+            email: string;
+            grants: components["schemas"]["OperatorGrantResource"][];
+            /** @description The ADMIN_USER login. */
+            bootstrap: boolean;
+            /** @description Whether a password was set (an invitation accepted); OIDC operators need none. */
+            password_set: boolean;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            disabled_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        OperatorList: {
+            data: components["schemas"]["OperatorResourceDto"][];
+        };
+        GrantDto: {
+            /**
+             * Format: uuid
+             * @description The app; absent or null for every app.
+             */
+            app_id?: string | null;
+            role: components["schemas"]["OperatorRole"];
+        };
+        CreateOperatorDto: {
+            /** @example ana@example.com */
+            email: string;
+            grants: components["schemas"]["GrantDto"][];
+        };
+        InvitationResource: {
+            /** @description The one-time link, without the origin: `/admin/invitation#<token>`. Shown once; good for 7 days. */
+            link: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+        };
+        CreatedOperatorEnvelope: {
+            data: components["schemas"]["OperatorResourceDto"];
+            invitation: components["schemas"]["InvitationResource"];
+        };
+        SetGrantsDto: {
+            grants: components["schemas"]["GrantDto"][];
+        };
+        OperatorEnvelope: {
+            data: components["schemas"]["OperatorResourceDto"];
+        };
+        InvitationEnvelope: {
+            data: components["schemas"]["InvitationResource"];
+        };
+        DomainResource: {
+            /** @example example.com */
+            domain: string;
+            role: components["schemas"]["OperatorRole"];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        DomainList: {
+            data: components["schemas"]["DomainResource"][];
+        };
+        AllowDomainDto: {
+            /** @description The role, for every app, of an operator this domain admits. */
+            role: components["schemas"]["OperatorRole"];
+        };
+        DomainEnvelope: {
+            data: components["schemas"]["DomainResource"];
+        };
+        AcceptInvitationDto: {
+            /** @description The part of the invitation link after `#`. */
+            token: string;
+            /** @description The new password: 12 to 200 characters. */
+            password: string;
+        };
+        OperatorSessionResource: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            method: "password" | "oidc";
+            /** @description The address it was opened from. */
+            address: string | null;
+            user_agent: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string;
+            /** @description The session of this request. */
+            current: boolean;
+        };
+        OperatorSessionList: {
+            data: components["schemas"]["OperatorSessionResource"][];
+        };
+        /** @enum {string} */
+        AuditAction: "session.login" | "session.logout" | "session.revoke" | "notification.send" | "notification.cancel" | "topic.put" | "topic.delete" | "operator.create" | "operator.update" | "operator.disable" | "operator.invite" | "operator.accept" | "domain.allow" | "domain.remove" | "app.create" | "app.delete" | "app.settings" | "app.identity_secret" | "app_key.rotate" | "credentials.set" | "credentials.remove" | "token.create" | "token.revoke" | "webhook.create" | "webhook.delete" | "installations.import";
+        /** @enum {string} */
+        AuditActorKind: "operator" | "cli" | "token";
+        AuditActorResource: {
+            kind: components["schemas"]["AuditActorKind"];
+            /**
+             * Format: uuid
+             * @description The operator's or token's id; null for the CLI.
+             */
+            id: string | null;
+            /** @description The e-mail, the token name or `cli (<system user>)`. */
+            label: string;
+        };
+        AuditEntryResource: {
+            /** @description Increasing with time. */
+            id: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            at: string;
+            actor: components["schemas"]["AuditActorResource"];
+            action: components["schemas"]["AuditAction"];
+            /** Format: uuid */
+            app_id: string | null;
+            /** @description What was changed: a notification id, a topic key, an e-mail... */
+            target: string | null;
+            /** @description The request's peer address; null for the CLI. */
+            address: string | null;
+            /** @description What else was said about it; never a secret. */
+            details: {
+                [key: string]: unknown;
+            };
+        };
+        AuditPageMeta: {
+            next_cursor: string | null;
+        };
+        AuditPageResource: {
+            data: components["schemas"]["AuditEntryResource"][];
+            meta: components["schemas"]["AuditPageMeta"];
+        };
+        CreateAppDto: {
+            /**
+             * @description Display name, 1 to 255 characters.
+             * @example Shop
+             */
+            name: string;
+        };
+        AppCreatedResource: {
+            /** Format: uuid */
+            id: string;
+            /** @example Shop */
+            name: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        AppCreatedEnvelope: {
+            data: components["schemas"]["AppCreatedResource"];
+        };
+        ApnsSummaryDto: {
+            key_id: string;
+            team_id: string;
+            topic: string;
+            production: boolean;
+        };
+        FcmSummaryDto: {
+            project_id: string;
+            client_email: string;
+        };
+        WebPushSummaryDto: {
+            subject: string;
+            /** @description The VAPID public key (base64url) the web SDK subscribes with. */
+            public_key: string;
+        };
+        HmsSummaryDto: {
+            app_id: string;
+            client_id: string;
+        };
+        CredentialsSummaryResource: {
+            /** Format: uuid */
+            app_id: string;
+            apns: components["schemas"]["ApnsSummaryDto"] | null;
+            fcm: components["schemas"]["FcmSummaryDto"] | null;
+            web_push: components["schemas"]["WebPushSummaryDto"] | null;
+            hms: components["schemas"]["HmsSummaryDto"] | null;
+        };
+        CredentialsSummaryEnvelope: {
+            data: components["schemas"]["CredentialsSummaryResource"];
+        };
+        PutApnsDto: {
+            /** @description The text of the `.p8` file (a PKCS#8 PEM EC P-256 key); sealed when stored, never answered. */
+            private_key: string;
+            /**
+             * @description The 10-character Key ID.
+             * @example ABC123DEFG
+             */
+            key_id: string;
+            /**
+             * @description The 10-character Team ID.
+             * @example DEF123GHIJ
+             */
+            team_id: string;
+            /**
+             * @description The iOS app's bundle id (`apns-topic`).
+             * @example com.example.app
+             */
+            topic: string;
+            /**
+             * @description Which APNs the key sends to.
+             * @enum {string}
+             */
+            environment: "production" | "sandbox";
+        };
+        PutFcmDto: {
+            /** @description The text of the Firebase service-account JSON key file; sealed when stored, never answered. */
+            service_account: string;
+        };
+        PutWebPushDto: {
+            /**
+             * @description A `mailto:` or `https:` contact for push services.
+             * @example mailto:ops@example.com
+             */
+            subject: string;
+            /** @description An existing VAPID public key (base64url), with `private_key`; both absent: the pair kept, or one generated. */
+            public_key?: string | null;
+            /** @description Its private key (base64url); sealed when stored, never answered. */
+            private_key?: string | null;
+        };
+        PutHmsDto: {
+            /**
+             * @description The Huawei app id (AppGallery Connect).
+             * @example 104567890
+             */
+            app_id: string;
+            /**
+             * @description The OAuth 2.0 client id of the app's project.
+             * @example 104567890
+             */
+            client_id: string;
+            /** @description That client's secret; sealed when stored, never answered. */
+            client_secret: string;
+        };
+        CheckCredentialsDto: {
+            /**
+             * @description Only this provider; absent: every one stored.
+             * @enum {string|null}
+             */
+            provider?: "apns" | "fcm" | "web-push" | "hms" | null;
+        };
+        CredentialCheckResource: {
+            /** @enum {string} */
+            provider: "apns" | "fcm" | "web-push" | "hms";
+            ok: boolean;
+            /** @description What was proved, or what the provider answered (docs/api.md#credentials-check). */
+            detail: string;
+        };
+        CredentialCheckList: {
+            data: components["schemas"]["CredentialCheckResource"][];
+        };
+        TokenResource: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            app_id: string;
+            name: string | null;
+            abilities: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_used_at: string | null;
+        };
+        TokenList: {
+            data: components["schemas"]["TokenResource"][];
+        };
+        CreateTokenDto: {
+            /** @description The token's abilities; `*` for all. */
+            abilities: ("installations:write" | "installations:read" | "notifications:send" | "notifications:read" | "events:write" | "installations:identify" | "topics:write" | "templates:write" | "users:manage" | "users:self" | "audit:read" | "*")[];
+            /**
+             * @description A label, at most 255 characters.
+             * @example backend
+             */
+            name?: string | null;
+            /**
+             * @description Expiry in whole days from now; absent: never.
+             * @example 90
+             */
+            expires_in_days?: number | null;
+        };
+        NewTokenResource: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            app_id: string;
+            name: string | null;
+            abilities: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            expires_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            revoked_at: string | null;
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            last_used_at: string | null;
+            /** @description The token itself: shown in this answer only, never again (only its hash is stored). */
+            token: string;
+        };
+        NewTokenEnvelope: {
+            data: components["schemas"]["NewTokenResource"];
+        };
+        TokenEnvelope: {
+            data: components["schemas"]["TokenResource"];
+        };
+        WebhookResource: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            app_id: string;
+            url: string;
+            events: string[];
+            /**
+             * Format: date-time
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+        };
+        WebhookList: {
+            data: components["schemas"]["WebhookResource"][];
+        };
+        CreateWebhookDto: {
+            /**
+             * @description The http:// or https:// URL events are POSTed to.
+             * @example https://example.com/hooks/push
+             */
+            url: string;
+            events: ("notification.completed" | "notification.canceled" | "installation.invalidated" | "inbox.read" | "notification.ab_test_decided")[];
+        };
+        NewWebhookResource: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            events: string[];
+            /** @description The signing secret (Standard Webhooks): shown in this answer only, never again. */
+            secret: string;
+        };
+        NewWebhookEnvelope: {
+            data: components["schemas"]["NewWebhookResource"];
+        };
+        WebhookEnvelope: {
+            data: components["schemas"]["WebhookResource"];
+        };
+        AppSettingsResource: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            settings: components["schemas"]["AppSettingsDto"];
+        };
+        AppSettingsEnvelope: {
+            data: components["schemas"]["AppSettingsResource"];
+        };
+        FrequencyCapInput: {
+            /** @example 3 */
+            max: number;
+            /** @example 24 */
+            hours: number;
+        };
+        QuietHoursInput: {
+            /** @example 22:00 */
+            start: string;
+            /** @example 07:00 */
+            end: string;
+        };
+        PatchSettingsDto: {
+            frequency_cap?: components["schemas"]["FrequencyCapInput"] | null;
+            quiet_hours?: components["schemas"]["QuietHoursInput"] | null;
+            identity_verification?: boolean;
+            inbox_days?: number;
+        };
+        InstallationDayEntry: {
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            day: string;
+            /** @enum {string} */
+            platform: "ios" | "android" | "web" | "huawei";
+            /** @enum {string} */
+            permission: "granted" | "denied" | "unknown";
+            /** @description Live installations, as last counted that day. */
+            installations: number;
+        };
+        SendDayEntry: {
+            /**
+             * Format: date
+             * @example 2026-11-22
+             */
+            day: string;
+            /** @description Sends created that UTC day (dry runs left out). */
+            sends: number;
+            accepted: number;
+            failed: number;
+            skipped: number;
+            opened: number;
+        };
+        CategoryEntry: {
+            /** @enum {string} */
+            category: "transactional" | "marketing";
+            sends: number;
+            accepted: number;
+            opened: number;
+            /** @description opened / accepted; null with nothing accepted. */
+            opened_rate: number | null;
+        };
+        AppAnalytics: {
+            /**
+             * Format: date
+             * @description The first day covered.
+             * @example 2026-11-22
+             */
+            since: string;
+            /** @description Per day, platform and permission; a day the worker did not count is absent. */
+            installations: components["schemas"]["InstallationDayEntry"][];
+            /** @description Days without a send are absent. */
+            sends: components["schemas"]["SendDayEntry"][];
+            categories: components["schemas"]["CategoryEntry"][];
+        };
+        AppAnalyticsEnvelope: {
+            data: components["schemas"]["AppAnalytics"];
+        };
+        PlatformFunnel: {
+            /** @enum {string} */
+            platform: "ios" | "android" | "web" | "huawei";
+            /** @description The send's deliveries on this platform. */
+            deliveries: number;
+            accepted: number;
+            failed: number;
+            skipped: number;
+            /** @description Deliveries whose device reported it received (or later displayed or opened) the push. */
+            received: number;
+            /** @description Displayed (or opened). */
+            displayed: number;
+            opened: number;
+        };
+        PlatformFunnelList: {
+            /** @description One entry per platform the send has deliveries on. */
+            data: components["schemas"]["PlatformFunnel"][];
+        };
+        CountAudienceDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+        };
+        AudienceCountEnvelope: {
+            data: components["schemas"]["AudienceCount"];
+        };
+        TemplateContent: {
+            title: string;
+            body: string;
+            image_url: string | null;
+            action_url: string | null;
+        };
+        TemplateResource: {
+            /** @example order_shipped */
+            key: string;
+            /** @example Order shipped */
+            name: string;
+            notification: components["schemas"]["TemplateContent"];
+            /** @description By language tag, as given. */
+            localizations: Record<string, never> | null;
+            data: Record<string, never> | null;
+            /**
+             * @description This version: 1, then one more with each change.
+             * @example 1
+             */
+            version: number;
+            /**
+             * Format: date-time
+             * @description When version 1 was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description When this version was saved.
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            updated_at: string;
+        };
+        ListMeta: {
+            /** @description Always null: every template of the app, in one page. */
+            next_cursor: string | null;
+        };
+        TemplateListEnvelope: {
+            /** @description Each template's latest version, by key. */
+            data: components["schemas"]["TemplateResource"][];
+            meta: components["schemas"]["ListMeta"];
+        };
+        PreviewSendDto: {
+            recipients: components["schemas"]["RecipientsDto"];
+            notification?: components["schemas"]["NotificationContentDto"];
+            /**
+             * @description Custom data delivered to the device, at most 4 KiB as JSON. Reserved keys, in any case: `notification_id`, `action_url`, `from`, `message_type`, `collapse_key`, `notification`, `google.*`, `gcm.*`.
+             * @example {
+             *       "order_id": 42
+             *     }
+             */
+            data?: {
+                [key: string]: unknown;
+            } | null;
+            /** @description A template of the app in place of `notification` (not both). */
+            template?: components["schemas"]["SendTemplateDto"];
+            /**
+             * @description With `options.personalize`: rendered as `vars.*` in the notification's texts (docs/api.md#liquid); at most 4 KiB as JSON.
+             * @example {
+             *       "first_name": "Ann"
+             *     }
+             */
+            variables?: {
+                [key: string]: unknown;
+            };
+            /** @description In place of `notification` or `template`: 2 to 5 variants; each user (an installation without a user: each installation) gets one, chosen from the notification id and the user id, in proportion to the weights (docs/api.md#variants). */
+            variants?: components["schemas"]["VariantDto"][];
+            options?: components["schemas"]["NotificationOptionsDto"] | null;
+            /**
+             * Format: date-time
+             * @description Fan out no earlier than this (at most 30 days ahead); a time in the past means now. Absent or null: now.
+             * @example 2026-12-01T09:00:00.000Z
+             */
+            send_at?: string | null;
+            /**
+             * @description Your installation id; absent: every platform the send targets.
+             * @example inst-1
+             */
+            installation_id?: string;
+        };
+        PlatformPreviewResource: {
+            /**
+             * @example ios
+             * @enum {string}
+             */
+            platform: "ios" | "android" | "web" | "huawei";
+            /**
+             * @description The push service: apns, fcm, web_push, unifiedpush or hms.
+             * @example apns
+             */
+            provider: string;
+            /** @description The body the push service would receive (FCM's and Huawei's `message` without the token); null when the delivery would be skipped. */
+            payload: {
+                [key: string]: unknown;
+            } | null;
+            /** @description Its size as the limit counts it; null when it could not be rendered. */
+            bytes: number | null;
+            /** @example 4096 */
+            limit: number;
+            /** @description RenderFailed or PayloadTooLarge, as the delivery would skip it; else null. */
+            skip_reason: string | null;
+            /** @description The renderer's message with RenderFailed; else null. */
+            detail: string | null;
+        };
+        PreviewResource: {
+            /** @example inst-1 */
+            installation_id: string | null;
+            platforms: components["schemas"]["PlatformPreviewResource"][];
+        };
+        PreviewEnvelope: {
+            data: components["schemas"]["PreviewResource"];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-  Admin_session: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The session of the cookie sent, or `data: null`. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminSessionOrNoneEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_login: {
-    parameters: {
-      query?: never;
-      header: {
-        /** @description `Basic ` and base64 of `email:password` (UTF-8). */
-        Authorization: string;
-      };
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Logged in: the session cookie is set. */
-      200: {
-        headers: {
-          /** @description The session cookie (HttpOnly, SameSite=Strict, Path=/admin). */
-          'Set-Cookie'?: string;
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminSessionEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Wrong credentials (each failure is counted). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Too many failed logins from this address or for this account: refused, even with the right credentials, until Retry-After. */
-      429: {
-        headers: {
-          /** @description Seconds until logins are accepted again. */
-          'Retry-After'?: number;
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Too Many Attempts."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_logout: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Logged out. */
-      204: {
-        headers: {
-          /** @description The cleared session cookie. */
-          'Set-Cookie'?: string;
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_overview: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The overview. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminOverviewEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_apps: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every app the operator has a role for, oldest first. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminAppList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_createApp: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateAppDto'];
-      };
-    };
-    responses: {
-      /** @description The new app. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AppCreatedEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_app: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The app. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AppEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_notifications: {
-    parameters: {
-      query?: {
-        /** @description The previous page's `meta.next_cursor` (opaque). */
-        cursor?: string | null;
-        /** @description Notifications per page, at most. */
-        limit?: number | null;
-        /** @description Only the notifications whose title contains this, in any case. */
-        search?: string | null;
-        /** @description Only the notifications created before this instant: a jump to a date. */
-        before?: string | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorNotificationPage'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A bad `limit`, `cursor`, `search` or `before`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_send: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SendNotificationDto'];
-      };
-    };
-    responses: {
-      /** @description Stored and queued. */
-      202: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorNotificationEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_notification: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notification. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['NotificationDetailEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_deliveries: {
-    parameters: {
-      query?: {
-        /** @description The previous page's `meta.next_cursor` (opaque). */
-        cursor?: string | null;
-        /** @description Entries per page, at most. */
-        limit?: number | null;
-        /** @description Only the deliveries in this status. A page then looks at up to 10,000 deliveries and may hold fewer entries than `limit`, even none: follow `next_cursor` until it is null. */
-        status?: 'scheduled' | 'pending' | 'sending' | 'accepted' | 'failed' | 'skipped' | null;
-        /** @description Only the deliveries with this reason, exactly as the trace shows it (`BadDeviceToken`, `NoCredentials`...). */
-        reason?: string | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorDeliveryPage'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A bad `limit`, `status`, `reason` or `cursor`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_cancel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The notification, `canceled_at` set. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorNotificationEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The notification had completed before the cancel. */
-      409: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This notification has already completed."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_browseInstallations: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AdminBrowseInstallationsDto'];
-      };
-    };
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InstallationBrowsePage'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_installations: {
-    parameters: {
-      query?: {
-        /** @description The client's installation id (not with `user_id`). */
-        installation_id?: string | null;
-        /** @description A user's installations (not with `installation_id`). */
-        user_id?: string | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The installations found (none is an empty list). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InstallationLookupList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Neither or both of `installation_id` and `user_id`, or a bad value. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_liveActivities: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The activities and channels (none are empty lists). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminLiveActivitiesEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_topics: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every topic of the app (none is an empty list). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AdminTopicList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_putTopic: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The topic key: 1 to 64 of a-z 0-9 _ -. */
-        key: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PutTopicDto'];
-      };
-    };
-    responses: {
-      /** @description The topic as stored. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TopicEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_deleteTopic: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The topic key: 1 to 64 of a-z 0-9 _ -. */
-        key: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Deleted. */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no topic with this key in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The key is not a topic key. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_preferences: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The user id (1 to 255 characters), as the app sets it on installations. */
-        user: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The preferences (any user id has some). */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PreferencesEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The user id is longer than 255 characters. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Admin_inbox: {
-    parameters: {
-      query?: {
-        /** @description Which messages; every message not archived when absent. */
-        state?: 'unread' | 'read' | 'archived' | 'all' | null;
-        /** @description The previous page's `meta.next_cursor` (opaque). */
-        cursor?: string | null;
-        /** @description Page size. */
-        limit?: number | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The user id (1 to 255 characters), as the app sets it on installations. */
-        user: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InboxPage'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A bad `state`, `limit`, `cursor` or user id. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_list: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every operator. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_create: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateOperatorDto'];
-      };
-    };
-    responses: {
-      /** @description Created. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CreatedOperatorEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_setGrants: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The operator id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['SetGrantsDto'];
-      };
-    };
-    responses: {
-      /** @description The operator. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such operator, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_invite: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The operator id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The link, shown once. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['InvitationEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such operator, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_disable: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The operator id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The operator, `disabled_at` set. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such operator, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_domains: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every domain. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DomainList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_allowDomain: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description An e-mail domain. */
-        domain: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AllowDomainDto'];
-      };
-    };
-    responses: {
-      /** @description The domain. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['DomainEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_removeDomain: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description An e-mail domain. */
-        domain: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Removed. */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such domain, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminOperators_accept: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['AcceptInvitationDto'];
-      };
-    };
-    responses: {
-      /** @description The operator. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminAccount_sessions: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The sessions. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['OperatorSessionList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminAccount_revoke: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The session id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Revoked. */
-      204: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content?: never;
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No live session of yours with this id, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AdminAccount_auditLog: {
-    parameters: {
-      query?: {
-        /** @description Entries whose actor (e-mail, token name, `cli (user)`) contains this, in any case. */
-        actor?: string | null;
-        action?: components['schemas']['AuditAction'];
-        /** @description One app's entries. */
-        app_id?: string | null;
-        /** @description Entries at or after this instant. */
-        from?: string | null;
-        /** @description Entries before this instant. */
-        to?: string | null;
-        /** @description The previous page's `meta.next_cursor`. */
-        cursor?: string | null;
-        /** @description Entries per page, at most. */
-        limit?: number | null;
-      };
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description One page. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AuditPageResource'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on at least one app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description A bad filter, `cursor` or `limit`. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_credentials: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The credentials now stored, without their secrets. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialsSummaryEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_putApns: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PutApnsDto'];
-      };
-    };
-    responses: {
-      /** @description The credentials now stored, without their secrets. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialsSummaryEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_putFcm: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PutFcmDto'];
-      };
-    };
-    responses: {
-      /** @description The credentials now stored, without their secrets. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialsSummaryEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_putWebPush: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PutWebPushDto'];
-      };
-    };
-    responses: {
-      /** @description The credentials now stored, without their secrets. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialsSummaryEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_putHms: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PutHmsDto'];
-      };
-    };
-    responses: {
-      /** @description The credentials now stored, without their secrets. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialsSummaryEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_removeCredentials: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        provider: 'apns' | 'fcm' | 'web-push' | 'hms';
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The credentials now stored, without their secrets. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialsSummaryEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app or provider, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_check: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: {
-      content: {
-        'application/json': components['schemas']['CheckCredentialsDto'];
-      };
-    };
-    responses: {
-      /** @description One answer per provider checked. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['CredentialCheckList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The app has none of the credentials asked for. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_tokens: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Oldest first, revoked ones too. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TokenList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_createToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateTokenDto'];
-      };
-    };
-    responses: {
-      /** @description The new token, shown this once. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['NewTokenEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_revokeToken: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The token id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The revoked token. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TokenEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no token with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_webhooks: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Oldest first. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_createWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CreateWebhookDto'];
-      };
-    };
-    responses: {
-      /** @description The new webhook with its signing secret, shown this once. */
-      201: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['NewWebhookEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_deleteWebhook: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The webhook id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The deleted webhook. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['WebhookEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no webhook with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_settings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The settings. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AppSettingsEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  AppsConsole_updateSettings: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PatchSettingsDto'];
-      };
-    };
-    responses: {
-      /** @description The settings now. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AppSettingsEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Analytics_app: {
-    parameters: {
-      query?: {
-        /** @description UTC days, today included; 30 when absent. */
-        days?: number | null;
-      };
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The last `days` days. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AppAnalyticsEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Analytics_funnel: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Per platform. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PlatformFunnelList'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Analytics_traceCsv: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-        /** @description The notification id. */
-        id: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description The CSV, with a header line. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'text/csv': string;
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Composer_countAudience: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['CountAudienceDto'];
-      };
-    };
-    responses: {
-      /** @description The count. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['AudienceCountEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The count ran past AUDIENCE_STATEMENT_TIMEOUT_MS (docs/api.md#count-an-audience). */
-      503: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "The audience took longer than 10000 ms to evaluate and was stopped: narrow the filter, or try again later."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Composer_templateList: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody?: never;
-    responses: {
-      /** @description Every template of the app. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['TemplateListEnvelope'];
-        };
-      };
-      /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Bad Request."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-    };
-  };
-  Composer_preview: {
-    parameters: {
-      query?: never;
-      header?: never;
-      path: {
-        /** @description The app id. */
-        app: string;
-      };
-      cookie?: never;
-    };
-    requestBody: {
-      content: {
-        'application/json': components['schemas']['PreviewSendDto'];
-      };
-    };
-    responses: {
-      /** @description The messages. */
-      200: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['PreviewEnvelope'];
-        };
-      };
-      /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No valid session cookie (logged out, expired, or the credentials changed). */
-      401: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unauthenticated."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
-      403: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "This action is unauthorized."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
-      404: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Not Found"
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The request did not arrive whole within Node's request timeout (300 s). */
-      408: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Timeout."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is over 1 MiB. */
-      413: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Payload Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description The body is not `application/json` (or `application/*+json`). */
-      415: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Unsupported Media Type."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Validation failure. */
-      422: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': components['schemas']['ValidationErrorResponse'];
-        };
-      };
-      /** @description The request line and headers are over 16 KiB (a very long URL included). */
-      431: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Request Header Fields Too Large."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
-      /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
-      500: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          /**
-           * @example {
-           *       "message": "Server Error."
-           *     }
-           */
-          'application/json': components['schemas']['ErrorResponse'];
-        };
-      };
+    Admin_session: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session of the cookie sent, or `data: null`. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSessionOrNoneEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_login: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description `Basic ` and base64 of `email:password` (UTF-8). */
+                Authorization: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged in: the session cookie is set. */
+            200: {
+                headers: {
+                    /** @description The session cookie (HttpOnly, SameSite=Strict, Path=/admin). */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminSessionEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Wrong credentials (each failure is counted). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Too many failed logins from this address or for this account: refused, even with the right credentials, until Retry-After. */
+            429: {
+                headers: {
+                    /** @description Seconds until logins are accepted again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Logged out. */
+            204: {
+                headers: {
+                    /** @description The cleared session cookie. */
+                    "Set-Cookie"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_overview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The overview. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminOverviewEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_apps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every app the operator has a role for, oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminAppList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_createApp: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAppDto"];
+            };
+        };
+        responses: {
+            /** @description The new app. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppCreatedEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_app: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_notifications: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `meta.next_cursor` (opaque). */
+                cursor?: string | null;
+                /** @description Notifications per page, at most. */
+                limit?: number | null;
+                /** @description Only the notifications whose title contains this, in any case. */
+                search?: string | null;
+                /** @description Only the notifications created before this instant: a jump to a date. */
+                before?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationPage"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad `limit`, `cursor`, `search` or `before`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_send: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendNotificationDto"];
+            };
+        };
+        responses: {
+            /** @description Stored and queued. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_notification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotificationDetailEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_deliveries: {
+        parameters: {
+            query?: {
+                /** @description The previous page's `meta.next_cursor` (opaque). */
+                cursor?: string | null;
+                /** @description Entries per page, at most. */
+                limit?: number | null;
+                /** @description Only the deliveries in this status. A page then looks at up to 10,000 deliveries and may hold fewer entries than `limit`, even none: follow `next_cursor` until it is null. */
+                status?: "scheduled" | "pending" | "sending" | "accepted" | "failed" | "skipped" | null;
+                /** @description Only the deliveries with this reason, exactly as the trace shows it (`BadDeviceToken`, `NoCredentials`...). */
+                reason?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorDeliveryPage"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad `limit`, `status`, `reason` or `cursor`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_cancel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The notification, `canceled_at` set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorNotificationEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The notification had completed before the cancel. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This notification has already completed."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_browseInstallations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AdminBrowseInstallationsDto"];
+            };
+        };
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationBrowsePage"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_installations: {
+        parameters: {
+            query?: {
+                /** @description The client's installation id (not with `user_id`). */
+                installation_id?: string | null;
+                /** @description A user's installations (not with `installation_id`). */
+                user_id?: string | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The installations found (none is an empty list). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstallationLookupList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Neither or both of `installation_id` and `user_id`, or a bad value. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_liveActivities: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The activities and channels (none are empty lists). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminLiveActivitiesEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_topics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every topic of the app (none is an empty list). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AdminTopicList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_putTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The topic key: 1 to 64 of a-z 0-9 _ -. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutTopicDto"];
+            };
+        };
+        responses: {
+            /** @description The topic as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TopicEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_deleteTopic: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The topic key: 1 to 64 of a-z 0-9 _ -. */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least editor on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no topic with this key in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The key is not a topic key. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_preferences: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The user id (1 to 255 characters), as the app sets it on installations. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The preferences (any user id has some). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreferencesEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The user id is longer than 255 characters. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Admin_inbox: {
+        parameters: {
+            query?: {
+                /** @description Which messages; every message not archived when absent. */
+                state?: "unread" | "read" | "archived" | "all" | null;
+                /** @description The previous page's `meta.next_cursor` (opaque). */
+                cursor?: string | null;
+                /** @description Page size. */
+                limit?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The user id (1 to 255 characters), as the app sets it on installations. */
+                user: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InboxPage"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad `state`, `limit`, `cursor` or user id. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_list: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every operator. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_create: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOperatorDto"];
+            };
+        };
+        responses: {
+            /** @description Created. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedOperatorEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_setGrants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetGrantsDto"];
+            };
+        };
+        responses: {
+            /** @description The operator. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such operator, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_invite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The link, shown once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such operator, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_disable: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The operator id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The operator, `disabled_at` set. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such operator, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_domains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every domain. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_allowDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An e-mail domain. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllowDomainDto"];
+            };
+        };
+        responses: {
+            /** @description The domain. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DomainEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_removeDomain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description An e-mail domain. */
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on every app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such domain, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOperators_accept: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptInvitationDto"];
+            };
+        };
+        responses: {
+            /** @description The operator. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminAccount_sessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OperatorSessionList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminAccount_revoke: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on at least one app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No live session of yours with this id, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminAccount_auditLog: {
+        parameters: {
+            query?: {
+                /** @description Entries whose actor (e-mail, token name, `cli (user)`) contains this, in any case. */
+                actor?: string | null;
+                action?: components["schemas"]["AuditAction"];
+                /** @description One app's entries. */
+                app_id?: string | null;
+                /** @description Entries at or after this instant. */
+                from?: string | null;
+                /** @description Entries before this instant. */
+                to?: string | null;
+                /** @description The previous page's `meta.next_cursor`. */
+                cursor?: string | null;
+                /** @description Entries per page, at most. */
+                limit?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPageResource"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on at least one app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description A bad filter, `cursor` or `limit`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_credentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials now stored, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsSummaryEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_putApns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutApnsDto"];
+            };
+        };
+        responses: {
+            /** @description The credentials now stored, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsSummaryEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_putFcm: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutFcmDto"];
+            };
+        };
+        responses: {
+            /** @description The credentials now stored, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsSummaryEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_putWebPush: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutWebPushDto"];
+            };
+        };
+        responses: {
+            /** @description The credentials now stored, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsSummaryEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_putHms: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PutHmsDto"];
+            };
+        };
+        responses: {
+            /** @description The credentials now stored, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsSummaryEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_removeCredentials: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                provider: "apns" | "fcm" | "web-push" | "hms";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The credentials now stored, without their secrets. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialsSummaryEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app or provider, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_check: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CheckCredentialsDto"];
+            };
+        };
+        responses: {
+            /** @description One answer per provider checked. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CredentialCheckList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The app has none of the credentials asked for. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_tokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first, revoked ones too. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTokenDto"];
+            };
+        };
+        responses: {
+            /** @description The new token, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewTokenEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_revokeToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The token id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no token with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_webhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookDto"];
+            };
+        };
+        responses: {
+            /** @description The new webhook with its signing secret, shown this once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NewWebhookEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The webhook id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The deleted webhook. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no webhook with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppSettingsEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AppsConsole_updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSettingsDto"];
+            };
+        };
+        responses: {
+            /** @description The settings now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppSettingsEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least owner on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Analytics_app: {
+        parameters: {
+            query?: {
+                /** @description UTC days, today included; 30 when absent. */
+                days?: number | null;
+            };
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The last `days` days. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppAnalyticsEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Analytics_funnel: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per platform. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlatformFunnelList"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Analytics_traceCsv: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+                /** @description The notification id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The CSV, with a header line. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or no notification with this id in it, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_countAudience: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CountAudienceDto"];
+            };
+        };
+        responses: {
+            /** @description The count. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AudienceCountEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The count ran past AUDIENCE_STATEMENT_TIMEOUT_MS (docs/api.md#count-an-audience). */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "The audience took longer than 10000 ms to evaluate and was stopped: narrow the filter, or try again later."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_templateList: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Every template of the app. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    Composer_preview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The app id. */
+                app: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PreviewSendDto"];
+            };
+        };
+        responses: {
+            /** @description The messages. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PreviewEnvelope"];
+                };
+            };
+            /** @description The body is not valid JSON. Also: a path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No valid session cookie (logged out, expired, or the credentials changed). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unauthenticated."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No `X-CSRF-Token` header with the session's CSRF token, or: the operator is not at least viewer on this app (docs/api.md#roles). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "This action is unauthorized."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description No such app, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is over 1 MiB. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Payload Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The body is not `application/json` (or `application/*+json`). */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Unsupported Media Type."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Validation failure. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
     };
-  };
 }
