@@ -219,13 +219,13 @@ export function AbTestSection({ draft, set, errors, installations }: { draft: Dr
                 ))}
               </select>
             </span>
-            <span className="muted small"> 5 minutes to 72 hours after the sample is sent.</span>
+            <p className="muted small">5 minutes to 72 hours after the sample is sent.</p>
           </Field>
           {field('ab_test.metric', errors, (p) => (
             <select {...p} value={ab.metric} onChange={(e) => change({ metric: e.target.value as AbTestDraft['metric'] })}>
               {AB_METRICS.map((m) => (
                 <option key={m} value={m}>
-                  {METRIC_WORDS[m]} per message delivered
+                  {METRIC_WORDS[m]} per message accepted
                 </option>
               ))}
             </select>
