@@ -50,8 +50,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -79,7 +78,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -189,8 +189,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -218,7 +217,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -328,8 +328,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -357,7 +356,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -484,8 +484,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -513,7 +512,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -625,8 +625,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -654,7 +653,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -780,8 +780,7 @@ chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -809,7 +808,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -941,8 +941,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -970,7 +969,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -1080,8 +1080,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -1109,7 +1108,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -1221,8 +1221,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -1250,7 +1249,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -1368,8 +1368,7 @@ chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -1397,7 +1396,8 @@ inserted AS (
   SELECT :notification_id, n.id, (SELECT processing_started_at FROM notifications WHERE id = :notification_id), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),

@@ -23,8 +23,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -52,7 +51,8 @@ inserted AS (
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -149,8 +149,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -178,7 +177,8 @@ inserted AS (
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),
@@ -278,8 +278,7 @@ WITH chosen AS (
 targets AS (
   SELECT c.id, c.user_id, c.platform, c.installation_id, CASE WHEN z.zone IS NULL THEN :fallback_due::timestamptz ELSE z.due END AS due,
     COALESCE(c.skip_reason, CASE WHEN COALESCE(z.quiet_skip, :fallback_quiet_skip::boolean) THEN :reason_quiet_hours::text END) AS skip_reason,
-    CASE WHEN :variant_total::int IS NULL THEN NULL WHEN CASE WHEN :sample_percent::int IS NULL THEN false
-      ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END THEN NULL
+    CASE WHEN :variant_total::int IS NULL THEN NULL
       ELSE width_bucket(('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 1, 8), 16, '0'))::bit(64)::bigint % :variant_total::int, :variant_thresholds::int[]) END AS variant, CASE WHEN :sample_percent::int IS NULL THEN false
       ELSE NOT (('x' || lpad(substr(md5(:notification_id::uuid::text || ':' || CASE WHEN c.user_id IS NOT NULL THEN 'u:' || c.user_id ELSE 'i:' || c.installation_id END), 9, 8), 16, '0'))::bit(64)::bigint % 100 < :sample_percent::int) END AS held
   FROM chosen c LEFT JOIN unnest(:zones::text[], :zone_dues::timestamptz[], :zone_quiet_skips::boolean[]) AS z(zone, due, quiet_skip) ON z.zone = c.zone
@@ -307,7 +306,8 @@ inserted AS (
   SELECT :notification_id, n.id, now(), n.platform, n.user_id, n.batch,
     CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
     n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END, n.variant
+    CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN 'infinity'::timestamptz WHEN n.due > now() THEN n.due END,
+    CASE WHEN n.held THEN NULL ELSE n.variant END
   FROM placed n WHERE :push::boolean
   RETURNING installation_id, status, batch, next_attempt_at, platform, reason
 ),

@@ -318,6 +318,17 @@ describe('variants and A/B tests', () => {
     });
   });
 
+  it('previews a send with variants as its first variant', async () => {
+    const res = await ctx
+      .http()
+      .post('/api/v1/notifications/preview')
+      .set(bearer(tenant.token))
+      .send({ recipients: { all: true }, variants })
+      .expect(200);
+    const ios = res.body.data.platforms.find((p: { platform: string }) => p.platform === 'ios');
+    expect(ios.payload.aps.alert.title).toBe('Sale');
+  });
+
   it('needs notifications:send like any send', async () => {
     const reader = await newToken(ctx, tenant.appId, ['installations:write']);
     await ctx

@@ -89,8 +89,8 @@ const chosen = (where: string) => `chosen AS (
 const HELD = `CASE WHEN :sample_percent::int IS NULL THEN false
         ELSE NOT (${inSampleSql(':notification_id::uuid::text', 'c.user_id', 'c.installation_id', ':sample_percent::int')}) END`;
 
-/** Its variant's index (docs/api.md#variants): null for a send without variants, and for a row held for the winner. */
-const VARIANT = `CASE WHEN :variant_total::int IS NULL THEN NULL WHEN ${HELD} THEN NULL
+/** Its variant's index (docs/api.md#variants): null for a send without variants (a held row's is not stored: `inserted`). */
+const VARIANT = `CASE WHEN :variant_total::int IS NULL THEN NULL
         ELSE ${variantSql(':notification_id::uuid::text', 'c.user_id', 'c.installation_id', ':variant_total::int', ':variant_thresholds::int[]')} END`;
 
 /** Each one's due time: its zone's, else the fallback; skipped as QuietHours when quiet hours outlast its ttl; its variant, or held. */
@@ -134,7 +134,8 @@ const inserted = (relisted: boolean, startedAt: string) => `inserted AS (
     SELECT :notification_id, n.id, ${startedAt}, n.platform, n.user_id, n.batch,
       CASE WHEN n.skip_reason IS NOT NULL THEN :status_skipped::text WHEN n.held OR n.due > now() THEN :status_scheduled::text ELSE :status_pending::text END,
       n.skip_reason, CASE WHEN n.held AND n.skip_reason IS NULL THEN NULL ELSE n.due END,
-      CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN ${HELD_SQL} WHEN n.due > now() THEN n.due END, n.variant
+      CASE WHEN n.skip_reason IS NOT NULL THEN NULL WHEN n.held THEN ${HELD_SQL} WHEN n.due > now() THEN n.due END,
+      CASE WHEN n.held THEN NULL ELSE n.variant END
     FROM placed n WHERE :push::boolean${relisted ? '\n    ON CONFLICT (notification_id, installation_id, notification_started_at) DO NOTHING' : ''}
     RETURNING installation_id, status, batch, next_attempt_at, platform, reason
   )`;

@@ -22,9 +22,12 @@ export class PreviewService {
 
   /** A send body's messages; checked as the send would be. */
   async send(appId: string, dto: PreviewSendDto) {
-    const { content, template } = await this.notifications.contentOf(appId, dto, randomUUID());
-    const variables = (template ? dto.template?.variables : dto.variables) ?? null;
-    const liquid = template !== null || dto.options?.personalize === true;
+    // A send with variants (docs/api.md#variants) is previewed as its first variant.
+    const variants = await this.notifications.variantsOf(appId, dto);
+    const { content, template } = await this.notifications.contentOf(appId, dto, randomUUID(), variants);
+    const first = variants?.[0];
+    const variables = first ? first.variables : ((template ? dto.template?.variables : dto.variables) ?? null);
+    const liquid = first ? first.template !== null || dto.options?.personalize === true : template !== null || dto.options?.personalize === true;
     return this.preview(appId, content, liquid, variables, dto.installation_id);
   }
 
