@@ -144,10 +144,19 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
     await trace.getByRole('columnheader', { name: 'Variant' }).waitFor({ timeout: 120_000 });
     await trace.getByRole('cell', { name: /^a$/ }).first().waitFor();
     await trace.getByRole('cell', { name: /^b$/ }).first().waitFor();
-    const installations = await variants
-      .locator('tbody tr')
-      .evaluateAll((rows) => rows.map((row) => Number((row as any).querySelectorAll('td')[1].textContent.replace(/,/g, ''))));
-    const sample = installations.reduce((a, b) => a + b, 0);
+    // The page reads the notification again each second: its variants' figures follow the trace.
+    const sampleSize = () =>
+      page.evaluate(() =>
+        [...(globalThis as any).document.querySelectorAll('table.variant-figures tbody tr')]
+          .map((row: any) => Number(row.querySelectorAll('td')[1].textContent.replace(/,/g, '')))
+          .reduce((a: number, b: number) => a + b, 0),
+      );
+    await page.waitForFunction(() =>
+      [...(globalThis as any).document.querySelectorAll('table.variant-figures tbody tr')].every(
+        (row: any) => Number(row.querySelectorAll('td')[1].textContent.replace(/,/g, '')) > 0,
+      ),
+    );
+    const sample = await sampleSize();
     expect(sample).toBeGreaterThan(0);
     expect(sample).toBeLessThan(INSTALLATIONS / 2);
     await shot('composer-ab-4-notification-1280');
