@@ -15,7 +15,7 @@ export function NotificationCells({
   return (
     <>
       <th scope="row" className="cell-title">
-        <Link to={`/apps/${appId}/notifications/${n.id}`}>{n.notification.title ?? 'Silent send'}</Link>
+        <Link to={`/apps/${appId}/notifications/${n.id}`}>{n.notification?.title ?? 'Silent send'}</Link>
         {n.dry_run ? (
           <>
             {' '}

@@ -6,13 +6,26 @@ import { formatNumber } from '../../format';
 import { navigate } from '../../router';
 import { PLATFORMS, type Platform } from '../../vocabulary';
 import { AudienceCountLine, countQuery, countable } from './AudienceCount';
-import { AUDIENCE_KINDS, audienceComplete, CONFIRM_ABOVE, type Draft, emptyDraft, isProblem, type Recipients, recipientsOf, sendBodyOf } from './draft';
+import {
+  AUDIENCE_KINDS,
+  audienceComplete,
+  CONFIRM_ABOVE,
+  type Draft,
+  emptyDraft,
+  isProblem,
+  type Recipients,
+  recipientsOf,
+  sampleOf,
+  sendBodyOf,
+  variantDraft,
+} from './draft';
 import { placeErrors } from './errors';
 import { Field, type FieldProps } from './Field';
 import { FilterBuilder } from './FilterBuilder';
 import { PlatformFieldsSection } from './PlatformFields';
 import { Preview } from './Preview';
 import { ServerPreview } from './ServerPreview';
+import { AbTestSection, abTestWords, VariantsEditor } from './Variants';
 import { CHOICE_WORDS, KIND_WORDS } from './words';
 
 /** What the send button waits for: the operator to confirm a large audience. */
@@ -38,6 +51,8 @@ export function ComposerPage({ appId }: { appId: string }) {
   const [countErrors, setCountErrors] = useState<Record<string, string[]>>({});
   const [pending, setPending] = useState<Pending | null>(null);
   const [checking, setChecking] = useState(false);
+  /** Which variant the previews show. */
+  const [shown, setShown] = useState(0);
   const send = useMutation({
     mutationFn: (body: Record<string, unknown>) => api.send(appId, body as SendRequest),
     onSuccess: (notification) => navigate(`/apps/${appId}/notifications/${notification.id}`),
@@ -49,6 +64,10 @@ export function ComposerPage({ appId }: { appId: string }) {
   };
   const audience = draft.audience;
   const recipients = recipientsOf(audience);
+  const countTarget = isProblem(recipients) || !audienceComplete(audience) ? null : recipients;
+  // The live count's answer for this audience, read from its cache (never asked from here): the A/B test's sample is a share of it.
+  const audienceCount = useQuery({ ...countQuery(appId, countable(countTarget) ? countTarget : { all: true }), enabled: false });
+  const installations = countable(countTarget) && audienceCount.data ? audienceCount.data.installations : null;
   const filterRows = audience.kind === 'filter' && audience.json === null ? audience.rows.length : 0;
 
   const sent = send.error instanceof ApiError && send.error.status === 422 ? placeErrors(send.error.errors, filterRows) : { fields: {}, other: [] };
@@ -172,7 +191,7 @@ export function ComposerPage({ appId }: { appId: string }) {
                 {errors.audience.join(' ')}
               </p>
             ) : null}
-            <AudienceCountLine appId={appId} recipients={isProblem(recipients) || !audienceComplete(audience) ? null : recipients} onErrors={setCountErrors} />
+            <AudienceCountLine appId={appId} recipients={countTarget} onErrors={setCountErrors} />
           </fieldset>
 
           <fieldset className="card">
@@ -189,8 +208,13 @@ export function ComposerPage({ appId }: { appId: string }) {
               <label className="choice">
                 <input type="radio" name="source" checked={draft.source === 'template'} onChange={() => set({ source: 'template' })} /> From a template
               </label>
+              <label className="choice">
+                <input type="radio" name="source" checked={draft.source === 'variants'} onChange={() => set({ source: 'variants' })} /> Variants (A/B)
+              </label>
             </div>
-            {draft.source === 'template' ? (
+            {draft.source === 'variants' ? (
+              <VariantsEditor draft={draft} set={set} errors={errors} templates={templates.data ?? []} />
+            ) : draft.source === 'template' ? (
               <>
                 {field('template', (p) => (
                   <select {...p} value={draft.templateKey} onChange={(e) => set({ templateKey: e.target.value })}>
@@ -247,6 +271,8 @@ export function ComposerPage({ appId }: { appId: string }) {
               'Handed to the app on the device, not shown.',
             )}
           </fieldset>
+
+          {draft.source === 'variants' ? <AbTestSection draft={draft} set={set} errors={errors} installations={installations} /> : null}
 
           <fieldset className="card">
             <legend>When</legend>
@@ -308,13 +334,29 @@ export function ComposerPage({ appId }: { appId: string }) {
         </div>
 
         <aside className="composer-side" aria-label="Preview">
-          <Preview draft={draft} appName={app.data?.name ?? 'Your app'} />
-          <ServerPreview appId={appId} draft={draft} />
+          <Preview draft={variantDraft(draft, Math.min(shown, draft.variants.length - 1))} appName={app.data?.name ?? 'Your app'}>
+            {draft.source === 'variants' ? (
+              <div className="kinds variant-shown" role="radiogroup" aria-label="Variant shown">
+                {draft.variants.map((v, i) => (
+                  <label key={i} className="choice">
+                    <input type="radio" name="variant-shown" checked={Math.min(shown, draft.variants.length - 1) === i} onChange={() => setShown(i)} />{' '}
+                    {`Variant ${i + 1}${v.key.trim() ? ` (${v.key.trim()})` : ''}`}
+                  </label>
+                ))}
+              </div>
+            ) : null}
+          </Preview>
+          <ServerPreview appId={appId} draft={variantDraft(draft, Math.min(shown, draft.variants.length - 1))} />
         </aside>
 
         <div className="composer-actions">
           {pending ? (
-            <div role="alertdialog" aria-labelledby="confirm-title" aria-describedby="confirm-text" className="confirm card">
+            <div
+              role="alertdialog"
+              aria-labelledby="confirm-title"
+              aria-describedby={abTest(pending.body) ? 'confirm-text confirm-ab-test' : 'confirm-text'}
+              className="confirm card"
+            >
               <h2 id="confirm-title">
                 {pending.count ? `Send to ${formatNumber(pending.count.installations)} installations?` : 'Send to an audience that could not be counted?'}
               </h2>
@@ -323,6 +365,15 @@ export function ComposerPage({ appId }: { appId: string }) {
                   ? `This reaches ${formatNumber(pending.count.installations)} installations of ${formatNumber(pending.count.users)} users (${formatNumber(pending.count.sendable)} can receive it). A sent notification cannot be taken back.`
                   : 'The audience could be larger than 1,000 installations. A sent notification cannot be taken back.'}
               </p>
+              {abTest(pending.body) ? (
+                <p id="confirm-ab-test">
+                  {abTestWords(
+                    abTest(pending.body)!,
+                    pending.count?.installations ?? null,
+                    pending.count ? sampleOf(pending.count.installations, abTest(pending.body)!.sample_percent) : null,
+                  )}
+                </p>
+              ) : null}
               <p className="inline-form">
                 <button type="button" onClick={() => send.mutate(pending.body)} disabled={send.isPending} autoFocus>
                   {send.isPending ? 'Sending…' : pending.count ? `Send to ${formatNumber(pending.count.installations)} installations` : 'Send anyway'}
@@ -342,3 +393,7 @@ export function ComposerPage({ appId }: { appId: string }) {
     </Page>
   );
 }
+
+/** The body's A/B test (docs/api.md#a-b-test-with-a-winner), if it has one. */
+const abTest = (body: Record<string, unknown>) =>
+  (body.options as { ab_test?: { sample_percent: number; winner_after: string; metric: string } } | undefined)?.ab_test;

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { FIELD_NAMES } from './errors';
+import { fieldName } from './errors';
 
 export interface FieldProps {
   id: string;
@@ -9,7 +9,13 @@ export interface FieldProps {
 
 /** A labelled field with its hint and its errors, the label from errors.ts's names. */
 export function Field({ id, errors, hint, children, as }: { id: string; errors?: string[]; hint?: string; children: ReactNode; as?: 'group' }) {
-  const label = FIELD_NAMES[id]?.label ?? id;
+  const name = fieldName(id);
+  const label = (
+    <>
+      {name?.label ?? id}
+      {name?.context ? <span className="visually-hidden"> {name.context}</span> : null}
+    </>
+  );
   const error = errors ? (
     <p id={`compose-${id}-error`} className="field-error">
       {errors.join(' ')}

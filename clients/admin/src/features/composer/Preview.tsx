@@ -1,10 +1,12 @@
+import type { ReactNode } from 'react';
 import type { Draft } from './draft';
 
 /**
  * How the notification will look on each platform, from the draft as typed: a sketch of the
- * device's banner (iOS, Android, a browser), not the provider's payload.
+ * device's banner (iOS, Android, a browser), not the provider's payload. `children`: what picks the
+ * variant shown, for a send with variants.
  */
-export function Preview({ draft, appName }: { draft: Draft; appName: string }) {
+export function Preview({ draft, appName, children }: { draft: Draft; appName: string; children?: ReactNode }) {
   const title = draft.title || 'Title';
   const body = draft.body || 'Message';
   const image = /^https:\/\/[^\s]+$/.test(draft.imageUrl.trim()) ? draft.imageUrl.trim() : null;
@@ -13,6 +15,7 @@ export function Preview({ draft, appName }: { draft: Draft; appName: string }) {
   return (
     <section className="card preview" aria-labelledby="preview-title">
       <h2 id="preview-title">Preview</h2>
+      {children}
       {shown.includes('ios') ? (
         <figure className="banner banner-ios" aria-label="On iOS">
           <figcaption className="small muted">iOS</figcaption>

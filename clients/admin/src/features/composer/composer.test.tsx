@@ -206,4 +206,91 @@ describe('ComposerPage', { timeout: 60_000 }, () => {
     expect(payload.textContent).toContain('60 of 4,096 bytes');
     expect(previewed).toEqual({ recipients: { all: true }, template: { key: 'order_shipped', variables: { first_name: 'Ann' } }, installation_id: 'inst-1' });
   });
+
+  it('sets up two variants and an A/B test, shows the sample in the confirmation, and puts a variant’s error on its field', async () => {
+    const sent: unknown[] = [];
+    let previewed: unknown;
+    fakeFetch({
+      ...appRoutes,
+      [`POST /admin/api/apps/${APP}/audiences/count`]: () => count(2000),
+      [`POST /admin/api/apps/${APP}/notifications/preview`]: (init) => {
+        previewed = JSON.parse(init.body as string);
+        return { status: 200, body: { data: { installation_id: null, platforms: [] } } };
+      },
+      [`POST /admin/api/apps/${APP}/notifications`]: (init) => {
+        sent.push(JSON.parse(init.body as string));
+        return {
+          status: 422,
+          body: {
+            message: 'The variants.1.notification.title field is required. (and 1 more error)',
+            errors: {
+              'variants.1.notification.title': ['The variants.1.notification.title field is required.'],
+              'options.ab_test.winner_after': ['The options.ab_test.winner_after field must be between 5m and 72h.'],
+            },
+          },
+        };
+      },
+    });
+    renderWithQueries(<ComposerPage appId={APP} />);
+    await userEvent.click(screen.getByLabelText('Variants (A/B)'));
+    expect(screen.queryByLabelText('Title')).toBeNull();
+    // Two to start with, named a and b, half each.
+    const first = screen.getByRole('group', { name: 'Variant 1: a' });
+    expect(screen.getByLabelText<HTMLInputElement>('Name of variant 2').value).toBe('b');
+    expect(within(first).getByText('50% of the users')).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Title of variant 1'), 'Half price');
+    await userEvent.type(screen.getByLabelText('Message of variant 1'), 'Today only');
+    await userEvent.clear(screen.getByLabelText('Weight of variant 1'));
+    await userEvent.type(screen.getByLabelText('Weight of variant 1'), '150');
+    expect(within(first).getByText('75% of the users')).toBeTruthy();
+    await userEvent.type(screen.getByLabelText('Message of variant 2'), 'No title here');
+    // A third comes and goes; five at most.
+    await userEvent.click(screen.getByRole('button', { name: 'Add a variant' }));
+    expect(screen.getByLabelText<HTMLInputElement>('Name of variant 3').value).toBe('c');
+    await userEvent.click(screen.getByRole('button', { name: 'Remove variant 3' }));
+    expect(screen.queryByRole('button', { name: /Remove variant/ })).toBeNull();
+
+    // The preview shows the chosen variant.
+    const preview = screen.getByRole('complementary', { name: 'Preview' });
+    expect(within(preview).getByRole('figure', { name: 'On iOS' }).textContent).toContain('Half price');
+    await userEvent.click(within(screen.getByRole('radiogroup', { name: 'Variant shown' })).getByLabelText('Variant 2 (b)'));
+    expect(within(preview).getByRole('figure', { name: 'On iOS' }).textContent).toContain('No title here');
+    await userEvent.click(screen.getByRole('button', { name: 'Preview' }));
+    await waitFor(() => expect(previewed).toEqual({ recipients: { all: true }, notification: { title: '', body: 'No title here' } }));
+
+    await userEvent.click(screen.getByLabelText('Test on a sample first, then send the winner to the rest'));
+    await userEvent.clear(screen.getByLabelText('Sample (% of the audience)'));
+    await userEvent.type(screen.getByLabelText('Sample (% of the audience)'), '15');
+    await userEvent.clear(screen.getByLabelText('Wait'));
+    await userEvent.type(screen.getByLabelText('Wait'), '2');
+    await userEvent.selectOptions(screen.getByLabelText('Unit'), 'm');
+    await userEvent.selectOptions(screen.getByLabelText('The winner is the variant with the most'), 'displayed');
+
+    await waitFor(() => expect(screen.getByRole('status', { name: 'Audience count' }).textContent).toMatch(/^2,000 installations/), SETTLED);
+    // The sample as a share of the live count, before anything is sent.
+    expect(document.getElementById('compose-ab_test.sample_percent-hint')!.textContent).toMatch(/About 300 of the 2,000 installations counted\.$/);
+    await userEvent.click(screen.getByRole('button', { name: 'Send' }));
+    const dialog = await screen.findByRole('alertdialog', { name: 'Send to 2,000 installations?' });
+    expect(within(dialog).getByText(/^A\/B test:/).textContent).toBe(
+      'A/B test: about 300 installations (15% of 2,000) get the variants first; after 2 minutes, the variant with the most displays goes to the rest.',
+    );
+    await userEvent.click(within(dialog).getByRole('button', { name: 'Send to 2,000 installations' }));
+    await waitFor(() =>
+      expect(sent).toEqual([
+        {
+          recipients: { all: true },
+          variants: [
+            { key: 'a', weight: 150, notification: { title: 'Half price', body: 'Today only' } },
+            { key: 'b', weight: 50, notification: { title: '', body: 'No title here' } },
+          ],
+          options: { ab_test: { sample_percent: 15, winner_after: '2m', metric: 'displayed' } },
+        },
+      ]),
+    );
+    const title = screen.getByLabelText('Title of variant 2');
+    await waitFor(() => expect(title.getAttribute('aria-invalid')).toBe('true'));
+    expect(document.getElementById('compose-variant.1.title-error')!.textContent).toBe('The title of variant 2 is required.');
+    expect(document.getElementById('compose-ab_test.winner_after-error')!.textContent).toBe('The waiting time before the winner must be between 5m and 72h.');
+    expect(document.body.textContent).not.toContain('variants.1');
+  });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rowsOf } from '../installations/conditions';
-import { audienceComplete, type Draft, emptyAudience, emptyDraft, recipientsOf, sendBodyOf } from './draft';
+import { audienceComplete, type Draft, emptyAudience, emptyDraft, emptyVariant, recipientsOf, sampleOf, sendBodyOf, variantDraft } from './draft';
 
 const draft = (patch: Partial<Draft>): Draft => ({ ...emptyDraft(), title: 'Hi', body: 'There', ...patch });
 
@@ -173,5 +173,64 @@ describe('the composer’s send body', () => {
         { field: 'throttle_per_minute', message: 'The pace must be a whole number.' },
       ],
     });
+  });
+
+  it('sends variants in place of the texts, each with its own content, and the A/B test only when switched on', () => {
+    const variants = [
+      { ...emptyVariant(0), key: ' short ', weight: '70', title: 'Sale', body: 'Half price', imageUrl: 'https://cdn.example.com/a.png' },
+      { ...emptyVariant(1), key: 'long', weight: '30', source: 'template' as const, templateKey: 'sale', variables: '{"pct": 50}' },
+    ];
+    const off = sendBodyOf(draft({ source: 'variants', variants, title: 'ignored', data: '{"campaign": "spring"}' }));
+    expect(off).toEqual({
+      body: {
+        recipients: { all: true },
+        variants: [
+          { key: 'short', weight: 70, notification: { title: 'Sale', body: 'Half price', image_url: 'https://cdn.example.com/a.png' } },
+          { key: 'long', weight: 30, template: { key: 'sale', variables: { pct: 50 } } },
+        ],
+        data: { campaign: 'spring' },
+      },
+    });
+    const on = sendBodyOf(
+      draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '20', winnerAfter: '90', unit: 'm', metric: 'displayed' } }),
+    );
+    expect('body' in on && on.body.options).toEqual({ ab_test: { sample_percent: 20, winner_after: '90m', metric: 'displayed' } });
+    expect('body' in on && 'notification' in on.body).toBe(false);
+    // Variants switched back to one text: no A/B test goes with it.
+    expect(sendBodyOf(draft({ source: 'inline', variants, abTest: { on: true, samplePercent: '20', winnerAfter: '4', unit: 'h', metric: 'opened' } }))).toEqual(
+      {
+        body: { recipients: { all: true }, notification: { title: 'Hi', body: 'There' } },
+      },
+    );
+  });
+
+  it('finds a variant’s or the A/B test’s mistakes before asking, on their fields', () => {
+    const variants = [
+      { ...emptyVariant(0), weight: 'half', title: 'A' },
+      { ...emptyVariant(1), source: 'template' as const, templateKey: 'sale', variables: '[1]' },
+    ];
+    expect(
+      sendBodyOf(draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '12.5', winnerAfter: '4', unit: 'h', metric: 'opened' } })),
+    ).toEqual({
+      problems: [
+        { field: 'variant.0.weight', message: 'The weight of variant 1 must be a whole number.' },
+        { field: 'variant.1.variables', message: 'The variables of variant 2 must be a JSON object, such as {"first_name": "Ann"}.' },
+        { field: 'ab_test.sample_percent', message: 'The sample percentage must be a whole number.' },
+      ],
+    });
+  });
+
+  it('previews a variant as the send it is alone; the sample is the audience times the percent', () => {
+    const variants = [emptyVariant(0), { ...emptyVariant(1), title: 'B title', body: 'B body' }];
+    const shown = variantDraft(
+      draft({ source: 'variants', variants, abTest: { on: true, samplePercent: '10', winnerAfter: '4', unit: 'h', metric: 'opened' } }),
+      1,
+    );
+    expect(sendBodyOf(shown)).toEqual({ body: { recipients: { all: true }, notification: { title: 'B title', body: 'B body' } } });
+    // Not variants: the draft itself.
+    const plain = draft({});
+    expect(variantDraft(plain, 1)).toBe(plain);
+    expect(sampleOf(1_100, 10)).toBe(110);
+    expect(sampleOf(2_345, 15)).toBe(352);
   });
 });

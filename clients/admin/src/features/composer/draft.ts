@@ -25,11 +25,47 @@ export interface WebButton {
   url: string;
 }
 
+/** What one variant of a send says (docs/api.md#variants): its own texts, or a template with its variables. */
+export interface VariantDraft {
+  /** 1..16 of a-z, 0-9 and _: the name its statistics and the trace show. */
+  key: string;
+  /** Relative, 1..100, as typed. */
+  weight: string;
+  source: 'inline' | 'template';
+  title: string;
+  body: string;
+  imageUrl: string;
+  actionUrl: string;
+  templateKey: string;
+  variables: string;
+}
+
+/** How many variants a send has (docs/api.md#variants). */
+export const MIN_VARIANTS = 2;
+export const MAX_VARIANTS = 5;
+/** The units `winner_after` is written in (docs/api.md#a-b-test-with-a-winner): minutes or hours. */
+export const WINNER_UNITS = ['m', 'h'] as const;
+export const AB_METRICS = ['opened', 'displayed'] as const;
+
+/** `options.ab_test` as typed: sent only with variants and when switched on. */
+export interface AbTestDraft {
+  on: boolean;
+  samplePercent: string;
+  winnerAfter: string;
+  unit: (typeof WINNER_UNITS)[number];
+  metric: (typeof AB_METRICS)[number];
+}
+
 /** Everything the composer holds, as typed; `sendBodyOf` makes the API's body of it. */
 export interface Draft {
   audience: Audience;
-  /** Texts written here, or a template's (docs/api.md#templates) filled in with `variables` (JSON text). */
-  source: 'inline' | 'template';
+  /**
+   * Texts written here, a template's (docs/api.md#templates) filled in with `variables` (JSON text),
+   * or 2..5 variants, each with its own (docs/api.md#variants).
+   */
+  source: 'inline' | 'template' | 'variants';
+  variants: VariantDraft[];
+  abTest: AbTestDraft;
   templateKey: string;
   variables: string;
   title: string;
@@ -56,9 +92,24 @@ export interface Draft {
 
 export const emptyAudience = (): Audience => ({ kind: 'filter', list: '', topic: '', rows: [], combinator: 'and', json: null });
 
+/** A new variant, named after its place: a, b, c… */
+export const emptyVariant = (index: number): VariantDraft => ({
+  key: String.fromCharCode(97 + index),
+  weight: '50',
+  source: 'inline',
+  title: '',
+  body: '',
+  imageUrl: '',
+  actionUrl: '',
+  templateKey: '',
+  variables: '',
+});
+
 export const emptyDraft = (): Draft => ({
   audience: emptyAudience(),
   source: 'inline',
+  variants: [emptyVariant(0), emptyVariant(1)],
+  abTest: { on: false, samplePercent: '10', winnerAfter: '4', unit: 'h', metric: 'opened' },
   templateKey: '',
   variables: '',
   title: '',
@@ -199,19 +250,30 @@ export function sendBodyOf(draft: Draft): { body: Record<string, unknown> } | { 
   if (android) options.android = android;
   if (web || buttons.length) options.web = { ...web, ...(buttons.length ? { actions: buttons } : {}) };
 
-  let variables: unknown;
-  if (draft.source === 'template' && draft.variables.trim()) {
-    try {
-      variables = JSON.parse(draft.variables);
-      if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw new Error('not an object');
-    } catch {
-      problems.push({ field: 'variables', message: 'The variables must be a JSON object, such as {"first_name": "Ann"}.' });
+  let content: Record<string, unknown> = {};
+  if (draft.source === 'variants') {
+    const variants = draft.variants.map((v, i) => {
+      const weight = integer(v.weight, `variant.${i}.weight`, `weight of variant ${i + 1}`);
+      if (typeof weight !== 'number') problems.push(weight);
+      const made = contentOf(v, `variant.${i}.variables`, `variables of variant ${i + 1}`);
+      if (isProblem(made)) problems.push(made);
+      return { key: v.key.trim(), weight, ...made };
+    });
+    content = { variants };
+    if (draft.abTest.on) {
+      const sample = integer(draft.abTest.samplePercent, 'ab_test.sample_percent', 'sample percentage');
+      const after = integer(draft.abTest.winnerAfter, 'ab_test.winner_after', 'waiting time');
+      if (typeof sample !== 'number') problems.push(sample);
+      if (typeof after !== 'number') problems.push(after);
+      else options.ab_test = { sample_percent: sample, winner_after: `${after}${draft.abTest.unit}`, metric: draft.abTest.metric };
     }
+  } else {
+    const made = contentOf(draft, 'variables', 'variables');
+    if (isProblem(made)) problems.push(made);
+    else content = made;
   }
 
   if (problems.length) return { problems };
-  const content =
-    draft.source === 'template' ? { template: { key: draft.templateKey, ...(variables !== undefined ? { variables } : {}) } } : { notification: inline(draft) };
   return {
     body: {
       recipients,
@@ -224,7 +286,24 @@ export function sendBodyOf(draft: Draft): { body: Record<string, unknown> } | { 
   };
 }
 
-function inline(draft: Draft) {
+type Content = Pick<VariantDraft, 'title' | 'body' | 'imageUrl' | 'actionUrl' | 'templateKey' | 'variables'> & { source: Draft['source'] };
+
+/** `notification` (the texts written) or `template` (with its variables parsed), or the problem with the variables. */
+function contentOf(content: Content, field: string, words: string): { notification: object } | { template: object } | LocalProblem {
+  if (content.source !== 'template') return { notification: inline(content) };
+  let variables: unknown;
+  if (content.variables.trim()) {
+    try {
+      variables = JSON.parse(content.variables);
+      if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw new Error('not an object');
+    } catch {
+      return { field, message: `The ${words} must be a JSON object, such as {"first_name": "Ann"}.` };
+    }
+  }
+  return { template: { key: content.templateKey, ...(variables !== undefined ? { variables } : {}) } };
+}
+
+function inline(draft: Content) {
   return {
     title: draft.title,
     body: draft.body,
@@ -232,6 +311,20 @@ function inline(draft: Draft) {
     ...(draft.actionUrl.trim() ? { action_url: draft.actionUrl.trim() } : {}),
   };
 }
+
+/**
+ * The draft as variant `index` alone would send it: its content in place of the variants, no A/B
+ * test. The previews show each variant so.
+ */
+export function variantDraft(draft: Draft, index: number): Draft {
+  const v = draft.variants[index];
+  if (draft.source !== 'variants' || !v) return draft;
+  const { key: _key, weight: _weight, ...content } = v;
+  return { ...draft, ...content, abTest: { ...draft.abTest, on: false } };
+}
+
+/** The installations an A/B test sends to first: `sample_percent` of the audience, about (each user's lot decides). */
+export const sampleOf = (installations: number, percent: number) => Math.round((installations * percent) / 100);
 
 /** Above this many installations the composer asks to confirm the audience size before sending. */
 export const CONFIRM_ABOVE = 1_000;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fieldOfPath, placeErrors } from './errors';
+import { fieldName, fieldOfPath, placeErrors } from './errors';
 
 describe('the composer’s errors', () => {
   it('puts each API path on its field', () => {
@@ -66,5 +66,56 @@ describe('the composer’s errors', () => {
       0,
     );
     expect(placed.fields.audience).toEqual(['Choose whom to send to.']);
+  });
+
+  it('puts a variant’s paths on that variant’s fields, with or without brackets, and the A/B test’s on its own', () => {
+    expect(fieldOfPath('variants', 0)).toBe('variants');
+    expect(fieldOfPath('variants.1', 0)).toBe('variant.1');
+    expect(fieldOfPath('variants.1.notification.title', 0)).toBe('variant.1.title');
+    expect(fieldOfPath('variants[1].notification.title', 0)).toBe('variant.1.title');
+    expect(fieldOfPath('variants[0].notification.image_url', 0)).toBe('variant.0.image_url');
+    expect(fieldOfPath('variants.0.notification', 0)).toBe('variant.0');
+    expect(fieldOfPath('variants.0.notification.localizations.fr.title', 0)).toBe('variant.0');
+    expect(fieldOfPath('variants.2.key', 0)).toBe('variant.2.key');
+    expect(fieldOfPath('variants.2.weight', 0)).toBe('variant.2.weight');
+    expect(fieldOfPath('variants.3.template.key', 0)).toBe('variant.3.template');
+    expect(fieldOfPath('variants.3.template.variables.name', 0)).toBe('variant.3.variables');
+    expect(fieldOfPath('options.ab_test', 0)).toBe('ab_test');
+    expect(fieldOfPath('options.ab_test.sample_percent', 0)).toBe('ab_test.sample_percent');
+    expect(fieldOfPath('options.ab_test.winner_after', 0)).toBe('ab_test.winner_after');
+    expect(fieldOfPath('options.ab_test.metric', 0)).toBe('ab_test.metric');
+    expect(fieldOfPath('options.ab_test.other', 0)).toBe('ab_test');
+    expect(fieldName('variant.1.title')).toEqual({ label: 'Title', context: 'of variant 2', words: 'title of variant 2' });
+    expect(fieldName('variant.1')).toEqual({ label: 'Variant 2', words: 'variant 2' });
+    expect(fieldName('variant.1.nonsense')).toBeUndefined();
+  });
+
+  it('says a variant’s and the A/B test’s errors in words a marketer reads', () => {
+    const placed = placeErrors(
+      {
+        'variants[1].notification.title': ['The variants[1].notification.title field is required.'],
+        'variants.0.key': ['The variants.0.key field must be 1 to 16 characters of a-z, 0-9 and _.'],
+        'variants.0.weight': ['The variants.0.weight field must be at most 100.'],
+        'variants.2.template.key': ['The variants.2.template.key field must be a template of this app.'],
+        variants: ['The variants field must have at least 2 items.'],
+        'options.ab_test.winner_after': ['The options.ab_test.winner_after field must be between 5m and 72h.'],
+        'options.ab_test.sample_percent': ['The options.ab_test.sample_percent field must be at most 50.'],
+        'options.ab_test': ['The options.ab_test field requires variants.'],
+      },
+      0,
+    );
+    expect(placed).toEqual({
+      fields: {
+        'variant.1.title': ['The title of variant 2 is required.'],
+        'variant.0.key': ['The name of variant 1 must be 1 to 16 characters of a-z, 0-9 and _.'],
+        'variant.0.weight': ['The weight of variant 1 must be at most 100.'],
+        'variant.2.template': ['The template of variant 3 must be a template of this app.'],
+        variants: ['The variants must have at least 2 items.'],
+        'ab_test.winner_after': ['The waiting time before the winner must be between 5m and 72h.'],
+        'ab_test.sample_percent': ['The sample percentage must be at most 50.'],
+        ab_test: ['The A/B test requires variants.'],
+      },
+      other: [],
+    });
   });
 });

@@ -7,6 +7,8 @@
 
 export interface FieldName {
   label: string;
+  /** Said after the label to a screen reader only, where the label alone repeats ("Title" of each variant). */
+  context?: string;
   /** How a sentence names it: "The <words> must …". */
   words: string;
 }
@@ -58,14 +60,58 @@ export const FIELD_NAMES: Record<string, FieldName> = {
   'web.renotify': { label: 'Alert again when replacing', words: 'web “alert again” setting' },
   'web.declarative': { label: 'Declarative Web Push (Safari)', words: 'declarative setting' },
   'web.actions': { label: 'Buttons', words: 'buttons' },
+  variants: { label: 'Variants', words: 'variants' },
+  ab_test: { label: 'A/B test', words: 'A/B test' },
+  'ab_test.sample_percent': { label: 'Sample (% of the audience)', words: 'sample percentage' },
+  'ab_test.winner_after': { label: 'Pick the winner after', words: 'waiting time before the winner' },
+  'ab_test.metric': { label: 'The winner is the variant with the most', words: 'measure of the winner' },
 };
+
+/** A variant's fields (`variant.<index>.<part>`), named as the composer's own with "of variant N". */
+const VARIANT_PARTS: Record<string, FieldName> = {
+  key: { label: 'Name', words: 'name' },
+  weight: { label: 'Weight', words: 'weight' },
+  template: FIELD_NAMES.template,
+  variables: FIELD_NAMES.variables,
+  title: FIELD_NAMES.title,
+  body: FIELD_NAMES.body,
+  image_url: FIELD_NAMES.image_url,
+  action_url: FIELD_NAMES.action_url,
+};
+
+/** The field of a variant's part (0-based `index`); `variantField(i)` alone is the variant as a whole. */
+export const variantField = (index: number, part?: keyof typeof VARIANT_PARTS) => (part ? `variant.${index}.${part}` : `variant.${index}`);
+
+/** The label and words of any field id: the fixed ones above, or a variant's. */
+export function fieldName(id: string): FieldName | undefined {
+  if (FIELD_NAMES[id]) return FIELD_NAMES[id];
+  const match = /^variant\.(\d+)(?:\.(\w+))?$/.exec(id);
+  if (!match) return undefined;
+  const n = Number(match[1]) + 1;
+  if (!match[2]) return { label: `Variant ${n}`, words: `variant ${n}` };
+  const part = VARIANT_PARTS[match[2]];
+  return part ? { label: part.label, context: `of variant ${n}`, words: `${part.words} of variant ${n}` } : undefined;
+}
+
+/** An API path with its list indexes as dots: `variants[1].notification.title` is `variants.1.notification.title`. */
+const dotted = (path: string) => path.replace(/\[(\d+)\]/g, '.$1');
+
+/** Which field of variant `index` a path under `variants.<index>` (split, from the part after the index) belongs to. */
+function variantFieldOf(index: number, rest: string[]): string {
+  const [head, inner] = rest;
+  if (head === 'key' || head === 'weight') return variantField(index, head);
+  if (head === 'notification' && inner && VARIANT_PARTS[inner] && rest.length === 2) return variantField(index, inner);
+  if (head === 'template') return variantField(index, inner === 'variables' ? 'variables' : 'template');
+  return variantField(index);
+}
 
 /** The field of a condition row of the filter builder (0-based `row`). */
 export const conditionField = (row: number) => `condition.${row}`;
 
 /** Which field an API path belongs to; null for none of the form's. */
 export function fieldOfPath(path: string, filterRows: number): string | null {
-  const parts = path.split('.');
+  const parts = dotted(path).split('.');
+  if (parts[0] === 'variants') return /^\d+$/.test(parts[1] ?? '') ? variantFieldOf(Number(parts[1]), parts.slice(2)) : 'variants';
   if (parts[0] === 'recipients') {
     if (parts[1] !== 'filter' || filterRows === 0) return 'audience';
     // One condition is the whole filter; several are joined under and/or.
@@ -86,6 +132,7 @@ export function fieldOfPath(path: string, filterRows: number): string | null {
       return FIELD_NAMES[id] ? id : null;
     }
     if (parts[1] === 'badge_increment') return 'badge';
+    if (parts[1] === 'ab_test') return parts[2] && FIELD_NAMES[`ab_test.${parts[2]}`] ? `ab_test.${parts[2]}` : 'ab_test';
     return FIELD_NAMES[parts[1]] ? parts[1] : null;
   }
   return null;
@@ -95,6 +142,8 @@ const FILTER_PART_WORDS: Record<string, string> = { field: 'field', op: 'compari
 
 /** How a sentence names what the path points at: a form field's words, a condition's part, or the path itself. */
 function wordsOf(path: string, field: string | null): string {
+  // Anything inside a variant's field (a list item, a variable): the field's words are enough.
+  if (field?.startsWith('variant.')) return fieldName(field)!.words;
   if (field?.startsWith('condition.')) {
     const row = Number(field.slice('condition.'.length)) + 1;
     const rest = path.split('.').slice(path.includes('.and.') || path.includes('.or.') ? 4 : 2);

@@ -11,6 +11,7 @@ import { Link } from '../../router';
 import { FINAL_NOTIFICATION_STATUSES } from '../../vocabulary';
 import { PlatformFunnels } from '../analytics/AnalyticsPage';
 import { Reason, Trace } from './Trace';
+import { variantsOf, VariantsSection } from './Variants';
 
 /** A notification: content, options and schedule, statistics (numbers and charts), and a cancel button while it can be cancelled. */
 export function NotificationPage({ appId, id }: { appId: string; id: string }) {
@@ -57,6 +58,7 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
         <Schedule n={n} />
       </div>
       <Statistics n={n} />
+      <VariantsSection n={n} />
       <PlatformFunnels appId={appId} id={id} revision={`${n.status}:${n.statistics.accepted}:${n.statistics.opened}`} />
       <Trace
         appId={appId}
@@ -70,19 +72,19 @@ export function NotificationPage({ appId, id }: { appId: string; id: string }) {
 }
 
 function Content({ n }: { n: NotificationDetail }) {
-  const localizations = Object.entries(n.notification.localizations ?? {});
+  const localizations = Object.entries(n.notification?.localizations ?? {});
   return (
     <section aria-labelledby="content-title" className="card">
       <h2 id="content-title">Content</h2>
       <dl className="pairs">
         <dt>Title</dt>
-        <dd>{n.notification.title ?? '–'}</dd>
+        <dd>{n.notification?.title ?? '–'}</dd>
         <dt>Body</dt>
-        <dd>{n.notification.body ?? '–'}</dd>
+        <dd>{n.notification?.body ?? '–'}</dd>
         <dt>Image URL</dt>
-        <dd className="break">{n.notification.image_url ?? '–'}</dd>
+        <dd className="break">{n.notification?.image_url ?? '–'}</dd>
         <dt>Action URL</dt>
-        <dd className="break">{n.notification.action_url ?? '–'}</dd>
+        <dd className="break">{n.notification?.action_url ?? '–'}</dd>
         <dt>Data</dt>
         <dd>{n.data ? <code className="break">{JSON.stringify(n.data)}</code> : '–'}</dd>
       </dl>
@@ -164,7 +166,12 @@ function Schedule({ n }: { n: NotificationDetail }) {
 const settled = (n: NotificationDetail) => (FINAL_NOTIFICATION_STATUSES as readonly string[]).includes(n.status) && n.completed_at !== null;
 
 /** A silent send (docs/api.md#silent-sends) has no title. */
-const titleOf = (n: NotificationDetail) => n.notification.title ?? 'Silent send (no notification shown)';
+/** A send with variants (docs/api.md#variants) may have no texts of its own: it is named by its variants. */
+const titleOf = (n: NotificationDetail) => {
+  if (n.notification?.title) return n.notification.title;
+  const variants = variantsOf(n);
+  return variants.length ? `Variants ${variants.map((v) => v.key).join(', ')}` : 'Silent send (no notification shown)';
+};
 
 /** One option as it was sent: the platform objects (apns, android, web) as their own pairs, web buttons one per line. */
 function OptionPair({ name, value }: { name: string; value: unknown }) {

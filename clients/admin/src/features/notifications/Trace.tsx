@@ -41,6 +41,9 @@ export function Trace({ appId, id, live, revision, send }: { appId: string; id: 
     setFilters({ status, reason: reason.trim() });
   };
   const rows = trace.data?.pages.flatMap((page) => page.data) ?? [];
+  // docs/api.md#variants: a send with variants names each delivery's; older servers leave it out.
+  const variantOf = (d: (typeof rows)[number]) => (d as { variant?: string | null }).variant ?? null;
+  const withVariants = rows.some((d) => variantOf(d) !== null);
   const filtered = filters.status !== '' || filters.reason !== '';
 
   return (
@@ -93,6 +96,7 @@ export function Trace({ appId, id, live, revision, send }: { appId: string; id: 
                     <th scope="col">Installation</th>
                     <th scope="col">User</th>
                     <th scope="col">Platform</th>
+                    {withVariants ? <th scope="col">Variant</th> : null}
                     <th scope="col">Status</th>
                     <th scope="col">Reason</th>
                     <th scope="col" className="num">
@@ -116,6 +120,7 @@ export function Trace({ appId, id, live, revision, send }: { appId: string; id: 
                       </th>
                       <td>{d.user_id ?? '–'}</td>
                       <td>{d.platform}</td>
+                      {withVariants ? <td className="mono">{variantOf(d) ?? '–'}</td> : null}
                       <td>
                         <StatusBadge status={d.status} />
                       </td>

@@ -159,6 +159,63 @@ describe('NotificationPage', () => {
     expect(failed.textContent).toMatch(/^AudienceTimedOutThe filter’s audience took longer than AUDIENCE_STATEMENT_TIMEOUT_MS/);
   });
 
+  it('shows the variants with their statistics and the A/B test’s phase and winner (docs/api.md#variants)', async () => {
+    const stats = (installations: number, accepted: number, displayed: number, opened: number) => ({
+      ...notification().statistics,
+      installations,
+      accepted,
+      displayed,
+      opened,
+    });
+    const abSend = notification({
+      notification: null,
+      options: { ab_test: { sample_percent: 10, winner_after: '4h', metric: 'opened' } },
+      variants: [
+        { key: 'short', weight: 70, statistics: stats(700, 690, 400, 138) },
+        { key: 'long', weight: 30, statistics: stats(300, 300, 150, 30) },
+      ],
+      ab_test: { phase: 'sample', winner: null, decided_at: null },
+    });
+    let current: unknown = abSend;
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({ status: 200, body: { data: current } }),
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+    });
+    const { unmount } = renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    // No texts of its own: named by its variants.
+    expect(await screen.findByRole('heading', { level: 1, name: 'Variants short, long' })).toBeTruthy();
+    const section = screen.getByRole('region', { name: 'Variants' });
+    expect(within(section).getByText('sample').className).toContain('badge');
+    expect(within(section).getByText('not picked yet')).toBeTruthy();
+    const cells = (key: string) =>
+      within(within(section).getByRole('row', { name: new RegExp(`^${key} `) }))
+        .getAllByRole('cell')
+        .map((c) => c.textContent);
+    expect(cells('short')).toEqual(['70 (70%)', '700', '690', '400 (58%)', '138 (20%)']);
+    expect(cells('long')).toEqual(['30 (30%)', '300', '300', '150 (50%)', '30 (10%)']);
+    unmount();
+
+    current = { ...abSend, ab_test: { phase: 'done', winner: 'short', decided_at: '2026-11-24T14:00:00.000Z' } };
+    renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+    const done = await screen.findByRole('region', { name: 'Variants' });
+    expect(within(done).getByText('done')).toBeTruthy();
+    expect(within(done).getByRole('row', { name: /^short ?winner / })).toBeTruthy();
+    expect(done.querySelector('time')!.getAttribute('datetime')).toBe('2026-11-24T14:00:00.000Z');
+  });
+
+  it('has no variants section for a send without them, old or new server', async () => {
+    for (const data of [notification(), notification({ variants: null, ab_test: null })]) {
+      fakeFetch({
+        [`GET /admin/api/apps/${APP}/notifications/${ID}`]: () => ({ status: 200, body: { data } }),
+        [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({ status: 200, body: { data: [], meta: { next_cursor: null } } }),
+      });
+      const { unmount } = renderWithQueries(<NotificationPage appId={APP} id={ID} />);
+      expect(await screen.findByRole('heading', { level: 1, name: 'Spring sale' })).toBeTruthy();
+      expect(screen.queryByRole('region', { name: 'Variants' })).toBeNull();
+      unmount();
+    }
+  });
+
   it('cancels after confirmation, sending the CSRF token', async () => {
     setCsrfToken('csrf-123');
     let canceled = false;
@@ -301,6 +358,34 @@ describe('Trace', () => {
     // The provider's id of an accepted message, for a support ticket (docs/api.md#provider-message-ids).
     expect(cell(screen.getByRole('row', { name: /^inst-6 / }), 'Provider message id').textContent).toBe('projects/demo/messages/0:1700000000000000%abc');
     expect(cell(denied, 'Provider message id').textContent).toBe('–');
+  });
+
+  it('shows each delivery’s variant in a column of its own, only when the send has variants', async () => {
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({
+        status: 200,
+        body: {
+          data: [
+            { ...delivery(1, 'accepted', null), variant: 'short' },
+            { ...delivery(2, 'accepted', null), variant: 'long' },
+          ],
+          meta: { next_cursor: null },
+        },
+      }),
+    });
+    const { unmount } = renderWithQueries(<Trace appId={APP} id={ID} live={false} />);
+    const headers = (await screen.findAllByRole('columnheader')).map((th) => th.textContent);
+    expect(headers.slice(0, 5)).toEqual(['Installation', 'User', 'Platform', 'Variant', 'Status']);
+    expect(within(screen.getByRole('row', { name: /^inst-2 / })).getAllByRole('cell')[2].textContent).toBe('long');
+    unmount();
+    fakeFetch({
+      [`GET /admin/api/apps/${APP}/notifications/${ID}/deliveries`]: () => ({
+        status: 200,
+        body: { data: [delivery(1, 'accepted', null)], meta: { next_cursor: null } },
+      }),
+    });
+    renderWithQueries(<Trace appId={APP} id={ID} live={false} />);
+    expect((await screen.findAllByRole('columnheader')).map((th) => th.textContent)).not.toContain('Variant');
   });
 
   it('filters by status and reason, and looks further while a filtered page comes back empty', async () => {
