@@ -95,20 +95,24 @@ export class AdminOidcService {
       if (!attempt) throw new OidcSignInRefused('attempt');
       const current = new URL(callbackPath, this.config.PUBLIC_URL);
       if (current.searchParams.get('state') !== attempt.state) throw new OidcSignInRefused('attempt');
-      let claims: oidc.IDToken | undefined;
+      let claims: { email?: unknown; email_verified?: unknown };
       try {
-        const tokens = await oidc.authorizationCodeGrant(await this.configuration(), current, {
+        const config = await this.configuration();
+        const tokens = await oidc.authorizationCodeGrant(config, current, {
           pkceCodeVerifier: attempt.verifier,
           expectedState: attempt.state,
           expectedNonce: attempt.nonce,
           idTokenExpected: true,
         });
-        claims = tokens.claims();
+        const idToken = tokens.claims()!;
+        claims = idToken as { email?: unknown; email_verified?: unknown };
+        // Some providers put the e-mail only in the userinfo answer (OIDC Core 5.4): asked for the same subject.
+        if (idToken.email === undefined) claims = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
       } catch (error) {
         this.logger.warn(`OIDC sign-in failed at the provider: ${(error as Error).message}`);
         throw new OidcSignInRefused('provider');
       }
-      const found = signInEmail((claims ?? {}) as { email?: unknown; email_verified?: unknown });
+      const found = signInEmail(claims);
       if ('error' in found) throw new OidcSignInRefused(found.error);
       return await this.sessions.signIn(found.email, origin);
     } catch (error) {
