@@ -5,7 +5,7 @@ import { ApiModule } from '../../src/app.module';
 import { OperatorsService } from '../../src/operators/operators.service';
 import { launchChromium } from '../support/chromium';
 import { useTestApp } from '../support/create-test-app';
-import { DASHBOARD_ADMIN, DASHBOARD_SCREENSHOTS } from '../support/dashboard';
+import { DASHBOARD_ADMIN, DASHBOARD_SCREENSHOTS, logInToDashboard } from '../support/dashboard';
 import { newApp } from '../support/factories';
 import { freePort, killAllServices, ROOT, serviceEnv, ServiceProcess } from '../support/processes';
 
@@ -41,7 +41,6 @@ describe('OIDC sign-in to the dashboard in Chromium (issue 54)', () => {
     await newApp(ctx, 'Acme Shop');
     const operators = ctx.get(OperatorsService);
     await operators.create('ana@example.com', [{ app_id: null, role: 'editor' }]);
-    await operators.allowDomain('team.example', 'viewer');
 
     const [port, idpPort] = [await freePort(), await freePort()];
     origin = `http://127.0.0.1:${port}`;
@@ -125,6 +124,26 @@ describe('OIDC sign-in to the dashboard in Chromium (issue 54)', () => {
     expect(await overflow(page)).toBe(0);
     expect(await ctx.get(OperatorsService).findByEmail('bob@elsewhere.example')).toBeNull();
     expect((await context.cookies(`${origin}/admin/api/oidc/callback`)).map((c) => c.name)).toEqual([]);
+    await context.close();
+  });
+
+  it('lets the owner admit a domain on the Domains page (1280 and 390 px)', async () => {
+    const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });
+    const page = await context.newPage();
+    await logInToDashboard(page, origin);
+    await page.getByRole('link', { name: 'Domains', exact: true }).click();
+    await page.getByRole('heading', { name: 'Admitted domains', level: 1 }).waitFor();
+    await page.getByText('No domain is admitted').waitFor();
+    await page.getByLabel('Domain', { exact: true }).fill('team.example');
+    await page.getByLabel('Role for every app').selectOption('viewer');
+    await page.getByRole('button', { name: 'Admit' }).click();
+    await page.getByText('team.example admitted: its new operators are viewers of every app.').waitFor();
+    const row = page.getByRole('region', { name: 'Admitted domains table' }).locator('tr', { hasText: 'team.example' });
+    expect(await row.getByRole('combobox').inputValue()).toBe('viewer');
+    await shot(page, 'domains-desktop');
+    await page.setViewportSize(PHONE);
+    await shot(page, 'domains-phone');
+    expect(await overflow(page)).toBe(0);
     await context.close();
   });
 
