@@ -40,7 +40,7 @@ describe('DomainsPage', () => {
     open([{ domain: 'example.com', role: 'editor', created_at: '2026-11-24T10:00:00.000Z' }]);
     const table = await screen.findByRole('region', { name: 'Admitted domains table' });
     expect(within(table).getByText('example.com')).toBeTruthy();
-    expect((within(table).getByLabelText('Role of example.com') as HTMLSelectElement).value).toBe('editor');
+    expect(within(table).getByLabelText<HTMLSelectElement>('Role of example.com').value).toBe('editor');
     expect(await screen.findByText(/signs in through Acme SSO/)).toBeTruthy();
   });
 
