@@ -24,7 +24,7 @@ const base = {
     ],
   },
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
-  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|jose|fast-check|pure-rand)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(@nestjs|@apidevtools|jose|openid-client|oauth4webapi|fast-check|pure-rand)/)'],
 };
 
 /** Checks PostgreSQL and Redis, migrates the run's template database once, and drops it after. */

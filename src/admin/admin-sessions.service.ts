@@ -5,7 +5,7 @@ import type { AuditActor } from '../audit/audit-log.service';
 import { AuditLog } from '../audit/audit-log.service';
 import { EnvironmentVariables } from '../config/env';
 import { OperatorsRepository } from '../operators/operators.repository';
-import { OperatorsService } from '../operators/operators.service';
+import { EMAIL, OperatorsService } from '../operators/operators.service';
 import { SharedThrottlerStorage } from '../rate-limit/shared-throttler.storage';
 import { AdminSession, cookieValue, newSessionTokens, SESSION_COOKIE, SESSION_SECONDS, sessionKey, sessionLookup } from './admin-session';
 
@@ -54,6 +54,9 @@ export interface LoginOrigin {
 
 /** The routes without a session whose JSON body is read: the token inside is their proof. */
 export const ADMIN_BODIES_WITHOUT_SESSION = ['/admin/api/invitations/accept'];
+
+/** What a login's failures are counted against: the address, and the account when one was named. */
+const loginTrackers = (origin: LoginOrigin, account?: string) => [`ip:${origin.address}`, ...(account ? [`account:${account.toLowerCase()}`] : [])];
 
 const resolved = new WeakMap<object, Promise<AdminSession | null>>();
 
@@ -105,15 +108,47 @@ export class AdminSessionsService {
   async login(authorization: string | undefined, origin: LoginOrigin): Promise<{ token: string; session: AdminSession }> {
     if (!this.key) throw new Error('The operator dashboard is off');
     const given = basicCredentials(authorization);
-    const trackers = [`ip:${origin.address}`, ...(given ? [`account:${given.user.toLowerCase()}`] : [])];
-    const blockedMs = Math.max(...(await Promise.all(trackers.map((t) => this.throttle.blockedFor(t, THROTTLER)))));
+    const blockedMs = await this.loginBlockedFor(origin, given?.user);
     if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
     const operatorId = await this.authenticate(authorization);
     if (operatorId) return this.open(operatorId, 'password', origin);
+    await this.countFailure(origin, given?.user);
+    throw new AdminLoginRefused(HttpStatus.UNAUTHORIZED);
+  }
+
+  /**
+   * A new session for the e-mail an OIDC provider vouched for (docs/api.md#oidc): its enabled operator, or a new one
+   * when its domain is admitted; counted and blocked as password logins are, per address and per account.
+   */
+  async signIn(email: string, origin: LoginOrigin): Promise<{ token: string; session: AdminSession }> {
+    if (!this.key) throw new Error('The operator dashboard is off');
+    const blockedMs = await this.loginBlockedFor(origin, email);
+    if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
+    const found = EMAIL.test(email) ? await this.operators.forSignIn(email) : null;
+    if (!found) {
+      await this.countFailure(origin, email);
+      throw new AdminLoginRefused(HttpStatus.UNAUTHORIZED);
+    }
+    const { operator, created } = found;
+    if (created) {
+      const actor: AuditActor = { kind: 'operator', id: operator.id, label: operator.email, address: origin.address };
+      await this.audit.record(actor, { action: 'operator.create', target: operator.email, details: { via: 'oidc', grants: operator.grants } });
+    }
+    return this.open(operator.id, 'oidc', origin);
+  }
+
+  /** Milliseconds the address (or the account) is still refused logins for; 0 when it is not. */
+  async loginBlockedFor(origin: LoginOrigin, account?: string): Promise<number> {
+    const trackers = loginTrackers(origin, account);
+    return Math.max(...(await Promise.all(trackers.map((t) => this.throttle.blockedFor(t, THROTTLER)))));
+  }
+
+  /** Counts a failed login against the address (and the account); 429 once that blocks either. */
+  async countFailure(origin: LoginOrigin, account?: string): Promise<void> {
+    const trackers = loginTrackers(origin, account);
     const counted = await Promise.all(trackers.map((t) => this.throttle.increment(t, LOGIN_WINDOW_MS, LOGIN_FAILURES_ALLOWED, LOGIN_BLOCK_MS, THROTTLER)));
     const blocked = counted.filter((c) => c.isBlocked);
     if (blocked.length) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.max(...blocked.map((c) => c.timeToBlockExpire)));
-    throw new AdminLoginRefused(HttpStatus.UNAUTHORIZED);
   }
 
   private async authenticate(authorization: string | undefined): Promise<string | null> {

@@ -138,10 +138,15 @@ export class AdminController {
 
   @Get('overview')
   @NeedsRole('viewer')
-  @ApiOperation({ summary: 'The overview', description: 'Outcomes per minute of the last hour, queue depths and webhook failures of the last day.' })
+  @RoleOnSomeApp()
+  @ApiOperation({
+    summary: 'The overview',
+    description:
+      "Outcomes per minute of the last hour, queue depths and webhook failures of the last day. An operator of some apps sees those apps' outcomes and webhooks, and no queue depths (every app's jobs).",
+  })
   @ApiOkResponse({ description: 'The overview.', type: AdminOverviewEnvelope })
-  async overview(): Promise<AdminOverviewEnvelope> {
-    return { data: await this.admin.overview() };
+  async overview(@CurrentSession() session: AdminSession): Promise<AdminOverviewEnvelope> {
+    return { data: await this.admin.overview(appsReached(session.operator.grants)) };
   }
 
   @Get('apps')

@@ -25,6 +25,8 @@ import { AdminSessionsService } from './admin-sessions.service';
 import { AdminAccountController } from './admin-account.controller';
 import { AdminController } from './admin.controller';
 import { AdminOperatorsController } from './admin-operators.controller';
+import { AdminOidcController } from './admin-oidc.controller';
+import { AdminOidcService } from './admin-oidc.service';
 import { AnalyticsController } from './analytics/analytics.controller';
 import { AnalyticsRepository } from './analytics/analytics.repository';
 import { AnalyticsService } from './analytics/analytics.service';
@@ -64,8 +66,16 @@ import { AdminService } from './admin.service';
       }),
     }),
   ],
-  controllers: [AdminController, AdminOperatorsController, AdminAccountController, AppsConsoleController, AnalyticsController, ComposerController],
-  providers: [AdminService, AdminRepository, AdminGuard, AppsConsoleService, AnalyticsService, AnalyticsRepository],
+  controllers: [
+    AdminController,
+    AdminOperatorsController,
+    AdminOidcController,
+    AdminAccountController,
+    AppsConsoleController,
+    AnalyticsController,
+    ComposerController,
+  ],
+  providers: [AdminService, AdminRepository, AdminGuard, AdminOidcService, AppsConsoleService, AnalyticsService, AnalyticsRepository],
   exports: [AdminSessionsModule],
 })
 export class AdminModule implements OnModuleInit, NestModule {

@@ -29,6 +29,17 @@ export class AdminRepository {
     );
   }
 
+  /** As minutesSince, of these apps' notifications only (an operator of some apps, docs/api.md#roles). */
+  @GenerateSql({ params: [AT, [ID]] })
+  minutesOfAppsSince(since: Date, appIds: string[]): Promise<MinuteCountRow[]> {
+    return this.db.query(
+      `SELECT m.minute, m.outcome, sum(m.count)::int AS count FROM delivery_minutes m JOIN notifications n ON n.id = m.notification_id
+       WHERE m.minute >= $1 AND n.app_id = ANY($2::uuid[])
+       GROUP BY m.minute, m.outcome ORDER BY m.minute, m.outcome`,
+      [since, appIds],
+    );
+  }
+
   /** One notification's outcomes per minute, first minutes first (its primary key prefix), at most `limit` rows. */
   @GenerateSql({ params: [ID, 100] })
   minutesOf(notificationId: string, limit: number): Promise<MinuteCountRow[]> {

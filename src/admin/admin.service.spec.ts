@@ -117,6 +117,7 @@ describe('AdminService', () => {
     mocks.get(WebhooksService).failures.mockResolvedValue({ hours: 24, failed: 0, retrying: 0, recent: [] });
 
     const overview = await sut.overview();
+    expect(overview.every_app).toBe(true);
     expect(overview.minutes).toHaveLength(OVERVIEW_MINUTES);
     expect(overview.minutes.filter((p) => p.accepted + p.retried > 0)).toEqual([
       { minute: minute.toISOString(), accepted: 5, failed: 0, skipped: 0, retried: 2 },
@@ -124,8 +125,23 @@ describe('AdminService', () => {
     expect(overview.minutes[OVERVIEW_MINUTES - 1].minute).toBe(minute.toISOString());
     expect(overview.queues).toEqual([{ name: 'deliver', counts }]);
     expect(getJobCounts).toHaveBeenCalledWith(...QUEUE_STATES);
-    expect(mocks.get(WebhooksService).failures).toHaveBeenCalledWith(24);
+    expect(mocks.get(WebhooksService).failures).toHaveBeenCalledWith(24, 20, null);
     now.mockRestore();
+  });
+
+  it("overview of some apps: their minutes and webhooks, every_app false, and no queue depths (every app's jobs)", async () => {
+    const { sut, mocks } = setup();
+    mocks.get(AdminRepository).minutesOfAppsSince.mockResolvedValue([]);
+    const getJobCounts = jest.fn();
+    mocks.get(QueueInspector).queues.mockReturnValue([{ name: 'deliver', getJobCounts } as unknown as Queue]);
+    mocks.get(WebhooksService).failures.mockResolvedValue({ hours: 24, failed: 0, retrying: 0, recent: [] });
+
+    const overview = await sut.overview([APP.id]);
+    expect({ every_app: overview.every_app, queues: overview.queues }).toEqual({ every_app: false, queues: null });
+    expect(mocks.get(AdminRepository).minutesOfAppsSince).toHaveBeenCalledWith(expect.any(Date), [APP.id]);
+    expect(mocks.get(AdminRepository).minutesSince).not.toHaveBeenCalled();
+    expect(getJobCounts).not.toHaveBeenCalled();
+    expect(mocks.get(WebhooksService).failures).toHaveBeenCalledWith(24, 20, [APP.id]);
   });
 
   it('overview: the queues are null, not an error, when Redis does not answer', async () => {

@@ -235,11 +235,19 @@ export class AdminService {
     return this.inboxService.list(appId, userId, query.state ?? 'inbox', query.limit === undefined ? 20 : Number(query.limit), query.cursor);
   }
 
-  async overview() {
+  /**
+   * The overview of every app (`appIds` null), or of these apps only: their sends and webhooks, and no queue depths,
+   * which count every app's jobs (docs/api.md#roles).
+   */
+  async overview(appIds: string[] | null = null) {
     const now = Date.now();
     const from = new Date(Math.floor(now / 60_000) * 60_000 - (OVERVIEW_MINUTES - 1) * 60_000);
-    const [rows, queues, webhooks] = await Promise.all([this.repository.minutesSince(from), this.queueDepths(), this.webhooks.failures(24)]);
-    return { minutes: toMinutePoints(rows, { from, minutes: OVERVIEW_MINUTES }), queues, webhooks };
+    const [rows, queues, webhooks] = await Promise.all([
+      appIds ? this.repository.minutesOfAppsSince(from, appIds) : this.repository.minutesSince(from),
+      appIds ? null : this.queueDepths(),
+      this.webhooks.failures(24, 20, appIds),
+    ]);
+    return { every_app: appIds === null, minutes: toMinutePoints(rows, { from, minutes: OVERVIEW_MINUTES }), queues, webhooks };
   }
 
   /** Null when Redis does not answer in time. */

@@ -26,6 +26,7 @@ const EXPORTS: Record<string, unknown> = {
   FILTER_OPS_BY_FIELD: OPS_BY_FIELD,
   OPERATOR_ROLES: vocabulary.OPERATOR_ROLES,
   AUDIT_ACTIONS: vocabulary.AUDIT_ACTIONS,
+  OIDC_SIGN_IN_ERRORS: vocabulary.OIDC_SIGN_IN_ERRORS,
 };
 
 const TYPES = `export type Platform = (typeof PLATFORMS)[number];

@@ -222,5 +222,19 @@ export const AUDIT_ACTIONS = [
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who made a change: an operator in the dashboard, the CLI at the server, or an API token. */
+/**
+ * Why an OIDC sign-in was refused (docs/api.md#oidc): the callback sends the browser back to
+ * `/admin?oidc_error=<key>`, and the login page says the words.
+ */
+export const OIDC_SIGN_IN_ERRORS = {
+  refused: 'No enabled operator has this e-mail and its domain is not admitted: ask an owner to invite you or to admit your domain.',
+  unverified: 'Your identity provider has not verified this e-mail address.',
+  no_email: 'Your identity provider gave no e-mail address (the email scope).',
+  attempt: 'This sign-in was not started here or took longer than 10 minutes: try again.',
+  provider: 'Your identity provider refused the sign-in or could not be reached: try again, or log in with your password.',
+  throttled: 'Too many failed logins from here or for this account. Try again later.',
+} as const;
+export type OidcSignInError = keyof typeof OIDC_SIGN_IN_ERRORS;
+
 export const AUDIT_ACTOR_KINDS = ['operator', 'cli', 'token'] as const;
 export type AuditActorKind = (typeof AUDIT_ACTOR_KINDS)[number];

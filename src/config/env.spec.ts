@@ -265,3 +265,37 @@ describe('Redis Cluster settings (issue 18)', () => {
     }
   });
 });
+
+describe('OIDC sign-in variables (docs/api.md#oidc)', () => {
+  const admin = { APP_KEY, ADMIN_USER: 'ops', ADMIN_PASSWORD: 'a-long-dashboard-password' };
+  const oidc = {
+    ADMIN_OIDC_ISSUER: 'https://id.example.com',
+    ADMIN_OIDC_CLIENT_ID: 'pns',
+    ADMIN_OIDC_CLIENT_SECRET: 'shh',
+    PUBLIC_URL: 'https://push.example.com',
+  };
+
+  it('takes all three with PUBLIC_URL on a dashboard that is on, an https issuer or an http one on loopback', () => {
+    expect(problem({ ...admin, ...oidc })).toBeNull();
+    expect(problem({ ...admin, ...oidc, ADMIN_OIDC_ISSUER: 'http://127.0.0.1:4100/oidc', PUBLIC_URL: 'http://127.0.0.1:3000/' })).toBeNull();
+    expect(parseEnv({ APP_KEY }).ADMIN_OIDC_ISSUER).toBeUndefined();
+  });
+
+  it('refuses a half configuration, a dashboard that is off, no PUBLIC_URL and an http issuer elsewhere', () => {
+    expect(problem({ ...admin, ...oidc, ADMIN_OIDC_CLIENT_SECRET: undefined })).toBe(
+      'Invalid environment variable ADMIN_OIDC_CLIENT_SECRET is required when ADMIN_OIDC_ISSUER is set',
+    );
+    expect(problem({ ...admin, ADMIN_OIDC_CLIENT_ID: 'pns' })).toBe(
+      'Invalid environment variable ADMIN_OIDC_ISSUER is required when ADMIN_OIDC_CLIENT_ID is set',
+    );
+    expect(problem({ APP_KEY, ...oidc })).toMatch(/^Invalid environment variable ADMIN_USER is required when ADMIN_OIDC_ISSUER is set/);
+    expect(problem({ ...admin, ...oidc, PUBLIC_URL: undefined })).toMatch(/^Invalid environment variable PUBLIC_URL is required/);
+    expect(problem({ ...admin, ...oidc, PUBLIC_URL: 'https://push.example.com/admin' })).toMatch(
+      /^Invalid environment variable PUBLIC_URL must be an http\(s\) origin/,
+    );
+    expect(problem({ ...admin, ...oidc, ADMIN_OIDC_ISSUER: 'http://id.example.com' })).toBe(
+      'Invalid environment variable ADMIN_OIDC_ISSUER must be an https URL (http only on loopback)',
+    );
+    expect(problem({ ...admin, ...oidc, ADMIN_OIDC_CLIENT_SECRET: 'secret-value-here', ADMIN_OIDC_CLIENT_ID: undefined })).not.toContain('secret-value-here');
+  });
+});

@@ -44,6 +44,9 @@ const ALLOWED_HOSTS_PATTERN = new RegExp(`^${ALLOWED_HOST_ENTRY.source.slice(1, 
 const QUEUE_NAME = `(?:${QUEUES.join('|')})`;
 const WORKER_QUEUES_PATTERN = new RegExp(`^${QUEUE_NAME}(?: *, *${QUEUE_NAME})*$`);
 const CORS_ORIGINS_PATTERN = new RegExp(`^(?:\\*|${CORS_ORIGIN.source.slice(1, -1)}(?: *, *${CORS_ORIGIN.source.slice(1, -1)})*)$`, 'i');
+const PUBLIC_URL_PATTERN = /^https?:\/\/[^/\s?#]+\/?$/i;
+/** A loopback host, where an http issuer is allowed (a provider on the same machine, tests); any other needs https. */
+export const LOOPBACK_HOST = /^(127(\.\d{1,3}){3}|localhost|\[::1\])$/i;
 /** The dashboard credentials come as a pair: one without the other is a configuration mistake. */
 const adminConfigured = (env: { ADMIN_USER?: string; ADMIN_PASSWORD?: string }) => env.ADMIN_USER !== undefined || env.ADMIN_PASSWORD !== undefined;
 
@@ -306,6 +309,35 @@ export class EnvironmentVariables {
   @IsString({ message: 'is required when ADMIN_USER is set' })
   ADMIN_PASSWORD?: string;
 
+  /**
+   * The address people open the service at (`https://push.example.com`, no path): what the OIDC
+   * redirect URL is made of (docs/api.md#oidc). Required with ADMIN_OIDC_ISSUER.
+   */
+  @IsOptional()
+  @Matches(PUBLIC_URL_PATTERN, { message: 'must be an http(s) origin without a path, such as https://push.example.com' })
+  PUBLIC_URL?: string;
+
+  /**
+   * OIDC sign-in to the dashboard (docs/api.md#oidc): the provider's issuer (its discovery document is at
+   * `<issuer>/.well-known/openid-configuration`), and this service's client at it. All three or none.
+   */
+  @IsOptional()
+  @Matches(URL_PATTERN, { message: 'must be a URL' })
+  ADMIN_OIDC_ISSUER?: string;
+
+  @IsOptional()
+  @IsString()
+  ADMIN_OIDC_CLIENT_ID?: string;
+
+  @IsOptional()
+  @IsString()
+  ADMIN_OIDC_CLIENT_SECRET?: string;
+
+  /** The provider's name on the login page's button ("Sign in with <name>"); unset: the issuer's host. */
+  @IsOptional()
+  @Matches(/^.{1,40}$/, { message: 'must be 1 to 40 characters' })
+  ADMIN_OIDC_NAME?: string;
+
   @Int(1000)
   SHUTDOWN_TIMEOUT_MS = 30000;
 
@@ -383,6 +415,11 @@ export const VARIABLES = [
   'RATE_LIMIT_PER_MINUTE',
   'ADMIN_USER',
   'ADMIN_PASSWORD',
+  'PUBLIC_URL',
+  'ADMIN_OIDC_ISSUER',
+  'ADMIN_OIDC_CLIENT_ID',
+  'ADMIN_OIDC_CLIENT_SECRET',
+  'ADMIN_OIDC_NAME',
   'SHUTDOWN_TIMEOUT_MS',
   'HTTP_HEADERS_TIMEOUT_MS',
   'INBOX_STREAM_HEARTBEAT_MS',
@@ -415,6 +452,7 @@ export function parseEnv(source: NodeJS.ProcessEnv, options: EnvOptions = {}): E
   if (errors.length > 0) {
     throw new ConfigError(`Invalid environment variable ${firstMessage(errors[0])}`);
   }
+  checkOidc(env);
   if (env.REDIS_CLUSTER_NODES !== undefined) {
     // BullMQ's scripts touch several keys of a queue at once, which a cluster allows only within one slot.
     if (!env.QUEUE_PREFIX.includes('{')) {
@@ -431,6 +469,23 @@ export function parseEnv(source: NodeJS.ProcessEnv, options: EnvOptions = {}): E
   // A worker's own default, so an api and a worker on one host do not both want 9464.
   if (plain.METRICS_PORT === undefined && env.APP_MODE === 'worker') env.METRICS_PORT = WORKER_METRICS_PORT;
   return env;
+}
+
+/** OIDC sign-in (docs/api.md#oidc): its three variables together, on a dashboard that is on, with PUBLIC_URL, from an https issuer (http on loopback only). */
+function checkOidc(env: EnvironmentVariables): void {
+  const names = ['ADMIN_OIDC_ISSUER', 'ADMIN_OIDC_CLIENT_ID', 'ADMIN_OIDC_CLIENT_SECRET'] as const;
+  const set = names.filter((name) => env[name] !== undefined);
+  if (set.length === 0) return;
+  const missing = names.find((name) => env[name] === undefined);
+  if (missing) throw new ConfigError(`Invalid environment variable ${missing} is required when ${set[0]} is set`);
+  if (env.ADMIN_USER === undefined)
+    throw new ConfigError('Invalid environment variable ADMIN_USER is required when ADMIN_OIDC_ISSUER is set (OIDC signs in to the dashboard)');
+  if (env.PUBLIC_URL === undefined)
+    throw new ConfigError('Invalid environment variable PUBLIC_URL is required when ADMIN_OIDC_ISSUER is set (the redirect URL is made of it)');
+  const issuer = new URL(env.ADMIN_OIDC_ISSUER!);
+  if (issuer.protocol !== 'https:' && !(issuer.protocol === 'http:' && LOOPBACK_HOST.test(issuer.hostname))) {
+    throw new ConfigError('Invalid environment variable ADMIN_OIDC_ISSUER must be an https URL (http only on loopback)');
+  }
 }
 
 let cached: EnvironmentVariables | undefined;

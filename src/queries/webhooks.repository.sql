@@ -61,14 +61,27 @@ permission, registered_at, last_seen_at, identifier_updated_at, permission_updat
 COALESCE((SELECT b.badge FROM installation_badges b WHERE b.installation_id = installations.id), 0) AS badge FROM installations WHERE id = $1;
 
 -- WebhooksRepository.troubles
-SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = $2::text AND finished_at >= $1)::int AS failed,
-(SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL)::int AS retrying;
+SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = $2::text AND finished_at >= $1 )::int AS failed,
+(SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL )::int AS retrying;
 
 SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
 FROM (
-  (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = $3::text AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+  (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = $3::text AND finished_at >= $1  ORDER BY finished_at DESC LIMIT $2)
   UNION ALL
-  (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
+  (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL  ORDER BY due_at DESC LIMIT $2)
+) m JOIN webhooks w ON w.id = m.webhook_id
+ORDER BY coalesce(m.finished_at, m.created_at) DESC
+LIMIT $2;
+
+-- WebhooksRepository.troublesOf
+SELECT (SELECT count(*) FROM webhook_messages WHERE status <> 'pending' AND status = $2::text AND finished_at >= $1 AND webhook_id IN (SELECT id FROM webhooks WHERE app_id = ANY($3::uuid[])))::int AS failed,
+(SELECT count(*) FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL AND webhook_id IN (SELECT id FROM webhooks WHERE app_id = ANY($3::uuid[])))::int AS retrying;
+
+SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
+FROM (
+  (SELECT * FROM webhook_messages WHERE status <> 'pending' AND status = $3::text AND finished_at >= $1 AND webhook_id IN (SELECT id FROM webhooks WHERE app_id = ANY($4::uuid[])) ORDER BY finished_at DESC LIMIT $2)
+  UNION ALL
+  (SELECT * FROM webhook_messages WHERE status = 'pending' AND last_error IS NOT NULL AND webhook_id IN (SELECT id FROM webhooks WHERE app_id = ANY($4::uuid[])) ORDER BY due_at DESC LIMIT $2)
 ) m JOIN webhooks w ON w.id = m.webhook_id
 ORDER BY coalesce(m.finished_at, m.created_at) DESC
 LIMIT $2;

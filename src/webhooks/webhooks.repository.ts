@@ -36,6 +36,13 @@ export interface MessageAttempt {
 }
 
 /** A webhook message that went wrong: given up (`failed`) or still being retried (`pending` after a failed attempt). */
+/** What troubles answers. */
+export interface WebhookTroubles {
+  failed: number;
+  retrying: number;
+  recent: WebhookTroubleRow[];
+}
+
 export interface WebhookTroubleRow {
   id: string;
   app_id: string;
@@ -163,22 +170,35 @@ export class WebhooksRepository {
 
   /** Messages given up since `since` and being retried, newest first, with counts; each half reads its own partial index (finished, pending). */
   @GenerateSql({ params: [AT, 20] })
-  async troubles(since: Date, limit: number): Promise<{ failed: number; retrying: number; recent: WebhookTroubleRow[] }> {
+  troubles(since: Date, limit: number): Promise<WebhookTroubles> {
+    return this.troublesWhere(since, limit, null);
+  }
+
+  /** As troubles, of these apps' webhooks only (an operator of some apps, docs/api.md#roles). */
+  @GenerateSql({ params: [AT, 20, [ID]] })
+  troublesOf(since: Date, limit: number, appIds: string[]): Promise<WebhookTroubles> {
+    return this.troublesWhere(since, limit, appIds);
+  }
+
+  private async troublesWhere(since: Date, limit: number, appIds: string[] | null): Promise<WebhookTroubles> {
+    // The apps' webhooks, as the parameter `n`; nothing when every app's are asked for.
+    const ofApps = (n: number) => (appIds ? `AND webhook_id IN (SELECT id FROM webhooks WHERE app_id = ANY($${n}::uuid[]))` : '');
+    const apps = appIds ? [appIds] : [];
     const [counts]: { failed: number; retrying: number }[] = await this.db.query(
-      `SELECT (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $2::text AND finished_at >= $1)::int AS failed,
-              (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_OWED} AND last_error IS NOT NULL)::int AS retrying`,
-      [since, GIVEN_UP],
+      `SELECT (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $2::text AND finished_at >= $1 ${ofApps(3)})::int AS failed,
+              (SELECT count(*) FROM webhook_messages WHERE ${WEBHOOK_OWED} AND last_error IS NOT NULL ${ofApps(3)})::int AS retrying`,
+      [since, GIVEN_UP, ...apps],
     );
     const recent: WebhookTroubleRow[] = await this.db.query(
       `SELECT m.id, w.app_id, w.url, m.type, m.subject_id, m.status, m.attempts, m.last_error, m.created_at, m.finished_at
        FROM (
-         (SELECT * FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $3::text AND finished_at >= $1 ORDER BY finished_at DESC LIMIT $2)
+         (SELECT * FROM webhook_messages WHERE ${WEBHOOK_FINISHED} AND status = $3::text AND finished_at >= $1 ${ofApps(4)} ORDER BY finished_at DESC LIMIT $2)
          UNION ALL
-         (SELECT * FROM webhook_messages WHERE ${WEBHOOK_OWED} AND last_error IS NOT NULL ORDER BY due_at DESC LIMIT $2)
+         (SELECT * FROM webhook_messages WHERE ${WEBHOOK_OWED} AND last_error IS NOT NULL ${ofApps(4)} ORDER BY due_at DESC LIMIT $2)
        ) m JOIN webhooks w ON w.id = m.webhook_id
        ORDER BY coalesce(m.finished_at, m.created_at) DESC
        LIMIT $2`,
-      [since, limit, GIVEN_UP],
+      [since, limit, GIVEN_UP, ...apps],
     );
     return { ...counts, recent };
   }

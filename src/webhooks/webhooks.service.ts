@@ -39,9 +39,10 @@ export class WebhooksService {
     private readonly hosts: WebhookHosts,
   ) {}
 
-  /** Given up and retrying messages of the last `hours`, with the latest (no secret, no body). */
-  async failures(hours = 24, limit = 20) {
-    const { failed, retrying, recent } = await this.webhooks.troubles(new Date(Date.now() - hours * 3_600_000), limit);
+  /** Given up and retrying messages of the last `hours`, with the latest (no secret, no body); of these apps only, or every app's (null). */
+  async failures(hours = 24, limit = 20, appIds: string[] | null = null) {
+    const since = new Date(Date.now() - hours * 3_600_000);
+    const { failed, retrying, recent } = await (appIds ? this.webhooks.troublesOf(since, limit, appIds) : this.webhooks.troubles(since, limit));
     return {
       hours,
       failed,

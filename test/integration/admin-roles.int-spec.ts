@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { OperatorsService } from '../../src/operators/operators.service';
+import { WebhooksService } from '../../src/webhooks/webhooks.service';
 import { useTestApp } from '../support/create-test-app';
-import { newApp } from '../support/factories';
+import { bearer, newApp } from '../support/factories';
 import { type OpenApiDocument } from '../support/openapi-schemas';
 
 const ADMIN = { user: 'ops', password: 'a-long-dashboard-password' };
@@ -40,6 +41,7 @@ describe('roles on every dashboard route (issue 54)', () => {
   );
   let appA: string;
   let appB: string;
+  const tokens: Record<string, string> = {};
   const sessions: Record<string, { cookie: string; csrf: string; grants: Grants }> = {};
 
   const logIn = async (email: string, password: string) => {
@@ -48,8 +50,10 @@ describe('roles on every dashboard route (issue 54)', () => {
   };
 
   beforeAll(async () => {
-    appA = (await newApp(ctx, 'Shop A')).appId;
-    appB = (await newApp(ctx, 'Shop B')).appId;
+    const a = await newApp(ctx, 'Shop A');
+    const b = await newApp(ctx, 'Shop B');
+    [appA, appB] = [a.appId, b.appId];
+    [tokens[appA], tokens[appB]] = [a.token, b.token];
     const operators = ctx.get(OperatorsService);
     const people: Record<string, Grants> = {
       viewer: [{ app_id: null, role: 'viewer' }],
@@ -123,6 +127,49 @@ describe('roles on every dashboard route (issue 54)', () => {
       const res = await call('viewer', method, url);
       expect({ route, status: res.status }).toEqual({ route, status: 403 });
     }
+  });
+
+  it("shows an operator of some apps the overview of their apps only, without every app's queues", async () => {
+    // A send in each app, with what the worker would have counted (3 accepted in A, 5 in B), and a webhook of B given up.
+    for (const [app, accepted] of [
+      [appA, 3],
+      [appB, 5],
+    ] as const) {
+      const sent = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tokens[app]))
+        .send({ recipients: { tags: ['overview'] }, notification: { title: 'T', body: 'b' } })
+        .expect(202);
+      await ctx.db.query(`INSERT INTO delivery_minutes (notification_id, minute, outcome, count) VALUES ($1, date_trunc('minute', now()), 'accepted', $2)`, [
+        sent.body.data.id,
+        accepted,
+      ]);
+      if (app === appB) {
+        const webhook = await ctx.get(WebhooksService).create(appB, 'https://shop-b.example.com/hooks', 'notification.completed');
+        await ctx.db.query(
+          `INSERT INTO webhook_messages (webhook_id, type, subject_id, status, attempts, last_error, finished_at)
+           VALUES ($1, 'notification.completed', $2, 'failed', 5, 'HTTP 500', now())`,
+          [webhook.id, sent.body.data.id],
+        );
+      }
+    }
+    const accepted = (body: { data: { minutes: { accepted: number }[] } }) => body.data.minutes.reduce((sum, m) => sum + m.accepted, 0);
+
+    const mine = (await call('editor of A', 'get', '/admin/api/overview').expect(200)).body;
+    expect({ every_app: mine.data.every_app, queues: mine.data.queues, accepted: accepted(mine), failed: mine.data.webhooks.failed }).toEqual({
+      every_app: false,
+      queues: null,
+      accepted: 3,
+      failed: 0,
+    });
+    const all = (await call('viewer', 'get', '/admin/api/overview').expect(200)).body;
+    expect({ every_app: all.data.every_app, accepted: accepted(all), failed: all.data.webhooks.failed, recent: all.data.webhooks.recent[0].app_id }).toEqual({
+      every_app: true,
+      accepted: 8,
+      failed: 1,
+      recent: appB,
+    });
   });
 
   it("lists to a one-app operator only that app's apps, and logs each role out", async () => {

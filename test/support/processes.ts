@@ -210,7 +210,12 @@ export class ServiceProcess {
 
   /** `nodeArgs` go before the script (e.g. --cpu-prof, which NODE_OPTIONS does not allow). */
   static start(env: ChildEnv, cwd = ROOT, nodeArgs: string[] = []): ServiceProcess {
-    const child = spawn(process.execPath, [...nodeArgs, BUILT_MAIN], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    return ServiceProcess.script(BUILT_MAIN, env, cwd, nodeArgs);
+  }
+
+  /** Another Node script than the service (a loopback provider of a test's own), run and killed the same way. */
+  static script(script: string, env: ChildEnv, cwd = ROOT, nodeArgs: string[] = []): ServiceProcess {
+    const child = spawn(process.execPath, [...nodeArgs, script], { cwd, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     const service = new ServiceProcess(child);
     running.add(service);
     void service.exited.then(() => running.delete(service));

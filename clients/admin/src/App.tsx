@@ -12,6 +12,7 @@ import { NotificationPage } from './features/notifications/NotificationPage';
 import { NotificationsPage } from './features/notifications/NotificationsPage';
 import { OverviewPage } from './features/overview/OverviewPage';
 import { AuditLogPage } from './features/audit/AuditLogPage';
+import { DomainsPage } from './features/operators/DomainsPage';
 import { OperatorsPage } from './features/operators/OperatorsPage';
 import { SessionsPage } from './features/operators/SessionsPage';
 import { InvitationPage } from './features/session/InvitationPage';
@@ -26,6 +27,7 @@ function Routes({ path }: { path: string }) {
   if (path === '/') return <OverviewPage />;
   if (path === '/apps') return <AppsPage />;
   if (path === '/operators') return <OperatorsPage />;
+  if (path === '/domains') return <DomainsPage />;
   if (path === '/sessions') return <SessionsPage />;
   if (path === '/audit-log') return <AuditLogPage />;
   if ((params = match('/apps/:app', path))) return <NotificationsPage key={params.app} appId={params.app} />;
@@ -109,6 +111,11 @@ export function App() {
                 <li>
                   <Link to="/operators" aria-current={path === '/operators' ? 'page' : undefined}>
                     Operators
+                  </Link>
+                </li>
+                <li>
+                  <Link to="/domains" aria-current={path === '/domains' ? 'page' : undefined}>
+                    Domains
                   </Link>
                 </li>
                 <li>

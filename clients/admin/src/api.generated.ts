@@ -38,7 +38,7 @@ export interface paths {
         };
         /**
          * The overview
-         * @description Outcomes per minute of the last hour, queue depths and webhook failures of the last day.
+         * @description Outcomes per minute of the last hour, queue depths and webhook failures of the last day. An operator of some apps sees those apps' outcomes and webhooks, and no queue depths (every app's jobs).
          */
         get: operations["Admin_overview"];
         put?: never;
@@ -457,6 +457,66 @@ export interface paths {
          * @description Sets the password of the invited operator; each link works once. Then log in.
          */
         post: operations["AdminOperators_accept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/oidc": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether OIDC sign-in is on
+         * @description What the login page asks before it offers "Sign in with …".
+         */
+        get: operations["AdminOidc_settings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start an OIDC sign-in
+         * @description Sends the browser to the provider (authorization code with PKCE S256, state and nonce); the attempt is kept in a signed cookie (`pns_oidc`, HttpOnly, 10 minutes).
+         */
+        get: operations["AdminOidc_start"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/api/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Finish an OIDC sign-in
+         * @description The provider's redirect back: the code exchanged, the ID token checked, the operator matched by e-mail (an admitted domain's new e-mail becomes an operator), the session cookie set. Failures count as failed logins.
+         */
+        get: operations["AdminOidc_callback"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1015,9 +1075,11 @@ export interface components {
             recent: components["schemas"]["WebhookTrouble"][];
         };
         AdminOverview: {
-            /** @description Every minute of the last hour, every app together, oldest first. */
+            /** @description true: every app's figures; false: only the apps of an operator of some apps, without the queues. */
+            every_app: boolean;
+            /** @description Every minute of the last hour, every app together (the operator's apps only, for an operator of some apps), oldest first. */
             minutes: components["schemas"]["MinutePointResource"][];
-            /** @description Job counts per queue; null when Redis did not answer in time. */
+            /** @description Job counts per queue; null when Redis did not answer in time, or for an operator of some apps (the queues hold every app's jobs). */
             queues: components["schemas"]["QueueDepth"][] | null;
             webhooks: components["schemas"]["WebhookTroubles"];
         };
@@ -2689,6 +2751,18 @@ export interface components {
             /** @description The new password: 12 to 200 characters. */
             password: string;
         };
+        OidcSettings: {
+            /** @description Whether the login page offers OIDC sign-in (ADMIN_OIDC_ISSUER and its client are set). */
+            enabled: boolean;
+            /**
+             * @description The provider's name for "Sign in with …" (ADMIN_OIDC_NAME, or the issuer's host); null when off.
+             * @example Acme SSO
+             */
+            name: string | null;
+        };
+        OidcSettingsEnvelope: {
+            data: components["schemas"]["OidcSettings"];
+        };
         OperatorSessionResource: {
             /** Format: uuid */
             id: string;
@@ -3597,7 +3671,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
-            /** @description The operator is not at least viewer on every app (docs/api.md#roles). */
+            /** @description The operator is not at least viewer on at least one app (docs/api.md#roles). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7012,6 +7086,276 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOidc_settings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description On or off, and the provider's name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcSettingsEnvelope"];
+                };
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOidc_start: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider; or, when it cannot be reached, to `/admin?oidc_error=provider`. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description OIDC sign-in is not configured, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request line and headers are over 16 KiB (a very long URL included). */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Header Fields Too Large."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Anything unexpected; the details are only in the log, under the `X-Error-Id` header. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Server Error."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    AdminOidc_callback: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Signed in: to `/admin`, with the session cookie set; refused: to `/admin?oidc_error=<reason>`, the words on the login page. */
+            303: {
+                headers: {
+                    /** @description Where the browser goes next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A path with broken percent-encoding, or a request Node's HTTP parser rejects. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Bad Request."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description OIDC sign-in is not configured, or the dashboard is off (ADMIN_USER and ADMIN_PASSWORD are unset). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Not Found"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The request did not arrive whole within Node's request timeout (300 s). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Request Timeout."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
                 };
             };
             /** @description The request line and headers are over 16 KiB (a very long URL included). */

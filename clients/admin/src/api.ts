@@ -47,6 +47,8 @@ export type Grant = Schemas['OperatorGrantResource'];
 export type OperatorRole = Grant['role'];
 export type OperatorSession = Schemas['OperatorSessionResource'];
 export type AuditEntry = Schemas['AuditEntryResource'];
+export type AdmittedDomain = Schemas['DomainResource'];
+export type OidcSettings = Schemas['OidcSettings'];
 export type AuditQuery = Query<'AdminAccount_auditLog'>;
 export type CredentialsSummary = Schemas['CredentialsSummaryResource'];
 export type CredentialCheck = Schemas['CredentialCheckResource'];
@@ -149,6 +151,13 @@ export const api = {
   disableOperator: (id: string) => call<Answer<'AdminOperators_disable'>>('POST', `/operators/${enc(id)}/disable`).then((r) => r.data),
   acceptInvitation: (token: string, password: string) =>
     call<Answer<'AdminOperators_accept'>>('POST', '/invitations/accept', { body: { token, password } }).then((r) => r.data),
+  domains: () => call<Answer<'AdminOperators_domains'>>('GET', '/operator-domains').then((r) => r.data),
+  allowDomain: (domain: string, role: OperatorRole) =>
+    call<Answer<'AdminOperators_allowDomain'>>('PUT', `/operator-domains/${enc(domain)}`, { body: { role } }).then((r) => r.data),
+  removeDomain: (domain: string) => call<void>('DELETE', `/operator-domains/${enc(domain)}`),
+  /** Whether the login page offers OIDC sign-in; its start is a link, not a call (docs/api.md#oidc). */
+  oidc: () => call<Answer<'AdminOidc_settings'>>('GET', '/oidc').then((r) => r.data),
+  oidcStartUrl: `${BASE}/oidc/start`,
   sessions: () => call<Answer<'AdminAccount_sessions'>>('GET', '/sessions').then((r) => r.data),
   revokeSession: (id: string) => call<void>('DELETE', `/sessions/${enc(id)}`),
   auditLog: (params: AuditQuery) => call<Answer<'AdminAccount_auditLog'>>('GET', `/audit-log${query(params)}`),

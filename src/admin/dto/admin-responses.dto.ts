@@ -251,9 +251,18 @@ export class WebhookTroubles {
 }
 
 export class AdminOverview {
-  @ApiProperty({ type: () => [MinutePointResource], description: 'Every minute of the last hour, every app together, oldest first.' })
+  @ApiProperty({ description: "true: every app's figures; false: only the apps of an operator of some apps, without the queues." })
+  every_app: boolean;
+  @ApiProperty({
+    type: () => [MinutePointResource],
+    description: "Every minute of the last hour, every app together (the operator's apps only, for an operator of some apps), oldest first.",
+  })
   minutes: MinutePointResource[];
-  @ApiProperty({ type: () => [QueueDepth], nullable: true, description: 'Job counts per queue; null when Redis did not answer in time.' })
+  @ApiProperty({
+    type: () => [QueueDepth],
+    nullable: true,
+    description: "Job counts per queue; null when Redis did not answer in time, or for an operator of some apps (the queues hold every app's jobs).",
+  })
   queues: QueueDepth[] | null;
   @ApiProperty({ type: () => WebhookTroubles }) webhooks: WebhookTroubles;
 }

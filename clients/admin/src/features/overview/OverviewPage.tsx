@@ -31,6 +31,7 @@ export function OverviewBody({ data }: { data: Overview }) {
   const totals = OUTCOMES.map((outcome) => [outcome, data.minutes.reduce((sum, m) => sum + m[outcome], 0)] as const);
   return (
     <>
+      {data.every_app ? null : <p className="muted">Your apps only: the sends and webhooks of the apps you have a role on.</p>}
       <section aria-labelledby="deliveries-title">
         <h2 id="deliveries-title">Deliveries in the last hour</h2>
         <dl className="figures">
@@ -45,46 +46,53 @@ export function OverviewBody({ data }: { data: Overview }) {
         </dl>
         <BarChart title="Deliveries per minute, by outcome" labels={labels} series={series} stacked />
       </section>
-      <section aria-labelledby="queues-title">
-        <h2 id="queues-title">Queues</h2>
-        {data.queues === null ? (
-          <p role="alert" className="error">
-            Redis did not answer: queue depths unknown.
-          </p>
-        ) : (
-          <TableScroll label="Queue job counts">
-            <table className="data">
-              <thead>
-                <tr>
-                  <th scope="col">Queue</th>
-                  {QUEUE_STATES.map((state) => (
-                    <th scope="col" key={state} className="num">
-                      {state}
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {data.queues.map((queue) => (
-                  <tr key={queue.name}>
-                    <th scope="row">{queue.name}</th>
-                    {QUEUE_STATES.map((state) => (
-                      <td key={state} className="num">
-                        {formatNumber(queue.counts[state] ?? 0)}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </TableScroll>
-        )}
-        <p className="small">
-          Jobs one by one: <a href="/admin/queues">queue dashboard</a>.
-        </p>
-      </section>
+      {data.every_app ? <Queues queues={data.queues} /> : null}
       <WebhookFailures webhooks={data.webhooks} />
     </>
+  );
+}
+
+/** Every app's queues: shown to operators of every app only. */
+function Queues({ queues }: { queues: Overview['queues'] }) {
+  return (
+    <section aria-labelledby="queues-title">
+      <h2 id="queues-title">Queues</h2>
+      {queues === null ? (
+        <p role="alert" className="error">
+          Redis did not answer: queue depths unknown.
+        </p>
+      ) : (
+        <TableScroll label="Queue job counts">
+          <table className="data">
+            <thead>
+              <tr>
+                <th scope="col">Queue</th>
+                {QUEUE_STATES.map((state) => (
+                  <th scope="col" key={state} className="num">
+                    {state}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>
+              {queues.map((queue) => (
+                <tr key={queue.name}>
+                  <th scope="row">{queue.name}</th>
+                  {QUEUE_STATES.map((state) => (
+                    <td key={state} className="num">
+                      {formatNumber(queue.counts[state] ?? 0)}
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
+      )}
+      <p className="small">
+        Jobs one by one: <a href="/admin/queues">queue dashboard</a>.
+      </p>
+    </section>
   );
 }
 

@@ -7,6 +7,7 @@ describe('OverviewBody', () => {
     render(
       <OverviewBody
         data={{
+          every_app: true,
           minutes: [
             { minute: '2026-11-24T10:00:00.000Z', accepted: 1500, failed: 2, skipped: 0, retried: 1 },
             { minute: '2026-11-24T10:01:00.000Z', accepted: 2500, failed: 1, skipped: 4, retried: 0 },
@@ -41,8 +42,15 @@ describe('OverviewBody', () => {
   });
 
   it('says when Redis did not answer and when no webhook failed', () => {
-    render(<OverviewBody data={{ minutes: [], queues: null, webhooks: { hours: 24, failed: 0, retrying: 0, recent: [] } }} />);
+    render(<OverviewBody data={{ every_app: true, minutes: [], queues: null, webhooks: { hours: 24, failed: 0, retrying: 0, recent: [] } }} />);
     expect(screen.getByRole('alert').textContent).toBe('Redis did not answer: queue depths unknown.');
     expect(screen.getByText('No webhook call has failed lately.')).toBeTruthy();
+  });
+
+  it("shows an operator of some apps their apps' figures and no queues", () => {
+    render(<OverviewBody data={{ every_app: false, minutes: [], queues: null, webhooks: { hours: 24, failed: 0, retrying: 0, recent: [] } }} />);
+    expect(screen.getByText(/Your apps only/)).toBeTruthy();
+    expect(screen.queryByRole('heading', { name: 'Queues' })).toBeNull();
+    expect(screen.queryByRole('alert')).toBeNull();
   });
 });

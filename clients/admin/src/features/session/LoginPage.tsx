@@ -1,12 +1,26 @@
+import { useQuery } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { ApiError, type Session, api } from '../../api';
 import { Page } from '../../components/Page';
+import { OIDC_SIGN_IN_ERRORS } from '../../vocabulary';
+
+/** Why the OIDC callback sent the browser back (`?oidc_error=`), in words; the parameter is then taken off the address. */
+function oidcError(): string | null {
+  const params = new URLSearchParams(window.location.search);
+  const reason = params.get('oidc_error');
+  if (reason === null) return null;
+  params.delete('oidc_error');
+  const rest = params.toString();
+  window.history.replaceState(window.history.state, '', `${window.location.pathname}${rest ? `?${rest}` : ''}`);
+  return (OIDC_SIGN_IN_ERRORS as Record<string, string>)[reason] ?? 'The sign-in was refused.';
+}
 
 /** The login form: an operator's e-mail and password (or the bootstrap ADMIN_USER and ADMIN_PASSWORD), checked by the server, which sets the session cookie. */
 export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) {
   const [user, setUser] = useState('');
   const [password, setPassword] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(oidcError);
+  const oidc = useQuery({ queryKey: ['oidc'], queryFn: api.oidc, staleTime: Infinity, retry: false });
   const [busy, setBusy] = useState(false);
 
   const submit = async (event: FormEvent) => {
@@ -54,6 +68,14 @@ export function LoginPage({ onLogin }: { onLogin: (session: Session) => void }) 
             {busy ? 'Logging in…' : 'Log in'}
           </button>
         </form>
+        {oidc.data?.enabled ? (
+          <p className="oidc-sign-in">
+            {/* A navigation, not a call: the provider's page opens, and comes back to the dashboard. */}
+            <a className="button secondary" href={api.oidcStartUrl}>
+              Sign in with {oidc.data.name}
+            </a>
+          </p>
+        ) : null}
       </Page>
     </main>
   );
