@@ -16,7 +16,7 @@ WITH ranked AS (
 ), claimed AS (
   UPDATE notifications n SET processing_started_at = now()
   FROM picked WHERE n.id = picked.id
-  RETURNING n.id, n.app_id, n.recipient_kind, n.user_ids, n.installation_ids, n.options, n.send_at, n.title IS NULL AS silent
+  RETURNING n.id, n.app_id, n.recipient_kind, n.user_ids, n.installation_ids, n.options, n.send_at, n.variants, n.title IS NULL AS silent
 )
 SELECT c.*, p.turn::int AS turn FROM claimed c JOIN picked p ON p.id = c.id ORDER BY p.turn, c.send_at, c.id;
 

@@ -10,6 +10,7 @@ const due = (id: string, more: Partial<ClaimedDueSend> = {}): ClaimedDueSend => 
   installation_ids: null,
   options: null,
   send_at: AT,
+  variants: null,
   silent: false,
   turn: 1,
   ...more,

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { InjectDataSource } from '@nestjs/typeorm';
 import { DataSource, EntityManager } from 'typeorm';
 import type { NotificationOptions } from '../../common/notification-options';
+import type { StoredVariant } from '../../common/variants';
 import type { RecipientKind } from '../../common/vocabulary';
 import { GenerateSql, SqlFile } from '../../queries/generate-sql';
 import { ID, OTHER_ID } from '../../queries/fixtures';
@@ -15,6 +16,8 @@ export interface ClaimedDueSend {
   installation_ids: string[] | null;
   options: NotificationOptions | null;
   send_at: Date;
+  /** Its variants (docs/api.md#variants): a send with variants is never a small send. */
+  variants: StoredVariant[] | null;
   /** A send without `notification` (docs/api.md#silent-sends). */
   silent: boolean;
   /** Its place among its app's due sends, from 1: the group takes every app's first before any app's second. */
@@ -43,7 +46,7 @@ const CLAIM_SQL = `
   ), claimed AS (
     UPDATE notifications n SET processing_started_at = now()
     FROM picked WHERE n.id = picked.id
-    RETURNING n.id, n.app_id, n.recipient_kind, n.user_ids, n.installation_ids, n.options, n.send_at, n.title IS NULL AS silent
+    RETURNING n.id, n.app_id, n.recipient_kind, n.user_ids, n.installation_ids, n.options, n.send_at, n.variants, n.title IS NULL AS silent
   )
   SELECT c.*, p.turn::int AS turn FROM claimed c JOIN picked p ON p.id = c.id ORDER BY p.turn, c.send_at, c.id`;
 
@@ -55,6 +58,7 @@ const CLAIMED: ClaimedDueSend = {
   installation_ids: null,
   options: null,
   send_at: new Date('2026-01-05T00:00:00.000Z'),
+  variants: null,
   silent: false,
   turn: 1,
 };

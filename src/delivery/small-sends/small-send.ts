@@ -8,7 +8,7 @@ import { NotificationOptions } from '../../common/notification-options';
  * and quiet hours, a send_at still ahead) and any send with variants go through the fan-out job.
  */
 export function isSmallSend(
-  send: Pick<NewNotification, 'recipient_kind' | 'user_ids' | 'installation_ids' | 'send_at' | 'options'>,
+  send: Pick<NewNotification, 'recipient_kind' | 'user_ids' | 'installation_ids' | 'send_at' | 'options' | 'variants'>,
   max: number,
   now: number,
 ): boolean {
