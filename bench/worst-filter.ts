@@ -129,7 +129,7 @@ export async function measureWorstFilter(options: WorstFilterOptions): Promise<W
     // Until every client has hung up once: the pool and PostgreSQL are as busy as A can make them.
     await sleep(hangUpMs + 500);
     // The database's view meanwhile, every 500 ms: count statements running, and all client connections.
-    // (Matched by their start: pg_stat_activity keeps only the first track_activity_query_size bytes of a 26 KB statement.)
+    // (Matched by their start: pg_stat_activity keeps only the first track_activity_query_size bytes of a statement many KB long.)
     const sessions = { samples: 0, countsMax: 0, countsSum: 0, connectionsMax: 0 };
     const sampler = (async () => {
       while (running) {
