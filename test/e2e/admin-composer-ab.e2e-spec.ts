@@ -4,7 +4,7 @@ import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, type TestTenant } from '../support/factories';
-import { DASHBOARD_SCREENSHOTS, startDashboardService, logInToDashboard } from '../support/dashboard';
+import { DASHBOARD_SCREENSHOTS, logInToDashboard, pageOverflow, startDashboardService } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
 import { killAllServices } from '../support/processes';
 import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
@@ -41,18 +41,7 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
   const answerProblems: Promise<string | null>[] = [];
 
   const shot = (name: string) => page.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
-  /** How far the page scrolls sideways, and what sticks out past the right edge. */
-  const overflow = () =>
-    page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      const view = doc.documentElement.clientWidth as number;
-      return {
-        page: (doc.documentElement.scrollWidth as number) - view,
-        outside: ([...doc.querySelectorAll('main *, header *')] as any[])
-          .filter((el) => !el.closest('.table-scroll') && !el.closest('details:not([open])') && el.getBoundingClientRect().right > view + 1)
-          .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
-      };
-    });
+  const overflow = () => pageOverflow(page);
   const openComposer = async () => {
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Compose' }).click();
     await page.getByRole('heading', { name: 'Compose for Acme Shop', level: 1 }).waitFor();

@@ -4,7 +4,7 @@ import { launchChromium } from '../support/chromium';
 import { ApiModule } from '../../src/app.module';
 import { useTestApp } from '../support/create-test-app';
 import { newApp, newInstallation, type TestTenant } from '../support/factories';
-import { DASHBOARD_SCREENSHOTS, startDashboardService, logInToDashboard } from '../support/dashboard';
+import { DASHBOARD_SCREENSHOTS, logInToDashboard, pageOverflow, startDashboardService } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
 import { killAllServices, waitUntil } from '../support/processes';
 import { type FakeProviders, startFakeProviders } from '../support/providers';
@@ -48,18 +48,7 @@ describe("operator dashboard's users and topics in Chromium (issue 52 item 5)", 
     return { status: res.status, body: (await res.json()) as { data: any } };
   };
   const shot = (name: string) => page.screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, `${name}.png`), fullPage: true });
-  /** How far the page scrolls sideways, and what sticks out past the right edge outside a table's scrolling box. */
-  const overflow = () =>
-    page.evaluate(() => {
-      const doc = (globalThis as any).document;
-      const view = doc.documentElement.clientWidth as number;
-      return {
-        page: (doc.documentElement.scrollWidth as number) - view,
-        outside: ([...doc.querySelectorAll('main *, header *')] as any[])
-          .filter((el) => !el.closest('.table-scroll') && el.getBoundingClientRect().right > view + 1)
-          .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
-      };
-    });
+  const overflow = () => pageOverflow(page);
   const inboxRows = () => page.getByRole('region', { name: 'Inbox messages' }).locator('tbody tr');
 
   beforeAll(async () => {

@@ -38,3 +38,20 @@ export async function logInToDashboard(page: Page, origin: string): Promise<void
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
 }
+
+/**
+ * How far the page scrolls sideways, and what sticks out past the right edge of `main` and the
+ * header, outside a table's scrolling box and a closed `details`: both are zero on a page that fits.
+ */
+export function pageOverflow(page: Page): Promise<{ page: number; outside: string[] }> {
+  return page.evaluate(() => {
+    const doc = (globalThis as any).document;
+    const view = doc.documentElement.clientWidth as number;
+    return {
+      page: (doc.documentElement.scrollWidth as number) - view,
+      outside: ([...doc.querySelectorAll('main *, header *')] as any[])
+        .filter((el) => !el.closest('.table-scroll') && !el.closest('details:not([open])') && el.getBoundingClientRect().right > view + 1)
+        .map((el) => `${el.tagName.toLowerCase()}.${el.className}`),
+    };
+  });
+}
