@@ -37,8 +37,7 @@ describe('audience slots', () => {
     ctx.http().post('/api/v1/audiences/count').set(bearer(tenant.token)).send({ recipients });
 
   /** Sends now, answers when the count does. */
-  const started = (tenant: TestTenant, recipients: Record<string, unknown>): Promise<Response> =>
-    new Promise((resolve, reject) => count(tenant, recipients).end((error, res) => (error ? reject(error) : resolve(res))));
+  const started = (tenant: TestTenant, recipients: Record<string, unknown>): Promise<Response> => count(tenant, recipients).then((res) => res);
 
   /** How many count statements wait for the lock on topic_subscriptions (by their start: a topic count's text is cut at 1 KB). */
   const waiting = async (): Promise<number> =>
