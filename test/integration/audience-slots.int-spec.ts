@@ -11,13 +11,15 @@ import { bearer, newApp, newInstallation, installationId, apnsToken, TestTenant 
  * connection takes topic_subscriptions in ACCESS EXCLUSIVE mode, which a topic count's statement
  * meets (its plan reads the table) and an installation's PUT or an `all` count does not.
  */
+const ADMIN = { ADMIN_USER: 'ops', ADMIN_PASSWORD: 'a-long-dashboard-password' };
+
 describe('audience slots', () => {
   let locker: Client | undefined;
   /** Outside the locker's transaction, which would see pg_stat_activity as it was when it began. */
   let observer: Client | undefined;
   // Before the app's own: its database is dropped when it closes.
   afterAll(() => Promise.all([locker?.end(), observer?.end()]));
-  const ctx = useTestApp({ env: { AUDIENCE_STATEMENT_TIMEOUT_MS: '600000', AUDIENCE_CONCURRENCY: '2', AUDIENCE_CONCURRENCY_PER_APP: '1' } });
+  const ctx = useTestApp({ env: { AUDIENCE_STATEMENT_TIMEOUT_MS: '600000', AUDIENCE_CONCURRENCY: '2', AUDIENCE_CONCURRENCY_PER_APP: '1', ...ADMIN } });
   let a: TestTenant;
   let b: TestTenant;
   let c: TestTenant;
@@ -87,6 +89,34 @@ describe('audience slots', () => {
     expect((await count(a, { all: true })).status).toBe(200);
     expect((await count(c, { all: true })).status).toBe(200);
     expect((await ctx.get(MetricsService).audienceRefused.get()).values[0].value).toBe(2);
+  });
+
+  it('limits the dashboard composer’s count with the API’s', async () => {
+    const login = await ctx
+      .http()
+      .post('/admin/api/session')
+      .set('Authorization', `Basic ${Buffer.from(`${ADMIN.ADMIN_USER}:${ADMIN.ADMIN_PASSWORD}`).toString('base64')}`)
+      .expect(200);
+    const cookie = (login.headers['set-cookie'] as unknown as string[])[0].split(';')[0];
+    const composer = (tenant: TestTenant) =>
+      ctx
+        .http()
+        .post(`/admin/api/apps/${tenant.appId}/audiences/count`)
+        .set('Cookie', cookie)
+        .set('X-CSRF-Token', login.body.data.csrf_token as string)
+        .send({ recipients: { all: true } });
+
+    await locker!.query('BEGIN');
+    await locker!.query('LOCK TABLE topic_subscriptions IN ACCESS EXCLUSIVE MODE');
+    const heldA = started(a, { topic: 'news' });
+    await until(async () => (await waiting()) === 1);
+    const refused = await composer(a);
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toBe('1');
+    expect((await composer(b)).status).toBe(200);
+    await locker!.query('COMMIT');
+    expect((await heldA).status).toBe(200);
+    expect((await composer(a)).status).toBe(200);
   });
 
   it('gives a hung-up count’s slot back once the cancel has ended its statement', async () => {
