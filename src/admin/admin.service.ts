@@ -2,7 +2,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { AppsService } from '../apps/apps.service';
 import type { AppSettings } from '../apps/app-settings';
 import { AudienceBusyError, AudienceTimedOutError, NotFoundError, ValidationFailedError } from '../common/errors';
-import { AudienceSlots } from '../common/sql/audience-slots';
+import { AudienceSlots } from '../notifications/audiences/audience-slots';
 import { PLATFORMS } from '../common/platform';
 import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';

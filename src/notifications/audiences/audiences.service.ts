@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Platform } from '../../common/platform';
 import { Clock } from '../../common/time';
-import { AudienceSlots } from '../../common/sql/audience-slots';
+import { AudienceSlots } from './audience-slots';
 import { TopicsService } from '../../topics/topics.service';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import { Audience, AudiencesRepository } from './audiences.repository';

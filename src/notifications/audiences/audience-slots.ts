@@ -1,5 +1,5 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { AudienceBusyError } from '../errors';
+import { AudienceBusyError } from '../../common/errors';
 import { EnvironmentVariables } from '../../config/env';
 import { MetricsService } from '../../metrics/metrics.service';
 

@@ -1,4 +1,4 @@
-import { AudienceBusyError } from '../errors';
+import { AudienceBusyError } from '../../common/errors';
 import { audienceLimits, AudienceSlots, SlotCounter } from './audience-slots';
 import type { EnvironmentVariables } from '../../config/env';
 
