@@ -324,7 +324,7 @@ export class EnvironmentVariables {
   @Int(1)
   AUDIENCE_STATEMENT_TIMEOUT_MS = 10000;
 
-  /** Audience statements (counts, dashboard browse) at once in an api process; unset: a quarter of DATABASE_POOL_SIZE, at least 1 (docs/operations.md "Tenants"). */
+  /** Audience statements (counts, dashboard browse) at once in an api process; unset: a quarter of DATABASE_POOL_SIZE, at least 1 (docs/operations.md "Costly audiences"). */
   @IsOptional()
   @Int(1, 1000)
   AUDIENCE_CONCURRENCY?: number;

@@ -3,7 +3,7 @@ import { AudienceBusyError } from '../../common/errors';
 import { EnvironmentVariables } from '../../config/env';
 import { MetricsService } from '../../metrics/metrics.service';
 
-/** How many audience statements may run at once in a process, and for one app (docs/operations.md "Tenants"). */
+/** How many audience statements may run at once in a process, and for one app (docs/operations.md "Costly audiences"). */
 export interface SlotLimits {
   total: number;
   perApp: number;
