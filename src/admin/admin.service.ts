@@ -1,7 +1,8 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { AppsService } from '../apps/apps.service';
 import type { AppSettings } from '../apps/app-settings';
-import { AudienceTimedOutError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { AudienceBusyError, AudienceTimedOutError, NotFoundError, ValidationFailedError } from '../common/errors';
+import { AudienceSlots } from '../notifications/audiences/audience-slots';
 import { PLATFORMS } from '../common/platform';
 import { CredentialsService } from '../credentials/credentials.service';
 import { InstallationsService } from '../installations/installations.service';
@@ -76,6 +77,7 @@ export class AdminService {
     private readonly activities: LiveActivitiesService,
     private readonly channels: LiveActivityChannelsService,
     private readonly topicsService: TopicsService,
+    private readonly slots: AudienceSlots,
     private readonly preferencesService: PreferencesService,
     private readonly inboxService: InboxService,
   ) {}
@@ -151,7 +153,10 @@ export class AdminService {
     await this.app(appId);
     const filter = query.filter ?? null;
     const [page, count] = await Promise.all([
-      this.installations.browse(appId, filter, query.cursor ?? null, query.limit ?? BROWSE_PAGE),
+      // A filtered page evaluates the filter: it takes an audience slot, as the count does (429 past the limits).
+      filter
+        ? this.slots.run(appId, () => this.installations.browse(appId, filter, query.cursor ?? null, query.limit ?? BROWSE_PAGE))
+        : this.installations.browse(appId, filter, query.cursor ?? null, query.limit ?? BROWSE_PAGE),
       query.cursor ? null : this.audiences.count(appId, filter ? { filter } : { all: true }),
     ]);
     return { data: page.installations, meta: { next_cursor: page.next, count } };
@@ -206,8 +211,8 @@ export class AdminService {
     try {
       return (await this.audiences.count(appId, { topic: key })).users;
     } catch (error) {
-      // Timed out, or deleted since the list was read (a 422 of the count).
-      if (error instanceof AudienceTimedOutError || error instanceof ValidationFailedError) return null;
+      // Timed out, refused (the app's counts are busy), or deleted since the list was read (a 422 of the count).
+      if (error instanceof AudienceTimedOutError || error instanceof AudienceBusyError || error instanceof ValidationFailedError) return null;
       throw error;
     }
   }

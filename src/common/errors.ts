@@ -38,6 +38,16 @@ export class AudienceTimedOutError extends DomainError {
   }
 }
 
+/** Too many audience statements running in this api process, or for this app (AUDIENCE_CONCURRENCY*): 429, Retry-After. */
+export class AudienceBusyError extends DomainError {
+  readonly code = 'AudienceBusy';
+  /** Seconds: a count ends within AUDIENCE_STATEMENT_TIMEOUT_MS, most within a second. */
+  readonly retryAfterSeconds = 1;
+  constructor() {
+    super('Too Many Attempts.');
+  }
+}
+
 /** The message still counts every error ("(and N more errors)"). */
 export const MAX_REPORTED_ERRORS = 50;
 

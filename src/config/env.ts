@@ -356,6 +356,15 @@ export class EnvironmentVariables {
   @Int(1)
   AUDIENCE_STATEMENT_TIMEOUT_MS = 10000;
 
+  /** Audience statements (counts, dashboard browse) at once in an api process; unset: a quarter of DATABASE_POOL_SIZE, at least 1 (docs/operations.md "Costly audiences"). */
+  @IsOptional()
+  @Int(1, 1000)
+  AUDIENCE_CONCURRENCY?: number;
+
+  /** Of those, at once for one app; past either limit a request answers 429 at once. */
+  @Int(1, 1000)
+  AUDIENCE_CONCURRENCY_PER_APP = 2;
+
   /** An inbox stream's comment line comes at least this often (docs/api.md#inbox-stream). */
   @Int(100, 30000)
   INBOX_STREAM_HEARTBEAT_MS = 25000;
@@ -425,6 +434,8 @@ export const VARIABLES = [
   'INBOX_STREAM_HEARTBEAT_MS',
   'HTTP_REQUEST_TIMEOUT_MS',
   'AUDIENCE_STATEMENT_TIMEOUT_MS',
+  'AUDIENCE_CONCURRENCY',
+  'AUDIENCE_CONCURRENCY_PER_APP',
 ] as const satisfies readonly (keyof EnvironmentVariables)[];
 
 function firstMessage(error: ValidationError): string {

@@ -54,6 +54,12 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly audienceRefused = new Counter({
+    name: 'pns_audience_refused_total',
+    help: 'Audience counts and filtered browses refused with 429: AUDIENCE_CONCURRENCY or AUDIENCE_CONCURRENCY_PER_APP reached',
+    registers: [this.registry],
+  });
+
   readonly fanoutDuration = new Histogram({
     name: 'pns_fanout_duration_seconds',
     help: 'Time to fan a notification out to its installations',

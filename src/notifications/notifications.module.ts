@@ -6,6 +6,7 @@ import { Clock } from '../common/time';
 import { AudiencesController } from './audiences/audiences.controller';
 import { AudiencesRepository } from './audiences/audiences.repository';
 import { AudiencesService } from './audiences/audiences.service';
+import { AudienceSlots } from './audiences/audience-slots';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
@@ -54,12 +55,13 @@ import { TemplatesModule } from '../templates/templates.module';
     SmallSendJobs,
     AudiencesService,
     AudiencesRepository,
+    AudienceSlots,
     PreviewService,
     PreviewRepository,
     Clock,
   ],
   // The operator dashboard (admin/) sends, reads, cancels and traces through the same services as the API.
   // Live Activity updates take an Idempotency-Key as sends do (live-activities/).
-  exports: [NotificationsService, DeliveryTraceService, AudiencesService, PreviewService, IdempotencyModule],
+  exports: [NotificationsService, DeliveryTraceService, AudiencesService, AudienceSlots, PreviewService, IdempotencyModule],
 })
 export class NotificationsModule {}

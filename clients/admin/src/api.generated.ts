@@ -10357,6 +10357,22 @@ export interface operations {
                     "application/json": components["schemas"]["ValidationErrorResponse"];
                 };
             };
+            /** @description AUDIENCE_CONCURRENCY_PER_APP counts of this app, or AUDIENCE_CONCURRENCY in all, are running in this api (docs/api.md#count-an-audience). */
+            429: {
+                headers: {
+                    /** @description Seconds until a count may be asked again. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "message": "Too Many Attempts."
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
             /** @description The request line and headers are over 16 KiB (a very long URL included). */
             431: {
                 headers: {

@@ -237,7 +237,7 @@ export interface paths {
          * Count an audience
          * @description **Ability:** `notifications:send` (or `*`).
          *
-         *     How many installations a send to these recipients would consider now, how many of them it could deliver to, their users and platforms.
+         *     How many installations a send to these recipients would consider now, how many of them it could deliver to, their users and platforms. Also 429 with Retry-After when AUDIENCE_CONCURRENCY_PER_APP counts of the app, or AUDIENCE_CONCURRENCY in all, run in this api (docs/api.md#count-an-audience).
          */
         post: operations["Audiences_count"];
         delete?: never;

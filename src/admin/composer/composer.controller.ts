@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse } from '@nestjs/swagger';
+import { ApiBody, ApiOkResponse, ApiOperation, ApiParam, ApiServiceUnavailableResponse, ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { Public } from '../../auth/auth.decorators';
 import { AudienceTimedOutError } from '../../common/errors';
 import { ApiJsonBodyErrors, ApiNotFound, ErrorResponse } from '../../common/http/api-responses';
@@ -48,6 +48,12 @@ export class ComposerController {
     description: 'The count ran past AUDIENCE_STATEMENT_TIMEOUT_MS (docs/api.md#count-an-audience).',
     type: ErrorResponse,
     example: { message: new AudienceTimedOutError(10000).message },
+  })
+  @ApiTooManyRequestsResponse({
+    description: 'AUDIENCE_CONCURRENCY_PER_APP counts of this app, or AUDIENCE_CONCURRENCY in all, are running in this api (docs/api.md#count-an-audience).',
+    type: ErrorResponse,
+    example: { message: 'Too Many Attempts.' },
+    headers: { 'Retry-After': { description: 'Seconds until a count may be asked again.', schema: { type: 'integer' } } },
   })
   async countAudience(@Param('app') appId: string, @Body() dto: CountAudienceDto, @Res({ passthrough: true }) res: Response): Promise<AudienceCountEnvelope> {
     await this.admin.app(appId);

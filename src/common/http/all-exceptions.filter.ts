@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { redactUrl } from '../secrets';
 import {
+  AudienceBusyError,
   AudienceTimedOutError,
   DomainError,
   IdempotencyConflictError,
@@ -89,6 +90,9 @@ export class AllExceptionsFilter implements ExceptionFilter {
     if (error instanceof IdempotencyConflictError || error instanceof StateConflictError) return { status: 409, body: { message: error.message } };
     // Valid but too costly now: whether a retry helps depends on the load and the data, so no Retry-After.
     if (error instanceof AudienceTimedOutError) return { status: 503, body: { message: error.message } };
+    // The same body as the rate limit's: clients match on the status; nothing was run, so retry after a second.
+    if (error instanceof AudienceBusyError)
+      return { status: 429, body: { message: MESSAGES[429] }, headers: { 'Retry-After': String(error.retryAfterSeconds) } };
     return { status: 500, body: { message: 'Server Error.' } };
   }
 

@@ -40,10 +40,22 @@ export async function boundedTransaction<T>(
   }
 }
 
+/**
+ * How long a cancel may take to connect and to answer. A cancel that fails or hangs changes nothing
+ * for the caller: the statement still ends at its statement_timeout, and the caller (and its audience
+ * slot) waits for that end either way, so a slot is never given back while its statement runs.
+ */
+export const CANCEL_TIMEOUT_MS = 5000;
+
 /** Cancels the statement of backend `pid` from a connection of its own: the pool may be full of them. */
 async function cancelBackend(db: DataSource, pid: number | null | undefined): Promise<void> {
   if (!pid) return;
-  const client = new Client({ ...((db.driver as PostgresDriver).master as Pool).options, application_name: 'push-cancel' });
+  const client = new Client({
+    ...((db.driver as PostgresDriver).master as Pool).options,
+    application_name: 'push-cancel',
+    connectionTimeoutMillis: CANCEL_TIMEOUT_MS,
+    query_timeout: CANCEL_TIMEOUT_MS,
+  });
   await client
     .connect()
     .then(() => client.query('SELECT pg_cancel_backend($1)', [pid]))

@@ -38,7 +38,9 @@ export class AudiencesController {
   @RequireAbilities('notifications:send')
   @ApiOperation({
     summary: 'Count an audience',
-    description: 'How many installations a send to these recipients would consider now, how many of them it could deliver to, their users and platforms.',
+    description:
+      'How many installations a send to these recipients would consider now, how many of them it could deliver to, their users and platforms. ' +
+      'Also 429 with Retry-After when AUDIENCE_CONCURRENCY_PER_APP counts of the app, or AUDIENCE_CONCURRENCY in all, run in this api (docs/api.md#count-an-audience).',
   })
   @ApiBody({ type: CountAudienceDto, examples: COUNT_EXAMPLES })
   @ApiOkResponse({ type: AudienceCountEnvelope })

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { Platform } from '../../common/platform';
 import { Clock } from '../../common/time';
+import { AudienceSlots } from './audience-slots';
 import { TopicsService } from '../../topics/topics.service';
 import { RECIPIENT_KINDS } from '../../common/vocabulary';
 import { Audience, AudiencesRepository } from './audiences.repository';
@@ -14,12 +15,17 @@ export class AudiencesService {
     private readonly audiences: AudiencesRepository,
     private readonly clock: Clock,
     private readonly topics: TopicsService,
+    private readonly slots: AudienceSlots,
   ) {}
 
-  /** `signal` aborts when the client hangs up: the count's statement is cancelled. */
+  /**
+   * `signal` aborts when the client hangs up: the count's statement is cancelled. Over AUDIENCE_CONCURRENCY
+   * or AUDIENCE_CONCURRENCY_PER_APP, AudienceBusyError (429) without touching the database.
+   */
   async count(appId: string, recipients: RecipientsDto, signal?: AbortSignal): Promise<AudienceCount> {
     if (recipients.topic !== undefined) await this.topics.assertExists(appId, recipients.topic, 'recipients.topic');
-    const rows = await this.audiences.count(appId, this.audience(recipients), signal);
+    const audience = this.audience(recipients);
+    const rows = await this.slots.run(appId, () => this.audiences.count(appId, audience, signal));
     const total = rows.find((row) => row.platform === null);
     const platforms = { ios: 0, android: 0, web: 0, huawei: 0 } satisfies Record<Platform, number>;
     for (const row of rows) if (row.platform !== null) platforms[row.platform] = row.installations;
