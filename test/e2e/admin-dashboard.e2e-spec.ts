@@ -175,8 +175,8 @@ describe('operator dashboard in Chromium (issue 16)', () => {
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Strict', path: '/admin' });
 
     // The opened page's heading has the focus; backwards from it (the bootstrap owner's header): Log
-    // out, their sessions, Audit log, Operators, Apps, Overview. A focused link shows a visible outline.
-    for (let i = 0; i < 6; i++) await page.keyboard.press('Shift+Tab');
+    // out, their sessions, Audit log, Domains, Operators, Apps, Overview. A focused link shows a visible outline.
+    for (let i = 0; i < 7; i++) await page.keyboard.press('Shift+Tab');
     const overviewLink = page.getByRole('link', { name: 'Overview' });
     await expect(overviewLink.evaluate((a) => (a as any).ownerDocument.activeElement === a)).resolves.toBe(true);
     await expect(overviewLink.evaluate((a) => (globalThis as any).getComputedStyle(a).outlineStyle)).resolves.toBe('solid');
