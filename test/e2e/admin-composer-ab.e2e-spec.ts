@@ -1,13 +1,11 @@
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
-import { ApiModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { newApp, type TestTenant } from '../support/factories';
 import { DASHBOARD_SCREENSHOTS, logInToDashboard, pageOverflow, startDashboardService } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
-import { killAllServices } from '../support/processes';
-import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { configureProviders, seedInstallations } from '../support/providers';
+import { useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 
 /**
  * Issue 53 item 6, the composer's variants and A/B test (docs/api.md#variants,
@@ -24,13 +22,8 @@ const PHONE = { width: 390, height: 844 };
 const INSTALLATIONS = 1_100;
 
 describe("operator dashboard's composer: variants and an A/B test in Chromium (issue 53 item 6)", () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  afterAll(() => killAllServices());
-  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useApiWithFakeProviders();
+  const { ctx } = stack;
 
   let shop: TestTenant;
   let origin: string;
@@ -68,10 +61,10 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
 
   beforeAll(async () => {
     shop = await newApp(ctx, 'Acme Shop');
-    await configureProviders(ctx, shop.appId, fakes);
-    await seedInstallations(ctx, shop.appId, fakes, INSTALLATIONS, 'ab-user', 'ios');
+    await configureProviders(ctx, shop.appId, stack.fakes);
+    await seedInstallations(ctx, shop.appId, stack.fakes, INSTALLATIONS, 'ab-user', 'ios');
 
-    origin = await startDashboardService(ctx, { ...fakes.env });
+    origin = await startDashboardService(ctx, { ...stack.fakes.env });
 
     browser = await launchChromium();
     const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });

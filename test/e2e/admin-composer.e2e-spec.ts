@@ -1,13 +1,11 @@
 import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
-import { ApiModule } from '../../src/app.module';
-import { useTestApp } from '../support/create-test-app';
 import { newApp, type TestTenant } from '../support/factories';
 import { DASHBOARD_SCREENSHOTS, logInToDashboard, pageOverflow, startDashboardService } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
-import { killAllServices } from '../support/processes';
-import { configureProviders, type FakeProviders, seedInstallations, startFakeProviders } from '../support/providers';
+import { configureProviders, seedInstallations } from '../support/providers';
+import { useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 
 /**
  * Issue 53 item 6: the dashboard's composer in Debian's Chromium against the built service
@@ -25,13 +23,8 @@ const IOS = 1_100;
 const ANDROID = 40;
 
 describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
-  let fakes: FakeProviders;
-  beforeAll(async () => {
-    fakes = await startFakeProviders();
-  });
-  afterAll(() => killAllServices());
-  const ctx = useTestApp(() => ({ module: ApiModule, env: fakes.env }));
-  afterAll(() => fakes?.stop());
+  const stack = useApiWithFakeProviders();
+  const { ctx } = stack;
 
   let shop: TestTenant;
   let origin: string;
@@ -69,11 +62,11 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
 
   beforeAll(async () => {
     shop = await newApp(ctx, 'Acme Shop');
-    await configureProviders(ctx, shop.appId, fakes);
-    await seedInstallations(ctx, shop.appId, fakes, IOS, 'ios-user', 'ios');
-    await seedInstallations(ctx, shop.appId, fakes, ANDROID, 'android-user', 'android');
+    await configureProviders(ctx, shop.appId, stack.fakes);
+    await seedInstallations(ctx, shop.appId, stack.fakes, IOS, 'ios-user', 'ios');
+    await seedInstallations(ctx, shop.appId, stack.fakes, ANDROID, 'android-user', 'android');
 
-    origin = await startDashboardService(ctx, { ...fakes.env });
+    origin = await startDashboardService(ctx, { ...stack.fakes.env });
 
     browser = await launchChromium();
     const context = await browser.newContext({ locale: 'en-US', timezoneId: 'Europe/Paris', viewport: DESKTOP });
@@ -137,7 +130,7 @@ describe("operator dashboard's composer in Chromium (issue 53 item 6)", () => {
     await expect(accepted.textContent()).resolves.toBe('1,100');
     await shot('composer-4-sent-1280');
     // What APNs got: the subtitle, the image and the data the composer set.
-    const sample = fakes.apns.requests.find((r) => r.status === 200 && (r.payload as any)?.aps?.alert?.title === 'Spring sale');
+    const sample = stack.fakes.apns.requests.find((r) => r.status === 200 && (r.payload as any)?.aps?.alert?.title === 'Spring sale');
     expect(sample?.payload).toMatchObject({
       aps: { alert: { title: 'Spring sale', subtitle: 'Today only' }, 'interruption-level': 'time-sensitive' },
       image_url: 'https://cdn.example.com/sale.png',
