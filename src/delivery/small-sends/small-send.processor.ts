@@ -7,13 +7,13 @@ import { DeliveriesService } from '../deliver/deliveries.service';
 import { FanOutService } from '../fan-out/fan-out.service';
 import { workerOptions } from '../../queue/worker-options';
 
+/** Batches of a due-sends group in flight at once per job (docs/api.md#due-sends). */
+const DUE_BATCHES_IN_FLIGHT = 8;
+
 /**
  * The batches of small sends (docs/api.md#small-sends), on their own queue and slots: a one-time
  * code is sent while every delivery slot is busy with a campaign. Never throttled, so never paced.
  */
-/** Batches of a due-sends group in flight at once per job (docs/api.md#due-sends). */
-const DUE_BATCHES_IN_FLIGHT = 8;
-
 @Processor(SMALL_SEND_QUEUE, workerOptions(SMALL_SEND_QUEUE, () => 4))
 export class SmallSendProcessor extends WorkerHost {
   private readonly logger = new Logger(SmallSendProcessor.name);
