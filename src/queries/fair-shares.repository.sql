@@ -24,6 +24,11 @@ WHERE f.queued_at < now() - make_interval(secs => $1)
   AND NOT EXISTS (SELECT 1 FROM deliveries d WHERE d.notification_id = f.notification_id AND d.batch = f.batch AND d.status = ANY($2::text[]))
 RETURNING f.app_id, f.lane;
 
+-- FairSharesRepository.queuedBefore
+SELECT notification_id, batch FROM fair_share_batches
+WHERE queued_at < now() - make_interval(secs => $1)
+ORDER BY queued_at LIMIT $2;
+
 -- FairSharesRepository.releaseHeld
 SELECT pg_advisory_xact_lock(hashtext('fair_share:' || $1 || ':' || $2));
 

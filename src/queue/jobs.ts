@@ -103,6 +103,11 @@ export class DeliverJobs {
     );
   }
 
+  /** A batch's own job again unless a live one holds it (FairSharesService.requeueLost). True when queued. */
+  requeue(notificationId: string, batch: number): Promise<boolean> {
+    return requeueUnlessLive(this.queue, deliverJobId(notificationId, batch), () => this.addBatches([{ notificationId, batch }]));
+  }
+
   addRetry(notificationId: string, batch: number, attempt: number, delayMs: number): Promise<Job<DeliverJob>> {
     const opts: JobsOptions = { jobId: deliverJobId(notificationId, batch, `a${attempt}`), delay: Math.max(0, delayMs) };
     return this.queue.add(DELIVER_JOB, { notificationId, batch }, opts);
@@ -184,13 +189,8 @@ export class LiveActivityJobs {
   }
 
   /** Queues an owed update attempt unless a live job holds it; a finished one of the same id goes first. True when queued. */
-  async requeue(updateId: string, attempt: number): Promise<boolean> {
-    const job = await this.queue.getJob(liveActivityJobId(updateId, attempt));
-    const state = job ? await job.getState() : 'missing';
-    if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
-    if (job) await job.remove().catch(() => undefined);
-    await this.add(updateId, attempt);
-    return true;
+  requeue(updateId: string, attempt: number): Promise<boolean> {
+    return requeueUnlessLive(this.queue, liveActivityJobId(updateId, attempt), () => this.add(updateId, attempt));
   }
 }
 
@@ -209,12 +209,17 @@ export class LiveActivityBroadcastJobs {
   }
 
   /** Queues an owed attempt unless a live job holds it; a finished one of the same id goes first. True when queued. */
-  async requeue(broadcastId: string, attempt: number): Promise<boolean> {
-    const job = await this.queue.getJob(liveActivityBroadcastJobId(broadcastId, attempt));
-    const state = job ? await job.getState() : 'missing';
-    if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
-    if (job) await job.remove().catch(() => undefined);
-    await this.add(broadcastId, attempt);
-    return true;
+  requeue(broadcastId: string, attempt: number): Promise<boolean> {
+    return requeueUnlessLive(this.queue, liveActivityBroadcastJobId(broadcastId, attempt), () => this.add(broadcastId, attempt));
   }
+}
+
+/** Adds a job of `jobId` unless a live one holds that id; a finished one goes first, since its id would swallow the add. True when queued. */
+async function requeueUnlessLive(queue: Queue, jobId: string, add: () => Promise<unknown>): Promise<boolean> {
+  const job = await queue.getJob(jobId);
+  const state = job ? await job.getState() : 'missing';
+  if (!['missing', 'unknown', 'completed', 'failed'].includes(state)) return false;
+  if (job) await job.remove().catch(() => undefined);
+  await add();
+  return true;
 }

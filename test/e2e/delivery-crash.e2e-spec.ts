@@ -1,12 +1,18 @@
 import { newApp, TestTenant } from '../support/factories';
 import { notificationRowCompleted, sendToUsers } from '../support/notifications';
-import { ChildEnv, ServiceProcess } from '../support/processes';
+import { ChildEnv, killAllServices, ServiceProcess } from '../support/processes';
 import { acceptedPerAddress, configureProviders, seedInstallations } from '../support/providers';
 import { fakeProvidersWorkerEnv, useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
 import { waitFor } from '../support/wait-for';
 import { MAX_UNRECORDED } from '../../src/delivery/deliver/outcome-recorder';
 
 const COUNT = 4000;
+
+/** `promise`, or its error with what the worker printed. */
+const saying = <T>(service: ServiceProcess, promise: Promise<T>): Promise<T> =>
+  promise.catch((error: Error) => {
+    throw new Error(`${error.message}\n${service.output()}`);
+  });
 /** A worker's start on a busy machine (2 cores shared by the test services): node alone takes seconds. */
 const STARTS_WITHIN_MS = 50_000;
 
@@ -26,6 +32,8 @@ describe('a worker killed mid-send', () => {
   });
   let tenant: TestTenant;
   let workerEnv: ChildEnv;
+  // A test that fails leaves no worker behind to take the next test's jobs.
+  afterEach(killAllServices);
 
   beforeAll(async () => {
     tenant = await newApp(ctx);
@@ -69,7 +77,7 @@ describe('a worker killed mid-send', () => {
 
     const second = ServiceProcess.start(workerEnv);
     await second.waitForOutput(/Started in worker mode/, STARTS_WITHIN_MS);
-    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100);
+    const done = await saying(second, notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100));
     await second.stop('SIGTERM');
 
     expect(done).toMatchObject({ stat_users: COUNT, stat_installations: COUNT, stat_accepted: COUNT, stat_failed: 0, stat_skipped: 0 });
@@ -119,7 +127,7 @@ describe('a worker killed mid-send', () => {
 
     const second = ServiceProcess.start(env);
     await second.waitForOutput(/Started in worker mode/, STARTS_WITHIN_MS);
-    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100);
+    const done = await saying(second, notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100));
     await second.stop('SIGTERM');
 
     // Statistics exact: each installation counted once, whatever was sent twice.
@@ -164,11 +172,14 @@ describe('a worker killed mid-send', () => {
     stack.fakes.apns.delayMs = 0;
     try {
       // Killed once every device was reached, or once the worker says its sending waits for the writes.
-      await waitFor(
-        async () => new Set(accepted().map((r) => r.token)).size >= count || /sending waits/.test(first.stdout + first.stderr),
-        'the stall',
-        60_000,
-        10,
+      await saying(
+        first,
+        waitFor(
+          async () => new Set(accepted().map((r) => r.token)).size >= count || /sending waits/.test(first.stdout + first.stderr),
+          'the stall',
+          60_000,
+          10,
+        ),
       );
       first.child.kill('SIGKILL');
       await first.exited;
@@ -181,7 +192,7 @@ describe('a worker killed mid-send', () => {
 
     const second = ServiceProcess.start(env);
     await second.waitForOutput(/Started in worker mode/, STARTS_WITHIN_MS);
-    const done = await notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100);
+    const done = await saying(second, notificationRowCompleted(ctx, id, 'the send to complete after the restart', 60_000, 100));
     await second.stop('SIGTERM');
 
     expect(done).toMatchObject({ stat_installations: count, stat_accepted: count, stat_failed: 0, stat_skipped: 0 });

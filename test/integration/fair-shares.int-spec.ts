@@ -115,6 +115,25 @@ describe('fair shares between apps and lanes (docs/api.md#fair-sharing)', () => 
     expect(order.indexOf(urgent[0].address)).toBeLessThan(3);
   }, 60_000);
 
+  it('queues again the job of a place whose worker died between the window and the queue', async () => {
+    const seeded = await seedInstallations(ctx, b.appId, stack.fakes, 3, 'b-lost', 'ios');
+    await deliverQueue().pause();
+    const { id } = await send(
+      b.token,
+      seeded.map((s) => s.userId),
+    );
+    await fannedOut(id);
+    // Batch 0's place is taken, its job never added; queued a minute ago, long before DELIVERY_STUCK_MS (2 min).
+    await deliverQueue().remove(deliverJobId(id, 0));
+    await ctx.db.query(`UPDATE fair_share_batches SET queued_at = now() - interval '1 minute' WHERE notification_id = $1 AND batch = 0`, [id]);
+    await deliverQueue().resume();
+    // The sweeper (every 300 ms here) queues it again: the send completes with its three devices.
+    await notificationCompleted(ctx, b.token, id);
+    expect(await lanes()).toEqual([]);
+    const sent = new Set(stack.fakes.apns.requests.map((r) => r.token));
+    for (const s of seeded) expect(sent.has(s.address)).toBe(true);
+  }, 60_000);
+
   it('lets a held batch through when the sweeper frees a place a dead job kept', async () => {
     const seeded = await seedInstallations(ctx, b.appId, stack.fakes, 3, 'b-swept', 'ios');
     await deliverQueue().pause();

@@ -82,6 +82,17 @@ export class FairSharesRepository {
     return rows;
   }
 
+  /** Places queued over `seconds` ago, oldest first: each should have a job; the sweeper checks (FairSharesService.requeueLost). */
+  @GenerateSql({ params: [5, 1000] })
+  queuedBefore(seconds: number, limit: number): Promise<LaneBatch[]> {
+    return this.db.query(
+      `SELECT notification_id, batch FROM fair_share_batches
+       WHERE queued_at < now() - make_interval(secs => $1)
+       ORDER BY queued_at LIMIT $2`,
+      [seconds, limit],
+    );
+  }
+
   /** Lets through the held batches a lane's window has room for (after the sweeper freed places). */
   @GenerateSql({ params: [ID, 'marketing', 32] })
   releaseHeld(appId: string, lane: Lane, window: number): Promise<LaneBatch[]> {

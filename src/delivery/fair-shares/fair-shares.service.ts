@@ -50,6 +50,18 @@ export class FairSharesService {
     return queued;
   }
 
+  /**
+   * Sweeper: places queued over `unqueuedAfterMs` ago whose batch has no live job (a worker died
+   * between the window's commit and the job's add, or its job was lost) get their job again.
+   */
+  async requeueLost(unqueuedAfterMs: number, limit: number): Promise<number> {
+    let queued = 0;
+    for (const { notification_id, batch } of await this.shares.queuedBefore(unqueuedAfterMs / 1000, limit)) {
+      if (await this.deliverJobs.requeue(notification_id, batch)) queued++;
+    }
+    return queued;
+  }
+
   private async queue(batches: LaneBatch[]): Promise<void> {
     await this.deliverJobs.addBatches(batches.map(({ notification_id, batch }) => ({ notificationId: notification_id, batch })));
   }

@@ -37,6 +37,7 @@ describe('SweeperService', () => {
     mocks.get(LiveActivityUpdatesRepository).owed.mockResolvedValue([]);
     mocks.get(LiveActivityBroadcastsRepository).owed.mockResolvedValue([]);
     mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(0);
+    mocks.get(FairSharesService).requeueLost.mockResolvedValue(0);
     return { ...built, sweeps };
   };
 
@@ -114,6 +115,13 @@ describe('SweeperService', () => {
     mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(2);
     expect((await sut.sweep()).batchesQueued).toBe(2);
     expect(mocks.get(FairSharesService).freeAbandoned).toHaveBeenCalledWith(120);
+  });
+
+  it('queues the jobs of window places queued over 5 s ago that no live job holds (docs/api.md#fair-sharing)', async () => {
+    const { sut, mocks } = setup();
+    mocks.get(FairSharesService).requeueLost.mockResolvedValue(3);
+    expect((await sut.sweep()).batchesQueued).toBe(3);
+    expect(mocks.get(FairSharesService).requeueLost).toHaveBeenCalledWith(5000, 1000);
   });
 
   it('queues nothing when nothing is owed', async () => {

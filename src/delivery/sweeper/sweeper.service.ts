@@ -56,6 +56,8 @@ export class SweeperService {
     report.batchesQueued = await this.requeueBatches(batches);
     // Places in apps' windows whose job died after its batch was sent go to the next held batches.
     report.batchesQueued += await this.fairShares.freeAbandoned(this.config.DELIVERY_STUCK_MS / 1000);
+    // Places whose job never came (a worker died between the window's commit and the add) get it.
+    report.batchesQueued += await this.fairShares.requeueLost(UNQUEUED_AFTER_MS, SWEEP_LIMIT);
     const completed = await this.deliveries.completeFinished();
     report.completed = completed.length;
     await this.completions.completed(completed);
