@@ -126,8 +126,8 @@ const ONLY_THROUGH: Record<string, Door & { for?: Record<string, Door> }> = {
   // The CLI proves stored credentials with the providers themselves, nothing of the jobs.
   delivery: {
     files:
-      /^delivery\/(providers\/(payloads|personalize|live-activity-payload|apns\.provider|providers\.module|credentials-check\.service)|small-sends\/small-sends\.(module|service)|delivery\.entity)\.ts$/,
-    why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management; the dashboard checks credentials), small sends (the API fans them out, docs/api.md#small-sends) and, for database/, the entity',
+      /^delivery\/(providers\/(payloads|personalize|live-activity-payload|apns\.provider|providers\.module|credentials-check\.service)|small-sends\/small-sends\.(module|service)|fair-shares\/fanout-shares\.(service|repository)|delivery\.entity)\.ts$/,
+    why: 'only the payload builders, the providers module (no queue consumer: live-activities calls APNs channel management; the dashboard checks credentials), small sends (the API fans them out, docs/api.md#small-sends), the fan-out windows (a send due now takes its place, docs/api.md#fair-sharing) and, for database/, the entity',
     for: { cli: { files: /^delivery\/providers\/[a-z0-9-]+(\.[a-z]+)?\.ts$/, why: 'only delivery/providers/' } },
   },
   // notifications reads the platform list and relates its events to installations; no installation logic.

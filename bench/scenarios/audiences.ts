@@ -23,13 +23,13 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { clientDataSource } from '../lib/client-data-source';
-import type { DataSource } from 'typeorm';
 import type { FilterNode } from '../../src/common/audience-filter';
 import { compileFilter } from '../../src/common/audience-sql';
 import { FanOutRepository } from '../../src/delivery/fan-out/fan-out.repository';
 import { AudiencesRepository } from '../../src/notifications/audiences/audiences.repository';
 import { TEST_APP_KEY } from '../../test/support/processes';
 import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
+import { captured } from '../lib/count-statement';
 import { argValue } from '../lib/args';
 import { SELECTED_TAG, seedAudience } from '../lib/audience-seed';
 import { WORST_CANDIDATES, WORST_FILTER_LABEL } from '../worst-filter-shapes';
@@ -42,20 +42,6 @@ const INSTALLATIONS = argValue('--installations', 1_000_000);
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const ms = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
-
-/** The last statement a repository call sends, and its parameters, without running it. */
-async function captured(call: (db: DataSource) => Promise<unknown>): Promise<{ sql: string; params: unknown[] }> {
-  let statement: { sql: string; params: unknown[] } | undefined;
-  const recorder = {
-    query: (sql: string, params: unknown[] = []) => {
-      statement = { sql, params };
-      return Promise.resolve([]);
-    },
-    transaction: <T>(work: (manager: unknown) => Promise<T>) => work(recorder),
-  };
-  await call(recorder as unknown as DataSource);
-  return statement!;
-}
 
 const CONFIG = { AUDIENCE_STATEMENT_TIMEOUT_MS: 600_000 } as EnvironmentVariables;
 

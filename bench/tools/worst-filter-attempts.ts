@@ -15,13 +15,10 @@
  *
  *   npx ts-node --transpile-only bench/tools/worst-filter-attempts.ts [--installations N] [--runs N]
  */
-import { Client } from 'pg';
-import type { DataSource } from 'typeorm';
-import { AudiencesRepository } from '../../src/notifications/audiences/audiences.repository';
 import { TEST_APP_KEY } from '../../test/support/processes';
-import { createTestDatabase, dropTestDatabase, testDatabaseName } from '../../test/support/test-database';
+import { countStatement } from '../lib/count-statement';
 import { argValue } from '../lib/args';
-import { seedAudience } from '../lib/audience-seed';
+import { withScratchAudience } from '../lib/scratch-audience';
 import { WORST_FILTER, WORST_FILTER_LABEL } from '../worst-filter-shapes';
 
 process.env.APP_KEY ??= TEST_APP_KEY;
@@ -29,32 +26,8 @@ const INSTALLATIONS = argValue('--installations', 1_000_000);
 const RUNS = argValue('--runs', 2);
 const log = (line: string) => process.stderr.write(`${new Date().toISOString().slice(11, 19)} ${line}\n`);
 
-/** The statement AudiencesRepository.count sends, without running it. */
-async function countStatement(appId: string): Promise<{ sql: string; params: unknown[] }> {
-  let statement: { sql: string; params: unknown[] } | undefined;
-  const recorder = {
-    query: (sql: string, params: unknown[] = []) => ((statement = { sql, params }), Promise.resolve([])),
-    transaction: <T>(work: (manager: unknown) => Promise<T>) => work(recorder),
-  };
-  await new AudiencesRepository(recorder as unknown as DataSource, { AUDIENCE_STATEMENT_TIMEOUT_MS: 1 } as never).count(appId, {
-    kind: 'filter',
-    filter: WORST_FILTER,
-    now: new Date(),
-  });
-  return statement!;
-}
-
 async function main(): Promise<void> {
-  const name = testDatabaseName('bench_worst_attempts');
-  const { url } = await createTestDatabase(name);
-  const client = new Client({ connectionString: url });
-  await client.connect();
-  try {
-    const [{ id: appId }] = (await client.query(`INSERT INTO apps (name) VALUES ('bench') RETURNING id`)).rows;
-    log(`seeding ${INSTALLATIONS} installations`);
-    for (let first = 1; first <= INSTALLATIONS; first += 200_000) {
-      await seedAudience(client, appId, Math.min(200_000, INSTALLATIONS - first + 1), first);
-    }
+  await withScratchAudience('bench_worst_attempts', INSTALLATIONS, log, async (client, appId) => {
     let t = performance.now();
     await client.query(
       `ALTER TABLE installations ADD COLUMN app_version_sort integer[] GENERATED ALWAYS AS (app_version_key(device ->> 'app_version')) STORED`,
@@ -62,7 +35,7 @@ async function main(): Promise<void> {
     log(`the generated column added in ${((performance.now() - t) / 1000).toFixed(1)} s`);
     await client.query('VACUUM ANALYZE installations');
 
-    const { sql, params } = await countStatement(appId);
+    const { sql, params } = await countStatement(appId, WORST_FILTER);
     const stored = sql.split(`app_version_key(i.device ->> 'app_version')`).join('i.app_version_sort');
     // Every property condition of WORST_FILTER reads the same key; its parameters stay referenced once, as PostgreSQL requires.
     const keys = [...stored.matchAll(/i\.properties -> (\$\d+::text)/g)].map((m) => m[1]);
@@ -90,10 +63,7 @@ async function main(): Promise<void> {
       `# ${WORST_FILTER_LABEL}, ${INSTALLATIONS.toLocaleString('en')} installations, ${RUNS} runs in turns\n\n| statement | ms |\n|---|---|\n`,
     );
     for (const [label, ms] of times) process.stdout.write(`| ${label} | ${ms.map((v) => v.toFixed(0)).join(', ')} |\n`);
-  } finally {
-    await client.end();
-    await dropTestDatabase(name);
-  }
+  });
 }
 
 main().catch((error: unknown) => {

@@ -1,4 +1,4 @@
-import { filterProblems, FilterNode } from './audience-filter';
+import { filterCost, filterProblems, FilterNode } from './audience-filter';
 import { compileFilter, versionKey } from './audience-sql';
 
 /** As the pipe reports them, `filter` standing for the filter itself. */
@@ -171,12 +171,36 @@ describe('audience filter validation', () => {
     expect(problems({ and: [group(20), group(20), group(11)] })).toEqual({ '': 'The filter field must not have more than 50 conditions.' });
   });
 
-  it('a cost budget: at most 5 conditions on app_version and language, refused at the 6th', () => {
+  it('a cost budget of 200: a property condition 15, language 22, app_version 75, another field 1, a list 1 more per 50 values', () => {
     const versions = (n: number) => Array.from({ length: n }, (_, k) => cond('app_version', 'gt', `3.${k}`));
-    ok({ not: { and: [...versions(3), cond('language', 'ne', 'fr'), cond('language', 'in', ['de', 'en']), cond('tags', 'exists')] } });
-    expect(problems({ or: [{ and: versions(3) }, { not: { or: versions(5) } }] })).toEqual({
-      'or.1.not.or.2': 'The or.1.not.or.2 field is one condition on app_version or language too many: a filter may have at most 5.',
+    const properties = (n: number) => Array.from({ length: n }, (_, k) => cond(`properties.p${k}`, 'ne', k));
+    // 75 + 75 + 22 + 23 (a list) + 1 + 3 (a list of 100 user ids) + 1 = 200: accepted.
+    ok({
+      not: {
+        and: [
+          ...versions(2),
+          cond('language', 'ne', 'fr'),
+          cond('language', 'in', ['de', 'en']),
+          cond('tags', 'exists'),
+          cond(
+            'user_id',
+            'not_in',
+            Array.from({ length: 100 }, (_, k) => `u${k}`),
+          ),
+          { or: [cond('platform', 'ne', 'web')] },
+        ],
+      },
     });
+    expect(filterCost({ or: [{ and: versions(2) }, ...properties(3)] } as FilterNode)).toBe(195);
+    // Refused at the condition that passes 200, wherever it is.
+    expect(problems({ or: [{ and: versions(2) }, { not: { or: properties(4) } }] })).toEqual({
+      'or.1.not.or.3':
+        "The or.1.not.or.3 field passes the filter's cost budget: the filter costs 210, at most 200 is allowed; a condition on a property costs 15, " +
+        'on language 22, on app_version 75, on another field 1, and a list 1 more per 50 values.',
+    });
+    // 40 conditions on plain fields stay well inside it.
+    const tags = { or: Array.from({ length: 20 }, () => cond('tags', 'exists')) };
+    expect(filterCost({ and: [tags, tags] } as FilterNode)).toBe(40);
   });
 });
 

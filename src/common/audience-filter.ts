@@ -18,9 +18,26 @@ export type FilterOp = (typeof FILTER_OPS)[number];
 export const FILTER_FIELDS = ['tags', 'platform', 'permission', 'language', 'app_version', 'user_id', 'last_seen_at', 'registered_at'] as const;
 export type FilterField = (typeof FILTER_FIELDS)[number] | `properties.${string}`;
 
-/** `computed`: conditions on app_version and language, whose key is computed for each installation read. */
-export const FILTER_LIMITS = { children: 20, depth: 5, conditions: 50, values: 100, computed: 5 } as const;
-const COMPUTED: readonly FieldType[] = ['version', 'language'];
+/** `cost`: the most a filter may cost (FILTER_COSTS), about 1.6 ms of one core per 1,000 installations checked. */
+export const FILTER_LIMITS = { children: 20, depth: 5, conditions: 50, values: 100, cost: 200 } as const;
+
+/**
+ * What checking a condition on one installation costs, in units of about 8 ns of one core
+ * (docs/api.md#audience-filters "Cost", measured by bench/tools/filter-costs.ts): a column is
+ * compared, a property read from `properties`, a language or version key computed from `device`;
+ * a list adds a unit per LIST_UNIT values. A filter costs the sum of its conditions' costs.
+ */
+export const FILTER_COSTS: Record<FieldType, number> = {
+  platform: 1,
+  permission: 1,
+  text: 1,
+  instant: 1,
+  tags: 1,
+  property: 15,
+  language: 22,
+  version: 75,
+};
+const LIST_UNIT = 50;
 
 export type FilterValue = PropertyValue | PropertyValue[];
 
@@ -131,6 +148,27 @@ function scalarProblem(type: FieldType, op: FilterOp, value: unknown): string | 
   }
 }
 
+/** A condition's cost (FILTER_COSTS); 0 for one that is not valid. */
+export function conditionCost(node: Record<string, unknown>): number {
+  const type = typeof node.field === 'string' ? fieldType(node.field) : null;
+  if (!type) return 0;
+  return FILTER_COSTS[type] + (Array.isArray(node.value) ? Math.ceil(node.value.length / LIST_UNIT) : 0);
+}
+
+/** A filter's cost: its conditions', each counted as if checked on every installation. */
+export function filterCost(filter: FilterNode): number {
+  let cost = 0;
+  const stack: unknown[] = [filter];
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (!isPlainObject(node)) continue;
+    if ('and' in node || 'or' in node) stack.push(...((node.and ?? node.or) as unknown[]));
+    else if ('not' in node) stack.push(node.not);
+    else cost += conditionCost(node);
+  }
+  return cost;
+}
+
 type Problems = [string, string][];
 const at = (path: string, key: string | number) => (path ? `${path}.${key}` : String(key));
 
@@ -191,7 +229,8 @@ function conditionProblems(node: Record<string, unknown>, path: string, problems
 export function filterProblems(filter: unknown): Problems {
   const problems: Problems = [];
   let conditions = 0;
-  let computed = 0;
+  let cost = 0;
+  let pastBudgetAt: string | null = null;
   const stack: { node: unknown; path: string; depth: number }[] = [{ node: filter, path: '', depth: 1 }];
   while (stack.length > 0) {
     const { node, path, depth } = stack.pop()!;
@@ -223,14 +262,16 @@ export function filterProblems(filter: unknown): Problems {
     } else {
       conditions++;
       conditionProblems(node, path, problems);
-      const type = typeof node.field === 'string' ? fieldType(node.field) : null;
-      if (type && COMPUTED.includes(type) && ++computed === FILTER_LIMITS.computed + 1) {
-        problems.push([
-          path,
-          `The :attribute field is one condition on app_version or language too many: a filter may have at most ${FILTER_LIMITS.computed}.`,
-        ]);
-      }
+      cost += conditionCost(node);
+      if (pastBudgetAt === null && cost > FILTER_LIMITS.cost) pastBudgetAt = path;
     }
+  }
+  if (pastBudgetAt !== null) {
+    problems.push([
+      pastBudgetAt,
+      `The :attribute field passes the filter's cost budget: the filter costs ${cost}, at most ${FILTER_LIMITS.cost} is allowed; a condition on a property costs ` +
+        `${FILTER_COSTS.property}, on language ${FILTER_COSTS.language}, on app_version ${FILTER_COSTS.version}, on another field 1, and a list 1 more per ${LIST_UNIT} values.`,
+    ]);
   }
   if (conditions > FILTER_LIMITS.conditions)
     problems.unshift(['', `The :attribute field must not have more than ${plural(FILTER_LIMITS.conditions, 'condition')}.`]);
@@ -256,7 +297,8 @@ export const AudienceFilter = () =>
         'x-expression': 'docs/api.md#audience-filters',
         description:
           'An expression (docs/api.md#audience-filters): `{"and": [...]}`, `{"or": [...]}` (1 to 20 nodes each), `{"not": node}` or a condition ' +
-          '`{"field", "op", "value"}`; at most 5 levels deep and 50 conditions, 5 of them on app_version or language.',
+          '`{"field", "op", "value"}`; at most 5 levels deep and 50 conditions, ' +
+          'and a cost of at most 200 (a property condition 15, language 22, app_version 75, another field 1).',
         example: {
           and: [
             { field: 'platform', op: 'eq', value: 'android' },

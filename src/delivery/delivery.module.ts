@@ -22,6 +22,8 @@ import { FanOutRepository } from './fan-out/fan-out.repository';
 import { FanOutService } from './fan-out/fan-out.service';
 import { FairSharesRepository } from './fair-shares/fair-shares.repository';
 import { FairSharesService } from './fair-shares/fair-shares.service';
+import { FanoutSharesRepository } from './fair-shares/fanout-shares.repository';
+import { FanoutSharesService } from './fair-shares/fanout-shares.service';
 import { LiveActivityUpdatesRepository } from './live-activity/live-activity-updates.repository';
 import { LiveActivityBroadcastsRepository } from './live-activity/live-activity-broadcasts.repository';
 import { LiveActivityBroadcasterService } from './live-activity/live-activity-broadcaster.service';
@@ -56,6 +58,8 @@ import { SweeperService } from './sweeper/sweeper.service';
     FanOutService,
     FairSharesService,
     FairSharesRepository,
+    FanoutSharesService,
+    FanoutSharesRepository,
     DeliveriesService,
     OutcomeRecorder,
     StoreOutage,

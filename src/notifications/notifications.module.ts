@@ -10,6 +10,8 @@ import { AudienceSlots } from './audiences/audience-slots';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsModule } from '../credentials/credentials.module';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
+import { FanoutSharesRepository } from '../delivery/fair-shares/fanout-shares.repository';
+import { FanoutSharesService } from '../delivery/fair-shares/fanout-shares.service';
 import { producerConnection } from '../queue/queue.module';
 import { DeliveryTraceRepository } from './trace/delivery-trace.repository';
 import { DeliveryTraceService } from './trace/delivery-trace.service';
@@ -52,6 +54,9 @@ import { TemplatesModule } from '../templates/templates.module';
     DeliveryTraceService,
     DeliveryTraceRepository,
     FanoutJobs,
+    // A send due now takes its app's place among the fan-outs (docs/api.md#fair-sharing).
+    FanoutSharesService,
+    FanoutSharesRepository,
     SmallSendJobs,
     AudiencesService,
     AudiencesRepository,

@@ -5,6 +5,7 @@ import { contentOf, NewNotification, NotificationRow } from '../common/notificat
 import { CredentialsService } from '../credentials/credentials.service';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
+import { FanoutSharesService } from '../delivery/fair-shares/fanout-shares.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
 import { IdempotencyService } from './idempotency/idempotency.service';
 import { NotificationsRepository } from './notifications.repository';
@@ -79,18 +80,26 @@ function setup() {
   const smallSends = built.mocks.get(SmallSendsService);
   smallSends.accepts.mockReturnValue(false);
   built.mocks.get(CredentialsService).platforms.mockResolvedValue(['ios', 'android', 'web']);
-  return { ...built, notifications, smallSends, fanoutJobs: built.mocks.get(FanoutJobs), smallSendJobs: built.mocks.get(SmallSendJobs) };
+  return {
+    ...built,
+    notifications,
+    smallSends,
+    fanoutJobs: built.mocks.get(FanoutJobs),
+    fanoutShares: built.mocks.get(FanoutSharesService),
+    smallSendJobs: built.mocks.get(SmallSendJobs),
+  };
 }
 
 describe('NotificationsService', () => {
   describe('send', () => {
-    it('stores the notification with its recipients once each, and queues its fan-out', async () => {
-      const { sut, notifications, fanoutJobs } = setup();
+    it('stores the notification with its recipients once each, and offers its fan-out to its app’s window (docs/api.md#fair-sharing)', async () => {
+      const { sut, notifications, fanoutJobs, fanoutShares } = setup();
       const result = await sut.send(APP, send(), {});
       expect(result).toMatchObject({ status: 202, replayed: false });
       const [{ notification }] = notifications.inserted;
       expect(notification).toMatchObject({ app_id: APP, title: 'Hi', recipient_kind: 'user_ids', user_ids: ['u1', 'u2'], send_at: null });
-      expect(fanoutJobs.add).toHaveBeenCalledWith(notification.id, 0);
+      expect(fanoutShares.offer).toHaveBeenCalledWith(APP, [notification.id]);
+      expect(fanoutJobs.add).not.toHaveBeenCalled();
       expect(JSON.parse(result.body)).toMatchObject({ data: { id: notification.id }, meta: { accepted: true } });
     });
 
@@ -104,9 +113,9 @@ describe('NotificationsService', () => {
     });
 
     it('queues a send_at already past as a send due now', async () => {
-      const { sut, fanoutJobs, notifications } = setup();
+      const { sut, fanoutJobs, fanoutShares, notifications } = setup();
       await sut.send(APP, send({ send_at: '2020-01-01T00:00:00Z' }), {});
-      expect(fanoutJobs.add).toHaveBeenCalledWith(notifications.inserted[0].notification.id, 0);
+      expect(fanoutShares.offer).toHaveBeenCalledWith(APP, [notifications.inserted[0].notification.id]);
       expect(fanoutJobs.addDue).not.toHaveBeenCalled();
     });
 
@@ -145,12 +154,19 @@ describe('NotificationsService', () => {
     });
 
     it('stores a small send that met the partitions in the making as any send, for its fan-out job', async () => {
-      const { sut, smallSends, notifications, fanoutJobs } = setup();
+      const { sut, smallSends, notifications, fanoutShares } = setup();
       smallSends.accepts.mockReturnValue(true);
       smallSends.store.mockResolvedValue(null);
       await sut.send(APP, send(), {});
       expect(notifications.inserted).toHaveLength(1);
+      expect(fanoutShares.offer).toHaveBeenCalledWith(APP, [notifications.inserted[0].notification.id]);
+    });
+
+    it('queues a throttled send’s fan-out at once: its pace spreads it, it takes no place in the window', async () => {
+      const { sut, notifications, fanoutJobs, fanoutShares } = setup();
+      await sut.send(APP, send({ options: { throttle_per_minute: 600 } }), {});
       expect(fanoutJobs.add).toHaveBeenCalledWith(notifications.inserted[0].notification.id, 0);
+      expect(fanoutShares.offer).not.toHaveBeenCalled();
     });
 
     it('refuses a payload too large for a platform the app can reach, and accepts it when it cannot reach it', async () => {

@@ -10,6 +10,7 @@ import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { fitProblem, oversized, PushContent } from '../delivery/providers/payloads';
 import { MetricsService } from '../metrics/metrics.service';
+import { FanoutSharesService } from '../delivery/fair-shares/fanout-shares.service';
 import { FanoutJobs, SmallSendJobs } from '../queue/jobs';
 import { SmallSendsService, StoredSend } from '../delivery/small-sends/small-sends.service';
 import { SendNotificationDto } from './dto/send-notification.dto';
@@ -38,6 +39,7 @@ export class NotificationsService {
   constructor(
     private readonly notifications: NotificationsRepository,
     private readonly fanoutJobs: FanoutJobs,
+    private readonly fanoutShares: FanoutSharesService,
     private readonly idempotency: IdempotencyService,
     private readonly metrics: MetricsService,
     private readonly credentials: CredentialsService,
@@ -204,7 +206,7 @@ export class NotificationsService {
   private async enqueue(stored: StoredSend | { row: NotificationRow }, delayMs: number): Promise<void> {
     if ('batches' in stored) await this.queueSmallSend(stored);
     else if (delayMs > 0 && stored.row.send_at) await this.enqueueDue(stored.row.id, stored.row.send_at);
-    else await this.enqueueFanout(stored.row.id, delayMs);
+    else await this.enqueueFanout(stored.row, delayMs);
   }
 
   /** A key whose request died before its answer was stored: answered with the send as it stands now (docs/api.md#idempotency). */
@@ -308,9 +310,13 @@ export class NotificationsService {
     }
   }
 
-  /** Never fails the committed send: the job id is deterministic and the sweeper queues what no job holds. */
-  private async enqueueFanout(notificationId: string, delayMs = 0): Promise<void> {
-    await this.withinEnqueueTimeout(notificationId, () => this.fanoutJobs.add(notificationId, delayMs));
+  /**
+   * Never fails the committed send: the job id is deterministic and the sweeper queues what no job holds.
+   * Due now, it takes its app's window of fan-outs; a throttled send paces itself (docs/api.md#fair-sharing).
+   */
+  private async enqueueFanout(row: NotificationRow, delayMs = 0): Promise<void> {
+    const windowed = delayMs <= 0 && !row.options?.throttle_per_minute;
+    await this.withinEnqueueTimeout(row.id, () => (windowed ? this.fanoutShares.offer(row.app_id, [row.id]) : this.fanoutJobs.add(row.id, delayMs)));
   }
 
   /** One job per due instant, however many sends it holds (docs/api.md#due-sends); a lost one is the sweeper's. */

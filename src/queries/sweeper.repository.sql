@@ -4,6 +4,8 @@
 SELECT id, (send_at IS NOT NULL AND processing_started_at IS NULL AND canceled_at IS NULL) AS claimable FROM notifications
 WHERE completed_at IS NULL AND fanned_out_at IS NULL AND created_at < now() - make_interval(secs => $1 / 1000.0)
   AND (send_at IS NULL OR send_at < now() - make_interval(secs => $1 / 1000.0) OR canceled_at IS NOT NULL)
+  -- A fan-out held behind its app's window is owed no job yet (docs/api.md#fair-sharing).
+  AND NOT EXISTS (SELECT 1 FROM fair_share_fanouts f WHERE f.notification_id = notifications.id AND f.queued_at IS NULL)
 ORDER BY created_at LIMIT $2;
 
 -- SweeperRepository.resetStuck

@@ -274,6 +274,21 @@ describe('audiences', () => {
       });
       const many = await count({ recipients: { filter: { and: [1, 2, 3].map(() => ({ or: Array.from({ length: 17 }, () => c('tags', 'exists')) })) } } });
       expect(many.body.errors).toEqual({ 'recipients.filter': ['The recipients.filter field must not have more than 50 conditions.'] });
+      // Past the cost budget (3 × 75 on app_version): at the condition that passes 200, for a count as for a send.
+      const costly = { recipients: { filter: { and: ['4.1', '4.2', '4.3'].map((v) => c('app_version', 'gt', v)) } } };
+      const costlyErrors = {
+        'recipients.filter.and.2': [
+          expect.stringMatching(/^The recipients.filter.and.2 field passes the filter's cost budget: the filter costs 225, at most 200/),
+        ],
+      };
+      expect((await count(costly)).body.errors).toEqual(costlyErrors);
+      const send = await ctx
+        .http()
+        .post('/api/v1/notifications')
+        .set(bearer(tenant.token))
+        .send({ ...costly, notification: { title: 'Hi', body: 'There' } });
+      expect(send.status).toBe(422);
+      expect(send.body.errors).toEqual(costlyErrors);
       const both = await count({ recipients: { tags: ['beta'], filter: c('tags', 'exists') } });
       expect(both.body.errors).toEqual({
         recipients: [

@@ -1,7 +1,9 @@
 import { getQueueToken } from '@nestjs/bullmq';
 import type { Queue } from 'bullmq';
-import { DELIVER_QUEUE, deliverJobId } from '../../src/common/queues';
+import { DELIVER_QUEUE, deliverJobId, FANOUT_QUEUE, fanoutJobId } from '../../src/common/queues';
 import { FairSharesService } from '../../src/delivery/fair-shares/fair-shares.service';
+import { FANOUT_WINDOW, FanoutSharesService } from '../../src/delivery/fair-shares/fanout-shares.service';
+import { SweeperService } from '../../src/delivery/sweeper/sweeper.service';
 import { LaneDepthSampler } from '../../src/metrics/lane-depth.sampler';
 import { MetricsService } from '../../src/metrics/metrics.service';
 import { bearer } from '../support/factories';
@@ -26,8 +28,17 @@ describe('fair shares between apps and lanes (docs/api.md#fair-sharing)', () => 
   beforeAll(() => {
     ctx.get(FairSharesService).window = 2;
   });
+  /** The api's and the worker's (each module has its own). */
+  const fanoutWindows = (window: number) => {
+    for (const shares of ctx.app.get(FanoutSharesService, { strict: false, each: true })) shares.window = window;
+  };
+  afterEach(async () => {
+    fanoutWindows(FANOUT_WINDOW);
+    await fanoutQueue().resume();
+  });
   /** Paused, the queue hands no job to the worker (unlike a paused worker, which may have one in hand). */
   const deliverQueue = () => ctx.app.get<Queue>(getQueueToken(DELIVER_QUEUE), { strict: false });
+  const fanoutQueue = () => ctx.app.get<Queue>(getQueueToken(FANOUT_QUEUE), { strict: false });
 
   const send = async (token: string, users: string[], options: Record<string, unknown> = {}) => {
     const res = await ctx
@@ -96,6 +107,53 @@ describe('fair shares between apps and lanes (docs/api.md#fair-sharing)', () => 
     expect(lastOfB).toBeLessThan(5);
     expect(order.slice(lastOfB + 1).every((token) => !bDevices.has(token))).toBe(true);
     expect(await lanes()).toEqual([]);
+  }, 60_000);
+
+  it("fans out a second app's send before the first app's queued sends", async () => {
+    // One fan-out per app at a time; the worker runs two at once.
+    fanoutWindows(1);
+    const aUsers = await seedInstallations(ctx, a.appId, stack.fakes, 5, 'a-fan', 'ios');
+    const bUsers = await seedInstallations(ctx, b.appId, stack.fakes, 1, 'b-fan', 'ios');
+    await fanoutQueue().pause();
+    const aSends = [];
+    for (const user of aUsers) aSends.push(await send(a.token, [user.userId]));
+    const bSend = await send(b.token, [bUsers[0].userId]);
+    // A's first is queued, its four others held; B's is queued behind A's first.
+    expect(await ctx.db.query(`SELECT count(*) FILTER (WHERE queued_at IS NULL)::int AS held, count(*)::int AS places FROM fair_share_fanouts`)).toEqual([
+      { held: 4, places: 6 },
+    ]);
+    await fanoutQueue().resume();
+    for (const { id, token } of [...aSends, bSend]) await notificationCompleted(ctx, token, id);
+    const order: { id: string }[] = await ctx.db.query(`SELECT id FROM notifications WHERE id = ANY($1::uuid[]) ORDER BY fanned_out_at, id`, [
+      [...aSends, bSend].map((sent) => sent.id),
+    ]);
+    // First in, first out, B's would be 5th or 6th (two at a time, behind A's five); here at most 3rd.
+    expect(order.findIndex((row) => row.id === bSend.id)).toBeLessThanOrEqual(2);
+    expect(await ctx.db.query(`SELECT * FROM fair_share_fanouts`)).toEqual([]);
+  }, 60_000);
+
+  it('keeps held fan-outs from the sweeper, and frees a place whose fan-out ended without giving it back', async () => {
+    fanoutWindows(1);
+    const users = await seedInstallations(ctx, a.appId, stack.fakes, 3, 'a-swept-fan', 'ios');
+    await fanoutQueue().pause();
+    const first = await send(a.token, [users[0].userId]);
+    const second = await send(a.token, [users[1].userId]);
+    // Both a minute old: the sweeper owes a job to an unfanned send, but not to one held behind its app's window.
+    await ctx.db.query(`UPDATE notifications SET created_at = now() - interval '1 minute' WHERE id = ANY($1::uuid[])`, [[first.id, second.id]]);
+    await ctx.get(SweeperService).sweep();
+    expect(await fanoutQueue().getJob(fanoutJobId(second.id))).toBeUndefined();
+    expect(await fanoutQueue().getJob(fanoutJobId(first.id))).toBeDefined();
+    await fanoutQueue().resume();
+    for (const { id, token } of [first, second]) await notificationCompleted(ctx, token, id);
+    // As if the first's worker had died after its fan-out's last commit: its place is still taken.
+    await ctx.db.query(`INSERT INTO fair_share_fanouts (app_id, notification_id, queued_at) VALUES ($1, $2, now())`, [a.appId, first.id]);
+    const third = await send(a.token, [users[2].userId]);
+    expect(await ctx.db.query(`SELECT notification_id, queued_at IS NULL AS held FROM fair_share_fanouts WHERE notification_id = $1`, [third.id])).toEqual([
+      { notification_id: third.id, held: true },
+    ]);
+    // The sweeper (every 300 ms here) frees the stale place; the held fan-out takes it.
+    await notificationCompleted(ctx, third.token, third.id);
+    expect(await ctx.db.query(`SELECT * FROM fair_share_fanouts`)).toEqual([]);
   }, 60_000);
 
   it("sends an app's transactional send before its queued marketing batches", async () => {

@@ -32,6 +32,7 @@ import { FairShares1767800000000 } from './1767800000000-FairShares';
 import { Templates1767900000000 } from './1767900000000-Templates';
 import { OperatorsAndAuditLog1768000000000 } from './1768000000000-OperatorsAndAuditLog';
 import { Variants1768400000000 } from './1768400000000-Variants';
+import { FanoutShares1768500000000 } from './1768500000000-FanoutShares';
 
 /** Listed explicitly (not globbed) so the same list works from ts-jest, ts-node and dist/. */
 export const MIGRATIONS = [
@@ -69,4 +70,5 @@ export const MIGRATIONS = [
   OperatorsAndAuditLog1768000000000,
   InstallationDays1768100000000,
   Variants1768400000000,
+  FanoutShares1768500000000,
 ];

@@ -4,6 +4,7 @@ import { PROVIDER_OF } from '../../common/vocabulary';
 import { EnvironmentVariables } from '../../config/env';
 import { CredentialsService } from '../../credentials/credentials.service';
 import { MetricsService } from '../../metrics/metrics.service';
+import { FanoutSharesService } from '../fair-shares/fanout-shares.service';
 import { FanoutJobs, SmallSendJobs } from '../../queue/jobs';
 import { CompletionReportService } from '../completion-report.service';
 import { DeliveriesRepository } from '../deliver/deliveries.repository';
@@ -43,6 +44,7 @@ export class DueSendsService implements DueSendsDrain {
     private readonly deliveries: DeliveriesRepository,
     private readonly credentials: CredentialsService,
     private readonly fanoutJobs: FanoutJobs,
+    private readonly fanoutShares: FanoutSharesService,
     private readonly smallSendJobs: SmallSendJobs,
     private readonly completions: CompletionReportService,
     private readonly metrics: MetricsService,
@@ -66,19 +68,19 @@ export class DueSendsService implements DueSendsDrain {
   /** One group: claimed, its small sends fanned out, committed; then their jobs queued. */
   async claimGroup(): Promise<{ claimed: number; fannedOut: number; queued: number }> {
     const batches: { notificationId: string; batch: number }[] = [];
-    const fanouts: string[] = [];
+    const fanouts: ClaimedDueSend[] = [];
     const skipped: ChunkResult['skipped'] = [];
     const nothingToSend: string[] = [];
     const claimed = await this.dueSends.group(this.groupSize, async (rows, tx) => {
       const { small, fanouts: others } = planDueGroup(rows, this.config.SMALL_SEND_MAX_RECIPIENTS);
-      fanouts.push(...others.map((send) => send.id));
+      fanouts.push(...others);
       for (const send of small) {
         const params = await this.paramsOf(send);
         const chunks = await this.dueSends.attempt(tx, () => this.fanOuts.fanOutListIn(send.id, params, tx));
         if (chunks instanceof Error) {
           // Undone to its savepoint, still claimed: its own fan-out job does it (and meets the error, if any, there).
           this.logger.warn(`Due send ${send.id} not fanned out in its group (${chunks.message}); its fan-out job will.`);
-          fanouts.push(send.id);
+          fanouts.push(send);
           continue;
         }
         const own = chunks.flatMap((chunk) => chunk.batches.map(({ batch }) => ({ notificationId: send.id, batch })));
@@ -91,11 +93,21 @@ export class DueSendsService implements DueSendsDrain {
     for (const { platform, reason, count } of skipped) this.metrics.recordSkipped(PROVIDER_OF[platform], reason, count);
     // Committed first: a worker killed before these leaves rows the sweeper queues (overdue batches, unfanned sends).
     await this.smallSendJobs.addGroup(batches);
-    await this.fanoutJobs.addMany(fanouts);
+    await this.queueFanouts(fanouts);
     for (const id of nothingToSend) {
       if (await this.deliveries.completeIfDone(id)) await this.completions.completed([id]);
     }
     return { claimed, fannedOut: claimed - fanouts.length, queued: fanouts.length };
+  }
+
+  /** Each app's fan-outs through its window, in the claim's order of apps; a throttled send's paces itself (docs/api.md#fair-sharing). */
+  private async queueFanouts(sends: readonly ClaimedDueSend[]): Promise<void> {
+    await this.fanoutJobs.addMany(sends.filter((send) => send.options?.throttle_per_minute).map((send) => send.id));
+    const byApp = new Map<string, string[]>();
+    for (const send of sends) {
+      if (!send.options?.throttle_per_minute) byApp.set(send.app_id, [...(byApp.get(send.app_id) ?? []), send.id]);
+    }
+    for (const [appId, ids] of byApp) await this.fanoutShares.offer(appId, ids);
   }
 
   /** A small send's one chunk, as the fan-out would write it for a transactional send due at its send_at. */

@@ -6,6 +6,7 @@ import { FanoutJobs } from '../../queue/jobs';
 import { DueSendsDrain } from './due-sends-drain';
 import { MetricsService } from '../../metrics/metrics.service';
 import { FanOutService } from './fan-out.service';
+import { FanoutSharesService } from '../fair-shares/fanout-shares.service';
 import { workerOptions } from '../../queue/worker-options';
 
 /** Few fan-outs at once: each one is a sequence of database transactions. */
@@ -18,6 +19,7 @@ export class FanOutProcessor extends WorkerHost {
     private readonly metrics: MetricsService,
     private readonly dueSends: DueSendsDrain,
     private readonly fanoutJobs: FanoutJobs,
+    private readonly fanoutShares: FanoutSharesService,
   ) {
     super();
   }
@@ -47,6 +49,8 @@ export class FanOutProcessor extends WorkerHost {
       await job.moveToDelayed(until, token);
       throw new DelayedError();
     }
+    // Its place in its app's window goes to the app's next held fan-out, behind the other apps' (docs/api.md#fair-sharing).
+    if (job.data.small !== true) await this.fanoutShares.finished(job.data.notificationId);
     // A small send's fan-out was timed by the api that ran it.
     if (result.ran && job.data.small !== true) {
       this.metrics.fanoutDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);

@@ -7,6 +7,7 @@ import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
 import { FairSharesService } from '../fair-shares/fair-shares.service';
+import { FanoutSharesService } from '../fair-shares/fanout-shares.service';
 import { SweeperRepository } from './sweeper.repository';
 import { SweeperService } from './sweeper.service';
 
@@ -38,6 +39,7 @@ describe('SweeperService', () => {
     mocks.get(LiveActivityBroadcastsRepository).owed.mockResolvedValue([]);
     mocks.get(FairSharesService).freeAbandoned.mockResolvedValue(0);
     mocks.get(FairSharesService).requeueLost.mockResolvedValue(0);
+    mocks.get(FanoutSharesService).freeEnded.mockResolvedValue(0);
     return { ...built, sweeps };
   };
 
@@ -122,6 +124,12 @@ describe('SweeperService', () => {
     mocks.get(FairSharesService).requeueLost.mockResolvedValue(3);
     expect((await sut.sweep()).batchesQueued).toBe(3);
     expect(mocks.get(FairSharesService).requeueLost).toHaveBeenCalledWith(5000, 1000);
+  });
+
+  it('frees the fan-out places of sends fanned out without giving them back, and counts the fan-outs they let through', async () => {
+    const { sut, mocks } = setup();
+    mocks.get(FanoutSharesService).freeEnded.mockResolvedValue(2);
+    expect((await sut.sweep()).fanoutsQueued).toBe(2);
   });
 
   it('queues nothing when nothing is owed', async () => {

@@ -6,6 +6,7 @@ import { DeliveriesRepository } from '../deliver/deliveries.repository';
 import { LiveActivityBroadcastsRepository } from '../live-activity/live-activity-broadcasts.repository';
 import { LiveActivityUpdatesRepository } from '../live-activity/live-activity-updates.repository';
 import { FairSharesService } from '../fair-shares/fair-shares.service';
+import { FanoutSharesService } from '../fair-shares/fanout-shares.service';
 import { BatchRef, SweeperRepository } from './sweeper.repository';
 
 /** Its enqueue may have failed. */
@@ -40,6 +41,7 @@ export class SweeperService {
     private readonly liveActivityBroadcasts: LiveActivityBroadcastsRepository,
     private readonly liveActivityBroadcastJobs: LiveActivityBroadcastJobs,
     private readonly fairShares: FairSharesService,
+    private readonly fanoutShares: FanoutSharesService,
   ) {}
 
   async sweep(): Promise<SweepReport> {
@@ -88,7 +90,8 @@ export class SweeperService {
   }
 
   private async requeueFanouts(): Promise<number> {
-    let queued = 0;
+    // Places in apps' fan-out windows whose fan-out ended without giving them back go to the next held ones.
+    let queued = await this.fanoutShares.freeEnded();
     const unfanned = await this.sweeps.unfannedNotifications(UNQUEUED_AFTER_MS, SWEEP_LIMIT);
     // Scheduled sends no claim took (their instant's job lost, or still draining): one more due-sends job claims them all.
     const claimable = unfanned.filter((row) => row.claimable).length;
