@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium } from '../support/chromium';
 import { newApp, type TestTenant } from '../support/factories';
-import { DASHBOARD_SCREENSHOTS, logInToDashboard, pageOverflow, startDashboardService } from '../support/dashboard';
+import { chartsResized, DASHBOARD_SCREENSHOTS, logInToDashboard, pageOverflow, startDashboardService } from '../support/dashboard';
 import { watchDashboardPage } from '../support/dashboard-watch';
 import { configureProviders, seedInstallations } from '../support/providers';
 import { useApiWithFakeProviders } from '../support/use-api-with-fake-providers';
@@ -152,6 +152,7 @@ describe("operator dashboard's composer: variants and an A/B test in Chromium (i
       .getByRole('region', { name: 'Variants', exact: true })
       .locator('.badge', { hasText: /^sample$/ })
       .waitFor();
+    await chartsResized(page);
     await expect(overflow()).resolves.toEqual({ page: 0, outside: [] });
     await shot('composer-ab-5-notification-390');
     await page.getByRole('region', { name: 'Variants', exact: true }).screenshot({ path: resolve(DASHBOARD_SCREENSHOTS, 'composer-ab-5-variants-390.png') });

@@ -43,6 +43,23 @@ export async function logInToDashboard(page: Page, origin: string): Promise<void
  * How far the page scrolls sideways, and what sticks out past the right edge of `main` and the
  * header, outside a table's scrolling box and a closed `details`: both are zero on a page that fits.
  */
+/**
+ * After a resize without a reload: until every chart's canvas has followed the new width (Chart.js
+ * resizes them from a ResizeObserver on a later frame, which a loaded machine delays). A canvas
+ * that never fits fails the wait.
+ */
+export async function chartsResized(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => {
+      const doc = (globalThis as any).document;
+      const view = doc.documentElement.clientWidth as number;
+      return ([...doc.querySelectorAll('main canvas')] as any[]).every((canvas) => canvas.getBoundingClientRect().right <= view + 1);
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
+}
+
 export function pageOverflow(page: Page): Promise<{ page: number; outside: string[] }> {
   return page.evaluate(() => {
     const doc = (globalThis as any).document;
