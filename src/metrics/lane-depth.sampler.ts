@@ -6,7 +6,7 @@ import { MetricsService } from './metrics.service';
 const LANES = ['transactional', 'marketing'] as const;
 const SAMPLE_TIMEOUT_MS = 1_000;
 
-/** Batches queued and held per lane on scrape, per app too with METRICS_APP_LABELS (docs/operations.md "Fair shares"). */
+/** Batches queued and held per lane, and sends per fan-out window, on scrape; per app too with METRICS_APP_LABELS (docs/operations.md "Fair shares"). */
 @Injectable()
 export class LaneDepthSampler {
   private readonly logger = new Logger(LaneDepthSampler.name);
@@ -27,12 +27,11 @@ export class LaneDepthSampler {
         }),
       ]);
       // Apps come and go: their series are rebuilt on every scrape.
-      this.metrics.laneBatches.reset();
-      this.metrics.laneOldestHeldAge.reset();
+      this.reset();
       const byApp = this.config.METRICS_APP_LABELS;
+      const oldest = (at: Date | null) => (at === null ? 0 : Math.max(0, now - at.getTime()) / 1000);
       for (const lane of LANES) {
         const rows = depths.filter((row) => row.lane === lane);
-        const oldest = (at: Date | null) => (at === null ? 0 : Math.max(0, now - at.getTime()) / 1000);
         this.metrics.laneBatches.set({ lane, state: 'queued' }, sum(rows.map((row) => row.queued)));
         this.metrics.laneBatches.set({ lane, state: 'held' }, sum(rows.map((row) => row.held)));
         this.metrics.laneOldestHeldAge.set({ lane }, Math.max(0, ...rows.map((row) => oldest(row.oldest_held_at))));
@@ -43,13 +42,28 @@ export class LaneDepthSampler {
           this.metrics.laneOldestHeldAge.set({ lane, app: row.app_id }, oldest(row.oldest_held_at));
         }
       }
+      // The apps' fan-out windows (docs/decisions/0037-fan-out-windows.md).
+      const fanouts = depths.filter((row) => row.lane === 'fanout');
+      this.metrics.fanoutSends.set({ state: 'queued' }, sum(fanouts.map((row) => row.queued)));
+      this.metrics.fanoutSends.set({ state: 'held' }, sum(fanouts.map((row) => row.held)));
+      this.metrics.fanoutOldestHeldAge.set({}, Math.max(0, ...fanouts.map((row) => oldest(row.oldest_held_at))));
+      if (byApp) {
+        for (const row of fanouts) {
+          this.metrics.fanoutSends.set({ state: 'queued', app: row.app_id }, row.queued);
+          this.metrics.fanoutSends.set({ state: 'held', app: row.app_id }, row.held);
+          this.metrics.fanoutOldestHeldAge.set({ app: row.app_id }, oldest(row.oldest_held_at));
+        }
+      }
     } catch (error) {
-      this.metrics.laneBatches.reset();
-      this.metrics.laneOldestHeldAge.reset();
+      this.reset();
       this.logger.warn(`Could not sample the lanes: ${(error as Error).message}`);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  private reset(): void {
+    for (const gauge of [this.metrics.laneBatches, this.metrics.laneOldestHeldAge, this.metrics.fanoutSends, this.metrics.fanoutOldestHeldAge]) gauge.reset();
   }
 }
 

@@ -95,6 +95,20 @@ export class MetricsService {
     registers: [this.registry],
   });
 
+  readonly fanoutSends = new Gauge({
+    name: 'pns_fanout_sends',
+    help: 'Sends due now whose fan-out is queued or running, or held behind their app window of fan-outs',
+    labelNames: ['state', 'app'] as const,
+    registers: [this.registry],
+  });
+
+  readonly fanoutOldestHeldAge = new Gauge({
+    name: 'pns_fanout_oldest_held_age_seconds',
+    help: 'Seconds the oldest send held behind its app window of fan-outs has waited; 0 when none is held',
+    labelNames: ['app'] as const,
+    registers: [this.registry],
+  });
+
   readonly queueOldestAge = new Gauge({
     name: 'pns_queue_oldest_job_age_seconds',
     help: 'Seconds the oldest waiting job of each queue has been due; 0 when none waits',

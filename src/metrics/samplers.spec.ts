@@ -89,6 +89,8 @@ describe('metrics sampled at scrape', () => {
       { app_id: A, lane: 'marketing', queued: 32, held: 1968, oldest_held_at: new Date(NOW - 90_000) },
       { app_id: B, lane: 'marketing', queued: 3, held: 0, oldest_held_at: null },
       { app_id: B, lane: 'transactional', queued: 2, held: 5, oldest_held_at: new Date(NOW - 4_000) },
+      { app_id: A, lane: 'fanout', queued: 4, held: 996, oldest_held_at: new Date(NOW - 30_000) },
+      { app_id: B, lane: 'fanout', queued: 1, held: 0, oldest_held_at: null },
     ];
     const sampler = (appLabels: boolean, read = () => Promise.resolve(depths)) =>
       new LaneDepthSampler({ depths: read } as unknown as LaneDepthRepository, metrics, { METRICS_APP_LABELS: appLabels } as EnvironmentVariables);
@@ -102,6 +104,9 @@ describe('metrics sampled at scrape', () => {
         'marketing,held': 1968,
       });
       expect(await values(metrics, 'pns_lane_oldest_held_age_seconds')).toEqual({ transactional: 4, marketing: 90 });
+      // The fan-out windows (docs/decisions/0037-fan-out-windows.md): sends, not batches.
+      expect(await values(metrics, 'pns_fanout_sends')).toEqual({ queued: 5, held: 996 });
+      expect(await values(metrics, 'pns_fanout_oldest_held_age_seconds')).toEqual({ '': 30 });
     });
 
     it('adds a series per app and lane with METRICS_APP_LABELS=true', async () => {
@@ -114,12 +119,15 @@ describe('metrics sampled at scrape', () => {
         [`transactional,held,${B}`]: 5,
       });
       expect(await values(metrics, 'pns_lane_oldest_held_age_seconds')).toMatchObject({ [`marketing,${A}`]: 90, [`marketing,${B}`]: 0 });
+      expect(await values(metrics, 'pns_fanout_sends')).toMatchObject({ [`held,${A}`]: 996, [`queued,${B}`]: 1 });
+      expect(await values(metrics, 'pns_fanout_oldest_held_age_seconds')).toMatchObject({ [A]: 30, [B]: 0 });
     });
 
     it('empties the lane series when the database does not answer', async () => {
       await sampler(true).sample(NOW);
       await sampler(true, () => Promise.reject(new Error('ECONNREFUSED'))).sample(NOW);
       expect(await values(metrics, 'pns_lane_batches')).toEqual({});
+      expect(await values(metrics, 'pns_fanout_sends')).toEqual({});
     });
   });
 

@@ -128,6 +128,10 @@ describe('fair shares between apps and lanes (docs/api.md#fair-sharing)', () => 
     expect(await ctx.db.query(`SELECT count(*) FILTER (WHERE queued_at IS NULL)::int AS held, count(*)::int AS places FROM fair_share_fanouts`)).toEqual([
       { held: 4, places: 6 },
     ]);
+    // The same in the metrics (docs/operations.md "Fair shares").
+    await ctx.get(LaneDepthSampler).sample();
+    const gauge = await ctx.get(MetricsService).registry.getSingleMetric('pns_fanout_sends')!.get();
+    expect(Object.fromEntries(gauge.values.map(({ labels, value }) => [labels.state, value]))).toEqual({ queued: 2, held: 4 });
     await fanoutQueue().resume();
     for (const { id, token } of [...aSends, bSend]) await notificationCompleted(ctx, token, id);
     const order: { id: string }[] = await ctx.db.query(`SELECT id FROM notifications WHERE id = ANY($1::uuid[]) ORDER BY fanned_out_at, id`, [
