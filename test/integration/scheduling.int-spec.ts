@@ -249,8 +249,14 @@ describe('scheduling and cancelling (docs/api.md#scheduling)', () => {
         await writer.startTransaction();
         await writer.query(`UPDATE deliveries SET updated_at = now() WHERE notification_id = $1`, [id]);
         const canceling = cancel(id).then((res) => res);
+        // The cancel's statement itself (on the PostgreSQL queue backend the queue's own statements may wait on locks too).
         await waitFor(
-          async () => (await ctx.db.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).length > 0 || null,
+          async () =>
+            (
+              await ctx.db.query(
+                `SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%canceled AS (%'`,
+              )
+            ).length > 0 || null,
           'the cancel to wait for the row',
         );
         // The cancel waited first, so its deadlock check (deadlock_timeout, 1 s) finds the cycle and rolls it back.
