@@ -5,7 +5,7 @@ import { isUuid } from '../common/uuid';
 import { PROVIDER_OF, RECIPIENT_KINDS } from '../common/vocabulary';
 import { TopicsService } from '../topics/topics.service';
 import { TemplatesService } from '../templates/templates.service';
-import { liquidErrors } from '../common/liquid';
+import { liquidErrors, LiquidTexts } from '../common/liquid';
 import { EnvironmentVariables } from '../config/env';
 import { CredentialsService } from '../credentials/credentials.service';
 import { fitProblem, oversized, PushContent } from '../delivery/providers/payloads';
@@ -120,25 +120,42 @@ export class NotificationsService {
   /** What a send (or its preview) carries: its template's texts or its own, its data and options (docs/api.md#sending-with-a-template). */
   async contentOf(appId: string, dto: SendNotificationDto, id: string, variants: StoredVariant[] | null = null) {
     const topic = await this.sendTopic(appId, dto);
-    const template = dto.template ? await this.templates.forSend(appId, dto.template.key, dto.template.version, 'template') : null;
     // Without `notification` (a silent send, docs/api.md#silent-sends) title and body are null; with variants, the first one's (docs/api.md#variants).
-    const shown = template ? { ...template.notification, localizations: template.localizations } : (dto.notification ?? variants?.[0].notification ?? null);
-    // options.personalize makes an inline notification's texts Liquid (docs/api.md#sending-with-a-template): checked as a template's.
-    if (!template && dto.options?.personalize && shown) {
-      const errors = liquidErrors(shown, 'notification');
-      if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
-    }
+    const { template, texts } = await this.textsOf(appId, '', dto.template, dto.notification ?? variants?.[0].notification ?? null, dto.options?.personalize);
     const content: PushContent = {
       id,
+      ...texts,
+      data: dto.data ?? template?.data ?? null,
+      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
+    };
+    return { content, template };
+  }
+
+  /**
+   * A send's or a variant's texts (`path` its prefix: '' or `variants.1.`): its template's, or its own,
+   * which options.personalize makes Liquid, checked as a template's (docs/api.md#sending-with-a-template).
+   */
+  private async textsOf(
+    appId: string,
+    path: string,
+    ref: { key: string; version?: number } | undefined,
+    inline: LiquidTexts | null,
+    personalize: boolean | undefined,
+  ): Promise<{ template: Awaited<ReturnType<TemplatesService['forSend']>> | null; texts: StoredVariant['notification'] }> {
+    const template = ref ? await this.templates.forSend(appId, ref.key, ref.version, `${path}template`) : null;
+    const shown = template ? { ...template.notification, localizations: template.localizations } : inline;
+    if (!template && personalize && shown) {
+      const errors = liquidErrors(shown, `${path}notification`);
+      if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
+    }
+    const texts = {
       title: shown?.title ?? null,
       body: shown?.body ?? null,
       image_url: shown?.image_url ?? null,
       action_url: shown?.action_url ?? null,
-      data: dto.data ?? template?.data ?? null,
-      options: dto.options || topic ? withoutUndefined({ ...dto.options, topic }) : null,
       localizations: shown?.localizations ?? null,
     };
-    return { content, template };
+    return { template, texts };
   }
 
   /**
@@ -160,24 +177,12 @@ export class NotificationsService {
     }
     const variants: StoredVariant[] = [];
     for (const [index, variant] of dto.variants.entries()) {
-      const path = `variants.${index}`;
-      const template = variant.template ? await this.templates.forSend(appId, variant.template.key, variant.template.version, `${path}.template`) : null;
-      const shown = template ? { ...template.notification, localizations: template.localizations } : variant.notification!;
       // An inline variant's texts are Liquid with options.personalize, as the send's own (docs/api.md#liquid).
-      if (!template && options?.personalize) {
-        const errors = liquidErrors(shown, `${path}.notification`);
-        if (Object.keys(errors).length > 0) throw new ValidationFailedError(errors);
-      }
+      const { template, texts } = await this.textsOf(appId, `variants.${index}.`, variant.template, variant.notification ?? null, options?.personalize);
       variants.push({
         key: variant.key,
         weight: variant.weight,
-        notification: {
-          title: shown.title ?? null,
-          body: shown.body ?? null,
-          image_url: shown.image_url ?? null,
-          action_url: shown.action_url ?? null,
-          localizations: (shown.localizations ?? null) as StoredVariant['notification']['localizations'],
-        },
+        notification: texts,
         template: template ? { key: template.key, version: template.version } : null,
         variables: (template ? variant.template?.variables : dto.variables) ?? null,
       });
