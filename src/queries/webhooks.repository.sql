@@ -33,8 +33,8 @@ UPDATE webhook_messages SET body = coalesce(body, $2) WHERE id = $1 RETURNING bo
 
 -- WebhooksRepository.notification
 SELECT id, app_id, title, body, image_url, action_url, data, options, target_users,
-stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped, stat_inbox_stored, stat_inbox_read,
-created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables,
+stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped,
+stat_inbox_stored, stat_inbox_read, created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, recipient_kind, tags, template, variables,
 variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, CASE WHEN n.variants IS NOT NULL THEN (
   SELECT COALESCE(jsonb_agg(to_jsonb(s) ORDER BY s.variant), '[]'::jsonb) FROM (
     SELECT d.variant, count(DISTINCT d.user_id)::int AS users, count(*)::int AS installations,

@@ -9,6 +9,7 @@ import { AT, ID, OTHER_ID } from '../queries/fixtures';
 import { INBOX_MESSAGE_COLUMNS, type InboxMessageRow } from '../inbox/inbox-message.resource';
 import { GenerateSql, SqlFile } from '../queries/generate-sql';
 import { variantStatisticsSql } from '../common/variant-statistics';
+import { NOTIFICATION_ROW_COLUMNS } from '../common/notification';
 
 const GIVEN_UP: WebhookMessageStatus = 'failed';
 
@@ -35,7 +36,6 @@ export interface MessageAttempt {
   secret_enc: string;
 }
 
-/** A webhook message that went wrong: given up (`failed`) or still being retried (`pending` after a failed attempt). */
 /** What troubles answers. */
 export interface WebhookTroubles {
   failed: number;
@@ -43,6 +43,7 @@ export interface WebhookTroubles {
   recent: WebhookTroubleRow[];
 }
 
+/** A webhook message that went wrong: given up (`failed`) or still being retried (`pending` after a failed attempt). */
 export interface WebhookTroubleRow {
   id: string;
   app_id: string;
@@ -62,10 +63,8 @@ export type InstallationSubject = Parameters<typeof toInstallationResource>[0];
 
 const WEBHOOK_COLUMNS = 'id, app_id, url, events, created_at';
 
-const NOTIFICATION_COLUMNS = `id, app_id, title, body, image_url, action_url, data, options, target_users,
-  stat_users, stat_installations, stat_accepted, stat_received, stat_displayed, stat_opened, stat_failed, stat_skipped, stat_inbox_stored, stat_inbox_read,
-  created_at, processing_started_at, completed_at, send_at, canceled_at, failure_reason, localizations, fanned_out_at, fanout_audience, template, variables,
-  variants, ab_phase, ab_due_at, ab_winner, ab_decided_at, ${variantStatisticsSql('n')}`;
+/** The Notification resource's row (docs/api.md#notification-resource), with its variants' figures. */
+const NOTIFICATION_COLUMNS = `${NOTIFICATION_ROW_COLUMNS}, ${variantStatisticsSql('n')}`;
 
 const INSTALLATION_COLUMNS = `id, app_id, installation_id, platform, push_token, web_push_subscription, device, user_id,
   permission, registered_at, last_seen_at, identifier_updated_at, permission_updated_at, invalidated_at, invalid_reason, deleted_at, tags,
