@@ -108,8 +108,7 @@ export class AdminSessionsService {
   async login(authorization: string | undefined, origin: LoginOrigin): Promise<{ token: string; session: AdminSession }> {
     if (!this.key) throw new Error('The operator dashboard is off');
     const given = basicCredentials(authorization);
-    const blockedMs = await this.loginBlockedFor(origin, given?.user);
-    if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
+    await this.refuseWhileBlocked(origin, given?.user);
     const operatorId = await this.authenticate(authorization);
     if (operatorId) return this.open(operatorId, 'password', origin);
     await this.countFailure(origin, given?.user);
@@ -122,8 +121,7 @@ export class AdminSessionsService {
    */
   async signIn(email: string, origin: LoginOrigin): Promise<{ token: string; session: AdminSession }> {
     if (!this.key) throw new Error('The operator dashboard is off');
-    const blockedMs = await this.loginBlockedFor(origin, email);
-    if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
+    await this.refuseWhileBlocked(origin, email);
     const found = EMAIL.test(email) ? await this.operators.forSignIn(email) : null;
     if (!found) {
       await this.countFailure(origin, email);
@@ -141,6 +139,12 @@ export class AdminSessionsService {
   async loginBlockedFor(origin: LoginOrigin, account?: string): Promise<number> {
     const trackers = loginTrackers(origin, account);
     return Math.max(...(await Promise.all(trackers.map((t) => this.throttle.blockedFor(t, THROTTLER)))));
+  }
+
+  /** 429 while the address (or the account) is refused logins. */
+  private async refuseWhileBlocked(origin: LoginOrigin, account?: string): Promise<void> {
+    const blockedMs = await this.loginBlockedFor(origin, account);
+    if (blockedMs > 0) throw new AdminLoginRefused(HttpStatus.TOO_MANY_REQUESTS, Math.ceil(blockedMs / 1000));
   }
 
   /** Counts a failed login against the address (and the account); 429 once that blocks either. */
